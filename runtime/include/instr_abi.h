@@ -1,0 +1,44 @@
+/* instr_abi.h — the compiler–runtime ABI, version 1.
+ *
+ * Both compiler plugins emit, per instrumented function, one static `struct instr_region`
+ * in section "instr_regions" and call the hooks below. The plugins write this layout as IR /
+ * GIMPLE, not by including this header: any change here is an ABI change and bumps
+ * INSTR_ABI_VERSION in every front end at once. */
+#ifndef INSTR_ABI_H
+#define INSTR_ABI_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define INSTR_ABI_VERSION 1
+
+/* handle values with a meaning of their own */
+#define INSTR_HANDLE_UNREGISTERED 0u          /* the runtime has not seen it yet */
+#define INSTR_HANDLE_EXCLUDED     UINT32_MAX  /* the run-time filter excluded it */
+
+/* flags */
+#define INSTR_REGION_XRAY 0x1u /* emitted in XRay mode: the function has sleds, no hook calls */
+
+#define INSTR_REGIONS_SECTION "instr_regions"
+
+struct instr_region {
+    uint32_t    handle;      /* 0 = not registered yet; UINT32_MAX = excluded at run time */
+    uint32_t    flags;
+    const char *name;        /* demangled display name */
+    const char *mangled;     /* linkage name */
+    const char *file;        /* absolute path or "" */
+    uint32_t    line_begin, line_end;
+    void       *addr;        /* the function itself (XRay and address lookups) */
+};
+
+/* Inserted by the plugins as `if (d.handle != UINT32_MAX) __instr_enter(&d);`. */
+void __instr_enter(struct instr_region *region);
+void __instr_exit(struct instr_region *region);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

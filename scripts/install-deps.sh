@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Installs everything instr needs to build and test, on Debian 12 as root.
+# Idempotent: when every package is already present it only runs dpkg-query and exits.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build pkg-config python3
+  llvm-14-dev llvm-14-tools clang-14 libclang-rt-14-dev libomp-14-dev
+  llvm-19-dev llvm-19-tools clang-19 libclang-rt-19-dev libomp-19-dev
+  gcc-12-plugin-dev g++-12
+  libopen-trace-format2-dev otf2-tools
+  libopenmpi-dev openmpi-bin
+  libyaml-dev
+  libelf-dev libdw-dev
+  libpapi-dev
+  uftrace
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  status=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
+  [ "$status" = "installed" ] || missing+=("$p")
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+if [ "$(id -u)" -ne 0 ]; then
+  if command -v sudo >/dev/null 2>&1; then SUDO=sudo; else
+    echo "install-deps: need root to install: ${missing[*]}" >&2
+    exit 1
+  fi
+else
+  SUDO=
+fi
+
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+echo "install-deps: done"
