@@ -118,7 +118,9 @@ int instr_filter_is_empty(const instr_filter *filter);
 instr_decision instr_filter_decide(const instr_filter *filter, const instr_function_facts *f);
 
 /* Decision as one line: "include|exclude <reason>", e.g.
- * "exclude function std::* (app.spec:3)" or "exclude built-in artificial (compiler-generated)".
+ * "exclude function std::* (app.spec:3:18)" (the deciding rule, which starts with the verdict),
+ * "exclude min-instructions 50 (app.spec:7): 12 instructions",
+ * "exclude built-in artificial (...)" or "include default (no rule matched)".
  * Returns the length it wanted (snprintf style). */
 size_t instr_decision_format(const instr_decision *d, char *buf, size_t size);
 /* The short category a front end counts by: "default", "file", "name", "size", "built-in". */

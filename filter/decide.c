@@ -1,0 +1,190 @@
+/* decide.c — DESIGN.md section 2, rules 2 to 6: built-ins, then file rules (an excluded file
+ * stays excluded), then function and mangled rules (last match wins), then the size
+ * threshold with its two exemptions. The decision names what decided it. */
+#include "filter_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int nonempty(const char *s)
+{
+    return s != NULL && s[0] != '\0';
+}
+
+static int matches_any(const char *const *patterns, const char *text)
+{
+    for (; *patterns; patterns++)
+        if (instr_glob_match(*patterns, text))
+            return 1;
+    return 0;
+}
+
+static instr_builtin builtin_of(const instr_function_facts *facts)
+{
+    for (int b = INSTR_BUILTIN_NONE + 1; b < INSTR_BUILTIN_COUNT; b++)
+        if (facts->builtin_flags & INSTR_BUILTIN_FLAG(b))
+            return (instr_builtin)b;
+    /* name-based: the linkage name where there is one (thunks and initialisers are only
+     * recognisable there), and the plain name for what the runtime exports */
+    const char *texts[2] = {facts->mangled, facts->signature};
+    static const instr_builtin by_name[] = {INSTR_BUILTIN_RUNTIME, INSTR_BUILTIN_ARTIFICIAL};
+    for (size_t k = 0; k < sizeof by_name / sizeof by_name[0]; k++)
+        for (size_t i = 0; i < 2; i++)
+            if (nonempty(texts[i]) &&
+                matches_any(instr_builtin_name_patterns(by_name[k]), texts[i]))
+                return by_name[k];
+    return INSTR_BUILTIN_NONE;
+}
+
+/* The text a function rule can match: the full signature, the signature without a
+ * template function's return type, and the qualified name. */
+typedef struct names {
+    const char *signature, *unreturned, *name;
+    int has_params;
+} names;
+
+static int function_rule_matches(const instr_rule *r, const instr_function_facts *facts,
+                                 const names *n)
+{
+    if (r->target == INSTR_TARGET_MANGLED)
+        return nonempty(facts->mangled) && instr_glob_match(r->pattern, facts->mangled);
+    if (!n->has_params && r->c_name_pattern)
+        return instr_glob_match(r->c_name_pattern, n->name);
+    if (nonempty(n->signature) && (instr_glob_match(r->pattern, n->signature) ||
+                                   (n->unreturned != n->signature &&
+                                    instr_glob_match(r->pattern, n->unreturned))))
+        return 1;
+    return nonempty(n->name) && instr_glob_match(r->pattern, n->name);
+}
+
+static instr_decision decide_with_names(const instr_filter *f,
+                                        const instr_function_facts *facts, const names *n)
+{
+    instr_decision d = {.include = 1, .reason = INSTR_REASON_DEFAULT};
+
+    instr_builtin b = builtin_of(facts);
+    if (b != INSTR_BUILTIN_NONE) {
+        d.include = 0;
+        d.reason = INSTR_REASON_BUILTIN;
+        d.builtin = b;
+        return d;
+    }
+
+    const instr_rule *file_rule = NULL, *function_rule = NULL;
+    for (size_t i = 0; i < f->rule_count; i++) {
+        const instr_rule *r = &f->rules[i];
+        if (r->target == INSTR_TARGET_FILE) {
+            /* an unknown file matches no file rule, not even "*" */
+            if (nonempty(facts->file) && instr_glob_match(r->pattern, facts->file))
+                file_rule = r;
+        } else if (function_rule_matches(r, facts, n)) {
+            function_rule = r;
+        }
+    }
+
+    if (file_rule && !file_rule->include) {
+        d.include = 0;
+        d.reason = INSTR_REASON_FILE_RULE;
+        d.rule = file_rule;
+        return d;
+    }
+    if (function_rule && !function_rule->include) {
+        d.include = 0;
+        d.reason = INSTR_REASON_FUNCTION_RULE;
+        d.rule = function_rule;
+        return d;
+    }
+
+    /* Naming a function in an include rule is a stronger statement than a size threshold;
+     * "include function *" names nothing in particular. */
+    int named = function_rule && strcmp(function_rule->pattern, "*") != 0;
+    int is_main = facts->is_main || strcmp(n->name, "main") == 0;
+    if (f->min_instructions >= 0 && facts->instructions >= 0 &&
+        facts->instructions < f->min_instructions && !is_main && !named) {
+        d.include = 0;
+        d.reason = INSTR_REASON_MIN_INSTRUCTIONS;
+        d.min_instructions = f->min_instructions;
+        d.instructions = facts->instructions;
+        d.min_origin = f->min_origin;
+        d.min_line = f->min_line;
+        return d;
+    }
+
+    if (function_rule) {
+        d.reason = INSTR_REASON_FUNCTION_RULE;
+        d.rule = function_rule;
+    } else if (file_rule) {
+        d.reason = INSTR_REASON_FILE_RULE;
+        d.rule = file_rule;
+    }
+    return d;
+}
+
+instr_decision instr_filter_decide(const instr_filter *f, const instr_function_facts *facts)
+{
+    names n = {.signature = facts->signature ? facts->signature : "", .name = facts->name};
+    size_t len = strlen(n.signature), begin;
+    size_t params = signature_split(n.signature, len, &begin);
+    n.unreturned = n.signature + begin;
+    n.has_params = params < len;
+    if (n.name)
+        return decide_with_names(f, facts, &n);
+
+    char local[512];
+    size_t name_len = params - begin;
+    char *name = name_len < sizeof local ? local : malloc(name_len + 1);
+    if (!name) { /* deciding by the signature alone beats failing */
+        n.name = n.signature;
+        return decide_with_names(f, facts, &n);
+    }
+    memcpy(name, n.unreturned, name_len);
+    name[name_len] = '\0';
+    n.name = name;
+    instr_decision d = decide_with_names(f, facts, &n);
+    if (name != local)
+        free(name);
+    return d;
+}
+
+const char *instr_reason_category(const instr_decision *d)
+{
+    switch (d->reason) {
+    case INSTR_REASON_DEFAULT: return "default";
+    case INSTR_REASON_FILE_RULE: return "file";
+    case INSTR_REASON_FUNCTION_RULE: return "name";
+    case INSTR_REASON_MIN_INSTRUCTIONS: return "size";
+    case INSTR_REASON_BUILTIN: return "built-in";
+    }
+    return "?";
+}
+
+size_t instr_decision_format(const instr_decision *d, char *buf, size_t size)
+{
+    const char *verdict = d->include ? "include" : "exclude";
+    char rule[1024];
+    int n;
+    switch (d->reason) {
+    case INSTR_REASON_FILE_RULE:
+    case INSTR_REASON_FUNCTION_RULE:
+        /* the deciding rule begins with the verdict itself */
+        instr_rule_format(d->rule, rule, sizeof rule);
+        n = snprintf(buf, size, "%s (%s:%u:%u)", rule, d->rule->origin, d->rule->line,
+                     d->rule->column);
+        break;
+    case INSTR_REASON_MIN_INSTRUCTIONS:
+        n = snprintf(buf, size, "%s min-instructions %ld (%s:%u): %ld instructions", verdict,
+                     d->min_instructions, d->min_origin ? d->min_origin : "?", d->min_line,
+                     d->instructions);
+        break;
+    case INSTR_REASON_BUILTIN:
+        n = snprintf(buf, size, "%s built-in %s (%s)", verdict, instr_builtin_name(d->builtin),
+                     instr_builtin_description(d->builtin));
+        break;
+    case INSTR_REASON_DEFAULT:
+    default:
+        n = snprintf(buf, size, "%s default (no rule matched)", verdict);
+        break;
+    }
+    return n < 0 ? 0 : (size_t)n;
+}
