@@ -1,0 +1,617 @@
+// instr_gcc_plugin.cc — the GCC front end of instr (plugin name "instr", built as instr.so).
+//
+// A thin shim (DESIGN.md sections 2 and 3): for every function GCC lowers it collects the
+// facts (libiberty-demangled assembler name, absolute defining file, GIMPLE statement
+// count, built-in exclusion facts), asks filter/ via instr_filter_decide(), and for an
+// included function emits an ABI v1 descriptor in section "instr_regions" and rewrites the
+// body into
+//
+//     tmp = d.handle; if (tmp != UINT32_MAX) __instr_enter (&d);
+//     try { <body> } finally { tmp = d.handle; if (tmp != UINT32_MAX) __instr_exit (&d); }
+//
+// The pass runs right after GCC's "lower" pass and before "eh": EH lowering turns the
+// try/finally into exit calls on every return path and on every unwinding path (a cleanup
+// landing pad that calls the exit hook and resumes unwinding), exactly as GCC does for its
+// own -finstrument-functions. See docs/gcc-plugin.md for why the pass sits there and what
+// that means for inlined functions.
+
+#include "gcc-plugin.h"
+#include "plugin-version.h"
+
+#include "tree.h"
+#include "tree-pass.h"
+#include "context.h"
+#include "function.h"
+#include "basic-block.h"
+#include "gimple.h"
+#include "gimple-iterator.h"
+#include "gimple-walk.h"
+#include "gimplify.h"
+#include "stringpool.h"
+#include "stor-layout.h"
+#include "cgraph.h"
+#include "attribs.h"
+#include "diagnostic-core.h"
+#include "toplev.h"
+#include "ggc.h"
+#include "intl.h"
+
+#include "instr_filter.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <string>
+#include <vector>
+
+// libiberty's demangler, linked into cc1 and cc1plus and exported to plugins (the plugin
+// headers do not ship demangle.h). Values from include/demangle.h.
+extern "C" char *cplus_demangle(const char *mangled, int options);
+#define INSTR_DMGL_PARAMS (1 << 0)
+#define INSTR_DMGL_ANSI (1 << 1)
+
+__attribute__((visibility("default"))) int plugin_is_GPL_compatible;
+
+namespace {
+
+const char *const kPluginName = "instr";
+
+// ---------------------------------------------------------------------------------------
+// Plugin state (one compilation = one translation unit)
+
+struct plugin_state {
+    instr_filter *filter = nullptr;
+    bool verbose = false;
+    int report_fd = -1;
+    std::string report_path;
+    unsigned long seen = 0, instrumented = 0;
+    unsigned long excluded_file = 0, excluded_name = 0, excluded_size = 0,
+                  excluded_builtin = 0;
+    unsigned next_region = 0;
+};
+
+plugin_state state;
+
+// Trees kept across functions; registered as GC roots so ggc_collect between functions
+// cannot free them.
+tree region_type = NULL_TREE;   // struct instr_region
+tree enter_decl = NULL_TREE;    // void __instr_enter (struct instr_region *)
+tree exit_decl = NULL_TREE;     // void __instr_exit (struct instr_region *)
+
+const struct ggc_root_tab instr_gc_roots[] = {
+    {&region_type, 1, sizeof(region_type), gt_ggc_mx_tree_node, gt_pch_nx_tree_node},
+    {&enter_decl, 1, sizeof(enter_decl), gt_ggc_mx_tree_node, gt_pch_nx_tree_node},
+    {&exit_decl, 1, sizeof(exit_decl), gt_ggc_mx_tree_node, gt_pch_nx_tree_node},
+    LAST_GGC_ROOT_TAB};
+
+// ---------------------------------------------------------------------------------------
+// Facts
+
+// The assembler (linkage) name without GCC's '*' marker for user asm labels.
+const char *linkage_name(tree fndecl)
+{
+    const char *name = IDENTIFIER_POINTER(DECL_ASSEMBLER_NAME(fndecl));
+    return name[0] == '*' ? name + 1 : name;
+}
+
+// Demangled signature: libiberty's Itanium demangler on the assembler name; a name that is
+// not an Itanium mangled name (C, extern "C", main) is its own signature.
+std::string demangled_signature(const char *mangled)
+{
+    if (mangled[0] == '_' && mangled[1] == 'Z') {
+        char *d = cplus_demangle(mangled, INSTR_DMGL_PARAMS | INSTR_DMGL_ANSI);
+        if (d) {
+            std::string s(d);
+            free(d);
+            return s;
+        }
+    }
+    return mangled;
+}
+
+// Lexically normalised absolute path: relative names are joined to the compilation
+// directory; "." components and repeated slashes are dropped; ".." removes the previous
+// component. No symlinks are resolved (the path a user sees in the compile command).
+std::string absolute_path(const char *file)
+{
+    if (!file || !*file || file[0] == '<')  // "<built-in>", "<command-line>"
+        return "";
+    std::string raw;
+    if (file[0] != '/') {
+        const char *pwd = get_src_pwd();
+        if (!pwd || !*pwd)
+            return file;
+        raw = pwd;
+        raw += '/';
+    }
+    raw += file;
+    std::vector<std::string> parts;
+    size_t i = 0;
+    while (i < raw.size()) {
+        size_t j = raw.find('/', i);
+        if (j == std::string::npos)
+            j = raw.size();
+        std::string part = raw.substr(i, j - i);
+        if (part == "..") {
+            if (!parts.empty())
+                parts.pop_back();
+        } else if (!part.empty() && part != ".") {
+            parts.push_back(part);
+        }
+        i = j + 1;
+    }
+    std::string out;
+    for (const std::string &p : parts) {
+        out += '/';
+        out += p;
+    }
+    return out.empty() ? "/" : out;
+}
+
+// GIMPLE statements of the lowered body, nested ones included; labels, debug statements,
+// nops and scope containers (GIMPLE_BIND) are not counted.
+tree count_stmt(gimple_stmt_iterator *gsi, bool *handled, struct walk_stmt_info *wi)
+{
+    *handled = false;
+    switch (gimple_code(gsi_stmt(*gsi))) {
+    case GIMPLE_LABEL:
+    case GIMPLE_DEBUG:
+    case GIMPLE_NOP:
+    case GIMPLE_BIND:
+        break;
+    default:
+        ++*static_cast<long *>(wi->info);
+    }
+    return NULL_TREE;
+}
+
+long gimple_statement_count(gimple_seq body)
+{
+    long count = 0;
+    struct walk_stmt_info wi;
+    memset(&wi, 0, sizeof wi);
+    wi.info = &count;
+    walk_gimple_seq(body, count_stmt, NULL, &wi);
+    return count;
+}
+
+unsigned builtin_flags(tree fndecl)
+{
+    unsigned flags = 0;
+    // A body GCC will not emit here: gnu_inline "extern inline" and C99 inline definitions
+    // (LLVM: available_externally).
+    if (DECL_EXTERNAL(fndecl))
+        flags |= INSTR_BUILTIN_FLAG(INSTR_BUILTIN_DECLARATION);
+    // Compiler-generated: implicit special members, static initialisers, outlined bodies.
+    if (DECL_ARTIFICIAL(fndecl) || DECL_SOURCE_LOCATION(fndecl) == BUILTINS_LOCATION)
+        flags |= INSTR_BUILTIN_FLAG(INSTR_BUILTIN_ARTIFICIAL);
+    if (lookup_attribute("naked", DECL_ATTRIBUTES(fndecl)))
+        flags |= INSTR_BUILTIN_FLAG(INSTR_BUILTIN_NAKED);
+    // __attribute__((no_instrument_function)): the way hook implementations (ours and other
+    // tools') keep themselves out of instrumentation.
+    // (The attribute, not DECL_NO_INSTRUMENT_FUNCTION_ENTRY_EXIT: gimplification sets that
+    // flag on every function it has processed.)
+    if (lookup_attribute("no_instrument_function", DECL_ATTRIBUTES(fndecl)))
+        flags |= INSTR_BUILTIN_FLAG(INSTR_BUILTIN_RUNTIME);
+    return flags;
+}
+
+// ---------------------------------------------------------------------------------------
+// Report and verbose output (shared format with the LLVM plugin, docs/gcc-plugin.md)
+
+const char *tu_name()
+{
+    return main_input_filename ? main_input_filename : "";
+}
+
+void report_line(const instr_decision &d, const std::string &signature, const char *mangled,
+                 const std::string &file, long instructions)
+{
+    if (state.report_fd < 0)
+        return;
+    char reason[1024];
+    size_t n = instr_decision_format(&d, reason, sizeof reason);
+    (void)n;
+    const char *text = strchr(reason, ' ');
+    text = text ? text + 1 : "";
+    std::string line;
+    line += d.include ? "include" : "exclude";
+    line += '\t';
+    line += instr_reason_category(&d);
+    line += '\t';
+    line += signature;
+    line += '\t';
+    line += mangled;
+    line += '\t';
+    line += file;
+    line += '\t';
+    line += std::to_string(instructions);
+    line += '\t';
+    line += text;
+    line += '\t';
+    line += tu_name();
+    line += '\n';
+    // One write per line on an O_APPEND descriptor: lines of parallel compiles never mix.
+    const char *p = line.data();
+    size_t left = line.size();
+    while (left > 0) {
+        ssize_t w = write(state.report_fd, p, left);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            error("instr: cannot write the report %qs: %s", state.report_path.c_str(),
+                  xstrerror(errno));
+            close(state.report_fd);
+            state.report_fd = -1;
+            return;
+        }
+        p += w;
+        left -= (size_t)w;
+    }
+}
+
+void count_decision(const instr_decision &d)
+{
+    ++state.seen;
+    if (d.include) {
+        ++state.instrumented;
+        return;
+    }
+    const char *category = instr_reason_category(&d);
+    if (!strcmp(category, "file"))
+        ++state.excluded_file;
+    else if (!strcmp(category, "size"))
+        ++state.excluded_size;
+    else if (!strcmp(category, "built-in"))
+        ++state.excluded_builtin;
+    else
+        ++state.excluded_name;
+}
+
+// ---------------------------------------------------------------------------------------
+// Rewriting
+
+tree add_field(tree type, const char *name, tree field_type, tree chain)
+{
+    tree f = build_decl(BUILTINS_LOCATION, FIELD_DECL, get_identifier(name), field_type);
+    DECL_CONTEXT(f) = type;
+    DECL_CHAIN(f) = chain;
+    return f;
+}
+
+tree field(const char *name)
+{
+    for (tree f = TYPE_FIELDS(region_type); f; f = DECL_CHAIN(f))
+        if (!strcmp(IDENTIFIER_POINTER(DECL_NAME(f)), name))
+            return f;
+    gcc_unreachable();
+}
+
+void build_abi_trees()
+{
+    if (region_type)
+        return;
+    // struct instr_region of runtime/include/instr_abi.h (ABI v1), fields in order.
+    tree type = make_node(RECORD_TYPE);
+    tree cstr = build_pointer_type(build_qualified_type(char_type_node, TYPE_QUAL_CONST));
+    tree fields = NULL_TREE;
+    // Each add_field prepends; finish_builtin_struct reverses the chain into field order.
+    fields = add_field(type, "handle", uint32_type_node, fields);
+    fields = add_field(type, "flags", uint32_type_node, fields);
+    fields = add_field(type, "name", cstr, fields);
+    fields = add_field(type, "mangled", cstr, fields);
+    fields = add_field(type, "file", cstr, fields);
+    fields = add_field(type, "line_begin", uint32_type_node, fields);
+    fields = add_field(type, "line_end", uint32_type_node, fields);
+    fields = add_field(type, "addr", ptr_type_node, fields);
+    finish_builtin_struct(type, "instr_region", fields, NULL_TREE);
+    region_type = type;
+
+    tree fntype = build_function_type_list(void_type_node, build_pointer_type(region_type),
+                                           NULL_TREE);
+    enter_decl = build_fn_decl("__instr_enter", fntype);
+    exit_decl = build_fn_decl("__instr_exit", fntype);
+    for (tree d : {enter_decl, exit_decl}) {
+        // The runtime is C compiled without unwind tables for its hooks: they never throw,
+        // so the calls need no EH edges (and the exit call is safe inside a cleanup).
+        TREE_NOTHROW(d) = 1;
+        DECL_VISIBILITY(d) = VISIBILITY_DEFAULT;
+        DECL_VISIBILITY_SPECIFIED(d) = 1;
+    }
+}
+
+tree string_cst(const std::string &s)
+{
+    return build_string_literal(s.size() + 1, s.c_str());
+}
+
+tree make_region(tree fndecl, const std::string &signature, const char *mangled,
+                 const std::string &file)
+{
+    char name[64];
+    snprintf(name, sizeof name, "__instr_region.%u", state.next_region++);
+    tree var = build_decl(DECL_SOURCE_LOCATION(fndecl), VAR_DECL, get_identifier(name),
+                          region_type);
+    TREE_STATIC(var) = 1;
+    TREE_PUBLIC(var) = 0;
+    DECL_EXTERNAL(var) = 0;
+    DECL_ARTIFICIAL(var) = 1;
+    DECL_IGNORED_P(var) = 1;
+    TREE_USED(var) = 1;
+    TREE_ADDRESSABLE(var) = 1;
+    DECL_PRESERVE_P(var) = 1;  // __attribute__((used)): the section is the list of regions
+    DECL_CONTEXT(var) = NULL_TREE;
+    set_decl_section_name(var, "instr_regions");
+    // The runtime walks the section as an array of struct instr_region: no padding between
+    // descriptors. A user alignment stops x86-64 from raising large objects to 32 bytes.
+    SET_DECL_ALIGN(var, TYPE_ALIGN(region_type));
+    DECL_USER_ALIGN(var) = 1;
+
+    expanded_location begin = expand_location(DECL_SOURCE_LOCATION(fndecl));
+    expanded_location end = expand_location(DECL_STRUCT_FUNCTION(fndecl)
+                                                ? DECL_STRUCT_FUNCTION(fndecl)->function_end_locus
+                                                : UNKNOWN_LOCATION);
+    unsigned line_end = end.line >= begin.line ? end.line : begin.line;
+
+    vec<constructor_elt, va_gc> *elts = NULL;
+    CONSTRUCTOR_APPEND_ELT(elts, field("handle"), build_int_cst(uint32_type_node, 0));
+    CONSTRUCTOR_APPEND_ELT(elts, field("flags"), build_int_cst(uint32_type_node, 0));
+    CONSTRUCTOR_APPEND_ELT(elts, field("name"), string_cst(signature));
+    CONSTRUCTOR_APPEND_ELT(elts, field("mangled"), string_cst(mangled));
+    CONSTRUCTOR_APPEND_ELT(elts, field("file"), string_cst(file));
+    CONSTRUCTOR_APPEND_ELT(elts, field("line_begin"),
+                           build_int_cst(uint32_type_node, begin.line));
+    CONSTRUCTOR_APPEND_ELT(elts, field("line_end"), build_int_cst(uint32_type_node, line_end));
+    CONSTRUCTOR_APPEND_ELT(elts, field("addr"),
+                           fold_convert(ptr_type_node, build_fold_addr_expr(fndecl)));
+    tree init = build_constructor(region_type, elts);
+    TREE_CONSTANT(init) = 1;
+    TREE_STATIC(init) = 1;
+    DECL_INITIAL(var) = init;
+    varpool_node::finalize_decl(var);
+    return var;
+}
+
+// tmp = d.handle; if (tmp != UINT32_MAX) hook (&d);
+gimple_seq guarded_call(tree hook, tree region, location_t loc)
+{
+    gimple_seq seq = NULL;
+    tree handle = field("handle");
+    tree tmp = create_tmp_var(uint32_type_node, "instr_handle");
+    tree ref = build3(COMPONENT_REF, uint32_type_node, region, handle, NULL_TREE);
+    gimple *load = gimple_build_assign(tmp, ref);
+    gimple_set_location(load, loc);
+    gimple_seq_add_stmt(&seq, load);
+    tree do_call = create_artificial_label(loc);
+    tree skip = create_artificial_label(loc);
+    gimple *cond = gimple_build_cond(NE_EXPR, tmp, build_all_ones_cst(uint32_type_node),
+                                     do_call, skip);
+    gimple_set_location(cond, loc);
+    gimple_seq_add_stmt(&seq, cond);
+    gimple_seq_add_stmt(&seq, gimple_build_label(do_call));
+    gimple *call = gimple_build_call(hook, 1, build_fold_addr_expr(region));
+    gimple_set_location(call, loc);
+    gimple_seq_add_stmt(&seq, call);
+    gimple_seq_add_stmt(&seq, gimple_build_label(skip));
+    return seq;
+}
+
+void instrument(function *fun, tree region)
+{
+    tree fndecl = fun->decl;
+    location_t begin = DECL_SOURCE_LOCATION(fndecl);
+    location_t end = fun->function_end_locus != UNKNOWN_LOCATION ? fun->function_end_locus
+                                                                  : begin;
+    gimple_seq body = gimple_body(fndecl);
+    gimple_seq cleanup = guarded_call(exit_decl, region, end);
+    gtry *tf = gimple_build_try(body, cleanup, GIMPLE_TRY_FINALLY);
+    gimple_set_location(tf, begin);
+    gimple_seq out = guarded_call(enter_decl, region, begin);
+    gimple_seq_add_stmt(&out, tf);
+    gimple_set_body(fndecl, out);
+}
+
+// ---------------------------------------------------------------------------------------
+// The pass
+
+const pass_data instr_pass_data = {
+    GIMPLE_PASS,
+    "instr",         // name: -fdump-tree-instr shows the rewritten body
+    OPTGROUP_NONE,
+    TV_NONE,
+    PROP_gimple_any | PROP_gimple_lcf,  // properties_required: after "lower"
+    0,               // properties_provided
+    0,               // properties_destroyed
+    0,               // todo_flags_start
+    0,               // todo_flags_finish
+};
+
+const char *const kInstrumentedAttr = "instr instrumented";
+
+struct instr_pass : gimple_opt_pass {
+    explicit instr_pass(gcc::context *ctx) : gimple_opt_pass(instr_pass_data, ctx) {}
+
+    bool gate(function *fun) final override
+    {
+        return fun && gimple_body(fun->decl) != NULL && !seen_error();
+    }
+
+    unsigned int execute(function *fun) final override
+    {
+        tree fndecl = fun->decl;
+        // Never twice (a second pass instance or a re-lowered body).
+        if (lookup_attribute(kInstrumentedAttr, DECL_ATTRIBUTES(fndecl)))
+            return 0;
+
+        const char *mangled = linkage_name(fndecl);
+        std::string signature = demangled_signature(mangled);
+        std::string file = absolute_path(DECL_SOURCE_FILE(fndecl));
+        long instructions = gimple_statement_count(gimple_body(fndecl));
+
+        instr_function_facts facts;
+        memset(&facts, 0, sizeof facts);
+        facts.signature = signature.c_str();
+        facts.name = NULL;  // filter/ derives the qualified name from the signature
+        facts.mangled = mangled;
+        facts.file = file.c_str();
+        facts.instructions = instructions;
+        facts.is_main = !strcmp(mangled, "main");
+        facts.builtin_flags = builtin_flags(fndecl);
+
+        instr_decision d = instr_filter_decide(state.filter, &facts);
+        count_decision(d);
+        report_line(d, signature, mangled, file, instructions);
+        if (!d.include)
+            return 0;
+
+        build_abi_trees();
+        tree region = make_region(fndecl, signature, mangled, file);
+        instrument(fun, region);
+        DECL_ATTRIBUTES(fndecl) = tree_cons(get_identifier(kInstrumentedAttr), NULL_TREE,
+                                            DECL_ATTRIBUTES(fndecl));
+        return 0;
+    }
+};
+
+// ---------------------------------------------------------------------------------------
+// Callbacks and arguments
+
+void on_finish(void *, void *)
+{
+    if (state.verbose && !seen_error())
+        fprintf(stderr,
+                "instr: %s: instrumented %lu of %lu functions (excluded: file %lu, name %lu, "
+                "size %lu, built-in %lu)\n",
+                tu_name(), state.instrumented, state.seen, state.excluded_file,
+                state.excluded_name, state.excluded_size, state.excluded_builtin);
+    if (state.report_fd >= 0) {
+        close(state.report_fd);
+        state.report_fd = -1;
+    }
+    instr_filter_free(state.filter);
+    state.filter = nullptr;
+}
+
+bool load_spec(const char *path)
+{
+    instr_filter_error err;
+    memset(&err, 0, sizeof err);
+    if (instr_filter_load_file(state.filter, path, INSTR_SPEC_AUTO, &err) == 0)
+        return true;
+    // filter/ formats the whole message as "path:line:col: error: what; hint"; printed as
+    // is, so every front end shows the same text, then the compile fails.
+    fprintf(stderr, "%s\n", err.message);
+    error("instr: the selection spec %qs could not be loaded (see above)", path);
+    return false;
+}
+
+bool flag_value(const plugin_argument &arg, bool *out)
+{
+    if (!arg.value || !strcmp(arg.value, "1") || !strcmp(arg.value, "yes") ||
+        !strcmp(arg.value, "true")) {
+        *out = true;
+        return true;
+    }
+    if (!strcmp(arg.value, "0") || !strcmp(arg.value, "no") || !strcmp(arg.value, "false")) {
+        *out = false;
+        return true;
+    }
+    return false;
+}
+
+bool parse_arguments(const plugin_name_args *info)
+{
+    bool ok = true;
+    for (int i = 0; i < info->argc; ++i) {
+        const plugin_argument &arg = info->argv[i];
+        const char *key = arg.key;
+        if (!strcmp(key, "filter")) {
+            if (!arg.value || !*arg.value) {
+                error("instr: %<-fplugin-arg-instr-filter%> needs a spec file: "
+                      "%<-fplugin-arg-instr-filter=PATH%>");
+                ok = false;
+            } else if (!load_spec(arg.value)) {
+                ok = false;
+            }
+        } else if (!strcmp(key, "verbose")) {
+            if (!flag_value(arg, &state.verbose)) {
+                error("instr: %<-fplugin-arg-instr-verbose=%s%>: expected no value, 1 or 0",
+                      arg.value);
+                ok = false;
+            }
+        } else if (!strcmp(key, "report")) {
+            if (!arg.value || !*arg.value) {
+                error("instr: %<-fplugin-arg-instr-report%> needs a file: "
+                      "%<-fplugin-arg-instr-report=PATH%>");
+                ok = false;
+                continue;
+            }
+            if (state.report_fd >= 0)
+                close(state.report_fd);
+            state.report_path = arg.value;
+            state.report_fd = open(arg.value, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
+            if (state.report_fd < 0) {
+                error("instr: cannot open the report %qs: %s", arg.value, xstrerror(errno));
+                ok = false;
+            }
+        } else if (!strcmp(key, "mode")) {
+            if (!arg.value || strcmp(arg.value, "hooks") != 0) {
+                error("instr: %<-fplugin-arg-instr-mode=%s%>: the GCC plugin supports only "
+                      "%<hooks%> (XRay mode needs clang)",
+                      arg.value ? arg.value : "");
+                ok = false;
+            }
+        } else {
+            error("instr: unknown argument %<-fplugin-arg-instr-%s%>; known: filter=PATH "
+                  "(repeatable), verbose, report=PATH, mode=hooks",
+                  key);
+            ok = false;
+        }
+    }
+    return ok;
+}
+
+}  // namespace
+
+__attribute__((visibility("default"))) int plugin_init(struct plugin_name_args *info,
+                                                     struct plugin_gcc_version *version)
+{
+    if (!plugin_default_version_check(version, &gcc_version)) {
+        error("instr: %qs was built for GCC %s and cannot run in GCC %s", info->full_name,
+              gcc_version.basever, version->basever);
+        return 1;
+    }
+    if (strcmp(info->base_name, kPluginName) != 0) {
+        // The arguments are -fplugin-arg-<base name>-KEY: a renamed file would silently
+        // ignore every -fplugin-arg-instr-* option.
+        error("instr: the plugin file must be named %<instr.so%> (loaded as %qs)",
+              info->full_name);
+        return 1;
+    }
+    static struct plugin_info plugin_info = {
+        "0.1", "instr: compile-time selection and enter/exit hooks (ABI v1); arguments: "
+               "filter=PATH (repeatable), verbose, report=PATH, mode=hooks"};
+    register_callback(info->base_name, PLUGIN_INFO, NULL, &plugin_info);
+
+    state.filter = instr_filter_new();
+    if (!state.filter) {
+        error("instr: out of memory");
+        return 1;
+    }
+    if (!parse_arguments(info))
+        return 0;  // errors reported: the compile fails, nothing is registered
+
+    register_callback(info->base_name, PLUGIN_REGISTER_GGC_ROOTS, NULL,
+                      const_cast<ggc_root_tab *>(instr_gc_roots));
+
+    struct register_pass_info pass_info;
+    pass_info.pass = new instr_pass(g);
+    pass_info.reference_pass_name = "lower";
+    pass_info.ref_pass_instance_number = 1;
+    pass_info.pos_op = PASS_POS_INSERT_AFTER;
+    register_callback(info->base_name, PLUGIN_PASS_MANAGER_SETUP, NULL, &pass_info);
+    register_callback(info->base_name, PLUGIN_FINISH, on_finish, NULL);
+    return 0;
+}
