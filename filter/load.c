@@ -78,7 +78,7 @@ static int check_text(const char *origin, const char *data, size_t size,
             column = 1;
             continue;
         }
-        if (c == 0 || (c < 0x20 && c != '\t' && c != '\r' && c != '\v' && c != '\f')) {
+        if (c == 0 || c == 0x7f || (c < 0x20 && c != '\t' && c != '\r' && c != '\v' && c != '\f')) {
             filter_error(err, origin, line, column,
                          "binary data (byte 0x%02x) in a selection spec; is this the right "
                          "file?", c);

@@ -249,7 +249,7 @@ static int read_lists(tau_list lists[LISTS], const char *origin, const char *dat
                 lists[open].column = col;
                 continue;
             }
-            if (l.len >= 25 && memcmp(l.text, "BEGIN_INSTRUMENT_SECTION", 24) == 0) {
+            if (l.len >= 24 && memcmp(l.text, "BEGIN_INSTRUMENT_SECTION", 24) == 0) {
                 filter_error(err, origin, l.number, col,
                              "TAU instrument sections (loops, I/O, memory, static/dynamic "
                              "timers) are not supported; remove the section, instr selects "
