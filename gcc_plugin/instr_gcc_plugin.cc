@@ -177,6 +177,23 @@ long gimple_statement_count(gimple_seq body)
     return count;
 }
 
+// The body of a C++ lambda: the closure type's operator(). g++ marks it DECL_ARTIFICIAL
+// (lambda.cc), yet it is the user's code and clang does not treat it as compiler-generated;
+// the static invoker (_FUN) and the conversion to a function pointer stay artificial.
+// Written with generic tree accessors (cp-tree.h's LAMBDA_TYPE_P: the closure type's
+// identifier has IDENTIFIER_LAMBDA_P, i.e. protected_flag) so that the plugin loads into
+// cc1 as well as cc1plus; in C a function's context is never a RECORD_TYPE.
+bool lambda_body_p(tree fndecl)
+{
+    tree ctx = DECL_CONTEXT(fndecl);
+    if (!ctx || TREE_CODE(ctx) != RECORD_TYPE || !DECL_NAME(fndecl))
+        return false;
+    tree id = TYPE_IDENTIFIER(TYPE_MAIN_VARIANT(ctx));
+    if (!id || TREE_CODE(id) != IDENTIFIER_NODE || !id->base.protected_flag)
+        return false;
+    return !strcmp(IDENTIFIER_POINTER(DECL_NAME(fndecl)), "operator()");
+}
+
 unsigned builtin_flags(tree fndecl)
 {
     unsigned flags = 0;
@@ -185,7 +202,8 @@ unsigned builtin_flags(tree fndecl)
     if (DECL_EXTERNAL(fndecl))
         flags |= INSTR_BUILTIN_FLAG(INSTR_BUILTIN_DECLARATION);
     // Compiler-generated: implicit special members, static initialisers, outlined bodies.
-    if (DECL_ARTIFICIAL(fndecl) || DECL_SOURCE_LOCATION(fndecl) == BUILTINS_LOCATION)
+    if ((DECL_ARTIFICIAL(fndecl) && !lambda_body_p(fndecl)) ||
+        DECL_SOURCE_LOCATION(fndecl) == BUILTINS_LOCATION)
         flags |= INSTR_BUILTIN_FLAG(INSTR_BUILTIN_ARTIFICIAL);
     if (lookup_attribute("naked", DECL_ATTRIBUTES(fndecl)))
         flags |= INSTR_BUILTIN_FLAG(INSTR_BUILTIN_NAKED);
@@ -343,6 +361,11 @@ tree make_region(tree fndecl, const std::string &signature, const char *mangled,
     TREE_ADDRESSABLE(var) = 1;
     DECL_PRESERVE_P(var) = 1;  // __attribute__((used)): the section is the list of regions
     DECL_CONTEXT(var) = NULL_TREE;
+    // Always a local symbol, also for C++ inline functions: GCC keeps one set of flags per
+    // named section in a translation unit, so COMDAT and non-COMDAT descriptors cannot share
+    // "instr_regions" (a "section type conflict"). An inline function instrumented in
+    // several objects therefore has one descriptor per object, all with the same name,
+    // mangled name and address; docs/gcc-plugin.md.
     set_decl_section_name(var, "instr_regions");
     // The runtime walks the section as an array of struct instr_region: no padding between
     // descriptors. A user alignment stops x86-64 from raising large objects to 32 bytes.
