@@ -1,0 +1,125 @@
+/* cyg.c — -finstrument-functions compatibility: __cyg_profile_func_enter/exit.
+ *
+ * The compiler passes the function's address. A process-wide open-addressing table maps
+ * addresses to region handles: readers probe it without a lock (key published with a release
+ * store after the value), misses take the registry lock, resolve the address through the ELF
+ * symbols (symbols/), demangle, apply the run-time filter and insert. The table never
+ * resizes: 2^18 slots (4 MiB of address space, touched only where used) hold ~190000
+ * functions; past that, new functions are not recorded and one message says so. */
+#include "../core/event.h"
+#include "../core/log.h"
+#include "../core/registry.h"
+#include "../core/rtfilter.h"
+#include "../include/instr_abi.h"
+#include "../symbols/symbols.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define EXPORT __attribute__((visibility("default"), no_instrument_function))
+#define BITS 18
+#define SLOTS (1u << BITS)
+#define MAX_FILL (SLOTS / 4 * 3)
+
+typedef struct slot {
+    uintptr_t key; /* function address; 0 = empty */
+    uint32_t handle;
+} slot;
+
+static slot *table;
+static uint32_t fill;
+
+static inline uint32_t hash(uintptr_t a)
+{
+    return (uint32_t)(((uint64_t)a * 0x9e3779b97f4a7c15ull) >> (64 - BITS));
+}
+
+static inline uint32_t find(uintptr_t a)
+{
+    slot *t = __atomic_load_n(&table, __ATOMIC_ACQUIRE);
+    if (__builtin_expect(!t, 0))
+        return INSTR_HANDLE_UNREGISTERED;
+    for (uint32_t i = hash(a);; i = (i + 1) & (SLOTS - 1)) {
+        uintptr_t k = __atomic_load_n(&t[i].key, __ATOMIC_ACQUIRE);
+        if (k == a)
+            return __atomic_load_n(&t[i].handle, __ATOMIC_RELAXED);
+        if (k == 0)
+            return INSTR_HANDLE_UNREGISTERED;
+    }
+}
+
+static uint32_t resolve(uintptr_t a)
+{
+    if (!instr_events_wanted())
+        return INSTR_HANDLE_EXCLUDED;
+    instr_registry_lock();
+    uint32_t h = find(a);
+    if (h != INSTR_HANDLE_UNREGISTERED)
+        goto out;
+    if (!table) {
+        slot *t = calloc(SLOTS, sizeof *t);
+        if (!t) {
+            h = INSTR_HANDLE_EXCLUDED;
+            goto out;
+        }
+        __atomic_store_n(&table, t, __ATOMIC_RELEASE);
+    }
+    if (fill >= MAX_FILL) {
+        static int warned;
+        if (!warned++)
+            instr_warn("more than %u distinct functions: the ones after that are not recorded "
+                       "(-finstrument-functions mode)", MAX_FILL);
+        h = INSTR_HANDLE_EXCLUDED;
+        goto out;
+    }
+    instr_symbol sym;
+    instr_symbols_lookup((const void *)a, &sym);
+    char *demangled = instr_demangle(sym.mangled);
+    const char *name = demangled ? demangled : sym.mangled;
+    h = INSTR_HANDLE_EXCLUDED;
+    if (instr_rtfilter_includes(name, sym.mangled, "")) {
+        instr_region_info info = {.name = name, .mangled = sym.mangled, .file = "",
+                                  .object = sym.object, .addr = (const void *)a,
+                                  .source = INSTR_SOURCE_CYG};
+        h = instr_registry_add_locked(&info);
+        if (h == 0)
+            h = INSTR_HANDLE_EXCLUDED;
+    }
+    instr_info(2, "cyg: %p is %s (%s) in %s", (void *)a, name,
+               h == INSTR_HANDLE_EXCLUDED ? "not recorded" : "recorded",
+               sym.object[0] ? sym.object : "?");
+    free(demangled);
+    uint32_t i = hash(a);
+    while (table[i].key)
+        i = (i + 1) & (SLOTS - 1);
+    __atomic_store_n(&table[i].handle, h, __ATOMIC_RELAXED);
+    __atomic_store_n(&table[i].key, a, __ATOMIC_RELEASE);
+    fill++;
+out:
+    instr_registry_unlock();
+    return h;
+}
+
+EXPORT void __cyg_profile_func_enter(void *fn, void *site)
+{
+    (void)site;
+    /* Not recording (disabled, ended, no directory): cost one load and a branch. */
+    int st = instr_state_get();
+    if (__builtin_expect(st != INSTR_STATE_RUNNING && st != INSTR_STATE_PAUSED, 0) &&
+        !instr_events_wanted())
+        return;
+    uint32_t h = find((uintptr_t)fn);
+    if (__builtin_expect(h == INSTR_HANDLE_UNREGISTERED, 0))
+        h = resolve((uintptr_t)fn);
+    if (h != INSTR_HANDLE_EXCLUDED)
+        instr_event_enter(h);
+}
+
+EXPORT void __cyg_profile_func_exit(void *fn, void *site)
+{
+    (void)site;
+    uint32_t h = find((uintptr_t)fn);
+    if (h != INSTR_HANDLE_UNREGISTERED && h != INSTR_HANDLE_EXCLUDED)
+        instr_event_exit(h);
+}

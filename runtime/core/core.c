@@ -1,0 +1,224 @@
+/* core.c — the event core: locations (one per thread), their stacks, and the slow paths of
+ * enter/exit (event.h has the fast paths).
+ *
+ * A location is created on its thread's first event and registered under instr_loc_lock.
+ * When the thread ends, a pthread key destructor closes its open regions and marks it ended,
+ * under the same lock, which orders everything the thread recorded before the end of
+ * measurement reads it. Locations are never freed before the end: their data is the
+ * profile. */
+#include "core.h"
+#include "log.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int instr_state = INSTR_STATE_UNINIT;
+unsigned instr_n_enter, instr_n_exit;
+instr_dispatch instr_enter_tab[INSTR_MAX_SUBSTRATES];
+instr_dispatch instr_exit_tab[INSTR_MAX_SUBSTRATES];
+_Thread_local instr_location *instr_tls_loc __attribute__((tls_model("initial-exec")));
+/* Set once this thread's location was handed over: later events on it are ignored, so that
+ * key destructors running after ours cannot create a second location for the thread. */
+static _Thread_local int tls_ended __attribute__((tls_model("initial-exec")));
+
+const instr_substrate *instr_active[INSTR_MAX_SUBSTRATES];
+unsigned instr_nactive;
+
+pthread_mutex_t instr_loc_lock = PTHREAD_MUTEX_INITIALIZER;
+static instr_location **locs;
+static uint32_t nlocs, caplocs;
+static pthread_key_t loc_key;
+
+#define INITIAL_STACK 64
+
+int instr_substrate_slot(const instr_substrate *s)
+{
+    for (unsigned i = 0; i < instr_nactive; i++)
+        if (instr_active[i] == s)
+            return (int)i;
+    return -1;
+}
+
+static void dispatch_exit(instr_location *loc, uint32_t region, uint64_t t)
+{
+    for (unsigned i = 0; i < instr_n_exit; i++)
+        instr_exit_tab[i].fn(loc->sub[instr_exit_tab[i].slot], region, t);
+}
+
+uint64_t instr_core_close_all(instr_location *loc, uint64_t t)
+{
+    uint64_t n = 0;
+    while (loc->depth > 0) {
+        uint32_t f = loc->stack[--loc->depth];
+        if (!(f & INSTR_FRAME_UNRECORDED)) {
+            dispatch_exit(loc, f, t);
+            n++;
+        }
+    }
+    return n;
+}
+
+/* pthread key destructor: the thread ends; hand its data over. */
+static void location_end(void *p)
+{
+    instr_location *loc = p;
+    pthread_mutex_lock(&instr_loc_lock);
+    int st = instr_state_get();
+    if ((st == INSTR_STATE_RUNNING || st == INSTR_STATE_PAUSED) && !loc->ended) {
+        loc->closed_at_end += instr_core_close_all(loc, instr_clock_now());
+        loc->ended = INSTR_LOC_THREAD_EXIT;
+    }
+    pthread_mutex_unlock(&instr_loc_lock);
+    instr_tls_loc = NULL;
+    tls_ended = 1;
+}
+
+int instr_core_init_locations(void) { return pthread_key_create(&loc_key, location_end); }
+
+instr_location *const *instr_core_locations(uint32_t *n)
+{
+    *n = nlocs;
+    return locs;
+}
+
+static instr_location *location_create(void)
+{
+    instr_location *loc = calloc(1, sizeof *loc);
+    uint32_t *stack = malloc(INITIAL_STACK * sizeof *stack);
+    if (!loc || !stack) {
+        free(loc);
+        free(stack);
+        return NULL;
+    }
+    loc->stack = stack;
+    loc->cap = INITIAL_STACK;
+    loc->tid = (int)gettid();
+    pthread_mutex_lock(&instr_loc_lock);
+    int st = instr_state_get();
+    if (st != INSTR_STATE_RUNNING && st != INSTR_STATE_PAUSED) {
+        pthread_mutex_unlock(&instr_loc_lock);
+        free(stack);
+        free(loc);
+        return NULL;
+    }
+    if (nlocs == caplocs) {
+        uint32_t cap = caplocs ? 2 * caplocs : 64;
+        instr_location **grown = realloc(locs, cap * sizeof *grown);
+        if (!grown) {
+            pthread_mutex_unlock(&instr_loc_lock);
+            free(stack);
+            free(loc);
+            return NULL;
+        }
+        locs = grown;
+        caplocs = cap;
+    }
+    loc->id = nlocs;
+    locs[nlocs++] = loc;
+    for (unsigned i = 0; i < instr_nactive; i++)
+        loc->sub[i] = instr_active[i]->location_begin ? instr_active[i]->location_begin(loc)
+                                                      : NULL;
+    pthread_mutex_unlock(&instr_loc_lock);
+    pthread_setspecific(loc_key, loc);
+    instr_tls_loc = loc;
+    return loc;
+}
+
+static int grow_stack(instr_location *loc)
+{
+    uint32_t cap = loc->cap * 2;
+    uint32_t *s = realloc(loc->stack, cap * sizeof *s);
+    if (!s)
+        return -1;
+    loc->stack = s;
+    loc->cap = cap;
+    return 0;
+}
+
+int instr_events_wanted(void)
+{
+    int st = instr_state_get();
+    if (st == INSTR_STATE_UNINIT) {
+        instr_init();
+        st = instr_state_get();
+    }
+    return st == INSTR_STATE_RUNNING || st == INSTR_STATE_PAUSED;
+}
+
+void instr_event_enter_slow(uint32_t region)
+{
+    if (!instr_events_wanted())
+        return;
+    instr_location *loc = instr_tls_loc;
+    if (!loc) {
+        if (tls_ended || !(loc = location_create()))
+            return;
+    }
+    if (loc->depth == loc->cap && grow_stack(loc) != 0)
+        return; /* out of memory: the matching exit is counted as unmatched */
+    if (instr_state_get() != INSTR_STATE_RUNNING) {
+        loc->stack[loc->depth++] = region | INSTR_FRAME_UNRECORDED;
+        return;
+    }
+    loc->stack[loc->depth++] = region;
+    uint64_t t = instr_clock_now();
+    for (unsigned i = 0; i < instr_n_enter; i++)
+        instr_enter_tab[i].fn(loc->sub[instr_enter_tab[i].slot], region, t);
+}
+
+void instr_event_exit_slow(uint32_t region)
+{
+    int st = instr_state_get();
+    if (st != INSTR_STATE_RUNNING && st != INSTR_STATE_PAUSED)
+        return;
+    instr_location *loc = instr_tls_loc;
+    if (!loc)
+        return;
+    uint32_t d = loc->depth;
+    if (d && loc->stack[d - 1] == (region | INSTR_FRAME_UNRECORDED)) {
+        loc->depth--;
+        return;
+    }
+    if (d && loc->stack[d - 1] == region) {
+        /* Paused: a region entered before the pause is still closed, so the tree stays
+         * balanced. */
+        uint64_t t = instr_clock_now();
+        loc->depth--;
+        dispatch_exit(loc, region, t);
+        return;
+    }
+    /* Unbalanced input (longjmp, an exit hook missing on some path): an exit for a region
+     * further down closes everything above it at the same time; an exit for a region that is
+     * not open at all is counted and ignored. */
+    uint32_t k = d;
+    while (k > 0 && (loc->stack[k - 1] & ~INSTR_FRAME_UNRECORDED) != region)
+        k--;
+    if (k == 0) {
+        loc->unmatched_exits++;
+        return;
+    }
+    uint64_t t = instr_clock_now();
+    while (loc->depth >= k) {
+        uint32_t f = loc->stack[--loc->depth];
+        if (!(f & INSTR_FRAME_UNRECORDED))
+            dispatch_exit(loc, f, t);
+    }
+}
+
+void instr_core_fork_child(uint64_t t)
+{
+    instr_location *self = instr_tls_loc;
+    /* The other threads do not exist in the child; their locations stay with the parent. */
+    nlocs = 0;
+    if (!self)
+        return;
+    self->id = 0;
+    self->tid = (int)gettid();
+    self->unmatched_exits = 0;
+    self->closed_at_end = 0;
+    locs[nlocs++] = self;
+    for (unsigned i = 0; i < instr_nactive; i++)
+        if (instr_active[i]->fork_child && self->sub[i])
+            instr_active[i]->fork_child(self->sub[i], t);
+}

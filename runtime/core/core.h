@@ -1,0 +1,30 @@
+/* core.h — event core internals shared by core.c (locations and slow paths) and
+ * lifecycle.c (start-up, end, fork). Not for adapters: they use event.h. */
+#ifndef INSTR_RT_CORE_H
+#define INSTR_RT_CORE_H
+
+#include "event.h"
+#include "substrate.h"
+
+#include <pthread.h>
+
+/* Active substrates, in slot order. */
+extern const instr_substrate *instr_active[INSTR_MAX_SUBSTRATES];
+extern unsigned instr_nactive;
+
+/* Guards the location list and thread ends against the end of measurement. */
+extern pthread_mutex_t instr_loc_lock;
+
+/* Called once by lifecycle.c: the pthread key whose destructor hands a thread's data over. */
+int instr_core_init_locations(void);
+/* The location list (by id). With instr_loc_lock held. */
+instr_location *const *instr_core_locations(uint32_t *n);
+/* Dispatches exits for every open recorded region of `loc` at t; returns how many. */
+uint64_t instr_core_close_all(instr_location *loc, uint64_t t);
+/* Forked child: only the calling thread's location survives; it becomes location 0. */
+void instr_core_fork_child(uint64_t t);
+
+void instr_init(void);
+void instr_finalize(void);
+
+#endif

@@ -1,0 +1,187 @@
+/* lifecycle.c — start-up, end of measurement, and fork.
+ *
+ * Start-up runs once (constructor, or the first event if that comes earlier): configuration,
+ * clock, substrates, run-time filter, experiment directory. The end runs from atexit, so it
+ * also happens when the program calls exit() deep in a call stack: open regions are closed
+ * at the end time. Fork rule (docs/runtime.md): the child keeps recording the forking
+ * thread from the fork on and, if it ends through exit(), writes its own experiment into
+ * <parent's experiment>/fork-<pid>; it never touches the parent's files. */
+#include "config.h"
+#include "core.h"
+#include "experiment.h"
+#include "log.h"
+#include "memory.h"
+#include "registry.h"
+#include "rtfilter.h"
+#include "../profile/profile.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* The substrates this runtime has. A trace substrate joins by adding itself here. */
+static const instr_substrate *const all_substrates[] = {
+    &instr_profile_substrate,
+};
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static uint64_t t_start;
+static time_t wall_start;
+static int pid, ppid, fork_of;
+
+static void at_fork_prepare(void)
+{
+    /* Held across fork() so that the child never inherits a lock some other thread held. */
+    instr_registry_lock();
+    pthread_mutex_lock(&instr_loc_lock);
+}
+
+static void at_fork_parent(void)
+{
+    pthread_mutex_unlock(&instr_loc_lock);
+    instr_registry_unlock();
+}
+
+static void at_fork_child(void)
+{
+    pthread_mutex_unlock(&instr_loc_lock);
+    instr_registry_unlock();
+    int st = instr_state_get();
+    if (st != INSTR_STATE_RUNNING && st != INSTR_STATE_PAUSED)
+        return;
+    uint64_t t = instr_clock_now();
+    fork_of = pid;
+    pid = (int)getpid();
+    ppid = (int)getppid();
+    t_start = t;
+    wall_start = time(NULL);
+    instr_mem_reset();
+    instr_core_fork_child(t);
+    instr_experiment_forked(pid);
+}
+
+static void init_once(void)
+{
+    instr_config_read();
+    instr_clock_init();
+    t_start = instr_clock_now();
+    wall_start = time(NULL);
+    pid = (int)getpid();
+    ppid = (int)getppid();
+
+    for (size_t i = 0; i < sizeof all_substrates / sizeof *all_substrates; i++) {
+        const instr_substrate *s = all_substrates[i];
+        if (instr_nactive == INSTR_MAX_SUBSTRATES || !s->wanted())
+            continue;
+        if (s->init && s->init() != 0)
+            continue;
+        unsigned slot = instr_nactive++;
+        instr_active[slot] = s;
+        if (s->enter)
+            instr_enter_tab[instr_n_enter++] = (instr_dispatch){s->enter, slot};
+        if (s->exit)
+            instr_exit_tab[instr_n_exit++] = (instr_dispatch){s->exit, slot};
+        instr_info(1, "substrate %s: on", s->name);
+    }
+    if (instr_nactive == 0 || (instr_n_enter == 0 && instr_n_exit == 0)) {
+        instr_info(1, "nothing to record (INSTR_ENABLE_PROFILING=0 and no other substrate): "
+                      "events cost one load and a branch, no experiment directory");
+        __atomic_store_n(&instr_state, INSTR_STATE_IDLE, __ATOMIC_RELEASE);
+        return;
+    }
+    if (instr_core_init_locations() != 0) {
+        instr_warn("cannot create a thread key; nothing will be recorded");
+        __atomic_store_n(&instr_state, INSTR_STATE_IDLE, __ATOMIC_RELEASE);
+        return;
+    }
+    instr_rtfilter_init(instr_cfg.filtering_file);
+    if (instr_experiment_create() != 0) {
+        __atomic_store_n(&instr_state, INSTR_STATE_IDLE, __ATOMIC_RELEASE);
+        return;
+    }
+    instr_experiment_write_config();
+    pthread_atfork(at_fork_prepare, at_fork_parent, at_fork_child);
+    atexit(instr_finalize);
+    __atomic_store_n(&instr_state, INSTR_STATE_RUNNING, __ATOMIC_RELEASE);
+}
+
+void instr_init(void) { pthread_once(&once, init_once); }
+
+/* Before main, so the experiment directory and configuration messages come first; events
+ * that arrive earlier (other constructors) start the runtime themselves. */
+__attribute__((constructor)) static void instr_constructor(void) { instr_init(); }
+
+static void summary(const instr_run *run, const char *files, int failed)
+{
+    if (instr_verbose < 0)
+        return;
+    char who[48] = "";
+    if (run->fork_of)
+        snprintf(who, sizeof who, "forked child %d: ", run->pid);
+    if (failed && !*files) {
+        instr_warn("%snothing was written to %s", who, run->dir ? run->dir : "(no directory)");
+        return;
+    }
+    instr_warn("%s%u thread%s, %u region%s: %s written to %s", who, run->nlocations,
+               run->nlocations == 1 ? "" : "s", instr_registry_count(),
+               instr_registry_count() == 1 ? "" : "s", files, run->dir);
+}
+
+void instr_finalize(void)
+{
+    int st = instr_state_get();
+    if (st != INSTR_STATE_RUNNING && st != INSTR_STATE_PAUSED)
+        return;
+    instr_run run;
+    memset(&run, 0, sizeof run);
+
+    pthread_mutex_lock(&instr_loc_lock);
+    uint64_t t_end = instr_clock_now();
+    __atomic_store_n(&instr_state, INSTR_STATE_FINISHED, __ATOMIC_RELEASE);
+    uint32_t n;
+    instr_location *const *locs = instr_core_locations(&n);
+    for (uint32_t i = 0; i < n; i++) {
+        instr_location *loc = locs[i];
+        if (!loc->ended) {
+            /* The calling thread (exit() deep in a stack) or a thread still running: its
+             * open regions end now. A thread still running may race with this; programs
+             * that join their threads before exiting never do. */
+            loc->closed_at_end += instr_core_close_all(loc, t_end);
+            loc->ended = INSTR_LOC_PROGRAM_END;
+        }
+        run.unmatched_exits += loc->unmatched_exits;
+        run.closed_at_end += loc->closed_at_end;
+    }
+    pthread_mutex_unlock(&instr_loc_lock);
+
+    instr_clock_finish();
+    run.locations = locs;
+    run.nlocations = n;
+    run.t_start = t_start;
+    run.t_end = t_end;
+    run.wall_start = wall_start;
+    run.wall_end = time(NULL);
+    run.pid = pid;
+    run.ppid = ppid;
+    run.fork_of = fork_of;
+    int failed = instr_experiment_prepare() != 0;
+    run.dir = instr_experiment_dir();
+    if (fork_of && !failed)
+        instr_experiment_write_config();
+
+    char files[512] = "";
+    if (!failed) {
+        for (unsigned i = 0; i < instr_nactive; i++)
+            if (instr_active[i]->write && instr_active[i]->write(&run, files, sizeof files) != 0)
+                failed = 1;
+    }
+    if (instr_mem_exhausted())
+        instr_warn("INSTR_TOTAL_MEMORY=%s was not enough: some call paths were not recorded "
+                   "(see dropped_call_paths in profile.json); raise it",
+                   instr_config_lookup("INSTR_TOTAL_MEMORY"));
+    if (run.unmatched_exits)
+        instr_info(1, "%llu exit event(s) matched no open region and were ignored",
+                   (unsigned long long)run.unmatched_exits);
+    summary(&run, files, failed);
+}

@@ -1,0 +1,33 @@
+/* memory.c — budgeted chunk allocation (INSTR_TOTAL_MEMORY). */
+#include "memory.h"
+#include "config.h"
+
+#include <stdlib.h>
+
+static uint64_t used;
+static int exhausted;
+
+void *instr_mem_chunk(size_t size)
+{
+    uint64_t before = __atomic_fetch_add(&used, size, __ATOMIC_RELAXED);
+    if (before + size > instr_cfg.total_memory) {
+        __atomic_fetch_sub(&used, size, __ATOMIC_RELAXED);
+        __atomic_store_n(&exhausted, 1, __ATOMIC_RELAXED);
+        return NULL;
+    }
+    void *p = calloc(1, size);
+    if (!p) {
+        __atomic_fetch_sub(&used, size, __ATOMIC_RELAXED);
+        __atomic_store_n(&exhausted, 1, __ATOMIC_RELAXED);
+    }
+    return p;
+}
+
+uint64_t instr_mem_used(void) { return __atomic_load_n(&used, __ATOMIC_RELAXED); }
+int instr_mem_exhausted(void) { return __atomic_load_n(&exhausted, __ATOMIC_RELAXED); }
+
+void instr_mem_reset(void)
+{
+    __atomic_store_n(&used, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&exhausted, 0, __ATOMIC_RELAXED);
+}

@@ -1,0 +1,71 @@
+/* registry.c — two-level table of region entries; see registry.h. */
+#include "registry.h"
+#include "log.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CHUNK_BITS 10
+#define CHUNK_SIZE (1u << CHUNK_BITS)
+#define MAX_CHUNKS 4096u /* 4 Mi regions */
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static instr_region_info *chunks[MAX_CHUNKS];
+static uint32_t count; /* published with release after the entry is complete */
+
+void instr_registry_lock(void) { pthread_mutex_lock(&lock); }
+void instr_registry_unlock(void) { pthread_mutex_unlock(&lock); }
+
+static const char *copy(const char *s)
+{
+    /* Strings are copied: a dlclose'd library takes its string literals with it. */
+    char *c = strdup(s ? s : "");
+    return c ? c : "";
+}
+
+uint32_t instr_registry_add_locked(const instr_region_info *info)
+{
+    uint32_t h = count + 1;
+    uint32_t c = h >> CHUNK_BITS;
+    if (c >= MAX_CHUNKS)
+        return 0;
+    if (!chunks[c]) {
+        instr_region_info *chunk = calloc(CHUNK_SIZE, sizeof *chunk);
+        if (!chunk)
+            return 0;
+        __atomic_store_n(&chunks[c], chunk, __ATOMIC_RELEASE);
+    }
+    instr_region_info *e = &chunks[c][h & (CHUNK_SIZE - 1)];
+    e->name = copy(info->name);
+    e->mangled = copy(info->mangled && *info->mangled ? info->mangled : info->name);
+    e->file = copy(info->file);
+    e->object = copy(info->object);
+    e->line_begin = info->line_begin;
+    e->line_end = info->line_end;
+    e->addr = info->addr;
+    e->source = info->source;
+    __atomic_store_n(&count, h, __ATOMIC_RELEASE);
+    return h;
+}
+
+const instr_region_info *instr_registry_get(uint32_t h)
+{
+    if (h == 0 || h > __atomic_load_n(&count, __ATOMIC_ACQUIRE))
+        return NULL;
+    instr_region_info *chunk = __atomic_load_n(&chunks[h >> CHUNK_BITS], __ATOMIC_ACQUIRE);
+    return &chunk[h & (CHUNK_SIZE - 1)];
+}
+
+uint32_t instr_registry_count(void) { return __atomic_load_n(&count, __ATOMIC_ACQUIRE); }
+
+const char *instr_region_source_name(int source)
+{
+    switch (source) {
+    case INSTR_SOURCE_HOOKS: return "hooks";
+    case INSTR_SOURCE_CYG: return "cyg";
+    case INSTR_SOURCE_MANUAL: return "manual";
+    case INSTR_SOURCE_XRAY: return "xray";
+    default: return "unknown";
+    }
+}

@@ -1,0 +1,63 @@
+/* rtfilter.c — see rtfilter.h. Instruction counts are unknown at run time (-1), so
+ * min-instructions rules never exclude here. */
+#include "rtfilter.h"
+#include "log.h"
+
+#include <string.h>
+
+#ifdef INSTR_RT_HAVE_FILTER
+#include "instr_filter.h"
+
+static instr_filter *filter;
+
+void instr_rtfilter_init(const char *path)
+{
+    if (!path)
+        return;
+    instr_filter *f = instr_filter_new();
+    instr_filter_error err;
+    memset(&err, 0, sizeof err);
+    if (!f || instr_filter_load_file(f, path, INSTR_SPEC_AUTO, &err) != 0) {
+        instr_warn("INSTR_FILTERING_FILE='%s': %s; running without a run-time filter", path,
+                   f ? err.message : "out of memory");
+        if (f)
+            instr_filter_free(f);
+        return;
+    }
+    filter = f;
+    instr_info(1, "run-time filter: %zu rule(s) from %s", instr_filter_rule_count(f), path);
+}
+
+int instr_rtfilter_includes(const char *name, const char *mangled, const char *file)
+{
+    if (!filter)
+        return 1;
+    instr_function_facts facts;
+    memset(&facts, 0, sizeof facts);
+    facts.signature = name;
+    facts.mangled = mangled;
+    facts.file = file;
+    facts.instructions = -1;
+    facts.is_main = strcmp(name, "main") == 0;
+    instr_decision d = instr_filter_decide(filter, &facts);
+    if (instr_verbose >= 2) {
+        char why[512];
+        instr_decision_format(&d, why, sizeof why);
+        instr_info(2, "run-time filter: %s: %s", name, why);
+    }
+    return d.include;
+}
+#else
+void instr_rtfilter_init(const char *path)
+{
+    if (path)
+        instr_warn("INSTR_FILTERING_FILE='%s': this runtime was built without filter/; running "
+                   "without a run-time filter", path);
+}
+
+int instr_rtfilter_includes(const char *name, const char *mangled, const char *file)
+{
+    (void)name, (void)mangled, (void)file;
+    return 1;
+}
+#endif

@@ -1,0 +1,58 @@
+/* substrate.h — what a consumer of events (profile writer, trace writer, later plugins)
+ * provides to the event core.
+ *
+ * The core keeps one small dispatch table per event type, built at start-up from the
+ * substrates that are switched on and define a callback for that type. An event type that no
+ * substrate wants has an empty table; when no substrate wants enter/exit at all the core
+ * does not even read the clock or track the stack (state IDLE). A trace substrate joins by
+ * adding itself to the list in core.c. */
+#ifndef INSTR_RT_SUBSTRATE_H
+#define INSTR_RT_SUBSTRATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#define INSTR_MAX_SUBSTRATES 4
+
+typedef struct instr_location instr_location;
+
+/* Everything a substrate needs to write its results at the end of measurement. */
+typedef struct instr_run {
+    const char *dir;                    /* experiment directory, absolute */
+    instr_location *const *locations;   /* by id: locations[i]->id == i */
+    uint32_t nlocations;
+    uint64_t t_start, t_end;            /* ticks */
+    time_t wall_start, wall_end;
+    int pid, ppid, fork_of;             /* fork_of: parent's pid in a forked child, else 0 */
+    uint64_t unmatched_exits, closed_at_end;
+} instr_run;
+
+typedef void (*instr_event_fn)(void *data, uint32_t region, uint64_t t);
+
+typedef struct instr_substrate {
+    const char *name;
+    /* 1 when the configuration switches it on. */
+    int (*wanted)(void);
+    /* Once, at start-up; 0 when ready. */
+    int (*init)(void);
+    /* Per location (thread), on its first event; the returned pointer is passed back as
+     * `data`. NULL means this substrate ignores the location. */
+    void *(*location_begin)(instr_location *loc);
+    /* Hot path: per-thread data only, no locks, no allocation after warm-up. NULL: the
+     * substrate does not want the event type. Calls are balanced per location: the core
+     * repairs unbalanced input and closes open regions at thread and program end. */
+    instr_event_fn enter;
+    instr_event_fn exit;
+    /* In a forked child, for the forking thread's location: drop the parent's data, keep the
+     * open regions as if entered at t. */
+    void (*fork_child)(void *data, uint64_t t);
+    /* At the end: write results into run->dir. Appends the names of the files written to
+     * `files` (", " separated). Returns 0, or -1 after a message. */
+    int (*write)(const instr_run *run, char *files, size_t size);
+} instr_substrate;
+
+/* Slot of a substrate in instr_location.sub[], or -1 when it is not active. */
+int instr_substrate_slot(const instr_substrate *s);
+
+#endif

@@ -1,0 +1,282 @@
+/* merge.c — merges the per-thread trees into one tree by call path, at the end of
+ * measurement. Iterative everywhere: deep recursion in the program gives deep trees. */
+#include "profile.h"
+#include "../core/clock.h"
+#include "../core/event.h"
+#include "../core/registry.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define NONE UINT32_MAX
+
+typedef struct {
+    uint64_t *keys; /* (parent + 1) << 32 | region, 0 = empty */
+    uint32_t *vals;
+    uint32_t cap, n;
+} map;
+
+static uint64_t mix(uint64_t k)
+{
+    k ^= k >> 33;
+    k *= 0xff51afd7ed558ccdull;
+    k ^= k >> 33;
+    return k;
+}
+
+static int map_grow(map *m)
+{
+    uint32_t cap = m->cap ? 2 * m->cap : 1024;
+    uint64_t *keys = calloc(cap, sizeof *keys);
+    uint32_t *vals = calloc(cap, sizeof *vals);
+    if (!keys || !vals) {
+        free(keys);
+        free(vals);
+        return -1;
+    }
+    for (uint32_t i = 0; i < m->cap; i++) {
+        if (!m->keys[i])
+            continue;
+        uint32_t j = (uint32_t)mix(m->keys[i]) & (cap - 1);
+        while (keys[j])
+            j = (j + 1) & (cap - 1);
+        keys[j] = m->keys[i];
+        vals[j] = m->vals[i];
+    }
+    free(m->keys);
+    free(m->vals);
+    m->keys = keys;
+    m->vals = vals;
+    m->cap = cap;
+    return 0;
+}
+
+/* Index of the merged node (parent, region), created when new; NONE when out of memory. */
+static uint32_t find_or_add(instr_mtree *t, map *m, int32_t parent, uint32_t region)
+{
+    if (2 * (m->n + 1) > m->cap && map_grow(m) != 0)
+        return NONE;
+    uint64_t key = ((uint64_t)(uint32_t)(parent + 1) << 32) | region;
+    uint32_t j = (uint32_t)mix(key) & (m->cap - 1);
+    while (m->keys[j]) {
+        if (m->keys[j] == key)
+            return m->vals[j];
+        j = (j + 1) & (m->cap - 1);
+    }
+    if (t->n == t->cap) {
+        uint32_t cap = t->cap ? 2 * t->cap : 256;
+        instr_mnode *nodes = realloc(t->nodes, cap * sizeof *nodes);
+        if (!nodes)
+            return NONE;
+        t->nodes = nodes;
+        t->cap = cap;
+    }
+    uint32_t idx = t->n++;
+    instr_mnode *mn = &t->nodes[idx];
+    memset(mn, 0, sizeof *mn);
+    mn->region = region;
+    mn->parent = parent;
+    mn->depth = parent < 0 ? 0 : t->nodes[parent].depth + 1;
+    mn->first_child = mn->next_sibling = NONE;
+    mn->s.min_incl = mn->s.min_excl = UINT64_MAX;
+    m->keys[j] = key;
+    m->vals[j] = idx;
+    m->n++;
+    return idx;
+}
+
+static int add_loc(instr_mnode *mn, uint32_t location, const instr_pstats *s)
+{
+    if (mn->nlocs == mn->caplocs) {
+        uint32_t cap = mn->caplocs ? 2 * mn->caplocs : 2;
+        instr_mloc *l = realloc(mn->locs, cap * sizeof *l);
+        if (!l)
+            return -1;
+        mn->locs = l;
+        mn->caplocs = cap;
+    }
+    mn->locs[mn->nlocs++] = (instr_mloc){location, *s};
+    mn->s.visits += s->visits;
+    mn->s.incl += s->incl;
+    mn->s.excl += s->excl;
+    if (s->min_incl < mn->s.min_incl) mn->s.min_incl = s->min_incl;
+    if (s->max_incl > mn->s.max_incl) mn->s.max_incl = s->max_incl;
+    if (s->min_excl < mn->s.min_excl) mn->s.min_excl = s->min_excl;
+    if (s->max_excl > mn->s.max_excl) mn->s.max_excl = s->max_excl;
+    return 0;
+}
+
+static int merge_location(instr_mtree *t, map *m, uint32_t location, instr_pstate *ps)
+{
+    instr_pnode *root = &ps->root;
+    t->dropped += ps->dropped;
+    instr_pnode *n = root->child;
+    while (n) {
+        int32_t parent = n->parent == root ? -1 : (int32_t)n->parent->merged;
+        uint32_t idx = find_or_add(t, m, parent, n->region);
+        if (idx == NONE || add_loc(&t->nodes[idx], location, &n->s) != 0)
+            return -1;
+        n->merged = idx;
+        if (n->child) {
+            n = n->child;
+            continue;
+        }
+        while (n != root && !n->sibling)
+            n = n->parent;
+        if (n == root)
+            break;
+        n = n->sibling;
+    }
+    return 0;
+}
+
+static int by_incl_desc(const void *a, const void *b)
+{
+    const instr_mnode *x = *(instr_mnode *const *)a, *y = *(instr_mnode *const *)b;
+    if (x->s.incl != y->s.incl)
+        return x->s.incl < y->s.incl ? 1 : -1;
+    return x->region < y->region ? -1 : x->region > y->region;
+}
+
+/* Reorders t->nodes into pre-order with children (and roots) sorted by inclusive time. */
+static int preorder(instr_mtree *t)
+{
+    uint32_t n = t->n;
+    if (n == 0)
+        return 0;
+    instr_mnode **sorted = malloc(n * sizeof *sorted);
+    uint32_t *newidx = malloc(n * sizeof *newidx);
+    uint32_t *stack = malloc(n * sizeof *stack);
+    instr_mnode *out = malloc(n * sizeof *out);
+    int rc = -1;
+    if (!sorted || !newidx || !stack || !out)
+        goto done;
+    /* Link children in sorted order: sort all nodes once, then prepend in reverse. */
+    for (uint32_t i = 0; i < n; i++)
+        sorted[i] = &t->nodes[i];
+    qsort(sorted, n, sizeof *sorted, by_incl_desc);
+    uint32_t roots = NONE;
+    for (uint32_t i = n; i-- > 0;) {
+        instr_mnode *mn = sorted[i];
+        uint32_t idx = (uint32_t)(mn - t->nodes);
+        if (mn->parent < 0) {
+            mn->next_sibling = roots;
+            roots = idx;
+        } else {
+            mn->next_sibling = t->nodes[mn->parent].first_child;
+            t->nodes[mn->parent].first_child = idx;
+        }
+    }
+    /* Depth-first with an explicit stack: push siblings in reverse so the first pops first. */
+    uint32_t sp = 0, k = 0;
+    uint32_t tmp_count = 0;
+    for (uint32_t r = roots; r != NONE; r = t->nodes[r].next_sibling)
+        tmp_count++;
+    {
+        uint32_t i = 0;
+        for (uint32_t r = roots; r != NONE; r = t->nodes[r].next_sibling)
+            stack[sp + tmp_count - 1 - i++] = r;
+        sp += tmp_count;
+    }
+    while (sp > 0) {
+        uint32_t idx = stack[--sp];
+        newidx[idx] = k;
+        out[k++] = t->nodes[idx];
+        uint32_t c = 0;
+        for (uint32_t ch = t->nodes[idx].first_child; ch != NONE; ch = t->nodes[ch].next_sibling)
+            c++;
+        uint32_t i = 0;
+        for (uint32_t ch = t->nodes[idx].first_child; ch != NONE; ch = t->nodes[ch].next_sibling)
+            stack[sp + c - 1 - i++] = ch;
+        sp += c;
+    }
+    /* Remap links to the new positions. */
+    for (uint32_t i = 0; i < n; i++) {
+        instr_mnode *mn = &out[i];
+        if (mn->parent >= 0)
+            mn->parent = (int32_t)newidx[mn->parent];
+        if (mn->first_child != NONE)
+            mn->first_child = newidx[mn->first_child];
+        if (mn->next_sibling != NONE)
+            mn->next_sibling = newidx[mn->next_sibling];
+    }
+    free(t->nodes);
+    t->nodes = out;
+    t->cap = n;
+    out = NULL;
+    rc = 0;
+done:
+    free(sorted);
+    free(newidx);
+    free(stack);
+    free(out);
+    return rc;
+}
+
+/* Per region: visits and exclusive over all nodes; inclusive over outermost nodes only. */
+static int flat(instr_mtree *t)
+{
+    t->nregions = instr_registry_count();
+    t->flat = calloc((size_t)t->nregions + 1, sizeof *t->flat);
+    uint32_t *onpath = calloc((size_t)t->nregions + 1, sizeof *onpath);
+    uint32_t *path = malloc(((size_t)t->n + 1) * sizeof *path);
+    if (!t->flat || !onpath || !path) {
+        free(onpath);
+        free(path);
+        return -1;
+    }
+    uint32_t depth = 0;
+    for (uint32_t i = 0; i < t->n; i++) {
+        instr_mnode *mn = &t->nodes[i];
+        while (depth > mn->depth)
+            onpath[path[--depth]]--;
+        uint32_t r = mn->region <= t->nregions ? mn->region : 0;
+        instr_flat *f = &t->flat[r];
+        f->visits += mn->s.visits;
+        f->excl += mn->s.excl;
+        if (onpath[r] == 0)
+            f->incl += mn->s.incl;
+        onpath[r]++;
+        path[depth++] = r;
+        if (mn->parent < 0)
+            t->total_incl += mn->s.incl;
+    }
+    free(onpath);
+    free(path);
+    return 0;
+}
+
+int instr_mtree_build(instr_mtree *t, const instr_run *run, int slot)
+{
+    memset(t, 0, sizeof *t);
+    map m = {0};
+    int rc = 0;
+    for (uint32_t i = 0; i < run->nlocations && rc == 0; i++) {
+        instr_pstate *ps = run->locations[i]->sub[slot];
+        if (ps)
+            rc = merge_location(t, &m, run->locations[i]->id, ps);
+    }
+    free(m.keys);
+    free(m.vals);
+    if (rc == 0)
+        rc = preorder(t);
+    if (rc == 0)
+        rc = flat(t);
+    return rc;
+}
+
+void instr_mtree_free(instr_mtree *t)
+{
+    for (uint32_t i = 0; i < t->n; i++)
+        free(t->nodes[i].locs);
+    free(t->nodes);
+    free(t->flat);
+    memset(t, 0, sizeof *t);
+}
+
+uint64_t instr_profile_ns(uint64_t ticks) { return instr_clock_to_ns(ticks); }
+
+uint64_t instr_profile_min_ns(uint64_t ticks)
+{
+    return ticks == UINT64_MAX ? 0 : instr_clock_to_ns(ticks);
+}

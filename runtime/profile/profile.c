@@ -1,0 +1,74 @@
+/* profile.c — the profile substrate's entry in the event core, and the end: merge the
+ * per-thread trees, write the three files. */
+#include "profile.h"
+#include "../core/config.h"
+#include "../core/experiment.h"
+#include "../core/log.h"
+
+#include <string.h>
+
+static int wanted(void) { return instr_cfg.enable_profiling; }
+
+static void add_file(char *files, size_t size, const char *name)
+{
+    size_t len = strlen(files);
+    snprintf(files + len, size - len, "%s%s", len ? ", " : "", name);
+}
+
+typedef int (*writer)(FILE *f, const instr_run *run, const instr_mtree *t);
+
+static int write_json(FILE *f, const instr_run *run, const instr_mtree *t)
+{
+    return instr_profile_write_json(f, run, t);
+}
+static int write_text(FILE *f, const instr_run *run, const instr_mtree *t)
+{
+    return instr_profile_write_text(f, run, t);
+}
+static int write_folded(FILE *f, const instr_run *run, const instr_mtree *t)
+{
+    (void)run;
+    return instr_profile_write_folded(f, t);
+}
+
+static int write(const instr_run *run, char *files, size_t size)
+{
+    int slot = instr_substrate_slot(&instr_profile_substrate);
+    instr_mtree t;
+    if (instr_mtree_build(&t, run, slot) != 0) {
+        instr_warn("profile: out of memory while merging the thread profiles; not written");
+        instr_mtree_free(&t);
+        return -1;
+    }
+    static const struct { const char *name; writer fn; } outs[] = {
+        {"profile.txt", write_text}, {"profile.json", write_json}, {"profile.folded", write_folded},
+    };
+    int rc = 0;
+    for (size_t i = 0; i < sizeof outs / sizeof *outs; i++) {
+        FILE *f = instr_experiment_fopen(outs[i].name);
+        if (!f) {
+            rc = -1;
+            continue;
+        }
+        int w = outs[i].fn(f, run, &t);
+        if (fclose(f) != 0 || w != 0) {
+            instr_warn("profile: writing %s/%s failed", run->dir, outs[i].name);
+            rc = -1;
+            continue;
+        }
+        add_file(files, size, outs[i].name);
+    }
+    instr_mtree_free(&t);
+    return rc;
+}
+
+const instr_substrate instr_profile_substrate = {
+    .name = "profile",
+    .wanted = wanted,
+    .init = NULL,
+    .location_begin = instr_profile_location_begin,
+    .enter = instr_profile_enter,
+    .exit = instr_profile_exit,
+    .fork_child = instr_profile_fork_child,
+    .write = write,
+};

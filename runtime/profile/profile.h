@@ -1,0 +1,93 @@
+/* profile.h — the profile substrate: per-thread calling-context trees (visits, inclusive and
+ * exclusive time, min/max per visit), merged over threads at the end and written as
+ * profile.json, profile.txt and profile.folded (docs/profile-format.md). */
+#ifndef INSTR_RT_PROFILE_H
+#define INSTR_RT_PROFILE_H
+
+#include "../core/substrate.h"
+
+#include <stdint.h>
+#include <stdio.h>
+
+extern const instr_substrate instr_profile_substrate;
+
+typedef struct instr_pstats {
+    uint64_t visits, incl, excl, min_incl, max_incl, min_excl, max_excl; /* ticks */
+} instr_pstats;
+
+/* A node of one thread's calling-context tree. Children are a singly linked list; `last`
+ * caches the child entered most recently, which is the next one in loops. */
+typedef struct instr_pnode {
+    uint32_t region;
+    uint32_t merged; /* index in the merged tree, used only while writing */
+    struct instr_pnode *parent, *child, *sibling, *last;
+    instr_pstats s;
+} instr_pnode;
+
+typedef struct instr_pframe {
+    instr_pnode *node; /* NULL: dropped (memory budget spent) */
+    uint64_t t_enter;
+    uint64_t child;    /* inclusive ticks of the callees so far */
+    uint32_t region;
+} instr_pframe;
+
+/* Per location. stack[0] is the virtual root's frame; stack[depth] is the innermost open
+ * region. */
+typedef struct instr_pstate {
+    instr_pnode root;
+    instr_pframe *stack;
+    uint32_t depth, cap;
+    uint32_t overflow; /* frames that found no stack memory; their exits are skipped */
+    char *cur, *end;   /* node arena: the current chunk */
+    size_t next_chunk;
+    uint64_t dropped;  /* enters whose node could not be created */
+} instr_pstate;
+
+/* cct.c: the per-thread tree (hot path). */
+void *instr_profile_location_begin(instr_location *loc);
+void instr_profile_enter(void *data, uint32_t region, uint64_t t);
+void instr_profile_exit(void *data, uint32_t region, uint64_t t);
+void instr_profile_fork_child(void *data, uint64_t t);
+
+/* merge.c: the merged tree, in pre-order, children sorted by inclusive time (descending). */
+typedef struct instr_mloc {
+    uint32_t location;
+    instr_pstats s;
+} instr_mloc;
+
+typedef struct instr_mnode {
+    uint32_t region;
+    int32_t parent; /* -1 for roots */
+    uint32_t depth;
+    uint32_t first_child, next_sibling; /* UINT32_MAX: none */
+    instr_pstats s;
+    instr_mloc *locs;
+    uint32_t nlocs, caplocs;
+} instr_mnode;
+
+typedef struct instr_flat {
+    uint64_t visits, incl, excl; /* ticks; incl over outermost nodes only */
+} instr_flat;
+
+typedef struct instr_mtree {
+    instr_mnode *nodes;
+    uint32_t n, cap;
+    uint64_t dropped;     /* over all locations */
+    instr_flat *flat;     /* indexed by region handle, nregions + 1 entries */
+    uint32_t nregions;
+    uint64_t total_incl;  /* sum of the roots' inclusive ticks */
+} instr_mtree;
+
+int instr_mtree_build(instr_mtree *t, const instr_run *run, int slot);
+void instr_mtree_free(instr_mtree *t);
+
+/* Writers: 0, or -1 on an I/O error. */
+int instr_profile_write_json(FILE *f, const instr_run *run, const instr_mtree *t);
+int instr_profile_write_text(FILE *f, const instr_run *run, const instr_mtree *t);
+int instr_profile_write_folded(FILE *f, const instr_mtree *t);
+
+/* Min/max fields of a stats record in nanoseconds (0 when never set). */
+uint64_t instr_profile_ns(uint64_t ticks);
+uint64_t instr_profile_min_ns(uint64_t ticks);
+
+#endif

@@ -1,0 +1,187 @@
+/* write_json.c — profile.json, schema version 1 (docs/profile-format.md). */
+#include "profile.h"
+#include "../core/clock.h"
+#include "../core/config.h"
+#include "../core/event.h"
+#include "../core/registry.h"
+#include "../include/instr_abi.h"
+
+#include <fcntl.h>
+#include <limits.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef INSTR_VERSION_STRING
+#define INSTR_VERSION_STRING "unknown"
+#endif
+
+static void str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+        switch (*p) {
+        case '"': fputs("\\\"", f); break;
+        case '\\': fputs("\\\\", f); break;
+        case '\n': fputs("\\n", f); break;
+        case '\t': fputs("\\t", f); break;
+        case '\r': fputs("\\r", f); break;
+        default:
+            if (*p < 0x20)
+                fprintf(f, "\\u%04x", *p);
+            else
+                fputc(*p, f);
+        }
+    }
+    fputc('"', f);
+}
+
+static void iso(FILE *f, time_t t)
+{
+    struct tm tm;
+    char buf[32];
+    gmtime_r(&t, &tm);
+    strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    str(f, buf);
+}
+
+static void stats(FILE *f, const instr_pstats *s)
+{
+    fprintf(f,
+            "\"visits\": %llu, \"inclusive\": %llu, \"exclusive\": %llu, "
+            "\"min_inclusive\": %llu, \"max_inclusive\": %llu, "
+            "\"min_exclusive\": %llu, \"max_exclusive\": %llu",
+            (unsigned long long)s->visits, (unsigned long long)instr_profile_ns(s->incl),
+            (unsigned long long)instr_profile_ns(s->excl),
+            (unsigned long long)instr_profile_min_ns(s->min_incl),
+            (unsigned long long)instr_profile_ns(s->max_incl),
+            (unsigned long long)instr_profile_min_ns(s->min_excl),
+            (unsigned long long)instr_profile_ns(s->max_excl));
+}
+
+static void command_line(FILE *f)
+{
+    fputc('[', f);
+    int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        char buf[8192];
+        ssize_t n = read(fd, buf, sizeof buf - 1);
+        close(fd);
+        if (n > 0) {
+            buf[n] = '\0';
+            int first = 1;
+            for (char *p = buf; p < buf + n; p += strlen(p) + 1) {
+                if (!first)
+                    fputs(", ", f);
+                str(f, p);
+                first = 0;
+            }
+        }
+    }
+    fputc(']', f);
+}
+
+static void run_meta(FILE *f, const instr_run *run, const instr_mtree *t)
+{
+    char exe[PATH_MAX] = "", host[256] = "";
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    exe[n > 0 ? n : 0] = '\0';
+    gethostname(host, sizeof host - 1);
+    fputs("  \"run\": {\n    \"program\": ", f);
+    str(f, exe);
+    fputs(",\n    \"command_line\": ", f);
+    command_line(f);
+    fprintf(f, ",\n    \"pid\": %d, \"parent_pid\": %d, \"fork_of\": ", run->pid, run->ppid);
+    if (run->fork_of)
+        fprintf(f, "%d", run->fork_of);
+    else
+        fputs("null", f);
+    fputs(",\n    \"hostname\": ", f);
+    str(f, host);
+    fputs(",\n    \"start\": ", f);
+    iso(f, run->wall_start);
+    fputs(", \"end\": ", f);
+    iso(f, run->wall_end);
+    fprintf(f, ",\n    \"duration\": %llu,\n    \"timer\": ",
+            (unsigned long long)instr_clock_to_ns(run->t_end - run->t_start));
+    str(f, instr_clock_name());
+    fprintf(f, ", \"timer_frequency_hz\": %.0f,\n    \"instr_version\": ", instr_clock_hz());
+    str(f, INSTR_VERSION_STRING);
+    fprintf(f, ", \"abi_version\": %d,\n    \"experiment_directory\": ", INSTR_ABI_VERSION);
+    str(f, run->dir);
+    fputs(",\n    \"configuration\": {", f);
+    for (int i = 0; i < instr_config_count(); i++) {
+        fputs(i ? ", " : "", f);
+        str(f, instr_config_name(i));
+        fputs(": ", f);
+        str(f, instr_config_value(i));
+    }
+    fprintf(f,
+            "},\n    \"dropped_call_paths\": %llu, \"unmatched_exits\": %llu, "
+            "\"closed_at_end\": %llu\n  },\n",
+            (unsigned long long)t->dropped, (unsigned long long)run->unmatched_exits,
+            (unsigned long long)run->closed_at_end);
+}
+
+int instr_profile_write_json(FILE *f, const instr_run *run, const instr_mtree *t)
+{
+    fputs("{\n  \"format\": \"instr-profile\",\n  \"version\": 1,\n  \"time_unit\": \"ns\",\n", f);
+    run_meta(f, run, t);
+    fprintf(f, "  \"location_groups\": [{\"id\": 0, \"kind\": \"process\", "
+               "\"name\": \"process %d\", \"pid\": %d}],\n", run->pid, run->pid);
+    fputs("  \"locations\": [", f);
+    for (uint32_t i = 0; i < run->nlocations; i++) {
+        const instr_location *l = run->locations[i];
+        fprintf(f, "%s\n    {\"id\": %u, \"group\": 0, \"kind\": \"thread\", "
+                   "\"name\": \"thread %u%s\", \"tid\": %d, \"end\": \"%s\"}",
+                i ? "," : "", l->id, l->id, l->tid == run->pid ? " (main)" : "", l->tid,
+                l->ended == INSTR_LOC_THREAD_EXIT ? "thread-exit" : "program-end");
+    }
+    fputs("\n  ],\n  \"regions\": [", f);
+    for (uint32_t h = 1; h <= t->nregions; h++) {
+        const instr_region_info *r = instr_registry_get(h);
+        fprintf(f, "%s\n    {\"id\": %u, \"name\": ", h > 1 ? "," : "", h);
+        str(f, r->name);
+        fputs(", \"mangled\": ", f);
+        str(f, r->mangled);
+        fputs(", \"file\": ", f);
+        str(f, r->file);
+        fprintf(f, ", \"line_begin\": %u, \"line_end\": %u, \"source\": \"%s\", \"object\": ",
+                r->line_begin, r->line_end, instr_region_source_name(r->source));
+        str(f, r->object);
+        fputc('}', f);
+    }
+    fputs("\n  ],\n  \"tree\": [", f);
+    for (uint32_t i = 0; i < t->n; i++) {
+        const instr_mnode *mn = &t->nodes[i];
+        fprintf(f, "%s\n    {\"id\": %u, \"parent\": ", i ? "," : "", i);
+        if (mn->parent < 0)
+            fputs("null", f);
+        else
+            fprintf(f, "%d", mn->parent);
+        fprintf(f, ", \"depth\": %u, \"region\": %u, ", mn->depth, mn->region);
+        stats(f, &mn->s);
+        fputs(",\n     \"locations\": [", f);
+        for (uint32_t k = 0; k < mn->nlocs; k++) {
+            fprintf(f, "%s{\"location\": %u, ", k ? ", " : "", mn->locs[k].location);
+            stats(f, &mn->locs[k].s);
+            fputc('}', f);
+        }
+        fputs("]}", f);
+    }
+    fputs("\n  ],\n  \"flat\": [", f);
+    int first = 1;
+    for (uint32_t h = 1; h <= t->nregions; h++) {
+        const instr_flat *fl = &t->flat[h];
+        if (!fl->visits)
+            continue;
+        fprintf(f, "%s\n    {\"region\": %u, \"visits\": %llu, \"inclusive\": %llu, "
+                   "\"exclusive\": %llu}",
+                first ? "" : ",", h, (unsigned long long)fl->visits,
+                (unsigned long long)instr_profile_ns(fl->incl),
+                (unsigned long long)instr_profile_ns(fl->excl));
+        first = 0;
+    }
+    fputs("\n  ]\n}\n", f);
+    return ferror(f) ? -1 : 0;
+}

@@ -1,0 +1,167 @@
+/* write_text.c — profile.txt: what a person wants at a glance. A header, the flat profile
+ * sorted by exclusive time with the spread over threads, and the top of the call tree.
+ * Not a stable format (profile.json is). */
+#include "profile.h"
+#include "../core/clock.h"
+#include "../core/registry.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define FLAT_TOP 25
+#define TREE_MAX_DEPTH 30
+#define TREE_MAX_LINES 60
+#define TREE_MIN_SHARE 0.005
+
+/* "1.234 s", "12.35 ms", "45.6 us", "120 ns" in a field of 9. */
+static const char *dur(char *buf, size_t size, uint64_t ns)
+{
+    if (ns >= 1000000000u)
+        snprintf(buf, size, "%7.3f s", (double)ns / 1e9);
+    else if (ns >= 1000000u)
+        snprintf(buf, size, "%6.2f ms", (double)ns / 1e6);
+    else if (ns >= 1000u)
+        snprintf(buf, size, "%6.2f us", (double)ns / 1e3);
+    else
+        snprintf(buf, size, "%6llu ns", (unsigned long long)ns);
+    return buf;
+}
+
+static const char *rname(uint32_t region)
+{
+    const instr_region_info *r = instr_registry_get(region);
+    return r ? r->name : "?";
+}
+
+static const instr_mtree *sort_tree;
+static int by_excl(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    uint64_t ex = sort_tree->flat[x].excl, ey = sort_tree->flat[y].excl;
+    if (ex != ey)
+        return ex < ey ? 1 : -1;
+    return x < y ? -1 : x > y;
+}
+
+static void flat_profile(FILE *f, const instr_run *run, const instr_mtree *t)
+{
+    uint32_t n = 0;
+    uint32_t *order = malloc(((size_t)t->nregions + 1) * sizeof *order);
+    uint64_t *perloc = calloc(run->nlocations ? run->nlocations : 1, sizeof *perloc);
+    unsigned char *ran = calloc(run->nlocations ? run->nlocations : 1, 1);
+    if (!order || !perloc || !ran) {
+        free(order);
+        free(perloc);
+        free(ran);
+        return;
+    }
+    uint64_t total_excl = 0, total_visits = 0;
+    for (uint32_t h = 1; h <= t->nregions; h++)
+        if (t->flat[h].visits) {
+            order[n++] = h;
+            total_excl += t->flat[h].excl;
+            total_visits += t->flat[h].visits;
+        }
+    sort_tree = t;
+    qsort(order, n, sizeof *order, by_excl);
+    char b1[24], b2[24], b3[24], b4[24], b5[24], b6[24];
+    fprintf(f, "Flat profile (top %u of %u regions by exclusive time)\n\n", n < FLAT_TOP ? n : FLAT_TOP, n);
+    fprintf(f, "  %%excl  exclusive  inclusive        visits   per visit | threads  "
+               "min excl  mean excl   max excl | region\n");
+    for (uint32_t i = 0; i < n && i < FLAT_TOP; i++) {
+        uint32_t h = order[i];
+        const instr_flat *fl = &t->flat[h];
+        /* Spread over threads: exclusive time of this region per location that ran it. */
+        memset(perloc, 0, run->nlocations * sizeof *perloc);
+        memset(ran, 0, run->nlocations);
+        for (uint32_t k = 0; k < t->n; k++) {
+            if (t->nodes[k].region != h)
+                continue;
+            for (uint32_t l = 0; l < t->nodes[k].nlocs; l++) {
+                uint32_t loc = t->nodes[k].locs[l].location;
+                if (loc < run->nlocations) {
+                    perloc[loc] += t->nodes[k].locs[l].s.excl;
+                    ran[loc] = 1;
+                }
+            }
+        }
+        uint64_t mn = UINT64_MAX, mx = 0, sum = 0;
+        uint32_t threads = 0;
+        for (uint32_t l = 0; l < run->nlocations; l++) {
+            if (!ran[l])
+                continue;
+            threads++;
+            sum += perloc[l];
+            if (perloc[l] < mn) mn = perloc[l];
+            if (perloc[l] > mx) mx = perloc[l];
+        }
+        if (!threads)
+            mn = 0;
+        uint64_t excl = instr_profile_ns(fl->excl);
+        fprintf(f, " %5.1f%% %s %s %13llu %s | %7u %s %s %s | %s\n",
+                total_excl ? 100.0 * (double)fl->excl / (double)total_excl : 0.0,
+                dur(b1, sizeof b1, excl), dur(b2, sizeof b2, instr_profile_ns(fl->incl)),
+                (unsigned long long)fl->visits, dur(b3, sizeof b3, excl / (fl->visits ? fl->visits : 1)),
+                threads, dur(b4, sizeof b4, instr_profile_ns(mn)),
+                dur(b5, sizeof b5, instr_profile_ns(threads ? sum / threads : 0)),
+                dur(b6, sizeof b6, instr_profile_ns(mx)), rname(h));
+    }
+    fprintf(f, " ------ ---------\n 100.0%% %s            %13llu visits in total\n\n",
+            dur(b1, sizeof b1, instr_profile_ns(total_excl)), (unsigned long long)total_visits);
+    free(order);
+    free(perloc);
+    free(ran);
+}
+
+static void call_tree(FILE *f, const instr_mtree *t)
+{
+    char b1[24], b2[24];
+    uint64_t total = t->total_incl;
+    fprintf(f, "Call tree (inclusive time; paths below %.1f%% of the total or deeper than %d "
+               "are folded away)\n\n", TREE_MIN_SHARE * 100, TREE_MAX_DEPTH);
+    fprintf(f, "  %%incl  inclusive  exclusive        visits | call path\n");
+    uint32_t lines = 0, hidden = 0;
+    for (uint32_t i = 0; i < t->n; i++) {
+        const instr_mnode *mn = &t->nodes[i];
+        int small = total && (double)mn->s.incl < TREE_MIN_SHARE * (double)total;
+        if (small || mn->depth >= TREE_MAX_DEPTH || lines >= TREE_MAX_LINES) {
+            hidden++;
+            continue;
+        }
+        /* A shown node's parent is shown too: parents have at least the child's inclusive
+         * time and a smaller depth, and nodes come in pre-order. */
+        lines++;
+        fprintf(f, " %5.1f%% %s %s %13llu | %*s%s\n",
+                total ? 100.0 * (double)mn->s.incl / (double)total : 0.0,
+                dur(b1, sizeof b1, instr_profile_ns(mn->s.incl)),
+                dur(b2, sizeof b2, instr_profile_ns(mn->s.excl)),
+                (unsigned long long)mn->s.visits, (int)(2 * mn->depth), "", rname(mn->region));
+    }
+    fprintf(f, " ------ ---------\n 100.0%% %s  (%u call paths, %u not shown)\n",
+            dur(b1, sizeof b1, instr_profile_ns(total)), t->n, hidden);
+}
+
+int instr_profile_write_text(FILE *f, const instr_run *run, const instr_mtree *t)
+{
+    char b1[24];
+    fprintf(f, "instr profile\n\n");
+    fprintf(f, "  experiment   %s\n", run->dir);
+    fprintf(f, "  process      %d%s", run->pid, run->fork_of ? "" : "\n");
+    if (run->fork_of)
+        fprintf(f, " (forked from %d)\n", run->fork_of);
+    fprintf(f, "  duration     %s\n",
+            dur(b1, sizeof b1, instr_clock_to_ns(run->t_end - run->t_start)));
+    fprintf(f, "  threads      %u\n", run->nlocations);
+    fprintf(f, "  regions      %u\n", instr_registry_count());
+    fprintf(f, "  timer        %s (%.0f Hz)\n", instr_clock_name(), instr_clock_hz());
+    if (t->dropped)
+        fprintf(f, "  WARNING      %llu call paths dropped: INSTR_TOTAL_MEMORY too small\n",
+                (unsigned long long)t->dropped);
+    if (run->closed_at_end)
+        fprintf(f, "  note         %llu regions were still open at the end and closed then\n",
+                (unsigned long long)run->closed_at_end);
+    fputc('\n', f);
+    flat_profile(f, run, t);
+    call_tree(f, t);
+    return ferror(f) ? -1 : 0;
+}
