@@ -31,6 +31,7 @@ config.substitutions.append(("%instr_opt_cl",
 config.substitutions.append(("%instr_opt",
                              "%s -load-pass-plugin %s -passes=instr" % (opt, plugin)))
 config.substitutions.append(("%opt_plugin", "%s -load-pass-plugin %s" % (opt, plugin)))
+config.substitutions.append(("%opt ", opt + " "))
 config.substitutions.append(("%verify", "%s -passes=verify -disable-output" % opt))
 config.substitutions.append(("%plugin", plugin))
 config.substitutions.append(("%clangxx", os.path.join(config.llvm_tools_dir, "clang++")))
