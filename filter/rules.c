@@ -139,19 +139,41 @@ static const char *target_word(instr_rule_target t)
     return "?";
 }
 
-/* A pattern with blanks or '#' is written in quotes so that it reads back unchanged. */
-static int needs_quotes(const char *p)
+/* A pattern with blanks or '#' is written in quotes, so that it reads back unchanged. One
+ * that also holds a '"' cannot be quoted: its specials get '\' escapes instead, which read
+ * back as a different string that fnmatch treats the same. */
+static const char *special(const char *p)
 {
     for (; *p; p++)
         if (*p == ' ' || *p == '\t' || *p == '#' || *p == '"')
-            return 1;
-    return 0;
+            return p;
+    return NULL;
 }
 
 size_t instr_rule_format(const instr_rule *rule, char *buf, size_t size)
 {
-    const char *q = needs_quotes(rule->pattern) ? "\"" : "";
-    int n = snprintf(buf, size, "%s %s %s%s%s", rule->include ? "include" : "exclude",
-                     target_word(rule->target), q, rule->pattern, q);
+    const char *verdict = rule->include ? "include" : "exclude";
+    const char *target = target_word(rule->target);
+    int n;
+    if (!special(rule->pattern))
+        n = snprintf(buf, size, "%s %s %s", verdict, target, rule->pattern);
+    else if (!strchr(rule->pattern, '"'))
+        n = snprintf(buf, size, "%s %s \"%s\"", verdict, target, rule->pattern);
+    else {
+        n = snprintf(buf, size, "%s %s ", verdict, target);
+        int escaped = 0; /* the pattern's own escapes are kept as they are */
+        for (const char *p = rule->pattern; n >= 0 && *p; p++) {
+            int escape = !escaped && (*p == ' ' || *p == '\t' || *p == '#' || *p == '"');
+            escaped = !escaped && *p == '\\';
+            if (escape && (size_t)n + 1 < size)
+                buf[n] = '\\';
+            n += escape;
+            if ((size_t)n + 1 < size) {
+                buf[n] = *p;
+                buf[n + 1] = '\0';
+            }
+            n++;
+        }
+    }
     return n < 0 ? 0 : (size_t)n;
 }
