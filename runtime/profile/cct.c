@@ -36,7 +36,11 @@ static instr_pnode *new_node(instr_pstate *s, instr_pnode *parent, uint32_t regi
         char *chunk = instr_mem_chunk(s->next_chunk);
         if (!chunk)
             return NULL;
-        s->cur = chunk;
+        /* Chunks stay linked (also the parent's in a forked child) so that leak checkers
+         * see them as reachable. */
+        *(void **)(void *)chunk = s->chunks;
+        s->chunks = chunk;
+        s->cur = chunk + 16;
         s->end = chunk + s->next_chunk;
         if (s->next_chunk < MAX_CHUNK)
             s->next_chunk *= 2;

@@ -38,7 +38,8 @@ typedef struct instr_pstate {
     instr_pframe *stack;
     uint32_t depth, cap;
     uint32_t overflow; /* frames that found no stack memory; their exits are skipped */
-    char *cur, *end;   /* node arena: the current chunk */
+    char *cur, *end;   /* node arena: free part of the current chunk */
+    void *chunks;      /* chunks taken, linked through their first word */
     size_t next_chunk;
     uint64_t dropped;  /* enters whose node could not be created */
 } instr_pstate;

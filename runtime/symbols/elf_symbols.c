@@ -200,11 +200,10 @@ int instr_symbols_lookup(const void *addr, instr_symbol *out)
         }
     }
     /* No symbol (stripped object): a stable name from the offset and the object. */
-    char buf[PATH_MAX + 32];
+    static char buf[PATH_MAX + 32];
     const char *base = o ? strrchr(o->path, '/') : NULL;
     snprintf(buf, sizeof buf, "0x%lx@%s", (unsigned long)((uintptr_t)addr - (o ? o->base : 0)),
              base ? base + 1 : (o ? o->path : "?"));
-    char *copy = strdup(buf);
-    out->mangled = copy ? copy : "?";
+    out->mangled = buf;
     return -1;
 }

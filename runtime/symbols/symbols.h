@@ -10,8 +10,8 @@ typedef struct instr_symbol {
     const char *object;  /* path of the executable or DSO, "" when unknown */
 } instr_symbol;
 
-/* Fills *out (strings owned by this module, valid for the process's life). 0 when a symbol
- * was found, -1 when only the fallback name could be made. */
+/* Fills *out (strings owned by this module, valid until the next call). 0 when a symbol was
+ * found, -1 when only the fallback name could be made. */
 int instr_symbols_lookup(const void *addr, instr_symbol *out);
 
 /* Demangled (Itanium) name, malloc'ed, or NULL (not mangled, or no demangler: C programs do

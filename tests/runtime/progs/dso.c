@@ -1,0 +1,3 @@
+/* A library linked normally. */
+#define NOINLINE __attribute__((noinline))
+NOINLINE int dso_fn(int x) { return x + 1; }
