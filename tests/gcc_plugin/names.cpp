@@ -52,6 +52,16 @@ template <typename K, typename V> V lookup(const std::map<K, V> &m, const K &k) 
     return it == m.end() ? V() : it->second;
 }
 
+// Ordered by a template operator (the demanglers print "operator< <" differently).
+struct Key { int k; };
+template <typename T> bool operator<(const T &a, const T &b) { return a.k < b.k; }
+
+// A lambda in an inline function: the same mangled name from both compilers.
+inline int scaled(int v) {
+    auto mul = [v](int f) { return v * f; };
+    return mul(3);
+}
+
 int apply(int (*fp)(int), int v) { return fp(v); }
 template <typename F> int call_twice(F f, int v) { return f(f(v)); }
 
@@ -72,6 +82,8 @@ int main() {
     auto add = [&k](int v) { k += v; return k; };
     auto sq = [](int v) { return v * v; };
     double d1 = geo::dot(a, b), d2 = geo::dot(&a.x, &b.x, 2);
+    Key k1{1}, k2{2};
+    g += (k1 < k2) + scaled(2);
     std::printf("%g %g %d %d %g %d %d %d %d %d %d %zu\n", c.norm2(), c[1], c == a,
                 geo::detail::twice(21), geo::detail::twice(1.5), f.sum(),
                 lookup(m, std::string("k")), call_twice(add, 1), apply(sq, 3), hidden(2) + g,
