@@ -5,6 +5,10 @@
 ; RUN: env INSTR_FILTER=%S/Inputs/rules.spec INSTR_REPORT=%t.tsv %instr_opt -S %s | FileCheck %s
 ; RUN: FileCheck --check-prefix=TSV --input-file=%t.tsv %s
 ; RUN: env INSTR_FILTER=%S/Inputs/rules.spec INSTR_VERBOSE=1 %instr_opt -disable-output %s 2>&1 | FileCheck --check-prefix=VERBOSE %s
+; The same through the -instr-* options.
+; RUN: rm -f %t.cl.tsv
+; RUN: %instr_opt_cl -instr-filter=%S/Inputs/rules.spec -instr-verbose -instr-report=%t.cl.tsv -disable-output %s 2>&1 | FileCheck --check-prefix=VERBOSE %s
+; RUN: FileCheck --check-prefix=TSV --input-file=%t.cl.tsv %s
 
 source_filename = "exclusions.cpp"
 
