@@ -36,6 +36,11 @@ int filter_check_pattern(const char *pattern, const char *origin, unsigned line,
  * has none; *name_begin is where the qualified name starts (after a return type). */
 size_t signature_split(const char *sig, size_t len, size_t *name_begin);
 
+/* Length of the operator symbol at s (just after "operator"): "()", "[]" or a run of
+ * operator characters; 0 for named operators (new, delete, conversions). */
+size_t signature_operator_symbol(const char *s, size_t avail);
+int signature_is_ident(char c);
+
 /* One loader per spelling. origin is owned by the filter. On error they may leave rules
  * behind; the caller rolls back. */
 int parse_native(instr_filter *f, const char *origin, const char *data, size_t size,

@@ -140,6 +140,15 @@ const char *const *instr_builtin_name_patterns(instr_builtin b);
  * bytes, NUL-terminated; returns the length it wanted. */
 size_t instr_signature_name(const char *signature, char *buf, size_t size);
 
+/* The demangled name in the one spelling every front end uses: libiberty's (GCC, c++filt,
+ * __cxa_demangle). LLVM's demangler writes some names differently; this rewrites them:
+ *   'lambda'(int)  -> {lambda(int)#1}     'lambda0'(int) -> {lambda(int)#2}
+ *   'unnamed'      -> {unnamed type#1}    'unnamed1'     -> {unnamed type#3}
+ *   A<B<int>>      -> A<B<int> >          operator<<Key> -> operator< <Key>
+ * Text already in libiberty's spelling comes back unchanged. Writes at most size bytes,
+ * NUL-terminated; returns the length it wanted. */
+size_t instr_demangled_normalize(const char *demangled, char *buf, size_t size);
+
 /* fnmatch(3) without flags, after the pattern was validated by a loader. */
 int instr_glob_match(const char *pattern, const char *text);
 /* Offset of the first malformed part of a pattern (unterminated '[', trailing '\'), or -1. */

@@ -8,7 +8,7 @@
 
 #include <string.h>
 
-static int is_ident(char c)
+int signature_is_ident(char c)
 {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
            c == '_' || c == '$';
@@ -16,7 +16,7 @@ static int is_ident(char c)
 
 /* Length of the operator symbol at s (after "operator"), so that its '(' '<' '[' are not
  * taken as brackets. Named operators (new, delete, conversions) are identifiers anyway. */
-static size_t operator_symbol(const char *s, size_t avail)
+size_t signature_operator_symbol(const char *s, size_t avail)
 {
     if (avail >= 2 && (memcmp(s, "()", 2) == 0 || memcmp(s, "[]", 2) == 0))
         return 2;
@@ -34,9 +34,10 @@ size_t signature_split(const char *sig, size_t len, size_t *name_begin)
     for (size_t i = 0; i < len; i++) {
         char c = sig[i];
         if (c == 'o' && len - i >= 8 && memcmp(sig + i, "operator", 8) == 0 &&
-            (i == 0 || !is_ident(sig[i - 1])) && (i + 8 >= len || !is_ident(sig[i + 8]))) {
+            (i == 0 || !signature_is_ident(sig[i - 1])) &&
+            (i + 8 >= len || !signature_is_ident(sig[i + 8]))) {
             i += 8;
-            size_t n = operator_symbol(sig + i, len - i);
+            size_t n = signature_operator_symbol(sig + i, len - i);
             i += n;
             if (depth == 0)
                 in_operator = 1;

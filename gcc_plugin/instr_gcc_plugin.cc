@@ -103,7 +103,10 @@ std::string demangled_signature(const char *mangled)
     if (mangled[0] == '_' && mangled[1] == 'Z') {
         char *d = cplus_demangle(mangled, INSTR_DMGL_PARAMS | INSTR_DMGL_ANSI);
         if (d) {
-            std::string s(d);
+            // libiberty's spelling is already the canonical one; normalising anyway keeps
+            // both plugins on the same path
+            std::string s(instr_demangled_normalize(d, nullptr, 0), '\0');
+            instr_demangled_normalize(d, &s[0], s.size() + 1);
             free(d);
             return s;
         }

@@ -119,6 +119,55 @@ static void test_signature(void)
     CHECK_STR(tiny, "abc");
 }
 
+static void test_normalize(void)
+{
+    static const char *const cases[][2] = {
+        /* LLVM's spellings, rewritten to libiberty's */
+        {"scaled(int)::'lambda'(int)::operator()(int) const",
+         "scaled(int)::{lambda(int)#1}::operator()(int) const"},
+        {"f()::'lambda0'(int, char)::operator()(int, char) const",
+         "f()::{lambda(int, char)#2}::operator()(int, char) const"},
+        {"f()::'lambda12'()::operator()() const", "f()::{lambda()#14}::operator()() const"},
+        {"g()::'unnamed'::h()", "g()::{unnamed type#1}::h()"},
+        {"g()::'unnamed1'::h()", "g()::{unnamed type#3}::h()"},
+        {"std::vector<std::pair<int, int>, std::allocator<std::pair<int, int>>>::size() const",
+         "std::vector<std::pair<int, int>, std::allocator<std::pair<int, int> > >::size() const"},
+        {"bool operator<<Key>(Key const&, Key const&)",
+         "bool operator< <Key>(Key const&, Key const&)"},
+        {"S& operator<<<int>(S&, int)", "S& operator<< <int>(S&, int)"},
+        /* unchanged: already libiberty's, or not something to rewrite */
+        {"bool operator< <Key>(Key const&, Key const&)",
+         "bool operator< <Key>(Key const&, Key const&)"},
+        {"A::operator>>(int)", "A::operator>>(int)"},
+        {"A::operator>>=(int)", "A::operator>>=(int)"},
+        {"A::operator<<(int)", "A::operator<<(int)"},
+        {"A::operator<=>(A const&) const", "A::operator<=>(A const&) const"},
+        {"A::operator->() const", "A::operator->() const"},
+        {"operator<(A const&, A const&)", "operator<(A const&, A const&)"},
+        {"main::{lambda(int)#1}::operator()(int) const",
+         "main::{lambda(int)#1}::operator()(int) const"},
+        {"main::$_0::operator()(int) const", "main::$_0::operator()(int) const"},
+        {"it's(char)", "it's(char)"},
+        {"'lambda'", "'lambda'"},
+        {"x'lambda'(", "x'lambda'("},
+        {"main", "main"},
+        {"", ""},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char buf[512];
+        size_t n = instr_demangled_normalize(cases[i][0], buf, sizeof buf);
+        CHECK_STR(buf, cases[i][1]);
+        CHECK(n == strlen(cases[i][1]));
+        /* idempotent */
+        char again[512];
+        instr_demangled_normalize(buf, again, sizeof again);
+        CHECK_STR(again, buf);
+    }
+    char tiny[5];
+    CHECK(instr_demangled_normalize("A<B<C>>", tiny, sizeof tiny) == 8);
+    CHECK_STR(tiny, "A<B<");
+}
+
 static void test_order(void)
 {
     instr_filter *f = load("exclude function *\n"
@@ -598,6 +647,7 @@ int main(int argc, char **argv)
         void (*run)(void);
     } groups[] = {
         {"glob", test_glob},       {"signature", test_signature},
+        {"normalize", test_normalize},
         {"order", test_order},     {"files", test_files},
         {"names", test_names},     {"min_instructions", test_min_instructions},
         {"builtins", test_builtins}, {"native", test_native_syntax},
