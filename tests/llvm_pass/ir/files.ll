@@ -8,9 +8,9 @@
 
 source_filename = "dir/mod.c"
 
-; CHECK-DAG: @[[REL:.str.instr[.0-9]*]] = {{.*}} c"/work/proj/src/rel.c\00"
+; CHECK-DAG: @[[REL:.str.instr[.0-9]*]] = {{.*}} c"/home/u/proj/src/rel.c\00"
 ; CHECK-DAG: @[[ABS:.str.instr[.0-9]*]] = {{.*}} c"/opt/inc/abs.h\00"
-; CHECK-DAG: @[[DOTS:.str.instr[.0-9]*]] = {{.*}} c"/work/include/dots.h\00"
+; CHECK-DAG: @[[DOTS:.str.instr[.0-9]*]] = {{.*}} c"/home/u/include/dots.h\00"
 ; CHECK-DAG: @__instr_region.rel = {{.*}} ptr @[[REL]], i32 10, i32 14, ptr @rel }
 ; CHECK-DAG: @__instr_region.abs = {{.*}} ptr @[[ABS]], i32 20, i32 20, ptr @abs }
 ; CHECK-DAG: @__instr_region.dots = {{.*}} ptr @[[DOTS]], i32 30, i32 30, ptr @dots }
@@ -34,11 +34,11 @@ define void @nodebug() nounwind {
 !llvm.dbg.cu = !{!0}
 !llvm.module.flags = !{!2}
 !0 = distinct !DICompileUnit(language: DW_LANG_C99, file: !1, producer: "test", isOptimized: false, runtimeVersion: 0, emissionKind: FullDebug)
-!1 = !DIFile(filename: "src/rel.c", directory: "/work/proj")
+!1 = !DIFile(filename: "src/rel.c", directory: "/home/u/proj")
 !2 = !{i32 2, !"Debug Info Version", i32 3}
 !3 = !DISubroutineType(types: !{})
-!4 = !DIFile(filename: "/opt/inc/abs.h", directory: "/work/proj")
-!5 = !DIFile(filename: "../include/dots.h", directory: "/work/proj")
+!4 = !DIFile(filename: "/opt/inc/abs.h", directory: "/home/u/proj")
+!5 = !DIFile(filename: "../include/dots.h", directory: "/home/u/proj")
 !10 = distinct !DISubprogram(name: "rel", scope: !1, file: !1, line: 10, type: !3, scopeLine: 10, spFlags: DISPFlagDefinition, unit: !0)
 !11 = distinct !DISubprogram(name: "abs", scope: !4, file: !4, line: 20, type: !3, scopeLine: 20, spFlags: DISPFlagDefinition, unit: !0)
 !12 = distinct !DISubprogram(name: "dots", scope: !5, file: !5, line: 30, type: !3, scopeLine: 30, spFlags: DISPFlagDefinition, unit: !0)
@@ -47,7 +47,7 @@ define void @nodebug() nounwind {
 !22 = !DILocation(line: 14, column: 1, scope: !10)
 !23 = !DILocation(line: 13, column: 3, scope: !10)
 
-; TSV:      {{^}}rel	/work/proj/src/rel.c{{$}}
+; TSV:      {{^}}rel	/home/u/proj/src/rel.c{{$}}
 ; TSV-NEXT: {{^}}abs	/opt/inc/abs.h{{$}}
-; TSV-NEXT: {{^}}dots	/work/include/dots.h{{$}}
+; TSV-NEXT: {{^}}dots	/home/u/include/dots.h{{$}}
 ; TSV-NEXT: {{^}}nodebug	/{{.*}}/dir/mod.c{{$}}
