@@ -221,7 +221,9 @@ void instr_config_read(void)
     read_string(V_FILTER, &instr_cfg.filtering_file);
     read_timer();
     read_memory();
+#ifndef INSTR_RT_HAVE_TRACE
     if (instr_cfg.enable_tracing)
         instr_warn("INSTR_ENABLE_TRACING=1: the trace substrate is not built yet in this runtime; "
                    "no trace is written%s", instr_cfg.enable_profiling ? " (profiling stays on)" : "");
+#endif
 }

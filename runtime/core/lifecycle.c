@@ -14,6 +14,9 @@
 #include "registry.h"
 #include "rtfilter.h"
 #include "../profile/profile.h"
+#ifdef INSTR_RT_HAVE_TRACE
+#include "../trace/trace.h"
+#endif
 
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +26,9 @@
 /* The substrates this runtime has. A trace substrate joins by adding itself here. */
 static const instr_substrate *const all_substrates[] = {
     &instr_profile_substrate,
+#ifdef INSTR_RT_HAVE_TRACE
+    &instr_trace_substrate,
+#endif
 };
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;

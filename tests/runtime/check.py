@@ -293,7 +293,7 @@ def case_bad_config():
         ({"INSTR_TIMER": "sundial"}, "INSTR_TIMER='sundial'", True),
         ({"INSTR_VERBOSE": "loud"}, "INSTR_VERBOSE='loud'", True),
         ({"INSTR_ENABLE_PROFILING": "maybe"}, "INSTR_ENABLE_PROFILING='maybe'", True),
-        ({"INSTR_ENABLE_TRACING": "1"}, "INSTR_ENABLE_TRACING", True),
+        ({"INSTR_ENABLE_TRACING": "sometimes"}, "INSTR_ENABLE_TRACING='sometimes'", True),
     ]
     for env, needle, writes in cases:
         rc, out, mine, wd = same_behaviour("counts", env=env)

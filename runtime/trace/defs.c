@@ -1,0 +1,191 @@
+/* defs.c — the archive's global definitions, written once at the end (docs/tracing.md):
+ * clock properties, strings, system tree (machine > node), one location group (this
+ * process), one location per traced thread (with its OS thread id as a property), regions
+ * (name, canonical = mangled name, file, lines, role, paradigm) and one source code location
+ * per region whose file is known. References are dense from 0; region ref = handle - 1. */
+#include "trace.h"
+#include "../core/clock.h"
+#include "../core/log.h"
+#include "../core/registry.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <stdio.h>
+#include <sys/utsname.h>
+#include <time.h>
+
+/* Strings, each defined once, in the order they are first needed. */
+typedef struct strtab {
+    OTF2_GlobalDefWriter *w;
+    const char **keys;
+    uint32_t *refs;
+    uint32_t cap, n; /* cap: a power of two */
+    int failed;
+} strtab;
+
+static uint64_t hash(const char *s)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+static int strtab_grow(strtab *t)
+{
+    uint32_t cap = t->cap ? 2 * t->cap : 1024;
+    const char **keys = calloc(cap, sizeof *keys);
+    uint32_t *refs = calloc(cap, sizeof *refs);
+    if (!keys || !refs) {
+        free(keys);
+        free(refs);
+        return -1;
+    }
+    for (uint32_t i = 0; i < t->cap; i++) {
+        if (!t->keys[i])
+            continue;
+        uint32_t j = (uint32_t)hash(t->keys[i]) & (cap - 1);
+        while (keys[j])
+            j = (j + 1) & (cap - 1);
+        keys[j] = t->keys[i];
+        refs[j] = t->refs[i];
+    }
+    free(t->keys);
+    free(t->refs);
+    t->keys = keys;
+    t->refs = refs;
+    t->cap = cap;
+    return 0;
+}
+
+/* The string's reference; `s` must outlive the table. */
+static OTF2_StringRef str(strtab *t, const char *s)
+{
+    if (!s)
+        s = "";
+    if (2 * (t->n + 1) > t->cap && strtab_grow(t) != 0) {
+        t->failed = 1;
+        return OTF2_UNDEFINED_STRING;
+    }
+    uint32_t j = (uint32_t)hash(s) & (t->cap - 1);
+    while (t->keys[j]) {
+        if (strcmp(t->keys[j], s) == 0)
+            return t->refs[j];
+        j = (j + 1) & (t->cap - 1);
+    }
+    uint32_t ref = t->n++;
+    t->keys[j] = s;
+    t->refs[j] = ref;
+    if (OTF2_GlobalDefWriter_WriteString(t->w, ref, s) != OTF2_SUCCESS)
+        t->failed = 1;
+    return ref;
+}
+
+static int by_id(const void *a, const void *b)
+{
+    const instr_tloc *x = *(instr_tloc *const *)a, *y = *(instr_tloc *const *)b;
+    return (x->id > y->id) - (x->id < y->id);
+}
+
+/* Wall-clock time (ns since the epoch) of tick `t`, from one reading of both clocks now. */
+static uint64_t realtime_of(uint64_t t)
+{
+    struct timespec rt;
+    uint64_t now = instr_clock_now();
+    clock_gettime(CLOCK_REALTIME, &rt);
+    uint64_t rt_ns = (uint64_t)rt.tv_sec * 1000000000u + (uint64_t)rt.tv_nsec;
+    uint64_t back = now > t ? instr_clock_to_ns(now - t) : 0;
+    return rt_ns > back ? rt_ns - back : OTF2_UNDEFINED_TIMESTAMP;
+}
+
+int instr_trace_write_defs(OTF2_Archive *archive, const instr_run *run, uint64_t t_last)
+{
+    OTF2_GlobalDefWriter *w = OTF2_Archive_GetGlobalDefWriter(archive);
+    if (!w) {
+        instr_warn("trace: no OTF2 definition writer; the archive has no definitions");
+        return -1;
+    }
+    OTF2_ErrorCode rc = OTF2_SUCCESS;
+#define CHECK(call) do { if (rc == OTF2_SUCCESS) rc = (call); } while (0)
+
+    uint64_t hz = (uint64_t)(instr_clock_hz() + 0.5);
+    CHECK(OTF2_GlobalDefWriter_WriteClockProperties(w, hz ? hz : 1, run->t_start,
+                                                    t_last - run->t_start,
+                                                    realtime_of(run->t_start)));
+
+    strtab st = {.w = w};
+    struct utsname u;
+    if (uname(&u) != 0) {
+        strcpy(u.sysname, "unknown");
+        strcpy(u.nodename, "unknown");
+    }
+    OTF2_StringRef machine_name = str(&st, u.sysname), machine = str(&st, "machine");
+    OTF2_StringRef node_name = str(&st, u.nodename), node = str(&st, "node");
+    CHECK(OTF2_GlobalDefWriter_WriteSystemTreeNode(w, 0, machine_name, machine,
+                                                   OTF2_UNDEFINED_SYSTEM_TREE_NODE));
+    CHECK(OTF2_GlobalDefWriter_WriteSystemTreeNode(w, 1, node_name, node, 0));
+
+    char pname[64];
+    snprintf(pname, sizeof pname, "process %d", run->pid);
+    CHECK(OTF2_GlobalDefWriter_WriteLocationGroup(w, 0, str(&st, pname),
+                                                  OTF2_LOCATION_GROUP_TYPE_PROCESS, 1,
+                                                  OTF2_UNDEFINED_LOCATION_GROUP));
+
+    /* Locations, in id order. Names are kept in one buffer that outlives the table. */
+    uint32_t nloc = 0;
+    for (instr_tloc *s = instr_trace_locs; s; s = s->next)
+        nloc++;
+    instr_tloc **locs = calloc(nloc ? nloc : 1, sizeof *locs);
+    char *names = calloc(nloc ? nloc : 1, 32);
+    if (!locs || !names) {
+        free(locs);
+        free(names);
+        instr_warn("trace: out of memory while writing the definitions");
+        return -1;
+    }
+    nloc = 0;
+    for (instr_tloc *s = instr_trace_locs; s; s = s->next)
+        locs[nloc++] = s;
+    qsort(locs, nloc, sizeof *locs, by_id);
+    OTF2_StringRef tid_name = str(&st, "instr::tid");
+    for (uint32_t i = 0; i < nloc; i++) {
+        char *name = names + 32 * (size_t)i;
+        snprintf(name, 32, "thread %u", locs[i]->id);
+        CHECK(OTF2_GlobalDefWriter_WriteLocation(w, locs[i]->id, str(&st, name),
+                                                 OTF2_LOCATION_TYPE_CPU_THREAD, locs[i]->events,
+                                                 0));
+        OTF2_AttributeValue v = {.uint64 = (uint64_t)locs[i]->tid};
+        CHECK(OTF2_GlobalDefWriter_WriteLocationProperty(w, locs[i]->id, tid_name,
+                                                         OTF2_TYPE_UINT64, v));
+    }
+
+    OTF2_StringRef empty = str(&st, "");
+    uint32_t nreg = instr_registry_count(), nsrc = 0;
+    for (uint32_t h = 1; h <= nreg && rc == OTF2_SUCCESS; h++) {
+        const instr_region_info *r = instr_registry_get(h);
+        if (!r)
+            continue;
+        int user = r->source == INSTR_SOURCE_MANUAL;
+        const char *canonical = r->mangled && *r->mangled ? r->mangled : r->name;
+        OTF2_StringRef file = r->file && *r->file ? str(&st, r->file) : empty;
+        CHECK(OTF2_GlobalDefWriter_WriteRegion(
+            w, h - 1, str(&st, r->name), str(&st, canonical),
+            str(&st, instr_region_source_name(r->source)),
+            user ? OTF2_REGION_ROLE_CODE : OTF2_REGION_ROLE_FUNCTION,
+            user ? OTF2_PARADIGM_USER : OTF2_PARADIGM_COMPILER, OTF2_REGION_FLAG_NONE, file,
+            r->line_begin, r->line_end));
+        if (file != empty)
+            CHECK(OTF2_GlobalDefWriter_WriteSourceCodeLocation(w, nsrc++, file, r->line_begin));
+    }
+#undef CHECK
+    free(locs);
+    free(names);
+    free(st.keys);
+    free(st.refs);
+    if (rc != OTF2_SUCCESS || st.failed) {
+        instr_warn("trace: writing the definitions failed (%s); the archive is incomplete",
+                   rc != OTF2_SUCCESS ? OTF2_Error_GetName(rc) : "out of memory");
+        return -1;
+    }
+    return 0;
+}

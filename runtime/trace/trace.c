@@ -1,0 +1,177 @@
+/* trace.c — the trace substrate's entry in the event core (INSTR_ENABLE_TRACING=1).
+ *
+ * The archive is opened on the first location's first event (the experiment directory exists
+ * only after the substrates' start-up), under the core's location lock, which also orders
+ * every writer's creation. Each location (thread) gets its own OTF2 event writer; a thread
+ * that ended has its writer closed when the next thread begins, so its chunks go back to the
+ * pool and its events are on disk early. The rest is closed at the end (write.c). */
+#include "trace.h"
+#include "../core/config.h"
+#include "../core/core.h"
+#include "../core/experiment.h"
+#include "../core/log.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/utsname.h>
+
+/* The header defines its callbacks as static functions, the reader's too: unused here. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-function"
+#include <otf2/OTF2_Pthread_Locks.h>
+#pragma GCC diagnostic pop
+
+OTF2_Archive *instr_trace_archive;
+instr_tloc *instr_trace_locs;
+int instr_trace_forked;
+static int archive_failed;
+
+/* Definition chunks: big enough for any definition record (OTF2 asks for 10 bytes per
+ * location), small enough that the per-location local definition writers at the end stay
+ * cheap. */
+#define INSTR_TRACE_DEF_CHUNK (1024 * 1024)
+
+static int wanted(void) { return instr_cfg.enable_tracing; }
+
+/* OTF2's own error messages, through the runtime's voice; the first few only. */
+static OTF2_ErrorCode otf2_error(void *user, const char *file, uint64_t line,
+                                    const char *function, OTF2_ErrorCode code, const char *fmt,
+                                    va_list va)
+{
+    (void)user;
+    (void)file;
+    (void)line;
+    (void)function;
+    static unsigned shown;
+    if (__atomic_fetch_add(&shown, 1, __ATOMIC_RELAXED) < 8) {
+        char msg[512];
+        vsnprintf(msg, sizeof msg, fmt ? fmt : "", va);
+        instr_warn("trace: OTF2: %s: %s", OTF2_Error_GetName(code), msg);
+    }
+    return code;
+}
+
+static int init(void)
+{
+    instr_tpool_init(instr_cfg.enable_profiling);
+    OTF2_Error_RegisterCallback(otf2_error, NULL);
+    return 0;
+}
+
+int instr_trace_open_archive(void)
+{
+    if (instr_trace_archive)
+        return 0;
+    if (archive_failed)
+        return -1;
+    archive_failed = 1;
+    const char *dir = instr_experiment_dir();
+    if (!dir)
+        return -1;
+    OTF2_Archive *a = OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE,
+                                        instr_tpool_chunk_size(),
+                                        INSTR_TRACE_DEF_CHUNK, OTF2_SUBSTRATE_POSIX,
+                                        OTF2_COMPRESSION_NONE);
+    if (!a) {
+        instr_warn("trace: cannot create the OTF2 archive in %s; no trace is written", dir);
+        return -1;
+    }
+    OTF2_ErrorCode rc = instr_tpool_attach(a);
+    if (rc == OTF2_SUCCESS)
+        rc = OTF2_Archive_SetSerialCollectiveCallbacks(a);
+    if (rc == OTF2_SUCCESS)
+        rc = OTF2_Pthread_Archive_SetLockingCallbacks(a, NULL);
+    if (rc == OTF2_SUCCESS)
+        rc = OTF2_Archive_SetCreator(a, "instr " INSTR_VERSION_STRING);
+    if (rc == OTF2_SUCCESS)
+        rc = OTF2_Archive_SetDescription(a, "instr trace (docs/tracing.md)");
+    struct utsname u;
+    if (rc == OTF2_SUCCESS && uname(&u) == 0)
+        rc = OTF2_Archive_SetMachineName(a, u.nodename);
+    if (rc == OTF2_SUCCESS)
+        rc = OTF2_Archive_OpenEvtFiles(a);
+    if (rc != OTF2_SUCCESS) {
+        instr_warn("trace: cannot set up the OTF2 archive in %s (%s); no trace is written", dir,
+                   OTF2_Error_GetName(rc));
+        OTF2_Archive_Close(a);
+        return -1;
+    }
+    instr_trace_archive = a;
+    archive_failed = 0;
+    return 0;
+}
+
+void instr_trace_close_location(instr_tloc *s)
+{
+    if (s->closed)
+        return;
+    s->closed = 1;
+    OTF2_EvtWriter *w = s->writer;
+    s->writer = NULL;
+    if (!w)
+        return;
+    uint64_t n = 0;
+    OTF2_EvtWriter_GetNumberOfEvents(w, &n);
+    s->events = n;
+    OTF2_ErrorCode rc = OTF2_Archive_CloseEvtWriter(instr_trace_archive, w);
+    if (rc != OTF2_SUCCESS) {
+        instr_warn("trace: closing the event writer of thread %u failed (%s): its events may be "
+                   "incomplete", s->id, OTF2_Error_GetName(rc));
+        s->refused += n;
+    }
+}
+
+/* With instr_loc_lock held: threads that ended are done writing; close their writers. */
+static void close_ended(void)
+{
+    for (instr_tloc *s = instr_trace_locs; s; s = s->next)
+        if (!s->closed && s->loc && s->loc->ended)
+            instr_trace_close_location(s);
+}
+
+static void *location_begin(instr_location *loc)
+{
+    if (instr_trace_forked || instr_trace_open_archive() != 0)
+        return NULL;
+    close_ended();
+    instr_tloc *s = calloc(1, sizeof *s);
+    if (!s) {
+        instr_warn("trace: out of memory: thread %u is not traced", loc->id);
+        return NULL;
+    }
+    s->loc = loc;
+    s->id = loc->id;
+    s->tid = loc->tid;
+    s->writer = OTF2_Archive_GetEvtWriter(instr_trace_archive, loc->id);
+    if (!s->writer) {
+        instr_warn("trace: no OTF2 event writer for thread %u: it is not traced", loc->id);
+        free(s);
+        return NULL;
+    }
+    s->next = instr_trace_locs;
+    instr_trace_locs = s;
+    return s;
+}
+
+static void fork_child(void *data, uint64_t t)
+{
+    (void)t;
+    /* The archive and the buffered events are the parent's: the child must never write
+     * them. It records nothing into the trace (docs/tracing.md). */
+    instr_tloc *s = data;
+    instr_trace_forked = 1;
+    if (s)
+        s->writer = NULL;
+}
+
+const instr_substrate instr_trace_substrate = {
+    .name = "trace",
+    .wanted = wanted,
+    .init = init,
+    .location_begin = location_begin,
+    .enter = instr_trace_enter,
+    .exit = instr_trace_exit,
+    .fork_child = fork_child,
+    .write = instr_trace_write,
+};

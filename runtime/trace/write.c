@@ -1,0 +1,129 @@
+/* write.c — the end of a trace: close every event writer (their last buffers go to disk),
+ * write empty local definitions (the references are global already), the global
+ * definitions, close the archive, and say where it is, how many events and bytes, and how
+ * many times the memory budget made a thread flush during the run. */
+#include "trace.h"
+#include "../core/config.h"
+#include "../core/log.h"
+
+#include <dirent.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static uint64_t file_size(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 ? (uint64_t)st.st_size : 0;
+}
+
+/* Bytes of the archive on disk: traces.otf2, traces.def and everything in traces/. */
+static uint64_t archive_bytes(const char *dir)
+{
+    char path[PATH_MAX];
+    uint64_t total = 0;
+    snprintf(path, sizeof path, "%s/traces.otf2", dir);
+    total += file_size(path);
+    snprintf(path, sizeof path, "%s/traces.def", dir);
+    total += file_size(path);
+    snprintf(path, sizeof path, "%s/traces", dir);
+    DIR *d = opendir(path);
+    if (!d)
+        return total;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue;
+        char f[PATH_MAX];
+        if ((size_t)snprintf(f, sizeof f, "%s/%s", path, e->d_name) < sizeof f)
+            total += file_size(f);
+    }
+    closedir(d);
+    return total;
+}
+
+static void add_file(char *files, size_t size, const char *name)
+{
+    size_t len = strlen(files);
+    snprintf(files + len, size - len, "%s%s", len ? ", " : "", name);
+}
+
+int instr_trace_write(const instr_run *run, char *files, size_t size)
+{
+    if (instr_trace_forked) {
+        instr_warn("trace: forked child %d records no trace (only the process that started "
+                   "the measurement is traced; see docs/tracing.md)", run->pid);
+        return 0;
+    }
+    if (instr_trace_open_archive() != 0)
+        return -1;
+    OTF2_Archive *a = instr_trace_archive;
+
+    uint64_t events = 0, refused = 0, t_last = run->t_end;
+    uint32_t nloc = 0;
+    for (instr_tloc *s = instr_trace_locs; s; s = s->next) {
+        instr_trace_close_location(s);
+        events += s->events;
+        refused += s->refused;
+        if (s->last > t_last)
+            t_last = s->last;
+        nloc++;
+    }
+    instr_tpool_stats ps;
+    instr_tpool_stats_get(&ps);
+    if (ps.last_flush_end > t_last)
+        t_last = ps.last_flush_end;
+
+    int rc = 0;
+    if (OTF2_Archive_CloseEvtFiles(a) != OTF2_SUCCESS)
+        rc = -1;
+    /* Local definition files: empty (events use the global references), but readers expect
+     * one per location. */
+    if (OTF2_Archive_OpenDefFiles(a) == OTF2_SUCCESS) {
+        for (instr_tloc *s = instr_trace_locs; s; s = s->next) {
+            OTF2_DefWriter *dw = OTF2_Archive_GetDefWriter(a, s->id);
+            if (!dw || OTF2_Archive_CloseDefWriter(a, dw) != OTF2_SUCCESS)
+                rc = -1;
+        }
+        if (OTF2_Archive_CloseDefFiles(a) != OTF2_SUCCESS)
+            rc = -1;
+    } else {
+        rc = -1;
+    }
+    if (instr_trace_write_defs(a, run, t_last) != 0)
+        rc = -1;
+    if (OTF2_Archive_Close(a) != OTF2_SUCCESS)
+        rc = -1;
+    instr_trace_archive = NULL;
+
+    if (rc != 0)
+        instr_warn("trace: the OTF2 library reported errors while closing %s/traces.otf2 "
+                   "(messages above); the archive may be incomplete", run->dir);
+    if (refused)
+        instr_warn("trace: %llu event record(s) could not be written (messages above): the "
+                   "trace is incomplete", (unsigned long long)refused);
+    if (ps.overdraft)
+        instr_info(1, "trace: %llu KiB of event buffers beyond INSTR_TOTAL_MEMORY=%s (one "
+                      "chunk per thread is always granted)",
+                   (unsigned long long)(ps.overdraft >> 10),
+                   instr_config_lookup("INSTR_TOTAL_MEMORY"));
+    uint64_t bytes = archive_bytes(run->dir);
+    if (instr_verbose >= 0) {
+        char flush_note[160] = "";
+        if (ps.flushes)
+            snprintf(flush_note, sizeof flush_note,
+                     " (INSTR_TOTAL_MEMORY=%s was full: the threads wrote their buffers to "
+                     "disk during the run; raise it to avoid that)",
+                     instr_config_lookup("INSTR_TOTAL_MEMORY"));
+        instr_warn("trace: %s/traces.otf2: %llu events from %u thread%s, %llu bytes, "
+                   "%llu buffer flush%s%s",
+                   run->dir, (unsigned long long)events, nloc, nloc == 1 ? "" : "s",
+                   (unsigned long long)bytes, (unsigned long long)ps.flushes,
+                   ps.flushes == 1 ? "" : "es", flush_note);
+    }
+    add_file(files, size, "traces.otf2");
+    add_file(files, size, "traces.def");
+    add_file(files, size, "traces/");
+    return rc;
+}

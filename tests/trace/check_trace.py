@@ -1,0 +1,236 @@
+#!/usr/bin/env python3
+"""End-to-end checks of the OTF2 trace substrate: run a test program with
+INSTR_ENABLE_TRACING=1, read the archive completely with otf2-print (tests/lib/otf2check.py)
+and otf2-marker, and check it: per location Enter/Leave balanced and nested, timestamps
+non-decreasing, exact Enter counts per region, equal to the profile's visits of the same run,
+region definitions equal to the descriptors, the summary line equal to what is on disk.
+Usage: check_trace.py CASE --bin DIR --work DIR --lib DIR
+"""
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+A = None
+P = None  # tests/lib/profile.py
+T = None  # tests/lib/otf2check.py
+
+CALLS = {"main": 1, "early": 1, "mid": 15, "leaf": 56, "rec": 7}
+
+
+class Fail(Exception):
+    pass
+
+
+def expect(cond, what):
+    if not cond:
+        raise Fail(what)
+
+
+def workdir(name):
+    d = os.path.join(A.work, A.case, name)
+    if os.path.exists(d):
+        shutil.rmtree(d)
+    os.makedirs(d)
+    return d
+
+
+def run(prog, args=(), env=None, name="run", timeout=600):
+    """Runs tests/trace's program `prog` in a fresh directory with INSTR_* from `env` only.
+    Returns (rc, stdout, instr lines, other stderr lines, experiment dir)."""
+    wd = workdir(name)
+    e = {k: v for k, v in os.environ.items() if not k.startswith("INSTR_")}
+    e.update({"INSTR_ENABLE_TRACING": "1", "INSTR_EXPERIMENT_DIRECTORY": os.path.join(wd, "exp")})
+    e.update(env or {})
+    p = subprocess.run([os.path.join(A.bin, "trace_" + prog)] + list(args), cwd=wd, env=e,
+                       capture_output=True, timeout=timeout)
+    err = p.stderr.decode(errors="replace").splitlines()
+    mine = [l for l in err if l.startswith("instr: ")]
+    rest = [l for l in err if not l.startswith("instr: ")]
+    return p.returncode, p.stdout.decode(errors="replace"), mine, rest, os.path.join(wd, "exp")
+
+
+SUMMARY = re.compile(r"^instr: trace: (.*)/traces\.otf2: (\d+) events from (\d+) threads?, "
+                     r"(\d+) bytes, (\d+) buffer flush(?:es)?")
+
+
+def disk_bytes(exp):
+    total = sum(os.path.getsize(os.path.join(exp, f)) for f in ("traces.otf2", "traces.def"))
+    d = os.path.join(exp, "traces")
+    return total + sum(os.path.getsize(os.path.join(d, f)) for f in os.listdir(d))
+
+
+def check_archive(exp, mine, profile=True):
+    """Reads and checks the archive; returns (trace, flushes from the summary line)."""
+    for f in ("traces.otf2", "traces.def", "traces"):
+        expect(os.path.exists(os.path.join(exp, f)), "no %s in %s" % (f, exp))
+    tr = T.load(exp)
+    T.run_marker(exp)
+    problems = tr.problems()
+    expect(not problems, "trace invalid:\n  " + "\n  ".join(problems[:30]))
+    expect(not tr.other, "unexpected event types %r" % tr.other)
+    sums = [m for m in (SUMMARY.match(l) for l in mine) if m]
+    expect(len(sums) == 1, "expected one trace summary line, got %r" % mine)
+    m = sums[0]
+    expect(m.group(1) == exp, "summary names %r, not %r" % (m.group(1), exp))
+    expect(int(m.group(2)) == tr.total_events(),
+           "summary says %s events, otf2-print read %d" % (m.group(2), tr.total_events()))
+    expect(int(m.group(3)) == len(tr.locations), "summary says %s threads, %d locations defined"
+           % (m.group(3), len(tr.locations)))
+    expect(int(m.group(4)) == disk_bytes(exp), "summary says %s bytes, %d on disk"
+           % (m.group(4), disk_bytes(exp)))
+    flushes = int(m.group(5))
+    expect(flushes == tr.flushes, "summary says %d flushes, %d BUFFER_FLUSH records"
+           % (flushes, tr.flushes))
+    if profile:
+        prof = P.load(exp)
+        pc = P.check_consistency(prof)
+        expect(not pc, "profile inconsistent: %r" % pc[:10])
+        pv, tv = P.visits_by_region(prof), tr.enters_by_region()
+        expect(pv == tv, "trace Enter counts %r != profile visits %r" % (tv, pv))
+        expect(len(prof["locations"]) == len(tr.locations),
+               "%d profile locations, %d trace locations"
+               % (len(prof["locations"]), len(tr.locations)))
+    else:
+        expect(not os.path.exists(os.path.join(exp, "profile.json")), "profile written")
+    return tr, flushes
+
+
+def subset(counts, want):
+    return {k: counts.get(k) for k in want}
+
+
+def case_calls():
+    rc, out, mine, rest, exp = run("calls")
+    expect(rc == 0 and rest == [], "rc %r, stderr %r" % (rc, rest))
+    tr, flushes = check_archive(exp, mine)
+    got = tr.enters_by_region()
+    expect(subset(got, CALLS) == CALLS, "Enter counts %r, want %r" % (got, CALLS))
+    expect(flushes == 0, "flushes with the default budget: %d" % flushes)
+    expect(len(tr.locations) == 2, "locations %r" % tr.locations)
+    # the helper thread: its own location, only its own regions
+    early = [l for l in tr.events if tr.enters_by_region(l).get("early")]
+    expect(len(early) == 1, "early thread locations %r" % early)
+    expect(tr.enters_by_region(early[0]) == {"early": 1, "mid": 5, "leaf": 15},
+           "early thread %r" % tr.enters_by_region(early[0]))
+    # clock: ticks per second as the runtime's clock; the events inside its range
+    expect(tr.clock[0] > 0, "clock %r" % (tr.clock,))
+    for r in tr.regions.values():
+        expect(r["paradigm"] == "COMPILER" and r["role"] == "FUNCTION" and
+               r["description"] == "cyg", "cyg region %r" % r)
+
+
+def case_trace_only():
+    rc, out, mine, rest, exp = run("calls", env={"INSTR_ENABLE_PROFILING": "0"})
+    expect(rc == 0 and rest == [], "rc %r, stderr %r" % (rc, rest))
+    tr, _ = check_archive(exp, mine, profile=False)
+    expect(subset(tr.enters_by_region(), CALLS) == CALLS, tr.enters_by_region())
+
+
+def case_exit_deep():
+    rc, out, mine, rest, exp = run("calls", ["exit"])
+    expect(rc == 3, "exit code %r, want 3" % rc)
+    expect(out.startswith("exiting deep"), out)
+    tr, _ = check_archive(exp, mine)
+    want = dict(CALLS, deep_exit=6)
+    expect(subset(tr.enters_by_region(), want) == want, tr.enters_by_region())
+    # main and the six deep_exit frames were open at exit(): closed at the end, not lost
+    main_loc = [l for l in tr.events if tr.enters_by_region(l).get("main")][0]
+    evs = tr.events[main_loc]
+    expect(evs[-1][0] == "LEAVE" and tr.regions[evs[-1][2]]["name"] == "main",
+           "last event of main's location %r" % (evs[-1],))
+
+
+def case_fork():
+    rc, out, mine, rest, exp = run("calls", ["fork"])
+    expect(rc == 0 and rest == [], "rc %r, stderr %r" % (rc, rest))
+    expect(any("forked child" in l and "no trace" in l for l in mine),
+           "no message about the child's trace: %r" % mine)
+    parent = [l for l in mine if "forked child" not in l]
+    tr, _ = check_archive(exp, parent)
+    expect(subset(tr.enters_by_region(), CALLS) == CALLS, tr.enters_by_region())
+    for d in os.listdir(exp):
+        if d.startswith("fork-"):
+            expect(not os.path.exists(os.path.join(exp, d, "traces.otf2")),
+                   "the child wrote a trace in %s" % d)
+
+
+def case_definitions():
+    rc, out, mine, rest, exp = run("hooks")
+    expect(rc == 0 and rest == [], "rc %r, stderr %r" % (rc, rest))
+    tr, _ = check_archive(exp, mine)
+    want = {"main": 1, "ns::solver::step(int)": 3, "ns::kernel<double>(double*, long)": 6,
+            "assemble phase": 2}
+    expect(tr.enters_by_region() == want, "Enter counts %r" % tr.enters_by_region())
+    descs = {
+        "main": ("main", "/src/app/main.c", 40, 52),
+        "ns::solver::step(int)": ("_ZN2ns6solver4stepEi", "/src/app/solver.cpp", 101, 140),
+        "ns::kernel<double>(double*, long)": ("_ZN2ns6kernelIdEEvPdl",
+                                              "/src/app/include/kernel.hpp", 7, 19),
+    }
+    for name, (mangled, file, b, e) in descs.items():
+        r = tr.region_by_name(name)
+        got = (r["canonical"], r["file"], r["begin"], r["end"], r["paradigm"], r["role"])
+        expect(got == (mangled, file, b, e, "COMPILER", "FUNCTION"), "%s: %r" % (name, got))
+    r = tr.region_by_name("assemble phase")
+    expect((r["paradigm"], r["role"], r["description"]) == ("USER", "CODE", "manual"),
+           "manual region %r" % r)
+
+
+def threads_case(threads, waves, iters, memory):
+    args = [str(threads), str(waves), str(iters)]
+    rc, out, mine, rest, exp = run("threads", args, env={"INSTR_TOTAL_MEMORY": memory})
+    expect(rc == 0 and rest == [], "rc %r, stderr %r" % (rc, rest))
+    tr, flushes = check_archive(exp, mine)
+    want = {"main": 1, "worker": threads, "outer": threads * iters, "inner": 3 * threads * iters}
+    expect(tr.enters_by_region() == want, "Enter counts %r, want %r" % (tr.enters_by_region(), want))
+    expect(len(tr.locations) == threads + 1, "%d locations" % len(tr.locations))
+    workers = [l for l in tr.events if tr.enters_by_region(l).get("worker")]
+    expect(len(workers) == threads, "%d locations ran worker" % len(workers))
+    for loc in workers:
+        n = sum(1 for e in tr.events[loc] if e[0] in ("ENTER", "LEAVE"))
+        expect(n == 2 * (1 + 4 * iters), "location %d: %d Enter/Leave records" % (loc, n))
+    # more events than the budget holds: buffers were flushed, and said so
+    expect(flushes > 0, "no buffer flush with INSTR_TOTAL_MEMORY=%s" % memory)
+    expect(any("INSTR_TOTAL_MEMORY=%s was full" % memory in l for l in mine), mine)
+
+
+def case_threads():
+    # 20 threads at once; 20 * 10000 * 8 Enter/Leave records (~17 MB) with a 2 MiB budget
+    threads_case(20, 1, 10000, "2M")
+
+
+def case_thread_waves():
+    # 64 threads in 4 waves of 16: ended threads hand their buffers back to the next wave
+    threads_case(64, 4, 3000, "2M")
+
+
+def main():
+    global A, P, T
+    ap = argparse.ArgumentParser()
+    ap.add_argument("case")
+    ap.add_argument("--bin", required=True)
+    ap.add_argument("--work", required=True)
+    ap.add_argument("--lib", required=True)
+    A = ap.parse_args()
+    sys.path.insert(0, A.lib)
+    import profile as prof_mod
+    import otf2check as trace_mod
+    P, T = prof_mod, trace_mod
+    fn = globals().get("case_" + A.case)
+    if not fn:
+        print("unknown case %r" % A.case)
+        return 2
+    try:
+        fn()
+    except (Fail, T.TraceError, P.ProfileError) as e:
+        print("FAIL %s: %s" % (A.case, e))
+        return 1
+    print("ok %s" % A.case)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
