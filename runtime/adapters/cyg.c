@@ -49,7 +49,7 @@ static inline uint32_t find(uintptr_t a)
     }
 }
 
-static uint32_t resolve(uintptr_t a)
+__attribute__((noinline, cold)) static uint32_t resolve(uintptr_t a)
 {
     if (!instr_events_wanted())
         return INSTR_HANDLE_EXCLUDED;

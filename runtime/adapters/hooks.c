@@ -14,7 +14,8 @@
 
 #define EXPORT __attribute__((visibility("default")))
 
-static uint32_t register_region(struct instr_region *d)
+/* Out of line and cold: keeps the hooks' fast path free of the slow path's stack frame. */
+__attribute__((noinline, cold)) static uint32_t register_region(struct instr_region *d)
 {
     if (!instr_events_wanted())
         return INSTR_HANDLE_UNREGISTERED;

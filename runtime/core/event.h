@@ -47,8 +47,8 @@ extern instr_dispatch instr_enter_tab[INSTR_MAX_SUBSTRATES];
 extern instr_dispatch instr_exit_tab[INSTR_MAX_SUBSTRATES];
 extern _Thread_local instr_location *instr_tls_loc __attribute__((tls_model("initial-exec")));
 
-void instr_event_enter_slow(uint32_t region);
-void instr_event_exit_slow(uint32_t region);
+void instr_event_enter_slow(uint32_t region) __attribute__((cold));
+void instr_event_exit_slow(uint32_t region) __attribute__((cold));
 
 /* Starts the runtime if needed; 1 when events are being recorded (running or paused). */
 int instr_events_wanted(void);

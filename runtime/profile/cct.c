@@ -55,11 +55,10 @@ static instr_pnode *new_node(instr_pstate *s, instr_pnode *parent, uint32_t regi
     return n;
 }
 
-static instr_pnode *child_of(instr_pstate *s, instr_pnode *parent, uint32_t region)
+__attribute__((noinline)) static instr_pnode *child_search(instr_pstate *s, instr_pnode *parent,
+                                                           uint32_t region)
 {
-    instr_pnode *n = parent->last;
-    if (n && n->region == region)
-        return n;
+    instr_pnode *n;
     for (n = parent->child; n; n = n->sibling)
         if (n->region == region)
             break;
@@ -69,6 +68,15 @@ static instr_pnode *child_of(instr_pstate *s, instr_pnode *parent, uint32_t regi
     }
     parent->last = n;
     return n;
+}
+
+/* The child entered last is checked inline: in loops it is the next one again. */
+static inline instr_pnode *child_of(instr_pstate *s, instr_pnode *parent, uint32_t region)
+{
+    instr_pnode *n = parent->last;
+    if (__builtin_expect(n && n->region == region, 1))
+        return n;
+    return child_search(s, parent, region);
 }
 
 void instr_profile_enter(void *data, uint32_t region, uint64_t t)
