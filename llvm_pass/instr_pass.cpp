@@ -155,9 +155,15 @@ private:
 void ModuleInstrumenter::collectFacts(Function &F, FunctionRecord &r) {
   r.F = &F;
   r.mangled = GlobalValue::dropLLVMManglingEscape(F.getName()).str();
-  r.signature = instr_compat::itaniumDemangle(r.mangled);
-  if (r.signature.empty())
+  std::string demangled = instr_compat::itaniumDemangle(r.mangled);
+  if (demangled.empty()) {
     r.signature = r.mangled;
+  } else {
+    // LLVM's demangler spells lambdas, unnamed types and closing '>>' unlike GCC's; filter/
+    // rewrites them so that one spec selects the same names under both compilers
+    r.signature.assign(instr_demangled_normalize(demangled.c_str(), nullptr, 0), '\0');
+    instr_demangled_normalize(demangled.c_str(), &r.signature[0], r.signature.size() + 1);
+  }
   r.instructions = countInstructions(F);
 
   DISubprogram *SP = F.getSubprogram();

@@ -15,7 +15,7 @@ source_filename = "names.cpp"
 ; CHECK-DAG: c"ns::Grid::operator=(ns::Grid const&)\00"
 ; CHECK-DAG: c"operator+(ns::Vec const&, ns::Vec const&)\00"
 ; CHECK-DAG: c"main::$_0::operator()(int) const\00"
-; CHECK-DAG: c"run()::'lambda'(int)::operator()(int) const\00"
+; CHECK-DAG: c"run()::{lambda(int)#1}::operator()(int) const\00"
 ; CHECK-DAG: c"f\00"
 ; CHECK-NOT: c"float\00"
 
@@ -36,5 +36,5 @@ define void @f() nounwind { ret void }
 ; TSV-NEXT: {{^}}ns::Grid::operator=(ns::Grid const&)	_ZN2ns4GridaSERKS0_{{$}}
 ; TSV-NEXT: {{^}}operator+(ns::Vec const&, ns::Vec const&)	_ZplRKN2ns3VecES2_{{$}}
 ; TSV-NEXT: {{^}}main::$_0::operator()(int) const	_ZZ4mainENK3$_0clEi{{$}}
-; TSV-NEXT: {{^}}run()::'lambda'(int)::operator()(int) const	_ZZ3runvENKUliE_clEi{{$}}
+; TSV-NEXT: {{^}}run()::{lambda(int)#1}::operator()(int) const	_ZZ3runvENKUliE_clEi{{$}}
 ; TSV-NEXT: {{^}}f	f{{$}}
