@@ -17,7 +17,7 @@
 
 static volatile int sink, really_exit = 1;
 
-NOINLINE int leaf(int x) { return x * 2 + sink; }
+NOINLINE int leaf(int x) { return (x * 2 + sink) & 0xff; }
 
 NOINLINE int mid(int n)
 {
