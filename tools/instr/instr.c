@@ -352,6 +352,9 @@ int main(int argc, char **argv)
             snprintf(opt, sizeof opt, "%s/libinstr-rt.a", lib);
             push(&out, opt);
             push(&out, "-lyaml");
+#ifdef INSTR_STATIC_TRACE_LIB
+            push(&out, INSTR_STATIC_TRACE_LIB); /* the runtime's trace substrate needs OTF2 */
+#endif
         } else {
             snprintf(opt, sizeof opt, "-L%s", lib);
             push(&out, opt);
