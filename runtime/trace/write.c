@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static uint64_t file_size(const char *path)
 {
@@ -59,6 +60,16 @@ int instr_trace_write(const instr_run *run, char *files, size_t size)
     if (instr_trace_open_archive() != 0)
         return -1;
     OTF2_Archive *a = instr_trace_archive;
+    static instr_tloc none;
+    if (!instr_trace_locs) {
+        /* Nothing was recorded (everything filtered, or no instrumented code ran): one empty
+         * location, since OTF2 readers refuse an archive without any. */
+        none.id = 0;
+        none.tid = (int)gettid();
+        none.writer = OTF2_Archive_GetEvtWriter(a, 0);
+        if (none.writer)
+            instr_trace_locs = &none;
+    }
 
     uint64_t events = 0, refused = 0, t_last = run->t_end;
     uint32_t nloc = 0;

@@ -157,6 +157,20 @@ def case_fork():
                    "the child wrote a trace in %s" % d)
 
 
+def case_nothing_recorded():
+    # everything filtered at run time: still a complete archive (one empty location)
+    spec = os.path.join(workdir("spec"), "none.spec")
+    with open(spec, "w") as f:
+        f.write("exclude function *\n")
+    rc, out, mine, rest, exp = run("calls", env={"INSTR_FILTERING_FILE": spec})
+    expect(rc == 0 and rest == [], "rc %r, stderr %r" % (rc, rest))
+    tr = T.load(exp)
+    T.run_marker(exp)
+    expect(tr.problems() == [], tr.problems())
+    expect(tr.total_events() == 0 and len(tr.locations) == 1, (tr.total_events(), tr.locations))
+    expect(any(SUMMARY.match(l) and " 0 events" in l for l in mine), mine)
+
+
 def case_definitions():
     rc, out, mine, rest, exp = run("hooks")
     expect(rc == 0 and rest == [], "rc %r, stderr %r" % (rc, rest))
