@@ -52,13 +52,14 @@ void badValue(instr::Config &c, const std::string &origin, const char *value,
 int parseBool(const char *v) {
   StringRef s(v);
   std::string l = s.trim().lower();
-  if (l.empty() || l == "0" || l == "no" || l == "false" || l == "off")
+  // "quiet" and -1 are the runtime's levels below 0 (INSTR_VERBOSE is shared by both)
+  if (l.empty() || l == "0" || l == "no" || l == "false" || l == "off" || l == "quiet")
     return 0;
   if (l == "yes" || l == "true" || l == "on")
     return 1;
   // Verbosity levels (the runtime reads INSTR_VERBOSE as a level too): any positive integer.
-  unsigned long long n = 0;
-  if (!StringRef(l).getAsInteger(10, n))
+  long long n = 0;
+  if (!StringRef(l).getAsInteger(10, n) && n >= -1)
     return n > 0 ? 1 : 0;
   return -1;
 }
@@ -103,7 +104,7 @@ instr::Config load() {
   } else if (const char *v = setting(OptVerbose, "INSTR_VERBOSE", origin)) {
     int b = parseBool(v);
     if (b < 0)
-      badValue(c, origin, v, "0, 1, a level, yes/no, true/false or on/off");
+      badValue(c, origin, v, "quiet, 0, 1, a level, yes/no, true/false or on/off");
     else
       c.verbose = b == 1;
   }

@@ -10,9 +10,66 @@
 #include "../core/rtfilter.h"
 #include "../include/instr_abi.h"
 
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define EXPORT __attribute__((visibility("default")))
+
+/* One function may have several descriptors: the GCC plugin's are local to each object
+ * (GCC cannot put COMDAT data in a named section), so an inline function instrumented in
+ * three objects brings three. They share the function's address, which maps them onto one
+ * region. Touched only under the registry lock, when a descriptor is first seen. */
+typedef struct by_addr_slot {
+    const void *addr; /* NULL: empty */
+    uint32_t handle;  /* a region, or INSTR_HANDLE_EXCLUDED */
+} by_addr_slot;
+
+static by_addr_slot *by_addr;
+static size_t by_addr_size, by_addr_fill; /* size: 0 or a power of two */
+
+static size_t addr_hash(const void *a, size_t size)
+{
+    return (size_t)(((uint64_t)(uintptr_t)a * 0x9e3779b97f4a7c15ull) >> 32) & (size - 1);
+}
+
+static by_addr_slot *by_addr_find(const void *a)
+{
+    if (!by_addr_size)
+        return NULL;
+    for (size_t i = addr_hash(a, by_addr_size);; i = (i + 1) & (by_addr_size - 1)) {
+        if (by_addr[i].addr == a)
+            return &by_addr[i];
+        if (!by_addr[i].addr)
+            return NULL;
+    }
+}
+
+/* Remembers a's handle; a full or unallocatable table only costs the merging. */
+static void by_addr_put(const void *a, uint32_t handle)
+{
+    if (2 * (by_addr_fill + 1) > by_addr_size) {
+        size_t size = by_addr_size ? 2 * by_addr_size : 1024;
+        by_addr_slot *grown = calloc(size, sizeof *grown);
+        if (!grown)
+            return;
+        for (size_t i = 0; i < by_addr_size; i++)
+            if (by_addr[i].addr) {
+                size_t j = addr_hash(by_addr[i].addr, size);
+                while (grown[j].addr)
+                    j = (j + 1) & (size - 1);
+                grown[j] = by_addr[i];
+            }
+        free(by_addr);
+        by_addr = grown;
+        by_addr_size = size;
+    }
+    size_t i = addr_hash(a, by_addr_size);
+    while (by_addr[i].addr)
+        i = (i + 1) & (by_addr_size - 1);
+    by_addr[i] = (by_addr_slot){a, handle};
+    by_addr_fill++;
+}
 
 /* Out of line and cold: keeps the hooks' fast path free of the slow path's stack frame. */
 __attribute__((noinline, cold)) static uint32_t register_region(struct instr_region *d)
@@ -21,7 +78,11 @@ __attribute__((noinline, cold)) static uint32_t register_region(struct instr_reg
         return INSTR_HANDLE_UNREGISTERED;
     instr_registry_lock();
     uint32_t h = __atomic_load_n(&d->handle, __ATOMIC_ACQUIRE);
-    if (h == INSTR_HANDLE_UNREGISTERED) {
+    by_addr_slot *same = h == INSTR_HANDLE_UNREGISTERED && d->addr ? by_addr_find(d->addr) : NULL;
+    if (same) {
+        h = same->handle;
+        __atomic_store_n(&d->handle, h, __ATOMIC_RELEASE);
+    } else if (h == INSTR_HANDLE_UNREGISTERED) {
         const char *name = d->name && *d->name ? d->name : (d->mangled ? d->mangled : "?");
         if (!instr_rtfilter_includes(name, d->mangled, d->file)) {
             h = INSTR_HANDLE_EXCLUDED;
@@ -35,6 +96,8 @@ __attribute__((noinline, cold)) static uint32_t register_region(struct instr_reg
             if (h == 0)
                 h = INSTR_HANDLE_EXCLUDED; /* registry full: the region is not recorded */
         }
+        if (d->addr)
+            by_addr_put(d->addr, h);
         __atomic_store_n(&d->handle, h, __ATOMIC_RELEASE);
     }
     instr_registry_unlock();

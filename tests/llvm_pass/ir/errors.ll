@@ -8,6 +8,9 @@
 ; RUN: env INSTR_INLINE=never not %instr_opt -disable-output %s 2>&1 | FileCheck --check-prefix=INLINE %s
 ; RUN: env INSTR_VERBOSE=maybe not %instr_opt -disable-output %s 2>&1 | FileCheck --check-prefix=VERBOSE %s
 ; RUN: env INSTR_REPORT=%t.missing-dir/report.tsv not %instr_opt -disable-output %s 2>&1 | FileCheck --check-prefix=REPORT %s
+; The runtime's quiet levels are accepted too (INSTR_VERBOSE is shared with the runtime).
+; RUN: env INSTR_VERBOSE=quiet %instr_opt -S %s 2>&1 | FileCheck --check-prefix=OK %s
+; RUN: env INSTR_VERBOSE=-1 %instr_opt -S %s 2>&1 | FileCheck --check-prefix=OK %s
 ; The command line wins over the environment for single settings.
 ; RUN: env INSTR_MODE=sleds %instr_opt_cl -instr-mode=hooks -S %s | FileCheck --check-prefix=OK %s
 
