@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
-# Sets up a fresh machine, builds instr and shows what the selection library decides for the
-# bundled specs.
+# Sets up a fresh machine, builds instr, then: compiles the heat-stencil example with the
+# instr wrapper, runs it and shows the profile (examples/demo.sh); and shows what the
+# selection library decides for the bundled specs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 cmake -S . -B build -G Ninja >build.configure.log 2>&1 || { cat build.configure.log; exit 1; }
 cmake --build build -j "$(nproc)"
+
+echo
+echo "== a profiled run (examples/demo.sh)"
+examples/demo.sh build gcc
 
 spec=build/bin/instr-spec
 echo
