@@ -21,12 +21,16 @@ run_ctest() {
 }
 
 failed=0
+# configure_and_build DIR [cmake options...] [-- build targets...]
 configure_and_build() {
   local dir=$1; shift
-  cmake -S . -B "$dir" -G Ninja "$@" >"$dir.configure.log" 2>&1 ||
+  local opts=() targets=()
+  while [ $# -gt 0 ] && [ "$1" != "--" ]; do opts+=("$1"); shift; done
+  [ $# -gt 0 ] && shift && targets=("$@")
+  cmake -S . -B "$dir" -G Ninja "${opts[@]}" >"$dir.configure.log" 2>&1 ||
     { cat "$dir.configure.log"; return 1; }
   grep '^-- instr:' "$dir.configure.log" || true
-  cmake --build "$dir" -j "$jobs"
+  cmake --build "$dir" -j "$jobs" ${targets[@]+--target "${targets[@]}"}
 }
 
 echo "== main tree"
@@ -44,7 +48,7 @@ run_ctest --test-dir build-tsan -j "$jobs" -L threads || failed=1
 echo "== libFuzzer: spec parsers"
 fuzz_cc=$(command -v clang-19 || command -v clang-14 || command -v clang)
 configure_and_build build-fuzz -DCMAKE_C_COMPILER="$fuzz_cc" -DINSTR_FUZZ=ON \
-  -DINSTR_BUILD_PLUGINS=OFF -DINSTR_FUZZ_SECONDS="${INSTR_FUZZ_SECONDS:-60}"
+  -DINSTR_BUILD_PLUGINS=OFF -DINSTR_FUZZ_SECONDS="${INSTR_FUZZ_SECONDS:-60}" -- fuzz_spec
 run_ctest --test-dir build-fuzz -L fuzz || failed=1
 
 # one closing line over all four runs
