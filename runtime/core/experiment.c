@@ -15,6 +15,7 @@
 static char dir[PATH_MAX];
 static int have_dir;
 static int fork_pid; /* nonzero in a forked child whose directory is not made yet */
+static int deferred; /* an MPI job: the directory is agreed on in MPI_Init (join) */
 
 /* mkdir `base`, else base.1, base.2, ...; the chosen path into dir. 0 or errno. */
 static int make_unique(const char *base, int *suffix_used)
@@ -86,8 +87,38 @@ const char *instr_experiment_dir(void) { return have_dir ? dir : NULL; }
 
 void instr_experiment_forked(int pid) { fork_pid = pid; }
 
+void instr_experiment_defer(void) { deferred = 1; }
+
+int instr_experiment_join(const char *jobdir, const char *sub)
+{
+    char base[PATH_MAX];
+    if ((size_t)snprintf(base, sizeof base, "%s/%s", jobdir, sub) >= sizeof base) {
+        instr_warn("experiment directory name '%s/%s' is too long; nothing will be written",
+                   jobdir, sub);
+        have_dir = 0;
+        return -1;
+    }
+    int suffix, err = make_unique(base, &suffix);
+    if (err) {
+        instr_warn("cannot create '%s': %s; this process's results will not be written", base,
+                   strerror(err));
+        have_dir = 0;
+        return -1;
+    }
+    have_dir = 1;
+    deferred = 0;
+    return instr_experiment_write_config();
+}
+
 int instr_experiment_prepare(void)
 {
+    if (deferred && !have_dir) {
+        /* A job process whose MPI_Init never ran (or failed): an experiment of its own. */
+        deferred = 0;
+        if (instr_experiment_create() != 0)
+            return -1;
+        instr_experiment_write_config();
+    }
     if (!have_dir)
         return -1;
     if (!fork_pid)

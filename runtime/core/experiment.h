@@ -9,7 +9,15 @@
 
 #include <stdio.h>
 
-/* At start-up. 0, or -1 after one message saying why and what happens instead. */
+/* In an MPI job (libinstr-rt-mpi loaded) at start-up, instead of instr_experiment_create():
+ * the directory is made in MPI_Init by instr_experiment_join(); if that never happens,
+ * instr_experiment_prepare() creates one as usual. */
+void instr_experiment_defer(void);
+/* Every process of a job: creates <jobdir>/<sub> (made unique like any experiment directory)
+ * as this process's directory and writes instr.cfg there. 0, or -1 after a message. */
+int instr_experiment_join(const char *jobdir, const char *sub);
+/* At start-up (rank 0 of a job: in MPI_Init). 0, or -1 after one message saying why and what
+ * happens instead. */
 int instr_experiment_create(void);
 /* Absolute path, or NULL when there is none. */
 const char *instr_experiment_dir(void);

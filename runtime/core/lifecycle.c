@@ -17,8 +17,8 @@
 #ifdef INSTR_RT_HAVE_TRACE
 #include "../trace/trace.h"
 #endif
-#include "../../xray_adapter/xray_report.h"
 
+#include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -30,10 +30,14 @@ static const instr_substrate *const all_substrates[] = {
 #ifdef INSTR_RT_HAVE_TRACE
     &instr_trace_substrate,
 #endif
-    &instr_xray_substrate, /* no events: writes xray.txt when the program has XRay */
 };
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
+void (*instr_job_hook)(const instr_run *run);
+
+/* libinstr-rt-mpi (runtime/mpi/) defines this symbol. When it is loaded (linked or
+ * LD_PRELOAD), the job's one experiment directory is agreed on in MPI_Init. */
+static int mpi_job(void) { return dlsym(RTLD_DEFAULT, "instr_mpi_adapter_loaded") != NULL; }
 static uint64_t t_start;
 static time_t wall_start;
 static int pid, ppid, fork_of;
@@ -104,11 +108,15 @@ static void init_once(void)
         return;
     }
     instr_rtfilter_init(instr_cfg.filtering_file);
-    if (instr_experiment_create() != 0) {
-        __atomic_store_n(&instr_state, INSTR_STATE_IDLE, __ATOMIC_RELEASE);
-        return;
+    if (mpi_job()) {
+        instr_experiment_defer();
+    } else {
+        if (instr_experiment_create() != 0) {
+            __atomic_store_n(&instr_state, INSTR_STATE_IDLE, __ATOMIC_RELEASE);
+            return;
+        }
+        instr_experiment_write_config();
     }
-    instr_experiment_write_config();
     pthread_atfork(at_fork_prepare, at_fork_parent, at_fork_child);
     atexit(instr_finalize);
     __atomic_store_n(&instr_state, INSTR_STATE_RUNNING, __ATOMIC_RELEASE);
@@ -184,6 +192,8 @@ void instr_finalize(void)
             if (instr_active[i]->write && instr_active[i]->write(&run, files, sizeof files) != 0)
                 failed = 1;
     }
+    if (instr_job_hook) /* always: the other processes of the job wait for this one */
+        instr_job_hook(&run);
     if (instr_mem_exhausted())
         instr_warn("INSTR_TOTAL_MEMORY=%s was not enough: some call paths were not recorded "
                    "(see dropped_call_paths in profile.json); raise it",

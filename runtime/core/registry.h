@@ -13,7 +13,8 @@ enum instr_region_source {
     INSTR_SOURCE_HOOKS,  /* ABI v1 descriptors from a compiler plugin */
     INSTR_SOURCE_CYG,    /* -finstrument-functions, name from ELF symbols */
     INSTR_SOURCE_MANUAL, /* instr_region_begin */
-    INSTR_SOURCE_XRAY
+    INSTR_SOURCE_XRAY,
+    INSTR_SOURCE_MPI     /* libinstr-rt-mpi: MPI calls (runtime/mpi/) */
 };
 
 typedef struct instr_region_info {

@@ -348,14 +348,10 @@ int main(int argc, char **argv)
     if (linking) {
         if (mode == MODE_XRAY && !instrumenting)
             push(&out, "-fxray-instrument");
-        if (mode == MODE_XRAY) {
-            /* The XRay glue goes into the executable itself (xray_adapter/xray_glue.h says
-             * why); nothing references it, so it is linked whole. */
-            snprintf(opt, sizeof opt, "-Wl,--whole-archive,%s/libinstr-xray.a,--no-whole-archive",
-                     lib);
-            push(&out, opt);
-        }
         if (is_static) {
+            if (is_mpi(cc))
+                fprintf(stderr, "instr: -static: MPI calls are not recorded (libinstr-rt-mpi "
+                                "is a shared library only; link without -static for them)\n");
             snprintf(opt, sizeof opt, "%s/libinstr-rt.a", lib);
             push(&out, opt);
             push(&out, "-lyaml");
@@ -367,6 +363,11 @@ int main(int argc, char **argv)
             push(&out, opt);
             snprintf(opt, sizeof opt, "-Wl,-rpath,%s", lib);
             push(&out, opt);
+            /* An MPI compiler wrapper: the PMPI layer first, so that its MPI_* come before
+             * the MPI library's, which the wrapper adds last (docs/mpi.md). */
+            snprintf(opt, sizeof opt, "%s/libinstr-rt-mpi.so", lib);
+            if (is_mpi(cc) && access(opt, R_OK) == 0)
+                push(&out, "-linstr-rt-mpi");
             push(&out, "-linstr-rt");
         }
         push(&out, "-lpthread");

@@ -1,0 +1,63 @@
+/* ext.h — the runtime's internal interface for adapters built as separate libraries
+ * (libinstr-rt-mpi, runtime/mpi/). Exported from libinstr-rt.so under the instr_ext_ prefix
+ * (libinstr-rt.map); not a public API: an adapter and the runtime come from the same build.
+ *
+ * An MPI job uses it like this (runtime/mpi/mpi_core.c):
+ *   start-up     the runtime sees libinstr-rt-mpi loaded and does not create the experiment
+ *                directory yet (experiment.h: instr_experiment_defer)
+ *   MPI_Init     rank 0: instr_ext_experiment_create, broadcast the name;
+ *                every rank: instr_ext_experiment_join(jobdir, rank)
+ *   MPI calls    instr_ext_enter/exit on regions from instr_ext_region; message sizes with
+ *                instr_ext_messages
+ *   the end      instr_ext_finalize writes this process's results into <jobdir>/rank-N and
+ *                calls the job hook with this rank's profile as a blob (job.c format); the
+ *                adapter sends the blobs to rank 0, one at a time, which merges them with
+ *                instr_ext_job_add and writes <jobdir>/profile.json with instr_ext_job_write.
+ */
+#ifndef INSTR_RT_EXT_H
+#define INSTR_RT_EXT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define INSTR_EXT_EXPORT __attribute__((visibility("default")))
+
+/* The handle of region `name` of source `source` (registry.h), registered on first use and
+ * subject to the run-time filter; 0 when excluded or when nothing is recorded. Slow path:
+ * call once per name and keep the handle. */
+INSTR_EXT_EXPORT uint32_t instr_ext_region(const char *name, int source);
+/* Enter/exit of a handle from instr_ext_region (0 is ignored). */
+INSTR_EXT_EXPORT void instr_ext_enter(uint32_t handle);
+INSTR_EXT_EXPORT void instr_ext_exit(uint32_t handle);
+/* Adds message counts to the calling thread's current call path in the profile (call it
+ * between the enter and the exit of the MPI region). */
+INSTR_EXT_EXPORT void instr_ext_messages(uint64_t bytes_sent, uint64_t bytes_received,
+                                         uint64_t sends, uint64_t receives);
+
+/* Rank 0: creates the job's experiment directory; its absolute path into out. 0, or -1
+ * after a message. */
+INSTR_EXT_EXPORT int instr_ext_experiment_create(char *out, size_t size);
+/* Every rank: <jobdir>/rank-<rank> becomes this process's directory. 0, or -1 after a
+ * message (this process then writes nothing). */
+INSTR_EXT_EXPORT int instr_ext_experiment_join(const char *jobdir, int rank);
+
+/* Called at the end with this process's profile blob (NULL, 0 when there is none). */
+typedef void (*instr_ext_job_fn)(const char *blob, size_t len);
+INSTR_EXT_EXPORT void instr_ext_set_job_hook(instr_ext_job_fn fn);
+/* Ends measurement now and writes this process's results (what atexit would do); the job
+ * hook runs inside. Later calls and the atexit handler do nothing. */
+INSTR_EXT_EXPORT void instr_ext_finalize(void);
+
+/* The job's merged profile (rank 0). */
+typedef struct instr_job instr_job;
+INSTR_EXT_EXPORT instr_job *instr_ext_job_new(void);
+/* Merges one rank's blob. 0, or -1 when the blob is malformed or memory is out (message). */
+INSTR_EXT_EXPORT int instr_ext_job_add(instr_job *job, int rank, const char *blob, size_t len);
+/* Notes a rank whose profile never arrived (ended early, aborted). */
+INSTR_EXT_EXPORT void instr_ext_job_missing(instr_job *job, int rank);
+/* Writes <jobdir>/profile.json (schema of docs/profile-format.md, one location group per
+ * rank). 0, or -1 after a message. */
+INSTR_EXT_EXPORT int instr_ext_job_write(instr_job *job, const char *jobdir, int nranks);
+INSTR_EXT_EXPORT void instr_ext_job_free(instr_job *job);
+
+#endif

@@ -1,0 +1,198 @@
+/* mpi_job.c — the job: one experiment directory for all ranks, and the job's profile.
+ *
+ * MPI_Init: rank 0 creates the experiment directory and broadcasts its name; every rank
+ * writes its own files into <dir>/rank-<N> (a process's full profile, as without MPI).
+ * MPI_Finalize is recorded but the real PMPI_Finalize is deferred to the end of the process
+ * (atexit, as Score-P does), so that everything the program does after it is measured
+ * too. There, every rank first writes its own files, then sends its profile (a text blob,
+ * runtime/profile/job.c) to rank 0 over a private communicator; rank 0 merges them one at a
+ * time (never holding more than one rank's blob besides the merged tree) and writes
+ * <dir>/profile.json with one location group per rank.
+ *
+ * A rank that ends without MPI_Finalize (exit(), a crash of the program's own making) still
+ * writes its own files; it cannot take part in the merge, so it says so, and the launcher
+ * usually ends the others, whose files are written already only if they were at the end
+ * too. MPI_Abort writes this rank's files before aborting and says that the job profile is
+ * not merged. */
+#include "mpi_wrap.h"
+#include "../core/registry.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define TAG_PROFILE 7301
+
+/* Looked up by the runtime at start-up (dlsym): its presence defers the experiment
+ * directory to MPI_Init. */
+__attribute__((visibility("default"))) const int instr_mpi_adapter_loaded = 1;
+
+static int job_rank = -1, job_size;
+static int finalize_called;
+static int job_started;
+static MPI_Comm job_comm = MPI_COMM_NULL;
+static char job_dir[PATH_MAX];
+static char *my_blob;
+static size_t my_blob_len;
+
+static void say(const char *fmt, const char *a, int n)
+{
+    char msg[PATH_MAX + 256];
+    int len = snprintf(msg, sizeof msg, "instr: ");
+    len += snprintf(msg + len, sizeof msg - (size_t)len, fmt, a, n);
+    if (len > (int)sizeof msg - 2)
+        len = (int)sizeof msg - 2;
+    msg[len++] = '\n';
+    ssize_t w = write(2, msg, (size_t)len);
+    (void)w;
+}
+
+static void keep_blob(const char *blob, size_t len)
+{
+    free(my_blob);
+    my_blob = NULL;
+    my_blob_len = 0;
+    if (!blob || !len)
+        return;
+    my_blob = malloc(len);
+    if (my_blob) {
+        memcpy(my_blob, blob, len);
+        my_blob_len = len;
+    }
+}
+
+/* Rank 0: merges every rank's blob into the job profile. Others: send theirs. */
+static void merge_profiles(void)
+{
+    if (job_rank != 0) {
+        /* An empty message says: nothing to add (not recording, or out of memory). */
+        PMPI_Send(my_blob ? my_blob : "", (int)my_blob_len, MPI_CHAR, 0, TAG_PROFILE, job_comm);
+        return;
+    }
+    instr_job *job = instr_ext_job_new();
+    if (!job || (my_blob_len && instr_ext_job_add(job, 0, my_blob, my_blob_len) != 0))
+        instr_ext_job_missing(job, 0);
+    if (!my_blob_len)
+        instr_ext_job_missing(job, 0);
+    for (int r = 1; r < job_size; r++) {
+        MPI_Status st;
+        int n = 0;
+        PMPI_Probe(r, TAG_PROFILE, job_comm, &st);
+        PMPI_Get_count(&st, MPI_CHAR, &n);
+        char *buf = malloc(n > 0 ? (size_t)n : 1);
+        if (!buf) {
+            PMPI_Recv(NULL, 0, MPI_CHAR, r, TAG_PROFILE, job_comm, MPI_STATUS_IGNORE);
+            instr_ext_job_missing(job, r);
+            continue;
+        }
+        PMPI_Recv(buf, n, MPI_CHAR, r, TAG_PROFILE, job_comm, MPI_STATUS_IGNORE);
+        if (n <= 0 || !job || instr_ext_job_add(job, r, buf, (size_t)n) != 0)
+            instr_ext_job_missing(job, r);
+        free(buf);
+    }
+    if (job) {
+        if (instr_ext_job_write(job, job_dir, job_size) == 0)
+            say("MPI job of %s%d ranks: profile.json merged", "", job_size);
+        instr_ext_job_free(job);
+    }
+}
+
+/* atexit, registered in MPI_Init after the runtime's own: runs first. */
+static void job_end(void)
+{
+    if (!finalize_called) {
+        if (job_rank >= 0)
+            say("rank %s%d ended without MPI_Finalize: its own results are written, the job "
+                "profile is not merged (merge step: docs/mpi.md)", "", job_rank);
+        instr_ext_finalize();
+        return;
+    }
+    instr_ext_finalize(); /* this rank's files; the hook keeps the blob */
+    if (job_dir[0])
+        merge_profiles();
+    free(my_blob);
+    my_blob = NULL;
+    if (job_comm != MPI_COMM_NULL)
+        PMPI_Comm_free(&job_comm);
+    PMPI_Finalize();
+}
+
+static void job_begin(void)
+{
+    if (job_started)
+        return;
+    job_started = 1;
+    PMPI_Comm_dup(MPI_COMM_WORLD, &job_comm);
+    PMPI_Comm_rank(job_comm, &job_rank);
+    PMPI_Comm_size(job_comm, &job_size);
+    char dir[PATH_MAX] = "";
+    if (job_rank == 0 && instr_ext_experiment_create(dir, sizeof dir) != 0)
+        dir[0] = '\0';
+    PMPI_Bcast(dir, (int)sizeof dir, MPI_CHAR, 0, job_comm);
+    if (dir[0]) {
+        snprintf(job_dir, sizeof job_dir, "%s", dir);
+        instr_ext_experiment_join(dir, job_rank);
+    }
+    instr_ext_set_job_hook(keep_blob);
+    atexit(job_end);
+}
+
+int MPI_Init(int *argc, char ***argv)
+{
+    uint32_t h = instr_mpi_region(INSTR_MPI_ID_INIT);
+    instr_ext_enter(h);
+    int rc = PMPI_Init(argc, argv);
+    if (rc == MPI_SUCCESS)
+        job_begin();
+    instr_ext_exit(h);
+    return rc;
+}
+
+int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+    uint32_t h = instr_mpi_region(INSTR_MPI_ID_INIT_THREAD);
+    instr_ext_enter(h);
+    int rc = PMPI_Init_thread(argc, argv, required, provided);
+    if (rc == MPI_SUCCESS)
+        job_begin();
+    instr_ext_exit(h);
+    return rc;
+}
+
+int MPI_Finalize(void)
+{
+    uint32_t h = instr_mpi_region(INSTR_MPI_ID_FINALIZE);
+    instr_ext_enter(h);
+    int rc = MPI_SUCCESS;
+    if (!job_started)
+        rc = PMPI_Finalize(); /* MPI was initialised behind our back: nothing to defer */
+    else
+        finalize_called = 1;
+    instr_ext_exit(h);
+    return rc;
+}
+
+int MPI_Finalized(int *flag)
+{
+    uint32_t h = instr_mpi_region(INSTR_MPI_ID_FINALIZED);
+    instr_ext_enter(h);
+    int rc = PMPI_Finalized(flag);
+    if (rc == MPI_SUCCESS && finalize_called)
+        *flag = 1;
+    instr_ext_exit(h);
+    return rc;
+}
+
+int MPI_Abort(MPI_Comm comm, int errorcode)
+{
+    uint32_t h = instr_mpi_region(INSTR_MPI_ID_ABORT);
+    instr_ext_enter(h);
+    instr_ext_exit(h);
+    say("MPI_Abort called%s on rank %d: this rank's results are written, the job profile is "
+        "not merged; ranks killed by the abort write nothing", "", job_rank);
+    finalize_called = 0;
+    instr_ext_finalize();
+    return PMPI_Abort(comm, errorcode);
+}

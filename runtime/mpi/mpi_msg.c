@@ -1,0 +1,213 @@
+/* mpi_msg.c — message counts and sizes per call path.
+ *
+ * Sends count when they are posted (the size is count x the datatype's size). A receive's
+ * size is what arrived: MPI_Get_count(status, MPI_BYTE). Blocking receives know it on return;
+ * a nonblocking receive is remembered by its request handle until a wait or test completes
+ * it, and is counted there (in the completion call's call path, as Score-P does).
+ * Persistent requests (MPI_Recv_init/MPI_Start) are not tracked: their receives are not
+ * counted (docs/mpi.md). The table is small and guarded by a mutex: MPI calls cost far more. */
+#include "mpi_wrap.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct pending {
+    MPI_Request req; /* MPI_REQUEST_NULL: free slot */
+    MPI_Comm comm;
+    int source, tag;
+    int used;
+} pending;
+
+static pending *table;
+static size_t cap, count;
+static int ntracked; /* read without the lock as a hint: 0 means no wait needs to look */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+static size_t slot_of(MPI_Request r)
+{
+    uintptr_t k = 0;
+    memcpy(&k, &r, sizeof r < sizeof k ? sizeof r : sizeof k);
+    k ^= k >> 17;
+    k *= 0x9e3779b97f4a7c15ull;
+    return (size_t)(k >> 20);
+}
+
+static int same(MPI_Request a, MPI_Request b) { return memcmp(&a, &b, sizeof a) == 0; }
+
+/* With the lock: the entry of r, or NULL. */
+static pending *find(MPI_Request r)
+{
+    if (!cap)
+        return NULL;
+    for (size_t i = slot_of(r) & (cap - 1), n = 0; n < cap; i = (i + 1) & (cap - 1), n++) {
+        if (!table[i].used)
+            return NULL;
+        if (table[i].used == 1 && same(table[i].req, r))
+            return &table[i];
+    }
+    return NULL;
+}
+
+static int grow(void)
+{
+    size_t ncap = cap ? 2 * cap : 64;
+    pending *nt = calloc(ncap, sizeof *nt);
+    if (!nt)
+        return -1;
+    for (size_t i = 0; i < cap; i++) {
+        if (table[i].used != 1)
+            continue;
+        size_t j = slot_of(table[i].req) & (ncap - 1);
+        while (nt[j].used)
+            j = (j + 1) & (ncap - 1);
+        nt[j] = table[i];
+    }
+    free(table);
+    table = nt;
+    cap = ncap;
+    count = (size_t)ntracked;
+    return 0;
+}
+
+static void add(MPI_Request r, int source, int tag, MPI_Comm comm)
+{
+    pthread_mutex_lock(&lock);
+    if ((2 * (count + 1) > cap && grow() != 0)) {
+        pthread_mutex_unlock(&lock);
+        return; /* out of memory: this receive is not counted */
+    }
+    size_t i = slot_of(r) & (cap - 1);
+    while (table[i].used == 1)
+        i = (i + 1) & (cap - 1);
+    if (!table[i].used)
+        count++;
+    table[i] = (pending){r, comm, source, tag, 1};
+    __atomic_store_n(&ntracked, ntracked + 1, __ATOMIC_RELAXED);
+    pthread_mutex_unlock(&lock);
+}
+
+/* With the lock: 1 when r was a tracked receive (now forgotten). */
+static int take(MPI_Request r)
+{
+    pending *p = find(r);
+    if (!p)
+        return 0;
+    p->used = 2; /* tombstone: keeps probe chains intact */
+    __atomic_store_n(&ntracked, ntracked - 1, __ATOMIC_RELAXED);
+    return 1;
+}
+
+static uint64_t type_bytes(int count, MPI_Datatype datatype)
+{
+    int size = 0;
+    if (count <= 0 || PMPI_Type_size(datatype, &size) != MPI_SUCCESS || size <= 0)
+        return 0;
+    return (uint64_t)count * (uint64_t)size;
+}
+
+void instr_mpi_sent(int rc, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    (void)tag;
+    (void)comm;
+    if (rc != MPI_SUCCESS || dest == MPI_PROC_NULL)
+        return;
+    instr_ext_messages(type_bytes(count, datatype), 0, 1, 0);
+}
+
+void instr_mpi_isent(int rc, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                     const MPI_Request *request)
+{
+    (void)request;
+    instr_mpi_sent(rc, count, datatype, dest, tag, comm);
+}
+
+void instr_mpi_received(int rc, const MPI_Status *status, MPI_Comm comm)
+{
+    (void)comm;
+    if (rc != MPI_SUCCESS || !status || status->MPI_SOURCE == MPI_PROC_NULL)
+        return;
+    int cancelled = 0;
+    if (PMPI_Test_cancelled(status, &cancelled) == MPI_SUCCESS && cancelled)
+        return;
+    int n = 0;
+    if (PMPI_Get_count(status, MPI_BYTE, &n) != MPI_SUCCESS || n == MPI_UNDEFINED || n < 0)
+        n = 0;
+    instr_ext_messages(0, (uint64_t)n, 0, 1);
+}
+
+void instr_mpi_irecv(int rc, const MPI_Request *request, int source, int tag, MPI_Comm comm)
+{
+    if (rc != MPI_SUCCESS || !request || *request == MPI_REQUEST_NULL || source == MPI_PROC_NULL)
+        return;
+    add(*request, source, tag, comm);
+}
+
+void instr_mpi_forget(MPI_Request request)
+{
+    if (!__atomic_load_n(&ntracked, __ATOMIC_RELAXED))
+        return;
+    pthread_mutex_lock(&lock);
+    take(request);
+    pthread_mutex_unlock(&lock);
+}
+
+instr_mpi_wait_t instr_mpi_wait_begin(int count, const MPI_Request *requests)
+{
+    instr_mpi_wait_t w;
+    w.n = 0;
+    w.saved = NULL;
+    w.statuses = NULL;
+    if (count <= 0 || !requests || !__atomic_load_n(&ntracked, __ATOMIC_RELAXED))
+        return w;
+    if (count > INSTR_MPI_WAIT_INLINE) {
+        w.saved = malloc((size_t)count * sizeof *w.saved);
+        if (!w.saved)
+            return w; /* out of memory: receives completed here are not counted */
+        memcpy(w.saved, requests, (size_t)count * sizeof *w.saved);
+    } else {
+        memcpy(w.saved_inline, requests, (size_t)count * sizeof *requests);
+    }
+    w.n = count;
+    return w;
+}
+
+MPI_Status *instr_mpi_statuses(instr_mpi_wait_t *w, MPI_Status *statuses)
+{
+    if (w->n == 0 || statuses != MPI_STATUSES_IGNORE)
+        return statuses;
+    if (w->n <= INSTR_MPI_WAIT_INLINE)
+        return w->statuses_inline;
+    w->statuses = malloc((size_t)w->n * sizeof *w->statuses);
+    return w->statuses ? w->statuses : statuses;
+}
+
+static void completed(MPI_Request before, MPI_Status *status)
+{
+    pthread_mutex_lock(&lock);
+    int was = take(before);
+    pthread_mutex_unlock(&lock);
+    if (was && status != MPI_STATUS_IGNORE)
+        instr_mpi_received(MPI_SUCCESS, status, MPI_COMM_NULL);
+}
+
+void instr_mpi_wait_end(instr_mpi_wait_t *w, int rc, int count, const MPI_Request *requests,
+                        const int *outcount, const int *indices, MPI_Status *statuses, int done)
+{
+    (void)requests;
+    if (w->n == 0)
+        return;
+    const MPI_Request *saved = w->n > INSTR_MPI_WAIT_INLINE ? w->saved : w->saved_inline;
+    if (rc == MPI_SUCCESS && done && statuses != MPI_STATUSES_IGNORE) {
+        if (!outcount) {
+            for (int i = 0; i < count && i < w->n; i++)
+                completed(saved[i], &statuses[i]);
+        } else if (*outcount != MPI_UNDEFINED) {
+            for (int k = 0; k < *outcount; k++)
+                if (indices[k] >= 0 && indices[k] < w->n)
+                    completed(saved[indices[k]], &statuses[k]);
+        }
+    }
+    free(w->saved);
+    free(w->statuses);
+}

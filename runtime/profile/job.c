@@ -1,0 +1,801 @@
+/* job.c — a parallel job's profile (see job.h and ../adapters/ext.h).
+ *
+ * Message counts: per call-tree node of the thread that sent or received, in a table keyed
+ * by the node's address (MPI calls are rare next to function calls, so one mutex is fine).
+ *
+ * The blob is line-oriented text, one process's whole profile:
+ *   instr-job-profile 1
+ *   P <pid> <duration ns> <dropped> <unmatched exits> <closed at end> <timer> <hz>\t<host>
+ *   L <location id> <tid> <end: thread-exit|program-end>
+ *   R <handle> <line begin> <line end> <source>\t<name>\t<mangled>\t<file>\t<object>
+ *   N <parent node or -1> <region> <location> <visits> <incl> <excl> <min incl> <max incl>
+ *     <min excl> <max excl> <bytes sent> <bytes received> <sends> <receives>
+ * N lines of one location come in pre-order (a parent before its children); node numbers
+ * are the order of the N lines; times in ns.
+ *
+ * The merge (rank 0) keeps only the merged tree and one blob at a time: nodes are merged by
+ * (merged parent, region), regions by (name, mangled, file, source). */
+#include "job.h"
+#include "profile.h"
+#include "../adapters/ext.h"
+#include "../core/clock.h"
+#include "../core/config.h"
+#include "../core/event.h"
+#include "../core/log.h"
+#include "../core/registry.h"
+#include "../include/instr_abi.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifndef INSTR_VERSION_STRING
+#define INSTR_VERSION_STRING "unknown"
+#endif
+
+/* ---- message counts per call-tree node ---- */
+
+typedef struct msgrec {
+    const instr_pnode *node; /* NULL: free */
+    uint64_t bytes_sent, bytes_received, sends, receives;
+} msgrec;
+
+static msgrec *msgs;
+static size_t msgs_cap, msgs_n;
+static pthread_mutex_t msgs_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static size_t ptr_slot(const void *p)
+{
+    uint64_t k = (uint64_t)(uintptr_t)p;
+    k ^= k >> 29;
+    k *= 0xbf58476d1ce4e5b9ull;
+    return (size_t)(k >> 17);
+}
+
+static msgrec *msg_find(const instr_pnode *n, int create)
+{
+    if (create && 2 * (msgs_n + 1) > msgs_cap) {
+        size_t cap = msgs_cap ? 2 * msgs_cap : 256;
+        msgrec *t = calloc(cap, sizeof *t);
+        if (!t)
+            return NULL;
+        for (size_t i = 0; i < msgs_cap; i++) {
+            if (!msgs[i].node)
+                continue;
+            size_t j = ptr_slot(msgs[i].node) & (cap - 1);
+            while (t[j].node)
+                j = (j + 1) & (cap - 1);
+            t[j] = msgs[i];
+        }
+        free(msgs);
+        msgs = t;
+        msgs_cap = cap;
+    }
+    if (!msgs_cap)
+        return NULL;
+    size_t j = ptr_slot(n) & (msgs_cap - 1);
+    while (msgs[j].node && msgs[j].node != n)
+        j = (j + 1) & (msgs_cap - 1);
+    if (msgs[j].node)
+        return &msgs[j];
+    if (!create)
+        return NULL;
+    msgs[j].node = n;
+    msgs_n++;
+    return &msgs[j];
+}
+
+void instr_job_messages(uint64_t bytes_sent, uint64_t bytes_received, uint64_t sends,
+                        uint64_t receives)
+{
+    instr_location *loc = instr_tls_loc;
+    int slot = instr_substrate_slot(&instr_profile_substrate);
+    if (!loc || slot < 0 || instr_state_get() != INSTR_STATE_RUNNING)
+        return;
+    instr_pstate *s = loc->sub[slot];
+    if (!s || s->overflow || s->depth == 0 || !s->stack[s->depth].node)
+        return;
+    const instr_pnode *n = s->stack[s->depth].node;
+    pthread_mutex_lock(&msgs_lock);
+    msgrec *m = msg_find(n, 1);
+    if (m) {
+        m->bytes_sent += bytes_sent;
+        m->bytes_received += bytes_received;
+        m->sends += sends;
+        m->receives += receives;
+    }
+    pthread_mutex_unlock(&msgs_lock);
+}
+
+/* ---- this process's blob ---- */
+
+static void clean(FILE *f, const char *s)
+{
+    for (; s && *s; s++)
+        fputc(*s == '\t' || *s == '\n' || *s == '\r' ? ' ' : *s, f);
+}
+
+static void blob_node(FILE *f, const instr_pnode *n, int64_t parent, uint32_t loc)
+{
+    static const msgrec none;
+    const msgrec *m = msg_find(n, 0);
+    if (!m)
+        m = &none;
+    fprintf(f, "N %" PRId64 " %u %u %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64
+               " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
+            parent, n->region, loc, n->s.visits, instr_profile_ns(n->s.incl),
+            instr_profile_ns(n->s.excl), instr_profile_min_ns(n->s.min_incl),
+            instr_profile_ns(n->s.max_incl), instr_profile_min_ns(n->s.min_excl),
+            instr_profile_ns(n->s.max_excl), m->bytes_sent, m->bytes_received, m->sends,
+            m->receives);
+}
+
+char *instr_job_blob(const instr_run *run, size_t *len)
+{
+    int slot = instr_substrate_slot(&instr_profile_substrate);
+    if (slot < 0)
+        return NULL;
+    char *buf = NULL;
+    size_t size = 0;
+    FILE *f = open_memstream(&buf, &size);
+    if (!f)
+        return NULL;
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    uint64_t dropped = 0;
+    for (uint32_t i = 0; i < run->nlocations; i++) {
+        instr_pstate *ps = run->locations[i]->sub[slot];
+        if (ps)
+            dropped += ps->dropped;
+    }
+    fprintf(f, "instr-job-profile 1\nP %d %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %s %.0f\t",
+            run->pid, instr_clock_to_ns(run->t_end - run->t_start), dropped,
+            run->unmatched_exits, run->closed_at_end, instr_clock_name(), instr_clock_hz());
+    clean(f, host);
+    fputc('\n', f);
+    for (uint32_t i = 0; i < run->nlocations; i++) {
+        const instr_location *l = run->locations[i];
+        fprintf(f, "L %u %d %s\n", l->id, l->tid,
+                l->ended == INSTR_LOC_THREAD_EXIT ? "thread-exit" : "program-end");
+    }
+    uint32_t nreg = instr_registry_count();
+    for (uint32_t h = 1; h <= nreg; h++) {
+        const instr_region_info *r = instr_registry_get(h);
+        if (!r)
+            continue;
+        fprintf(f, "R %u %u %u %s\t", h, r->line_begin, r->line_end,
+                instr_region_source_name(r->source));
+        clean(f, r->name);
+        fputc('\t', f);
+        clean(f, r->mangled);
+        fputc('\t', f);
+        clean(f, r->file);
+        fputc('\t', f);
+        clean(f, r->object);
+        fputc('\n', f);
+    }
+    pthread_mutex_lock(&msgs_lock);
+    int64_t next = 0;
+    for (uint32_t i = 0; i < run->nlocations; i++) {
+        instr_pstate *ps = run->locations[i]->sub[slot];
+        if (!ps)
+            continue;
+        /* Pre-order walk; `merged` (free once the profile is written) holds the line number. */
+        instr_pnode *root = &ps->root, *n = root->child;
+        while (n) {
+            int64_t parent = n->parent == root ? -1 : (int64_t)n->parent->merged;
+            n->merged = (uint32_t)next++;
+            blob_node(f, n, parent, run->locations[i]->id);
+            if (n->child) {
+                n = n->child;
+                continue;
+            }
+            while (n != root && !n->sibling)
+                n = n->parent;
+            if (n == root)
+                break;
+            n = n->sibling;
+        }
+    }
+    pthread_mutex_unlock(&msgs_lock);
+    if (fclose(f) != 0) {
+        free(buf);
+        return NULL;
+    }
+    *len = size;
+    return buf;
+}
+
+/* ---- the merge (rank 0) ---- */
+
+typedef struct jstats {
+    uint64_t visits, incl, excl, min_incl, max_incl, min_excl, max_excl; /* ns */
+    uint64_t bytes_sent, bytes_received, sends, receives;
+} jstats;
+
+typedef struct jloc {
+    uint32_t location;
+    jstats s;
+} jloc;
+
+typedef struct jnode {
+    int32_t parent;
+    uint32_t region, depth;
+    jstats s;
+    jloc *locs;
+    uint32_t nlocs, caplocs;
+} jnode;
+
+typedef struct jregion {
+    char *key; /* source \t name \t mangled \t file \t object (owns the strings below) */
+    const char *source, *name, *mangled, *file, *object;
+    uint32_t line_begin, line_end;
+} jregion;
+
+typedef struct jlocation {
+    int rank, tid;
+    uint32_t id_in_rank;
+    char end[16];
+} jlocation;
+
+typedef struct jgroup {
+    int rank, pid, present;
+    char host[64];
+} jgroup;
+
+struct instr_job {
+    jnode *nodes;
+    uint32_t n, cap;
+    uint64_t *nkeys; /* (parent + 1) << 32 | region, 0 = empty */
+    uint32_t *nvals, ncap, nn;
+    jregion *regions; /* id = index + 1 */
+    uint32_t nregions, capregions;
+    uint32_t *rslots, rcap; /* hash of region keys -> id */
+    jlocation *locs;
+    uint32_t nlocs, caplocs;
+    jgroup *groups;
+    uint32_t ngroups, capgroups;
+    uint64_t duration, dropped, unmatched, closed;
+    char timer[32];
+    double hz;
+    int failed; /* out of memory somewhere: the profile is incomplete */
+};
+
+/* Grows the array whose pointer is at `pp` (any T **) to hold `need` elements. */
+static int grow(void *pp, uint32_t *cap, uint32_t need, size_t elem)
+{
+    if (need <= *cap)
+        return 0;
+    uint32_t c = *cap ? *cap : 16;
+    while (c < need)
+        c *= 2;
+    void *old;
+    memcpy(&old, pp, sizeof old);
+    void *q = realloc(old, (size_t)c * elem);
+    if (!q)
+        return -1;
+    memcpy(pp, &q, sizeof q);
+    *cap = c;
+    return 0;
+}
+
+static uint64_t mix(uint64_t k)
+{
+    k ^= k >> 33;
+    k *= 0xff51afd7ed558ccdull;
+    k ^= k >> 33;
+    return k;
+}
+
+static uint64_t str_hash(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+INSTR_EXT_EXPORT instr_job *instr_ext_job_new(void) { return calloc(1, sizeof(instr_job)); }
+
+INSTR_EXT_EXPORT void instr_ext_job_free(instr_job *j)
+{
+    if (!j)
+        return;
+    for (uint32_t i = 0; i < j->n; i++)
+        free(j->nodes[i].locs);
+    for (uint32_t i = 0; i < j->nregions; i++)
+        free(j->regions[i].key);
+    free(j->nodes);
+    free(j->nkeys);
+    free(j->nvals);
+    free(j->regions);
+    free(j->rslots);
+    free(j->locs);
+    free(j->groups);
+    free(j);
+}
+
+static jgroup *group_of(instr_job *j, int rank)
+{
+    for (uint32_t i = 0; i < j->ngroups; i++)
+        if (j->groups[i].rank == rank)
+            return &j->groups[i];
+    if (grow(&j->groups, &j->capgroups, j->ngroups + 1, sizeof *j->groups) != 0)
+        return NULL;
+    jgroup *g = &j->groups[j->ngroups++];
+    memset(g, 0, sizeof *g);
+    g->rank = rank;
+    return g;
+}
+
+INSTR_EXT_EXPORT void instr_ext_job_missing(instr_job *j, int rank)
+{
+    if (!j)
+        return;
+    jgroup *g = group_of(j, rank);
+    if (g)
+        g->present = 0;
+}
+
+/* The region id of key (tab-separated fields, copied), created when new; 0 on failure. */
+static uint32_t region_id(instr_job *j, const char *key, uint32_t lb, uint32_t le)
+{
+    if (2 * (j->nregions + 1) > j->rcap) {
+        uint32_t cap = j->rcap ? 2 * j->rcap : 256;
+        uint32_t *t = calloc(cap, sizeof *t);
+        if (!t)
+            return 0;
+        for (uint32_t i = 0; i < j->nregions; i++) {
+            uint32_t s = (uint32_t)str_hash(j->regions[i].key) & (cap - 1);
+            while (t[s])
+                s = (s + 1) & (cap - 1);
+            t[s] = i + 1;
+        }
+        free(j->rslots);
+        j->rslots = t;
+        j->rcap = cap;
+    }
+    uint32_t s = (uint32_t)str_hash(key) & (j->rcap - 1);
+    while (j->rslots[s]) {
+        if (strcmp(j->regions[j->rslots[s] - 1].key, key) == 0)
+            return j->rslots[s];
+        s = (s + 1) & (j->rcap - 1);
+    }
+    if (grow(&j->regions, &j->capregions, j->nregions + 1, sizeof *j->regions) != 0)
+        return 0;
+    jregion *r = &j->regions[j->nregions];
+    memset(r, 0, sizeof *r);
+    /* The key, then a copy of it split at the tabs into the fields. */
+    size_t klen = strlen(key);
+    r->key = malloc(2 * klen + 2);
+    if (!r->key)
+        return 0;
+    memcpy(r->key, key, klen + 1);
+    char *copy = r->key + klen + 1;
+    memcpy(copy, key, klen + 1);
+    const char **out[] = {&r->source, &r->name, &r->mangled, &r->file, &r->object};
+    char *p = copy;
+    for (size_t k = 0; k < 5; k++) {
+        *out[k] = p;
+        char *tab = p ? strchr(p, '\t') : NULL;
+        if (tab) {
+            *tab = '\0';
+            p = tab + 1;
+        } else {
+            p = copy + klen; /* missing fields are "" */
+        }
+    }
+    r->line_begin = lb;
+    r->line_end = le;
+    j->rslots[s] = ++j->nregions;
+    return j->nregions;
+}
+
+static uint32_t node_id(instr_job *j, int32_t parent, uint32_t region)
+{
+    if (2 * (j->nn + 1) > j->ncap) {
+        uint32_t cap = j->ncap ? 2 * j->ncap : 1024;
+        uint64_t *keys = calloc(cap, sizeof *keys);
+        uint32_t *vals = calloc(cap, sizeof *vals);
+        if (!keys || !vals) {
+            free(keys);
+            free(vals);
+            return UINT32_MAX;
+        }
+        for (uint32_t i = 0; i < j->ncap; i++) {
+            if (!j->nkeys[i])
+                continue;
+            uint32_t s = (uint32_t)mix(j->nkeys[i]) & (cap - 1);
+            while (keys[s])
+                s = (s + 1) & (cap - 1);
+            keys[s] = j->nkeys[i];
+            vals[s] = j->nvals[i];
+        }
+        free(j->nkeys);
+        free(j->nvals);
+        j->nkeys = keys;
+        j->nvals = vals;
+        j->ncap = cap;
+    }
+    uint64_t key = ((uint64_t)(uint32_t)(parent + 1) << 32) | region;
+    uint32_t s = (uint32_t)mix(key) & (j->ncap - 1);
+    while (j->nkeys[s]) {
+        if (j->nkeys[s] == key)
+            return j->nvals[s];
+        s = (s + 1) & (j->ncap - 1);
+    }
+    if (grow(&j->nodes, &j->cap, j->n + 1, sizeof *j->nodes) != 0)
+        return UINT32_MAX;
+    jnode *n = &j->nodes[j->n];
+    memset(n, 0, sizeof *n);
+    n->parent = parent;
+    n->region = region;
+    n->depth = parent < 0 ? 0 : j->nodes[parent].depth + 1;
+    n->s.min_incl = n->s.min_excl = UINT64_MAX;
+    j->nkeys[s] = key;
+    j->nvals[s] = j->n;
+    j->nn++;
+    return j->n++;
+}
+
+static void add_stats(jstats *to, const jstats *s)
+{
+    to->visits += s->visits;
+    to->incl += s->incl;
+    to->excl += s->excl;
+    if (s->min_incl < to->min_incl) to->min_incl = s->min_incl;
+    if (s->max_incl > to->max_incl) to->max_incl = s->max_incl;
+    if (s->min_excl < to->min_excl) to->min_excl = s->min_excl;
+    if (s->max_excl > to->max_excl) to->max_excl = s->max_excl;
+    to->bytes_sent += s->bytes_sent;
+    to->bytes_received += s->bytes_received;
+    to->sends += s->sends;
+    to->receives += s->receives;
+}
+
+typedef struct vec32 {
+    uint32_t *v;
+    uint32_t n, cap;
+} vec32;
+
+static int vec_set(vec32 *v, uint32_t i, uint32_t x)
+{
+    if (grow(&v->v, &v->cap, i + 1, sizeof *v->v) != 0)
+        return -1;
+    while (v->n <= i)
+        v->v[v->n++] = UINT32_MAX;
+    v->v[i] = x;
+    return 0;
+}
+
+static uint32_t vec_get(const vec32 *v, uint64_t i) { return i < v->n ? v->v[i] : UINT32_MAX; }
+
+/* One line of a blob; 0, or -1 when it is malformed or memory is out. */
+static int add_line(instr_job *j, int rank, char *line, vec32 *regs, vec32 *locs, vec32 *nodes,
+                    uint32_t *nlines)
+{
+    switch (line[0]) {
+    case 'P': {
+        int pid;
+        uint64_t dur, dropped, unmatched, closed;
+        char timer[32];
+        double hz;
+        int used = 0;
+        if (sscanf(line, "P %d %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %31s %lf%n", &pid,
+                   &dur, &dropped, &unmatched, &closed, timer, &hz, &used) != 7)
+            return -1;
+        jgroup *g = group_of(j, rank);
+        if (!g)
+            return -1;
+        g->present = 1;
+        g->pid = pid;
+        const char *host = line + used;
+        if (*host == '\t')
+            host++;
+        snprintf(g->host, sizeof g->host, "%s", host);
+        if (dur > j->duration)
+            j->duration = dur;
+        j->dropped += dropped;
+        j->unmatched += unmatched;
+        j->closed += closed;
+        if (!j->timer[0]) {
+            snprintf(j->timer, sizeof j->timer, "%s", timer);
+            j->hz = hz;
+        }
+        return 0;
+    }
+    case 'L': {
+        uint32_t id;
+        int tid;
+        char end[16];
+        if (sscanf(line, "L %u %d %15s", &id, &tid, end) != 3)
+            return -1;
+        if (grow(&j->locs, &j->caplocs, j->nlocs + 1, sizeof *j->locs) != 0)
+            return -1;
+        j->locs[j->nlocs] = (jlocation){rank, tid, id, ""};
+        snprintf(j->locs[j->nlocs].end, sizeof j->locs[j->nlocs].end, "%s", end);
+        return vec_set(locs, id, j->nlocs++);
+    }
+    case 'R': {
+        uint32_t h, lb, le;
+        int used = 0;
+        if (sscanf(line, "R %u %u %u %n", &h, &lb, &le, &used) != 3 || !used)
+            return -1;
+        uint32_t id = region_id(j, line + used, lb, le);
+        return id ? vec_set(regs, h, id) : -1;
+    }
+    case 'N': {
+        int64_t parent;
+        uint32_t region, loc;
+        jstats s;
+        if (sscanf(line, "N %" SCNd64 " %u %u %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64
+                         " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64
+                         " %" SCNu64,
+                   &parent, &region, &loc, &s.visits, &s.incl, &s.excl, &s.min_incl,
+                   &s.max_incl, &s.min_excl, &s.max_excl, &s.bytes_sent, &s.bytes_received,
+                   &s.sends, &s.receives) != 14)
+            return -1;
+        uint32_t jparent = parent < 0 ? UINT32_MAX : vec_get(nodes, (uint64_t)parent);
+        uint32_t jregion = vec_get(regs, region), jloc_id = vec_get(locs, loc);
+        if ((parent >= 0 && jparent == UINT32_MAX) || jregion == UINT32_MAX ||
+            jloc_id == UINT32_MAX)
+            return -1;
+        uint32_t id = node_id(j, parent < 0 ? -1 : (int32_t)jparent, jregion);
+        if (id == UINT32_MAX || vec_set(nodes, (*nlines)++, id) != 0)
+            return -1;
+        jnode *n = &j->nodes[id];
+        if (grow(&n->locs, &n->caplocs, n->nlocs + 1, sizeof *n->locs) != 0)
+            return -1;
+        n->locs[n->nlocs++] = (jloc){jloc_id, s};
+        add_stats(&n->s, &s);
+        return 0;
+    }
+    default:
+        return -1;
+    }
+}
+
+INSTR_EXT_EXPORT int instr_ext_job_add(instr_job *j, int rank, const char *blob, size_t len)
+{
+    static const char magic[] = "instr-job-profile 1\n";
+    if (!j || len < sizeof magic - 1 || memcmp(blob, magic, sizeof magic - 1) != 0) {
+        instr_warn("job profile: rank %d sent no readable profile; it is left out", rank);
+        return -1;
+    }
+    vec32 regs = {0}, locs = {0}, nodes = {0};
+    uint32_t nlines = 0;
+    int rc = 0;
+    char line[8192];
+    for (size_t pos = sizeof magic - 1; pos < len && rc == 0;) {
+        const char *nl = memchr(blob + pos, '\n', len - pos);
+        size_t l = (nl ? (size_t)(nl - blob) : len) - pos;
+        char *p = l < sizeof line ? line : malloc(l + 1);
+        if (!p) {
+            rc = -1;
+            break;
+        }
+        memcpy(p, blob + pos, l);
+        p[l] = '\0';
+        if (l)
+            rc = add_line(j, rank, p, &regs, &locs, &nodes, &nlines);
+        if (p != line)
+            free(p);
+        pos += l + 1;
+    }
+    free(regs.v);
+    free(locs.v);
+    free(nodes.v);
+    if (rc != 0) {
+        j->failed = 1;
+        instr_warn("job profile: rank %d's profile is malformed or memory ran out while merging "
+                   "it; the job profile is incomplete (rank %d's own files are complete)",
+                   rank, rank);
+    }
+    return rc;
+}
+
+/* ---- profile.json of the job ---- */
+
+static void jstr(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(f, "\\%c", *p);
+        else if (*p < 0x20)
+            fprintf(f, "\\u%04x", *p);
+        else
+            fputc(*p, f);
+    }
+    fputc('"', f);
+}
+
+static void jstats_out(FILE *f, const jstats *s)
+{
+    fprintf(f,
+            "\"visits\": %" PRIu64 ", \"inclusive\": %" PRIu64 ", \"exclusive\": %" PRIu64
+            ", \"min_inclusive\": %" PRIu64 ", \"max_inclusive\": %" PRIu64
+            ", \"min_exclusive\": %" PRIu64 ", \"max_exclusive\": %" PRIu64,
+            s->visits, s->incl, s->excl, s->min_incl == UINT64_MAX ? 0 : s->min_incl,
+            s->max_incl, s->min_excl == UINT64_MAX ? 0 : s->min_excl, s->max_excl);
+    if (s->sends || s->receives || s->bytes_sent || s->bytes_received)
+        fprintf(f,
+                ", \"messages_sent\": %" PRIu64 ", \"bytes_sent\": %" PRIu64
+                ", \"messages_received\": %" PRIu64 ", \"bytes_received\": %" PRIu64,
+                s->sends, s->bytes_sent, s->receives, s->bytes_received);
+}
+
+static int by_rank(const void *a, const void *b)
+{
+    const jgroup *x = a, *y = b;
+    return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+static void job_json(FILE *f, instr_job *j, const char *dir, int nranks)
+{
+    char exe[PATH_MAX] = "";
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    exe[n > 0 ? n : 0] = '\0';
+    qsort(j->groups, j->ngroups, sizeof *j->groups, by_rank);
+    fputs("{\n  \"format\": \"instr-profile\",\n  \"version\": 1,\n  \"time_unit\": \"ns\",\n", f);
+    fputs("  \"run\": {\n    \"program\": ", f);
+    jstr(f, exe);
+    fprintf(f, ",\n    \"duration\": %" PRIu64 ", \"timer\": ", j->duration);
+    jstr(f, j->timer);
+    fprintf(f, ", \"timer_frequency_hz\": %.0f,\n    \"instr_version\": ", j->hz);
+    jstr(f, INSTR_VERSION_STRING);
+    fprintf(f, ", \"abi_version\": %d,\n    \"experiment_directory\": ", INSTR_ABI_VERSION);
+    jstr(f, dir);
+    fputs(",\n    \"configuration\": {", f);
+    for (int i = 0; i < instr_config_count(); i++) {
+        fputs(i ? ", " : "", f);
+        jstr(f, instr_config_name(i));
+        fputs(": ", f);
+        jstr(f, instr_config_value(i));
+    }
+    fprintf(f, "},\n    \"mpi\": {\"ranks\": %d, \"ranks_merged\": [", nranks);
+    int first = 1;
+    for (uint32_t i = 0; i < j->ngroups; i++)
+        if (j->groups[i].present) {
+            fprintf(f, "%s%d", first ? "" : ", ", j->groups[i].rank);
+            first = 0;
+        }
+    fputs("], \"ranks_missing\": [", f);
+    first = 1;
+    for (int r = 0; r < nranks; r++) {
+        int present = 0;
+        for (uint32_t i = 0; i < j->ngroups; i++)
+            present |= j->groups[i].rank == r && j->groups[i].present;
+        if (!present) {
+            fprintf(f, "%s%d", first ? "" : ", ", r);
+            first = 0;
+        }
+    }
+    fprintf(f, "], \"complete\": %s},\n", j->failed ? "false" : "true");
+    fprintf(f, "    \"dropped_call_paths\": %" PRIu64 ", \"unmatched_exits\": %" PRIu64
+               ", \"closed_at_end\": %" PRIu64 "\n  },\n",
+            j->dropped, j->unmatched, j->closed);
+    fputs("  \"location_groups\": [", f);
+    first = 1;
+    for (uint32_t i = 0; i < j->ngroups; i++) {
+        const jgroup *g = &j->groups[i];
+        if (!g->present)
+            continue;
+        fprintf(f, "%s\n    {\"id\": %d, \"kind\": \"process\", \"name\": \"rank %d\", "
+                   "\"rank\": %d, \"pid\": %d, \"hostname\": ",
+                first ? "" : ",", g->rank, g->rank, g->rank, g->pid);
+        jstr(f, g->host);
+        fputc('}', f);
+        first = 0;
+    }
+    fputs("\n  ],\n  \"locations\": [", f);
+    for (uint32_t i = 0; i < j->nlocs; i++) {
+        const jlocation *l = &j->locs[i];
+        fprintf(f, "%s\n    {\"id\": %u, \"group\": %d, \"kind\": \"thread\", "
+                   "\"name\": \"rank %d thread %u\", \"tid\": %d, \"rank_location\": %u, "
+                   "\"end\": \"%s\"}",
+                i ? "," : "", i, l->rank, l->rank, l->id_in_rank, l->tid, l->id_in_rank, l->end);
+    }
+    fputs("\n  ],\n  \"regions\": [", f);
+    for (uint32_t i = 0; i < j->nregions; i++) {
+        const jregion *r = &j->regions[i];
+        fprintf(f, "%s\n    {\"id\": %u, \"name\": ", i ? "," : "", i + 1);
+        jstr(f, r->name);
+        fputs(", \"mangled\": ", f);
+        jstr(f, r->mangled);
+        fputs(", \"file\": ", f);
+        jstr(f, r->file);
+        fprintf(f, ", \"line_begin\": %u, \"line_end\": %u, \"source\": ", r->line_begin,
+                r->line_end);
+        jstr(f, r->source);
+        fputs(", \"object\": ", f);
+        jstr(f, r->object);
+        fputc('}', f);
+    }
+    fputs("\n  ],\n  \"tree\": [", f);
+    for (uint32_t i = 0; i < j->n; i++) {
+        const jnode *mn = &j->nodes[i];
+        fprintf(f, "%s\n    {\"id\": %u, \"parent\": ", i ? "," : "", i);
+        if (mn->parent < 0)
+            fputs("null", f);
+        else
+            fprintf(f, "%d", mn->parent);
+        fprintf(f, ", \"depth\": %u, \"region\": %u, ", mn->depth, mn->region);
+        jstats_out(f, &mn->s);
+        fputs(",\n     \"locations\": [", f);
+        for (uint32_t k = 0; k < mn->nlocs; k++) {
+            fprintf(f, "%s{\"location\": %u, ", k ? ", " : "", mn->locs[k].location);
+            jstats_out(f, &mn->locs[k].s);
+            fputc('}', f);
+        }
+        fputs("]}", f);
+    }
+    /* Flat: visits and exclusive over all nodes, inclusive over outermost ones. */
+    fputs("\n  ],\n  \"flat\": [", f);
+    first = 1;
+    for (uint32_t r = 1; r <= j->nregions; r++) {
+        jstats s = {0};
+        for (uint32_t i = 0; i < j->n; i++) {
+            const jnode *mn = &j->nodes[i];
+            if (mn->region != r)
+                continue;
+            s.visits += mn->s.visits;
+            s.excl += mn->s.excl;
+            int outer = 1;
+            for (int32_t p = mn->parent; p >= 0 && outer; p = j->nodes[p].parent)
+                outer = j->nodes[p].region != r;
+            if (outer)
+                s.incl += mn->s.incl;
+            s.bytes_sent += mn->s.bytes_sent;
+            s.bytes_received += mn->s.bytes_received;
+            s.sends += mn->s.sends;
+            s.receives += mn->s.receives;
+        }
+        if (!s.visits)
+            continue;
+        fprintf(f, "%s\n    {\"region\": %u, \"visits\": %" PRIu64 ", \"inclusive\": %" PRIu64
+                   ", \"exclusive\": %" PRIu64,
+                first ? "" : ",", r, s.visits, s.incl, s.excl);
+        if (s.sends || s.receives)
+            fprintf(f, ", \"messages_sent\": %" PRIu64 ", \"bytes_sent\": %" PRIu64
+                       ", \"messages_received\": %" PRIu64 ", \"bytes_received\": %" PRIu64,
+                    s.sends, s.bytes_sent, s.receives, s.bytes_received);
+        fputc('}', f);
+        first = 0;
+    }
+    fputs("\n  ]\n}\n", f);
+}
+
+INSTR_EXT_EXPORT int instr_ext_job_write(instr_job *j, const char *dir, int nranks)
+{
+    if (!j || !dir)
+        return -1;
+    char path[PATH_MAX];
+    if ((size_t)snprintf(path, sizeof path, "%s/profile.json", dir) >= sizeof path)
+        return -1;
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f) {
+        instr_warn("job profile: cannot create '%s': %s; the ranks' own profiles are in "
+                   "%s/rank-*", path, strerror(errno), dir);
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    job_json(f, j, dir, nranks);
+    if (ferror(f) | (fclose(f) != 0)) {
+        instr_warn("job profile: writing '%s' failed", path);
+        return -1;
+    }
+    for (uint32_t i = 0; i < j->ngroups; i++)
+        if (!j->groups[i].present)
+            instr_warn("job profile: rank %d is missing from %s (its own files, if any, are in "
+                       "%s/rank-%d)", j->groups[i].rank, path, dir, j->groups[i].rank);
+    return 0;
+}

@@ -1,0 +1,202 @@
+#!/usr/bin/env python3
+"""check_mpi.py — one MPI test: run a program uninstrumented and measured under mpirun, compare
+their behaviour (stdout, exit status), then check the job's experiment directory.
+
+  check_mpi.py --case halo|collectives|abort --np N --mode instr|preload
+               --source progs/X.c --plain <uninstrumented exe> --workdir DIR
+               --instr <bin/instr> --mpicc <mpicc> --mpirun <mpirun> --lib <libinstr-rt-mpi.so>
+
+mode instr: the program is compiled with `instr mpicc` (what a user does); mode preload: the
+uninstrumented executable runs with LD_PRELOAD=libinstr-rt-mpi.so. The expected numbers of
+calls and bytes follow from the programs in progs/ (their comments say what they do).
+"""
+import argparse
+import glob
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import profile as P  # noqa: E402
+
+MPIRUN_FLAGS = ["--oversubscribe", "--allow-run-as-root", "--bind-to", "none"]
+TIMEOUT = 120
+
+
+def fail(msg):
+    print("FAIL: " + msg)
+    sys.exit(1)
+
+
+def run(cmd, env=None, cwd=None):
+    print("$ " + " ".join(cmd), flush=True)
+    p = subprocess.run(cmd, env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       text=True, timeout=TIMEOUT)
+    return p
+
+
+def halo_expect(np_, mode):
+    it, halo = 10, 16
+    msg = halo * 8
+    v = {"MPI_Init": np_, "MPI_Finalize": np_, "MPI_Comm_rank": np_, "MPI_Comm_size": np_,
+         "MPI_Irecv": 2 * (it // 2) * np_, "MPI_Isend": 2 * (it // 2) * np_,
+         "MPI_Waitall": (it // 2) * np_, "MPI_Sendrecv": 2 * (it // 2) * np_,
+         "MPI_Allreduce": it * np_, "MPI_Send": np_ - 1, "MPI_Recv": np_ - 1}
+    if mode == "instr":
+        v.update({"main": np_, "exchange_nonblocking": (it // 2) * np_,
+                  "exchange_blocking": (it // 2) * np_, "compute": it * np_,
+                  "residual": it * np_})
+    n_nb = 2 * (it // 2) * np_
+    n_sr = 2 * (it // 2) * np_
+    # region: (messages sent, bytes sent, messages received, bytes received)
+    msgs = {"MPI_Isend": (n_nb, n_nb * msg, 0, 0),
+            "MPI_Waitall": (0, 0, n_nb, n_nb * msg),
+            "MPI_Sendrecv": (n_sr, n_sr * msg, n_sr, n_sr * msg),
+            "MPI_Send": (np_ - 1, (np_ - 1) * 8, 0, 0),
+            "MPI_Recv": (0, 0, np_ - 1, (np_ - 1) * 8)}
+    return v, msgs
+
+
+def collectives_expect(np_, mode):
+    c = 3 * np_ + np_ + np_ // 2  # calls of round_of_collectives
+    v = {}
+    for r in ["Barrier", "Bcast", "Allreduce", "Gather", "Scatter", "Allgather", "Alltoall",
+              "Scan", "Reduce_scatter_block", "Ibcast", "Iallreduce"]:
+        v["MPI_" + r] = c
+    v.update({"MPI_Reduce": c + np_, "MPI_Comm_rank": c + np_, "MPI_Comm_size": c + np_,
+              "MPI_Wait": 2 * c, "MPI_Comm_split": np_, "MPI_Comm_group": np_,
+              "MPI_Group_range_incl": np_, "MPI_Comm_create": np_,
+              "MPI_Comm_free": np_ + np_ // 2, "MPI_Group_free": 2 * np_,
+              "MPI_Init_thread": np_, "MPI_Finalize": np_, "MPI_Finalized": np_})
+    if mode == "instr":
+        v.update({"main": np_, "round_of_collectives": c})
+    return v, {}
+
+
+def check_job(exp, np_, visits, msgs):
+    prof = P.load(exp)
+    problems = P.check_consistency(prof)
+    if problems:
+        fail("job profile inconsistent: %s" % problems[:5])
+    groups = prof["location_groups"]
+    if sorted(g["rank"] for g in groups) != list(range(np_)):
+        fail("location groups %r, expected one per rank 0..%d" % (groups, np_ - 1))
+    if prof["run"]["mpi"] != {"ranks": np_, "ranks_merged": list(range(np_)),
+                              "ranks_missing": [], "complete": True}:
+        fail("run.mpi is %r" % prof["run"]["mpi"])
+    got = P.visits_by_region(prof)
+    if got != visits:
+        diff = {k: (got.get(k), visits.get(k)) for k in set(got) | set(visits)
+                if got.get(k) != visits.get(k)}
+        fail("visits differ (got, expected): %r" % diff)
+    # Every rank called MPI_Init (or _thread) and MPI_Finalize exactly once, on its own group.
+    loc_group = {l["id"]: l["group"] for l in prof["locations"]}
+    reg = P.regions(prof)
+    for name in ("MPI_Finalize",):
+        per = {}
+        for n in prof["tree"]:
+            if reg[n["region"]]["name"] == name:
+                for l in n["locations"]:
+                    per[loc_group[l["location"]]] = per.get(loc_group[l["location"]], 0) + \
+                        l["visits"]
+        if per != {r: 1 for r in range(np_)}:
+            fail("%s per rank: %r" % (name, per))
+    flat = {reg[f["region"]]["name"]: f for f in prof["flat"]}
+    for name, (ms, bs, mr, br) in msgs.items():
+        f = flat.get(name, {})
+        got_m = (f.get("messages_sent", 0), f.get("bytes_sent", 0),
+                 f.get("messages_received", 0), f.get("bytes_received", 0))
+        if got_m != (ms, bs, mr, br):
+            fail("%s messages (sent, bytes sent, received, bytes received): got %r, expected %r"
+                 % (name, got_m, (ms, bs, mr, br)))
+    tot = [sum(f.get(k, 0) for f in prof["flat"]) for k in
+           ("messages_sent", "bytes_sent", "messages_received", "bytes_received")]
+    if tot[0] != tot[2] or tot[1] != tot[3]:
+        fail("messages sent %r != received %r over the job" % (tot[:2], tot[2:]))
+    # Message counts are per call path: the tree's sums equal the flat ones.
+    for k in ("messages_sent", "bytes_sent"):
+        if sum(n.get(k, 0) for n in prof["tree"]) != sum(f.get(k, 0) for f in prof["flat"]):
+            fail("tree and flat %s differ" % k)
+    for r in range(np_):
+        if not os.path.isfile(os.path.join(exp, "rank-%d" % r, "profile.json")):
+            fail("rank-%d/profile.json missing" % r)
+    print("job profile: %d ranks, %d regions, %d messages, %d bytes: as expected"
+          % (np_, len(visits), tot[0], tot[1]))
+    return prof
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    for a in ("case", "mode", "source", "plain", "workdir", "instr", "mpicc", "mpirun", "lib"):
+        ap.add_argument("--" + a, required=True)
+    ap.add_argument("--np", type=int, required=True)
+    ap.add_argument("--trace", action="store_true")
+    args = ap.parse_args()
+
+    work = os.path.abspath(args.workdir)
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    mpirun = [args.mpirun, "-np", str(args.np)] + MPIRUN_FLAGS
+
+    env = dict(os.environ)
+    for k in list(env):
+        if k.startswith("INSTR_"):
+            del env[k]
+    env["OMPI_MCA_btl"] = "self,vader"  # no network probing: quick, and the same every run
+
+    plain = run(mpirun + [os.path.abspath(args.plain)], env=env, cwd=work)
+    want = 5 if args.case == "abort" else 0
+    if plain.returncode != want or not plain.stdout:
+        fail("the uninstrumented run itself failed (status %d, expected %d):\n%s%s"
+             % (plain.returncode, want, plain.stdout, plain.stderr))
+
+    if args.mode == "instr":
+        exe = os.path.join(work, "measured")
+        c = run([args.instr, args.mpicc, "-O1", args.source, "-o", exe], env=env, cwd=work)
+        if c.returncode != 0:
+            fail("instr %s failed:\n%s%s" % (args.mpicc, c.stdout, c.stderr))
+        cmd = mpirun + [exe]
+    else:
+        cmd = mpirun + ["-x", "LD_PRELOAD=" + args.lib, os.path.abspath(args.plain)]
+    menv = dict(env)
+    if args.trace:
+        menv["INSTR_ENABLE_TRACING"] = "1"
+        cmd = cmd[:1] + ["-x", "INSTR_ENABLE_TRACING"] + cmd[1:]
+    measured = run(cmd, env=menv, cwd=work)
+    sys.stderr.write(measured.stderr)
+
+    if measured.stdout != plain.stdout:
+        fail("stdout differs:\n--- plain\n%s--- measured\n%s" % (plain.stdout, measured.stdout))
+    if measured.returncode != plain.returncode:
+        fail("exit status %d, uninstrumented %d" % (measured.returncode, plain.returncode))
+    print("behaviour unchanged: same stdout, exit status %d" % plain.returncode)
+
+    exps = sorted(glob.glob(os.path.join(work, "instr-*")))
+    if len(exps) != 1:
+        fail("expected one experiment directory for the job, found %r" % exps)
+    exp = exps[0]
+
+    if args.case == "abort":
+        if "MPI_Abort called on rank 1" not in measured.stderr:
+            fail("no report of the abort on stderr")
+        prof = P.load(os.path.join(exp, "rank-1"))
+        got = P.visits_by_region(prof)
+        for name in ("MPI_Init", "MPI_Recv", "MPI_Abort"):
+            if got.get(name) != 1:
+                fail("rank-1 profile: %s visits %r, expected 1 (%r)" % (name, got.get(name), got))
+        if os.path.exists(os.path.join(exp, "profile.json")):
+            fail("a job profile.json was written although the job was aborted")
+        print("abort: rank 1's profile written, the abort reported")
+        return
+
+    expect = {"halo": halo_expect, "collectives": collectives_expect}[args.case]
+    visits, msgs = expect(args.np, args.mode)
+    check_job(exp, args.np, visits, msgs)
+    if "MPI job of %d ranks: profile.json merged" % args.np not in measured.stderr:
+        fail("no summary line for the job profile on stderr")
+
+
+if __name__ == "__main__":
+    main()
