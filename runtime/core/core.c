@@ -136,6 +136,31 @@ static int grow_stack(instr_location *loc)
     return 0;
 }
 
+instr_location *instr_core_location_self(void)
+{
+    if (!instr_events_wanted())
+        return NULL;
+    if (!instr_tls_loc && !tls_ended)
+        location_create();
+    return instr_tls_loc;
+}
+
+uint64_t instr_core_close_above(instr_location *loc, uint32_t depth, uint64_t t)
+{
+    uint64_t n = 0;
+    int st = instr_state_get();
+    if (st != INSTR_STATE_RUNNING && st != INSTR_STATE_PAUSED)
+        return 0;
+    while (loc->depth > depth) {
+        uint32_t f = loc->stack[--loc->depth];
+        if (!(f & INSTR_FRAME_UNRECORDED)) {
+            dispatch_exit(loc, f, t);
+            n++;
+        }
+    }
+    return n;
+}
+
 int instr_events_wanted(void)
 {
     int st = instr_state_get();

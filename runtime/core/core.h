@@ -24,9 +24,14 @@ uint64_t instr_core_close_all(instr_location *loc, uint64_t t);
 /* Forked child: only the calling thread's location survives; it becomes location 0. */
 void instr_core_fork_child(uint64_t t);
 
-/* Set by an adapter of a parallel job (runtime/adapters/ext.c for libinstr-rt-mpi): called at
- * the end after the substrates wrote this process's results, to combine them job-wide. */
-extern void (*instr_job_hook)(const instr_run *run);
+/* For adapters of threading runtimes (runtime/ompt/). The calling thread's location,
+ * created now if it has none yet (a thread becomes a location when it starts); NULL when
+ * nothing is recorded. */
+instr_location *instr_core_location_self(void);
+/* Exits, at time t, the regions of `loc` open above stack depth `depth`, on behalf of the
+ * location's thread, which must be parked where the caller's synchronisation orders its
+ * earlier and later events (an OpenMP worker in the runtime's barrier). Returns how many. */
+uint64_t instr_core_close_above(instr_location *loc, uint32_t depth, uint64_t t);
 
 void instr_init(void);
 void instr_finalize(void);

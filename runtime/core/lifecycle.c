@@ -17,6 +17,7 @@
 #ifdef INSTR_RT_HAVE_TRACE
 #include "../trace/trace.h"
 #endif
+#include "../../xray_adapter/xray_report.h"
 
 #include <dlfcn.h>
 #include <stdlib.h>
@@ -30,6 +31,7 @@ static const instr_substrate *const all_substrates[] = {
 #ifdef INSTR_RT_HAVE_TRACE
     &instr_trace_substrate,
 #endif
+    &instr_xray_substrate, /* no events: writes xray.txt when the program has XRay */
 };
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;

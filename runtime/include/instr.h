@@ -32,6 +32,16 @@ void instr_resume(void);
 /* 1 while events are recorded: the runtime is running and not paused. */
 int instr_is_recording(void);
 
+/* XRay builds (`instr --mode=xray`, docs/xray.md): patch or unpatch the sleds of the
+ * functions a pattern selects (a selection-spec glob on the demangled name, with or without
+ * parameters, or on the mangled name), or of all functions. Returns how many functions
+ * changed, or -1 (with a message) when the program has no XRay or the pattern is malformed.
+ * A function unpatched while it runs is closed when its nearest recorded caller returns. */
+int instr_xray_patch(const char *pattern);
+int instr_xray_unpatch(const char *pattern);
+int instr_xray_patch_all(void);
+int instr_xray_unpatch_all(void);
+
 #else
 
 #define instr_region_begin(name) ((void)sizeof(name))
@@ -39,6 +49,10 @@ int instr_is_recording(void);
 #define instr_pause() ((void)0)
 #define instr_resume() ((void)0)
 #define instr_is_recording() 0
+#define instr_xray_patch(pattern) ((void)sizeof(pattern), 0)
+#define instr_xray_unpatch(pattern) ((void)sizeof(pattern), 0)
+#define instr_xray_patch_all() 0
+#define instr_xray_unpatch_all() 0
 
 #endif
 

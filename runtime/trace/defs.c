@@ -166,14 +166,18 @@ int instr_trace_write_defs(OTF2_Archive *archive, const instr_run *run, uint64_t
         if (!r)
             continue;
         int user = r->source == INSTR_SOURCE_MANUAL;
+        OTF2_RegionRole role = user ? OTF2_REGION_ROLE_CODE : OTF2_REGION_ROLE_FUNCTION;
+        OTF2_Paradigm paradigm = user ? OTF2_PARADIGM_USER : OTF2_PARADIGM_COMPILER;
+        if (r->source == INSTR_SOURCE_OPENMP) {
+            role = instr_trace_openmp_role(r->name);
+            paradigm = OTF2_PARADIGM_OPENMP;
+        }
         const char *canonical = r->mangled && *r->mangled ? r->mangled : r->name;
         OTF2_StringRef file = r->file && *r->file ? str(&st, r->file) : empty;
         CHECK(OTF2_GlobalDefWriter_WriteRegion(
             w, h - 1, str(&st, r->name), str(&st, canonical),
-            str(&st, instr_region_source_name(r->source)),
-            user ? OTF2_REGION_ROLE_CODE : OTF2_REGION_ROLE_FUNCTION,
-            user ? OTF2_PARADIGM_USER : OTF2_PARADIGM_COMPILER, OTF2_REGION_FLAG_NONE, file,
-            r->line_begin, r->line_end));
+            str(&st, instr_region_source_name(r->source)), role, paradigm,
+            OTF2_REGION_FLAG_NONE, file, r->line_begin, r->line_end));
         if (file != empty)
             CHECK(OTF2_GlobalDefWriter_WriteSourceCodeLocation(w, nsrc++, file, r->line_begin));
     }

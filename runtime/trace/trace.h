@@ -48,6 +48,14 @@ int instr_trace_write(const instr_run *run, char *files, size_t size);
 void instr_trace_enter(void *data, uint32_t region, uint64_t t);
 void instr_trace_exit(void *data, uint32_t region, uint64_t t);
 
+/* openmp.c: the hook of thread-parallel adapters (runtime/ompt/). ThreadFork/ThreadJoin
+ * records (paradigm OpenMP) on the calling thread's location `loc`, at t; nothing when the
+ * trace is off. */
+void instr_trace_thread_fork(instr_location *loc, uint32_t nthreads, uint64_t t);
+void instr_trace_thread_join(instr_location *loc, uint64_t t);
+/* The OTF2 role of an OpenMP region, from its name ("!$omp barrier @a.c:3": barrier). */
+OTF2_RegionRole instr_trace_openmp_role(const char *name);
+
 /* pool.c */
 typedef struct instr_tpool_stats {
     uint64_t chunk_size;  /* bytes per OTF2 event chunk */

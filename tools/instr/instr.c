@@ -348,6 +348,13 @@ int main(int argc, char **argv)
     if (linking) {
         if (mode == MODE_XRAY && !instrumenting)
             push(&out, "-fxray-instrument");
+        if (mode == MODE_XRAY) {
+            /* The XRay glue goes into the executable itself (xray_adapter/xray_glue.h says
+             * why); nothing references it, so it is linked whole. */
+            snprintf(opt, sizeof opt, "-Wl,--whole-archive,%s/libinstr-xray.a,--no-whole-archive",
+                     lib);
+            push(&out, opt);
+        }
         if (is_static) {
             if (is_mpi(cc))
                 fprintf(stderr, "instr: -static: MPI calls are not recorded (libinstr-rt-mpi "

@@ -1,0 +1,426 @@
+/* callbacks.c — OMPT callbacks turned into regions on the calling thread's location.
+ *
+ * Every construct becomes an enter/exit pair in the event core, on the thread the callback
+ * runs on, so instrumented functions a thread runs inside an implicit or explicit task nest
+ * under that task. Begin/end callbacks do not always carry the same code address (a loop's
+ * end reports the loop's end), so each thread keeps its own small stack of open constructs
+ * and an end closes the innermost open construct of its kind.
+ *
+ * Workers' implicit barrier and implicit task end late: LLVM's libomp reports their end only
+ * when the worker is woken for the next parallel region (or at shutdown, after the end of
+ * measurement). Recording them then would count the idle time between regions as barrier
+ * time. So the team's master closes its workers' open regions when it leaves the implicit
+ * barrier itself: the workers are parked in the runtime then, and libomp's barrier orders
+ * their earlier events before, and their next events after, what the master writes into
+ * their locations. The workers' late end callbacks are then ignored. */
+#include "ompt.h"
+#include "../core/core.h"
+#include "../core/event.h"
+#include "../core/log.h"
+#ifdef INSTR_RT_HAVE_TRACE
+#include "../trace/trace.h"
+#endif
+
+#include <omp-tools.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define OPEN_MAX 128 /* open constructs per thread; deeper ones are not recorded */
+#define FRAMES_MAX 16 /* nested implicit tasks per thread */
+
+typedef struct othread othread;
+
+/* One parallel region in flight; owned by the thread that forked it (pd->ptr). */
+typedef struct team {
+    const void *codeptr;
+    struct itask **member; /* by thread index in the team; [0] is the master */
+    uint32_t cap;
+    struct team *next;     /* the owner's free list */
+} team;
+
+/* An implicit task on a thread. */
+typedef struct itask {
+    othread *owner;
+    team *team;
+    uint32_t index;       /* thread number in the team */
+    uint32_t core_depth;  /* the location's stack depth below the implicit task */
+    uint32_t open_depth;  /* this thread's open-construct depth below it */
+    int open;             /* 0 once closed (by the master for a worker) */
+} itask;
+
+struct othread {
+    instr_location *loc;
+    struct {
+        uint32_t handle;
+        int construct;
+        uintptr_t tag;
+    } open[OPEN_MAX];
+    uint32_t nopen, overflow;
+    itask frame[FRAMES_MAX];
+    uint32_t nframes, frames_overflow;
+    team *pool;
+};
+
+static _Thread_local othread self;
+
+static instr_location *location(void)
+{
+    if (!self.loc)
+        self.loc = instr_core_location_self();
+    return self.loc;
+}
+
+static void push(int construct, uintptr_t tag, const void *codeptr)
+{
+    if (self.nopen == OPEN_MAX) {
+        self.overflow++;
+        return;
+    }
+    uint32_t h = instr_omp_region(construct, codeptr);
+    self.open[self.nopen].handle = h;
+    self.open[self.nopen].construct = construct;
+    self.open[self.nopen].tag = tag;
+    self.nopen++;
+    if (h)
+        instr_event_enter(h);
+}
+
+/* Closes the innermost open construct of this kind and tag, and what is still open above it
+ * (the event core does the same for its stack). */
+static void pop(int construct, uintptr_t tag)
+{
+    if (self.overflow) {
+        self.overflow--;
+        return;
+    }
+    uint32_t k = self.nopen;
+    while (k > 0 && !(self.open[k - 1].construct == construct && self.open[k - 1].tag == tag))
+        k--;
+    if (k == 0)
+        return;
+    uint32_t h = self.open[k - 1].handle;
+    self.nopen = k - 1;
+    if (h)
+        instr_event_exit(h);
+}
+
+/* ---- threads and parallel regions ---- */
+
+static void on_thread_begin(ompt_thread_t type, ompt_data_t *thread_data)
+{
+    (void)type, (void)thread_data;
+    location(); /* a thread becomes a location when it starts */
+}
+
+static void on_parallel_begin(ompt_data_t *encountering_task_data,
+                              const ompt_frame_t *encountering_task_frame,
+                              ompt_data_t *parallel_data, unsigned int requested_parallelism,
+                              int flags, const void *codeptr_ra)
+{
+    (void)encountering_task_data, (void)encountering_task_frame;
+    parallel_data->ptr = NULL;
+    if (flags & ompt_parallel_league)
+        return; /* teams constructs are not recorded */
+    team *t = self.pool;
+    if (t)
+        self.pool = t->next;
+    else if (!(t = calloc(1, sizeof *t)))
+        return;
+    if (t->cap < requested_parallelism) {
+        itask **m = realloc(t->member, requested_parallelism * sizeof *m);
+        if (!m) {
+            t->next = self.pool;
+            self.pool = t;
+            return;
+        }
+        t->member = m;
+        t->cap = requested_parallelism;
+    }
+    memset(t->member, 0, t->cap * sizeof *t->member);
+    t->codeptr = codeptr_ra;
+    parallel_data->ptr = t;
+#ifdef INSTR_RT_HAVE_TRACE
+    if (location())
+        instr_trace_thread_fork(self.loc, requested_parallelism, instr_clock_now());
+#endif
+    push(INSTR_OMP_PARALLEL, (uintptr_t)t, codeptr_ra);
+}
+
+static void on_parallel_end(ompt_data_t *parallel_data, ompt_data_t *encountering_task_data,
+                            int flags, const void *codeptr_ra)
+{
+    (void)encountering_task_data, (void)flags, (void)codeptr_ra;
+    team *t = parallel_data->ptr;
+    if (!t)
+        return;
+    pop(INSTR_OMP_PARALLEL, (uintptr_t)t);
+#ifdef INSTR_RT_HAVE_TRACE
+    if (self.loc)
+        instr_trace_thread_join(self.loc, instr_clock_now());
+#endif
+    parallel_data->ptr = NULL;
+    t->next = self.pool;
+    self.pool = t;
+}
+
+/* The master, leaving the team: end the workers' implicit barrier and implicit task now. */
+static void close_workers(team *t)
+{
+    uint64_t now = instr_clock_now();
+    for (uint32_t i = 1; i < t->cap; i++) {
+        itask *w = t->member[i];
+        if (!w || !w->open)
+            continue;
+        if (w->owner->loc)
+            instr_core_close_above(w->owner->loc, w->core_depth, now);
+        w->owner->nopen = w->open_depth;
+        w->owner->overflow = 0;
+        w->open = 0;
+        t->member[i] = NULL;
+    }
+}
+
+static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parallel_data,
+                             ompt_data_t *task_data, unsigned int actual_parallelism,
+                             unsigned int index, int flags)
+{
+    (void)task_data, (void)actual_parallelism;
+    if (!(flags & ompt_task_implicit))
+        return; /* the initial task spans the program, not a construct */
+    if (endpoint == ompt_scope_begin) {
+        if (self.nframes == FRAMES_MAX) {
+            self.frames_overflow++;
+            return;
+        }
+        team *t = parallel_data ? parallel_data->ptr : NULL;
+        instr_location *loc = location();
+        itask *f = &self.frame[self.nframes++];
+        *f = (itask){.owner = &self, .team = t, .index = index,
+                     .core_depth = loc ? loc->depth : 0, .open_depth = self.nopen, .open = 1};
+        if (t && index < t->cap)
+            t->member[index] = f;
+        push(INSTR_OMP_IMPLICIT_TASK, (uintptr_t)t, t ? t->codeptr : NULL);
+        return;
+    }
+    if (self.frames_overflow) {
+        self.frames_overflow--;
+        return;
+    }
+    if (self.nframes == 0)
+        return;
+    itask *f = &self.frame[--self.nframes];
+    if (!f->open)
+        return; /* a worker's late end: the master closed it already */
+    if (f->index == 0 && f->team)
+        close_workers(f->team);
+    pop(INSTR_OMP_IMPLICIT_TASK, (uintptr_t)f->team);
+    f->open = 0;
+}
+
+/* ---- synchronisation ---- */
+
+static int sync_construct(ompt_sync_region_t kind)
+{
+    switch ((int)kind) {
+    case ompt_sync_region_barrier_explicit: return INSTR_OMP_BARRIER;
+    case ompt_sync_region_barrier_implementation: return INSTR_OMP_IMPL_BARRIER;
+    case ompt_sync_region_taskwait: return INSTR_OMP_TASKWAIT;
+    case ompt_sync_region_taskgroup: return INSTR_OMP_TASKGROUP;
+    case ompt_sync_region_reduction: return INSTR_OMP_REDUCTION;
+    default: return INSTR_OMP_IMPLICIT_BARRIER; /* implicit, parallel, workshare, teams */
+    }
+}
+
+static void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint,
+                           ompt_data_t *parallel_data, ompt_data_t *task_data,
+                           const void *codeptr_ra)
+{
+    (void)parallel_data, (void)task_data;
+    int c = sync_construct(kind);
+    if (c == INSTR_OMP_IMPLICIT_BARRIER && self.nframes > 0) {
+        itask *f = &self.frame[self.nframes - 1];
+        if (!f->open)
+            return; /* a worker's late end: the master closed it already */
+        if (!codeptr_ra && f->team)
+            codeptr_ra = f->team->codeptr; /* workers get none: name it after the region */
+    }
+    if (endpoint == ompt_scope_begin)
+        push(c, 0, codeptr_ra);
+    else
+        pop(c, 0);
+}
+
+static int mutex_construct(ompt_mutex_t kind, int wait)
+{
+    switch ((int)kind) {
+    case ompt_mutex_critical: return wait ? INSTR_OMP_CRITICAL_WAIT : INSTR_OMP_CRITICAL;
+    case ompt_mutex_ordered: return wait ? INSTR_OMP_ORDERED_WAIT : INSTR_OMP_ORDERED;
+    case ompt_mutex_lock:
+    case ompt_mutex_nest_lock:
+    case ompt_mutex_test_lock:
+    case ompt_mutex_test_nest_lock: return wait ? INSTR_OMP_LOCK_WAIT : INSTR_OMP_LOCK;
+    default: return -1; /* atomic: not recorded */
+    }
+}
+
+static int is_test(ompt_mutex_t kind)
+{
+    return kind == ompt_mutex_test_lock || kind == ompt_mutex_test_nest_lock;
+}
+
+static void on_mutex_acquire(ompt_mutex_t kind, unsigned int hint, unsigned int impl,
+                             ompt_wait_id_t wait_id, const void *codeptr_ra)
+{
+    (void)hint, (void)impl;
+    int held = mutex_construct(kind, 0);
+    if (held < 0 || is_test(kind))
+        return; /* a test may fail: its region starts when it succeeds */
+    push(held, (uintptr_t)wait_id, codeptr_ra);
+    push(mutex_construct(kind, 1), (uintptr_t)wait_id, codeptr_ra);
+}
+
+static void on_mutex_acquired(ompt_mutex_t kind, ompt_wait_id_t wait_id, const void *codeptr_ra)
+{
+    int held = mutex_construct(kind, 0);
+    if (held < 0)
+        return;
+    if (is_test(kind))
+        push(held, (uintptr_t)wait_id, codeptr_ra);
+    else
+        pop(mutex_construct(kind, 1), (uintptr_t)wait_id);
+}
+
+static void on_mutex_released(ompt_mutex_t kind, ompt_wait_id_t wait_id, const void *codeptr_ra)
+{
+    (void)codeptr_ra;
+    int held = mutex_construct(kind, 0);
+    if (held >= 0)
+        pop(held, (uintptr_t)wait_id);
+}
+
+/* A nest lock acquired again by its owner: no acquired/released pair follows; the
+ * acquisition is one short visit. */
+static void on_nest_lock(ompt_scope_endpoint_t endpoint, ompt_wait_id_t wait_id,
+                         const void *codeptr_ra)
+{
+    (void)codeptr_ra;
+    if (endpoint == ompt_scope_begin)
+        pop(INSTR_OMP_LOCK, (uintptr_t)wait_id);
+}
+
+/* ---- worksharing and masked ---- */
+
+static int work_construct(ompt_work_t kind)
+{
+    switch ((int)kind) {
+    case ompt_work_sections: return INSTR_OMP_SECTIONS;
+    case ompt_work_single_executor:
+    case ompt_work_single_other: return INSTR_OMP_SINGLE;
+    case ompt_work_workshare: return INSTR_OMP_WORKSHARE;
+    case ompt_work_taskloop: return INSTR_OMP_TASKLOOP;
+    case ompt_work_distribute: return -1;
+    default: return INSTR_OMP_LOOP; /* loop and its static/dynamic/guided/other forms */
+    }
+}
+
+static void on_work(ompt_work_t kind, ompt_scope_endpoint_t endpoint, ompt_data_t *parallel_data,
+                    ompt_data_t *task_data, uint64_t count, const void *codeptr_ra)
+{
+    (void)parallel_data, (void)task_data, (void)count;
+    int c = work_construct(kind);
+    if (c < 0)
+        return;
+    if (endpoint == ompt_scope_begin)
+        push(c, 0, codeptr_ra);
+    else
+        pop(c, 0);
+}
+
+static void on_masked(ompt_scope_endpoint_t endpoint, ompt_data_t *parallel_data,
+                      ompt_data_t *task_data, const void *codeptr_ra)
+{
+    (void)parallel_data, (void)task_data;
+    if (endpoint == ompt_scope_begin)
+        push(INSTR_OMP_MASKED, 0, codeptr_ra);
+    else
+        pop(INSTR_OMP_MASKED, 0);
+}
+
+/* ---- explicit tasks ---- */
+
+/* task_data->value of an explicit task: the region of its execution and these bits. */
+#define TASK_EXPLICIT (1ull << 63)
+#define TASK_STARTED (1ull << 62)
+
+static void on_task_create(ompt_data_t *encountering_task_data,
+                           const ompt_frame_t *encountering_task_frame, ompt_data_t *new_task_data,
+                           int flags, int has_dependences, const void *codeptr_ra)
+{
+    (void)encountering_task_data, (void)encountering_task_frame, (void)has_dependences;
+    new_task_data->value = 0;
+    if (!(flags & ompt_task_explicit))
+        return;
+    new_task_data->value = TASK_EXPLICIT | instr_omp_region(INSTR_OMP_TASK, codeptr_ra);
+    push(INSTR_OMP_TASK_CREATE, 0, codeptr_ra);
+    pop(INSTR_OMP_TASK_CREATE, 0);
+}
+
+static void on_task_schedule(ompt_data_t *prior_task_data, ompt_task_status_t prior_task_status,
+                             ompt_data_t *next_task_data)
+{
+    if (prior_task_data && (prior_task_data->value & TASK_EXPLICIT) &&
+        (prior_task_status == ompt_task_complete || prior_task_status == ompt_task_cancel ||
+         prior_task_status == ompt_task_detach))
+        pop(INSTR_OMP_TASK, (uintptr_t)prior_task_data);
+    if (next_task_data && (next_task_data->value & TASK_EXPLICIT) &&
+        !(next_task_data->value & TASK_STARTED)) {
+        /* Tied tasks resume where they were suspended, so a task that ran before is still
+         * open on this thread's stack. */
+        next_task_data->value |= TASK_STARTED;
+        uint32_t h = (uint32_t)next_task_data->value;
+        if (self.nopen == OPEN_MAX) {
+            self.overflow++;
+            return;
+        }
+        self.open[self.nopen].handle = h;
+        self.open[self.nopen].construct = INSTR_OMP_TASK;
+        self.open[self.nopen].tag = (uintptr_t)next_task_data;
+        self.nopen++;
+        if (h)
+            instr_event_enter(h);
+    }
+}
+
+/* ---- registration ---- */
+
+int instr_ompt_register(ompt_set_callback_t set)
+{
+    struct {
+        ompt_callbacks_t which;
+        ompt_callback_t fn;
+    } cbs[] = {
+        {ompt_callback_thread_begin, (ompt_callback_t)on_thread_begin},
+        {ompt_callback_parallel_begin, (ompt_callback_t)on_parallel_begin},
+        {ompt_callback_parallel_end, (ompt_callback_t)on_parallel_end},
+        {ompt_callback_implicit_task, (ompt_callback_t)on_implicit_task},
+        {ompt_callback_sync_region, (ompt_callback_t)on_sync_region},
+        {ompt_callback_work, (ompt_callback_t)on_work},
+        {ompt_callback_masked, (ompt_callback_t)on_masked},
+        {ompt_callback_mutex_acquire, (ompt_callback_t)on_mutex_acquire},
+        {ompt_callback_mutex_acquired, (ompt_callback_t)on_mutex_acquired},
+        {ompt_callback_mutex_released, (ompt_callback_t)on_mutex_released},
+        {ompt_callback_nest_lock, (ompt_callback_t)on_nest_lock},
+        {ompt_callback_task_create, (ompt_callback_t)on_task_create},
+        {ompt_callback_task_schedule, (ompt_callback_t)on_task_schedule},
+    };
+    int missing = 0;
+    for (size_t i = 0; i < sizeof cbs / sizeof *cbs; i++) {
+        int r = set(cbs[i].which, cbs[i].fn);
+        if (r != ompt_set_always) {
+            missing++;
+            instr_info(1, "OpenMP: the runtime reports callback %d %s (%d)", (int)cbs[i].which,
+                       r == ompt_set_never ? "never" : "only sometimes", r);
+        }
+    }
+    return missing;
+}

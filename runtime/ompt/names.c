@@ -1,0 +1,197 @@
+/* names.c — regions of OpenMP constructs: one per (construct, code address).
+ *
+ * The code address is OMPT's codeptr_ra, the return address of the runtime call the
+ * compiler emitted for the construct. Its source line comes from the program's DWARF line
+ * table through elfutils (libdw); that lookup is slow, so it is done once per pair, under the
+ * registry lock, and the handle is published in an open-addressing table that events read
+ * without a lock. Without debug info the name carries the function and offset instead
+ * ("!$omp parallel @main+0x2b"), from the ELF symbols. */
+#include "ompt.h"
+#include "../core/log.h"
+#include "../core/registry.h"
+#include "../symbols/symbols.h"
+
+#ifdef INSTR_RT_HAVE_LIBDW
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#endif
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *const construct_name[INSTR_OMP_NCONSTRUCTS] = {
+    [INSTR_OMP_PARALLEL] = "!$omp parallel",
+    [INSTR_OMP_IMPLICIT_TASK] = "!$omp implicit task",
+    [INSTR_OMP_IMPLICIT_BARRIER] = "!$omp implicit barrier",
+    [INSTR_OMP_BARRIER] = "!$omp barrier",
+    [INSTR_OMP_IMPL_BARRIER] = "!$omp barrier (runtime)",
+    [INSTR_OMP_TASKWAIT] = "!$omp taskwait",
+    [INSTR_OMP_TASKGROUP] = "!$omp taskgroup",
+    [INSTR_OMP_REDUCTION] = "!$omp reduction",
+    [INSTR_OMP_LOOP] = "!$omp for",
+    [INSTR_OMP_SECTIONS] = "!$omp sections",
+    [INSTR_OMP_SINGLE] = "!$omp single",
+    [INSTR_OMP_WORKSHARE] = "!$omp workshare",
+    [INSTR_OMP_TASKLOOP] = "!$omp taskloop",
+    [INSTR_OMP_MASKED] = "!$omp masked",
+    [INSTR_OMP_CRITICAL] = "!$omp critical",
+    [INSTR_OMP_CRITICAL_WAIT] = "!$omp critical (wait)",
+    [INSTR_OMP_ORDERED] = "!$omp ordered",
+    [INSTR_OMP_ORDERED_WAIT] = "!$omp ordered (wait)",
+    [INSTR_OMP_LOCK] = "omp_set_lock",
+    [INSTR_OMP_LOCK_WAIT] = "omp_set_lock (wait)",
+    [INSTR_OMP_TASK_CREATE] = "!$omp task (create)",
+    [INSTR_OMP_TASK] = "!$omp task",
+};
+
+#define TABLE (1u << 14) /* distinct (construct, address) pairs; beyond: one region each */
+
+static struct {
+    uintptr_t key; /* published with release after handle */
+    uint32_t handle;
+} table[TABLE];
+static uint32_t fallback[INSTR_OMP_NCONSTRUCTS]; /* table full or no address */
+
+#ifdef INSTR_RT_HAVE_LIBDW
+static Dwfl *dwfl;
+static int dwfl_failed;
+
+/* Source file and line of a code address, from the DWARF line table. 0 when found. */
+static int source_line(uintptr_t addr, const char **file, int *line)
+{
+    if (!dwfl && !dwfl_failed) {
+        static const Dwfl_Callbacks cb = {.find_elf = dwfl_linux_proc_find_elf,
+                                          .find_debuginfo = dwfl_standard_find_debuginfo};
+        dwfl = dwfl_begin(&cb);
+        if (!dwfl || dwfl_linux_proc_report(dwfl, getpid()) != 0 ||
+            dwfl_report_end(dwfl, NULL, NULL) != 0) {
+            instr_info(1, "OpenMP: cannot read this process's modules with libdw (%s): "
+                          "constructs are named by function and offset",
+                       dwfl_errmsg(-1));
+            if (dwfl)
+                dwfl_end(dwfl);
+            dwfl = NULL;
+            dwfl_failed = 1;
+        }
+    }
+    if (!dwfl)
+        return -1;
+    Dwfl_Module *mod = dwfl_addrmodule(dwfl, addr);
+    if (!mod) {
+        /* A library loaded after the first lookup: report the modules again. */
+        dwfl_report_begin_add(dwfl);
+        dwfl_linux_proc_report(dwfl, getpid());
+        dwfl_report_end(dwfl, NULL, NULL);
+        mod = dwfl_addrmodule(dwfl, addr);
+    }
+    if (!mod)
+        return -1;
+    Dwfl_Line *l = dwfl_module_getsrc(mod, addr);
+    if (l) {
+        /* elfutils 0.188 leaves the line at 0 when no address pointer is given. */
+        Dwarf_Addr at = 0;
+        int col = 0;
+        const char *f = dwfl_lineinfo(l, &at, line, &col, NULL, NULL);
+        if (f && *line > 0) {
+            *file = f;
+            return 0;
+        }
+    }
+    /* Without .debug_aranges (clang does not emit them by default) the lookup above finds no
+     * compilation unit: walk the units and ask each whether it covers the address. */
+    Dwarf_Die *cu = NULL;
+    Dwarf_Addr bias = 0;
+    while ((cu = dwfl_module_nextcu(mod, cu, &bias)) != NULL) {
+        if (dwarf_haspc(cu, addr - bias) <= 0)
+            continue;
+        Dwarf_Line *dl = dwarf_getsrc_die(cu, addr - bias);
+        const char *f = dl ? dwarf_linesrc(dl, NULL, NULL) : NULL;
+        if (f && dwarf_lineno(dl, line) == 0 && *line > 0) {
+            *file = f;
+            return 0;
+        }
+        return -1;
+    }
+    return -1;
+}
+#else
+static int source_line(uintptr_t addr, const char **file, int *line)
+{
+    (void)addr, (void)file, (void)line;
+    return -1;
+}
+#endif
+
+/* Registers the region of a pair; with the registry lock held. */
+static uint32_t make_region(int construct, uintptr_t ra)
+{
+    char name[512];
+    const char *file = "", *object = "";
+    int line = 0;
+    if (!ra) {
+        snprintf(name, sizeof name, "%s", construct_name[construct]);
+    } else {
+        /* The return address is the instruction after the call: look up the call itself. */
+        instr_symbol sym;
+        int have_sym = instr_symbols_lookup((const void *)(ra - 1), &sym) == 0;
+        object = sym.object;
+        if (source_line(ra - 1, &file, &line) == 0) {
+            const char *base = strrchr(file, '/');
+            snprintf(name, sizeof name, "%s @%s:%d", construct_name[construct],
+                     base ? base + 1 : file, line);
+        } else {
+            snprintf(name, sizeof name, "%s @%s", construct_name[construct],
+                     have_sym ? sym.mangled : "?");
+            file = "";
+        }
+    }
+    instr_region_info info = {.name = name, .mangled = name, .file = file, .object = object,
+                              .line_begin = (uint32_t)line, .line_end = (uint32_t)line,
+                              .addr = (const void *)ra, .source = INSTR_SOURCE_OPENMP};
+    uint32_t h = instr_registry_add_locked(&info);
+    if (h)
+        instr_info(2, "OpenMP: region %u %s", h, name);
+    return h;
+}
+
+uint32_t instr_omp_region(int construct, const void *codeptr)
+{
+    if (construct < 0 || construct >= INSTR_OMP_NCONSTRUCTS)
+        return 0;
+    uintptr_t ra = (uintptr_t)codeptr;
+    if (!ra) {
+        uint32_t h = __atomic_load_n(&fallback[construct], __ATOMIC_ACQUIRE);
+        if (h)
+            return h;
+        instr_registry_lock();
+        if (!(h = fallback[construct]))
+            __atomic_store_n(&fallback[construct], h = make_region(construct, 0),
+                             __ATOMIC_RELEASE);
+        instr_registry_unlock();
+        return h;
+    }
+    /* Code addresses are distinct per call site; the construct goes in the low bits. */
+    uintptr_t key = ra * INSTR_OMP_NCONSTRUCTS + (uintptr_t)construct + 1;
+    uint32_t i = (uint32_t)((key * 0x9E3779B97F4A7C15ull) >> 50) & (TABLE - 1);
+    for (uint32_t n = 0; n < TABLE; n++, i = (i + 1) & (TABLE - 1)) {
+        uintptr_t k = __atomic_load_n(&table[i].key, __ATOMIC_ACQUIRE);
+        if (k == key)
+            return table[i].handle;
+        if (k)
+            continue;
+        /* Empty slot: insert under the lock, unless another thread got there first. */
+        instr_registry_lock();
+        k = table[i].key;
+        if (k == 0) {
+            uint32_t h = make_region(construct, ra);
+            table[i].handle = h;
+            __atomic_store_n(&table[i].key, key, __ATOMIC_RELEASE);
+            instr_registry_unlock();
+            return h;
+        }
+        instr_registry_unlock();
+        if (k == key)
+            return table[i].handle;
+    }
+    return instr_omp_region(construct, NULL);
+}

@@ -1,0 +1,44 @@
+/* ompt.h — the OpenMP adapter: an OMPT tool inside libinstr-rt (docs/openmp.md).
+ *
+ *   tool.c       ompt_start_tool, callback registration, the libgomp notice
+ *   callbacks.c  OMPT callbacks -> regions on the calling thread's location; teams
+ *   names.c      one region per (construct, code address), named "!$omp parallel @file.c:42"
+ *                from debug info (elfutils libdw), resolved once per construct */
+#ifndef INSTR_RT_OMPT_H
+#define INSTR_RT_OMPT_H
+
+#include <stdint.h>
+
+/* The constructs a region can stand for. The order is the names' order in names.c. */
+enum instr_omp_construct {
+    INSTR_OMP_PARALLEL,
+    INSTR_OMP_IMPLICIT_TASK,
+    INSTR_OMP_IMPLICIT_BARRIER,
+    INSTR_OMP_BARRIER,
+    INSTR_OMP_IMPL_BARRIER, /* a barrier the runtime adds (reductions) */
+    INSTR_OMP_TASKWAIT,
+    INSTR_OMP_TASKGROUP,
+    INSTR_OMP_REDUCTION,
+    INSTR_OMP_LOOP,
+    INSTR_OMP_SECTIONS,
+    INSTR_OMP_SINGLE,
+    INSTR_OMP_WORKSHARE,
+    INSTR_OMP_TASKLOOP,
+    INSTR_OMP_MASKED,
+    INSTR_OMP_CRITICAL,
+    INSTR_OMP_CRITICAL_WAIT,
+    INSTR_OMP_ORDERED,
+    INSTR_OMP_ORDERED_WAIT,
+    INSTR_OMP_LOCK,         /* from acquire to release; the wait is a child region */
+    INSTR_OMP_LOCK_WAIT,
+    INSTR_OMP_TASK_CREATE,
+    INSTR_OMP_TASK,         /* an explicit task's execution */
+    INSTR_OMP_NCONSTRUCTS
+};
+
+/* The region handle of a construct at a code address (NULL: unknown). Lock-free once the
+ * pair was seen; the first time resolves the source location under the registry lock.
+ * 0 when no region could be made. */
+uint32_t instr_omp_region(int construct, const void *codeptr);
+
+#endif

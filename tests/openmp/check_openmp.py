@@ -1,0 +1,284 @@
+#!/usr/bin/env python3
+"""End-to-end checks of the OpenMP adapter (runtime/ompt/, docs/openmp.md): build
+progs/constructs.c with the instr wrapper, run it with OMP_NUM_THREADS=4 on LLVM's libomp and
+check exact per-thread visit counts, the nesting of instrumented functions under the implicit
+task of the thread that ran them, source lines in region names, and the OTF2 trace.
+Usage: check_openmp.py CASE --instr WRAPPER --src DIR --work DIR --lib DIR [--cc CC] [--libomp DIR]
+Cases: clang (clang -fopenmp, plugin hooks), clang_trace, gcc_libomp (gcc -fopenmp linked with
+libomp), libgomp (gcc -fopenmp on libgomp: one notice, functions still recorded), serial.
+"""
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+A = None
+P = None  # tests/lib/profile.py
+T = None  # tests/lib/otf2check.py
+
+THREADS = 4
+REGIONS, ITERS, TASKS = 5, 64, 8
+OUTPUT = "sum 1895 crit 20 singles 5 tasks 40 locked 20 masked 5\n"
+
+
+class Fail(Exception):
+    pass
+
+
+def expect(cond, what):
+    if not cond:
+        raise Fail(what)
+
+
+def markers():
+    """{"parallel": line, ...} from the "// @name" comments of constructs.c."""
+    out = {}
+    with open(os.path.join(A.src, "progs", "constructs.c")) as f:
+        for n, line in enumerate(f, 1):
+            m = re.search(r"// @(\w+)$", line.rstrip())
+            if m:
+                out[m.group(1)] = n
+    return out
+
+
+def build(prog, args, name):
+    wd = os.path.join(A.work, A.case)
+    if os.path.exists(wd):
+        shutil.rmtree(wd)
+    os.makedirs(wd)
+    exe = os.path.join(wd, name)
+    cmd = [A.instr] + args + ["-g", "-O1", os.path.join(A.src, "progs", prog), "-o", exe]
+    p = subprocess.run(cmd, capture_output=True, cwd=wd)
+    if p.returncode != 0:
+        raise Fail("build failed: %s\n%s" % (" ".join(cmd), p.stderr.decode(errors="replace")))
+    return wd, exe
+
+
+def run(wd, exe, env=None):
+    e = {k: v for k, v in os.environ.items() if not k.startswith(("INSTR_", "OMP_"))}
+    e.update({"OMP_NUM_THREADS": str(THREADS), "INSTR_EXPERIMENT_DIRECTORY":
+              os.path.join(wd, "exp")})
+    e.update(env or {})
+    p = subprocess.run([exe], cwd=wd, env=e, capture_output=True, timeout=120)
+    err = p.stderr.decode(errors="replace").splitlines()
+    return p.returncode, p.stdout.decode(errors="replace"), err, os.path.join(wd, "exp")
+
+
+def by_location(prof, pred):
+    """{location: visits} of the regions whose name satisfies pred."""
+    reg = P.regions(prof)
+    out = {}
+    for n in prof["tree"]:
+        if pred(reg[n["region"]]["name"]):
+            for l in n["locations"]:
+                out[l["location"]] = out.get(l["location"], 0) + l["visits"]
+    return out
+
+
+def named(prefix, line=None):
+    if line is None:
+        return lambda s: s == prefix or s.startswith(prefix + " @")
+    return lambda s: s == "%s @constructs.c:%d" % (prefix, line)
+
+
+def every_thread(prof, pred, n, what):
+    got = by_location(prof, pred)
+    want = {l: n for l in range(THREADS)}
+    expect(got == want, "%s: visits per thread %r, expected %r" % (what, got, want))
+
+
+def ancestors(prof, node):
+    reg = P.regions(prof)
+    nodes = {n["id"]: n for n in prof["tree"]}
+    out = []
+    while node["parent"] is not None:
+        node = nodes[node["parent"]]
+        out.append(reg[node["region"]]["name"])
+    return out
+
+
+def check_nesting(prof, function, under, total):
+    """Every visit of `function` is below an `under` region, on the same location; visits sum
+    to total."""
+    reg = P.regions(prof)
+    seen = 0
+    for n in prof["tree"]:
+        if reg[n["region"]]["name"] != function:
+            continue
+        anc = ancestors(prof, n)
+        expect(any(under(a) for a in anc),
+               "%s at %s is not under the implicit task" % (function, ";".join(reversed(anc))))
+        seen += n["visits"]
+    expect(seen == total, "%s: %d visits, expected %d" % (function, seen, total))
+
+
+def check_workers_rooted(prof):
+    """Worker threads' call trees start with their implicit task (nothing else at the root)."""
+    reg = P.regions(prof)
+    for n in prof["tree"]:
+        if n["parent"] is None:
+            name = reg[n["region"]]["name"]
+            locs = {l["location"] for l in n["locations"]}
+            if name != "main":
+                expect(name.startswith("!$omp implicit task") and 0 not in locs,
+                       "root %r on locations %r" % (name, locs))
+
+
+def check_common(prof, m, gcc=False):
+    problems = P.check_consistency(prof)
+    expect(not problems, "profile inconsistent: %s" % problems[:5])
+    expect(len(prof["locations"]) == THREADS,
+           "%d locations, expected %d" % (len(prof["locations"]), THREADS))
+    par = by_location(prof, named("!$omp parallel", m["parallel"]))
+    expect(par == {0: REGIONS}, "parallel region visits %r, expected {0: %d}" % (par, REGIONS))
+    every_thread(prof, named("!$omp implicit task", m["parallel"]), REGIONS, "implicit task")
+    every_thread(prof, named("!$omp implicit barrier", m["parallel"]), REGIONS,
+                 "implicit barrier of the parallel region")
+    every_thread(prof, named("!$omp critical", m["critical"]), REGIONS, "critical")
+    every_thread(prof, named("!$omp critical (wait)", m["critical"]), REGIONS, "critical wait")
+    every_thread(prof, named("omp_set_lock", m["lock"]), REGIONS, "omp_set_lock")
+    every_thread(prof, named("omp_set_lock (wait)", m["lock"]), REGIONS, "omp_set_lock wait")
+    if not gcc:
+        every_thread(prof, named("!$omp single", m["single"]), REGIONS, "single")
+        every_thread(prof, named("!$omp barrier", m["barrier"]), REGIONS, "explicit barrier")
+    else:
+        # libomp's GOMP entry points report every barrier as a runtime barrier, and gcc's
+        # line table puts GOMP_single_start on another line (docs/openmp.md)
+        every_thread(prof, named("!$omp single"), REGIONS, "single")
+        every_thread(prof, named("!$omp barrier (runtime)", m["barrier"]), REGIONS,
+                     "explicit barrier")
+    tasks = P.visits_by_region(prof)
+    created = sum(v for k, v in tasks.items() if named("!$omp task (create)", m["task"])(k))
+    ran = sum(v for k, v in tasks.items() if named("!$omp task", m["task"])(k))
+    expect(created == REGIONS * TASKS, "tasks created %d, expected %d" % (created, REGIONS * TASKS))
+    expect(ran == REGIONS * TASKS, "tasks run %d, expected %d" % (ran, REGIONS * TASKS))
+    check_nesting(prof, "task_body", named("!$omp task", m["task"]), REGIONS * TASKS)
+    check_nesting(prof, "kernel", named("!$omp implicit task", m["parallel"]), REGIONS * ITERS)
+    kernel = by_location(prof, lambda s: s == "kernel")
+    if not gcc:
+        every_thread(prof, named("!$omp for", m["for"]), REGIONS, "for")
+        expect(kernel == {l: REGIONS * ITERS // THREADS for l in range(THREADS)},
+               "kernel visits per thread %r (static schedule)" % kernel)
+        every_thread(prof, named("!$omp implicit barrier", m["for"]), REGIONS,
+                     "implicit barrier of the loop")
+        masked = by_location(prof, named("!$omp masked", m["masked"]))
+        expect(masked == {0: REGIONS}, "masked visits %r" % masked)
+        tw = by_location(prof, named("!$omp taskwait", m["taskwait"]))
+        expect(sum(tw.values()) == REGIONS, "taskwait visits %r" % tw)
+    check_workers_rooted(prof)
+
+
+def case_clang():
+    wd, exe = build("constructs.c", [A.cc, "-fopenmp"], "constructs")
+    rc, out, err, exp = run(wd, exe)
+    expect(rc == 0 and out == OUTPUT, "rc %d, output %r" % (rc, out))
+    expect(not any("libgomp" in l for l in err), "libgomp notice on libomp: %r" % err)
+    check_common(P.load(exp), markers())
+
+
+def case_clang_trace():
+    wd, exe = build("constructs.c", [A.cc, "-fopenmp"], "constructs")
+    rc, out, err, exp = run(wd, exe, {"INSTR_ENABLE_TRACING": "1"})
+    expect(rc == 0 and out == OUTPUT, "rc %d, output %r" % (rc, out))
+    prof = P.load(exp)
+    tr = T.load(exp)
+    problems = tr.problems()
+    expect(not problems, "trace problems: %s" % problems[:5])
+    expect(len(tr.locations) == THREADS, "%d trace locations" % len(tr.locations))
+    # the same visits as the profile, per region name
+    enters = {}
+    for ref, n in tr.enters_by_region().items():
+        enters[ref] = n
+    visits = P.visits_by_region(prof)
+    expect(enters == visits, "trace enters differ from profile visits:\n%r\n%r"
+           % (sorted(enters.items()), sorted(visits.items())))
+    forks = sum(1 for (typ, _, _) in tr.events.get(0, []) if typ == "THREAD_FORK")
+    joins = sum(1 for (typ, _, _) in tr.events.get(0, []) if typ == "THREAD_JOIN")
+    expect(forks == REGIONS and joins == REGIONS,
+           "location 0: %d ThreadFork, %d ThreadJoin, expected %d each" % (forks, joins, REGIONS))
+    # Causality, not timing: a worker's k-th implicit task lies within the k-th fork/join of
+    # the master (libomp reports a worker's end only at the next fork; the adapter must not).
+    fork_t = [ts for (typ, ts, _) in tr.events[0] if typ == "THREAD_FORK"]
+    join_t = [ts for (typ, ts, _) in tr.events[0] if typ == "THREAD_JOIN"]
+    itask = {ref for ref, r in tr.regions.items() if r["name"].startswith("!$omp implicit task")}
+    for l in range(1, THREADS):
+        ev = [(typ, ts) for (typ, ts, reg) in tr.events.get(l, []) if reg in itask]
+        enters = [ts for (typ, ts) in ev if typ == "ENTER"]
+        leaves = [ts for (typ, ts) in ev if typ == "LEAVE"]
+        expect(len(enters) == REGIONS and len(leaves) == REGIONS,
+               "location %d: %d/%d implicit task enters/leaves" % (l, len(enters), len(leaves)))
+        for k in range(REGIONS):
+            expect(fork_t[k] <= enters[k] and leaves[k] <= join_t[k],
+                   "location %d: implicit task %d [%d, %d] outside fork/join [%d, %d]"
+                   % (l, k, enters[k], leaves[k], fork_t[k], join_t[k]))
+    others = [l for l in tr.events if l != 0 and
+              any(typ.startswith("THREAD_") for (typ, _, _) in tr.events[l])]
+    expect(not others, "fork/join on worker locations %r" % others)
+    roles = {r["name"].split(" @")[0]: (r["role"], r["paradigm"]) for r in tr.regions.values()}
+    expect(roles.get("!$omp parallel") == ("PARALLEL", "OPENMP"),
+           "parallel region role/paradigm %r" % (roles.get("!$omp parallel"),))
+    expect(roles.get("!$omp implicit barrier") == ("IMPLICIT_BARRIER", "OPENMP"),
+           "implicit barrier role/paradigm %r" % (roles.get("!$omp implicit barrier"),))
+    expect(roles.get("kernel", ("", ""))[1] == "COMPILER", "kernel paradigm %r" % (roles.get("kernel"),))
+
+
+def case_gcc_libomp():
+    # gcc -fopenmp, but linked with LLVM's libomp instead of libgomp (docs/openmp.md)
+    wd, exe = build("constructs.c", ["gcc", "-fopenmp", "-L" + A.libomp, "-lomp",
+                                     "-Wl,-rpath," + A.libomp], "constructs")
+    p = subprocess.run(["ldd", exe], capture_output=True)
+    expect(b"libgomp" not in p.stdout, "linked with libgomp: %r" % p.stdout)
+    rc, out, err, exp = run(wd, exe)
+    expect(rc == 0 and out == OUTPUT, "rc %d, output %r" % (rc, out))
+    check_common(P.load(exp), markers(), gcc=True)
+
+
+def case_libgomp():
+    wd, exe = build("constructs.c", ["gcc", "-fopenmp"], "constructs")
+    rc, out, err, exp = run(wd, exe)
+    expect(rc == 0 and out == OUTPUT, "rc %d, output %r" % (rc, out))
+    notice = [l for l in err if l.startswith("instr: OpenMP:")]
+    expect(len(notice) == 1 and "not recorded" in notice[0],
+           "expected one notice about libgomp, got %r" % err)
+    prof = P.load(exp)
+    visits = P.visits_by_region(prof)
+    expect(not any(k.startswith("!$omp") for k in visits), "OpenMP regions on libgomp?")
+    expect(visits.get("kernel") == REGIONS * ITERS, "kernel visits %r" % visits.get("kernel"))
+
+
+def case_serial():
+    wd, exe = build("serial.c", [A.cc], "serial")
+    rc, out, err, exp = run(wd, exe, {"INSTR_VERBOSE": "0"})
+    expect(rc == 0 and out == "24\n", "rc %d, output %r" % (rc, out))
+    expect(not any("OpenMP" in l for l in err), "OpenMP message for a serial program: %r" % err)
+    expect(P.visits_by_region(P.load(exp)) == {"main": 1, "leaf": 10}, "serial visits")
+
+
+def main():
+    global A, P, T
+    ap = argparse.ArgumentParser()
+    ap.add_argument("case")
+    ap.add_argument("--instr", required=True)
+    ap.add_argument("--src", required=True)
+    ap.add_argument("--work", required=True)
+    ap.add_argument("--lib", required=True)
+    ap.add_argument("--cc", default="clang")
+    ap.add_argument("--libomp", default="")
+    A = ap.parse_args()
+    sys.path.insert(0, A.lib)
+    import profile as _p
+    import otf2check as _t
+    P, T = _p, _t
+    try:
+        globals()["case_" + A.case]()
+    except Fail as e:
+        print("FAIL %s: %s" % (A.case, e))
+        return 1
+    print("ok %s" % A.case)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,71 @@
+/* xprog.c — the XRay adapter's test program. Every function is a real call (noinline) with
+ * sleds; the scenario (argv[1]) decides what the program patches while it runs, and it
+ * prints what the patching API returned so that the test can check those numbers too. */
+#include <instr.h>
+#include <stdio.h>
+#include <string.h>
+
+#define NOINLINE __attribute__((noinline))
+
+volatile int sink;
+
+NOINLINE void work_a(int i) { sink += i; }
+NOINLINE void work_b(int i) { sink += 2 * i; }
+NOINLINE void work_c(int i) { sink += 3 * i; }
+
+NOINLINE void phase(int n)
+{
+    for (int i = 0; i < n; i++) {
+        work_a(i);
+        work_b(i);
+        work_c(i);
+    }
+}
+
+/* Unpatches itself while it is on the stack: its exit sled is gone when it returns. */
+NOINLINE void self_unpatch(void)
+{
+    printf("unpatch(self_unpatch)=%d\n", instr_xray_unpatch("self_unpatch"));
+    sink++;
+}
+
+NOINLINE void outer(void)
+{
+    phase(1);
+    self_unpatch();
+    sink++; /* not a tail call: outer's own exit sled runs */
+}
+
+/* A tail call at -O1 (jmp work_a): XRay reports TAIL, the exit of tail_caller, before
+ * work_a starts, so work_a runs as a sibling of tail_caller, not as its child. */
+NOINLINE void tail_caller(int i)
+{
+    sink++;
+    work_a(i);
+}
+
+int main(int argc, char **argv)
+{
+    const char *scenario = argc > 1 ? argv[1] : "run";
+    if (strcmp(scenario, "run") == 0) {
+        phase(5);
+        tail_caller(7);
+    } else if (strcmp(scenario, "pattern") == 0) {
+        printf("patch(work_[ab])=%d\n", instr_xray_patch("work_[ab]"));
+        printf("patch(work_a)=%d\n", instr_xray_patch("work_a")); /* already: 0 */
+        phase(5);
+    } else if (strcmp(scenario, "unpatch") == 0) {
+        printf("patch_all=%d\n", instr_xray_patch_all());
+        phase(3);
+        printf("unpatch(work_*)=%d\n", instr_xray_unpatch("work_*"));
+        phase(4);
+        outer();
+        printf("patch(work_*)=%d\n", instr_xray_patch("work_*"));
+        phase(2);
+    } else if (strcmp(scenario, "bad") == 0) {
+        printf("patch([)=%d\n", instr_xray_patch("work_["));
+        printf("patch(NULL)=%d\n", instr_xray_patch(NULL));
+    }
+    printf("sink=%d\n", sink);
+    return 0;
+}

@@ -1,0 +1,284 @@
+/* xray.c — the XRay adapter: maps XRay function ids to regions, patches at start-up, and
+ * routes XRay's ENTRY/EXIT/TAIL events to the event core.
+ *
+ * The glue (glue/instr_xray_glue.c, in the executable) calls __instr_xray_attach() from a
+ * constructor, after compiler-rt initialised XRay (.preinit_array) and before main. Attach
+ * names every function id once, by its address: the plugin's descriptor with that address
+ * (section instr_regions), else the ELF symbol covering it (plain -fxray-instrument builds).
+ * Regions are registered lazily, on a function's first ENTRY, exactly like the hooks adapter
+ * registers descriptors; so the registry (and the profile) hold what ran, and "ever entered"
+ * is "has a handle". The run-time filter is applied once, at start-up, to decide what gets
+ * patched; a function patched later through the API is recorded whatever the spec says
+ * (the program asked for it explicitly).
+ *
+ * The handler is the hot path: a bounds check, one acquire load from a dense array of
+ * handles, and the event core's inline fast path. It never allocates after the first entry
+ * of a function. libinstr-rt is never compiled with -fxray-instrument, so nothing the
+ * handler reaches has sleds. */
+#include "xray_internal.h"
+#include "../runtime/core/event.h"
+#include "../runtime/core/log.h"
+#include "../runtime/core/registry.h"
+#include "../runtime/core/rtfilter.h"
+#include "../runtime/include/instr_abi.h"
+#include "../runtime/symbols/symbols.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define EXPORT __attribute__((visibility("default")))
+/* More ids than this is not a real program: a corrupt table. */
+#define MAX_IDS (1u << 24)
+
+xray_state instr_xray;
+pthread_mutex_t instr_xray_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* ---- the handler ---------------------------------------------------------------------- */
+
+__attribute__((noinline, cold)) static uint32_t first_entry(uint32_t id)
+{
+    if (!instr_events_wanted())
+        return INSTR_HANDLE_UNREGISTERED;
+    instr_registry_lock();
+    uint32_t h = __atomic_load_n(&instr_xray.handles[id], __ATOMIC_ACQUIRE);
+    if (h == INSTR_HANDLE_UNREGISTERED) {
+        const xray_fn *f = &instr_xray.fns[id];
+        instr_region_info info = {
+            .name = f->name, .mangled = f->mangled, .file = f->file, .object = f->object,
+            .line_begin = f->line_begin, .line_end = f->line_end, .addr = f->addr,
+            .source = INSTR_SOURCE_XRAY,
+        };
+        h = instr_registry_add_locked(&info);
+        if (h == 0)
+            h = INSTR_HANDLE_EXCLUDED; /* registry full: not recorded */
+        __atomic_store_n(&instr_xray.handles[id], h, __ATOMIC_RELEASE);
+    }
+    instr_registry_unlock();
+    return h;
+}
+
+static void handler(int32_t id, enum instr_xray_entry_type type)
+{
+    uint32_t u = (uint32_t)id;
+    if (__builtin_expect(u == 0 || u > instr_xray.max_id, 0))
+        return;
+    uint32_t h = __atomic_load_n(&instr_xray.handles[u], __ATOMIC_ACQUIRE);
+    switch (type) {
+    case INSTR_XRAY_ENTRY:
+    case INSTR_XRAY_LOG_ARGS_ENTRY:
+        if (__builtin_expect(h == INSTR_HANDLE_UNREGISTERED, 0)) {
+            h = first_entry(u);
+            if (h == INSTR_HANDLE_UNREGISTERED)
+                return;
+        }
+        if (h != INSTR_HANDLE_EXCLUDED)
+            instr_event_enter(h);
+        return;
+    case INSTR_XRAY_EXIT:
+    case INSTR_XRAY_TAIL:
+        /* A function never entered while patched has no open frame: nothing to close. */
+        if (h != INSTR_HANDLE_UNREGISTERED && h != INSTR_HANDLE_EXCLUDED)
+            instr_event_exit(h);
+        return;
+    }
+    /* custom and typed events are not routed */
+}
+
+/* ---- naming the functions -------------------------------------------------------------- */
+
+static int by_addr(const void *a, const void *b)
+{
+    const struct instr_region *x = *(const struct instr_region *const *)a;
+    const struct instr_region *y = *(const struct instr_region *const *)b;
+    uintptr_t ax = (uintptr_t)x->addr, ay = (uintptr_t)y->addr;
+    return ax < ay ? -1 : ax > ay;
+}
+
+static const struct instr_region *find_descriptor(const struct instr_region *const *sorted,
+                                                  size_t n, uintptr_t addr)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        uintptr_t a = (uintptr_t)sorted[mid]->addr;
+        if (a == addr)
+            return sorted[mid];
+        if (a < addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
+}
+
+static const char *dup_or_empty(const char *s)
+{
+    char *c = strdup(s ? s : "");
+    return c ? c : "";
+}
+
+/* With the registry lock held (the symbols module needs it). */
+static void name_from_symbols(xray_fn *f)
+{
+    instr_symbol sym;
+    instr_symbols_lookup(f->addr, &sym);
+    char *demangled = instr_demangle(sym.mangled);
+    f->mangled = dup_or_empty(sym.mangled);
+    f->name = demangled ? demangled : f->mangled;
+    f->object = dup_or_empty(sym.object);
+    f->file = "";
+}
+
+static void name_functions(void)
+{
+    const struct instr_region *b = instr_xray.api.regions_begin, *e = instr_xray.api.regions_end;
+    size_t nd = b && e && e > b ? (size_t)(e - b) : 0;
+    const struct instr_region **sorted = nd ? malloc(nd * sizeof *sorted) : NULL;
+    size_t ns = 0;
+    for (size_t i = 0; sorted && i < nd; i++)
+        if (b[i].addr)
+            sorted[ns++] = &b[i];
+    if (ns)
+        qsort(sorted, ns, sizeof *sorted, by_addr);
+
+    instr_registry_lock();
+    for (uint32_t id = 1; id <= instr_xray.max_id; id++) {
+        xray_fn *f = &instr_xray.fns[id];
+        f->name = f->mangled = f->file = f->object = "";
+        uintptr_t addr = instr_xray.api.function_address((int32_t)id);
+        if (!addr)
+            continue;
+        f->addr = (const void *)addr;
+        instr_xray.n_functions++;
+        const struct instr_region *d = find_descriptor(sorted, ns, addr);
+        if (d) {
+            /* The descriptor lives in the executable, which is never unloaded. */
+            f->mangled = d->mangled ? d->mangled : "";
+            f->name = d->name && *d->name ? d->name : f->mangled;
+            f->file = d->file ? d->file : "";
+            f->line_begin = d->line_begin;
+            f->line_end = d->line_end;
+            f->from_descriptor = 1;
+            instr_xray.n_described++;
+        } else {
+            name_from_symbols(f);
+        }
+    }
+    instr_registry_unlock();
+    free(sorted);
+}
+
+/* ---- start-up ----------------------------------------------------------------------- */
+
+static int read_patch_mode(void)
+{
+    const char *v = getenv("INSTR_XRAY_PATCH");
+    if (!v || !*v || strcasecmp(v, "startup") == 0)
+        return XRAY_PATCH_STARTUP;
+    if (strcasecmp(v, "manual") == 0)
+        return XRAY_PATCH_MANUAL;
+    instr_warn("INSTR_XRAY_PATCH='%s': expected startup or manual; using startup", v);
+    return XRAY_PATCH_STARTUP;
+}
+
+/* INSTR_XRAY_PATCH=startup: what the run-time spec selects (everything without a spec). */
+static uint32_t patch_at_startup(void)
+{
+    uint32_t selected = 0;
+    instr_registry_lock(); /* the run-time filter is used under it */
+    for (uint32_t id = 1; id <= instr_xray.max_id; id++) {
+        xray_fn *f = &instr_xray.fns[id];
+        if (f->addr && instr_rtfilter_includes(f->name, f->mangled, f->file)) {
+            f->patched = 1; /* wanted; confirmed below */
+            selected++;
+        }
+    }
+    instr_registry_unlock();
+    if (selected == 0)
+        return 0;
+    if (selected == instr_xray.n_functions &&
+        instr_xray.api.patch_all() == INSTR_XRAY_PATCH_SUCCESS) {
+        /* One pass over all sleds: much cheaper than one mprotect pair per function. */
+        for (uint32_t id = 1; id <= instr_xray.max_id; id++)
+            if (instr_xray.fns[id].addr)
+                instr_xray.fns[id].ever_patched = 1;
+        return selected;
+    }
+    uint32_t n = 0;
+    for (uint32_t id = 1; id <= instr_xray.max_id; id++) {
+        if (!instr_xray.fns[id].patched)
+            continue;
+        instr_xray.fns[id].patched = 0;
+        n += (uint32_t)instr_xray_set_patched_locked(id, 1);
+    }
+    return n;
+}
+
+int instr_xray_set_patched_locked(uint32_t id, int want)
+{
+    xray_fn *f = &instr_xray.fns[id];
+    if (!f->addr || f->patched == want)
+        return 0;
+    int st = want ? instr_xray.api.patch_function((int32_t)id)
+                  : instr_xray.api.unpatch_function((int32_t)id);
+    if (st != INSTR_XRAY_PATCH_SUCCESS) {
+        instr_info(1, "xray: %s of %s (id %u) failed (XRay status %d)",
+                   want ? "patching" : "unpatching", f->name, id, st);
+        return 0;
+    }
+    f->patched = want;
+    if (want)
+        f->ever_patched = 1;
+    return 1;
+}
+
+EXPORT void __instr_xray_attach(const struct instr_xray_glue *g)
+{
+    if (!g || g->version != INSTR_XRAY_GLUE_VERSION || g->size != sizeof *g) {
+        instr_warn("xray: libinstr-xray.a and libinstr-rt come from different builds of instr; "
+                   "XRay functions are not recorded (link both from the same instr)");
+        return;
+    }
+    pthread_mutex_lock(&instr_xray_lock);
+    if (instr_xray.attached) {
+        pthread_mutex_unlock(&instr_xray_lock);
+        return; /* a second glue: the first one's table stays */
+    }
+    instr_xray.api = *g;
+    instr_xray.patch_mode = read_patch_mode();
+    size_t max = g->max_function_id();
+    if (max >= MAX_IDS) {
+        instr_warn("xray: XRay reports %zu function ids; only the first %u are recorded", max,
+                   MAX_IDS - 1);
+        max = MAX_IDS - 1;
+    }
+    xray_fn *fns = calloc(max + 1, sizeof *fns);
+    uint32_t *handles = calloc(max + 1, sizeof *handles);
+    if (!fns || !handles) {
+        free(fns);
+        free(handles);
+        pthread_mutex_unlock(&instr_xray_lock);
+        instr_warn("xray: out of memory for %zu functions; XRay functions are not recorded", max);
+        return;
+    }
+    instr_xray.fns = fns;
+    instr_xray.handles = handles;
+    instr_xray.max_id = (uint32_t)max;
+    name_functions();
+    instr_xray.recording = instr_events_wanted();
+    uint32_t patched = 0;
+    if (instr_xray.recording && instr_xray.n_functions) {
+        instr_xray.api.set_handler(handler);
+        if (instr_xray.patch_mode == XRAY_PATCH_STARTUP)
+            patched = patch_at_startup();
+    }
+    __atomic_store_n(&instr_xray.attached, 1, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&instr_xray_lock);
+    instr_info(1, "xray: %u function%s with sleds (%u named by descriptors, %u by ELF symbols); "
+                  "%u patched at start-up (INSTR_XRAY_PATCH=%s)%s",
+               instr_xray.n_functions, instr_xray.n_functions == 1 ? "" : "s",
+               instr_xray.n_described, instr_xray.n_functions - instr_xray.n_described, patched,
+               instr_xray.patch_mode == XRAY_PATCH_MANUAL ? "manual" : "startup",
+               instr_xray.recording ? "" : "; nothing is recorded in this run, so nothing is patched");
+}
