@@ -24,6 +24,10 @@ uint64_t instr_core_close_all(instr_location *loc, uint64_t t);
 /* Forked child: only the calling thread's location survives; it becomes location 0. */
 void instr_core_fork_child(uint64_t t);
 
+/* Set by an adapter of a parallel job (runtime/adapters/ext.c for libinstr-rt-mpi): called at
+ * the end after the substrates wrote this process's results, to combine them job-wide. */
+extern void (*instr_job_hook)(const instr_run *run);
+
 /* For adapters of threading runtimes (runtime/ompt/). The calling thread's location,
  * created now if it has none yet (a thread becomes a location when it starts); NULL when
  * nothing is recorded. */

@@ -66,6 +66,7 @@ const char *instr_region_source_name(int source)
     case INSTR_SOURCE_CYG: return "cyg";
     case INSTR_SOURCE_MANUAL: return "manual";
     case INSTR_SOURCE_XRAY: return "xray";
+    case INSTR_SOURCE_MPI: return "mpi";
     case INSTR_SOURCE_OPENMP: return "openmp";
     default: return "unknown";
     }

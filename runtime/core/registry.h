@@ -14,6 +14,7 @@ enum instr_region_source {
     INSTR_SOURCE_CYG,    /* -finstrument-functions, name from ELF symbols */
     INSTR_SOURCE_MANUAL, /* instr_region_begin */
     INSTR_SOURCE_XRAY,
+    INSTR_SOURCE_MPI,    /* libinstr-rt-mpi: MPI calls (runtime/mpi/) */
     INSTR_SOURCE_OPENMP  /* OpenMP constructs through OMPT (runtime/ompt/) */
 };
 
