@@ -5,8 +5,11 @@ set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build pkg-config python3
-  llvm-14-dev llvm-14-tools clang-14 libclang-rt-14-dev libomp-14-dev
-  llvm-19-dev llvm-19-tools clang-19 libclang-rt-19-dev libomp-19-dev
+  llvm-14-dev llvm-14-tools clang-14 libclang-rt-14-dev
+  llvm-19-dev llvm-19-tools clang-19 libclang-rt-19-dev
+  # libomp-14-dev and libomp-19-dev conflict (Debian: "Conflicts: libomp-x.y-dev"), so only
+  # one can be installed; the OpenMP adapter and its tests use LLVM 19's (docs/openmp.md)
+  libomp-19-dev
   gcc-12-plugin-dev g++-12
   libopen-trace-format2-dev otf2-tools
   libopenmpi-dev openmpi-bin
