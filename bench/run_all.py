@@ -56,9 +56,10 @@ LAUNCH = re.compile(r"wall_ns=([0-9.]+) maxrss_kib=(\d+) status=(\d+)")
 TRACE_SUMMARY = re.compile(r"traces\.otf2: (\d+) events")
 PROFILE_ON = {"INSTR_ENABLE_PROFILING": "1", "INSTR_ENABLE_TRACING": "0"}
 TRACE_ON = {"INSTR_ENABLE_PROFILING": "0", "INSTR_ENABLE_TRACING": "1"}
-# instr's own XRay mode needs xray_adapter/ (runtime side), which had not landed when this
-# driver was written: its rows are reported as a gap until it has.
-XRAY_GAP = "xray_adapter/ not landed yet (gap)"
+# instr's XRay mode: every function gets sleds (no spec); "unpatched" leaves them as no-ops
+# (INSTR_XRAY_PATCH=manual and nobody patches), "patched" patches all at start-up.
+XRAY_UNPATCHED = dict(PROFILE_ON, INSTR_XRAY_PATCH="manual")
+XRAY_PATCHED = dict(PROFILE_ON, INSTR_XRAY_PATCH="startup")
 # Below this many instrumented calls per run, the per-call figure would be machine noise.
 MIN_CALLS = 100000
 XRAY_ENV = {"XRAY_BASIC_OPTIONS": "func_duration_threshold_us=0"}
@@ -94,6 +95,11 @@ def configs(have):
     if have["xray"]:
         c.append(Config("XRay basic mode (threshold 1)", "clang", "xray", run="xray",
                         env=XRAY_ENV, count="xray"))
+    if have["llvm_plugin"]:
+        c.append(Config("instr XRay sleds, unpatched", "clang", "instr-xray",
+                        env=XRAY_UNPATCHED))
+        c.append(Config("instr XRay sleds, patched, profile", "clang", "instr-xray",
+                        env=XRAY_PATCHED, count="profile"))
     for fam, ok in (("clang", have["llvm_plugin"]), ("gcc", have["gcc_plugin"])):
         if not ok:
             continue
@@ -167,6 +173,8 @@ def build_all(a, work, instr, have, spec, workloads):
             if plug:
                 builds["instr-%s-default" % fam] = [instr, "--filter=" + spec, cc, "-O2"] + srcs
                 builds["instr-%s-all" % fam] = [instr, cc, "-O2"] + srcs
+                if fam == "clang":
+                    builds["instr-xray"] = [instr, "--mode=xray", cc, "-O2"] + srcs
         if have["pg"]:
             builds["pg"] = [tools["gcc"][1 if cxx else 0], "-O2", "-pg"] + srcs
         if have["xray"]:
@@ -397,10 +405,6 @@ def main():
             "vs_empty_hooks": ns / floor_ns if ns is not None and floor_ns and floor_ns > 0
             and c.name != "-finstrument-functions, empty hooks" else None,
             "peak_rss_mib": rss / 1024.0, "output_bytes": size, "note": note})
-    for w in workloads:
-        for what in ("XRay sleds, unpatched", "XRay sleds, patched"):
-            rows.append({"workload": w, "configuration": "instr LLVM plugin, " + what,
-                         "compiler": "clang", "note": XRAY_GAP})
     for f in failed:
         print("bench: not built: %s" % f, file=sys.stderr)
 
