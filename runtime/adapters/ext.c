@@ -7,6 +7,11 @@
 #include "../core/registry.h"
 #include "../core/rtfilter.h"
 #include "../profile/job.h"
+#ifdef INSTR_RT_HAVE_TRACE
+#include "../core/clock.h"
+#include "../core/event.h"
+#include "../trace/trace.h"
+#endif
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,9 +56,11 @@ INSTR_EXT_EXPORT int instr_ext_experiment_create(char *out, size_t size)
 {
     if (!instr_events_wanted() || instr_experiment_create() != 0)
         return -1;
+#ifndef INSTR_RT_HAVE_TRACE
     if (instr_cfg.enable_tracing)
-        instr_warn("INSTR_ENABLE_TRACING=1 in an MPI job: traces of MPI jobs are not written yet "
-                   "(docs/mpi.md, known gaps); the job's profile is");
+        instr_warn("INSTR_ENABLE_TRACING=1: this runtime was built without OTF2; the job's "
+                   "profile is written, no trace");
+#endif
     const char *dir = instr_experiment_dir();
     if (!dir || (size_t)snprintf(out, size, "%s", dir) >= size)
         return -1;
@@ -85,3 +92,136 @@ INSTR_EXT_EXPORT void instr_ext_set_job_hook(instr_ext_job_fn fn)
 }
 
 INSTR_EXT_EXPORT void instr_ext_finalize(void) { instr_finalize(); }
+
+#ifdef INSTR_RT_HAVE_TRACE
+INSTR_EXT_EXPORT int instr_ext_trace_wanted(void)
+{
+    return instr_events_wanted() && instr_cfg.enable_tracing &&
+           instr_substrate_slot(&instr_trace_substrate) >= 0;
+}
+
+struct setup_thunk {
+    int (*fn)(void *archive, void *arg);
+    void *arg;
+};
+
+static int setup_call(OTF2_Archive *archive, void *arg)
+{
+    struct setup_thunk *t = arg;
+    return t->fn(archive, t->arg);
+}
+
+INSTR_EXT_EXPORT int instr_ext_trace_job_open(const char *jobdir, int rank, int nranks,
+                                              int (*setup)(void *archive, void *arg), void *arg)
+{
+    if (!instr_ext_trace_wanted())
+        return -1;
+    struct setup_thunk t = {setup, arg};
+    return instr_trace_job_open(jobdir, rank, nranks, setup_call, &t);
+}
+
+INSTR_EXT_EXPORT void instr_ext_trace_job_abandon(void) { instr_trace_job_abandon(); }
+
+INSTR_EXT_EXPORT uint32_t instr_ext_trace_comm(uint32_t leader, uint32_t seq, const char *name,
+                                               uint32_t nmembers, const uint32_t *members)
+{
+    return instr_trace_comm_add(leader, seq, name, nmembers, members);
+}
+
+INSTR_EXT_EXPORT void instr_ext_trace_clock_offset(uint64_t time, int64_t offset, double stddev)
+{
+    instr_trace_job_clock_offset(time, offset, stddev);
+}
+
+INSTR_EXT_EXPORT uint64_t instr_ext_clock_now(void) { return instr_clock_now(); }
+
+INSTR_EXT_EXPORT void *instr_ext_trace_writer(uint64_t *t)
+{
+    if (instr_state_get() != INSTR_STATE_RUNNING || !instr_trace_job_is_open())
+        return NULL;
+    int slot = instr_substrate_slot(&instr_trace_substrate);
+    instr_location *loc = slot >= 0 ? instr_core_location_self() : NULL;
+    instr_tloc *s = loc ? loc->sub[slot] : NULL;
+    if (!s || (!s->writer && (!s->waiting || instr_trace_attach(s) != 0)))
+        return NULL;
+    uint64_t now = instr_clock_now();
+    if (now < s->last)
+        now = s->last;
+    s->last = now;
+    *t = now;
+    return s->writer;
+}
+
+INSTR_EXT_EXPORT int instr_ext_trace_blob(int rank, char **out, size_t *len)
+{
+    return instr_trace_job_blob(rank, out, len);
+}
+
+INSTR_EXT_EXPORT void *instr_ext_trace_unify_new(int nranks)
+{
+    return instr_trace_unify_new(nranks);
+}
+
+INSTR_EXT_EXPORT int instr_ext_trace_unify_add(void *u, int rank, const char *blob, size_t len,
+                                               char **map, size_t *maplen)
+{
+    return instr_trace_unify_add(u, rank, blob, len, map, maplen);
+}
+
+INSTR_EXT_EXPORT void instr_ext_trace_unify_free(void *u) { instr_trace_unify_free(u); }
+
+INSTR_EXT_EXPORT int instr_ext_trace_job_close(int rank, const char *map, size_t maplen, void *u)
+{
+    return instr_trace_job_close(rank, map, maplen, u);
+}
+
+INSTR_EXT_EXPORT int instr_ext_trace_job_is_open(void) { return instr_trace_job_is_open(); }
+#else
+INSTR_EXT_EXPORT int instr_ext_trace_wanted(void) { return 0; }
+INSTR_EXT_EXPORT int instr_ext_trace_job_open(const char *jobdir, int rank, int nranks,
+                                              int (*setup)(void *archive, void *arg), void *arg)
+{
+    (void)jobdir, (void)rank, (void)nranks, (void)setup, (void)arg;
+    return -1;
+}
+INSTR_EXT_EXPORT void instr_ext_trace_job_abandon(void) {}
+INSTR_EXT_EXPORT uint32_t instr_ext_trace_comm(uint32_t leader, uint32_t seq, const char *name,
+                                               uint32_t nmembers, const uint32_t *members)
+{
+    (void)leader, (void)seq, (void)name, (void)nmembers, (void)members;
+    return UINT32_MAX;
+}
+INSTR_EXT_EXPORT void instr_ext_trace_clock_offset(uint64_t time, int64_t offset, double stddev)
+{
+    (void)time, (void)offset, (void)stddev;
+}
+INSTR_EXT_EXPORT uint64_t instr_ext_clock_now(void) { return 0; }
+INSTR_EXT_EXPORT void *instr_ext_trace_writer(uint64_t *t)
+{
+    (void)t;
+    return NULL;
+}
+INSTR_EXT_EXPORT int instr_ext_trace_blob(int rank, char **out, size_t *len)
+{
+    (void)rank, (void)out, (void)len;
+    return -1;
+}
+INSTR_EXT_EXPORT void *instr_ext_trace_unify_new(int nranks)
+{
+    (void)nranks;
+    return NULL;
+}
+INSTR_EXT_EXPORT int instr_ext_trace_unify_add(void *u, int rank, const char *blob, size_t len,
+                                               char **map, size_t *maplen)
+{
+    (void)u, (void)rank, (void)blob, (void)len, (void)map, (void)maplen;
+    return -1;
+}
+INSTR_EXT_EXPORT void instr_ext_trace_unify_free(void *u) { (void)u; }
+INSTR_EXT_EXPORT int instr_ext_trace_job_close(int rank, const char *map, size_t maplen, void *u)
+{
+    (void)rank, (void)map, (void)maplen, (void)u;
+    return -1;
+}
+INSTR_EXT_EXPORT int instr_ext_trace_job_is_open(void) { return 0; }
+#endif

@@ -60,4 +60,36 @@ INSTR_EXT_EXPORT void instr_ext_job_missing(instr_job *job, int rank);
 INSTR_EXT_EXPORT int instr_ext_job_write(instr_job *job, const char *jobdir, int nranks);
 INSTR_EXT_EXPORT void instr_ext_job_free(instr_job *job);
 
+/* The trace of an MPI job (runtime/trace/job.c; docs/mpi.md "Trace"). All of it answers
+ * "no" (0, -1, NULL) in a runtime built without OTF2 or with INSTR_ENABLE_TRACING=0. */
+/* 1 when this process would trace an MPI job. */
+INSTR_EXT_EXPORT int instr_ext_trace_wanted(void);
+/* MPI_Init, every rank, collective: the job's archive in jobdir; setup(archive, arg) must set
+ * OTF2's MPI collective callbacks on it (archive is an OTF2_Archive *). 0 or -1. */
+INSTR_EXT_EXPORT int instr_ext_trace_job_open(const char *jobdir, int rank, int nranks,
+                                              int (*setup)(void *archive, void *arg),
+                                              void *arg);
+/* When some rank failed instr_ext_trace_job_open: nobody traces. */
+INSTR_EXT_EXPORT void instr_ext_trace_job_abandon(void);
+/* A communicator's local ref (see trace.h: instr_trace_comm_add); UINT32_MAX: none. */
+INSTR_EXT_EXPORT uint32_t instr_ext_trace_comm(uint32_t leader, uint32_t seq, const char *name,
+                                               uint32_t nmembers, const uint32_t *members);
+INSTR_EXT_EXPORT void instr_ext_trace_clock_offset(uint64_t time, int64_t offset,
+                                                   double stddev);
+/* The runtime's clock (ticks of the trace's timestamps). */
+INSTR_EXT_EXPORT uint64_t instr_ext_clock_now(void);
+/* The calling thread's OTF2_EvtWriter * and the timestamp for its next record (never before
+ * its previous one), or NULL when this thread writes no trace now. */
+INSTR_EXT_EXPORT void *instr_ext_trace_writer(uint64_t *t);
+/* The end, after instr_ext_finalize (see trace.h for the protocol). */
+INSTR_EXT_EXPORT int instr_ext_trace_blob(int rank, char **out, size_t *len);
+INSTR_EXT_EXPORT void *instr_ext_trace_unify_new(int nranks);
+INSTR_EXT_EXPORT int instr_ext_trace_unify_add(void *u, int rank, const char *blob, size_t len,
+                                               char **map, size_t *maplen);
+INSTR_EXT_EXPORT void instr_ext_trace_unify_free(void *u);
+INSTR_EXT_EXPORT int instr_ext_trace_job_close(int rank, const char *map, size_t maplen,
+                                               void *u);
+/* 1 when the job's archive is open (the end must then run instr_ext_trace_job_close). */
+INSTR_EXT_EXPORT int instr_ext_trace_job_is_open(void);
+
 #endif

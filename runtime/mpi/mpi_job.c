@@ -13,7 +13,12 @@
  * writes its own files; it cannot take part in the merge, so it says so, and the launcher
  * usually ends the others, whose files are written already only if they were at the end
  * too. MPI_Abort writes this rank's files before aborting and says that the job profile is
- * not merged. */
+ * not merged.
+ *
+ * With INSTR_ENABLE_TRACING=1 the job also writes one OTF2 archive in the job's directory
+ * (mpi_trace.c): opened in MPI_Init, finished after the profile merge by all ranks together.
+ * A rank that ends early or aborts has its event files written, but the archive cannot be
+ * finished without every rank; it says so. */
 #include "mpi_wrap.h"
 #include "../core/registry.h"
 
@@ -99,6 +104,16 @@ static void merge_profiles(void)
     }
 }
 
+/* After this rank's own files are written, when the job cannot finish its trace. */
+static void trace_unfinished(void)
+{
+    if (instr_mpi_tracing && instr_ext_trace_job_is_open())
+        say("trace: rank %s%d wrote its events to traces/ of the job's directory, but the "
+            "archive cannot be finished without every rank: traces.def and the local "
+            "definitions are missing (docs/mpi.md)", "", job_rank);
+    instr_mpi_tracing = 0;
+}
+
 /* atexit, registered in MPI_Init after the runtime's own: runs first. */
 static void job_end(void)
 {
@@ -107,11 +122,14 @@ static void job_end(void)
             say("rank %s%d ended without MPI_Finalize: its own results are written, the job "
                 "profile is not merged (merge step: docs/mpi.md)", "", job_rank);
         instr_ext_finalize();
+        trace_unfinished();
         return;
     }
+    instr_mpi_trace_measure_end(job_comm, job_rank, job_size);
     instr_ext_finalize(); /* this rank's files; the hook keeps the blob */
     if (job_dir[0])
         merge_profiles();
+    instr_mpi_trace_end(job_comm, job_rank, job_size);
     free(my_blob);
     my_blob = NULL;
     if (job_comm != MPI_COMM_NULL)
@@ -135,6 +153,7 @@ static void job_begin(void)
         snprintf(job_dir, sizeof job_dir, "%s", dir);
         instr_ext_experiment_join(dir, job_rank);
     }
+    instr_mpi_trace_begin(job_comm, job_rank, job_size, job_dir);
     instr_ext_set_job_hook(keep_blob);
     atexit(job_end);
 }
@@ -194,5 +213,6 @@ int MPI_Abort(MPI_Comm comm, int errorcode)
         "not merged; ranks killed by the abort write nothing", "", job_rank);
     finalize_called = 0;
     instr_ext_finalize();
+    trace_unfinished();
     return PMPI_Abort(comm, errorcode);
 }

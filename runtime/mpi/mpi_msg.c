@@ -5,18 +5,27 @@
  * a nonblocking receive is remembered by its request handle until a wait or test completes
  * it, and is counted there (in the completion call's call path, as Score-P does).
  * Persistent requests (MPI_Recv_init/MPI_Start) are not tracked: their receives are not
- * counted (docs/mpi.md). The table is small and guarded by a mutex: MPI calls cost far more. */
+ * counted (docs/mpi.md). The table is small and guarded by a mutex: MPI calls cost far more.
+ *
+ * While the job is traced (mpi_trace.c) the same table also holds nonblocking sends and
+ * collectives, each with its OTF2 request id, so that the completing wait or test writes
+ * MpiIsendComplete, MpiIrecv or NonBlockingCollectiveComplete. */
 #include "mpi_wrap.h"
 
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
+enum { RECV, SEND, COLL };
+
 typedef struct pending {
-    MPI_Request req; /* MPI_REQUEST_NULL: free slot */
-    MPI_Comm comm;
-    int source, tag;
-    int used;
+    MPI_Request req;
+    int used;         /* 0 free, 1 used, 2 tombstone */
+    int kind;         /* RECV, SEND (traced only), COLL (traced only) */
+    uint32_t comm;    /* trace ref of the communicator; UINT32_MAX: no records */
+    int op, root;     /* COLL */
+    uint64_t id;      /* OTF2 request id (traced) */
+    uint64_t sent, recvd; /* COLL */
 } pending;
 
 static pending *table;
@@ -70,7 +79,7 @@ static int grow(void)
     return 0;
 }
 
-static void add(MPI_Request r, int source, int tag, MPI_Comm comm)
+static void add(MPI_Request r, pending e)
 {
     pthread_mutex_lock(&lock);
     if ((2 * (count + 1) > cap && grow() != 0)) {
@@ -82,17 +91,21 @@ static void add(MPI_Request r, int source, int tag, MPI_Comm comm)
         i = (i + 1) & (cap - 1);
     if (!table[i].used)
         count++;
-    table[i] = (pending){r, comm, source, tag, 1};
+    e.req = r;
+    e.used = 1;
+    table[i] = e;
     __atomic_store_n(&ntracked, ntracked + 1, __ATOMIC_RELAXED);
     pthread_mutex_unlock(&lock);
 }
 
-/* With the lock: 1 when r was a tracked receive (now forgotten). */
-static int take(MPI_Request r)
+/* With the lock: 1 when r was tracked (now forgotten; its entry into *out). */
+static int take(MPI_Request r, pending *out)
 {
     pending *p = find(r);
     if (!p)
         return 0;
+    if (out)
+        *out = *p;
     p->used = 2; /* tombstone: keeps probe chains intact */
     __atomic_store_n(&ntracked, ntracked - 1, __ATOMIC_RELAXED);
     return 1;
@@ -106,41 +119,82 @@ static uint64_t type_bytes(int count, MPI_Datatype datatype)
     return (uint64_t)count * (uint64_t)size;
 }
 
+static int tracing(void) { return __atomic_load_n(&instr_mpi_tracing, __ATOMIC_RELAXED); }
+
 void instr_mpi_sent(int rc, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
-    (void)tag;
-    (void)comm;
     if (rc != MPI_SUCCESS || dest == MPI_PROC_NULL)
         return;
-    instr_ext_messages(type_bytes(count, datatype), 0, 1, 0);
+    uint64_t b = type_bytes(count, datatype);
+    instr_ext_messages(b, 0, 1, 0);
+    uint32_t c;
+    if (tracing() && (c = instr_mpi_comm_ref(comm)) != UINT32_MAX)
+        instr_mpi_trace_send(dest, c, tag, b);
 }
 
 void instr_mpi_isent(int rc, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                      const MPI_Request *request)
 {
-    (void)request;
-    instr_mpi_sent(rc, count, datatype, dest, tag, comm);
+    if (rc != MPI_SUCCESS || dest == MPI_PROC_NULL)
+        return;
+    uint64_t b = type_bytes(count, datatype);
+    instr_ext_messages(b, 0, 1, 0);
+    uint32_t c;
+    if (!tracing() || !request || *request == MPI_REQUEST_NULL ||
+        (c = instr_mpi_comm_ref(comm)) == UINT32_MAX)
+        return;
+    pending e = {.kind = SEND, .comm = c, .id = instr_mpi_request_id()};
+    instr_mpi_trace_isend(dest, c, tag, b, e.id);
+    add(*request, e);
+}
+
+void instr_mpi_icoll_posted(const MPI_Request *request, int op, uint32_t comm, int root,
+                            uint64_t sent, uint64_t recvd)
+{
+    if (!request || *request == MPI_REQUEST_NULL)
+        return;
+    pending e = {.kind = COLL, .comm = comm, .op = op, .root = root, .sent = sent,
+                 .recvd = recvd, .id = instr_mpi_request_id()};
+    instr_mpi_trace_icoll_request(e.id);
+    add(*request, e);
+}
+
+/* Bytes of a completed receive, or -1 when nothing arrived (MPI_PROC_NULL, cancelled). */
+static int64_t received_bytes(const MPI_Status *status)
+{
+    if (!status || status->MPI_SOURCE == MPI_PROC_NULL)
+        return -1;
+    int cancelled = 0;
+    if (PMPI_Test_cancelled(status, &cancelled) == MPI_SUCCESS && cancelled)
+        return -1;
+    int n = 0;
+    if (PMPI_Get_count(status, MPI_BYTE, &n) != MPI_SUCCESS || n == MPI_UNDEFINED || n < 0)
+        n = 0;
+    return n;
 }
 
 void instr_mpi_received(int rc, const MPI_Status *status, MPI_Comm comm)
 {
-    (void)comm;
-    if (rc != MPI_SUCCESS || !status || status->MPI_SOURCE == MPI_PROC_NULL)
+    int64_t n;
+    if (rc != MPI_SUCCESS || (n = received_bytes(status)) < 0)
         return;
-    int cancelled = 0;
-    if (PMPI_Test_cancelled(status, &cancelled) == MPI_SUCCESS && cancelled)
-        return;
-    int n = 0;
-    if (PMPI_Get_count(status, MPI_BYTE, &n) != MPI_SUCCESS || n == MPI_UNDEFINED || n < 0)
-        n = 0;
     instr_ext_messages(0, (uint64_t)n, 0, 1);
+    uint32_t c;
+    if (tracing() && (c = instr_mpi_comm_ref(comm)) != UINT32_MAX)
+        instr_mpi_trace_recv(status->MPI_SOURCE, c, status->MPI_TAG, (uint64_t)n);
 }
 
 void instr_mpi_irecv(int rc, const MPI_Request *request, int source, int tag, MPI_Comm comm)
 {
+    (void)tag;
     if (rc != MPI_SUCCESS || !request || *request == MPI_REQUEST_NULL || source == MPI_PROC_NULL)
         return;
-    add(*request, source, tag, comm);
+    pending e = {.kind = RECV, .comm = UINT32_MAX};
+    if (tracing() && (e.comm = instr_mpi_comm_ref(comm)) != UINT32_MAX) {
+        e.id = instr_mpi_request_id();
+        instr_mpi_trace_irecv_request(e.id);
+    }
+    add(*request, e);
 }
 
 void instr_mpi_forget(MPI_Request request)
@@ -148,7 +202,7 @@ void instr_mpi_forget(MPI_Request request)
     if (!__atomic_load_n(&ntracked, __ATOMIC_RELAXED))
         return;
     pthread_mutex_lock(&lock);
-    take(request);
+    take(request, NULL);
     pthread_mutex_unlock(&lock);
 }
 
@@ -184,11 +238,31 @@ MPI_Status *instr_mpi_statuses(instr_mpi_wait_t *w, MPI_Status *statuses)
 
 static void completed(MPI_Request before, MPI_Status *status)
 {
+    pending e;
     pthread_mutex_lock(&lock);
-    int was = take(before);
+    int was = take(before, &e);
     pthread_mutex_unlock(&lock);
-    if (was && status != MPI_STATUS_IGNORE)
-        instr_mpi_received(MPI_SUCCESS, status, MPI_COMM_NULL);
+    if (!was)
+        return;
+    int64_t n;
+    switch (e.kind) {
+    case RECV:
+        if (status == MPI_STATUS_IGNORE || (n = received_bytes(status)) < 0)
+            return;
+        instr_ext_messages(0, (uint64_t)n, 0, 1);
+        if (e.comm != UINT32_MAX && tracing())
+            instr_mpi_trace_irecv(status->MPI_SOURCE, e.comm, status->MPI_TAG, (uint64_t)n,
+                                  e.id);
+        break;
+    case SEND:
+        if (tracing())
+            instr_mpi_trace_isend_complete(e.id);
+        break;
+    case COLL:
+        if (tracing())
+            instr_mpi_trace_icoll_complete(e.op, e.comm, e.root, e.sent, e.recvd, e.id);
+        break;
+    }
 }
 
 void instr_mpi_wait_end(instr_mpi_wait_t *w, int rc, int count, const MPI_Request *requests,

@@ -5,7 +5,9 @@
  *   mpi_msg.c      message counts and sizes per call path (profile), request tracking for
  *                  nonblocking receives, whose size is known only when they complete
  *   mpi_job.c      MPI_Init/Init_thread/Finalize/Finalized/Abort: one experiment per job,
- *                  the job's merged profile */
+ *                  the job's merged profile
+ *   mpi_coll.c     collectives: bytes sent and received (profile), OTF2 collective records
+ *   mpi_trace.c    the job's OTF2 trace: communicators, clock offsets, MPI event records */
 #ifndef INSTR_MPI_WRAP_H
 #define INSTR_MPI_WRAP_H
 
@@ -70,6 +72,70 @@ MPI_Status *instr_mpi_statuses(instr_mpi_wait_t *w, MPI_Status *statuses);
  * the *outcount listed in indices (status k belongs to indices[k]). */
 void instr_mpi_wait_end(instr_mpi_wait_t *w, int rc, int count, const MPI_Request *requests,
                         const int *outcount, const int *indices, MPI_Status *statuses, int done);
+
+/* ---- mpi_trace.c ---- */
+/* 1 while the job's trace is open: the helpers below write records. */
+extern int instr_mpi_tracing;
+/* MPI_Init (every rank, collective over comm). */
+void instr_mpi_trace_begin(MPI_Comm comm, int rank, int size, const char *jobdir);
+/* After MPI_Finalize, before the runtime ends: the second clock offset (collective). */
+void instr_mpi_trace_measure_end(MPI_Comm comm, int rank, int size);
+/* After the runtime ended: unified definitions, archive closed (collective). */
+void instr_mpi_trace_end(MPI_Comm comm, int rank, int size);
+/* A communicator's trace ref; UINT32_MAX when it is not traced. */
+uint32_t instr_mpi_comm_ref(MPI_Comm comm);
+/* A call made a new communicator (collective over *newcomm): gives it its identity. */
+void instr_mpi_comm_new(int rc, const MPI_Comm *newcomm, const char *how);
+uint64_t instr_mpi_request_id(void);
+void instr_mpi_trace_send(int dest, uint32_t comm, int tag, uint64_t bytes);
+void instr_mpi_trace_isend(int dest, uint32_t comm, int tag, uint64_t bytes, uint64_t req);
+void instr_mpi_trace_isend_complete(uint64_t req);
+void instr_mpi_trace_recv(int source, uint32_t comm, int tag, uint64_t bytes);
+void instr_mpi_trace_irecv_request(uint64_t req);
+void instr_mpi_trace_irecv(int source, uint32_t comm, int tag, uint64_t bytes, uint64_t req);
+void instr_mpi_trace_coll_begin(void);
+void instr_mpi_trace_coll_end(int op, uint32_t comm, int root, uint64_t sent, uint64_t recvd);
+void instr_mpi_trace_icoll_request(uint64_t req);
+void instr_mpi_trace_icoll_complete(int op, uint32_t comm, int root, uint64_t sent,
+                                    uint64_t recvd, uint64_t req);
+
+/* ---- mpi_coll.c ---- */
+/* OTF2's collective operations (checked against OTF2_CollectiveOp in mpi_trace.c). */
+enum {
+    INSTR_COLL_BARRIER, INSTR_COLL_BCAST, INSTR_COLL_GATHER, INSTR_COLL_GATHERV,
+    INSTR_COLL_SCATTER, INSTR_COLL_SCATTERV, INSTR_COLL_ALLGATHER, INSTR_COLL_ALLGATHERV,
+    INSTR_COLL_ALLTOALL, INSTR_COLL_ALLTOALLV, INSTR_COLL_ALLTOALLW, INSTR_COLL_ALLREDUCE,
+    INSTR_COLL_REDUCE, INSTR_COLL_REDUCE_SCATTER, INSTR_COLL_SCAN, INSTR_COLL_EXSCAN,
+    INSTR_COLL_REDUCE_SCATTER_BLOCK
+};
+/* In the `before:` clause of a blocking collective: MpiCollectiveBegin. */
+void instr_mpi_coll_begin(MPI_Comm comm);
+/* In the `after:` clause (request NULL: blocking; else the nonblocking call's request).
+ * Bytes follow Score-P's convention (docs/mpi.md): a rooted call counts every rank's block
+ * at the root, an all-to-all call N blocks per rank, so that the job's sent and received
+ * bytes are equal. */
+void instr_mpi_coll_bcast(int rc, int count, MPI_Datatype t, int root, MPI_Comm comm,
+                          const MPI_Request *request);
+void instr_mpi_coll_gather(int rc, int op, const void *sendbuf, int scount, MPI_Datatype st,
+                           int rcount, const int *rcounts, MPI_Datatype rt, int root,
+                           MPI_Comm comm, const MPI_Request *request);
+void instr_mpi_coll_scatter(int rc, int op, int scount, const int *scounts, MPI_Datatype st,
+                            const void *recvbuf, int rcount, MPI_Datatype rt, int root,
+                            MPI_Comm comm, const MPI_Request *request);
+void instr_mpi_coll_allgather(int rc, int op, const void *sendbuf, int scount, MPI_Datatype st,
+                              int rcount, const int *rcounts, MPI_Datatype rt, MPI_Comm comm,
+                              const MPI_Request *request);
+void instr_mpi_coll_alltoall(int rc, int op, const void *sendbuf, int scount,
+                             const int *scounts, const MPI_Datatype *sts, MPI_Datatype st,
+                             int rcount, const int *rcounts, const MPI_Datatype *rts,
+                             MPI_Datatype rt, MPI_Comm comm, const MPI_Request *request);
+/* Reductions and scans: count x datatype per block. */
+void instr_mpi_coll_reduce(int rc, int op, int count, const int *rcounts, MPI_Datatype t,
+                           int root, MPI_Comm comm, const MPI_Request *request);
+void instr_mpi_coll_barrier(int rc, MPI_Comm comm, const MPI_Request *request);
+/* mpi_msg.c: a nonblocking collective's request, completed by a wait/test. */
+void instr_mpi_icoll_posted(const MPI_Request *request, int op, uint32_t comm, int root,
+                            uint64_t sent, uint64_t recvd);
 
 #pragma GCC visibility pop
 

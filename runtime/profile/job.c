@@ -762,7 +762,7 @@ static void job_json(FILE *f, instr_job *j, const char *dir, int nranks)
         fprintf(f, "%s\n    {\"region\": %u, \"visits\": %" PRIu64 ", \"inclusive\": %" PRIu64
                    ", \"exclusive\": %" PRIu64,
                 first ? "" : ",", r, s.visits, s.incl, s.excl);
-        if (s.sends || s.receives)
+        if (s.sends || s.receives || s.bytes_sent || s.bytes_received) /* collectives: bytes */
             fprintf(f, ", \"messages_sent\": %" PRIu64 ", \"bytes_sent\": %" PRIu64
                        ", \"messages_received\": %" PRIu64 ", \"bytes_received\": %" PRIu64,
                     s.sends, s.bytes_sent, s.receives, s.bytes_received);

@@ -14,14 +14,8 @@
 #include <sys/utsname.h>
 #include <time.h>
 
-/* Strings, each defined once, in the order they are first needed. */
-typedef struct strtab {
-    OTF2_GlobalDefWriter *w;
-    const char **keys;
-    uint32_t *refs;
-    uint32_t cap, n; /* cap: a power of two */
-    int failed;
-} strtab;
+/* Strings, each defined once, in the order they are first needed (instr_strtab, trace.h). */
+typedef instr_strtab strtab;
 
 static uint64_t hash(const char *s)
 {
@@ -58,8 +52,7 @@ static int strtab_grow(strtab *t)
     return 0;
 }
 
-/* The string's reference; `s` must outlive the table. */
-static OTF2_StringRef str(strtab *t, const char *s)
+OTF2_StringRef instr_strtab_ref(strtab *t, const char *s)
 {
     if (!s)
         s = "";
@@ -81,6 +74,76 @@ static OTF2_StringRef str(strtab *t, const char *s)
     return ref;
 }
 
+#define str instr_strtab_ref
+
+void instr_strtab_free(strtab *t)
+{
+    free(t->keys);
+    free(t->refs);
+    t->keys = NULL;
+    t->refs = NULL;
+}
+
+/* MPI regions: the role analysis tools (Scalasca, Vampir) expect, from the call's name. */
+static OTF2_RegionRole mpi_role(const char *name)
+{
+    static const struct {
+        const char *name;
+        OTF2_RegionRole role;
+    } roles[] = {
+        {"MPI_Barrier", OTF2_REGION_ROLE_BARRIER},
+        {"MPI_Ibarrier", OTF2_REGION_ROLE_BARRIER},
+        {"MPI_Bcast", OTF2_REGION_ROLE_COLL_ONE2ALL},
+        {"MPI_Ibcast", OTF2_REGION_ROLE_COLL_ONE2ALL},
+        {"MPI_Scatter", OTF2_REGION_ROLE_COLL_ONE2ALL},
+        {"MPI_Iscatter", OTF2_REGION_ROLE_COLL_ONE2ALL},
+        {"MPI_Gather", OTF2_REGION_ROLE_COLL_ALL2ONE},
+        {"MPI_Igather", OTF2_REGION_ROLE_COLL_ALL2ONE},
+        {"MPI_Reduce_scatter", OTF2_REGION_ROLE_COLL_ALL2ALL},
+        {"MPI_Ireduce_scatter", OTF2_REGION_ROLE_COLL_ALL2ALL},
+        {"MPI_Reduce", OTF2_REGION_ROLE_COLL_ALL2ONE},
+        {"MPI_Ireduce", OTF2_REGION_ROLE_COLL_ALL2ONE},
+        {"MPI_Allgather", OTF2_REGION_ROLE_COLL_ALL2ALL},
+        {"MPI_Iallgather", OTF2_REGION_ROLE_COLL_ALL2ALL},
+        {"MPI_Allreduce", OTF2_REGION_ROLE_COLL_ALL2ALL},
+        {"MPI_Iallreduce", OTF2_REGION_ROLE_COLL_ALL2ALL},
+        {"MPI_Alltoall", OTF2_REGION_ROLE_COLL_ALL2ALL},
+        {"MPI_Ialltoall", OTF2_REGION_ROLE_COLL_ALL2ALL},
+        {"MPI_Scan", OTF2_REGION_ROLE_COLL_OTHER},
+        {"MPI_Iscan", OTF2_REGION_ROLE_COLL_OTHER},
+        {"MPI_Exscan", OTF2_REGION_ROLE_COLL_OTHER},
+        {"MPI_Iexscan", OTF2_REGION_ROLE_COLL_OTHER},
+        {"MPI_Neighbor_", OTF2_REGION_ROLE_COLL_OTHER},
+        {"MPI_Ineighbor_", OTF2_REGION_ROLE_COLL_OTHER},
+    };
+    for (size_t i = 0; i < sizeof roles / sizeof *roles; i++)
+        if (strncmp(name, roles[i].name, strlen(roles[i].name)) == 0)
+            return roles[i].role;
+    static const char *const p2p[] = {"send", "recv", "Send", "Recv", "probe", "Probe",
+                                      "Wait", "Test", "Start"};
+    for (size_t i = 0; i < sizeof p2p / sizeof *p2p; i++)
+        if (strstr(name + 4, p2p[i]) && strncmp(name, "MPI_File", 8) != 0 &&
+            strncmp(name, "MPI_Win", 7) != 0 && strncmp(name, "MPI_Type", 8) != 0 &&
+            strncmp(name, "MPI_Get_", 8) != 0 && strstr(name, "_init") == NULL)
+            return OTF2_REGION_ROLE_POINT2POINT;
+    return OTF2_REGION_ROLE_FUNCTION;
+}
+
+void instr_trace_region_kind(int source, const char *name, OTF2_RegionRole *role,
+                             OTF2_Paradigm *paradigm)
+{
+    int user = source == INSTR_SOURCE_MANUAL;
+    *role = user ? OTF2_REGION_ROLE_CODE : OTF2_REGION_ROLE_FUNCTION;
+    *paradigm = user ? OTF2_PARADIGM_USER : OTF2_PARADIGM_COMPILER;
+    if (source == INSTR_SOURCE_OPENMP) {
+        *role = instr_trace_openmp_role(name);
+        *paradigm = OTF2_PARADIGM_OPENMP;
+    } else if (source == INSTR_SOURCE_MPI) {
+        *role = mpi_role(name);
+        *paradigm = OTF2_PARADIGM_MPI;
+    }
+}
+
 static int by_id(const void *a, const void *b)
 {
     const instr_tloc *x = *(instr_tloc *const *)a, *y = *(instr_tloc *const *)b;
@@ -88,7 +151,7 @@ static int by_id(const void *a, const void *b)
 }
 
 /* Wall-clock time (ns since the epoch) of tick `t`, from one reading of both clocks now. */
-static uint64_t realtime_of(uint64_t t)
+uint64_t instr_trace_realtime_of(uint64_t t)
 {
     struct timespec rt;
     uint64_t now = instr_clock_now();
@@ -111,7 +174,7 @@ int instr_trace_write_defs(OTF2_Archive *archive, const instr_run *run, uint64_t
     uint64_t hz = (uint64_t)(instr_clock_hz() + 0.5);
     CHECK(OTF2_GlobalDefWriter_WriteClockProperties(w, hz ? hz : 1, run->t_start,
                                                     t_last - run->t_start,
-                                                    realtime_of(run->t_start)));
+                                                    instr_trace_realtime_of(run->t_start)));
 
     strtab st = {.w = w};
     struct utsname u;
@@ -151,11 +214,11 @@ int instr_trace_write_defs(OTF2_Archive *archive, const instr_run *run, uint64_t
     for (uint32_t i = 0; i < nloc; i++) {
         char *name = names + 32 * (size_t)i;
         snprintf(name, 32, "thread %u", locs[i]->id);
-        CHECK(OTF2_GlobalDefWriter_WriteLocation(w, locs[i]->id, str(&st, name),
+        CHECK(OTF2_GlobalDefWriter_WriteLocation(w, locs[i]->ref, str(&st, name),
                                                  OTF2_LOCATION_TYPE_CPU_THREAD, locs[i]->events,
                                                  0));
         OTF2_AttributeValue v = {.uint64 = (uint64_t)locs[i]->tid};
-        CHECK(OTF2_GlobalDefWriter_WriteLocationProperty(w, locs[i]->id, tid_name,
+        CHECK(OTF2_GlobalDefWriter_WriteLocationProperty(w, locs[i]->ref, tid_name,
                                                          OTF2_TYPE_UINT64, v));
     }
 
@@ -165,13 +228,9 @@ int instr_trace_write_defs(OTF2_Archive *archive, const instr_run *run, uint64_t
         const instr_region_info *r = instr_registry_get(h);
         if (!r)
             continue;
-        int user = r->source == INSTR_SOURCE_MANUAL;
-        OTF2_RegionRole role = user ? OTF2_REGION_ROLE_CODE : OTF2_REGION_ROLE_FUNCTION;
-        OTF2_Paradigm paradigm = user ? OTF2_PARADIGM_USER : OTF2_PARADIGM_COMPILER;
-        if (r->source == INSTR_SOURCE_OPENMP) {
-            role = instr_trace_openmp_role(r->name);
-            paradigm = OTF2_PARADIGM_OPENMP;
-        }
+        OTF2_RegionRole role;
+        OTF2_Paradigm paradigm;
+        instr_trace_region_kind(r->source, r->name, &role, &paradigm);
         const char *canonical = r->mangled && *r->mangled ? r->mangled : r->name;
         OTF2_StringRef file = r->file && *r->file ? str(&st, r->file) : empty;
         CHECK(OTF2_GlobalDefWriter_WriteRegion(
@@ -184,8 +243,7 @@ int instr_trace_write_defs(OTF2_Archive *archive, const instr_run *run, uint64_t
 #undef CHECK
     free(locs);
     free(names);
-    free(st.keys);
-    free(st.refs);
+    instr_strtab_free(&st);
     if (rc != OTF2_SUCCESS || st.failed) {
         instr_warn("trace: writing the definitions failed (%s); the archive is incomplete",
                    rc != OTF2_SUCCESS ? OTF2_Error_GetName(rc) : "out of memory");

@@ -5,6 +5,9 @@
  * chunks come from pool.c, recycled once the budget is reached), no system call except when
  * the thread's buffer is full and OTF2 flushes it to disk (recorded as a BufferFlush).
  *
+ * A location without a writer takes the slow path: an MPI job's location waiting for
+ * MPI_Init (trace.c), or one that is not traced.
+ *
  * Region handles are 1..n; OTF2 region references are handle - 1, so the definitions are
  * dense from 0. */
 #include "trace.h"
@@ -22,8 +25,10 @@ static inline uint64_t monotone(instr_tloc *s, uint64_t t)
 void instr_trace_enter(void *data, uint32_t region, uint64_t t)
 {
     instr_tloc *s = data;
-    if (__builtin_expect(!s || !s->writer, 0))
+    if (__builtin_expect(!s || !s->writer, 0)) {
+        instr_trace_no_writer(s, 0, region, t);
         return;
+    }
     t = monotone(s, t);
     if (__builtin_expect(OTF2_EvtWriter_Enter(s->writer, NULL, t, region - 1) != OTF2_SUCCESS, 0))
         s->refused++;
@@ -32,8 +37,10 @@ void instr_trace_enter(void *data, uint32_t region, uint64_t t)
 void instr_trace_exit(void *data, uint32_t region, uint64_t t)
 {
     instr_tloc *s = data;
-    if (__builtin_expect(!s || !s->writer, 0))
+    if (__builtin_expect(!s || !s->writer, 0)) {
+        instr_trace_no_writer(s, 1, region, t);
         return;
+    }
     t = monotone(s, t);
     if (__builtin_expect(OTF2_EvtWriter_Leave(s->writer, NULL, t, region - 1) != OTF2_SUCCESS, 0))
         s->refused++;

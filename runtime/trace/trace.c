@@ -4,13 +4,20 @@
  * only after the substrates' start-up), under the core's location lock, which also orders
  * every writer's creation. Each location (thread) gets its own OTF2 event writer; a thread
  * that ended has its writer closed when the next thread begins, so its chunks go back to the
- * pool and its events are on disk early. The rest is closed at the end (write.c). */
+ * pool and its events are on disk early. The rest is closed at the end (write.c).
+ *
+ * An MPI job (libinstr-rt-mpi loaded) has one archive for all ranks in the job's directory,
+ * which exists only once MPI_Init has run: until then locations wait (`waiting`) and keep
+ * their events in memory (early.c); instr_trace_job_open (job.c) opens the archive, and each
+ * waiting location gets its writer on its own thread's next event (instr_trace_attach). If
+ * MPI_Init never runs, the end opens an ordinary archive as without MPI. */
 #include "trace.h"
 #include "../core/config.h"
 #include "../core/core.h"
 #include "../core/experiment.h"
 #include "../core/log.h"
 
+#include <dlfcn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +32,8 @@
 OTF2_Archive *instr_trace_archive;
 instr_tloc *instr_trace_locs;
 int instr_trace_forked;
+int instr_trace_job_pending;
+int instr_trace_job_rank = -1;
 static int archive_failed;
 
 /* Definition chunks: big enough for any definition record (OTF2 asks for 10 bytes per
@@ -56,7 +65,14 @@ static int init(void)
 {
     instr_tpool_init(instr_cfg.enable_profiling);
     OTF2_Error_RegisterCallback(otf2_error, NULL);
+    /* libinstr-rt-mpi defines this symbol (runtime/mpi/mpi_job.c). */
+    instr_trace_job_pending = dlsym(RTLD_DEFAULT, "instr_mpi_adapter_loaded") != NULL;
     return 0;
+}
+
+static OTF2_Archive *archive_now(void)
+{
+    return __atomic_load_n(&instr_trace_archive, __ATOMIC_ACQUIRE);
 }
 
 int instr_trace_open_archive(void)
@@ -97,15 +113,53 @@ int instr_trace_open_archive(void)
         OTF2_Archive_Close(a);
         return -1;
     }
-    instr_trace_archive = a;
+    __atomic_store_n(&instr_trace_archive, a, __ATOMIC_RELEASE);
     archive_failed = 0;
     return 0;
+}
+
+int instr_trace_attach(instr_tloc *s)
+{
+    OTF2_Archive *a = archive_now();
+    if (!s->waiting || !a)
+        return -1;
+    s->waiting = 0;
+    if (instr_trace_job_rank >= 0)
+        s->ref = ((uint64_t)instr_trace_job_rank << 32) | s->id;
+    s->writer = OTF2_Archive_GetEvtWriter(a, s->ref);
+    if (!s->writer) {
+        instr_warn("trace: no OTF2 event writer for thread %u: it is not traced", s->id);
+        instr_early_replay(s); /* frees them */
+        return -1;
+    }
+    s->refused += instr_early_replay(s);
+    return 0;
+}
+
+void instr_trace_no_writer(instr_tloc *s, int leave, uint32_t region, uint64_t t)
+{
+    if (!s || !s->waiting)
+        return;
+    if (!archive_now() || instr_trace_attach(s) != 0) {
+        if (s->waiting)
+            instr_early_add(s, leave, region, t);
+        return;
+    }
+    if (t < s->last)
+        t = s->last;
+    s->last = t;
+    OTF2_ErrorCode rc = leave ? OTF2_EvtWriter_Leave(s->writer, NULL, t, region - 1)
+                              : OTF2_EvtWriter_Enter(s->writer, NULL, t, region - 1);
+    if (rc != OTF2_SUCCESS)
+        s->refused++;
 }
 
 void instr_trace_close_location(instr_tloc *s)
 {
     if (s->closed)
         return;
+    if (s->waiting && instr_trace_attach(s) != 0 && s->waiting)
+        return; /* no archive yet: its events stay kept until there is one */
     s->closed = 1;
     OTF2_EvtWriter *w = s->writer;
     s->writer = NULL;
@@ -132,7 +186,10 @@ static void close_ended(void)
 
 static void *location_begin(instr_location *loc)
 {
-    if (instr_trace_forked || instr_trace_open_archive() != 0)
+    if (instr_trace_forked)
+        return NULL;
+    int wait = instr_trace_job_pending && !archive_now();
+    if (!wait && instr_trace_open_archive() != 0)
         return NULL;
     close_ended();
     instr_tloc *s = calloc(1, sizeof *s);
@@ -143,7 +200,15 @@ static void *location_begin(instr_location *loc)
     s->loc = loc;
     s->id = loc->id;
     s->tid = loc->tid;
-    s->writer = OTF2_Archive_GetEvtWriter(instr_trace_archive, loc->id);
+    s->ref = instr_trace_job_rank >= 0 ? ((uint64_t)instr_trace_job_rank << 32) | loc->id
+                                       : loc->id;
+    if (wait) {
+        s->waiting = 1;
+        s->next = instr_trace_locs;
+        instr_trace_locs = s;
+        return s;
+    }
+    s->writer = OTF2_Archive_GetEvtWriter(archive_now(), s->ref);
     if (!s->writer) {
         instr_warn("trace: no OTF2 event writer for thread %u: it is not traced", loc->id);
         free(s);
@@ -161,8 +226,10 @@ static void fork_child(void *data, uint64_t t)
      * them. It records nothing into the trace (docs/tracing.md). */
     instr_tloc *s = data;
     instr_trace_forked = 1;
-    if (s)
+    if (s) {
         s->writer = NULL;
+        s->waiting = 0;
+    }
 }
 
 const instr_substrate instr_trace_substrate = {

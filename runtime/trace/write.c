@@ -57,6 +57,36 @@ int instr_trace_write(const instr_run *run, char *files, size_t size)
                    "the measurement is traced; see docs/tracing.md)", run->pid);
         return 0;
     }
+    uint64_t dropped = instr_early_dropped();
+    if (dropped)
+        instr_warn("trace: %llu event(s) before MPI_Init did not fit into INSTR_TOTAL_MEMORY/8 "
+                   "and are missing from the trace (whole calls: the rest stays nested)",
+                   (unsigned long long)dropped);
+    if (instr_trace_job_is_open()) {
+        /* An MPI job: this rank's event files now; definitions and the archive's end need
+         * all ranks (job.c, called by libinstr-rt-mpi after MPI_Finalize). */
+        static instr_tloc none;
+        if (!instr_trace_locs) {
+            none.id = 0;
+            none.ref = (uint64_t)instr_trace_job_rank << 32;
+            none.tid = (int)gettid();
+            none.writer = OTF2_Archive_GetEvtWriter(instr_trace_archive, none.ref);
+            if (none.writer)
+                instr_trace_locs = &none;
+        }
+        uint64_t refused = 0;
+        for (instr_tloc *s = instr_trace_locs; s; s = s->next) {
+            instr_trace_close_location(s);
+            refused += s->refused;
+        }
+        if (refused)
+            instr_warn("trace: %llu event record(s) could not be written (messages above): the "
+                       "trace is incomplete", (unsigned long long)refused);
+        return instr_trace_job_write_local(run);
+    }
+    /* Not an MPI job, or one whose MPI_Init never ran: an archive of this process alone;
+     * locations still waiting get their writers now (trace.c). */
+    instr_trace_job_pending = 0;
     if (instr_trace_open_archive() != 0)
         return -1;
     OTF2_Archive *a = instr_trace_archive;
@@ -93,7 +123,7 @@ int instr_trace_write(const instr_run *run, char *files, size_t size)
      * one per location. */
     if (OTF2_Archive_OpenDefFiles(a) == OTF2_SUCCESS) {
         for (instr_tloc *s = instr_trace_locs; s; s = s->next) {
-            OTF2_DefWriter *dw = OTF2_Archive_GetDefWriter(a, s->id);
+            OTF2_DefWriter *dw = OTF2_Archive_GetDefWriter(a, s->ref);
             if (!dw || OTF2_Archive_CloseDefWriter(a, dw) != OTF2_SUCCESS)
                 rc = -1;
         }

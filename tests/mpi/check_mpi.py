@@ -21,6 +21,9 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 import profile as P  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import check_trace  # noqa: E402
+
 MPIRUN_FLAGS = ["--oversubscribe", "--allow-run-as-root", "--bind-to", "none"]
 TIMEOUT = 120
 
@@ -189,6 +192,17 @@ def main():
         if os.path.exists(os.path.join(exp, "profile.json")):
             fail("a job profile.json was written although the job was aborted")
         print("abort: rank 1's profile written, the abort reported")
+        if args.trace:
+            # Rank 1 wrote its events before aborting and said that the archive is unfinished.
+            if "trace: rank 1 wrote its events to traces/" not in measured.stderr:
+                fail("no report of rank 1's unfinished trace on stderr")
+            evt = os.path.join(exp, "traces", "%d.evt" % (1 << 32))
+            if not os.path.isfile(evt) or os.path.getsize(evt) == 0:
+                fail("rank 1's event file %s is missing or empty" % evt)
+            if os.path.exists(os.path.join(exp, "traces.def")):
+                fail("traces.def written although the job was aborted")
+            print("abort: rank 1's trace events written (%d bytes), the unfinished archive "
+                  "reported" % os.path.getsize(evt))
         return
 
     expect = {"halo": halo_expect, "collectives": collectives_expect}[args.case]
@@ -196,6 +210,15 @@ def main():
     check_job(exp, args.np, visits, msgs)
     if "MPI job of %d ranks: profile.json merged" % args.np not in measured.stderr:
         fail("no summary line for the job profile on stderr")
+    if args.trace:
+        p2p = sum(m[0] for m in msgs.values())
+        problems = check_trace.check(exp, args.np, visits, p2p)
+        if problems:
+            fail("trace: %d problem(s):\n  %s" % (len(problems), "\n  ".join(problems[:20])))
+        if "definitions unified" not in measured.stderr:
+            fail("no summary line for the job's trace on stderr")
+    elif os.path.exists(os.path.join(exp, "traces.otf2")):
+        fail("a trace was written without INSTR_ENABLE_TRACING")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,174 @@
+/* mpi_coll.c — collectives: the bytes each rank sends and receives (into the profile, as for
+ * point-to-point messages but without message counts) and the OTF2 records (MpiCollective
+ * Begin/End around a blocking one; NonBlockingCollectiveRequest now and ...Complete in the
+ * wait or test that completes a nonblocking one).
+ *
+ * Bytes follow Score-P's convention, which keeps the job's sent and received bytes equal:
+ * a block is count x datatype size; a rooted call counts every rank's block at the root
+ * (Bcast: the root sends N blocks, each rank receives one; Gather: each rank sends one, the
+ * root receives N), an all-to-all call N blocks per rank, Scan rank r sends N - r blocks and
+ * receives r + 1 (Exscan N - r - 1 and r). With MPI_IN_PLACE the rank's own block is taken
+ * from the arguments MPI uses instead. Neighbourhood collectives are not covered (region
+ * only; docs/mpi.md). */
+#include "mpi_wrap.h"
+
+static uint64_t bytes(int count, MPI_Datatype t)
+{
+    int size = 0;
+    if (count <= 0 || t == MPI_DATATYPE_NULL || PMPI_Type_size(t, &size) != MPI_SUCCESS ||
+        size <= 0)
+        return 0;
+    return (uint64_t)count * (uint64_t)size;
+}
+
+static int nprocs(MPI_Comm comm)
+{
+    int n = 0;
+    PMPI_Comm_size(comm, &n);
+    return n > 0 ? n : 0;
+}
+
+static int myrank(MPI_Comm comm)
+{
+    int r = 0;
+    PMPI_Comm_rank(comm, &r);
+    return r;
+}
+
+static uint64_t sum(const int *counts, int n, MPI_Datatype t)
+{
+    uint64_t total = 0;
+    for (int i = 0; counts && i < n; i++)
+        total += bytes(counts[i], t);
+    return total;
+}
+
+void instr_mpi_coll_begin(MPI_Comm comm)
+{
+    if (__atomic_load_n(&instr_mpi_tracing, __ATOMIC_RELAXED) &&
+        instr_mpi_comm_ref(comm) != UINT32_MAX)
+        instr_mpi_trace_coll_begin();
+}
+
+/* A blocking call's End follows its Begin whatever happened (sizes 0 on error), so that the
+ * pair stays balanced; an untraced communicator (inter-communicators) gets neither. */
+static void finish(int rc, int op, MPI_Comm comm, int root, uint64_t sent, uint64_t recvd,
+                   const MPI_Request *request)
+{
+    if (rc == MPI_SUCCESS)
+        instr_ext_messages(sent, recvd, 0, 0);
+    if (!__atomic_load_n(&instr_mpi_tracing, __ATOMIC_RELAXED))
+        return;
+    uint32_t c = instr_mpi_comm_ref(comm);
+    if (!request) {
+        if (c != UINT32_MAX)
+            instr_mpi_trace_coll_end(op, c, root, rc == MPI_SUCCESS ? sent : 0,
+                                     rc == MPI_SUCCESS ? recvd : 0);
+    } else if (rc == MPI_SUCCESS && c != UINT32_MAX) {
+        instr_mpi_icoll_posted(request, op, c, root, sent, recvd);
+    }
+}
+
+void instr_mpi_coll_barrier(int rc, MPI_Comm comm, const MPI_Request *request)
+{
+    finish(rc, INSTR_COLL_BARRIER, comm, -1, 0, 0, request);
+}
+
+void instr_mpi_coll_bcast(int rc, int count, MPI_Datatype t, int root, MPI_Comm comm,
+                          const MPI_Request *request)
+{
+    uint64_t b = bytes(count, t);
+    uint64_t sent = myrank(comm) == root ? (uint64_t)nprocs(comm) * b : 0;
+    finish(rc, INSTR_COLL_BCAST, comm, root, sent, b, request);
+}
+
+void instr_mpi_coll_gather(int rc, int op, const void *sendbuf, int scount, MPI_Datatype st,
+                           int rcount, const int *rcounts, MPI_Datatype rt, int root,
+                           MPI_Comm comm, const MPI_Request *request)
+{
+    int n = nprocs(comm), me = myrank(comm);
+    uint64_t sent = sendbuf == MPI_IN_PLACE ? bytes(rcounts ? rcounts[me] : rcount, rt)
+                                            : bytes(scount, st);
+    uint64_t recvd = 0;
+    if (me == root)
+        recvd = rcounts ? sum(rcounts, n, rt) : (uint64_t)n * bytes(rcount, rt);
+    finish(rc, op, comm, root, sent, recvd, request);
+}
+
+void instr_mpi_coll_scatter(int rc, int op, int scount, const int *scounts, MPI_Datatype st,
+                            const void *recvbuf, int rcount, MPI_Datatype rt, int root,
+                            MPI_Comm comm, const MPI_Request *request)
+{
+    int n = nprocs(comm), me = myrank(comm);
+    uint64_t sent = 0;
+    if (me == root)
+        sent = scounts ? sum(scounts, n, st) : (uint64_t)n * bytes(scount, st);
+    uint64_t recvd = recvbuf == MPI_IN_PLACE ? bytes(scounts ? scounts[me] : scount, st)
+                                             : bytes(rcount, rt);
+    finish(rc, op, comm, root, sent, recvd, request);
+}
+
+void instr_mpi_coll_allgather(int rc, int op, const void *sendbuf, int scount, MPI_Datatype st,
+                              int rcount, const int *rcounts, MPI_Datatype rt, MPI_Comm comm,
+                              const MPI_Request *request)
+{
+    int n = nprocs(comm), me = myrank(comm);
+    uint64_t block = sendbuf == MPI_IN_PLACE ? bytes(rcounts ? rcounts[me] : rcount, rt)
+                                             : bytes(scount, st);
+    uint64_t recvd = rcounts ? sum(rcounts, n, rt) : (uint64_t)n * bytes(rcount, rt);
+    finish(rc, op, comm, -1, (uint64_t)n * block, recvd, request);
+}
+
+void instr_mpi_coll_alltoall(int rc, int op, const void *sendbuf, int scount,
+                             const int *scounts, const MPI_Datatype *sts, MPI_Datatype st,
+                             int rcount, const int *rcounts, const MPI_Datatype *rts,
+                             MPI_Datatype rt, MPI_Comm comm, const MPI_Request *request)
+{
+    int n = nprocs(comm);
+    uint64_t sent = 0, recvd = 0;
+    if (rts) {
+        for (int i = 0; rcounts && i < n; i++)
+            recvd += bytes(rcounts[i], rts[i]);
+        for (int i = 0; scounts && sts && sendbuf != MPI_IN_PLACE && i < n; i++)
+            sent += bytes(scounts[i], sts[i]);
+    } else if (rcounts) {
+        recvd = sum(rcounts, n, rt);
+        sent = sendbuf == MPI_IN_PLACE ? 0 : sum(scounts, n, st);
+    } else {
+        recvd = (uint64_t)n * bytes(rcount, rt);
+        sent = sendbuf == MPI_IN_PLACE ? 0 : (uint64_t)n * bytes(scount, st);
+    }
+    if (sendbuf == MPI_IN_PLACE)
+        sent = recvd;
+    finish(rc, op, comm, -1, sent, recvd, request);
+}
+
+void instr_mpi_coll_reduce(int rc, int op, int count, const int *rcounts, MPI_Datatype t,
+                           int root, MPI_Comm comm, const MPI_Request *request)
+{
+    uint64_t n = (uint64_t)nprocs(comm), me = (uint64_t)myrank(comm), b = bytes(count, t);
+    uint64_t sent = 0, recvd = 0;
+    switch (op) {
+    case INSTR_COLL_REDUCE:
+        sent = b;
+        recvd = (int)me == root ? n * b : 0;
+        break;
+    case INSTR_COLL_ALLREDUCE:
+    case INSTR_COLL_REDUCE_SCATTER_BLOCK:
+        sent = recvd = n * b;
+        break;
+    case INSTR_COLL_REDUCE_SCATTER:
+        sent = sum(rcounts, (int)n, t);
+        recvd = rcounts ? n * bytes(rcounts[me], t) : 0;
+        break;
+    case INSTR_COLL_SCAN:
+        sent = (n - me) * b;
+        recvd = (me + 1) * b;
+        break;
+    case INSTR_COLL_EXSCAN:
+        sent = (n - me - 1) * b;
+        recvd = me * b;
+        break;
+    }
+    finish(rc, op, comm, op == INSTR_COLL_REDUCE ? root : -1, sent, recvd, request);
+}

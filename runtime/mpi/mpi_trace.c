@@ -1,0 +1,366 @@
+/* mpi_trace.c — the MPI side of the job's OTF2 trace (docs/mpi.md, "Trace"); the archive and
+ * the definitions are the runtime's (runtime/trace/job.c, reached through ext.h).
+ *
+ *   MPI_Init      all ranks agree whether to trace (INSTR_ENABLE_TRACING must be set on all);
+ *                 the archive is opened with OTF2's own MPI collective callbacks
+ *                 (OTF2_MPI_Collectives.h, calling PMPI_*, on a private communicator);
+ *                 MPI_COMM_WORLD and MPI_COMM_SELF get their refs; the clock offset against
+ *                 rank 0 is measured.
+ *   communicators every new intra-communicator gets a job-wide identity: the world rank of
+ *                 its rank 0 (the leader) and the leader's own counter, broadcast over the new
+ *                 communicator inside the creating call; the leader also records the members'
+ *                 world ranks. The local ref is cached as an MPI attribute, so a freed and
+ *                 reused handle never finds a stale ref. Inter-communicators are not traced.
+ *   records       MpiSend/MpiRecv, MpiIsend/MpiIsendComplete, MpiIrecvRequest/MpiIrecv,
+ *                 MpiCollectiveBegin/End, NonBlockingCollectiveRequest/Complete, written into
+ *                 the calling thread's event writer between the MPI region's Enter and Leave.
+ *   the end       (after MPI_Finalize, all ranks) the clock offset again; each rank's
+ *                 definitions go to rank 0 one rank at a time and its mapping comes back;
+ *                 then the archive is closed collectively. */
+#include "mpi_wrap.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int instr_mpi_tracing;
+
+#ifdef INSTR_MPI_HAVE_TRACE
+#include <otf2/otf2.h>
+#define OTF2_MPI_USE_PMPI
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-function"
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#include <otf2/OTF2_MPI_Collectives.h>
+#pragma GCC diagnostic pop
+
+#define TAG_CLOCK 7302
+#define TAG_DEFS 7303
+#define TAG_MAP 7304
+#define PINGS 5
+
+_Static_assert((int)INSTR_COLL_BARRIER == (int)OTF2_COLLECTIVE_OP_BARRIER &&
+                   (int)INSTR_COLL_REDUCE_SCATTER_BLOCK ==
+                       (int)OTF2_COLLECTIVE_OP_REDUCE_SCATTER_BLOCK,
+               "INSTR_COLL_* are OTF2's collective operations");
+
+static int keyval = MPI_KEYVAL_INVALID;
+static uint32_t world_ref = UINT32_MAX, self_ref = UINT32_MAX;
+static int world_rank;
+static uint32_t comm_seq; /* this rank's communicators led by it */
+static uint64_t next_request = 1;
+
+static int setup(void *archive, void *arg)
+{
+    return OTF2_MPI_Archive_SetCollectiveCallbacks(archive, *(MPI_Comm *)arg, MPI_COMM_NULL) ==
+                   OTF2_SUCCESS
+               ? 0
+               : -1;
+}
+
+/* Offset of this rank's clock against rank 0's (global = local + offset), by ping-pong with
+ * rank 0, one rank after the other; the exchange with the shortest round trip counts. */
+static void clock_offset(MPI_Comm comm, int rank, int size)
+{
+    uint64_t t;
+    if (rank == 0) {
+        for (int r = 1; r < size; r++)
+            for (int k = 0; k < PINGS; k++) {
+                PMPI_Recv(NULL, 0, MPI_BYTE, r, TAG_CLOCK, comm, MPI_STATUS_IGNORE);
+                t = instr_ext_clock_now();
+                PMPI_Send(&t, 1, MPI_UINT64_T, r, TAG_CLOCK, comm);
+            }
+        instr_ext_trace_clock_offset(instr_ext_clock_now(), 0, 0.0);
+        return;
+    }
+    uint64_t best = UINT64_MAX, mid = 0;
+    int64_t offset = 0;
+    for (int k = 0; k < PINGS; k++) {
+        uint64_t t1 = instr_ext_clock_now();
+        PMPI_Send(NULL, 0, MPI_BYTE, 0, TAG_CLOCK, comm);
+        PMPI_Recv(&t, 1, MPI_UINT64_T, 0, TAG_CLOCK, comm, MPI_STATUS_IGNORE);
+        uint64_t t2 = instr_ext_clock_now();
+        if (t2 - t1 < best) {
+            best = t2 - t1;
+            mid = t1 + (t2 - t1) / 2;
+            offset = (int64_t)(t - mid);
+        }
+    }
+    instr_ext_trace_clock_offset(mid, offset, (double)best / 2);
+}
+
+void instr_mpi_trace_begin(MPI_Comm comm, int rank, int size, const char *jobdir)
+{
+    int want = jobdir && jobdir[0] && instr_ext_trace_wanted(), all = 0, any = 0;
+    PMPI_Allreduce(&want, &all, 1, MPI_INT, MPI_MIN, comm);
+    PMPI_Allreduce(&want, &any, 1, MPI_INT, MPI_MAX, comm);
+    if (!all) {
+        if (any && rank == 0)
+            fprintf(stderr, "instr: INSTR_ENABLE_TRACING=1 on some ranks only: the job writes no "
+                            "trace (give it to every rank: mpirun -x INSTR_ENABLE_TRACING=1)\n");
+        return;
+    }
+    int ok = instr_ext_trace_job_open(jobdir, rank, size, setup, &comm) == 0, all_ok = 0;
+    PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
+    if (!all_ok) {
+        instr_ext_trace_job_abandon();
+        if (rank == 0)
+            fprintf(stderr, "instr: the job's OTF2 archive could not be opened on every rank "
+                            "(messages above): no trace is written\n");
+        return;
+    }
+    world_rank = rank;
+    PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, &keyval, NULL);
+    world_ref = instr_ext_trace_comm(UINT32_MAX, 0, "MPI_COMM_WORLD", 0, NULL);
+    self_ref = instr_ext_trace_comm(UINT32_MAX, 1, "MPI_COMM_SELF", 0, NULL);
+    clock_offset(comm, rank, size);
+    __atomic_store_n(&instr_mpi_tracing, 1, __ATOMIC_RELEASE);
+}
+
+void instr_mpi_trace_measure_end(MPI_Comm comm, int rank, int size)
+{
+    if (instr_mpi_tracing)
+        clock_offset(comm, rank, size);
+}
+
+void instr_mpi_trace_end(MPI_Comm comm, int rank, int size)
+{
+    if (!instr_mpi_tracing || !instr_ext_trace_job_is_open())
+        return;
+    instr_mpi_tracing = 0;
+    char *blob = NULL, *map = NULL;
+    size_t len = 0, maplen = 0;
+    if (instr_ext_trace_blob(rank, &blob, &len) != 0) {
+        blob = NULL;
+        len = 0;
+    }
+    void *u = NULL;
+    if (rank == 0) {
+        /* One rank's definitions at a time: the union, never all ranks' raw data. */
+        u = instr_ext_trace_unify_new(size);
+        if (!u || instr_ext_trace_unify_add(u, 0, blob, len, &map, &maplen) != 0)
+            map = NULL;
+        for (int r = 1; r < size; r++) {
+            MPI_Status st;
+            int n = 0;
+            PMPI_Probe(r, TAG_DEFS, comm, &st);
+            PMPI_Get_count(&st, MPI_BYTE, &n);
+            char *buf = malloc(n > 0 ? (size_t)n : 1);
+            PMPI_Recv(buf, buf ? n : 0, MPI_BYTE, r, TAG_DEFS, comm, MPI_STATUS_IGNORE);
+            char *m = NULL;
+            size_t mlen = 0;
+            if (!buf || !u || instr_ext_trace_unify_add(u, r, buf, (size_t)n, &m, &mlen) != 0) {
+                fprintf(stderr, "instr: trace: the definitions of rank %d could not be unified "
+                                "(out of memory or malformed): the archive lacks them\n", r);
+                m = NULL;
+                mlen = 0;
+            }
+            PMPI_Send(m ? m : "", (int)mlen, MPI_BYTE, r, TAG_MAP, comm);
+            free(m);
+            free(buf);
+        }
+    } else {
+        PMPI_Send(blob ? blob : "", (int)len, MPI_BYTE, 0, TAG_DEFS, comm);
+        MPI_Status st;
+        int n = 0;
+        PMPI_Probe(0, TAG_MAP, comm, &st);
+        PMPI_Get_count(&st, MPI_BYTE, &n);
+        map = malloc(n > 0 ? (size_t)n : 1);
+        PMPI_Recv(map, map ? n : 0, MPI_BYTE, 0, TAG_MAP, comm, MPI_STATUS_IGNORE);
+        maplen = n > 0 && map ? (size_t)n : 0;
+        if (!maplen) {
+            free(map);
+            map = NULL;
+        }
+    }
+    free(blob);
+    instr_ext_trace_job_close(rank, map, maplen, u);
+    free(map);
+    instr_ext_trace_unify_free(u);
+    if (keyval != MPI_KEYVAL_INVALID)
+        PMPI_Comm_free_keyval(&keyval);
+}
+
+uint32_t instr_mpi_comm_ref(MPI_Comm comm)
+{
+    if (comm == MPI_COMM_WORLD)
+        return world_ref;
+    if (comm == MPI_COMM_SELF)
+        return self_ref;
+    if (comm == MPI_COMM_NULL || keyval == MPI_KEYVAL_INVALID)
+        return UINT32_MAX;
+    void *v = NULL;
+    int flag = 0;
+    if (PMPI_Comm_get_attr(comm, keyval, &v, &flag) != MPI_SUCCESS || !flag)
+        return UINT32_MAX;
+    return (uint32_t)((uintptr_t)v - 1);
+}
+
+void instr_mpi_comm_new(int rc, const MPI_Comm *newcomm, const char *how)
+{
+    if (!__atomic_load_n(&instr_mpi_tracing, __ATOMIC_ACQUIRE) || rc != MPI_SUCCESS ||
+        !newcomm || *newcomm == MPI_COMM_NULL)
+        return;
+    MPI_Comm c = *newcomm;
+    int inter = 0, rank = 0, size = 0;
+    if (PMPI_Comm_test_inter(c, &inter) != MPI_SUCCESS || inter)
+        return; /* inter-communicators are not traced (docs/mpi.md) */
+    PMPI_Comm_rank(c, &rank);
+    PMPI_Comm_size(c, &size);
+    uint32_t id[2] = {(uint32_t)world_rank, 0};
+    if (rank == 0)
+        id[1] = 2 + __atomic_fetch_add(&comm_seq, 1, __ATOMIC_RELAXED);
+    PMPI_Bcast(id, 2, MPI_UINT32_T, 0, c);
+    uint32_t *members = NULL;
+    if (rank == 0 && (members = malloc((size_t)size * 2 * sizeof(int))) != NULL) {
+        /* The members' world ranks, from the leader only. */
+        int *in = (int *)members, *out = in + size;
+        MPI_Group g, world;
+        PMPI_Comm_group(c, &g);
+        PMPI_Comm_group(MPI_COMM_WORLD, &world);
+        for (int i = 0; i < size; i++)
+            in[i] = i;
+        PMPI_Group_translate_ranks(g, size, in, world, out);
+        for (int i = 0; i < size; i++)
+            members[i] = (uint32_t)out[i];
+        PMPI_Group_free(&g);
+        PMPI_Group_free(&world);
+    }
+    char name[96];
+    snprintf(name, sizeof name, "%s (comm %u.%u, %d ranks)", how, id[0], id[1], size);
+    uint32_t ref = instr_ext_trace_comm(id[0], id[1], name, members ? (uint32_t)size : 0,
+                                        members);
+    free(members);
+    if (ref != UINT32_MAX)
+        PMPI_Comm_set_attr(c, keyval, (void *)(uintptr_t)(ref + 1));
+}
+
+uint64_t instr_mpi_request_id(void)
+{
+    return __atomic_fetch_add(&next_request, 1, __ATOMIC_RELAXED);
+}
+
+/* The writer and time for a record; NULL when this thread writes no trace. */
+#define WRITER(w, t)                                                                           \
+    uint64_t t;                                                                                \
+    OTF2_EvtWriter *w = instr_ext_trace_writer(&t);                                            \
+    if (!w)                                                                                    \
+    return
+
+void instr_mpi_trace_send(int dest, uint32_t comm, int tag, uint64_t bytes)
+{
+    WRITER(w, t);
+    OTF2_EvtWriter_MpiSend(w, NULL, t, (uint32_t)dest, comm, (uint32_t)tag, bytes);
+}
+
+void instr_mpi_trace_isend(int dest, uint32_t comm, int tag, uint64_t bytes, uint64_t req)
+{
+    WRITER(w, t);
+    OTF2_EvtWriter_MpiIsend(w, NULL, t, (uint32_t)dest, comm, (uint32_t)tag, bytes, req);
+}
+
+void instr_mpi_trace_isend_complete(uint64_t req)
+{
+    WRITER(w, t);
+    OTF2_EvtWriter_MpiIsendComplete(w, NULL, t, req);
+}
+
+void instr_mpi_trace_recv(int source, uint32_t comm, int tag, uint64_t bytes)
+{
+    WRITER(w, t);
+    OTF2_EvtWriter_MpiRecv(w, NULL, t, (uint32_t)source, comm, (uint32_t)tag, bytes);
+}
+
+void instr_mpi_trace_irecv_request(uint64_t req)
+{
+    WRITER(w, t);
+    OTF2_EvtWriter_MpiIrecvRequest(w, NULL, t, req);
+}
+
+void instr_mpi_trace_irecv(int source, uint32_t comm, int tag, uint64_t bytes, uint64_t req)
+{
+    WRITER(w, t);
+    OTF2_EvtWriter_MpiIrecv(w, NULL, t, (uint32_t)source, comm, (uint32_t)tag, bytes, req);
+}
+
+void instr_mpi_trace_coll_begin(void)
+{
+    WRITER(w, t);
+    OTF2_EvtWriter_MpiCollectiveBegin(w, NULL, t);
+}
+
+void instr_mpi_trace_coll_end(int op, uint32_t comm, int root, uint64_t sent, uint64_t recvd)
+{
+    WRITER(w, t);
+    OTF2_EvtWriter_MpiCollectiveEnd(w, NULL, t, (OTF2_CollectiveOp)op, comm,
+                                    root < 0 ? OTF2_UNDEFINED_UINT32 : (uint32_t)root, sent,
+                                    recvd);
+}
+
+void instr_mpi_trace_icoll_request(uint64_t req)
+{
+    WRITER(w, t);
+    OTF2_EvtWriter_NonBlockingCollectiveRequest(w, NULL, t, req);
+}
+
+void instr_mpi_trace_icoll_complete(int op, uint32_t comm, int root, uint64_t sent,
+                                    uint64_t recvd, uint64_t req)
+{
+    WRITER(w, t);
+    OTF2_EvtWriter_NonBlockingCollectiveComplete(
+        w, NULL, t, (OTF2_CollectiveOp)op, comm,
+        root < 0 ? OTF2_UNDEFINED_UINT32 : (uint32_t)root, sent, recvd, req);
+}
+
+#else /* a runtime without OTF2: no trace records, the same interface */
+
+void instr_mpi_trace_begin(MPI_Comm comm, int rank, int size, const char *jobdir)
+{
+    (void)comm, (void)rank, (void)size, (void)jobdir;
+}
+void instr_mpi_trace_measure_end(MPI_Comm comm, int rank, int size)
+{
+    (void)comm, (void)rank, (void)size;
+}
+void instr_mpi_trace_end(MPI_Comm comm, int rank, int size) { (void)comm, (void)rank, (void)size; }
+uint32_t instr_mpi_comm_ref(MPI_Comm comm)
+{
+    (void)comm;
+    return UINT32_MAX;
+}
+void instr_mpi_comm_new(int rc, const MPI_Comm *newcomm, const char *how)
+{
+    (void)rc, (void)newcomm, (void)how;
+}
+uint64_t instr_mpi_request_id(void) { return 0; }
+void instr_mpi_trace_send(int dest, uint32_t comm, int tag, uint64_t bytes)
+{
+    (void)dest, (void)comm, (void)tag, (void)bytes;
+}
+void instr_mpi_trace_isend(int dest, uint32_t comm, int tag, uint64_t bytes, uint64_t req)
+{
+    (void)dest, (void)comm, (void)tag, (void)bytes, (void)req;
+}
+void instr_mpi_trace_isend_complete(uint64_t req) { (void)req; }
+void instr_mpi_trace_recv(int source, uint32_t comm, int tag, uint64_t bytes)
+{
+    (void)source, (void)comm, (void)tag, (void)bytes;
+}
+void instr_mpi_trace_irecv_request(uint64_t req) { (void)req; }
+void instr_mpi_trace_irecv(int source, uint32_t comm, int tag, uint64_t bytes, uint64_t req)
+{
+    (void)source, (void)comm, (void)tag, (void)bytes, (void)req;
+}
+void instr_mpi_trace_coll_begin(void) {}
+void instr_mpi_trace_coll_end(int op, uint32_t comm, int root, uint64_t sent, uint64_t recvd)
+{
+    (void)op, (void)comm, (void)root, (void)sent, (void)recvd;
+}
+void instr_mpi_trace_icoll_request(uint64_t req) { (void)req; }
+void instr_mpi_trace_icoll_complete(int op, uint32_t comm, int root, uint64_t sent,
+                                    uint64_t recvd, uint64_t req)
+{
+    (void)op, (void)comm, (void)root, (void)sent, (void)recvd, (void)req;
+}
+#endif
