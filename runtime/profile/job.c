@@ -16,6 +16,7 @@
  * The merge (rank 0) keeps only the merged tree and one blob at a time: nodes are merged by
  * (merged parent, region), regions by (name, mangled, file, source). */
 #include "job.h"
+#include "path_map.h"
 #include "profile.h"
 #include "../adapters/ext.h"
 #include "../core/clock.h"
@@ -252,8 +253,7 @@ typedef struct jgroup {
 struct instr_job {
     jnode *nodes;
     uint32_t n, cap;
-    uint64_t *nkeys; /* (parent + 1) << 32 | region, 0 = empty */
-    uint32_t *nvals, ncap, nn;
+    instr_path_map paths; /* (parent, region) -> node */
     jregion *regions; /* id = index + 1 */
     uint32_t nregions, capregions;
     uint32_t *rslots, rcap; /* hash of region keys -> id */
@@ -285,14 +285,6 @@ static int grow(void *pp, uint32_t *cap, uint32_t need, size_t elem)
     return 0;
 }
 
-static uint64_t mix(uint64_t k)
-{
-    k ^= k >> 33;
-    k *= 0xff51afd7ed558ccdull;
-    k ^= k >> 33;
-    return k;
-}
-
 static uint64_t str_hash(const char *s)
 {
     uint64_t h = 1469598103934665603ull;
@@ -312,8 +304,7 @@ INSTR_EXT_EXPORT void instr_ext_job_free(instr_job *j)
     for (uint32_t i = 0; i < j->nregions; i++)
         free(j->regions[i].key);
     free(j->nodes);
-    free(j->nkeys);
-    free(j->nvals);
+    instr_path_map_free(&j->paths);
     free(j->regions);
     free(j->rslots);
     free(j->locs);
@@ -399,37 +390,12 @@ static uint32_t region_id(instr_job *j, const char *key, uint32_t lb, uint32_t l
 
 static uint32_t node_id(instr_job *j, int32_t parent, uint32_t region)
 {
-    if (2 * (j->nn + 1) > j->ncap) {
-        uint32_t cap = j->ncap ? 2 * j->ncap : 1024;
-        uint64_t *keys = calloc(cap, sizeof *keys);
-        uint32_t *vals = calloc(cap, sizeof *vals);
-        if (!keys || !vals) {
-            free(keys);
-            free(vals);
-            return UINT32_MAX;
-        }
-        for (uint32_t i = 0; i < j->ncap; i++) {
-            if (!j->nkeys[i])
-                continue;
-            uint32_t s = (uint32_t)mix(j->nkeys[i]) & (cap - 1);
-            while (keys[s])
-                s = (s + 1) & (cap - 1);
-            keys[s] = j->nkeys[i];
-            vals[s] = j->nvals[i];
-        }
-        free(j->nkeys);
-        free(j->nvals);
-        j->nkeys = keys;
-        j->nvals = vals;
-        j->ncap = cap;
-    }
-    uint64_t key = ((uint64_t)(uint32_t)(parent + 1) << 32) | region;
-    uint32_t s = (uint32_t)mix(key) & (j->ncap - 1);
-    while (j->nkeys[s]) {
-        if (j->nkeys[s] == key)
-            return j->nvals[s];
-        s = (s + 1) & (j->ncap - 1);
-    }
+    int found;
+    int64_t slot = instr_path_map_slot(&j->paths, parent, region, &found);
+    if (slot < 0)
+        return UINT32_MAX;
+    if (found)
+        return j->paths.vals[slot];
     if (grow(&j->nodes, &j->cap, j->n + 1, sizeof *j->nodes) != 0)
         return UINT32_MAX;
     jnode *n = &j->nodes[j->n];
@@ -438,9 +404,7 @@ static uint32_t node_id(instr_job *j, int32_t parent, uint32_t region)
     n->region = region;
     n->depth = parent < 0 ? 0 : j->nodes[parent].depth + 1;
     n->s.min_incl = n->s.min_excl = UINT64_MAX;
-    j->nkeys[s] = key;
-    j->nvals[s] = j->n;
-    j->nn++;
+    instr_path_map_set(&j->paths, (uint32_t)slot, parent, region, j->n);
     return j->n++;
 }
 

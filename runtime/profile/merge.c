@@ -1,6 +1,7 @@
 /* merge.c — merges the per-thread trees into one tree by call path, at the end of
  * measurement. Iterative everywhere: deep recursion in the program gives deep trees. */
 #include "profile.h"
+#include "path_map.h"
 #include "../core/clock.h"
 #include "../core/event.h"
 #include "../core/registry.h"
@@ -10,59 +11,15 @@
 
 #define NONE UINT32_MAX
 
-typedef struct {
-    uint64_t *keys; /* (parent + 1) << 32 | region, 0 = empty */
-    uint32_t *vals;
-    uint32_t cap, n;
-} map;
-
-static uint64_t mix(uint64_t k)
-{
-    k ^= k >> 33;
-    k *= 0xff51afd7ed558ccdull;
-    k ^= k >> 33;
-    return k;
-}
-
-static int map_grow(map *m)
-{
-    uint32_t cap = m->cap ? 2 * m->cap : 1024;
-    uint64_t *keys = calloc(cap, sizeof *keys);
-    uint32_t *vals = calloc(cap, sizeof *vals);
-    if (!keys || !vals) {
-        free(keys);
-        free(vals);
-        return -1;
-    }
-    for (uint32_t i = 0; i < m->cap; i++) {
-        if (!m->keys[i])
-            continue;
-        uint32_t j = (uint32_t)mix(m->keys[i]) & (cap - 1);
-        while (keys[j])
-            j = (j + 1) & (cap - 1);
-        keys[j] = m->keys[i];
-        vals[j] = m->vals[i];
-    }
-    free(m->keys);
-    free(m->vals);
-    m->keys = keys;
-    m->vals = vals;
-    m->cap = cap;
-    return 0;
-}
-
 /* Index of the merged node (parent, region), created when new; NONE when out of memory. */
-static uint32_t find_or_add(instr_mtree *t, map *m, int32_t parent, uint32_t region)
+static uint32_t find_or_add(instr_mtree *t, instr_path_map *m, int32_t parent, uint32_t region)
 {
-    if (2 * (m->n + 1) > m->cap && map_grow(m) != 0)
+    int found;
+    int64_t slot = instr_path_map_slot(m, parent, region, &found);
+    if (slot < 0)
         return NONE;
-    uint64_t key = ((uint64_t)(uint32_t)(parent + 1) << 32) | region;
-    uint32_t j = (uint32_t)mix(key) & (m->cap - 1);
-    while (m->keys[j]) {
-        if (m->keys[j] == key)
-            return m->vals[j];
-        j = (j + 1) & (m->cap - 1);
-    }
+    if (found)
+        return m->vals[slot];
     if (t->n == t->cap) {
         uint32_t cap = t->cap ? 2 * t->cap : 256;
         instr_mnode *nodes = realloc(t->nodes, cap * sizeof *nodes);
@@ -79,9 +36,7 @@ static uint32_t find_or_add(instr_mtree *t, map *m, int32_t parent, uint32_t reg
     mn->depth = parent < 0 ? 0 : t->nodes[parent].depth + 1;
     mn->first_child = mn->next_sibling = NONE;
     mn->s.min_incl = mn->s.min_excl = UINT64_MAX;
-    m->keys[j] = key;
-    m->vals[j] = idx;
-    m->n++;
+    instr_path_map_set(m, (uint32_t)slot, parent, region, idx);
     return idx;
 }
 
@@ -106,7 +61,7 @@ static int add_loc(instr_mnode *mn, uint32_t location, const instr_pstats *s)
     return 0;
 }
 
-static int merge_location(instr_mtree *t, map *m, uint32_t location, instr_pstate *ps)
+static int merge_location(instr_mtree *t, instr_path_map *m, uint32_t location, instr_pstate *ps)
 {
     instr_pnode *root = &ps->root;
     t->dropped += ps->dropped;
@@ -249,15 +204,14 @@ static int flat(instr_mtree *t)
 int instr_mtree_build(instr_mtree *t, const instr_run *run, int slot)
 {
     memset(t, 0, sizeof *t);
-    map m = {0};
+    instr_path_map m = {0};
     int rc = 0;
     for (uint32_t i = 0; i < run->nlocations && rc == 0; i++) {
         instr_pstate *ps = run->locations[i]->sub[slot];
         if (ps)
             rc = merge_location(t, &m, run->locations[i]->id, ps);
     }
-    free(m.keys);
-    free(m.vals);
+    instr_path_map_free(&m);
     if (rc == 0)
         rc = preorder(t);
     if (rc == 0)
