@@ -32,10 +32,6 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wunused-function"
-#include <otf2/OTF2_Pthread_Locks.h>
-#pragma GCC diagnostic pop
 
 #define BLOB_MAGIC 0x696e7472u /* "intr" */
 #define INSTR_TRACE_DEF_CHUNK (1024 * 1024)
@@ -86,16 +82,7 @@ int instr_trace_job_open(const char *jobdir, int rank, int nranks,
     if (rc == OTF2_SUCCESS && setup(a, arg) != 0)
         rc = OTF2_ERROR_COLLECTIVE_CALLBACK;
     if (rc == OTF2_SUCCESS)
-        rc = OTF2_Pthread_Archive_SetLockingCallbacks(a, NULL);
-    if (rc == OTF2_SUCCESS)
-        rc = OTF2_Archive_SetCreator(a, "instr " INSTR_VERSION_STRING);
-    if (rc == OTF2_SUCCESS)
-        rc = OTF2_Archive_SetDescription(a, "instr trace of an MPI job (docs/mpi.md)");
-    struct utsname u;
-    if (rc == OTF2_SUCCESS && uname(&u) == 0)
-        rc = OTF2_Archive_SetMachineName(a, u.nodename);
-    if (rc == OTF2_SUCCESS)
-        rc = OTF2_Archive_OpenEvtFiles(a);
+        rc = instr_trace_archive_prepare(a, "instr trace of an MPI job (docs/mpi.md)");
     if (rc != OTF2_SUCCESS) {
         instr_warn("trace: rank %d cannot set up the OTF2 archive in %s (%s); no trace is "
                    "written", rank, jobdir, OTF2_Error_GetName(rc));

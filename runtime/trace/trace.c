@@ -75,6 +75,21 @@ static OTF2_Archive *archive_now(void)
     return __atomic_load_n(&instr_trace_archive, __ATOMIC_ACQUIRE);
 }
 
+OTF2_ErrorCode instr_trace_archive_prepare(OTF2_Archive *a, const char *description)
+{
+    OTF2_ErrorCode rc = OTF2_Pthread_Archive_SetLockingCallbacks(a, NULL);
+    if (rc == OTF2_SUCCESS)
+        rc = OTF2_Archive_SetCreator(a, "instr " INSTR_VERSION_STRING);
+    if (rc == OTF2_SUCCESS)
+        rc = OTF2_Archive_SetDescription(a, description);
+    struct utsname u;
+    if (rc == OTF2_SUCCESS && uname(&u) == 0)
+        rc = OTF2_Archive_SetMachineName(a, u.nodename);
+    if (rc == OTF2_SUCCESS)
+        rc = OTF2_Archive_OpenEvtFiles(a);
+    return rc;
+}
+
 int instr_trace_open_archive(void)
 {
     if (instr_trace_archive)
@@ -97,16 +112,7 @@ int instr_trace_open_archive(void)
     if (rc == OTF2_SUCCESS)
         rc = OTF2_Archive_SetSerialCollectiveCallbacks(a);
     if (rc == OTF2_SUCCESS)
-        rc = OTF2_Pthread_Archive_SetLockingCallbacks(a, NULL);
-    if (rc == OTF2_SUCCESS)
-        rc = OTF2_Archive_SetCreator(a, "instr " INSTR_VERSION_STRING);
-    if (rc == OTF2_SUCCESS)
-        rc = OTF2_Archive_SetDescription(a, "instr trace (docs/tracing.md)");
-    struct utsname u;
-    if (rc == OTF2_SUCCESS && uname(&u) == 0)
-        rc = OTF2_Archive_SetMachineName(a, u.nodename);
-    if (rc == OTF2_SUCCESS)
-        rc = OTF2_Archive_OpenEvtFiles(a);
+        rc = instr_trace_archive_prepare(a, "instr trace (docs/tracing.md)");
     if (rc != OTF2_SUCCESS) {
         instr_warn("trace: cannot set up the OTF2 archive in %s (%s); no trace is written", dir,
                    OTF2_Error_GetName(rc));

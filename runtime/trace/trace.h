@@ -46,6 +46,9 @@ extern int instr_trace_forked;         /* 1 in a forked child: it writes no trac
 void instr_trace_close_location(instr_tloc *s);
 /* Opens the archive in the experiment directory if not open yet. 0, or -1 after a message. */
 int instr_trace_open_archive(void);
+/* What every archive needs once its memory and collective callbacks are set: locking,
+ * creator, description, machine name, and the event files opened. */
+OTF2_ErrorCode instr_trace_archive_prepare(OTF2_Archive *a, const char *description);
 
 /* 1 while an MPI job's archive waits for MPI_Init (libinstr-rt-mpi loaded, job not begun). */
 extern int instr_trace_job_pending;
