@@ -35,7 +35,12 @@ configure_and_build() {
 
 echo "== main tree"
 configure_and_build build
-run_ctest --test-dir build -j "$jobs" || failed=1
+run_ctest --test-dir build -j "$jobs" -LE 'mpi|openmp' || failed=1
+# The MPI and OpenMP tests start real mpirun jobs and libomp teams on 2 shared cores, where a
+# rare failure was seen once and never reproduced in dozens of runs: a test of theirs that
+# fails once runs a second time, and counts as failed only when it fails twice (the log
+# keeps every first failure).
+run_ctest --test-dir build -j "$jobs" -L 'mpi|openmp' --repeat until-pass:2 || failed=1
 
 echo "== ASan+UBSan: filter and runtime"
 configure_and_build build-asan -DINSTR_SANITIZE=address,undefined
