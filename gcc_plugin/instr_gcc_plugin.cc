@@ -12,8 +12,17 @@
 // The pass runs right after GCC's "lower" pass and before "eh": EH lowering turns the
 // try/finally into exit calls on every return path and on every unwinding path (a cleanup
 // landing pad that calls the exit hook and resumes unwinding), exactly as GCC does for its
-// own -finstrument-functions. See docs/gcc-plugin.md for why the pass sits there and what
-// that means for inlined functions.
+// own -finstrument-functions.
+//
+// Placement (-fplugin-arg-instr-inline=after|before, default after): the hooks are always
+// inserted at that early point, because only there does GCC build the exception cleanups
+// for us. With "after", a second pass ("instr_inlined", after IPA inlining) deletes in
+// every function the hook calls whose descriptor is not the function's own: what an inlined
+// callee brought along. Every hook call of one descriptor in a function is deleted or none
+// is, so a function's own enter/exit stay exactly as EH lowering balanced them. That holds
+// only while a function's own hooks stay in one function body, so "after" also keeps GCC's
+// function splitting (fnsplit: f.part.N, partial inlining) away from instrumented
+// functions. See docs/gcc-plugin.md.
 
 #include "gcc-plugin.h"
 #include "plugin-version.h"
@@ -30,6 +39,7 @@
 #include "stringpool.h"
 #include "stor-layout.h"
 #include "cgraph.h"
+#include "ssa.h"  // unlink_stmt_vdef, release_defs (the late pass works on SSA form)
 #include "attribs.h"
 #include "diagnostic-core.h"
 #include "toplev.h"
@@ -70,6 +80,9 @@ struct plugin_state {
     unsigned long excluded_file = 0, excluded_name = 0, excluded_size = 0,
                   excluded_builtin = 0;
     unsigned next_region = 0;
+    // -fplugin-arg-instr-inline=after (default): inlined callees' hooks are deleted after
+    // IPA inlining; before: every inlined copy keeps its hooks.
+    bool after_inlining = true;
 };
 
 plugin_state state;
@@ -495,11 +508,112 @@ struct instr_pass : gimple_opt_pass {
         build_abi_trees();
         tree region = make_region(fndecl, signature, mangled, file);
         instrument(fun, region);
-        DECL_ATTRIBUTES(fndecl) = tree_cons(get_identifier(kInstrumentedAttr), NULL_TREE,
+        // The attribute's value names the function's own descriptor. IPA clones
+        // (.constprop, .isra) are copies of the declaration and keep it, so the late pass
+        // recognises a clone's hooks as its own.
+        DECL_ATTRIBUTES(fndecl) = tree_cons(get_identifier(kInstrumentedAttr), region,
                                             DECL_ATTRIBUTES(fndecl));
         return 0;
     }
 };
+
+// ---------------------------------------------------------------------------------------
+// After inlining (-fplugin-arg-instr-inline=after)
+
+// The function's own descriptor, or NULL_TREE (not instrumented, or a body GCC made from
+// several functions' code, e.g. an OpenMP outlined body: then no hook call there is its own).
+tree own_region(tree fndecl)
+{
+    tree attr = lookup_attribute(kInstrumentedAttr, DECL_ATTRIBUTES(fndecl));
+    return attr ? TREE_VALUE(attr) : NULL_TREE;
+}
+
+// The descriptor a call to __instr_enter/__instr_exit refers to, or NULL_TREE if STMT is
+// not such a call.
+tree hook_call_region(gimple *stmt)
+{
+    if (!is_gimple_call(stmt))
+        return NULL_TREE;
+    tree callee = gimple_call_fndecl(stmt);
+    if (!callee || (callee != enter_decl && callee != exit_decl) ||
+        gimple_call_num_args(stmt) != 1)
+        return NULL_TREE;
+    tree arg = gimple_call_arg(stmt, 0);
+    if (TREE_CODE(arg) != ADDR_EXPR || TREE_CODE(TREE_OPERAND(arg, 0)) != VAR_DECL)
+        return NULL_TREE;
+    return TREE_OPERAND(arg, 0);
+}
+
+const pass_data instr_inlined_pass_data = {
+    GIMPLE_PASS,
+    "instr_inlined",  // -fdump-tree-instr_inlined shows what is left
+    OPTGROUP_NONE,
+    TV_NONE,
+    PROP_cfg,  // properties_required
+    0,
+    0,
+    0,
+    0,
+};
+
+// Runs once per function after IPA inlining (inserted before "ehdisp", right after the
+// fixup_cfg that follows the inline transform), at every -O level. Deletes every hook call
+// whose descriptor is not the function's own. The calls are nothrow (no EH edges); the
+// guard around a deleted call (a load of d.handle and a branch around an empty block) is
+// left to the CFG cleanup and dead code elimination that follow.
+struct instr_inlined_pass : gimple_opt_pass {
+    explicit instr_inlined_pass(gcc::context *ctx)
+        : gimple_opt_pass(instr_inlined_pass_data, ctx)
+    {
+    }
+
+    bool gate(function *fun) final override
+    {
+        return state.after_inlining && enter_decl != NULL_TREE && fun && !seen_error();
+    }
+
+    unsigned int execute(function *fun) final override
+    {
+        tree own = own_region(fun->decl);
+        unsigned removed = 0;
+        basic_block bb;
+        FOR_EACH_BB_FN(bb, fun) {
+            gimple_stmt_iterator gsi = gsi_start_bb(bb);
+            while (!gsi_end_p(gsi)) {
+                gimple *stmt = gsi_stmt(gsi);
+                tree region = hook_call_region(stmt);
+                if (!region || region == own) {
+                    gsi_next(&gsi);
+                    continue;
+                }
+                if (gimple_in_ssa_p(fun))
+                    unlink_stmt_vdef(stmt);
+                gsi_remove(&gsi, true);
+                if (gimple_in_ssa_p(fun))
+                    release_defs(stmt);
+                ++removed;
+            }
+        }
+        return removed ? TODO_cleanup_cfg : 0;
+    }
+};
+
+// With "after", an instrumented function must not be split (ipa-split's fnsplit makes
+// f.part.N of the tail of f and lets callers inline the head): f's enter would then sit in a
+// caller, where it is deleted as an inlined callee's, while f.part.N keeps f's exits. Called
+// for every pass and function before the pass's gate decides.
+void on_override_gate(void *gcc_data, void *)
+{
+    bool *run = static_cast<bool *>(gcc_data);
+    if (!*run || !state.after_inlining || !current_pass || !current_pass->name ||
+        !current_function_decl)
+        return;
+    if (strcmp(current_pass->name, "fnsplit") != 0 &&
+        strcmp(current_pass->name, "feedback_fnsplit") != 0)
+        return;
+    if (lookup_attribute(kInstrumentedAttr, DECL_ATTRIBUTES(current_function_decl)))
+        *run = false;
+}
 
 // ---------------------------------------------------------------------------------------
 // Callbacks and arguments
@@ -589,9 +703,20 @@ bool parse_arguments(const plugin_name_args *info)
                       arg.value ? arg.value : "");
                 ok = false;
             }
+        } else if (!strcmp(key, "inline")) {
+            if (arg.value && !strcmp(arg.value, "after")) {
+                state.after_inlining = true;
+            } else if (arg.value && !strcmp(arg.value, "before")) {
+                state.after_inlining = false;
+            } else {
+                error("instr: %<-fplugin-arg-instr-inline=%s%>: expected %<after%> (the "
+                      "default) or %<before%>",
+                      arg.value ? arg.value : "");
+                ok = false;
+            }
         } else {
             error("instr: unknown argument %<-fplugin-arg-instr-%s%>; known: filter=PATH "
-                  "(repeatable), verbose, report=PATH, mode=hooks",
+                  "(repeatable), verbose, report=PATH, mode=hooks, inline=after|before",
                   key);
             ok = false;
         }
@@ -618,7 +743,7 @@ __attribute__((visibility("default"))) int plugin_init(struct plugin_name_args *
     }
     static struct plugin_info plugin_info = {
         "0.1", "instr: compile-time selection and enter/exit hooks (ABI v1); arguments: "
-               "filter=PATH (repeatable), verbose, report=PATH, mode=hooks"};
+               "filter=PATH (repeatable), verbose, report=PATH, mode=hooks, inline=after|before"};
     register_callback(info->base_name, PLUGIN_INFO, NULL, &plugin_info);
 
     state.filter = instr_filter_new();
@@ -638,6 +763,15 @@ __attribute__((visibility("default"))) int plugin_init(struct plugin_name_args *
     pass_info.ref_pass_instance_number = 1;
     pass_info.pos_op = PASS_POS_INSERT_AFTER;
     register_callback(info->base_name, PLUGIN_PASS_MANAGER_SETUP, NULL, &pass_info);
+    if (state.after_inlining) {
+        struct register_pass_info late_info;
+        late_info.pass = new instr_inlined_pass(g);
+        late_info.reference_pass_name = "ehdisp";
+        late_info.ref_pass_instance_number = 1;
+        late_info.pos_op = PASS_POS_INSERT_BEFORE;
+        register_callback(info->base_name, PLUGIN_PASS_MANAGER_SETUP, NULL, &late_info);
+        register_callback(info->base_name, PLUGIN_OVERRIDE_GATE, on_override_gate, NULL);
+    }
     register_callback(info->base_name, PLUGIN_FINISH, on_finish, NULL);
     return 0;
 }

@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
 """Tests of the GCC plugin (instr.so). One test case per invocation; exit 0 = pass.
 
-    gcc_plugin_test.py CASE [SRC OPT] --gcc GCC --gxx GXX --plugin instr.so --src DIR --work DIR [...]
+    gcc_plugin_test.py CASE [SRC OPT] --gcc GCC --gxx GXX --plugin instr.so --src DIR --work DIR
+                       [--inline after|before] [...]
 
 Cases
   object SRC OPT      (OPT e.g. O2) compile SRC with SRC's spec; in the object: one descriptor (48 bytes) in
                       section instr_regions per included function of the report, no hook call
-                      in an excluded function, enter and exit calls in every included one
+                      in an excluded function, enter and exit calls in every included one;
+                      with inline=after (the default): no function's code refers to another
+                      function's descriptor (what was inlined left no hook call behind)
   run SRC OPT         build SRC plain and instrumented (hooks: count_hooks.c); same stdout
                       and exit code; visit counts exactly as SRC's VISITS lines; ABSENT
                       functions never entered; every exit closes the innermost open region
@@ -16,6 +19,11 @@ Cases
   errors              bad spec / unknown argument / bad mode / missing values fail the compile
                       with the documented messages
   report              verbose line and report TSV format (docs/gcc-plugin.md)
+--inline PLACEMENT passes -fplugin-arg-instr-inline=PLACEMENT (default: none, the plugin's
+default, after). Expected counts: "VISITS n name" lines of SRC, overridden by
+"VISITS[after-O2] n name" (placement and level) or "VISITS[after] n name" (placement) lines;
+"VISITS 0" = never entered. A "CFLAGS ..." line adds compiler flags to both builds; a
+"SYMBOL[O3] name" line makes the object test require that function at that level.
 Python 3 standard library only; needs objdump and readelf (binutils).
 """
 import argparse
@@ -53,6 +61,8 @@ def spec_for(args, src):
 
 def plugin_flags(args, spec=None, report=None, extra=()):
     flags = ["-fplugin=" + args.plugin]
+    if args.inline:
+        flags.append("-fplugin-arg-instr-inline=" + args.inline)
     if spec:
         flags.append("-fplugin-arg-instr-filter=" + spec)
     if report:
@@ -78,14 +88,38 @@ def in_names(signature, names):
     return any(signature == n or signature.startswith(n + "(") for n in names)
 
 
-def expectations(src):
-    """VISITS <n> <name> and ABSENT <name> annotations of a test program."""
-    visits, absent = {}, set()
+def placement(args):
+    return args.inline or "after"  # the plugin's default
+
+
+def source_cflags(src):
+    """Compiler flags of a "CFLAGS ..." line in a test program (both builds get them)."""
     with open(src) as f:
         for line in f:
-            m = re.search(r"VISITS (\d+) (.*?)\s*(\*/)?$", line)
+            m = re.search(r"\bCFLAGS (\S.*?)\s*(\(.*)?$", line)
             if m:
-                visits[m.group(2)] = int(m.group(1))
+                return m.group(1).split()
+    return []
+
+
+def expectations(src, args=None):
+    """VISITS <n> <name> and ABSENT <name> annotations of a test program. A tagged line
+    VISITS[after-O2] / VISITS[after] overrides the plain one for that placement (and level);
+    the most specific line wins."""
+    visits, absent = {}, set()
+    rank = {}
+    tags = {}
+    if args is not None:
+        tags = {placement(args): 1, "%s-%s" % (placement(args), args.opt.lstrip("-")): 2}
+    with open(src) as f:
+        for line in f:
+            m = re.search(r"VISITS(?:\[([\w-]+)\])? (\d+) (.*?)\s*(\*/)?$", line)
+            if m:
+                level = tags.get(m.group(1), -1) if m.group(1) else 0
+                name = m.group(3)
+                if level >= 0 and level >= rank.get(name, 0):
+                    visits[name] = int(m.group(2))
+                    rank[name] = level
             m = re.search(r"ABSENT (\S+)", line)
             if m:
                 absent.add(m.group(1))
@@ -195,7 +229,7 @@ def case_object(args):
     obj = os.path.join(args.work, "t.o")
     report = os.path.join(args.work, "report.tsv")
     spec = spec_for(args, src)
-    run([compiler_for(args, src), args.opt, "-c", src, "-o", obj] +
+    run([compiler_for(args, src), args.opt, "-c", src, "-o", obj] + source_cflags(src) +
         plugin_flags(args, spec, report))
     rows = read_report(report)
     included = [r for r in rows if r[0] == "include"]
@@ -224,7 +258,8 @@ def case_object(args):
         # No inlining at -O0: an excluded function calls no hook at all. After inlining it
         # may hold the hooks of an included callee (docs/gcc-plugin.md); the functions the
         # test program marks ABSENT inline nothing instrumented and must stay clean.
-        strict = args.opt == "-O0" or in_names(r[2], absent)
+        # With inline=after nothing of an inlined callee's hooks is left, at any level.
+        strict = args.opt == "-O0" or in_names(r[2], absent) or placement(args) == "after"
         if strict and mine:
             problems.append("excluded %s calls %s" % (r[3], sorted(mine)))
     for r in included:
@@ -239,6 +274,27 @@ def case_object(args):
             problems.append("included %s calls only %s" % (r[3], sorted(hooks)))
         if not any(owner_of[r[3]] in refs.get(n, set()) for n in names):
             problems.append("included %s never refers to its own descriptor" % r[3])
+    if placement(args) == "after" and args.opt != "-O0":
+        # After inlining: every function's code refers to its own descriptor only (clones
+        # and split-off pieces count for their function); an excluded one to none. Not at
+        # -O0: there the guard (a load of d.handle and a branch) of a deleted hook call of an
+        # always_inline callee stays, as nothing removes dead code at -O0; the run tests
+        # show that its calls are gone (VISITS[after] 0 forced in inline.c).
+        for fn, idx in sorted(refs.items()):
+            own = {owner_of[fn]} if fn in owner_of else set()
+            if idx - own:
+                problems.append("%s refers to descriptor(s) %s of %s (hooks of an inlined "
+                                "callee left behind)"
+                                % (fn, sorted(idx - own),
+                                   [owners[i] for i in sorted(idx - own) if i < len(owners)]))
+    # "SYMBOL[O3] name" lines: GCC made that function (e.g. an IPA clone) at that level, so
+    # the checks above covered it
+    with open(src) as f:
+        for line in f:
+            m = re.search(r"\bSYMBOL\[(\w+)\] (\S+)", line)
+            if m and "-" + m.group(1) == args.opt and \
+                    m.group(2) not in {fn[3] for fn in elf.functions}:
+                problems.append("no function %s in the object" % m.group(2))
     if problems:
         raise Failure("\n".join(problems))
     print("%d included (%d descriptors), %d excluded: no descriptor and no own hook call"
@@ -253,9 +309,10 @@ def build_pair(args, src, link_extra, instr_extra=()):
     plain = os.path.join(args.work, "plain")
     instr = os.path.join(args.work, "instr")
     report = os.path.join(args.work, "report.tsv")
-    run([cc, args.opt, src, "-o", plain])
-    run([cc, args.opt, src, "-o", instr] + plugin_flags(args, spec_for(args, src), report) +
-        list(instr_extra) + link_extra)
+    cflags = source_cflags(src)
+    run([cc, args.opt, src, "-o", plain] + cflags)
+    run([cc, args.opt, src, "-o", instr] + cflags +
+        plugin_flags(args, spec_for(args, src), report) + list(instr_extra) + link_extra)
     return plain, instr, read_report(report)
 
 
@@ -271,7 +328,7 @@ def compare_runs(plain, instr, env):
 def check_counts(visits, absent, counts, what):
     problems = []
     for name, n in sorted(visits.items()):
-        if counts.get(name) != n:
+        if counts.get(name, 0 if n == 0 else None) != n:
             problems.append("%s: %r visits in %s, expected %d" % (name, counts.get(name), what, n))
     for name in sorted(counts):
         if in_names(name, absent):
@@ -302,7 +359,7 @@ def read_counts(path):
 
 def case_run(args):
     src = os.path.join(args.src, args.source)
-    visits, absent = expectations(src)
+    visits, absent = expectations(src, args)
     plain, instr, rows = build_pair(args, src, [hooks_object(args)])
     counts_file = os.path.join(args.work, "counts.tsv")
     env = dict(os.environ, INSTR_TEST_COUNTS=counts_file)
@@ -340,7 +397,7 @@ def case_e2e(args):
     import profile as P  # tests/lib/profile.py (runtime engineer)
 
     src = os.path.join(args.src, args.source)
-    visits, absent = expectations(src)
+    visits, absent = expectations(src, args)
     rtdir = os.path.dirname(args.rt)
     link = ["-L" + rtdir, "-linstr-rt", "-Wl,-rpath," + rtdir]
     plain, instr, rows = build_pair(args, src, link)
@@ -405,6 +462,9 @@ def case_errors(args):
     expect_failure(args, ["-fplugin-arg-instr-filter"], [r"needs a spec file"])
     expect_failure(args, ["-fplugin-arg-instr-report"], [r"needs a file"])
     expect_failure(args, ["-fplugin-arg-instr-verbose=maybe"], [r"expected no value, 1 or 0"])
+    expect_failure(args, ["-fplugin-arg-instr-inline=sideways"],
+                   [r"instr-inline=sideways.*expected .after. \(the default\) or .before."])
+    expect_failure(args, ["-fplugin-arg-instr-inline"], [r"expected .after."])
     expect_failure(args, ["-fplugin-arg-instr-report=" + os.path.join(args.work, "no", "dir",
                                                                     "r.tsv")],
                    [r"cannot open the report"])
@@ -414,7 +474,8 @@ def case_errors(args):
         f.write("exclude function excluded_*\n")
     run([args.gcc, "-c", os.path.join(args.src, "calls.c"), "-o", os.path.join(args.work, "y.o"),
          "-fplugin=" + args.plugin, "-fplugin-arg-instr-filter=" + good,
-         "-fplugin-arg-instr-mode=hooks", "-fplugin-arg-instr-verbose=0"])
+         "-fplugin-arg-instr-mode=hooks", "-fplugin-arg-instr-verbose=0",
+         "-fplugin-arg-instr-inline=before", "-fplugin-arg-instr-inline=after"])
     print("all bad arguments and specs fail the compile with their message")
 
 
@@ -490,6 +551,7 @@ def main():
     ap.add_argument("--src", required=True)
     ap.add_argument("--work", required=True)
     ap.add_argument("--rt")
+    ap.add_argument("--inline", choices=("after", "before"))
     args = ap.parse_args()
     args.src = os.path.abspath(args.src)
     args.opt = "-" + args.opt.lstrip("-")

@@ -17,7 +17,10 @@ shutil.rmtree(work, ignore_errors=True)
 os.makedirs(work)
 exe = os.path.join(work, "multi")
 rtdir = os.path.dirname(rt)
-subprocess.run([gxx, "-O2", "-fplugin=" + plugin,
+# inline=before: every inlined copy of twice(int) keeps its hooks with its own object's
+# descriptor, so both descriptors are in use (with the default, after, the copies inlined at
+# -O2 would keep no hooks at all).
+subprocess.run([gxx, "-O2", "-fplugin=" + plugin, "-fplugin-arg-instr-inline=before",
                 os.path.join(here, "first.cpp"), os.path.join(here, "second.cpp"),
                 "-o", exe, "-L" + rtdir, "-linstr-rt", "-Wl,-rpath," + rtdir], check=True)
 # two descriptors of twice(int), one per object
