@@ -11,9 +11,11 @@ libomp), gcc_preload (gcc -fopenmp on libgomp, run with LD_PRELOAD=libomp), libg
 import argparse
 import os
 import re
-import shutil
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from cases import Fail, expect, fresh_dir, run_case  # noqa: E402  tests/lib/cases.py
 
 A = None
 P = None  # tests/lib/profile.py
@@ -22,15 +24,6 @@ T = None  # tests/lib/otf2check.py
 THREADS = 4
 REGIONS, ITERS, TASKS = 5, 64, 8
 OUTPUT = "sum 1895 crit 20 singles 5 tasks 40 locked 20 masked 5\n"
-
-
-class Fail(Exception):
-    pass
-
-
-def expect(cond, what):
-    if not cond:
-        raise Fail(what)
 
 
 def markers():
@@ -45,10 +38,7 @@ def markers():
 
 
 def build(prog, args, name):
-    wd = os.path.join(A.work, A.case)
-    if os.path.exists(wd):
-        shutil.rmtree(wd)
-    os.makedirs(wd)
+    wd = fresh_dir(os.path.join(A.work, A.case))
     exe = os.path.join(wd, name)
     cmd = [A.instr] + args + ["-g", "-O1", os.path.join(A.src, "progs", prog), "-o", exe]
     p = subprocess.run(cmd, capture_output=True, cwd=wd)
@@ -296,13 +286,7 @@ def main():
     import profile as _p
     import otf2check as _t
     P, T = _p, _t
-    try:
-        globals()["case_" + A.case]()
-    except Fail as e:
-        print("FAIL %s: %s" % (A.case, e))
-        return 1
-    print("ok %s" % A.case)
-    return 0
+    return run_case(globals(), A.case)
 
 
 if __name__ == "__main__":

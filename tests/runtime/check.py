@@ -12,17 +12,11 @@ import stat
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from cases import Fail, expect, fresh_dir, run_case  # noqa: E402  tests/lib/cases.py
+
 A = None  # parsed arguments
 P = None  # tests/lib/profile.py
-
-
-class Fail(Exception):
-    pass
-
-
-def expect(cond, what):
-    if not cond:
-        raise Fail(what)
 
 
 def clean_env(extra=None):
@@ -32,15 +26,7 @@ def clean_env(extra=None):
 
 
 def workdir(name):
-    d = os.path.join(A.work, A.case, name)
-    if os.path.exists(d):
-        # a previous run may have left read-only directories behind
-        for root, dirs, _ in os.walk(d):
-            for x in dirs:
-                os.chmod(os.path.join(root, x), 0o755)
-        shutil.rmtree(d)
-    os.makedirs(d)
-    return d
+    return fresh_dir(os.path.join(A.work, A.case, name))
 
 
 def run(exe, args=(), cwd=None, env=None, timeout=240):
@@ -427,17 +413,7 @@ def main():
     sys.path.insert(0, A.lib)
     import profile as prof_mod
     P = prof_mod
-    fn = globals().get("case_" + A.case)
-    if not fn:
-        print("unknown case %s" % A.case)
-        return 2
-    try:
-        fn()
-    except Fail as e:
-        print("FAIL %s: %s" % (A.case, e))
-        return 1
-    print("ok %s" % A.case)
-    return 0
+    return run_case(globals(), A.case)
 
 
 if __name__ == "__main__":

@@ -9,9 +9,11 @@ Usage: check_trace.py CASE --bin DIR --work DIR --lib DIR
 import argparse
 import os
 import re
-import shutil
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from cases import Fail, expect, fresh_dir, run_case  # noqa: E402  tests/lib/cases.py
 
 A = None
 P = None  # tests/lib/profile.py
@@ -20,21 +22,8 @@ T = None  # tests/lib/otf2check.py
 CALLS = {"main": 1, "early": 1, "mid": 15, "leaf": 56, "rec": 7}
 
 
-class Fail(Exception):
-    pass
-
-
-def expect(cond, what):
-    if not cond:
-        raise Fail(what)
-
-
 def workdir(name):
-    d = os.path.join(A.work, A.case, name)
-    if os.path.exists(d):
-        shutil.rmtree(d)
-    os.makedirs(d)
-    return d
+    return fresh_dir(os.path.join(A.work, A.case, name))
 
 
 def run(prog, args=(), env=None, name="run", timeout=600):
@@ -233,17 +222,7 @@ def main():
     import profile as prof_mod
     import otf2check as trace_mod
     P, T = prof_mod, trace_mod
-    fn = globals().get("case_" + A.case)
-    if not fn:
-        print("unknown case %r" % A.case)
-        return 2
-    try:
-        fn()
-    except (Fail, T.TraceError, P.ProfileError) as e:
-        print("FAIL %s: %s" % (A.case, e))
-        return 1
-    print("ok %s" % A.case)
-    return 0
+    return run_case(globals(), A.case, (T.TraceError, P.ProfileError))
 
 
 if __name__ == "__main__":

@@ -8,9 +8,11 @@ Usage: check_xray.py CASE --clang CLANG --plugin SO --libdir DIR --include DIR -
 """
 import argparse
 import os
-import shutil
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from cases import Fail, expect, fresh_dir, run_case  # noqa: E402  tests/lib/cases.py
 
 A = None
 P = None  # tests/lib/profile.py
@@ -22,21 +24,8 @@ XPROG_FUNCTIONS = {"main", "phase", "work_a", "work_b", "work_c", "self_unpatch"
                    "tail_caller"}
 
 
-class Fail(Exception):
-    pass
-
-
-def expect(cond, what):
-    if not cond:
-        raise Fail(what)
-
-
 def workdir(name):
-    d = os.path.join(A.work, A.case, name)
-    if os.path.exists(d):
-        shutil.rmtree(d)
-    os.makedirs(d)
-    return d
+    return fresh_dir(os.path.join(A.work, A.case, name))
 
 
 def clean_env(extra=None):
@@ -348,17 +337,7 @@ def main():
         import otf2check
         T = otf2check
     GLUE = os.path.join(A.libdir, "libinstr-xray.a")
-    fn = globals().get("case_" + A.case)
-    if not fn:
-        print("unknown case %r" % A.case)
-        return 2
-    try:
-        fn()
-    except Fail as e:
-        print("FAIL %s: %s" % (A.case, e))
-        return 1
-    print("ok %s" % A.case)
-    return 0
+    return run_case(globals(), A.case)
 
 
 if __name__ == "__main__":
