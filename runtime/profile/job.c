@@ -188,20 +188,11 @@ char *instr_job_blob(const instr_run *run, size_t *len)
         if (!ps)
             continue;
         /* Pre-order walk; `merged` (free once the profile is written) holds the line number. */
-        instr_pnode *root = &ps->root, *n = root->child;
-        while (n) {
+        instr_pnode *root = &ps->root;
+        for (instr_pnode *n = root->child; n; n = instr_pnode_next(root, n)) {
             int64_t parent = n->parent == root ? -1 : (int64_t)n->parent->merged;
             n->merged = (uint32_t)next++;
             blob_node(f, n, parent, run->locations[i]->id);
-            if (n->child) {
-                n = n->child;
-                continue;
-            }
-            while (n != root && !n->sibling)
-                n = n->parent;
-            if (n == root)
-                break;
-            n = n->sibling;
         }
     }
     pthread_mutex_unlock(&msgs_lock);
@@ -566,20 +557,6 @@ INSTR_EXT_EXPORT int instr_ext_job_add(instr_job *j, int rank, const char *blob,
 
 /* ---- profile.json of the job ---- */
 
-static void jstr(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(f, "\\%c", *p);
-        else if (*p < 0x20)
-            fprintf(f, "\\u%04x", *p);
-        else
-            fputc(*p, f);
-    }
-    fputc('"', f);
-}
-
 static void jstats_out(FILE *f, const jstats *s)
 {
     fprintf(f,
@@ -609,19 +586,19 @@ static void job_json(FILE *f, instr_job *j, const char *dir, int nranks)
     qsort(j->groups, j->ngroups, sizeof *j->groups, by_rank);
     fputs("{\n  \"format\": \"instr-profile\",\n  \"version\": 1,\n  \"time_unit\": \"ns\",\n", f);
     fputs("  \"run\": {\n    \"program\": ", f);
-    jstr(f, exe);
+    instr_json_str(f, exe);
     fprintf(f, ",\n    \"duration\": %" PRIu64 ", \"timer\": ", j->duration);
-    jstr(f, j->timer);
+    instr_json_str(f, j->timer);
     fprintf(f, ", \"timer_frequency_hz\": %.0f,\n    \"instr_version\": ", j->hz);
-    jstr(f, INSTR_VERSION_STRING);
+    instr_json_str(f, INSTR_VERSION_STRING);
     fprintf(f, ", \"abi_version\": %d,\n    \"experiment_directory\": ", INSTR_ABI_VERSION);
-    jstr(f, dir);
+    instr_json_str(f, dir);
     fputs(",\n    \"configuration\": {", f);
     for (int i = 0; i < instr_config_count(); i++) {
         fputs(i ? ", " : "", f);
-        jstr(f, instr_config_name(i));
+        instr_json_str(f, instr_config_name(i));
         fputs(": ", f);
-        jstr(f, instr_config_value(i));
+        instr_json_str(f, instr_config_value(i));
     }
     fprintf(f, "},\n    \"mpi\": {\"ranks\": %d, \"ranks_merged\": [", nranks);
     int first = 1;
@@ -654,7 +631,7 @@ static void job_json(FILE *f, instr_job *j, const char *dir, int nranks)
         fprintf(f, "%s\n    {\"id\": %d, \"kind\": \"process\", \"name\": \"rank %d\", "
                    "\"rank\": %d, \"pid\": %d, \"hostname\": ",
                 first ? "" : ",", g->rank, g->rank, g->rank, g->pid);
-        jstr(f, g->host);
+        instr_json_str(f, g->host);
         fputc('}', f);
         first = 0;
     }
@@ -670,16 +647,16 @@ static void job_json(FILE *f, instr_job *j, const char *dir, int nranks)
     for (uint32_t i = 0; i < j->nregions; i++) {
         const jregion *r = &j->regions[i];
         fprintf(f, "%s\n    {\"id\": %u, \"name\": ", i ? "," : "", i + 1);
-        jstr(f, r->name);
+        instr_json_str(f, r->name);
         fputs(", \"mangled\": ", f);
-        jstr(f, r->mangled);
+        instr_json_str(f, r->mangled);
         fputs(", \"file\": ", f);
-        jstr(f, r->file);
+        instr_json_str(f, r->file);
         fprintf(f, ", \"line_begin\": %u, \"line_end\": %u, \"source\": ", r->line_begin,
                 r->line_end);
-        jstr(f, r->source);
+        instr_json_str(f, r->source);
         fputs(", \"object\": ", f);
-        jstr(f, r->object);
+        instr_json_str(f, r->object);
         fputc('}', f);
     }
     fputs("\n  ],\n  \"tree\": [", f);

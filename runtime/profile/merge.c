@@ -65,22 +65,12 @@ static int merge_location(instr_mtree *t, instr_path_map *m, uint32_t location, 
 {
     instr_pnode *root = &ps->root;
     t->dropped += ps->dropped;
-    instr_pnode *n = root->child;
-    while (n) {
+    for (instr_pnode *n = root->child; n; n = instr_pnode_next(root, n)) {
         int32_t parent = n->parent == root ? -1 : (int32_t)n->parent->merged;
         uint32_t idx = find_or_add(t, m, parent, n->region);
         if (idx == NONE || add_loc(&t->nodes[idx], location, &n->s) != 0)
             return -1;
         n->merged = idx;
-        if (n->child) {
-            n = n->child;
-            continue;
-        }
-        while (n != root && !n->sibling)
-            n = n->parent;
-        if (n == root)
-            break;
-        n = n->sibling;
     }
     return 0;
 }

@@ -24,6 +24,17 @@ typedef struct instr_pnode {
     instr_pstats s;
 } instr_pnode;
 
+/* The node after n in a pre-order walk of root's tree (root itself not visited), or NULL.
+ * Iterative: deep recursion in the program gives deep trees. */
+static inline instr_pnode *instr_pnode_next(const instr_pnode *root, instr_pnode *n)
+{
+    if (n->child)
+        return n->child;
+    while (n != root && !n->sibling)
+        n = n->parent;
+    return n == root ? NULL : n->sibling;
+}
+
 typedef struct instr_pframe {
     instr_pnode *node; /* NULL: dropped (memory budget spent) */
     uint64_t t_enter;
@@ -80,6 +91,9 @@ typedef struct instr_mtree {
 } instr_mtree;
 
 int instr_mtree_build(instr_mtree *t, const instr_run *run, int slot);
+
+/* s (NULL: "") as a JSON string literal, quotes included. write_json.c. */
+void instr_json_str(FILE *f, const char *s);
 void instr_mtree_free(instr_mtree *t);
 
 /* Writers: 0, or -1 on an I/O error. */

@@ -16,7 +16,7 @@
 #define INSTR_VERSION_STRING "unknown"
 #endif
 
-static void str(FILE *f, const char *s)
+void instr_json_str(FILE *f, const char *s)
 {
     fputc('"', f);
     for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
@@ -42,7 +42,7 @@ static void iso(FILE *f, time_t t)
     char buf[32];
     gmtime_r(&t, &tm);
     strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    str(f, buf);
+    instr_json_str(f, buf);
 }
 
 static void stats(FILE *f, const instr_pstats *s)
@@ -73,7 +73,7 @@ static void command_line(FILE *f)
             for (char *p = buf; p < buf + n; p += strlen(p) + 1) {
                 if (!first)
                     fputs(", ", f);
-                str(f, p);
+                instr_json_str(f, p);
                 first = 0;
             }
         }
@@ -88,7 +88,7 @@ static void run_meta(FILE *f, const instr_run *run, const instr_mtree *t)
     exe[n > 0 ? n : 0] = '\0';
     gethostname(host, sizeof host - 1);
     fputs("  \"run\": {\n    \"program\": ", f);
-    str(f, exe);
+    instr_json_str(f, exe);
     fputs(",\n    \"command_line\": ", f);
     command_line(f);
     fprintf(f, ",\n    \"pid\": %d, \"parent_pid\": %d, \"fork_of\": ", run->pid, run->ppid);
@@ -97,24 +97,24 @@ static void run_meta(FILE *f, const instr_run *run, const instr_mtree *t)
     else
         fputs("null", f);
     fputs(",\n    \"hostname\": ", f);
-    str(f, host);
+    instr_json_str(f, host);
     fputs(",\n    \"start\": ", f);
     iso(f, run->wall_start);
     fputs(", \"end\": ", f);
     iso(f, run->wall_end);
     fprintf(f, ",\n    \"duration\": %llu,\n    \"timer\": ",
             (unsigned long long)instr_clock_to_ns(run->t_end - run->t_start));
-    str(f, instr_clock_name());
+    instr_json_str(f, instr_clock_name());
     fprintf(f, ", \"timer_frequency_hz\": %.0f,\n    \"instr_version\": ", instr_clock_hz());
-    str(f, INSTR_VERSION_STRING);
+    instr_json_str(f, INSTR_VERSION_STRING);
     fprintf(f, ", \"abi_version\": %d,\n    \"experiment_directory\": ", INSTR_ABI_VERSION);
-    str(f, run->dir);
+    instr_json_str(f, run->dir);
     fputs(",\n    \"configuration\": {", f);
     for (int i = 0; i < instr_config_count(); i++) {
         fputs(i ? ", " : "", f);
-        str(f, instr_config_name(i));
+        instr_json_str(f, instr_config_name(i));
         fputs(": ", f);
-        str(f, instr_config_value(i));
+        instr_json_str(f, instr_config_value(i));
     }
     fprintf(f,
             "},\n    \"dropped_call_paths\": %llu, \"unmatched_exits\": %llu, "
@@ -141,14 +141,14 @@ int instr_profile_write_json(FILE *f, const instr_run *run, const instr_mtree *t
     for (uint32_t h = 1; h <= t->nregions; h++) {
         const instr_region_info *r = instr_registry_get(h);
         fprintf(f, "%s\n    {\"id\": %u, \"name\": ", h > 1 ? "," : "", h);
-        str(f, r->name);
+        instr_json_str(f, r->name);
         fputs(", \"mangled\": ", f);
-        str(f, r->mangled);
+        instr_json_str(f, r->mangled);
         fputs(", \"file\": ", f);
-        str(f, r->file);
+        instr_json_str(f, r->file);
         fprintf(f, ", \"line_begin\": %u, \"line_end\": %u, \"source\": \"%s\", \"object\": ",
                 r->line_begin, r->line_end, instr_region_source_name(r->source));
-        str(f, r->object);
+        instr_json_str(f, r->object);
         fputc('}', f);
     }
     fputs("\n  ],\n  \"tree\": [", f);
