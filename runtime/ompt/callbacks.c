@@ -17,6 +17,7 @@
 #include "../core/core.h"
 #include "../core/event.h"
 #include "../core/log.h"
+#include "../profile/graft.h"
 #ifdef INSTR_RT_HAVE_TRACE
 #include "../trace/trace.h"
 #endif
@@ -33,6 +34,7 @@ typedef struct othread othread;
 /* One parallel region in flight; owned by the thread that forked it (pd->ptr). */
 typedef struct team {
     const void *codeptr;
+    const void *fork_point; /* the master's profile node inside the parallel region */
     struct itask **member; /* by thread index in the team; [0] is the master */
     uint32_t cap;
     struct team *next;     /* the owner's free list */
@@ -46,6 +48,7 @@ typedef struct itask {
     uint32_t core_depth;  /* the location's stack depth below the implicit task */
     uint32_t open_depth;  /* this thread's open-construct depth below it */
     int open;             /* 0 once closed (by the master for a worker) */
+    instr_profile_graft graft; /* a worker's: its work under the master's fork point */
 } itask;
 
 struct othread {
@@ -144,6 +147,7 @@ static void on_parallel_begin(ompt_data_t *encountering_task_data,
         instr_trace_thread_fork(self.loc, requested_parallelism, instr_clock_now());
 #endif
     push(INSTR_OMP_PARALLEL, (uintptr_t)t, codeptr_ra);
+    t->fork_point = instr_profile_cursor(self.loc);
 }
 
 static void on_parallel_end(ompt_data_t *parallel_data, ompt_data_t *encountering_task_data,
@@ -171,8 +175,10 @@ static void close_workers(team *t)
         itask *w = t->member[i];
         if (!w || !w->open)
             continue;
-        if (w->owner->loc)
+        if (w->owner->loc) {
             instr_core_close_above(w->owner->loc, w->core_depth, now);
+            instr_profile_graft_end(w->owner->loc, &w->graft);
+        }
         w->owner->nopen = w->open_depth;
         w->owner->overflow = 0;
         w->open = 0;
@@ -199,6 +205,10 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
                      .core_depth = loc ? loc->depth : 0, .open_depth = self.nopen, .open = 1};
         if (t && index < t->cap)
             t->member[index] = f;
+        /* A worker continues the master's call path (docs/openmp.md, "Call paths"). */
+        f->graft.saved = NULL;
+        if (t && index != 0)
+            instr_profile_graft_begin(loc, t->fork_point, &f->graft);
         push(INSTR_OMP_IMPLICIT_TASK, (uintptr_t)t, t ? t->codeptr : NULL);
         return;
     }
@@ -214,6 +224,7 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
     if (f->index == 0 && f->team)
         close_workers(f->team);
     pop(INSTR_OMP_IMPLICIT_TASK, (uintptr_t)f->team);
+    instr_profile_graft_end(self.loc, &f->graft);
     f->open = 0;
 }
 

@@ -1,6 +1,7 @@
 /* profile.c — the profile substrate's entry in the event core, and the end: merge the
  * per-thread trees, write the three files. */
 #include "profile.h"
+#include "graft.h"
 #include "../core/config.h"
 #include "../core/experiment.h"
 #include "../core/log.h"
@@ -35,6 +36,7 @@ static int write(const instr_run *run, char *files, size_t size)
 {
     int slot = instr_substrate_slot(&instr_profile_substrate);
     instr_mtree t;
+    instr_profile_resolve_grafts(run, slot);
     if (instr_mtree_build(&t, run, slot) != 0) {
         instr_warn("profile: out of memory while merging the thread profiles; not written");
         instr_mtree_free(&t);

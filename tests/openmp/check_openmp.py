@@ -115,16 +115,44 @@ def check_nesting(prof, function, under, total):
     expect(seen == total, "%s: %d visits, expected %d" % (function, seen, total))
 
 
-def check_workers_rooted(prof):
-    """Worker threads' call trees start with their implicit task (nothing else at the root)."""
+def paths_by_location(prof):
+    """{"main;!$omp parallel @f:L;...": {location: visits}} of the merged tree."""
     reg = P.regions(prof)
+    path = {}
+    out = {}
     for n in prof["tree"]:
-        if n["parent"] is None:
-            name = reg[n["region"]]["name"]
-            locs = {l["location"] for l in n["locations"]}
-            if name != "main":
-                expect(name.startswith("!$omp implicit task") and 0 not in locs,
-                       "root %r on locations %r" % (name, locs))
+        name = reg[n["region"]]["name"]
+        path[n["id"]] = name if n["parent"] is None else path[n["parent"]] + ";" + name
+        out[path[n["id"]]] = {l["location"]: l["visits"] for l in n["locations"]}
+    return out
+
+
+def check_fork_paths(prof, m):
+    """Every thread's work is below the path where the team was forked: main is the only
+    root, the implicit task is below main > parallel on every thread, and the parallel
+    region's inclusive time covers each worker's implicit task."""
+    reg = P.regions(prof)
+    roots = [reg[n["region"]]["name"] for n in prof["tree"] if n["parent"] is None]
+    expect(roots == ["main"], "roots %r, expected only main" % roots)
+    par = "main;!$omp parallel @constructs.c:%d" % m["parallel"]
+    itask = par + ";!$omp implicit task @constructs.c:%d" % m["parallel"]
+    paths = paths_by_location(prof)
+    want = {l: REGIONS for l in range(THREADS)}
+    expect(paths.get(itask) == want, "%s: visits per thread %r, expected %r"
+           % (itask, paths.get(itask), want))
+    expect(paths.get(par) == {l: REGIONS if l == 0 else 0 for l in range(THREADS)},
+           "%s: visits per thread %r (workers: 0)" % (par, paths.get(par)))
+    nodes = {}
+    for n in prof["tree"]:
+        nodes.setdefault(reg[n["region"]]["name"], []).append(n)
+    for pn in nodes["!$omp parallel @constructs.c:%d" % m["parallel"]]:
+        children = [c for c in prof["tree"] if c["parent"] == pn["id"]]
+        for l in pn["locations"]:
+            below = sum(cl["inclusive"] for c in children for cl in c["locations"]
+                        if cl["location"] == l["location"])
+            expect(l["inclusive"] + 1 >= below and below > 0,
+                   "parallel region on location %d: inclusive %d, its children %d"
+                   % (l["location"], l["inclusive"], below))
 
 
 def check_common(prof, m, gcc=False):
@@ -135,7 +163,8 @@ def check_common(prof, m, gcc=False):
     expect(len(prof["locations"]) == THREADS,
            "%d locations, expected %d" % (len(prof["locations"]), THREADS))
     par = by_location(prof, named("!$omp parallel", m["parallel"]))
-    expect(par == {0: REGIONS}, "parallel region visits %r, expected {0: %d}" % (par, REGIONS))
+    want = {l: REGIONS if l == 0 else 0 for l in range(THREADS)}  # workers: the fork path
+    expect(par == want, "parallel region visits %r, expected %r" % (par, want))
     every_thread(prof, named("!$omp implicit task", m["parallel"]), REGIONS, "implicit task")
     every_thread(prof, named("!$omp implicit barrier", m["parallel"]), REGIONS,
                  "implicit barrier of the parallel region")
@@ -170,7 +199,13 @@ def check_common(prof, m, gcc=False):
         expect(masked == {0: REGIONS}, "masked visits %r" % masked)
         tw = by_location(prof, named("!$omp taskwait", m["taskwait"]))
         expect(sum(tw.values()) == REGIONS, "taskwait visits %r" % tw)
-    check_workers_rooted(prof)
+    check_fork_paths(prof, m)
+    if not gcc:
+        loop = "main;!$omp parallel @constructs.c:%d;!$omp implicit task @constructs.c:%d;" \
+               "!$omp for @constructs.c:%d;kernel" % (m["parallel"], m["parallel"], m["for"])
+        got = paths_by_location(prof).get(loop)
+        want = {l: REGIONS * ITERS // THREADS for l in range(THREADS)}
+        expect(got == want, "%s: visits per thread %r, expected %r" % (loop, got, want))
 
 
 def case_clang():
