@@ -26,10 +26,10 @@ REGIONS, ITERS, TASKS = 5, 64, 8
 OUTPUT = "sum 1895 crit 20 singles 5 tasks 40 locked 20 masked 5\n"
 
 
-def markers():
-    """{"parallel": line, ...} from the "// @name" comments of constructs.c."""
+def markers(prog="constructs.c"):
+    """{"parallel": line, ...} from the "// @name" comments of a program in progs/."""
     out = {}
-    with open(os.path.join(A.src, "progs", "constructs.c")) as f:
+    with open(os.path.join(A.src, "progs", prog)) as f:
         for n, line in enumerate(f, 1):
             m = re.search(r"// @(\w+)$", line.rstrip())
             if m:
@@ -260,6 +260,36 @@ def case_clang_trace():
     expect(roles.get("!$omp implicit barrier") == ("IMPLICIT_BARRIER", "OPENMP"),
            "implicit barrier role/paradigm %r" % (roles.get("!$omp implicit barrier"),))
     expect(roles.get("kernel", ("", ""))[1] == "COMPILER", "kernel paradigm %r" % (roles.get("kernel"),))
+
+
+def case_nested():
+    # outer team of 2, each thread forks an inner team of 2 (progs/nested.c)
+    rounds, calls = 3, 5
+    wd, exe = build("nested.c", [A.cc, "-fopenmp"], "nested")
+    rc, out, err, exp = run(wd, exe, {"OMP_MAX_ACTIVE_LEVELS": "2"})
+    expect(rc == 0 and out == "rounds 3 arrived 12\n", "rc %d, output %r" % (rc, out))
+    prof = P.load(exp)
+    problems = P.check_consistency(prof)
+    expect(not problems, "profile inconsistent: %s" % problems[:5])
+    expect(len(prof["locations"]) == THREADS, "%d locations" % len(prof["locations"]))
+    m = markers("nested.c")
+    outer = "main;!$omp parallel @nested.c:%d;!$omp implicit task @nested.c:%d;inner" \
+        % (m["outer"], m["outer"])
+    inner = outer + ";!$omp parallel @nested.c:%d;!$omp implicit task @nested.c:%d" \
+        % (m["inner"], m["inner"])
+    paths = paths_by_location(prof)
+    everyone = range(THREADS)
+    for path, want in [(inner, {l: rounds for l in everyone}),
+                       (inner + ";kernel", {l: rounds * calls for l in everyone}),
+                       (inner + ";rendezvous", {l: rounds for l in everyone})]:
+        expect(paths.get(path) == want, "%s: visits per thread %r, expected %r"
+               % (path, paths.get(path), want))
+    # the outer team: the master and one worker; the inner masters are those two
+    expect(sorted(paths.get(outer, {}).values()) == [0, 0, rounds, rounds],
+           "%s: visits per thread %r" % (outer, paths.get(outer)))
+    reg = P.regions(prof)
+    roots = [reg[n["region"]]["name"] for n in prof["tree"] if n["parent"] is None]
+    expect(roots == ["main"], "roots %r, expected only main" % roots)
 
 
 def case_gcc_libomp():
