@@ -20,8 +20,22 @@ static int matches_any(const char *const *patterns, const char *text)
     return 0;
 }
 
+static int is_outlined(const instr_function_facts *facts)
+{
+    const char *texts[2] = {facts->mangled, facts->signature};
+    for (size_t i = 0; i < 2; i++)
+        if (nonempty(texts[i]) &&
+            matches_any(instr_builtin_name_patterns(INSTR_BUILTIN_OUTLINED), texts[i]))
+            return 1;
+    return 0;
+}
+
 static instr_builtin builtin_of(const instr_function_facts *facts)
 {
+    /* gcc marks its outlined bodies artificial: they are `outlined` all the same. */
+    unsigned artificial = INSTR_BUILTIN_FLAG(INSTR_BUILTIN_ARTIFICIAL);
+    if ((facts->builtin_flags & ~artificial) == 0 && is_outlined(facts))
+        return INSTR_BUILTIN_OUTLINED;
     for (int b = INSTR_BUILTIN_NONE + 1; b < INSTR_BUILTIN_COUNT; b++)
         if (facts->builtin_flags & INSTR_BUILTIN_FLAG(b))
             return (instr_builtin)b;
@@ -58,13 +72,27 @@ static int function_rule_matches(const instr_rule *r, const instr_function_facts
     return nonempty(n->name) && instr_glob_match(r->pattern, n->name);
 }
 
+/* The last function rule matching is an include whose pattern names the outlining ("omp" in
+ * it, as in `include function *.omp_outlined*`): the one way to ask for an OpenMP outlined
+ * body. `include function f` alone keeps meaning f's own body. */
+static int named_include(const instr_filter *f, const instr_function_facts *facts,
+                         const names *n)
+{
+    const instr_rule *last = NULL;
+    for (size_t i = 0; i < f->rule_count; i++)
+        if (f->rules[i].target != INSTR_TARGET_FILE &&
+            function_rule_matches(&f->rules[i], facts, n))
+            last = &f->rules[i];
+    return last && last->include && strstr(last->pattern, "omp") != NULL;
+}
+
 static instr_decision decide_with_names(const instr_filter *f,
                                         const instr_function_facts *facts, const names *n)
 {
     instr_decision d = {.include = 1, .reason = INSTR_REASON_DEFAULT};
 
     instr_builtin b = builtin_of(facts);
-    if (b != INSTR_BUILTIN_NONE) {
+    if (b != INSTR_BUILTIN_NONE && !(b == INSTR_BUILTIN_OUTLINED && named_include(f, facts, n))) {
         d.include = 0;
         d.reason = INSTR_REASON_BUILTIN;
         d.builtin = b;

@@ -42,7 +42,8 @@ typedef struct instr_rule {
     unsigned line, column;
 } instr_rule;
 
-/* Built-in exclusions: applied before any rule, never overridable by a spec. The front end
+/* Built-in exclusions: applied before any rule, never overridable by a spec (except
+ * `outlined`, which an include rule naming the function re-includes). The front end
  * reports the facts it knows as flags; the filter recognises the name-based ones itself. */
 typedef enum instr_builtin {
     INSTR_BUILTIN_NONE = 0,
@@ -51,6 +52,7 @@ typedef enum instr_builtin {
     INSTR_BUILTIN_RUNTIME,      /* instr's own functions and other tools' hooks */
     INSTR_BUILTIN_NON_HOST,     /* device code (nvptx, amdgcn, spir) */
     INSTR_BUILTIN_NAKED,        /* naked functions: no prologue to put a hook into */
+    INSTR_BUILTIN_OUTLINED,     /* OpenMP outlined bodies; an explicit include rule overrides */
     INSTR_BUILTIN_COUNT
 } instr_builtin;
 

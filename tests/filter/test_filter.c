@@ -363,6 +363,28 @@ static void test_builtins(void)
     x = facts("__instr_enter", "/rt.c");
     CHECK(!instr_filter_decide(f, &x).include);
     instr_filter_free(f);
+    /* OpenMP outlined bodies (clang and gcc): excluded, also when gcc marks them artificial;
+     * an include rule naming the outlining re-includes them, one naming the function not */
+    static const char *const outlined[] = {"_ZN2ns4calcERNS_6DomainEi.omp_outlined",
+                                           "main.omp_outlined_debug__", ".omp_task_entry.",
+                                           ".omp.reduction.reduction_func", "main._omp_fn.0",
+                                           "_Z1fv._omp_cpyfn.1"};
+    f = load("include function main\n");
+    for (size_t i = 0; i < sizeof outlined / sizeof outlined[0]; i++) {
+        x = facts("main", "/a.cpp");
+        x.mangled = outlined[i];
+        CHECK_PREFIX(decision(f, &x), "exclude built-in outlined (");
+        x.builtin_flags = INSTR_BUILTIN_FLAG(INSTR_BUILTIN_ARTIFICIAL);
+        CHECK_PREFIX(decision(f, &x), "exclude built-in outlined (");
+    }
+    instr_filter_free(f);
+    f = load("include mangled *.omp_outlined*\n");
+    x = facts("main", "/a.cpp");
+    x.mangled = "main.omp_outlined";
+    CHECK(instr_filter_decide(f, &x).include);
+    x.mangled = "main._omp_fn.0";
+    CHECK(!instr_filter_decide(f, &x).include);
+    instr_filter_free(f);
     for (int b = INSTR_BUILTIN_NONE + 1; b < INSTR_BUILTIN_COUNT; b++) {
         CHECK(strlen(instr_builtin_name((instr_builtin)b)) > 0);
         CHECK(strlen(instr_builtin_description((instr_builtin)b)) > 10);
