@@ -252,8 +252,10 @@ static void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoi
         itask *f = &self.frame[self.nframes - 1];
         if (!f->open)
             return; /* a worker's late end: the master closed it already */
-        if (!codeptr_ra && f->team)
-            codeptr_ra = f->team->codeptr; /* workers get none: name it after the region */
+        /* Workers get no code address, and the master's may differ from the fork's: one
+         * site, the parallel region's. */
+        if (f->team && (!codeptr_ra || kind == ompt_sync_region_barrier_implicit_parallel))
+            codeptr_ra = f->team->codeptr;
     }
     if (endpoint == ompt_scope_begin)
         push(c, 0, codeptr_ra);

@@ -176,6 +176,26 @@ static void push(args *a, const char *s)
     a->v[a->n] = NULL;
 }
 
+/* OpenMP constructs are named after their source lines (docs/openmp.md, "Names"), which need
+ * a line table. For -fopenmp without any -g option, ask for line tables only: they change
+ * no generated code (clang -gline-tables-only, gcc -g1). NULL: nothing to add. */
+static const char *openmp_line_tables(char **cargs, int ncargs, enum family fam)
+{
+    int openmp = 0;
+    for (int k = 0; k < ncargs; k++) {
+        const char *a = cargs[k];
+        if (strncmp(a, "-g", 2) == 0)
+            return NULL; /* the user chose the debug information, -g0 included */
+        if (strcmp(a, "-fopenmp") == 0 || strncmp(a, "-fopenmp=", 9) == 0)
+            openmp = 1;
+        else if (takes_value(a))
+            k++;
+    }
+    if (!openmp)
+        return NULL;
+    return fam == FAMILY_CLANG ? "-gline-tables-only" : fam == FAMILY_GCC ? "-g1" : NULL;
+}
+
 static int check_spec(const char *spec)
 {
     instr_filter *f = instr_filter_new();
@@ -288,11 +308,14 @@ int main(int argc, char **argv)
     args out = {0};
     push(&out, cc);
     if (instrumenting) {
+        char real[PATH_MAX];
+        underlying(cc, real, sizeof real);
+        int major;
+        enum family fam = detect_family(real, &major);
+        const char *lines = openmp_line_tables(cargs, ncargs, fam);
+        if (lines)
+            push(&out, lines);
         if (mode != MODE_CYG) {
-            char real[PATH_MAX];
-            underlying(cc, real, sizeof real);
-            int major;
-            enum family fam = detect_family(real, &major);
             char plugin[2 * PATH_MAX] = "";
             if (fam == FAMILY_CLANG)
                 snprintf(plugin, sizeof plugin, "%s/instr/llvm-%d/libinstr.so", lib, major);
