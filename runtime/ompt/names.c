@@ -160,14 +160,16 @@ static void function_name(const char *mangled, char *out, size_t size)
     free(d);
 }
 
-/* Names already given, by hash: a second site with the same name gets "#2". Under the
- * registry lock. */
+/* Names already given, by hash, with the first region of that name: a construct with a
+ * known line is one region however many code addresses it has (loop unrolling and inlining
+ * copy it); without a line, a second site with the same name gets "#2". Under the registry
+ * lock. */
 static struct {
     uint64_t hash;
-    uint32_t count;
+    uint32_t count, handle;
 } given[TABLE];
 
-static uint32_t name_count(const char *name)
+static uint32_t name_slot(const char *name)
 {
     uint64_t h = 1469598103934665603ull;
     for (const char *p = name; *p; p++)
@@ -175,14 +177,28 @@ static uint32_t name_count(const char *name)
     h |= 1;
     uint32_t i = (uint32_t)(h >> 40) & (TABLE - 1);
     for (uint32_t k = 0; k < TABLE; k++, i = (i + 1) & (TABLE - 1)) {
-        if (given[i].hash == h)
-            return ++given[i].count;
-        if (!given[i].hash) {
+        if (given[i].hash == h || !given[i].hash) {
             given[i].hash = h;
-            return given[i].count = 1;
+            return i;
         }
     }
-    return 1;
+    return UINT32_MAX;
+}
+
+/* The OpenMP runtime's own code: a code address there (a construct's call was a tail call,
+ * or libomp's GOMP layer passed its own) says nothing about the program's source. */
+static int in_openmp_runtime(const Dl_info *dl)
+{
+    static const void *base;
+    static int looked;
+    if (!looked) {
+        Dl_info rt;
+        void *fork = dlsym(RTLD_DEFAULT, "__kmpc_fork_call");
+        if (fork && dladdr(fork, &rt))
+            base = rt.dli_fbase;
+        looked = 1;
+    }
+    return base && dl->dli_fbase == base;
 }
 
 /* Registers the region of a pair; with the registry lock held. */
@@ -199,7 +215,12 @@ static uint32_t make_region(int construct, uintptr_t ra)
         instr_symbol sym;
         int have_sym = instr_symbols_lookup((const void *)(ra - 1), &sym) == 0;
         object = sym.object;
-        if (source_line(ra - 1, &file, &line) == 0) {
+        Dl_info dl;
+        int have_dl = dladdr((const void *)(ra - 1), &dl) && dl.dli_fbase;
+        if (have_dl && in_openmp_runtime(&dl)) {
+            snprintf(name, sizeof name, "%s", construct_name[construct]);
+            file = "";
+        } else if (source_line(ra - 1, &file, &line) == 0) {
             const char *base = strrchr(file, '/');
             snprintf(name, sizeof name, "%s @%s:%d", construct_name[construct],
                      base ? base + 1 : file, line);
@@ -212,8 +233,7 @@ static uint32_t make_region(int construct, uintptr_t ra)
             snprintf(name, sizeof name, "%s", construct_name[construct]);
             file = "";
         }
-        Dl_info dl;
-        if (dladdr((const void *)(ra - 1), &dl) && dl.dli_fbase) {
+        if (have_dl) {
             const char *obj = dl.dli_fname ? strrchr(dl.dli_fname, '/') : NULL;
             snprintf(site, sizeof site, "%s @%s+0x%lx", construct_name[construct],
                      obj ? obj + 1 : dl.dli_fname ? dl.dli_fname : "?",
@@ -223,15 +243,21 @@ static uint32_t make_region(int construct, uintptr_t ra)
                      (unsigned long)(ra - 1));
         }
     }
-    uint32_t nth = name_count(name);
-    if (nth > 1) {
+    uint32_t slot = name_slot(name);
+    if (slot != UINT32_MAX && line > 0 && given[slot].handle)
+        return given[slot].handle; /* the same construct at another code address */
+    if (slot != UINT32_MAX && ++given[slot].count > 1) {
         size_t len = strlen(name);
-        snprintf(name + len, sizeof name - len, " #%u", nth);
+        snprintf(name + len, sizeof name - len, " #%u", given[slot].count);
     }
+    if (line > 0)
+        snprintf(site, sizeof site, "%s", name); /* the source location is the identity */
     instr_region_info info = {.name = name, .mangled = site, .file = file, .object = object,
                               .line_begin = (uint32_t)line, .line_end = (uint32_t)line,
                               .addr = (const void *)ra, .source = INSTR_SOURCE_OPENMP};
     uint32_t h = instr_registry_add_locked(&info);
+    if (slot != UINT32_MAX && line > 0)
+        given[slot].handle = h;
     if (h)
         instr_info(2, "OpenMP: region %u %s", h, name);
     return h;

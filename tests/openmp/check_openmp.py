@@ -37,10 +37,10 @@ def markers(prog="constructs.c"):
     return out
 
 
-def build(prog, args, name):
+def build(prog, args, name, debug=("-g", "-O1")):
     wd = fresh_dir(os.path.join(A.work, A.case))
     exe = os.path.join(wd, name)
-    cmd = [A.instr] + args + ["-g", "-O1", os.path.join(A.src, "progs", prog), "-o", exe]
+    cmd = [A.instr] + args + list(debug) + [os.path.join(A.src, "progs", prog), "-o", exe]
     p = subprocess.run(cmd, capture_output=True, cwd=wd)
     if p.returncode != 0:
         raise Fail("build failed: %s\n%s" % (" ".join(cmd), p.stderr.decode(errors="replace")))
@@ -155,11 +155,21 @@ def check_fork_paths(prof, m):
                    % (l["location"], l["inclusive"], below))
 
 
+OUTLINED = re.compile(r"omp_outlined|_omp_fn\.|omp_task_entry|_omp_cpyfn")
+
+
+def check_no_outlined(names):
+    """No region is named after (or in) a body the compiler outlined for a construct."""
+    bad = [n for n in names if OUTLINED.search(n)]
+    expect(not bad, "regions named after outlined bodies: %r" % bad)
+
+
 def check_common(prof, m, gcc=False):
     global GOMP_ADDRESSES
     GOMP_ADDRESSES = gcc
     problems = P.check_consistency(prof)
     expect(not problems, "profile inconsistent: %s" % problems[:5])
+    check_no_outlined(r["name"] for r in prof["regions"])
     expect(len(prof["locations"]) == THREADS,
            "%d locations, expected %d" % (len(prof["locations"]), THREADS))
     par = by_location(prof, named("!$omp parallel", m["parallel"]))
@@ -290,6 +300,59 @@ def case_nested():
     reg = P.regions(prof)
     roots = [reg[n["region"]]["name"] for n in prof["tree"] if n["parent"] is None]
     expect(roots == ["main"], "roots %r, expected only main" % roots)
+
+
+SITES_OUT = "11394\n"
+
+
+def cxx():
+    """clang++ next to the C compiler (clang-19 -> clang++-19)."""
+    d, b = os.path.split(A.cc)
+    return os.path.join(d, b.replace("clang", "clang++", 1))
+
+
+def sites_names(exp):
+    prof = P.load(exp)
+    problems = P.check_consistency(prof)
+    expect(not problems, "profile inconsistent: %s" % problems[:5])
+    names = [r["name"] for r in prof["regions"]]
+    check_no_outlined(names)
+    expect(len(set(names)) == len(names), "regions with equal names: %r" % names)
+    return [n for n in names if n.startswith("!$omp")]
+
+
+def case_cxx_nodebug():
+    # clang++ -fopenmp -O2 without -g: the wrapper adds line tables; unrolled copies of a
+    # construct are one region
+    wd, exe = build("sites.cpp", [cxx(), "-fopenmp"], "sites", debug=("-O2",))
+    rc, out, err, exp = run(wd, exe)
+    expect(rc == 0 and out == SITES_OUT, "rc %d, output %r" % (rc, out))
+    names = sites_names(exp)
+    m = markers("sites.cpp")
+    lineless = [n for n in names if not re.search(r" @sites\.cpp:\d+$", n)]
+    expect(not lineless, "OpenMP regions without @sites.cpp:LINE: %r" % lineless)
+    for c, k in [("!$omp parallel", "for1"), ("!$omp for", "for1"), ("!$omp parallel", "for2"),
+                 ("!$omp for", "for2"), ("!$omp barrier", "barrier1"),
+                 ("!$omp barrier", "barrier2"), ("!$omp parallel", "par")]:
+        want = "%s @sites.cpp:%d" % (c, m[k])
+        expect(want in names, "no region %r in %r" % (want, names))
+    expect(len(names) == 13, "%d OpenMP regions, expected 13: %r" % (len(names), names))
+
+
+def case_cxx_fallback():
+    # -g0: no line is known; names carry the enclosing function demangled, and sites with
+    # equal names are told apart by #2, #3
+    wd, exe = build("sites.cpp", [cxx(), "-fopenmp"], "sites", debug=("-g0", "-O2"))
+    rc, out, err, exp = run(wd, exe)
+    expect(rc == 0 and out == SITES_OUT, "rc %d, output %r" % (rc, out))
+    names = sites_names(exp)
+    mangled = [n for n in names if "_Z" in n]
+    expect(not mangled, "mangled names: %r" % mangled)
+    barriers = sorted(n for n in names if n.startswith("!$omp barrier"))
+    expect(barriers == ["!$omp barrier @app::sweep", "!$omp barrier @app::sweep #2"],
+           "barriers %r" % barriers)
+    loops = sorted(n for n in names if n.startswith("!$omp for"))
+    expect(loops == ["!$omp for @app::sweep", "!$omp for @app::sweep #2"], "loops %r" % loops)
 
 
 def case_gcc_libomp():
