@@ -34,6 +34,7 @@ typedef struct othread othread;
 /* One parallel region in flight; owned by the thread that forked it (pd->ptr). */
 typedef struct team {
     const void *codeptr;
+    int league;             /* a teams construct: its members run initial tasks */
     const void *fork_point; /* the master's profile node inside the parallel region */
     struct itask **member; /* by thread index in the team; [0] is the master */
     uint32_t cap;
@@ -122,8 +123,6 @@ static void on_parallel_begin(ompt_data_t *encountering_task_data,
 {
     (void)encountering_task_data, (void)encountering_task_frame;
     parallel_data->ptr = NULL;
-    if (flags & ompt_parallel_league)
-        return; /* teams constructs are not recorded */
     team *t = self.pool;
     if (t)
         self.pool = t->next;
@@ -141,12 +140,13 @@ static void on_parallel_begin(ompt_data_t *encountering_task_data,
     }
     memset(t->member, 0, t->cap * sizeof *t->member);
     t->codeptr = codeptr_ra;
+    t->league = (flags & ompt_parallel_league) != 0;
     parallel_data->ptr = t;
 #ifdef INSTR_RT_HAVE_TRACE
     if (location())
         instr_trace_thread_fork(self.loc, requested_parallelism, instr_clock_now());
 #endif
-    push(INSTR_OMP_PARALLEL, (uintptr_t)t, codeptr_ra);
+    push(t->league ? INSTR_OMP_TEAMS : INSTR_OMP_PARALLEL, (uintptr_t)t, codeptr_ra);
     t->fork_point = instr_profile_cursor(self.loc);
 }
 
@@ -157,7 +157,7 @@ static void on_parallel_end(ompt_data_t *parallel_data, ompt_data_t *encounterin
     team *t = parallel_data->ptr;
     if (!t)
         return;
-    pop(INSTR_OMP_PARALLEL, (uintptr_t)t);
+    pop(t->league ? INSTR_OMP_TEAMS : INSTR_OMP_PARALLEL, (uintptr_t)t);
 #ifdef INSTR_RT_HAVE_TRACE
     if (self.loc)
         instr_trace_thread_join(self.loc, instr_clock_now());
@@ -191,8 +191,20 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
                              unsigned int index, int flags)
 {
     (void)task_data, (void)actual_parallelism;
-    if (!(flags & ompt_task_implicit))
-        return; /* the initial task spans the program, not a construct */
+    /* The program's initial task spans the program, not a construct; a league's teams run
+     * initial tasks of their own (parallel_data is then the league's). */
+    int league = 0;
+    if (flags & ompt_task_initial) {
+        team *lt = NULL;
+        if (endpoint == ompt_scope_begin)
+            lt = parallel_data ? parallel_data->ptr : NULL;
+        else if (self.nframes > 0 && !self.frames_overflow)
+            lt = self.frame[self.nframes - 1].team; /* no parallel_data at the end */
+        league = lt && lt->league;
+    }
+    if (!(flags & ompt_task_implicit) && !league)
+        return;
+    int construct = league ? INSTR_OMP_INITIAL_TASK : INSTR_OMP_IMPLICIT_TASK;
     if (endpoint == ompt_scope_begin) {
         if (self.nframes == FRAMES_MAX) {
             self.frames_overflow++;
@@ -209,7 +221,7 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
         f->graft.saved = NULL;
         if (t && index != 0)
             instr_profile_graft_begin(loc, t->fork_point, &f->graft);
-        push(INSTR_OMP_IMPLICIT_TASK, (uintptr_t)t, t ? t->codeptr : NULL);
+        push(construct, (uintptr_t)t, t ? t->codeptr : NULL);
         return;
     }
     if (self.frames_overflow) {
@@ -223,7 +235,7 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
         return; /* a worker's late end: the master closed it already */
     if (f->index == 0 && f->team)
         close_workers(f->team);
-    pop(INSTR_OMP_IMPLICIT_TASK, (uintptr_t)f->team);
+    pop(construct, (uintptr_t)f->team);
     instr_profile_graft_end(self.loc, &f->graft);
     f->open = 0;
 }
@@ -268,11 +280,12 @@ static int mutex_construct(ompt_mutex_t kind, int wait)
     switch ((int)kind) {
     case ompt_mutex_critical: return wait ? INSTR_OMP_CRITICAL_WAIT : INSTR_OMP_CRITICAL;
     case ompt_mutex_ordered: return wait ? INSTR_OMP_ORDERED_WAIT : INSTR_OMP_ORDERED;
+    case ompt_mutex_atomic: return wait ? INSTR_OMP_ATOMIC_WAIT : INSTR_OMP_ATOMIC;
     case ompt_mutex_lock:
     case ompt_mutex_nest_lock:
     case ompt_mutex_test_lock:
     case ompt_mutex_test_nest_lock: return wait ? INSTR_OMP_LOCK_WAIT : INSTR_OMP_LOCK;
-    default: return -1; /* atomic: not recorded */
+    default: return -1;
     }
 }
 
@@ -331,7 +344,8 @@ static int work_construct(ompt_work_t kind)
     case ompt_work_single_other: return INSTR_OMP_SINGLE;
     case ompt_work_workshare: return INSTR_OMP_WORKSHARE;
     case ompt_work_taskloop: return INSTR_OMP_TASKLOOP;
-    case ompt_work_distribute: return -1;
+    case ompt_work_distribute: return INSTR_OMP_DISTRIBUTE;
+    case ompt_work_scope: return INSTR_OMP_SCOPE;
     default: return INSTR_OMP_LOOP; /* loop and its static/dynamic/guided/other forms */
     }
 }

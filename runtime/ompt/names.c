@@ -50,6 +50,12 @@ static const char *const construct_name[INSTR_OMP_NCONSTRUCTS] = {
     [INSTR_OMP_LOCK_WAIT] = "omp_set_lock (wait)",
     [INSTR_OMP_TASK_CREATE] = "!$omp task (create)",
     [INSTR_OMP_TASK] = "!$omp task",
+    [INSTR_OMP_TEAMS] = "!$omp teams",
+    [INSTR_OMP_INITIAL_TASK] = "!$omp initial task",
+    [INSTR_OMP_DISTRIBUTE] = "!$omp distribute",
+    [INSTR_OMP_ATOMIC] = "!$omp atomic",
+    [INSTR_OMP_ATOMIC_WAIT] = "!$omp atomic (wait)",
+    [INSTR_OMP_SCOPE] = "!$omp scope",
 };
 
 #define TABLE (1u << 14) /* distinct (construct, address) pairs; beyond: one region each */

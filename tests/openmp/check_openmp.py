@@ -74,10 +74,10 @@ def by_location(prof, pred):
 GOMP_ADDRESSES = False
 
 
-def named(prefix, line=None):
+def named(prefix, line=None, src="constructs.c"):
     if line is None:
         return lambda s: s == prefix or s.startswith(prefix + " @")
-    exact = "%s @constructs.c:%d" % (prefix, line)
+    exact = "%s @%s:%d" % (prefix, src, line)
     if GOMP_ADDRESSES:
         return lambda s: s in (exact, prefix) or (s.startswith(prefix + " @") and
                                                   "constructs.c" not in s)
@@ -353,6 +353,65 @@ def case_cxx_fallback():
            "barriers %r" % barriers)
     loops = sorted(n for n in names if n.startswith("!$omp for"))
     expect(loops == ["!$omp for @app::sweep", "!$omp for @app::sweep #2"], "loops %r" % loops)
+
+
+def total(prof, pred):
+    return sum(by_location(prof, pred).values())
+
+
+def under(prof, function, pred):
+    """Visits of `function` below a region whose name satisfies pred."""
+    reg = P.regions(prof)
+    return sum(n["visits"] for n in prof["tree"] if reg[n["region"]]["name"] == function and
+               any(pred(a) for a in ancestors(prof, n)))
+
+
+def case_more():
+    # teams/distribute, ordered, master/masked, single, taskloop (progs/more.c); atomic is
+    # native under clang (libomp reports only lock-based atomics: case more_gcc)
+    wd, exe = build("more.c", [A.cc, "-fopenmp", "-latomic"], "more")
+    rc, out, err, exp = run(wd, exe)
+    expect(rc == 0 and out == "distributed 16 ordered 16 atomic 4 masters 1 maskeds 1 "
+           "singles 1 looped 16\n", "rc %d, output %r" % (rc, out))
+    prof = P.load(exp)
+    problems = P.check_consistency(prof)
+    expect(not problems, "profile inconsistent: %s" % problems[:5])
+    check_no_outlined(r["name"] for r in prof["regions"])
+    m = markers("more.c")
+    at = lambda c, k: named(c, m[k], "more.c")  # noqa: E731
+    teams = by_location(prof, at("!$omp teams", "teams"))  # the other team: its fork path
+    expect({l: v for l, v in teams.items() if v} == {0: 1} and len(teams) == 2,
+           "teams %r" % teams)
+    expect(total(prof, at("!$omp initial task", "teams")) == 2, "initial tasks")
+    expect(total(prof, at("!$omp distribute", "distribute")) == 2, "distribute")
+    expect(under(prof, "work", at("!$omp distribute", "distribute")) == 16, "work in distribute")
+    expect(total(prof, at("!$omp ordered", "ordered")) == 16, "ordered")
+    expect(total(prof, at("!$omp ordered (wait)", "ordered")) == 16, "ordered wait")
+    # master and masked are both masked constructs: one name
+    expect(by_location(prof, at("!$omp masked", "master")) == {0: 1}, "master")
+    expect(by_location(prof, at("!$omp masked", "masked")) == {0: 1}, "masked")
+    every_thread(prof, at("!$omp single", "single"), 1, "single")
+    expect(total(prof, named("!$omp taskloop")) == 1, "taskloop")
+    expect(under(prof, "work", named("!$omp task")) == 16, "work in taskloop tasks")
+    reg = P.regions(prof)
+    roots = [reg[n["region"]]["name"] for n in prof["tree"] if n["parent"] is None]
+    expect(roots == ["main"], "roots %r, expected only main" % roots)
+
+
+def case_more_gcc():
+    # gcc on libomp: a long double atomic goes through GOMP_atomic_start, a lock libomp reports
+    wd, exe = build("more.c", ["gcc", "-fopenmp", "-L" + A.libomp, "-lomp",
+                               "-Wl,-rpath," + A.libomp], "more")
+    rc, out, err, exp = run(wd, exe)
+    expect(rc == 0 and out.startswith("distributed 16 ordered 16 atomic 4"),
+           "rc %d, output %r" % (rc, out))
+    prof = P.load(exp)
+    m = markers("more.c")
+    # gcc's line table puts the call on the line of the atomic's statement (the next one)
+    atomic = by_location(prof, named("!$omp atomic", m["atomic"] + 1, "more.c"))
+    expect(atomic == {l: 1 for l in range(THREADS)}, "atomic per thread %r" % atomic)
+    expect(total(prof, named("!$omp atomic (wait)", m["atomic"] + 1, "more.c")) == THREADS,
+           "atomic wait")
 
 
 def case_gcc_libomp():
