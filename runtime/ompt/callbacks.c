@@ -17,6 +17,7 @@
 #include "../core/core.h"
 #include "../core/event.h"
 #include "../core/log.h"
+#include "../core/registry.h"
 #include "../profile/graft.h"
 #ifdef INSTR_RT_HAVE_TRACE
 #include "../trace/trace.h"
@@ -28,6 +29,7 @@
 
 #define OPEN_MAX 128 /* open constructs per thread; deeper ones are not recorded */
 #define FRAMES_MAX 16 /* nested implicit tasks per thread */
+#define TASKS_MAX 64  /* explicit tasks running (nested, suspended) per thread */
 
 typedef struct othread othread;
 
@@ -63,6 +65,11 @@ struct othread {
     itask frame[FRAMES_MAX];
     uint32_t nframes, frames_overflow;
     team *pool;
+    struct {
+        const ompt_data_t *task;
+        instr_profile_graft graft; /* the task's work under its creation path */
+    } tasks[TASKS_MAX];
+    uint32_t ntasks;
 };
 
 static _Thread_local othread self;
@@ -375,9 +382,13 @@ static void on_masked(ompt_scope_endpoint_t endpoint, ompt_data_t *parallel_data
 
 /* ---- explicit tasks ---- */
 
-/* task_data->value of an explicit task: the region of its execution and these bits. */
+/* task_data->value of an explicit task: these bits and either the region of its execution
+ * or (TASK_CREATED_AT) the creating thread's profile node of `!$omp task (create)`, whose
+ * parent is the creation path and whose region's address names the task's region. */
 #define TASK_EXPLICIT (1ull << 63)
 #define TASK_STARTED (1ull << 62)
+#define TASK_CREATED_AT (1ull << 61)
+#define TASK_PAYLOAD ((1ull << 61) - 1)
 
 static void on_task_create(ompt_data_t *encountering_task_data,
                            const ompt_frame_t *encountering_task_frame, ompt_data_t *new_task_data,
@@ -389,7 +400,37 @@ static void on_task_create(ompt_data_t *encountering_task_data,
         return;
     new_task_data->value = TASK_EXPLICIT | instr_omp_region(INSTR_OMP_TASK, codeptr_ra);
     push(INSTR_OMP_TASK_CREATE, 0, codeptr_ra);
+    /* With a profile: remember where the task was created (docs/openmp.md, "Call paths"). */
+    const void *created = instr_profile_cursor(location());
+    uint32_t h = instr_omp_region(INSTR_OMP_TASK_CREATE, codeptr_ra);
+    if (created && h && instr_profile_cursor_region(created) == h &&
+        ((uintptr_t)created & ~TASK_PAYLOAD) == 0)
+        new_task_data->value = TASK_EXPLICIT | TASK_CREATED_AT | (uintptr_t)created;
     pop(INSTR_OMP_TASK_CREATE, 0);
+}
+
+/* The region of a task's execution, and the creation path to graft it under (NULL: none). */
+static uint32_t task_region(uint64_t value, const void **creation)
+{
+    *creation = NULL;
+    if (!(value & TASK_CREATED_AT))
+        return (uint32_t)value;
+    const void *create = (const void *)(uintptr_t)(value & TASK_PAYLOAD);
+    const instr_region_info *r = instr_registry_get(instr_profile_cursor_region(create));
+    *creation = instr_profile_cursor_parent(create);
+    return instr_omp_region(INSTR_OMP_TASK, r ? r->addr : NULL);
+}
+
+/* A task leaves this thread (completed): its region is closed; end its graft. */
+static void task_graft_end(const ompt_data_t *task)
+{
+    for (uint32_t k = self.ntasks; k-- > 0;) {
+        if (self.tasks[k].task != task)
+            continue;
+        instr_profile_graft_end(self.loc, &self.tasks[k].graft);
+        self.ntasks = k; /* tied tasks end in order; what was above ended with it */
+        return;
+    }
 }
 
 static void on_task_schedule(ompt_data_t *prior_task_data, ompt_task_status_t prior_task_status,
@@ -397,17 +438,25 @@ static void on_task_schedule(ompt_data_t *prior_task_data, ompt_task_status_t pr
 {
     if (prior_task_data && (prior_task_data->value & TASK_EXPLICIT) &&
         (prior_task_status == ompt_task_complete || prior_task_status == ompt_task_cancel ||
-         prior_task_status == ompt_task_detach))
+         prior_task_status == ompt_task_detach)) {
         pop(INSTR_OMP_TASK, (uintptr_t)prior_task_data);
+        task_graft_end(prior_task_data);
+    }
     if (next_task_data && (next_task_data->value & TASK_EXPLICIT) &&
         !(next_task_data->value & TASK_STARTED)) {
         /* Tied tasks resume where they were suspended, so a task that ran before is still
          * open on this thread's stack. */
         next_task_data->value |= TASK_STARTED;
-        uint32_t h = (uint32_t)next_task_data->value;
+        const void *creation;
+        uint32_t h = task_region(next_task_data->value, &creation);
         if (self.nopen == OPEN_MAX) {
             self.overflow++;
             return;
+        }
+        if (creation && self.ntasks < TASKS_MAX && location()) {
+            self.tasks[self.ntasks].task = next_task_data;
+            instr_profile_graft_begin(self.loc, creation, &self.tasks[self.ntasks].graft);
+            self.ntasks++;
         }
         self.open[self.nopen].handle = h;
         self.open[self.nopen].construct = INSTR_OMP_TASK;

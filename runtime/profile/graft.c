@@ -1,9 +1,18 @@
 /* graft.c — work of one thread under another thread's call path (graft.h).
  *
  * A graft node is a root of the location's own tree with region 0 (no region has handle 0)
- * that remembers the other thread's node. One per (location, fork point), found again by a
- * search of the roots (the root's `last` caches the most recent one): grafts happen per
- * parallel region and per task, not per event, and allocate only the first time. */
+ * that remembers the other thread's node (`under`) and the location's own node it stood in
+ * for (`at`: its root for an implicit task, the barrier or taskwait that ran an explicit
+ * task). One per (location, under, at), found again by a search of the roots (the root's
+ * `last` caches the most recent one): grafts happen per parallel region and per task, not
+ * per event, and allocate only the first time.
+ *
+ * Time is counted once per location. The grafted work's time T went, as it was measured,
+ * into the inclusive time of `at` and its ancestors. At the end the fork path gets T on the
+ * nodes it does not share with the path of `at` (compared by regions from the root), and
+ * `at` and its ancestors below the shared part give T back: they no longer contain that
+ * work. Their exclusive time is right already (the work was a callee of `at`); their
+ * per-visit maxima are capped at the new inclusive time. */
 #include "graft.h"
 #include "profile.h"
 #include "../core/event.h"
@@ -14,6 +23,7 @@
 typedef struct graft_node {
     instr_pnode node;          /* region 0, a child of the location's root */
     const instr_pnode *under;  /* the fork point in another (or the same) tree */
+    instr_pnode *at;           /* the location's own node the graft stood in for */
 } graft_node;
 
 static instr_pstate *pstate(instr_location *loc)
@@ -36,18 +46,31 @@ const void *instr_profile_cursor_parent(const void *cursor)
     return n ? n->parent : NULL;
 }
 
-static instr_pnode *graft_for(instr_pstate *s, const instr_pnode *under)
+static int graft_is(const instr_pnode *n, const instr_pnode *under, const instr_pnode *at)
+{
+    return n && is_graft(n) && ((const graft_node *)n)->under == under &&
+           ((const graft_node *)n)->at == at;
+}
+
+uint32_t instr_profile_cursor_region(const void *cursor)
+{
+    const instr_pnode *n = cursor;
+    return n && n->parent ? n->region : 0;
+}
+
+static instr_pnode *graft_for(instr_pstate *s, const instr_pnode *under, instr_pnode *at)
 {
     instr_pnode *root = &s->root;
-    if (root->last && is_graft(root->last) && ((graft_node *)root->last)->under == under)
+    if (graft_is(root->last, under, at))
         return root->last;
     for (instr_pnode *n = root->child; n; n = n->sibling)
-        if (is_graft(n) && ((graft_node *)n)->under == under)
+        if (graft_is(n, under, at))
             return root->last = n;
     graft_node *g = calloc(1, sizeof *g);
     if (!g)
         return NULL;
     g->under = under;
+    g->at = at;
     g->node.parent = root;
     g->node.s.min_incl = g->node.s.min_excl = UINT64_MAX;
     g->node.sibling = root->child;
@@ -61,7 +84,7 @@ void instr_profile_graft_begin(instr_location *loc, const void *cursor, instr_pr
     instr_pstate *s = pstate(loc);
     if (!s || !cursor || s->overflow || !s->stack[s->depth].node)
         return;
-    instr_pnode *gn = graft_for(s, cursor);
+    instr_pnode *gn = graft_for(s, cursor, s->stack[s->depth].node);
     if (!gn)
         return;
     g->saved = s->stack[s->depth].node;
@@ -131,8 +154,8 @@ static int push(vec *a, void *p)
     return 0;
 }
 
-/* The regions of a fork point's call path, innermost first, following grafts of the threads
- * on the way (a nested team's master was itself a worker). -1 on a cycle or no memory. */
+/* The regions of a node's call path, innermost first, following grafts of the threads on
+ * the way (a nested team's master was itself a worker). -1 on a cycle or no memory. */
 static int fork_path(const instr_pnode *p, vec *regions)
 {
     regions->n = 0;
@@ -180,6 +203,34 @@ static int move_children(instr_pnode *src, instr_pnode *dst, vec *work)
     return 0;
 }
 
+/* Where the work ran (g->at) and where it belongs (g->under) share the first `shared` nodes
+ * of their paths (by regions, from the root). The nodes of g->at's own path below that give
+ * back the work's time: `at` and its ancestors up to the shared part or a graft boundary
+ * (above it, the path is re-created from the corrected nodes). Returns `shared`. */
+static size_t shared_depth(graft_node *g, vec *regions, vec *ran)
+{
+    if (!g->at || !g->at->parent || fork_path(g->under, regions) != 0 ||
+        fork_path(g->at, ran) != 0)
+        return 0;
+    size_t shared = 0;
+    while (shared < regions->n && shared < ran->n &&
+           regions->v[regions->n - 1 - shared] == ran->v[ran->n - 1 - shared])
+        shared++;
+    uint64_t incl = 0;
+    for (instr_pnode *c = g->node.child; c; c = c->sibling)
+        incl += c->s.incl;
+    size_t depth = ran->n;
+    for (instr_pnode *n = g->at; n && n->parent && !is_graft(n) && depth > shared;
+         n = n->parent, depth--) {
+        n->s.incl = n->s.incl > incl ? n->s.incl - incl : 0;
+        if (n->s.max_incl > n->s.incl)
+            n->s.max_incl = n->s.incl;
+        if (n->s.min_incl != UINT64_MAX && n->s.min_incl > n->s.max_incl)
+            n->s.min_incl = n->s.max_incl;
+    }
+    return shared;
+}
+
 static void resolve_location(instr_pstate *ps, vec *regions, vec *work)
 {
     instr_pnode *root = &ps->root, **link = &root->child;
@@ -194,11 +245,13 @@ static void resolve_location(instr_pstate *ps, vec *regions, vec *work)
         for (instr_pnode *c = g->child; c; c = c->sibling)
             incl += c->s.incl;
         instr_pnode *at = root;
+        size_t shared = shared_depth((graft_node *)g, regions, work);
         if (fork_path(((graft_node *)g)->under, regions) == 0) {
-            /* The path above the grafted work: no visits of this location, its time. */
-            for (size_t i = regions->n; i-- > 0 && at;) {
+            /* The path above the grafted work: no visits of this location, its time (on the
+             * part it does not share with the path where the work ran). */
+            for (size_t i = regions->n, depth = 1; i-- > 0 && at; depth++) {
                 at = path_node(at, (uint32_t)(uintptr_t)regions->v[i]);
-                if (at)
+                if (at && depth > shared)
                     at->s.incl += incl;
             }
         }

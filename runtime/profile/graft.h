@@ -20,8 +20,9 @@
  * measurement; another thread may graft under it once the caller's synchronisation (the
  * OpenMP runtime's fork, its task queue) orders the two. */
 const void *instr_profile_cursor(instr_location *loc);
-/* The node above a cursor (NULL at the root). */
+/* The node above a cursor (NULL at the root), and the region of a cursor's node (0: none). */
 const void *instr_profile_cursor_parent(const void *cursor);
+uint32_t instr_profile_cursor_region(const void *cursor);
 
 typedef struct instr_profile_graft {
     void *saved;    /* the location's own node at the grafted depth; NULL: no graft */

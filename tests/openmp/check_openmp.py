@@ -216,6 +216,13 @@ def check_common(prof, m, gcc=False):
         got = paths_by_location(prof).get(loop)
         want = {l: REGIONS * ITERS // THREADS for l in range(THREADS)}
         expect(got == want, "%s: visits per thread %r, expected %r" % (loop, got, want))
+        # explicit tasks under their creation path, whichever thread ran them
+        task = "main;!$omp parallel @constructs.c:%d;!$omp implicit task @constructs.c:%d;" \
+               "!$omp single @constructs.c:%d;!$omp task @constructs.c:%d;task_body" \
+               % (m["parallel"], m["parallel"], m["single"], m["task"])
+        got = paths_by_location(prof).get(task, {})
+        expect(sum(got.values()) == REGIONS * TASKS,
+               "%s: visits per thread %r, expected %d in all" % (task, got, REGIONS * TASKS))
 
 
 def case_clang():
