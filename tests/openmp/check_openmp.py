@@ -233,12 +233,21 @@ def case_clang():
     check_common(P.load(exp), markers())
 
 
+def case_clang_xray():
+    # XRay mode: the plugin marks outlined bodies xray-never like every built-in exclusion
+    wd, exe = build("constructs.c", ["--mode=xray", A.cc, "-fopenmp"], "constructs")
+    rc, out, err, exp = run(wd, exe)
+    expect(rc == 0 and out == OUTPUT, "rc %d, output %r" % (rc, out))
+    check_common(P.load(exp), markers())
+
+
 def case_clang_trace():
     wd, exe = build("constructs.c", [A.cc, "-fopenmp"], "constructs")
     rc, out, err, exp = run(wd, exe, {"INSTR_ENABLE_TRACING": "1"})
     expect(rc == 0 and out == OUTPUT, "rc %d, output %r" % (rc, out))
     prof = P.load(exp)
     tr = T.load(exp)
+    check_no_outlined(r["name"] for r in tr.regions.values())
     problems = tr.problems()
     expect(not problems, "trace problems: %s" % problems[:5])
     expect(len(tr.locations) == THREADS, "%d trace locations" % len(tr.locations))
