@@ -101,17 +101,6 @@ void instr_profile_graft_end(instr_location *loc, const instr_profile_graft *g)
 
 /* ---- the end: every graft moves under its fork point's call path ---- */
 
-static void add_stats(instr_pstats *to, const instr_pstats *s)
-{
-    to->visits += s->visits;
-    to->incl += s->incl;
-    to->excl += s->excl;
-    if (s->min_incl < to->min_incl) to->min_incl = s->min_incl;
-    if (s->max_incl > to->max_incl) to->max_incl = s->max_incl;
-    if (s->min_excl < to->min_excl) to->min_excl = s->min_excl;
-    if (s->max_excl > to->max_excl) to->max_excl = s->max_excl;
-}
-
 static instr_pnode *child_with(instr_pnode *parent, uint32_t region)
 {
     for (instr_pnode *c = parent->child; c; c = c->sibling)
@@ -188,7 +177,7 @@ static int move_children(instr_pnode *src, instr_pnode *dst, vec *work)
             instr_pnode *next = c->sibling;
             instr_pnode *same = child_with(d, c->region);
             if (same) {
-                add_stats(&same->s, &c->s);
+                instr_pstats_add(&same->s, &c->s);
                 if (push(work, c) != 0 || push(work, same) != 0)
                     return -1;
             } else {
@@ -231,6 +220,10 @@ static size_t shared_depth(graft_node *g, vec *regions, vec *ran)
     return shared;
 }
 
+/* Resolved graft nodes, linked through `sibling`: later grafts' paths may pass through them,
+ * and leak checkers see them as reachable. */
+static instr_pnode *resolved;
+
 static void resolve_location(instr_pstate *ps, vec *regions, vec *work)
 {
     instr_pnode *root = &ps->root, **link = &root->child;
@@ -258,6 +251,8 @@ static void resolve_location(instr_pstate *ps, vec *regions, vec *work)
         if (!at)
             at = root; /* no memory: the grafted work stays a root of its own */
         move_children(g, at, work);
+        g->sibling = resolved;
+        resolved = g;
         link = &root->child; /* the list changed under us: start again */
     }
     root->last = NULL;
