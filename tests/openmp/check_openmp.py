@@ -69,8 +69,8 @@ def by_location(prof, pred):
 
 
 # libomp's GOMP entry points now and then report no code address, or one inside libomp itself
-# (the region is then "!$omp task (create)" or "!$omp task (create) @GOMP_task"): under gcc,
-# such names count for the construct too.
+# (the region is then "!$omp task (create)", names.c: an address in libomp names no source):
+# under gcc, such names count for the construct too.
 GOMP_ADDRESSES = False
 
 
