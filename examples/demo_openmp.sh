@@ -25,3 +25,6 @@ echo "results in $exp:"
 ls "$exp"
 echo
 sed -n '/^Call tree/,$p' "$exp/profile.txt"
+echo
+echo "\$ grep update_row profile.folded     # every thread's calls, on one call path"
+grep update_row "$exp/profile.folded"

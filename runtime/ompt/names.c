@@ -11,7 +11,7 @@
  * A region is one construct site. Its linkage name is the site itself, "!$omp for
  * @app+0x1a2b" (object and offset in it, the same in every rank that runs the same binary),
  * so that the job profile and the trace, which unify regions by name and linkage name, keep
- * sites apart; two sites whose names would be equal get "#2", "#3", ... */
+ * sites apart; two sites whose names would be equal get "#2", "#3", ... (see `given`). */
 #include "ompt.h"
 #include "../core/log.h"
 #include "../core/registry.h"
@@ -166,13 +166,17 @@ static void function_name(const char *mangled, char *out, size_t size)
     free(d);
 }
 
-/* Names already given, by hash, with the first region of that name: a construct with a
- * known line is one region however many code addresses it has (loop unrolling and inlining
- * copy it); without a line, a second site with the same name gets "#2". Under the registry
- * lock. */
+/* Names already given, by hash: a second site with the same name gets "#2". Under the
+ * registry lock.
+ *
+ * A site is a code address. Two addresses with one source location are not merged: an
+ * optimiser's copies of one construct (loop unrolling, inlining into several callers) look
+ * exactly like two constructs to which gcc's line table gives one line (it does so for
+ * consecutive parallel regions), and merging those would put one construct's time into
+ * another's. */
 static struct {
     uint64_t hash;
-    uint32_t count, handle;
+    uint32_t count;
 } given[TABLE];
 
 static uint32_t name_slot(const char *name)
@@ -250,20 +254,14 @@ static uint32_t make_region(int construct, uintptr_t ra)
         }
     }
     uint32_t slot = name_slot(name);
-    if (slot != UINT32_MAX && line > 0 && given[slot].handle)
-        return given[slot].handle; /* the same construct at another code address */
     if (slot != UINT32_MAX && ++given[slot].count > 1) {
         size_t len = strlen(name);
         snprintf(name + len, sizeof name - len, " #%u", given[slot].count);
     }
-    if (line > 0)
-        snprintf(site, sizeof site, "%s", name); /* the source location is the identity */
     instr_region_info info = {.name = name, .mangled = site, .file = file, .object = object,
                               .line_begin = (uint32_t)line, .line_end = (uint32_t)line,
                               .addr = (const void *)ra, .source = INSTR_SOURCE_OPENMP};
     uint32_t h = instr_registry_add_locked(&info);
-    if (slot != UINT32_MAX && line > 0)
-        given[slot].handle = h;
     if (h)
         instr_info(2, "OpenMP: region %u %s", h, name);
     return h;

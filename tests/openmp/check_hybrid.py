@@ -46,8 +46,12 @@ def build_and_run(level):
         raise Fail("build failed: %s\n%s" % (" ".join(cmd), p.stderr.decode(errors="replace")))
     exp = os.path.join(wd, "exp")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("INSTR_", "OMP_"))}
-    env.update({"OMP_NUM_THREADS": str(THREADS), "INSTR_ENABLE_TRACING": "1",
-                "INSTR_EXPERIMENT_DIRECTORY": exp})
+    # 8 threads on a machine with fewer cores: libomp's idle threads spin (for 200 ms after
+    # each region) and can delay the ping-pong of the clock-offset measurement after
+    # MPI_Finalize (docs/mpi.md, "Clocks") by milliseconds; a wrong end offset then maps a
+    # rank's first events before the job's clock range (seen: 3 runs in 6). Let them sleep.
+    env.update({"OMP_NUM_THREADS": str(THREADS), "OMP_WAIT_POLICY": "passive",
+                "INSTR_ENABLE_TRACING": "1", "INSTR_EXPERIMENT_DIRECTORY": exp})
     p = subprocess.run([A.mpirun, "-np", str(RANKS)] + MPIRUN_FLAGS + [exe, level], cwd=wd,
                        env=env, capture_output=True, timeout=240)
     out = p.stdout.decode(errors="replace")

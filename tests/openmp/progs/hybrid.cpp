@@ -22,7 +22,8 @@ __attribute__((noinline)) double exchange(double v, MPI_Comm comm)
     return sum;
 }
 
-double step(double *a, bool multiple, MPI_Comm *comms)
+// Out of line, so that each construct has one code address (docs/openmp.md).
+__attribute__((noinline)) double step(double *a, bool multiple, MPI_Comm *comms)
 {
     double s = 0, total = 0;
 #pragma omp parallel for reduction(+ : s) // @for1

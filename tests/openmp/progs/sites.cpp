@@ -11,7 +11,9 @@ struct Grid {
 
 __attribute__((noinline)) double cell(int i) { return i * 0.5; }
 
-double sweep(Grid &g, int n)
+// Out of line: inlined into main's unrolled loop, each construct would have three code
+// addresses, three sites of its own (docs/openmp.md, "One region per construct site").
+__attribute__((noinline)) double sweep(Grid &g, int n)
 {
     double s = 0;
 #pragma omp parallel for reduction(+ : s) // @for1
