@@ -89,12 +89,20 @@ def check(level):
         rank_omp = omp_names(x["name"] for x in P.load(os.path.join(exp, "rank-%d" % r))
                              ["regions"])
         expect(rank_omp == job_omp, "rank %d OpenMP regions %r, job %r" % (r, rank_omp, job_omp))
+    outlined = [n for n in [r["name"] for r in job["regions"]] if "omp_outlined" in n]
+    expect(not outlined, "outlined bodies in the job profile: %r" % outlined)
     tr = T.load(exp)  # otf2-print -A -Werror
+    outlined = [r["name"] for r in tr.regions.values() if "omp_outlined" in r["name"]]
+    expect(not outlined, "outlined bodies in the trace: %r" % outlined)
     problems = tr.problems()
     expect(not problems, "trace problems: %s" % problems[:5])
     expect(len(tr.locations) == RANKS * THREADS, "%d trace locations" % len(tr.locations))
     tr_omp = omp_names(r["name"] for r in tr.regions.values())
     expect(tr_omp == job_omp, "trace OpenMP regions %r, job %r" % (tr_omp, job_omp))
+    counts = [len(P.load(os.path.join(exp, "rank-%d" % r))["regions"]) for r in range(RANKS)]
+    expect(counts == [len(job["regions"])] * RANKS and len(tr.regions) == len(job["regions"]),
+           "regions: ranks %r, job profile %d, trace %d"
+           % (counts, len(job["regions"]), len(tr.regions)))
     visits = P.visits_by_region(job)
     enters = tr.enters_by_region()
     expect(enters == visits, "trace enters differ from job profile visits:\n%r\n%r"

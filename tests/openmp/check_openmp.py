@@ -298,6 +298,7 @@ def case_nested():
     problems = P.check_consistency(prof)
     expect(not problems, "profile inconsistent: %s" % problems[:5])
     expect(len(prof["locations"]) == THREADS, "%d locations" % len(prof["locations"]))
+    check_no_outlined(r["name"] for r in prof["regions"])
     m = markers("nested.c")
     outer = "main;!$omp parallel @nested.c:%d;!$omp implicit task @nested.c:%d;inner" \
         % (m["outer"], m["outer"])
@@ -422,6 +423,7 @@ def case_more_gcc():
     expect(rc == 0 and out.startswith("distributed 16 ordered 16 atomic 4"),
            "rc %d, output %r" % (rc, out))
     prof = P.load(exp)
+    check_no_outlined(r["name"] for r in prof["regions"])
     m = markers("more.c")
     # gcc's line table puts the call on the line of the atomic's statement (the next one)
     atomic = by_location(prof, named("!$omp atomic", m["atomic"] + 1, "more.c"))
@@ -461,6 +463,7 @@ def case_libgomp():
     expect(len(notice) == 1 and "not recorded" in notice[0],
            "expected one notice about libgomp, got %r" % err)
     prof = P.load(exp)
+    check_no_outlined(r["name"] for r in prof["regions"])
     visits = P.visits_by_region(prof)
     expect(not any(k.startswith("!$omp") for k in visits), "OpenMP regions on libgomp?")
     expect(visits.get("kernel") == REGIONS * ITERS, "kernel visits %r" % visits.get("kernel"))
