@@ -96,8 +96,12 @@ static void push(int construct, uintptr_t tag, const void *codeptr)
         instr_event_enter(h);
 }
 
+static void task_graft_end(const ompt_data_t *task);
+
 /* Closes the innermost open construct of this kind and tag, and what is still open above it
- * (the event core does the same for its stack). */
+ * (the event core does the same for its stack). An explicit task closed that way (an untied
+ * task that completed on another thread) ends its graft first, so that the region it ran in
+ * gets its own node back. */
 static void pop(int construct, uintptr_t tag)
 {
     if (self.overflow) {
@@ -109,6 +113,9 @@ static void pop(int construct, uintptr_t tag)
         k--;
     if (k == 0)
         return;
+    for (uint32_t i = self.nopen; i-- > k - 1;)
+        if (self.open[i].construct == INSTR_OMP_TASK)
+            task_graft_end((const ompt_data_t *)self.open[i].tag);
     uint32_t h = self.open[k - 1].handle;
     self.nopen = k - 1;
     if (h)
@@ -400,8 +407,10 @@ static void on_task_create(ompt_data_t *encountering_task_data,
         return;
     new_task_data->value = TASK_EXPLICIT | instr_omp_region(INSTR_OMP_TASK, codeptr_ra);
     push(INSTR_OMP_TASK_CREATE, 0, codeptr_ra);
-    /* With a profile: remember where the task was created (docs/openmp.md, "Call paths"). */
-    const void *created = instr_profile_cursor(location());
+    /* With a profile: remember where the task was created (docs/openmp.md, "Call paths").
+     * Not for untied tasks: they may move to another thread mid-way, and their time could
+     * not be given back where they ran. */
+    const void *created = (flags & ompt_task_untied) ? NULL : instr_profile_cursor(location());
     uint32_t h = instr_omp_region(INSTR_OMP_TASK_CREATE, codeptr_ra);
     if (created && h && instr_profile_cursor_region(created) == h &&
         ((uintptr_t)created & ~TASK_PAYLOAD) == 0)
@@ -421,7 +430,7 @@ static uint32_t task_region(uint64_t value, const void **creation)
     return instr_omp_region(INSTR_OMP_TASK, r ? r->addr : NULL);
 }
 
-/* A task leaves this thread (completed): its region is closed; end its graft. */
+/* A task's region is closed on this thread: end its graft (and those of tasks above it). */
 static void task_graft_end(const ompt_data_t *task)
 {
     for (uint32_t k = self.ntasks; k-- > 0;) {
@@ -439,8 +448,7 @@ static void on_task_schedule(ompt_data_t *prior_task_data, ompt_task_status_t pr
     if (prior_task_data && (prior_task_data->value & TASK_EXPLICIT) &&
         (prior_task_status == ompt_task_complete || prior_task_status == ompt_task_cancel ||
          prior_task_status == ompt_task_detach)) {
-        pop(INSTR_OMP_TASK, (uintptr_t)prior_task_data);
-        task_graft_end(prior_task_data);
+        pop(INSTR_OMP_TASK, (uintptr_t)prior_task_data); /* ends its graft too */
     }
     if (next_task_data && (next_task_data->value & TASK_EXPLICIT) &&
         !(next_task_data->value & TASK_STARTED)) {

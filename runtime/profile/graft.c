@@ -24,6 +24,8 @@ typedef struct graft_node {
     instr_pnode node;          /* region 0, a child of the location's root */
     const instr_pnode *under;  /* the fork point in another (or the same) tree */
     instr_pnode *at;           /* the location's own node the graft stood in for */
+    uint64_t time;             /* at the end: the grafted work's time, as measured */
+    size_t shared;             /* at the end: path nodes shared by `under` and `at` */
 } graft_node;
 
 static instr_pstate *pstate(instr_location *loc)
@@ -205,9 +207,7 @@ static size_t shared_depth(graft_node *g, vec *regions, vec *ran)
     while (shared < regions->n && shared < ran->n &&
            regions->v[regions->n - 1 - shared] == ran->v[ran->n - 1 - shared])
         shared++;
-    uint64_t incl = 0;
-    for (instr_pnode *c = g->node.child; c; c = c->sibling)
-        incl += c->s.incl;
+    uint64_t incl = g->time;
     size_t depth = ran->n;
     for (instr_pnode *n = g->at; n && n->parent && !is_graft(n) && depth > shared;
          n = n->parent, depth--) {
@@ -234,11 +234,9 @@ static void resolve_location(instr_pstate *ps, vec *regions, vec *work)
             continue;
         }
         *link = g->sibling; /* unlinked; kept, later grafts may still pass through it */
-        uint64_t incl = 0;
-        for (instr_pnode *c = g->child; c; c = c->sibling)
-            incl += c->s.incl;
+        uint64_t incl = ((graft_node *)g)->time;
+        size_t shared = ((graft_node *)g)->shared;
         instr_pnode *at = root;
-        size_t shared = shared_depth((graft_node *)g, regions, work);
         if (fork_path(((graft_node *)g)->under, regions) == 0) {
             /* The path above the grafted work: no visits of this location, its time (on the
              * part it does not share with the path where the work ran). */
@@ -258,9 +256,38 @@ static void resolve_location(instr_pstate *ps, vec *regions, vec *work)
     root->last = NULL;
 }
 
+/* Every graft's time as it was measured, before any graft gives time back (a task run inside
+ * another grafted task is part of that task's measured time). */
+static void measure_grafts(instr_pstate *ps)
+{
+    for (instr_pnode *g = ps->root.child; g; g = g->sibling) {
+        if (!is_graft(g))
+            continue;
+        uint64_t t = 0;
+        for (instr_pnode *c = g->child; c; c = c->sibling)
+            t += c->s.incl;
+        ((graft_node *)g)->time = t;
+    }
+}
+
+/* Every graft gives its time back on the path where it ran, while the trees are as they were
+ * recorded: moving grafts merges nodes, and a later graft's `at` may be one of them. */
+static void give_back(instr_pstate *ps, vec *regions, vec *ran)
+{
+    for (instr_pnode *g = ps->root.child; g; g = g->sibling)
+        if (is_graft(g))
+            ((graft_node *)g)->shared = shared_depth((graft_node *)g, regions, ran);
+}
+
 void instr_profile_resolve_grafts(const instr_run *run, int slot)
 {
     vec regions = {0}, work = {0};
+    for (uint32_t i = 0; i < run->nlocations; i++)
+        if (run->locations[i]->sub[slot])
+            measure_grafts(run->locations[i]->sub[slot]);
+    for (uint32_t i = 0; i < run->nlocations; i++)
+        if (run->locations[i]->sub[slot])
+            give_back(run->locations[i]->sub[slot], &regions, &work);
     for (uint32_t i = 0; i < run->nlocations; i++) {
         instr_pstate *ps = run->locations[i]->sub[slot];
         if (ps)

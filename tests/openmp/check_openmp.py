@@ -432,6 +432,34 @@ def case_more_gcc():
            "atomic wait")
 
 
+def case_tasks():
+    # nested tied tasks under their creation paths, untied tasks where they ran (progs/tasks.c)
+    depth, untied = 6, 100
+    wd, exe = build("tasks.c", [A.cc, "-fopenmp"], "tasks")
+    rc, out, err, exp = run(wd, exe)
+    expect(rc == 0 and out == "tree %d untied %d\n" % (2 ** (depth + 1) - 1, untied),
+           "rc %d, output %r" % (rc, out))
+    prof = P.load(exp)
+    problems = P.check_consistency(prof)
+    expect(not problems, "profile inconsistent: %s" % problems[:5])
+    check_no_outlined(r["name"] for r in prof["regions"])
+    m = markers("tasks.c")
+    paths = paths_by_location(prof)
+    path = "main;!$omp parallel @tasks.c:%d;!$omp implicit task @tasks.c:%d;" \
+           "!$omp single @tasks.c:%d;!$omp task @tasks.c:%d" \
+           % (m["parallel"], m["parallel"], m["single"], m["root"])
+    for level in range(depth + 1):
+        got = sum(paths.get(path + ";tree;leaf", {}).values())
+        expect(got == 2 ** level, "level %d: %s;tree;leaf: %d visits, expected %d"
+               % (level, path, got, 2 ** level))
+        path += ";tree;!$omp task @tasks.c:%d" % m["inner"]
+    at = lambda c, k: named(c, m[k], "tasks.c")  # noqa: E731
+    expect(total(prof, at("!$omp task", "untied")) == untied, "untied tasks run")
+    expect(total(prof, at("!$omp task (create)", "untied")) == untied, "untied tasks created")
+    expect(P.visits_by_region(prof).get("leaf") == 2 ** (depth + 1) - 1 + 2 * untied,
+           "leaf visits %r" % P.visits_by_region(prof).get("leaf"))
+
+
 def case_gcc_libomp():
     # gcc -fopenmp, but linked with LLVM's libomp instead of libgomp (docs/openmp.md)
     wd, exe = build("constructs.c", ["gcc", "-fopenmp", "-L" + A.libomp, "-lomp",
