@@ -1,4 +1,4 @@
-// MPI + OpenMP (check_hybrid.py): run with 4 ranks x OMP_NUM_THREADS=2. Argument "multiple":
+// MPI + OpenMP (check_openmp.py cases hybrid_*): run with 4 ranks x OMP_NUM_THREADS=2. Argument "multiple":
 // MPI_THREAD_MULTIPLE, every thread calls MPI_Allreduce on its own communicator; "funneled":
 // MPI_THREAD_FUNNELED, only the master thread calls MPI, inside `masked`. `step` has two
 // parallel loops and two barriers in one function: four construct sites. The "// @name"
