@@ -530,11 +530,8 @@ def build_and_run_hybrid(level):
         raise Fail("build failed: %s\n%s" % (" ".join(cmd), p.stderr.decode(errors="replace")))
     exp = os.path.join(wd, "exp")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("INSTR_", "OMP_"))}
-    # 8 threads on a machine with fewer cores: with libomp's idle threads spinning, a rank's
-    # first events fell before the trace's clock range in 3 runs of 6; with passive waiting,
-    # about 1 in 20 (docs/openmp.md, "MPI + OpenMP"; cause not found yet).
-    env.update({"OMP_NUM_THREADS": str(RANK_THREADS), "OMP_WAIT_POLICY": "passive",
-                "INSTR_ENABLE_TRACING": "1", "INSTR_EXPERIMENT_DIRECTORY": exp})
+    env.update({"OMP_NUM_THREADS": str(RANK_THREADS), "INSTR_ENABLE_TRACING": "1",
+                "INSTR_EXPERIMENT_DIRECTORY": exp})
     p = subprocess.run([A.mpirun, "-np", str(RANKS)] + MPIRUN_FLAGS + [exe, level], cwd=wd,
                        env=env, capture_output=True, timeout=240)
     out = p.stdout.decode(errors="replace")
