@@ -3,6 +3,7 @@
  * threshold with its two exemptions. The decision names what decided it. */
 #include "filter_internal.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,11 +45,22 @@ typedef struct names {
     int has_params;
 } names;
 
+static int file_rule_matches(const instr_rule *r, const instr_function_facts *facts)
+{
+    /* an unknown file matches no file rule, not even "*"; a file reached through a
+     * symbolic link matches by either path, as Score-P resolves links */
+    return (nonempty(facts->file) && instr_glob_match(r->pattern, facts->file)) ||
+           (nonempty(facts->resolved_file) && instr_glob_match(r->pattern, facts->resolved_file));
+}
+
 static int function_rule_matches(const instr_rule *r, const instr_function_facts *facts,
                                  const names *n)
 {
     if (r->target == INSTR_TARGET_MANGLED)
         return nonempty(facts->mangled) && instr_glob_match(r->pattern, facts->mangled);
+    if (r->tool_spelling && nonempty(facts->tool_name) &&
+        instr_glob_match(r->pattern, facts->tool_name))
+        return 1;
     if (!n->has_params && r->c_name_pattern)
         return instr_glob_match(r->c_name_pattern, n->name);
     if (nonempty(n->signature) && (instr_glob_match(r->pattern, n->signature) ||
@@ -58,8 +70,64 @@ static int function_rule_matches(const instr_rule *r, const instr_function_facts
     return nonempty(n->name) && instr_glob_match(r->pattern, n->name);
 }
 
+typedef struct match_ctx {
+    const instr_filter *f;
+    const instr_function_facts *facts;
+    const names *n;
+} match_ctx;
+
+static int test_file_rule(const void *ctx, uint32_t rule)
+{
+    const match_ctx *m = ctx;
+    return file_rule_matches(&m->f->rules[rule], m->facts);
+}
+
+static int test_function_rule(const void *ctx, uint32_t rule)
+{
+    const match_ctx *m = ctx;
+    return function_rule_matches(&m->f->rules[rule], m->facts, m->n);
+}
+
+/* The deciding file and function rules (last match in order), by every rule in turn. */
+static void last_matches_naive(const instr_filter *f, const instr_function_facts *facts,
+                               const names *n, const instr_rule **file_rule,
+                               const instr_rule **function_rule)
+{
+    for (size_t i = 0; i < f->rule_count; i++) {
+        const instr_rule *r = &f->rules[i];
+        if (r->target == INSTR_TARGET_FILE) {
+            if (file_rule_matches(r, facts))
+                *file_rule = r;
+        } else if (function_rule_matches(r, facts, n)) {
+            *function_rule = r;
+        }
+    }
+}
+
+/* The same, trying only the index's candidates. */
+static void last_matches_indexed(const instr_filter *f, const instr_function_facts *facts,
+                                 const names *n, const instr_rule **file_rule,
+                                 const instr_rule **function_rule)
+{
+    match_ctx m = {f, facts, n};
+    const char *files[2] = {nonempty(facts->file) ? facts->file : NULL,
+                            nonempty(facts->resolved_file) ? facts->resolved_file : NULL};
+    long best = rule_index_best(&f->files, files, 2, test_file_rule, &m, -1);
+    if (best >= 0)
+        *file_rule = &f->rules[best];
+    const char *texts[5] = {nonempty(n->signature) ? n->signature : NULL,
+                            n->unreturned != n->signature ? n->unreturned : NULL,
+                            nonempty(n->name) ? n->name : NULL,
+                            nonempty(facts->mangled) ? facts->mangled : NULL,
+                            nonempty(facts->tool_name) ? facts->tool_name : NULL};
+    best = rule_index_best(&f->functions, texts, 5, test_function_rule, &m, -1);
+    if (best >= 0)
+        *function_rule = &f->rules[best];
+}
+
 static instr_decision decide_with_names(const instr_filter *f,
-                                        const instr_function_facts *facts, const names *n)
+                                        const instr_function_facts *facts, const names *n,
+                                        int naive)
 {
     instr_decision d = {.include = 1, .reason = INSTR_REASON_DEFAULT};
 
@@ -72,16 +140,10 @@ static instr_decision decide_with_names(const instr_filter *f,
     }
 
     const instr_rule *file_rule = NULL, *function_rule = NULL;
-    for (size_t i = 0; i < f->rule_count; i++) {
-        const instr_rule *r = &f->rules[i];
-        if (r->target == INSTR_TARGET_FILE) {
-            /* an unknown file matches no file rule, not even "*" */
-            if (nonempty(facts->file) && instr_glob_match(r->pattern, facts->file))
-                file_rule = r;
-        } else if (function_rule_matches(r, facts, n)) {
-            function_rule = r;
-        }
-    }
+    if (naive)
+        last_matches_naive(f, facts, n, &file_rule, &function_rule);
+    else
+        last_matches_indexed(f, facts, n, &file_rule, &function_rule);
 
     if (file_rule && !file_rule->include) {
         d.include = 0;
@@ -121,7 +183,8 @@ static instr_decision decide_with_names(const instr_filter *f,
     return d;
 }
 
-instr_decision instr_filter_decide(const instr_filter *f, const instr_function_facts *facts)
+static instr_decision decide(const instr_filter *f, const instr_function_facts *facts,
+                             int naive)
 {
     names n = {.signature = facts->signature ? facts->signature : "", .name = facts->name};
     size_t len = strlen(n.signature), begin;
@@ -129,22 +192,32 @@ instr_decision instr_filter_decide(const instr_filter *f, const instr_function_f
     n.unreturned = n.signature + begin;
     n.has_params = params < len;
     if (n.name)
-        return decide_with_names(f, facts, &n);
+        return decide_with_names(f, facts, &n, naive);
 
     char local[512];
     size_t name_len = params - begin;
     char *name = name_len < sizeof local ? local : malloc(name_len + 1);
     if (!name) { /* deciding by the signature alone beats failing */
         n.name = n.signature;
-        return decide_with_names(f, facts, &n);
+        return decide_with_names(f, facts, &n, naive);
     }
     memcpy(name, n.unreturned, name_len);
     name[name_len] = '\0';
     n.name = name;
-    instr_decision d = decide_with_names(f, facts, &n);
+    instr_decision d = decide_with_names(f, facts, &n, naive);
     if (name != local)
         free(name);
     return d;
+}
+
+instr_decision instr_filter_decide(const instr_filter *f, const instr_function_facts *facts)
+{
+    return decide(f, facts, 0);
+}
+
+instr_decision filter_decide_naive(const instr_filter *f, const instr_function_facts *facts)
+{
+    return decide(f, facts, 1);
 }
 
 const char *instr_reason_category(const instr_decision *d)

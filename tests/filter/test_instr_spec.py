@@ -110,7 +110,7 @@ with tempfile.TemporaryDirectory() as tmp:
     check(rc == 1 and err.startswith(f"{missing}: error: cannot read the spec"),
           f"missing file: {err!r}")
     rc, out, err = run("check", tmp)
-    check(rc == 1 and "cannot read the spec" in err, f"directory: {err!r}")
+    check(rc == 1 and "not a regular file (a directory)" in err, f"directory: {err!r}")
 
     # One bad file among good ones: every error reported, exit 1.
     rc, out, err = run("check", a, os.path.join(tmp, "pattern.spec"),
