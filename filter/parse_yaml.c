@@ -46,10 +46,38 @@ static int scalar_is(const yaml_node_t *n, const char *s)
            memcmp(n->data.scalar.value, s, n->data.scalar.length) == 0;
 }
 
+/* "~" and "null" (plain) are YAML's null, and an explicit tag such as !!binary or !!int
+ * makes the value something other than text: neither is a pattern or a number. */
+static int refuse_non_text(yaml_ctx *c, const yaml_node_t *n, const char *what)
+{
+    unsigned line = (unsigned)n->start_mark.line + 1, column = (unsigned)n->start_mark.column + 1;
+    const char *tag = (const char *)n->tag;
+    if (tag && strcmp(tag, YAML_STR_TAG) != 0) {
+        static const char core[] = "tag:yaml.org,2002:";
+        int short_form = strncmp(tag, core, sizeof core - 1) == 0;
+        filter_error(c->err, c->origin, line, column,
+                     "a value tagged %s%s is not %s; write it as plain text",
+                     short_form ? "!!" : "", short_form ? tag + sizeof core - 1 : tag, what);
+        return -1;
+    }
+    if (n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
+        ((n->data.scalar.length == 1 && n->data.scalar.value[0] == '~') ||
+         (n->data.scalar.length == 4 && memcmp(n->data.scalar.value, "null", 4) == 0))) {
+        filter_error(c->err, c->origin, line, column,
+                     "'%s' is YAML's null, not %s; quote it (\"%s\") if you mean the text",
+                     (const char *)n->data.scalar.value, what,
+                     (const char *)n->data.scalar.value);
+        return -1;
+    }
+    return 0;
+}
+
 static int add_pattern(yaml_ctx *c, int include, instr_rule_target target, yaml_node_t *n)
 {
     if (n->type != YAML_SCALAR_NODE)
         return fail(c, n, "expected a pattern (a string)");
+    if (refuse_non_text(c, n, "a pattern") != 0)
+        return -1;
     unsigned line = (unsigned)n->start_mark.line + 1, column = (unsigned)n->start_mark.column + 1;
     if (n->data.scalar.length == 0) {
         filter_error(c->err, c->origin, line, column, "empty pattern; write a glob such as '*'");
@@ -127,6 +155,8 @@ static int parse_min(yaml_ctx *c, yaml_node_t *n)
 {
     if (n->type != YAML_SCALAR_NODE)
         return fail(c, n, "expected a whole number >= 0 for min-instructions");
+    if (refuse_non_text(c, n, "a number") != 0)
+        return -1;
     const char *s = (const char *)n->data.scalar.value;
     size_t len = n->data.scalar.length;
     long v = 0;
@@ -155,6 +185,7 @@ static int parse_document(yaml_ctx *c)
         return 0; /* an empty spec selects everything */
     if (root->type != YAML_MAPPING_NODE)
         return fail(c, root, "expected a mapping with 'rules' and/or 'min-instructions'");
+    int rc = 0;
     for (yaml_node_pair_t *p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top;
          p++) {
         yaml_node_t *k = yaml_document_get_node(c->doc, p->key);
@@ -162,20 +193,69 @@ static int parse_document(yaml_ctx *c)
         if (scalar_is(k, "rules")) {
             if (v->type == YAML_SCALAR_NODE && v->data.scalar.length == 0)
                 continue; /* "rules:" with nothing under it */
-            if (v->type != YAML_SEQUENCE_NODE)
-                return fail(c, v, "expected a list of rules under 'rules'");
+            if (v->type != YAML_SEQUENCE_NODE) {
+                rc = fail(c, v, "expected a list of rules under 'rules'");
+                continue;
+            }
+            /* a bad rule is reported and the next one read */
             for (yaml_node_item_t *i = v->data.sequence.items.start;
-                 i < v->data.sequence.items.top; i++)
+                 i < v->data.sequence.items.top && !filter_error_full(c->err); i++)
                 if (parse_rule(c, yaml_document_get_node(c->doc, *i)))
-                    return -1;
+                    rc = -1;
         } else if (scalar_is(k, "min-instructions")) {
             if (parse_min(c, v))
-                return -1;
+                rc = -1;
+        } else if (k->type == YAML_SCALAR_NODE) {
+            filter_error(c->err, c->origin, (unsigned)k->start_mark.line + 1,
+                         (unsigned)k->start_mark.column + 1,
+                         "unknown key '%.*s'; expected 'rules' or 'min-instructions'",
+                         (int)(k->data.scalar.length > 60 ? 60 : k->data.scalar.length),
+                         (const char *)k->data.scalar.value);
+            rc = -1;
         } else {
-            return fail(c, k, "unknown key; expected 'rules' or 'min-instructions'");
+            rc = fail(c, k, "unknown key; expected 'rules' or 'min-instructions'");
         }
     }
-    return 0;
+    return rc;
+}
+
+/* A spec nests three levels deep; libyaml's loader takes time super-linear in the depth
+ * (100,000 levels: half a minute). The events are read first and reading stops at the first
+ * collection deeper than this. */
+enum { MAX_DEPTH = 64 };
+
+static int check_depth(const char *origin, const char *data, size_t size,
+                       instr_filter_error *err)
+{
+    yaml_parser_t parser;
+    if (!yaml_parser_initialize(&parser)) {
+        filter_error_oom(err, origin);
+        return -1;
+    }
+    yaml_parser_set_input_string(&parser, (const unsigned char *)data, size);
+    int depth = 0, rc = 0;
+    for (;;) {
+        yaml_event_t ev;
+        if (!yaml_parser_parse(&parser, &ev))
+            break; /* the loader reports syntax errors with their context */
+        yaml_event_type_t type = ev.type;
+        if (type == YAML_SEQUENCE_START_EVENT || type == YAML_MAPPING_START_EVENT) {
+            if (++depth > MAX_DEPTH) {
+                filter_error(err, origin, (unsigned)ev.start_mark.line + 1,
+                             (unsigned)ev.start_mark.column + 1,
+                             "YAML nested more than %d levels deep; a spec needs three "
+                             "(rules, a rule, its targets)", MAX_DEPTH);
+                rc = -1;
+            }
+        } else if (type == YAML_SEQUENCE_END_EVENT || type == YAML_MAPPING_END_EVENT) {
+            depth--;
+        }
+        yaml_event_delete(&ev);
+        if (rc != 0 || type == YAML_STREAM_END_EVENT)
+            break;
+    }
+    yaml_parser_delete(&parser);
+    return rc;
 }
 
 int parse_yaml(instr_filter *f, const char *origin, const char *data, size_t size,
@@ -185,6 +265,10 @@ int parse_yaml(instr_filter *f, const char *origin, const char *data, size_t siz
     yaml_document_t doc;
     if (!yaml_parser_initialize(&parser)) {
         filter_error_oom(err, origin);
+        return -1;
+    }
+    if (check_depth(origin, data, size, err) != 0) {
+        yaml_parser_delete(&parser);
         return -1;
     }
     yaml_parser_set_input_string(&parser, (const unsigned char *)data, size);
