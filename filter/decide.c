@@ -42,6 +42,7 @@ static instr_builtin builtin_of(const instr_function_facts *facts)
  * template function's return type, and the qualified name. */
 typedef struct names {
     const char *signature, *unreturned, *name;
+    const char *tool_alt; /* see tool_alternative; NULL when there is none */
     int has_params;
 } names;
 
@@ -58,8 +59,9 @@ static int function_rule_matches(const instr_rule *r, const instr_function_facts
 {
     if (r->target == INSTR_TARGET_MANGLED)
         return nonempty(facts->mangled) && instr_glob_match(r->pattern, facts->mangled);
-    if (r->tool_spelling && nonempty(facts->tool_name) &&
-        instr_glob_match(r->pattern, facts->tool_name))
+    if (r->tool_spelling && ((nonempty(facts->tool_name) &&
+                              instr_glob_match(r->pattern, facts->tool_name)) ||
+                             (n->tool_alt && instr_glob_match(r->pattern, n->tool_alt))))
         return 1;
     if (!n->has_params && r->c_name_pattern)
         return instr_glob_match(r->c_name_pattern, n->name);
@@ -115,12 +117,12 @@ static void last_matches_indexed(const instr_filter *f, const instr_function_fac
     long best = rule_index_best(&f->files, files, 2, test_file_rule, &m, -1);
     if (best >= 0)
         *file_rule = &f->rules[best];
-    const char *texts[5] = {nonempty(n->signature) ? n->signature : NULL,
+    const char *texts[6] = {n->tool_alt, nonempty(n->signature) ? n->signature : NULL,
                             n->unreturned != n->signature ? n->unreturned : NULL,
                             nonempty(n->name) ? n->name : NULL,
                             nonempty(facts->mangled) ? facts->mangled : NULL,
                             nonempty(facts->tool_name) ? facts->tool_name : NULL};
-    best = rule_index_best(&f->functions, texts, 5, test_function_rule, &m, -1);
+    best = rule_index_best(&f->functions, texts, 6, test_function_rule, &m, -1);
     if (best >= 0)
         *function_rule = &f->rules[best];
 }
@@ -183,6 +185,30 @@ static instr_decision decide_with_names(const instr_filter *f,
     return d;
 }
 
+/* GCC prints a template instance as "void foo(T) [with T = double]"; Score-P users also
+ * write it with the arguments in place, "void foo<double>(double) [with T = double]": the
+ * demangled signature with GCC's return type and its "[with ...]". malloc'ed, or NULL. */
+static char *tool_alternative(const instr_function_facts *facts, const char *signature,
+                              size_t signature_name_begin)
+{
+    if (!nonempty(facts->tool_name))
+        return NULL;
+    const char *with = strstr(facts->tool_name, " [with ");
+    if (!with)
+        return NULL;
+    size_t ret_len = 0;
+    if (signature_name_begin == 0) /* the signature has no return type: take GCC's */
+        signature_split(facts->tool_name, (size_t)(with - facts->tool_name), &ret_len);
+    size_t sig_len = strlen(signature), with_len = strlen(with);
+    char *alt = malloc(ret_len + sig_len + with_len + 1);
+    if (!alt)
+        return NULL;
+    memcpy(alt, facts->tool_name, ret_len);
+    memcpy(alt + ret_len, signature, sig_len);
+    memcpy(alt + ret_len + sig_len, with, with_len + 1);
+    return alt;
+}
+
 static instr_decision decide(const instr_filter *f, const instr_function_facts *facts,
                              int naive)
 {
@@ -191,22 +217,25 @@ static instr_decision decide(const instr_filter *f, const instr_function_facts *
     size_t params = signature_split(n.signature, len, &begin);
     n.unreturned = n.signature + begin;
     n.has_params = params < len;
-    if (n.name)
-        return decide_with_names(f, facts, &n, naive);
+    char *alt = tool_alternative(facts, n.signature, begin);
+    n.tool_alt = alt;
 
-    char local[512];
-    size_t name_len = params - begin;
-    char *name = name_len < sizeof local ? local : malloc(name_len + 1);
-    if (!name) { /* deciding by the signature alone beats failing */
-        n.name = n.signature;
-        return decide_with_names(f, facts, &n, naive);
+    char local[512], *name = NULL;
+    if (!n.name) {
+        size_t name_len = params - begin;
+        name = name_len < sizeof local ? local : malloc(name_len + 1);
+        if (name) {
+            memcpy(name, n.unreturned, name_len);
+            name[name_len] = '\0';
+            n.name = name;
+        } else {
+            n.name = n.signature; /* deciding by the signature alone beats failing */
+        }
     }
-    memcpy(name, n.unreturned, name_len);
-    name[name_len] = '\0';
-    n.name = name;
     instr_decision d = decide_with_names(f, facts, &n, naive);
     if (name != local)
         free(name);
+    free(alt);
     return d;
 }
 
