@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { KIND_EXACT = 1, KIND_PREFIX = 2, KIND_SUFFIX = 3 };
+enum { KIND_EXACT = 1, KIND_PREFIX = 2, KIND_SUFFIX = 3, KIND_INFIX = 4 };
 enum { MAX_LITERAL = 64 }; /* longer literals are filed under their first/last 64 bytes */
 
 #define NONE UINT32_MAX
@@ -107,6 +107,33 @@ int rule_index_add(rule_index *ix, const char *pattern, uint32_t rule)
         ix->suffix_lengths |= 1ULL << (n - 1);
         return 0;
     }
+    /* "*text*": the longest literal run before the first '[' or '\\' (after them, what is
+     * literal needs the bracket grammar; leaving them out only costs candidates) */
+    size_t run_begin = 0, run_len = 0;
+    for (size_t i = 0; i < len && pattern[i] != '[' && pattern[i] != '\\';) {
+        if (pattern[i] == '*' || pattern[i] == '?') {
+            i++;
+            continue;
+        }
+        size_t j = i;
+        while (j < len && !is_special(pattern[j]))
+            j++;
+        if (j - i > run_len) {
+            run_begin = i;
+            run_len = j - i;
+        }
+        i = j;
+    }
+    if (run_len > 0) {
+        size_t n = run_len < MAX_LITERAL ? run_len : MAX_LITERAL;
+        uint64_t h = fnv_basis;
+        for (size_t i = 0; i < n; i++)
+            h = fnv_step(h, (unsigned char)pattern[run_begin + i]);
+        if (add_posting(ix, key_of(h, KIND_INFIX, n), rule) != 0)
+            return -1;
+        ix->infix_lengths |= 1ULL << (n - 1);
+        return 0;
+    }
     if (ix->always_count == ix->always_capacity) {
         size_t cap = ix->always_capacity ? 2 * ix->always_capacity : 16;
         uint32_t *g = realloc(ix->always, cap * sizeof *g);
@@ -184,6 +211,20 @@ static long best_for_text(const rule_index *ix, const char *text, rule_index_tes
             h = fnv_step(h, (unsigned char)text[len - n]);
             if (ix->suffix_lengths & (1ULL << (n - 1)))
                 best = best_in_bucket(ix, key_of(h, KIND_SUFFIX, n), test, ctx, best);
+        }
+    }
+    if (ix->infix_lengths) {
+        /* every run of the text up to MAX_LITERAL bytes, by the lengths in use */
+        for (size_t start = 0; start < len; start++) {
+            uint64_t h = fnv_basis;
+            size_t room = len - start < MAX_LITERAL ? len - start : MAX_LITERAL;
+            for (size_t n = 1; n <= room; n++) {
+                h = fnv_step(h, (unsigned char)text[start + n - 1]);
+                if (ix->infix_lengths & (1ULL << (n - 1)))
+                    best = best_in_bucket(ix, key_of(h, KIND_INFIX, n), test, ctx, best);
+                if (n >= MAX_LITERAL || !(ix->infix_lengths >> n))
+                    break; /* no longer run is in use */
+            }
         }
     }
     return best;

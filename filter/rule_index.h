@@ -3,7 +3,9 @@
  * A glob can only match a text that starts with the glob's literal prefix (what comes before
  * its first '*', '?', '[' or '\') and ends with its literal suffix. Each rule is filed under
  * its whole pattern when it has no wildcard, else under its literal prefix, else under its
- * literal suffix, else in a short list of rules that must always be tried. A lookup hashes
+ * literal suffix, else under the longest literal run inside it ("* /generated/ *" without
+ * the blanks: the text must contain "/generated/"), else in a short list of rules that must
+ * always be tried ("*", "*[ab]*"). A lookup hashes
  * the text once per prefix/suffix length in use and tries only the rules filed there, newest
  * first, so the cost follows the number of rules that could match, not the number loaded.
  * Keys are hashes: a collision only adds a candidate, which the exact match then refuses. */
@@ -28,7 +30,8 @@ typedef struct rule_index {
     size_t bucket_count; /* a power of two, 0 before the first posting */
     uint32_t *always;    /* rules with neither literal prefix nor suffix, oldest first */
     size_t always_count, always_capacity;
-    uint64_t prefix_lengths, suffix_lengths; /* bit L-1: some key has a literal of L bytes */
+    /* bit L-1: some key has a literal of L bytes */
+    uint64_t prefix_lengths, suffix_lengths, infix_lengths;
     int has_exact;
 } rule_index;
 
