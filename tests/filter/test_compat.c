@@ -278,6 +278,16 @@ static void test_messages(void)
         CHECK_PREFIX(err.message, yaml[i].want);
         instr_filter_free(f);
     }
+    /* an error inside an alias's value is reported where the alias is used */
+    static const char alias[] = "rules:\n  - exclude: {function: &p \"a[\"}\n"
+                                "  - include: {function: main}\n  - exclude: {file: *p}\n";
+    f = instr_filter_new();
+    CHECK(instr_filter_load_buffer(f, "y.yaml", alias, sizeof alias - 1, INSTR_SPEC_AUTO,
+                                   &err) == -1);
+    CHECK(err.count == 2 && strstr(err.message, "\ny.yaml:4:21: error: unterminated '['") &&
+          strstr(err.message, "(in the value of alias *p, whose anchor is at line 2)"));
+    instr_filter_free(f);
+
     /* two bad rules: both reported */
     static const char two[] = "rules:\n  - exclude: {function: ~}\n  - drop: {function: a}\n";
     f = instr_filter_new();
