@@ -124,17 +124,21 @@ int filter_error_full(const instr_filter_error *err)
     return err && err->count >= INSTR_FILTER_MAX_ERRORS;
 }
 
-/* Appends one line; a line that does not fit is cut, never the lines before it. */
+/* Appends to the message; what does not fit is cut, never what came before. */
+static void vappend(instr_filter_error *err, const char *fmt, va_list ap)
+{
+    size_t used = strlen(err->message);
+    if (used + 1 < sizeof err->message)
+        vsnprintf(err->message + used, sizeof err->message - used, fmt, ap);
+}
+
 static void append(instr_filter_error *err, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 static void append(instr_filter_error *err, const char *fmt, ...)
 {
-    size_t used = strlen(err->message);
-    if (used + 1 >= sizeof err->message)
-        return;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(err->message + used, sizeof err->message - used, fmt, ap);
+    vappend(err, fmt, ap);
     va_end(ap);
 }
 
@@ -157,12 +161,9 @@ void filter_error(instr_filter_error *err, const char *origin, unsigned line, un
         append(err, "%s:%u:%u: error: ", origin, line, column);
     else
         append(err, "%s: error: ", origin);
-    size_t used = strlen(err->message);
-    if (used + 1 >= sizeof err->message)
-        return;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(err->message + used, sizeof err->message - used, fmt, ap);
+    vappend(err, fmt, ap);
     va_end(ap);
 }
 

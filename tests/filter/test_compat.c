@@ -298,10 +298,7 @@ static void test_messages(void)
 
 int main(int argc, char **argv)
 {
-    static const struct {
-        const char *name;
-        void (*run)(void);
-    } groups[] = {
+    static const check_group groups[] = {
         {"keyword_alone", test_keyword_alone}, {"open_bracket", test_open_bracket},
         {"open_block", test_open_block},       {"gcc_spelling", test_gcc_spelling},
         {"symlink", test_symlink},             {"quotes", test_quotes},
@@ -316,15 +313,6 @@ int main(int argc, char **argv)
         return 2;
     }
     fixtures = argv[1];
-    int ran = 0;
-    for (size_t i = 0; i < sizeof groups / sizeof groups[0]; i++)
-        if (argc < 3 || strcmp(argv[2], groups[i].name) == 0) {
-            groups[i].run();
-            ran++;
-        }
-    if (!ran) {
-        fprintf(stderr, "test_compat: no group '%s'\n", argv[2]);
-        return 2;
-    }
-    return check_report(argc < 3 ? "test_compat" : argv[2]);
+    return check_run_groups("test_compat", groups, sizeof groups / sizeof groups[0],
+                            argc < 3 ? NULL : argv[2]);
 }

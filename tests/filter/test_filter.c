@@ -632,10 +632,7 @@ static void test_errors(void)
 
 int main(int argc, char **argv)
 {
-    static const struct {
-        const char *name;
-        void (*run)(void);
-    } groups[] = {
+    static const check_group groups[] = {
         {"glob", test_glob},       {"signature", test_signature},
         {"normalize", test_normalize},
         {"order", test_order},     {"files", test_files},
@@ -645,15 +642,6 @@ int main(int argc, char **argv)
         {"yaml", test_yaml},       {"detect", test_detect},
         {"errors", test_errors},
     };
-    int ran = 0;
-    for (size_t i = 0; i < sizeof groups / sizeof groups[0]; i++)
-        if (argc < 2 || strcmp(argv[1], groups[i].name) == 0) {
-            groups[i].run();
-            ran++;
-        }
-    if (!ran) {
-        fprintf(stderr, "test_filter: no group '%s'\n", argv[1]);
-        return 2;
-    }
-    return check_report(argc < 2 ? "test_filter" : argv[1]);
+    return check_run_groups("test_filter", groups, sizeof groups / sizeof groups[0],
+                            argc < 2 ? NULL : argv[1]);
 }

@@ -9,9 +9,10 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from tally import Tally  # noqa: E402
+
 TOOL, SRC = sys.argv[1], sys.argv[2]
-failures = 0
-checks = 0
 
 
 def run(*args):
@@ -19,12 +20,8 @@ def run(*args):
     return p.returncode, p.stdout, p.stderr
 
 
-def check(cond, what):
-    global failures, checks
-    checks += 1
-    if not cond:
-        failures += 1
-        print("FAIL:", what, file=sys.stderr)
+tally = Tally()
+check = tally.check
 
 
 specs = os.path.join(SRC, "selection_specs")
@@ -127,5 +124,4 @@ for args, what in [((), "usage"), (("frobnicate",), "unknown command"),
     rc, out, err = run(*args)
     check(rc == 2 and what in err, f"usage error {args}: rc={rc} {err!r}")
 
-print(f"test_instr_spec: {checks} checks, {failures} failed")
-sys.exit(1 if failures else 0)
+sys.exit(tally.report("test_instr_spec"))

@@ -16,17 +16,15 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from tally import Tally  # noqa: E402
+
 SPEC_TOOL, WRAPPER = sys.argv[1], sys.argv[2]
 LIB = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(WRAPPER))), "lib")
-failures = checks = 0
 
 
-def check(cond, what):
-    global failures, checks
-    checks += 1
-    if not cond:
-        failures += 1
-        print("FAIL:", what, file=sys.stderr)
+tally = Tally()
+check = tally.check
 
 
 def run(args, cwd, env=None):
@@ -131,5 +129,4 @@ with tempfile.TemporaryDirectory() as tmp:
     check("GCC plugin" not in err and "does not say it is gcc or clang" in err,
           f"/bin/true: {rc} {err!r}")
 
-print(f"test_spec_inputs: {checks} checks, {failures} failed")
-sys.exit(1 if failures else 0)
+sys.exit(tally.report("test_spec_inputs"))

@@ -38,7 +38,9 @@ static void usage(FILE *f)
           "  --filter=SPEC selection spec applied at compile time (hooks, xray)\n"
           "  --verbose     print the compiler command before running it\n"
           "Without a plugin for the compiler, hooks mode falls back to cyg mode (one line on\n"
-          "stderr says so). The run is configured with INSTR_* variables (docs/runtime.md).\n",
+          "stderr says so). @file arguments (response files) are read, as the compiler\n"
+          "reads them, to see what is compiled, and passed on unchanged. The run is\n"
+          "configured with INSTR_* variables (docs/runtime.md).\n",
           f);
 }
 
