@@ -181,6 +181,8 @@ static int cmd_check(int argc, char **argv)
             printf("%-50s # %s:%u:%u", line, r->origin, r->line, r->column);
             if (r->c_name_pattern)
                 printf(" (C functions: %s)", r->c_name_pattern);
+            if (r->tool_spelling)
+                printf(" (Score-P rule: also GCC's spelling)");
             printf("\n");
         }
         const char *min_origin;
