@@ -22,6 +22,11 @@ struct instr_filter {
     rule_index files, functions; /* candidates by name, see rule_index.h */
 };
 
+/* Room for one more element in a growable array of `count` elements of `size` bytes: the
+ * array itself when it has room, else a larger copy (capacity doubled, `first` at first) with
+ * *capacity updated; NULL when out of memory, the array then unchanged. */
+void *filter_grow(void *items, size_t count, size_t *capacity, size_t size, size_t first);
+
 /* A copy of s[0..n) owned by the filter; NULL when out of memory. */
 const char *filter_keep(instr_filter *f, const char *s, size_t n);
 /* 0, or -1 when out of memory. Strings must already be owned by the filter. */

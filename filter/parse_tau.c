@@ -242,14 +242,10 @@ static int emit(instr_filter *f, tau_list lists[LISTS], const char *origin,
 
 static int push(tau_list *l, spec_line text, unsigned column)
 {
-    if (l->count == l->capacity) {
-        size_t cap = l->capacity ? 2 * l->capacity : 16;
-        tau_entry *g = realloc(l->entries, cap * sizeof *g);
-        if (!g)
-            return -1;
-        l->entries = g;
-        l->capacity = cap;
-    }
+    tau_entry *entries = filter_grow(l->entries, l->count, &l->capacity, sizeof *entries, 16);
+    if (!entries)
+        return -1;
+    l->entries = entries;
     l->entries[l->count++] = (tau_entry){text, column};
     return 0;
 }

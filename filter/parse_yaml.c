@@ -30,7 +30,7 @@ typedef struct yaml_mark_entry {
 
 typedef struct yaml_marks {
     yaml_mark_entry *anchors, *aliases;
-    size_t anchor_count, alias_count;
+    size_t anchor_count, alias_count, anchor_capacity, alias_capacity;
 } yaml_marks;
 
 /* While the value of an alias is read, errors are reported where the alias is used. */
@@ -333,12 +333,12 @@ static int parse_document(yaml_ctx *c)
  * collection deeper than this. */
 enum { MAX_DEPTH = 64 };
 
-static int keep_mark(yaml_mark_entry **list, size_t *count, const unsigned char *name,
-                     const yaml_mark_t *mark)
+static int keep_mark(yaml_mark_entry **list, size_t *count, size_t *capacity,
+                     const unsigned char *name, const yaml_mark_t *mark)
 {
     if (!name)
         return 0;
-    yaml_mark_entry *g = realloc(*list, (*count + 1) * sizeof *g);
+    yaml_mark_entry *g = filter_grow(*list, *count, capacity, sizeof *g, 8);
     if (!g)
         return -1;
     *list = g;
@@ -378,19 +378,17 @@ static int prescan(const char *origin, const char *data, size_t size, yaml_marks
         if (!yaml_parser_parse(&parser, &ev))
             break; /* the loader reports syntax errors with their context */
         yaml_event_type_t type = ev.type;
-        int oom = 0;
-        if (type == YAML_ALIAS_EVENT)
-            oom = keep_mark(&marks->aliases, &marks->alias_count, ev.data.alias.anchor,
-                            &ev.start_mark);
-        else if (type == YAML_SCALAR_EVENT)
-            oom = keep_mark(&marks->anchors, &marks->anchor_count, ev.data.scalar.anchor,
-                            &ev.start_mark);
-        else if (type == YAML_SEQUENCE_START_EVENT)
-            oom = keep_mark(&marks->anchors, &marks->anchor_count,
-                            ev.data.sequence_start.anchor, &ev.start_mark);
-        else if (type == YAML_MAPPING_START_EVENT)
-            oom = keep_mark(&marks->anchors, &marks->anchor_count,
-                            ev.data.mapping_start.anchor, &ev.start_mark);
+        const unsigned char *anchor = type == YAML_SCALAR_EVENT ? ev.data.scalar.anchor
+                                      : type == YAML_SEQUENCE_START_EVENT
+                                          ? ev.data.sequence_start.anchor
+                                      : type == YAML_MAPPING_START_EVENT
+                                          ? ev.data.mapping_start.anchor
+                                          : NULL;
+        int oom = type == YAML_ALIAS_EVENT
+                      ? keep_mark(&marks->aliases, &marks->alias_count, &marks->alias_capacity,
+                                  ev.data.alias.anchor, &ev.start_mark)
+                      : keep_mark(&marks->anchors, &marks->anchor_count,
+                                  &marks->anchor_capacity, anchor, &ev.start_mark);
         if (oom) {
             filter_error_oom(err, origin);
             rc = -1;

@@ -1,6 +1,8 @@
 /* rule_index.c — see rule_index.h. */
 #include "rule_index.h"
 
+#include "filter_internal.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,14 +55,11 @@ static int grow_heads(rule_index *ix)
 
 static int add_posting(rule_index *ix, uint64_t key, uint32_t rule)
 {
-    if (ix->posting_count == ix->posting_capacity) {
-        size_t cap = ix->posting_capacity ? 2 * ix->posting_capacity : 64;
-        rule_posting *g = realloc(ix->postings, cap * sizeof *g);
-        if (!g)
-            return -1;
-        ix->postings = g;
-        ix->posting_capacity = cap;
-    }
+    rule_posting *postings = filter_grow(ix->postings, ix->posting_count,
+                                         &ix->posting_capacity, sizeof *postings, 64);
+    if (!postings)
+        return -1;
+    ix->postings = postings;
     if (ix->posting_count + 1 > ix->bucket_count / 2 && grow_heads(ix) != 0)
         return -1;
     size_t b = (size_t)(key & (ix->bucket_count - 1));
@@ -134,14 +133,11 @@ int rule_index_add(rule_index *ix, const char *pattern, uint32_t rule)
         ix->infix_lengths |= 1ULL << (n - 1);
         return 0;
     }
-    if (ix->always_count == ix->always_capacity) {
-        size_t cap = ix->always_capacity ? 2 * ix->always_capacity : 16;
-        uint32_t *g = realloc(ix->always, cap * sizeof *g);
-        if (!g)
-            return -1;
-        ix->always = g;
-        ix->always_capacity = cap;
-    }
+    uint32_t *always = filter_grow(ix->always, ix->always_count, &ix->always_capacity,
+                                   sizeof *always, 16);
+    if (!always)
+        return -1;
+    ix->always = always;
     ix->always[ix->always_count++] = rule;
     return 0;
 }

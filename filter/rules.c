@@ -32,16 +32,24 @@ void instr_filter_free(instr_filter *f)
     free(f);
 }
 
+void *filter_grow(void *items, size_t count, size_t *capacity, size_t size, size_t first)
+{
+    if (count < *capacity)
+        return items;
+    size_t cap = *capacity ? 2 * *capacity : first;
+    void *grown = realloc(items, cap * size);
+    if (grown)
+        *capacity = cap;
+    return grown;
+}
+
 const char *filter_keep(instr_filter *f, const char *s, size_t n)
 {
-    if (f->string_count == f->string_capacity) {
-        size_t cap = f->string_capacity ? 2 * f->string_capacity : 32;
-        char **grown = realloc(f->strings, cap * sizeof *grown);
-        if (!grown)
-            return NULL;
-        f->strings = grown;
-        f->string_capacity = cap;
-    }
+    char **strings = filter_grow(f->strings, f->string_count, &f->string_capacity,
+                                 sizeof *strings, 32);
+    if (!strings)
+        return NULL;
+    f->strings = strings;
     char *copy = malloc(n + 1);
     if (!copy)
         return NULL;
@@ -55,14 +63,11 @@ int filter_add_rule(instr_filter *f, int include, instr_rule_target target,
                     const char *pattern, const char *c_name_pattern, const char *origin,
                     unsigned line, unsigned column)
 {
-    if (f->rule_count == f->rule_capacity) {
-        size_t cap = f->rule_capacity ? 2 * f->rule_capacity : 16;
-        instr_rule *grown = realloc(f->rules, cap * sizeof *grown);
-        if (!grown)
-            return -1;
-        f->rules = grown;
-        f->rule_capacity = cap;
-    }
+    instr_rule *rules = filter_grow(f->rules, f->rule_count, &f->rule_capacity, sizeof *rules,
+                                    16);
+    if (!rules)
+        return -1;
+    f->rules = rules;
     uint32_t number = (uint32_t)f->rule_count;
     rule_index *ix = target == INSTR_TARGET_FILE ? &f->files : &f->functions;
     if (rule_index_add(ix, pattern, number) != 0 ||
@@ -212,14 +217,11 @@ int filter_warning(instr_filter *f, const char *origin, unsigned line, unsigned 
     va_start(ap, fmt);
     vsnprintf(text + n, sizeof text - (size_t)n, fmt, ap);
     va_end(ap);
-    if (f->warning_count == f->warning_capacity) {
-        size_t cap = f->warning_capacity ? 2 * f->warning_capacity : 4;
-        char **g = realloc(f->warnings, cap * sizeof *g);
-        if (!g)
-            return -1;
-        f->warnings = g;
-        f->warning_capacity = cap;
-    }
+    char **warnings = filter_grow(f->warnings, f->warning_count, &f->warning_capacity,
+                                  sizeof *warnings, 4);
+    if (!warnings)
+        return -1;
+    f->warnings = warnings;
     char *copy = strdup(text);
     if (!copy)
         return -1;
