@@ -24,6 +24,8 @@ void instr_rtfilter_init(const char *path)
             instr_filter_free(f);
         return;
     }
+    for (size_t i = 0; i < instr_filter_warning_count(f); i++)
+        instr_warn("INSTR_FILTERING_FILE: %s", instr_filter_warning(f, i));
     filter = f;
     instr_info(1, "run-time filter: %zu rule(s) from %s", instr_filter_rule_count(f), path);
 }
