@@ -1,0 +1,65 @@
+// plugin_state.h — what the files of the GCC plugin share: the per-compilation state and the
+// functions one file offers the others. One compilation is one translation unit.
+#ifndef INSTR_GCC_PLUGIN_STATE_H
+#define INSTR_GCC_PLUGIN_STATE_H
+
+#include "instr_filter.h"
+
+#include <string>
+
+namespace instr_gcc {
+
+struct plugin_state {
+    instr_filter *filter = nullptr;
+    bool verbose = false;
+    int report_fd = -1;
+    std::string report_path;
+    unsigned long seen = 0, instrumented = 0;
+    unsigned long excluded_file = 0, excluded_name = 0, excluded_size = 0,
+                  excluded_builtin = 0;
+    unsigned next_region = 0;
+    // -fplugin-arg-instr-inline=after (default): inlined callees' hooks are deleted after
+    // IPA inlining; before: every inlined copy keeps its hooks.
+    bool after_inlining = true;
+};
+
+extern plugin_state state;
+
+// The attribute an instrumented function's declaration carries; its value is the
+// function's own descriptor (hook_insertion.cc sets it, late_pass.cc reads it).
+extern const char *const kInstrumentedAttr;
+
+// options.cc
+bool parse_arguments(const plugin_name_args *info);
+
+// function_facts.cc
+const char *linkage_name(tree fndecl);
+std::string demangled_signature(const char *mangled);
+std::string absolute_path(const char *file);
+long gimple_statement_count(gimple_seq body);
+unsigned builtin_flags(tree fndecl);
+
+// decision_report.cc
+const char *tu_name();
+void report_line(const instr_decision &d, const std::string &signature, const char *mangled,
+                 const std::string &file, long instructions);
+void count_decision(const instr_decision &d);
+
+// descriptor.cc: the ABI trees, built on first use and kept as GC roots.
+extern tree region_type;  // struct instr_region
+extern tree enter_decl;   // void __instr_enter (struct instr_region *)
+extern tree exit_decl;    // void __instr_exit (struct instr_region *)
+extern const struct ggc_root_tab instr_gc_roots[];
+void build_abi_trees();
+tree field(const char *name);
+tree make_region(tree fndecl, const std::string &signature, const char *mangled,
+                 const std::string &file);
+
+// hook_insertion.cc, late_pass.cc
+opt_pass *make_instr_pass(gcc::context *ctx);
+opt_pass *make_instr_inlined_pass(gcc::context *ctx);
+void on_override_gate(void *gcc_data, void *user_data);
+
+}  // namespace instr_gcc
+
+#endif
