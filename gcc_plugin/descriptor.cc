@@ -75,8 +75,57 @@ tree string_cst(const std::string &s)
     return build_string_literal(s.size() + 1, s.c_str());
 }
 
-tree make_region(tree fndecl, const std::string &signature, const char *mangled,
-                 const std::string &file)
+region_facts region_facts_of(tree fndecl, const std::string &signature, const char *mangled,
+                            const std::string &file)
+{
+    region_facts rf;
+    rf.signature = signature;
+    rf.mangled = mangled;
+    rf.file = file;
+    expanded_location begin = expand_location(DECL_SOURCE_LOCATION(fndecl));
+    expanded_location end = expand_location(DECL_STRUCT_FUNCTION(fndecl)
+                                                ? DECL_STRUCT_FUNCTION(fndecl)->function_end_locus
+                                                : UNKNOWN_LOCATION);
+    rf.line_begin = begin.line > 0 ? (unsigned)begin.line : 0;
+    rf.line_end = end.line >= begin.line ? (unsigned)end.line : rf.line_begin;
+    return rf;
+}
+
+// The facts as a tree list (signature, mangled, file, line_begin, line_end): the value of
+// the declaration's kInstrumentedAttr. IPA clones and split parts copy the declaration's
+// attributes, and LTO streams them into the link-time compilation, so the pass after
+// inlining finds the facts of the function a body was made from wherever it runs.
+tree region_facts_tree(const region_facts &rf)
+{
+    tree list = tree_cons(NULL_TREE, build_int_cst(integer_type_node, rf.line_end), NULL_TREE);
+    list = tree_cons(NULL_TREE, build_int_cst(integer_type_node, rf.line_begin), list);
+    for (const std::string *s : {&rf.file, &rf.mangled, &rf.signature})
+        list = tree_cons(NULL_TREE, build_string(s->size(), s->c_str()), list);
+    return list;
+}
+
+bool region_facts_from_tree(tree list, region_facts *rf)
+{
+    std::string *strings[] = {&rf->signature, &rf->mangled, &rf->file};
+    for (std::string *s : strings) {
+        if (!list || TREE_CODE(TREE_VALUE(list)) != STRING_CST)
+            return false;
+        s->assign(TREE_STRING_POINTER(TREE_VALUE(list)), TREE_STRING_LENGTH(TREE_VALUE(list)));
+        list = TREE_CHAIN(list);
+    }
+    unsigned *lines[] = {&rf->line_begin, &rf->line_end};
+    for (unsigned *line : lines) {
+        if (!list || TREE_CODE(TREE_VALUE(list)) != INTEGER_CST)
+            return false;
+        *line = (unsigned)TREE_INT_CST_LOW(TREE_VALUE(list));
+        list = TREE_CHAIN(list);
+    }
+    return true;
+}
+
+// The descriptor of the function body FNDECL (addr = &FNDECL: for a clone or split part
+// the body that runs), described by RF (the function the user wrote).
+tree make_region(tree fndecl, const region_facts &rf)
 {
     char name[64];
     snprintf(name, sizeof name, "__instr_region.%u", state.next_region++);
@@ -102,21 +151,15 @@ tree make_region(tree fndecl, const std::string &signature, const char *mangled,
     SET_DECL_ALIGN(var, TYPE_ALIGN(region_type));
     DECL_USER_ALIGN(var) = 1;
 
-    expanded_location begin = expand_location(DECL_SOURCE_LOCATION(fndecl));
-    expanded_location end = expand_location(DECL_STRUCT_FUNCTION(fndecl)
-                                                ? DECL_STRUCT_FUNCTION(fndecl)->function_end_locus
-                                                : UNKNOWN_LOCATION);
-    unsigned line_end = end.line >= begin.line ? end.line : begin.line;
-
     vec<constructor_elt, va_gc> *elts = NULL;
     CONSTRUCTOR_APPEND_ELT(elts, field("handle"), build_int_cst(uint32_type_node, 0));
     CONSTRUCTOR_APPEND_ELT(elts, field("flags"), build_int_cst(uint32_type_node, 0));
-    CONSTRUCTOR_APPEND_ELT(elts, field("name"), string_cst(signature));
-    CONSTRUCTOR_APPEND_ELT(elts, field("mangled"), string_cst(mangled));
-    CONSTRUCTOR_APPEND_ELT(elts, field("file"), string_cst(file));
+    CONSTRUCTOR_APPEND_ELT(elts, field("name"), string_cst(rf.signature));
+    CONSTRUCTOR_APPEND_ELT(elts, field("mangled"), string_cst(rf.mangled));
+    CONSTRUCTOR_APPEND_ELT(elts, field("file"), string_cst(rf.file));
     CONSTRUCTOR_APPEND_ELT(elts, field("line_begin"),
-                           build_int_cst(uint32_type_node, begin.line));
-    CONSTRUCTOR_APPEND_ELT(elts, field("line_end"), build_int_cst(uint32_type_node, line_end));
+                           build_int_cst(uint32_type_node, rf.line_begin));
+    CONSTRUCTOR_APPEND_ELT(elts, field("line_end"), build_int_cst(uint32_type_node, rf.line_end));
     CONSTRUCTOR_APPEND_ELT(elts, field("addr"),
                            fold_convert(ptr_type_node, build_fold_addr_expr(fndecl)));
     tree init = build_constructor(region_type, elts);

@@ -1,5 +1,7 @@
 // hook_insertion.cc — the deciding pass ("instr", after "lower"): collects the facts, asks
-// filter/, and wraps an included function's body into
+// filter/ and records the decision on the declaration. With inline=after (the default) that
+// is all: the hooks go in after IPA inlining (late_pass.cc). With inline=before it wraps an
+// included function's body into
 //
 //     tmp = d.handle; if (tmp != UINT32_MAX) __instr_enter (&d);
 //     try { <body> } finally { tmp = d.handle; if (tmp != UINT32_MAX) __instr_exit (&d); }
@@ -107,14 +109,17 @@ struct instr_pass : gimple_opt_pass {
         if (!d.include)
             return 0;
 
+        region_facts rf = region_facts_of(fndecl, signature, mangled, file);
+        // The decision travels on the declaration (also into IPA clones, split parts and
+        // LTO's link-time compilation), and marks the function as decided.
+        DECL_ATTRIBUTES(fndecl) = tree_cons(get_identifier(kInstrumentedAttr),
+                                            region_facts_tree(rf), DECL_ATTRIBUTES(fndecl));
+        // inline=after: the body stays as it is, so that GCC's inliner sees what it sees
+        // without the plugin; the pass after IPA inlining (late_pass.cc) inserts the hooks.
+        if (state.after_inlining)
+            return 0;
         build_abi_trees();
-        tree region = make_region(fndecl, signature, mangled, file);
-        instrument(fun, region);
-        // The attribute's value names the function's own descriptor. IPA clones
-        // (.constprop, .isra) are copies of the declaration and keep it, so the late pass
-        // recognises a clone's hooks as its own.
-        DECL_ATTRIBUTES(fndecl) = tree_cons(get_identifier(kInstrumentedAttr), region,
-                                            DECL_ATTRIBUTES(fndecl));
+        instrument(fun, make_region(fndecl, rf));
         return 0;
     }
 };

@@ -4,15 +4,12 @@
 // filter/, the rewriting from hook_insertion.cc and late_pass.cc, the descriptors from
 // descriptor.cc. See docs/gcc-plugin.md.
 //
-// Placement (-fplugin-arg-instr-inline=after|before, default after): the hooks are always
-// inserted right after "lower", because only there does GCC build the exception cleanups
-// for us. With "after", a second pass ("instr_inlined", after IPA inlining) deletes in
-// every function the hook calls whose descriptor is not the function's own: what an inlined
-// callee brought along. Every hook call of one descriptor in a function is deleted or none
-// is, so a function's own enter/exit stay exactly as EH lowering balanced them. That holds
-// only while a function's own hooks stay in one function body, so "after" also keeps GCC's
-// function splitting (fnsplit: f.part.N, partial inlining) away from instrumented
-// functions.
+// Placement (-fplugin-arg-instr-inline=after|before, default after): the deciding pass runs
+// right after "lower" and records its decision on the declaration. With "after" the hooks
+// go into the final bodies after IPA inlining (late_pass.cc, unwind_exits.cc), so GCC makes
+// the same inlining, cloning and splitting decisions as without the plugin. With "before"
+// the deciding pass wraps the body in try/finally and EH lowering does the rest; every
+// inlined copy then keeps its hooks.
 
 #include "gcc_headers.h"
 #include "plugin_state.h"
@@ -91,12 +88,11 @@ __attribute__((visibility("default"))) int plugin_init(struct plugin_name_args *
     register_callback(info->base_name, PLUGIN_PASS_MANAGER_SETUP, NULL, &pass_info);
     if (state.after_inlining) {
         struct register_pass_info late_info;
-        late_info.pass = make_instr_inlined_pass(g);
+        late_info.pass = make_instr_late_pass(g);
         late_info.reference_pass_name = "ehdisp";
         late_info.ref_pass_instance_number = 1;
         late_info.pos_op = PASS_POS_INSERT_BEFORE;
         register_callback(info->base_name, PLUGIN_PASS_MANAGER_SETUP, NULL, &late_info);
-        register_callback(info->base_name, PLUGIN_OVERRIDE_GATE, on_override_gate, NULL);
     }
     register_callback(info->base_name, PLUGIN_FINISH, on_finish, NULL);
     return 0;

@@ -25,8 +25,9 @@ struct plugin_state {
 
 extern plugin_state state;
 
-// The attribute an instrumented function's declaration carries; its value is the
-// function's own descriptor (hook_insertion.cc sets it, late_pass.cc reads it).
+// The attribute an included function's declaration carries from the deciding pass on; its
+// value is region_facts_tree() of the function (hook_insertion.cc sets it, late_pass.cc
+// inserts the hooks of every body that carries it).
 extern const char *const kInstrumentedAttr;
 
 // options.cc
@@ -52,13 +53,26 @@ extern tree exit_decl;    // void __instr_exit (struct instr_region *)
 extern const struct ggc_root_tab instr_gc_roots[];
 void build_abi_trees();
 tree field(const char *name);
-tree make_region(tree fndecl, const std::string &signature, const char *mangled,
-                 const std::string &file);
+// What a descriptor says about the function the user wrote.
+struct region_facts {
+    std::string signature, mangled, file;
+    unsigned line_begin = 0, line_end = 0;
+};
+region_facts region_facts_of(tree fndecl, const std::string &signature, const char *mangled,
+                            const std::string &file);
+tree region_facts_tree(const region_facts &rf);
+bool region_facts_from_tree(tree list, region_facts *rf);
+tree make_region(tree fndecl, const region_facts &rf);
 
-// hook_insertion.cc, late_pass.cc
+// hook_insertion.cc: the deciding pass (and the hooks of inline=before)
 opt_pass *make_instr_pass(gcc::context *ctx);
-opt_pass *make_instr_inlined_pass(gcc::context *ctx);
-void on_override_gate(void *gcc_data, void *user_data);
+
+// late_pass.cc, unwind_exits.cc: the hooks of inline=after, in the final bodies
+opt_pass *make_instr_late_pass(gcc::context *ctx);
+void insert_hooks(function *fun, tree region);
+gcall *insert_guarded_hook(function *fun, gimple_stmt_iterator *gsi, tree hook, tree region,
+                           location_t loc);
+void insert_unwind_exits(function *fun, tree region, location_t loc);
 
 }  // namespace instr_gcc
 
