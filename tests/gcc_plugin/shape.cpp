@@ -10,6 +10,8 @@
 //
 // VISITS 1 main
 // VISITS 1 Domain::Domain(int)
+// with -flto GCC inlines the constructor into main at link time (lto.py):
+// VISITS[lto] 0 Domain::Domain(int)
 // VISITS 1 pick(int)
 // VISITS 5 advance(Domain&, double)
 // VISITS 6 energy(Domain&, Material const&, int*)
