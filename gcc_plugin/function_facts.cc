@@ -43,6 +43,18 @@ std::string demangled_signature(const char *mangled)
     return mangled;
 }
 
+// The signature fact: the demangled name, or for Fortran the name a Fortran user reads.
+std::string function_signature(tree fndecl, const char *mangled)
+{
+    return fortran_unit() ? fortran_name(fndecl) : demangled_signature(mangled);
+}
+
+// main in C and C++; a Fortran program's MAIN__ (its main() is gfortran's, built-in below).
+bool is_program_main(tree fndecl, const char *mangled)
+{
+    return fortran_unit() ? fortran_program(fndecl) : !strcmp(mangled, "main");
+}
+
 // Lexically normalised absolute path: relative names are joined to the compilation
 // directory; "." components and repeated slashes are dropped; ".." removes the previous
 // component. No symlinks are resolved (the path a user sees in the compile command).
@@ -134,8 +146,9 @@ unsigned builtin_flags(tree fndecl)
     if (DECL_EXTERNAL(fndecl))
         flags |= INSTR_BUILTIN_FLAG(INSTR_BUILTIN_DECLARATION);
     // Compiler-generated: implicit special members, static initialisers, outlined bodies.
+    // gfortran's C main() around the program (MAIN__) is its own, not the user's.
     if ((DECL_ARTIFICIAL(fndecl) && !lambda_body_p(fndecl)) ||
-        DECL_SOURCE_LOCATION(fndecl) == BUILTINS_LOCATION)
+        DECL_SOURCE_LOCATION(fndecl) == BUILTINS_LOCATION || fortran_generated_main(fndecl))
         flags |= INSTR_BUILTIN_FLAG(INSTR_BUILTIN_ARTIFICIAL);
     if (lookup_attribute("naked", DECL_ATTRIBUTES(fndecl)))
         flags |= INSTR_BUILTIN_FLAG(INSTR_BUILTIN_NAKED);

@@ -89,7 +89,7 @@ struct instr_pass : gimple_opt_pass {
             return 0;
 
         const char *mangled = linkage_name(fndecl);
-        std::string signature = demangled_signature(mangled);
+        std::string signature = function_signature(fndecl, mangled);
         std::string file = absolute_path(DECL_SOURCE_FILE(fndecl));
         long instructions = gimple_statement_count(gimple_body(fndecl));
 
@@ -100,7 +100,7 @@ struct instr_pass : gimple_opt_pass {
         facts.mangled = mangled;
         facts.file = file.c_str();
         facts.instructions = instructions;
-        facts.is_main = !strcmp(mangled, "main");
+        facts.is_main = is_program_main(fndecl, mangled);
         facts.builtin_flags = builtin_flags(fndecl);
 
         instr_decision d = instr_filter_decide(state.filter, &facts);

@@ -39,6 +39,14 @@ std::string demangled_signature(const char *mangled);
 std::string absolute_path(const char *file);
 long gimple_statement_count(gimple_seq body);
 unsigned builtin_flags(tree fndecl);
+std::string function_signature(tree fndecl, const char *mangled);
+bool is_program_main(tree fndecl, const char *mangled);
+
+// fortran_names.cc
+bool fortran_unit();
+std::string fortran_name(tree fndecl);
+bool fortran_generated_main(tree fndecl);
+bool fortran_program(tree fndecl);
 
 // decision_report.cc
 const char *tu_name();

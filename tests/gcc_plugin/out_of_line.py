@@ -15,7 +15,7 @@ instruments nothing.
 --inline before --expect-difference is the negative control: with the hooks in place before
 inlining, GCC inlines less, and the test then requires that the comparison finds it.
 
-usage: out_of_line.py --gcc GCC --gxx GXX --plugin instr.so --work DIR
+usage: out_of_line.py --gcc GCC --gxx GXX [--gfortran GFORTRAN] --plugin instr.so --work DIR
                       [--inline after|before] [--expect-difference] SRC...
 """
 import argparse
@@ -89,6 +89,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--gcc", required=True)
     ap.add_argument("--gxx", required=True)
+    ap.add_argument("--gfortran", help="for .f90 sources")
     ap.add_argument("--plugin", required=True)
     ap.add_argument("--work", required=True)
     ap.add_argument("--inline", default="after")
@@ -101,15 +102,20 @@ def main():
     differences, problems = [], []
     for src in args.sources:
         cc = args.gxx if src.endswith((".cpp", ".cc")) else args.gcc
+        if src.endswith(".f90"):
+            if not args.gfortran:
+                raise Failure("%s needs --gfortran" % src)
+            cc = args.gfortran
         base = os.path.splitext(os.path.basename(src))[0]
         for opt in ("-O2", "-O3"):
             plain = os.path.join(args.work, "%s%s.plain.o" % (base, opt))
             instr = os.path.join(args.work, "%s%s.instr.o" % (base, opt))
             report = os.path.join(args.work, "%s%s.tsv" % (base, opt))
-            run([cc, opt, "-c", src, "-o", plain])
+            # in the work directory: gfortran writes its .mod files there
+            run([cc, opt, "-c", src, "-o", plain], cwd=args.work)
             run([cc, opt, "-c", src, "-o", instr, "-fplugin=" + args.plugin,
                  "-fplugin-arg-instr-inline=" + args.inline,
-                 "-fplugin-arg-instr-report=" + report])
+                 "-fplugin-arg-instr-report=" + report], cwd=args.work)
             a, b = functions(plain), functions(instr)
             what = "%s %s" % (os.path.basename(src), opt)
             if a != b:
