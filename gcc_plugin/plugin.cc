@@ -43,6 +43,18 @@ void on_finish(void *, void *)
     state.filter = nullptr;
 }
 
+// PASS next to the first instance of the pass named REFERENCE.
+void register_pass(const char *plugin_name, opt_pass *pass, const char *reference,
+                   pass_positioning_ops where)
+{
+    struct register_pass_info pass_info;
+    pass_info.pass = pass;
+    pass_info.reference_pass_name = reference;
+    pass_info.ref_pass_instance_number = 1;
+    pass_info.pos_op = where;
+    register_callback(plugin_name, PLUGIN_PASS_MANAGER_SETUP, NULL, &pass_info);
+}
+
 }  // namespace
 
 }  // namespace instr_gcc
@@ -80,20 +92,10 @@ __attribute__((visibility("default"))) int plugin_init(struct plugin_name_args *
     register_callback(info->base_name, PLUGIN_REGISTER_GGC_ROOTS, NULL,
                       const_cast<ggc_root_tab *>(instr_gc_roots));
 
-    struct register_pass_info pass_info;
-    pass_info.pass = make_instr_pass(g);
-    pass_info.reference_pass_name = "lower";
-    pass_info.ref_pass_instance_number = 1;
-    pass_info.pos_op = PASS_POS_INSERT_AFTER;
-    register_callback(info->base_name, PLUGIN_PASS_MANAGER_SETUP, NULL, &pass_info);
-    if (state.after_inlining) {
-        struct register_pass_info late_info;
-        late_info.pass = make_instr_late_pass(g);
-        late_info.reference_pass_name = "ehdisp";
-        late_info.ref_pass_instance_number = 1;
-        late_info.pos_op = PASS_POS_INSERT_BEFORE;
-        register_callback(info->base_name, PLUGIN_PASS_MANAGER_SETUP, NULL, &late_info);
-    }
+    register_pass(info->base_name, make_instr_pass(g), "lower", PASS_POS_INSERT_AFTER);
+    if (state.after_inlining)
+        register_pass(info->base_name, make_instr_late_pass(g), "ehdisp",
+                      PASS_POS_INSERT_BEFORE);
     register_callback(info->base_name, PLUGIN_FINISH, on_finish, NULL);
     return 0;
 }

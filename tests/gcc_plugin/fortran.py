@@ -26,7 +26,7 @@ here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, here)
 sys.path.insert(0, os.path.join(here, "..", "lib"))
 import profile as P  # noqa: E402  tests/lib/profile.py
-from gcc_plugin_test import Failure, read_report, run  # noqa: E402
+from gcc_plugin_test import Failure, exit_status, read_report, run  # noqa: E402
 
 OUTPUT = ("step  25 residual  9.5678E-01\nstep  50 residual  4.8474E-01\n"
           "step  75 residual  3.2282E-01\nstep 100 residual  2.4214E-01\n"
@@ -183,8 +183,4 @@ def main():
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except Failure as e:
-        print("FAIL: %s" % e)
-        sys.exit(1)
+    sys.exit(exit_status(main))

@@ -41,6 +41,17 @@ class Failure(Exception):
     pass
 
 
+def exit_status(fn, *fn_args):
+    """Runs fn(*fn_args): 0, or 1 after printing "FAIL: why" for a Failure (the drivers of
+    tests/gcc_plugin share this ending)."""
+    try:
+        fn(*fn_args)
+    except Failure as e:
+        print("FAIL: %s" % e)
+        return 1
+    return 0
+
+
 def run(cmd, env=None, check=True, cwd=None):
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=cwd,
                        universal_newlines=True)
@@ -587,12 +598,7 @@ def main():
     os.makedirs(args.work)
     cases = {"object": case_object, "run": case_run, "e2e": case_e2e, "errors": case_errors,
              "report": case_report, "runtime-exclusion": case_runtime_exclusion}
-    try:
-        cases[args.case](args)
-    except Failure as e:
-        print("FAIL: %s" % e)
-        return 1
-    return 0
+    return exit_status(cases[args.case], args)
 
 
 if __name__ == "__main__":

@@ -21,7 +21,8 @@ here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, here)
 sys.path.insert(0, os.path.join(here, "..", "lib"))
 import profile as P  # noqa: E402  tests/lib/profile.py
-from gcc_plugin_test import Failure, check_counts, expectations, run  # noqa: E402
+from gcc_plugin_test import (Failure, check_counts, exit_status, expectations,  # noqa: E402
+                             run)
 from out_of_line import functions, shortlist  # noqa: E402
 
 
@@ -71,8 +72,4 @@ def main():
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except Failure as e:
-        print("FAIL: %s" % e)
-        sys.exit(1)
+    sys.exit(exit_status(main))

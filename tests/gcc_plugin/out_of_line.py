@@ -25,7 +25,8 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gcc_plugin_test import ElfObject, Failure, base_function, read_report, run  # noqa: E402
+from gcc_plugin_test import (ElfObject, Failure, base_function, exit_status,  # noqa: E402
+                             read_report, run)
 
 FUNCTION_TYPES = set("tTwWi")
 
@@ -138,8 +139,4 @@ def main():
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except Failure as e:
-        print("FAIL: %s" % e)
-        sys.exit(1)
+    sys.exit(exit_status(main))
