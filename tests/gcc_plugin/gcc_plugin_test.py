@@ -5,11 +5,13 @@
                        [--inline after|before] [...]
 
 Cases
-  object SRC OPT      (OPT e.g. O2) compile SRC with SRC's spec; in the object: one descriptor (48 bytes) in
-                      section instr_regions per included function of the report, no hook call
-                      in an excluded function, enter and exit calls in every included one;
-                      with inline=after (the default): no function's code refers to another
-                      function's descriptor (what was inlined left no hook call behind)
+  object SRC OPT      (OPT e.g. O2) compile SRC with SRC's spec; in the object, section
+                      instr_regions holds one descriptor (48 bytes) per emitted body of an
+                      included function (inline=after, the default: clones and split parts
+                      are bodies, a function inlined everywhere has none) or per included
+                      function (inline=before); no hook call in an excluded function, enter
+                      and exit calls in every included one; with inline=after no function's
+                      code refers to another function's descriptor
   run SRC OPT         build SRC plain and instrumented (hooks: count_hooks.c); same stdout
                       and exit code; visit counts exactly as SRC's VISITS lines; ABSENT
                       functions never entered; every exit closes the innermost open region
