@@ -1,5 +1,5 @@
 // descriptor.cc — the ABI v1 trees: struct instr_region, the two hook declarations, and
-// one static descriptor per instrumented function in section "instr_regions"
+// one static descriptor per instrumented function body in section "instr_regions"
 // (docs/gcc-plugin.md, "Descriptor and hooks").
 
 #include "gcc_headers.h"
