@@ -22,7 +22,6 @@
 #include "tree-into-ssa.h"
 #include "cfgloop.h"
 
-#include <unordered_set>
 #include <vector>
 
 namespace instr_gcc {
@@ -54,9 +53,9 @@ struct instr_late_pass : gimple_opt_pass {
         tree attr = lookup_attribute(kInstrumentedAttr, DECL_ATTRIBUTES(fun->decl));
         if (!attr)
             return 0;
-        // Never twice: one body passes here once, but a second instance of the pass (the
-        // plugin loaded twice) must not add a second pair.
-        if (!done.insert(DECL_UID(fun->decl)).second)
+        // Never twice: GCC runs this pass once per body; the set keeps it so should the
+        // pass ever be run again on a body (another instance of it).
+        if (!state.late_instrumented.insert(DECL_UID(fun->decl)).second)
             return 0;
         region_facts rf;
         if (!region_facts_from_tree(TREE_VALUE(attr), &rf)) {
@@ -70,8 +69,6 @@ struct instr_late_pass : gimple_opt_pass {
         insert_hooks(fun, region);
         return gimple_in_ssa_p(fun) ? TODO_update_ssa_only_virtuals : 0;
     }
-
-    std::unordered_set<unsigned> done;
 };
 
 }  // namespace
@@ -133,9 +130,8 @@ void insert_hooks(function *fun, tree region)
         if (!gsi_end_p(prev) && is_gimple_call(gsi_stmt(prev)) &&
             gimple_call_must_tail_p(as_a<gcall *>(gsi_stmt(prev))))
             gsi = prev;
-        insert_guarded_hook(fun, &gsi, exit_decl, region, gimple_location(ret) != UNKNOWN_LOCATION
-                                                              ? gimple_location(ret)
-                                                              : end);
+        location_t loc = gimple_location(ret) != UNKNOWN_LOCATION ? gimple_location(ret) : end;
+        insert_guarded_hook(fun, &gsi, exit_decl, region, loc);
     }
 
     basic_block entry = split_edge(single_succ_edge(ENTRY_BLOCK_PTR_FOR_FN(fun)));

@@ -6,6 +6,7 @@
 #include "instr_filter.h"
 
 #include <string>
+#include <unordered_set>
 
 namespace instr_gcc {
 
@@ -21,6 +22,8 @@ struct plugin_state {
     // -fplugin-arg-instr-inline=after (default): the hooks go into the final bodies after
     // IPA inlining (late_pass.cc); before: into the lowered body, before any inlining.
     bool after_inlining = true;
+    // DECL_UIDs of the bodies the pass after inlining has given hooks (late_pass.cc).
+    std::unordered_set<unsigned> late_instrumented;
 };
 
 extern plugin_state state;
