@@ -399,6 +399,22 @@ int main(int argc, char **argv)
     if (linking) {
         if (mode == MODE_XRAY && !instrumenting)
             push(&out, "-fxray-instrument");
+        if (mode == MODE_HOOKS && !instrumenting) {
+            /* GCC with -flto compiles at link time (lto1): the GCC plugin inserts the hooks
+             * there, after whole-program inlining, into the functions the compile step
+             * selected (docs/gcc-plugin.md, "LTO"). lto1 loads it only if the link has it. */
+            char real[PATH_MAX];
+            underlying(cc, real, sizeof real);
+            int major;
+            if (detect_family(real, &major) == FAMILY_GCC) {
+                char plugin[2 * PATH_MAX];
+                snprintf(plugin, sizeof plugin, "%s/instr/gcc-%d/instr.so", lib, major);
+                if (file_exists(plugin)) {
+                    snprintf(opt, sizeof opt, "-fplugin=%s", plugin);
+                    push(&out, opt);
+                }
+            }
+        }
         if (mode == MODE_XRAY) {
             /* The XRay glue goes into the executable itself (xray_adapter/xray_glue.h says
              * why); nothing references it, so it is linked whole. */
