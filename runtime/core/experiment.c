@@ -156,7 +156,8 @@ int instr_experiment_create(void)
         instr_warn("experiment directory %s exists already and is left as it is; writing to "
                    "%s instead", instr_quote(q1, base), instr_quote(q2, dir));
     }
-    instr_info(1, "experiment directory: %s", dir);
+    char shown[PATH_MAX];
+    instr_info(1, "experiment directory: %s", instr_escaped(shown, sizeof shown, dir));
     return 0;
 }
 
@@ -269,8 +270,9 @@ int instr_experiment_prepare(void)
     if (!err && (size_t)snprintf(path, sizeof path, "%s/%s", dir, sub) >= sizeof path)
         err = ENAMETOOLONG;
     if (err) {
+        char q[INSTR_QUOTE_SIZE];
         instr_warn("forked child: cannot create %s in %s: %s; its profile is not written", sub,
-                   dir, why(err));
+                   instr_quote(q, dir), why(err));
         if (fd >= 0)
             close(fd);
         have_dir = 0;

@@ -18,6 +18,7 @@
 #include "registry.h"
 #include "rtfilter.h"
 #include "signals.h"
+#include "text.h"
 #include "../profile/profile.h"
 #ifdef INSTR_RT_HAVE_TRACE
 #include "../trace/trace.h"
@@ -25,6 +26,7 @@
 #include "../../xray_adapter/xray_report.h"
 
 #include <dlfcn.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -159,16 +161,17 @@ static void summary(const instr_run *run, const char *files, int failed)
 {
     if (instr_verbose < 0)
         return;
-    char who[48] = "";
+    char who[48] = "", where[PATH_MAX];
+    instr_escaped(where, sizeof where, run->dir ? run->dir : "(no directory)");
     if (run->fork_of)
         snprintf(who, sizeof who, "forked child %d: ", run->pid);
     if (failed && !*files) {
-        instr_warn("%snothing was written to %s", who, run->dir ? run->dir : "(no directory)");
+        instr_warn("%snothing was written to %s", who, where);
         return;
     }
     instr_warn("%s%u thread%s, %u region%s: %s written to %s", who, run->nlocations,
                run->nlocations == 1 ? "" : "s", instr_registry_count(),
-               instr_registry_count() == 1 ? "" : "s", files, run->dir);
+               instr_registry_count() == 1 ? "" : "s", files, where);
 }
 
 void instr_finalize(void) { finalize(0); }

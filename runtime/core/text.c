@@ -75,6 +75,24 @@ void instr_fputs_escaped(FILE *f, const char *s)
     }
 }
 
+const char *instr_escaped(char *out, size_t size, const char *s)
+{
+    const unsigned char *p = (const unsigned char *)(s ? s : "");
+    size_t o = 0;
+    while (*p) {
+        char buf[16];
+        size_t len, n = escape_one(p, buf, &len);
+        if (o + len >= size)
+            break;
+        memcpy(out + o, buf, len);
+        o += len;
+        p += n;
+    }
+    if (size)
+        out[o < size ? o : size - 1] = '\0';
+    return out;
+}
+
 const char *instr_quote(char out[INSTR_QUOTE_SIZE], const char *s)
 {
     /* What is shown of a long value: enough to recognise it, little enough that the

@@ -16,6 +16,10 @@ int instr_utf8_len(const unsigned char *p);
  * that are not well-formed UTF-8 as \xHH, and the backslash as \\. */
 void instr_fputs_escaped(FILE *f, const char *s);
 
+/* s escaped as instr_fputs_escaped() does, into out (cut only when out is full). Returns
+ * out. */
+const char *instr_escaped(char *out, size_t size, const char *s);
+
 /* Room for any instr_quote() result. */
 #define INSTR_QUOTE_SIZE 160
 
