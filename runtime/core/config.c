@@ -25,6 +25,7 @@ static const instr_config defaults = {
     .timer = INSTR_TIMER_AUTO,
     .total_memory = INSTR_DEFAULT_TOTAL_MEMORY,
     .verbose = 0,
+    .write_on_signal = 1,
     .write_on_fatal = 0,
     .folded_max_depth = INSTR_DEFAULT_FOLDED_MAX_DEPTH,
 };
@@ -32,19 +33,21 @@ instr_config instr_cfg = {
     .enable_profiling = 1,
     .timer = INSTR_TIMER_AUTO,
     .total_memory = INSTR_DEFAULT_TOTAL_MEMORY,
+    .write_on_signal = 1,
     .folded_max_depth = INSTR_DEFAULT_FOLDED_MAX_DEPTH,
 };
 
 enum {
-    V_PROFILING, V_TRACING, V_EXPDIR, V_FILTER, V_TIMER, V_MEMORY, V_VERBOSE, V_FATAL,
-    V_FOLDED, V_COUNT
+    V_PROFILING, V_TRACING, V_EXPDIR, V_FILTER, V_TIMER, V_MEMORY, V_VERBOSE, V_SIGNAL,
+    V_FATAL, V_FOLDED, V_COUNT
 };
 
 /* The runtime's own variables, recorded in instr.cfg. */
 static const char *const names[V_COUNT] = {
     "INSTR_ENABLE_PROFILING", "INSTR_ENABLE_TRACING", "INSTR_EXPERIMENT_DIRECTORY",
     "INSTR_FILTERING_FILE",   "INSTR_TIMER",          "INSTR_TOTAL_MEMORY",
-    "INSTR_VERBOSE",          "INSTR_WRITE_ON_FATAL", "INSTR_FOLDED_MAX_DEPTH",
+    "INSTR_VERBOSE",          "INSTR_WRITE_ON_SIGNAL", "INSTR_WRITE_ON_FATAL",
+    "INSTR_FOLDED_MAX_DEPTH",
 };
 /* Names read by other parts of instr (XRay adapter at run time, the compiler plugins at
  * compile time): known, so never reported as unknown. A new variable joins one list. */
@@ -393,6 +396,7 @@ void instr_config_read_from(char *const *envp, int secure)
     read_string(V_FILTER, &instr_cfg.filtering_file, PATH_MAX - 1);
     read_timer();
     read_memory();
+    read_bool(V_SIGNAL, &instr_cfg.write_on_signal);
     read_bool(V_FATAL, &instr_cfg.write_on_fatal);
     read_folded_depth();
     if (secure) {

@@ -22,6 +22,7 @@ typedef struct instr_config {
     int timer;                        /* enum instr_timer_choice */
     uint64_t total_memory;            /* bytes for call-tree nodes, all threads together */
     int verbose;
+    int write_on_signal;              /* handle termination signals the program does not */
     int write_on_fatal;               /* also write on SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT */
     uint32_t folded_max_depth;        /* profile.folded: deeper paths are shortened */
     int privileged;                   /* AT_SECURE: environment ignored, nothing recorded */

@@ -102,6 +102,8 @@ static void install(int sig)
 
 void instr_signals_install(void)
 {
+    if (!instr_cfg.write_on_signal)
+        return;
     for (size_t i = 0; i < COUNT(term_signals); i++)
         install(term_signals[i]);
     if (instr_cfg.write_on_fatal)

@@ -3,7 +3,7 @@
  * Termination signals (SIGTERM, SIGINT, SIGHUP, SIGXCPU, SIGUSR1, SIGUSR2) that the program
  * does not handle itself: what was measured is written, then the process dies by the same
  * signal, so its exit status is the plain program's. With INSTR_WRITE_ON_FATAL=1 the same
- * for SIGSEGV, SIGBUS, SIGFPE, SIGILL and SIGABRT.
+ * for SIGSEGV, SIGBUS, SIGFPE, SIGILL and SIGABRT. INSTR_WRITE_ON_SIGNAL=0 installs nothing.
  *
  * While the runtime writes, SIGXFSZ is held off: a file-size limit (ulimit -f) makes the
  * write fail with EFBIG, which is reported, instead of killing the program. */

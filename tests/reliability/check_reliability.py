@@ -157,6 +157,19 @@ def case_own_handler():
            "the runtime wrote a profile although the program handled SIGTERM: %r" % exps)
 
 
+def case_signal_opt_out():
+    # INSTR_WRITE_ON_SIGNAL=0: the runtime installs no handler, so a program that installs
+    # its own only over the default disposition behaves exactly as built plain.
+    rc, mine, wd = signal_case(signal.SIGTERM, mode="if_default",
+                               env={"INSTR_WRITE_ON_SIGNAL": "0"})
+    expect(rc == 7, "exit status %r, expected the program's own 7" % rc)
+    rc, mine, wd = signal_case(signal.SIGTERM, env={"INSTR_WRITE_ON_SIGNAL": "0"})
+    expect(rc == -signal.SIGTERM, "exit status %r" % rc)
+    exps = experiment_dirs(wd)
+    expect(len(exps) == 1 and sorted(os.listdir(exps[0])) == ["instr.cfg"],
+           "INSTR_WRITE_ON_SIGNAL=0 wrote a profile: %r" % exps)
+
+
 def case_ignored_signal():
     # SIGTERM ignored when the program starts (as nohup does for SIGHUP): it stays ignored;
     # the SIGINT that follows ends the program and the profile is written.

@@ -1,6 +1,8 @@
 /* signals.c — a program that runs until a signal ends it.
  *   signals loop    calls work() 1000 times, prints "ready", then calls work() until killed
  *   signals own     installs its own SIGTERM handler after start-up (it prints and exits 7)
+ *   signals if_default   the same, but only when it finds SIGTERM's disposition the default
+ *                   (as some interpreters do for SIGINT)
  *   signals abort   calls work() 1000 times, then abort() */
 #define _POSIX_C_SOURCE 200809L
 #include <signal.h>
@@ -36,7 +38,9 @@ int main(int argc, char **argv)
             work();
         abort();
     }
-    if (strcmp(mode, "own") == 0) {
+    struct sigaction now;
+    sigaction(SIGTERM, NULL, &now);
+    if (strcmp(mode, "own") == 0 || (strcmp(mode, "if_default") == 0 && now.sa_handler == SIG_DFL)) {
         struct sigaction sa;
         memset(&sa, 0, sizeof sa);
         sa.sa_handler = own_handler;
