@@ -8,12 +8,28 @@
  * process dies by the signal it was sent and the exit status stays the plain program's,
  * only the profile is lost. A second signal of the same kind (a second Ctrl-C) kills at
  * once for the same reason (SA_NODEFER). A fault inside the write dies by the first
- * signal. */
+ * signal.
+ *
+ * The thread the signal interrupted may be inside the runtime itself, half-way through an
+ * event (a record half written, a stack popped but the substrates not told yet) or holding
+ * one of its locks. Writing then would close its regions twice or wait on itself. So when
+ * the interrupted instruction lies in the runtime's own code (the shared library's
+ * executable segments, found at start-up) or in what an event calls (OTF2, the vDSO's
+ * clock), the handler puts itself back, asks for the same signal again 1 ms later on the
+ * same thread, and returns: the event completes, and the signal comes back where the
+ * program is outside the runtime (up to 1,000 times; then it writes anyway). Where the
+ * runtime is linked statically into the program its code cannot be told from the
+ * program's, and the handler writes at once. Other threads still inside an event at that
+ * moment are the same case as threads still running at exit() (docs/reliability.md). */
 #include "signals.h"
 #include "config.h"
 
+#include <link.h>
+#include <stdint.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 void (*instr_signal_finalize)(void);
@@ -23,6 +39,103 @@ static const int fatal_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
 #define COUNT(a) (sizeof a / sizeof *a)
 
 static int first_signal;
+
+/* ---- where the runtime's own code is */
+
+enum { MAX_RANGES = 16, MAX_DEFERS = 1000 };
+static uintptr_t code_lo[MAX_RANGES], code_hi[MAX_RANGES];
+static int ncode;
+
+/* Libraries the runtime calls while an event is half done: OTF2 (the trace writer's record
+ * encoding) and the vDSO (clock_gettime). */
+static int called_in_events(const char *name)
+{
+    return strstr(name, "libotf2") || strstr(name, "open-trace-format") ||
+           strstr(name, "linux-vdso") || strstr(name, "linux-gate");
+}
+
+static int find_own_code(struct dl_phdr_info *info, size_t size, void *self)
+{
+    (void)size;
+    int mine = 0;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        uintptr_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
+        if (ph->p_type == PT_LOAD && (uintptr_t)self >= lo && (uintptr_t)self < hi)
+            mine = 1;
+    }
+    const char *name = info->dlpi_name ? info->dlpi_name : "";
+    if (mine && !name[0])
+        return 1; /* linked into the program: its code and ours are one, nothing is known */
+    if (!mine && !called_in_events(name))
+        return 0;
+    for (int i = 0; i < info->dlpi_phnum && ncode < MAX_RANGES; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
+            code_lo[ncode] = info->dlpi_addr + ph->p_vaddr;
+            code_hi[ncode] = code_lo[ncode] + ph->p_memsz;
+            ncode++;
+        }
+    }
+    return 0;
+}
+
+static int in_runtime(const void *ucontext)
+{
+    const ucontext_t *uc = ucontext;
+    uintptr_t pc;
+#if defined(__x86_64__)
+    pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+#elif defined(__aarch64__)
+    pc = (uintptr_t)uc->uc_mcontext.pc;
+#else
+    (void)uc;
+    return 0;
+#endif
+    for (int i = 0; i < ncode; i++)
+        if (pc >= code_lo[i] && pc < code_hi[i])
+            return 1;
+    return 0;
+}
+
+static void on_signal(int sig, siginfo_t *info, void *ucontext);
+
+static void set_handler(int sig)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_signal;
+    /* Back to the default on entry, and not blocked while the handler runs: the signal
+     * sent again (a second Ctrl-C, the watchdog) ends the process as the plain program. */
+    sa.sa_flags = SA_SIGINFO | SA_RESETHAND | SA_NODEFER | SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < COUNT(term_signals); i++)
+        if (term_signals[i] != sig)
+            sigaddset(&sa.sa_mask, term_signals[i]);
+    sigaction(sig, &sa, NULL);
+}
+
+/* The same signal again after `ms` milliseconds, to this thread where the kernel allows. */
+static void send_again(int sig, long ms)
+{
+    struct sigevent ev;
+    memset(&ev, 0, sizeof ev);
+    ev.sigev_signo = sig;
+#ifdef sigev_notify_thread_id
+    ev.sigev_notify = SIGEV_THREAD_ID;
+    ev.sigev_notify_thread_id = (pid_t)syscall(SYS_gettid);
+#else
+    ev.sigev_notify = SIGEV_SIGNAL;
+#endif
+    timer_t t;
+    if (timer_create(CLOCK_MONOTONIC, &ev, &t) != 0)
+        return;
+    struct itimerspec when;
+    memset(&when, 0, sizeof when);
+    when.it_value.tv_sec = ms / 1000;
+    when.it_value.tv_nsec = (ms % 1000) * 1000000L;
+    timer_settime(t, 0, &when, NULL);
+}
 
 static void die(int sig)
 {
@@ -46,28 +159,22 @@ static void on_fault_while_writing(int sig)
     die(__atomic_load_n(&first_signal, __ATOMIC_SEQ_CST));
 }
 
-static void arm_watchdog(int sig)
+static void on_signal(int sig, siginfo_t *info, void *ucontext)
 {
-    struct sigevent ev;
-    memset(&ev, 0, sizeof ev);
-    ev.sigev_notify = SIGEV_SIGNAL;
-    ev.sigev_signo = sig;
-    timer_t t;
-    if (timer_create(CLOCK_MONOTONIC, &ev, &t) != 0)
+    (void)info;
+    static int defers;
+    if (__atomic_load_n(&first_signal, __ATOMIC_SEQ_CST) == 0 && defers < MAX_DEFERS &&
+        in_runtime(ucontext)) {
+        defers++;
+        set_handler(sig);
+        send_again(sig, 1);
         return;
-    struct itimerspec when;
-    memset(&when, 0, sizeof when);
-    when.it_value.tv_sec = INSTR_SIGNAL_WRITE_SECONDS;
-    timer_settime(t, 0, &when, NULL);
-}
-
-static void on_signal(int sig)
-{
+    }
     int none = 0;
     if (!__atomic_compare_exchange_n(&first_signal, &none, sig, 0, __ATOMIC_SEQ_CST,
                                      __ATOMIC_SEQ_CST))
         die(none); /* another thread is writing already for an earlier signal */
-    arm_watchdog(sig);
+    send_again(sig, INSTR_SIGNAL_WRITE_SECONDS * 1000L); /* the watchdog */
     struct sigaction fault;
     memset(&fault, 0, sizeof fault);
     fault.sa_handler = on_fault_while_writing;
@@ -87,23 +194,14 @@ static void install(int sig)
     if (sigaction(sig, NULL, &old) != 0 || (old.sa_flags & SA_SIGINFO) ||
         old.sa_handler != SIG_DFL)
         return; /* the program's own handler, or ignored: left alone */
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    /* Back to the default on entry, and not blocked while the handler runs: the signal
-     * sent again (a second Ctrl-C, the watchdog) ends the process as the plain program. */
-    sa.sa_flags = SA_RESETHAND | SA_NODEFER | SA_RESTART;
-    sigemptyset(&sa.sa_mask);
-    for (size_t i = 0; i < COUNT(term_signals); i++)
-        if (term_signals[i] != sig)
-            sigaddset(&sa.sa_mask, term_signals[i]);
-    sigaction(sig, &sa, NULL);
+    set_handler(sig);
 }
 
 void instr_signals_install(void)
 {
     if (!instr_cfg.write_on_signal)
         return;
+    dl_iterate_phdr(find_own_code, (void *)instr_signals_install);
     for (size_t i = 0; i < COUNT(term_signals); i++)
         install(term_signals[i]);
     if (instr_cfg.write_on_fatal)

@@ -142,6 +142,21 @@ def case_sigterm():
     profile_after_signal(signal.SIGTERM)
 
 
+def case_sigterm_trace():
+    if not A.trace:
+        raise Skip("this runtime is built without OTF2")
+    import otf2check as T
+    rc, mine, wd = signal_case(signal.SIGTERM, env={"INSTR_ENABLE_TRACING": "1"})
+    expect(rc == -signal.SIGTERM, "exit status %r" % rc)
+    exps = experiment_dirs(wd)
+    expect(len(exps) == 1, "experiments %r" % exps)
+    tr = T.load(exps[0])  # otf2-print -A -Werror reads the whole archive
+    expect(tr.problems() == [], "trace problems: %r" % tr.problems()[:5])
+    n = tr.enters_by_region()
+    expect(n.get("main") == 1 and n.get("work", 0) >= 1000, "enters %r" % n)
+    expect("traces.otf2" in written_files(mine), "summary %r" % mine)
+
+
 def case_signals_all():
     for sig in (signal.SIGINT, signal.SIGHUP, signal.SIGXCPU, signal.SIGUSR1, signal.SIGUSR2):
         profile_after_signal(sig)
@@ -279,6 +294,11 @@ def case_deep_recursion():
     expect("shortened in profile.folded" in txt, "profile.txt does not say what was shortened")
 
 
+def _trace_error():
+    import otf2check as T
+    return T.TraceError
+
+
 def main():
     global A, P
     ap = argparse.ArgumentParser()
@@ -287,12 +307,14 @@ def main():
     ap.add_argument("--work", required=True)
     ap.add_argument("--lib", required=True)
     ap.add_argument("--double", required=True)
+    ap.add_argument("--trace", type=int, default=0)
     A = ap.parse_args()
     sys.path.insert(0, A.lib)
     import profile as prof_mod
     P = prof_mod
     try:
-        return run_case(globals(), A.case, failures=(json.JSONDecodeError, P.ProfileError))
+        return run_case(globals(), A.case, failures=(json.JSONDecodeError, P.ProfileError,
+                                                     _trace_error()))
     except Skip as e:
         print("skipped %s: %s" % (A.case, e))
         return SKIP
