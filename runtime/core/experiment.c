@@ -2,6 +2,7 @@
 #include "experiment.h"
 #include "config.h"
 #include "log.h"
+#include "signals.h"
 #include "text.h"
 
 #include <errno.h>
@@ -448,7 +449,7 @@ int instr_out_close(instr_outfile *o)
     return 0;
 }
 
-int instr_experiment_write_config(void)
+static int write_config(void)
 {
     instr_outfile o;
     if (instr_out_open(&o, "instr.cfg") != 0)
@@ -462,4 +463,13 @@ int instr_experiment_write_config(void)
         fprintf(o.f, "  # %s\n", instr_config_origin(i));
     }
     return instr_out_close(&o);
+}
+
+int instr_experiment_write_config(void)
+{
+    instr_io_guard g; /* also at start-up and in MPI_Init: a file-size limit never kills */
+    instr_io_guard_begin(&g);
+    int rc = write_config();
+    instr_io_guard_end(&g);
+    return rc;
 }

@@ -136,10 +136,7 @@ static void init_once(void)
             __atomic_store_n(&instr_state, INSTR_STATE_IDLE, __ATOMIC_RELEASE);
             return;
         }
-        instr_io_guard g;
-        instr_io_guard_begin(&g);
         instr_experiment_write_config();
-        instr_io_guard_end(&g);
     }
     pthread_atfork(at_fork_prepare, at_fork_parent, at_fork_child);
     /* atexit runs in reverse: the directory is published after everything else, also
