@@ -264,11 +264,11 @@ int instr_experiment_prepare(void)
         check_not_moved();
         return 0;
     }
-    char sub[32], path[PATH_MAX];
+    char sub[32], made[64], path[PATH_MAX];
     snprintf(sub, sizeof sub, "fork-%d", fork_pid);
-    int suffix, fd = -1, err = make_unique(dfd, sub, path, sizeof path, &suffix, &fd);
+    int suffix, fd = -1, err = make_unique(dfd, sub, made, sizeof made, &suffix, &fd);
     fork_pid = 0;
-    if (!err && (size_t)snprintf(path, sizeof path, "%s/%s", dir, sub) >= sizeof path)
+    if (!err && (size_t)snprintf(path, sizeof path, "%s/%s", dir, made) >= sizeof path)
         err = ENAMETOOLONG;
     if (err) {
         char q[INSTR_QUOTE_SIZE];
