@@ -256,6 +256,41 @@ def case_private_while_recording():
         expect(mode == 0o666 & ~umask, "profile.json mode %o" % mode)
 
 
+def case_concurrent_runs():
+    # Kept from before: 20 runs started together with one INSTR_EXPERIMENT_DIRECTORY get 20
+    # distinct, complete experiments (mkdir is atomic).
+    wd = workdir("run")
+    exp = os.path.join(wd, "exp")
+    procs = [subprocess.Popen([prog("waiter"), "-"], cwd=wd,
+                              env=clean_env({"INSTR_EXPERIMENT_DIRECTORY": exp}),
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+             for _ in range(20)]
+    for p in procs:
+        expect(p.wait(timeout=120) == 0, "a run failed")
+    dirs = sorted(d for d in os.listdir(wd) if d == "exp" or d.startswith("exp."))
+    expect(len(dirs) == 20, "%d directories: %r" % (len(dirs), dirs))
+    pids = set()
+    for d in dirs:
+        prof = P.load(os.path.join(wd, d))
+        expect(P.visits_by_region(prof).get("work") == 20, "%s: %r" % (d, P.visits_by_region(prof)))
+        pids.add(prof["run"]["pid"])
+    expect(len(pids) == 20, "experiments share a process: %r" % pids)
+
+
+def case_symlink_at_name():
+    # Kept from before: a symlink planted where the experiment directory will be made is
+    # neither followed nor written through.
+    wd = workdir("run")
+    elsewhere = workdir("elsewhere")
+    exp = os.path.join(wd, "exp")
+    os.symlink(elsewhere, exp)
+    rc, out, err = run([prog("waiter"), "-"], wd, {"INSTR_EXPERIMENT_DIRECTORY": exp})
+    expect(rc == 0 and os.listdir(elsewhere) == [], "written through the symlink: %r"
+           % os.listdir(elsewhere))
+    expect(os.path.islink(exp) and os.path.isfile(os.path.join(wd, "exp.1", "profile.json")),
+           "no experiment beside the symlink: %r" % os.listdir(wd))
+
+
 # ---- messages and untrusted text
 
 def plain_run(env, name="waiter"):
