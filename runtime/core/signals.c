@@ -115,26 +115,29 @@ static void set_handler(int sig)
     sigaction(sig, &sa, NULL);
 }
 
-/* The same signal again after `ms` milliseconds, to this thread where the kernel allows. */
-static void send_again(int sig, long ms)
+/* The same signal again after `ms` milliseconds, to this thread where the kernel allows.
+ * One timer per use (retry, watchdog), made once and re-armed. */
+static void send_again(int sig, long ms, timer_t *t, int *made)
 {
-    struct sigevent ev;
-    memset(&ev, 0, sizeof ev);
-    ev.sigev_signo = sig;
+    if (!*made) {
+        struct sigevent ev;
+        memset(&ev, 0, sizeof ev);
+        ev.sigev_signo = sig;
 #ifdef sigev_notify_thread_id
-    ev.sigev_notify = SIGEV_THREAD_ID;
-    ev.sigev_notify_thread_id = (pid_t)syscall(SYS_gettid);
+        ev.sigev_notify = SIGEV_THREAD_ID;
+        ev.sigev_notify_thread_id = (pid_t)syscall(SYS_gettid);
 #else
-    ev.sigev_notify = SIGEV_SIGNAL;
+        ev.sigev_notify = SIGEV_SIGNAL;
 #endif
-    timer_t t;
-    if (timer_create(CLOCK_MONOTONIC, &ev, &t) != 0)
-        return;
+        if (timer_create(CLOCK_MONOTONIC, &ev, t) != 0)
+            return;
+        *made = 1;
+    }
     struct itimerspec when;
     memset(&when, 0, sizeof when);
     when.it_value.tv_sec = ms / 1000;
     when.it_value.tv_nsec = (ms % 1000) * 1000000L;
-    timer_settime(t, 0, &when, NULL);
+    timer_settime(*t, 0, &when, NULL);
 }
 
 static void die(int sig)
@@ -162,19 +165,23 @@ static void on_fault_while_writing(int sig)
 static void on_signal(int sig, siginfo_t *info, void *ucontext)
 {
     (void)info;
-    static int defers;
+    static int defers, retry_made, watchdog_made, retry_sig;
+    static timer_t retry, watchdog;
     if (__atomic_load_n(&first_signal, __ATOMIC_SEQ_CST) == 0 && defers < MAX_DEFERS &&
-        in_runtime(ucontext)) {
+        in_runtime(ucontext) && (!retry_made || retry_sig == sig)) {
         defers++;
+        retry_sig = sig;
         set_handler(sig);
-        send_again(sig, 1);
+        send_again(sig, 1, &retry, &retry_made);
         return;
     }
     int none = 0;
     if (!__atomic_compare_exchange_n(&first_signal, &none, sig, 0, __ATOMIC_SEQ_CST,
                                      __ATOMIC_SEQ_CST))
         die(none); /* another thread is writing already for an earlier signal */
-    send_again(sig, INSTR_SIGNAL_WRITE_SECONDS * 1000L); /* the watchdog */
+    /* The watchdog: the same signal again, now with its default action, if the write
+     * gets stuck. */
+    send_again(sig, INSTR_SIGNAL_WRITE_SECONDS * 1000L, &watchdog, &watchdog_made);
     struct sigaction fault;
     memset(&fault, 0, sizeof fault);
     fault.sa_handler = on_fault_while_writing;

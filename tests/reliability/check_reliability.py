@@ -2,7 +2,8 @@
 """End-to-end checks of what the runtime promises in docs/reliability.md: the program runs as
 written (exit status, stdout, its own stderr) and what was measured is kept or its loss is
 said, under termination signals, a file-size limit, a full disk and a deep recursion.
-Usage: check_reliability.py CASE --bin DIR --work DIR --lib DIR --double LIB"""
+Usage: check_reliability.py CASE --bin DIR --work DIR --lib DIR --double LIB --hung LIB
+                            [--trace 0|1]"""
 import argparse
 import json
 import os
@@ -191,6 +192,23 @@ def case_ignored_signal():
     profile_after_signal(signal.SIGINT, first="ignore-term")
 
 
+def case_stuck_write():
+    # The write after a signal gets stuck (a disk that stops answering: tests/lib/
+    # hung_disk_double.c hangs every write to profile.*): the watchdog lets the signal
+    # through, the process dies by it as the plain program, the profile is lost and no
+    # file of it carries a final name.
+    env = {"LD_PRELOAD": A.hung, "HUNG_DOUBLE_PREFIX": "profile.",
+           "ASAN_OPTIONS": "verify_asan_link_order=0"}
+    rc, mine, wd = signal_case(signal.SIGTERM, env=env)
+    expect(rc == -signal.SIGTERM, "exit status %r" % rc)
+    exps = experiment_dirs(wd)
+    expect(len(exps) == 1, "experiments %r" % exps)
+    files = sorted(os.listdir(exps[0]))
+    expect("instr.cfg" in files and not [f for f in files if f.startswith("profile.") and
+                                         not f.endswith(".partial")],
+           "files %r" % files)
+
+
 def case_write_on_fatal():
     rc, mine, wd = same("signals", ["abort"], env={"INSTR_WRITE_ON_FATAL": "1"})
     expect(rc == -signal.SIGABRT, "exit status %r" % rc)
@@ -314,6 +332,7 @@ def main():
     ap.add_argument("--work", required=True)
     ap.add_argument("--lib", required=True)
     ap.add_argument("--double", required=True)
+    ap.add_argument("--hung", required=True)
     ap.add_argument("--trace", type=int, default=0)
     A = ap.parse_args()
     sys.path.insert(0, A.lib)
