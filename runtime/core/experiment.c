@@ -291,8 +291,8 @@ int instr_experiment_prepare(void)
 
 void instr_experiment_publish(void)
 {
-    if (published)
-        return;
+    if (published || fork_pid)
+        return; /* a forked child publishes its own directory, never the parent's */
     published = 1;
     if (have_dir && dfd >= 0)
         (void)fchmod(dfd, publish_mode);
