@@ -20,7 +20,7 @@ static int dfd = -1;          /* the experiment directory, open */
 static int job_dfd = -1;      /* MPI: the job's directory (made by rank 0, joined by all) */
 static char job_path[PATH_MAX];
 static int job_made_here;     /* rank 0: publishes the job's directory too */
-static int published;
+static int published;       /* this process's own directory */
 static mode_t publish_mode;   /* 0777 less the umask, read once */
 static int fork_pid; /* nonzero in a forked child whose directory is not made yet */
 static int deferred; /* an MPI job: the directory is agreed on in MPI_Init (join) */
@@ -289,15 +289,22 @@ int instr_experiment_prepare(void)
     return 0;
 }
 
-void instr_experiment_publish(void)
+void instr_experiment_publish_own(void)
 {
     if (published || fork_pid)
         return; /* a forked child publishes its own directory, never the parent's */
     published = 1;
     if (have_dir && dfd >= 0)
         (void)fchmod(dfd, publish_mode);
-    if (job_made_here && job_dfd >= 0)
+}
+
+void instr_experiment_publish(void)
+{
+    instr_experiment_publish_own();
+    if (job_made_here && job_dfd >= 0) {
         (void)fchmod(job_dfd, publish_mode);
+        job_made_here = 0;
+    }
 }
 
 /* ---- files ---------------------------------------------------------------------------- */

@@ -40,8 +40,11 @@ const char *instr_experiment_job_io_path(const char *jobdir);
 void instr_experiment_forked(int pid);
 /* At the end, before writing: creates a forked child's directory. 0, or -1 (message given). */
 int instr_experiment_prepare(void);
-/* At the very end: makes the directory (and the job's, in rank 0) readable as the umask
+/* When this process's own files are written: makes its directory readable as the umask
  * allows. Idempotent. */
+void instr_experiment_publish_own(void);
+/* At the very end (atexit, after an MPI job's last step): the same, and the job's directory
+ * in the process that made it (rank 0). Idempotent. */
 void instr_experiment_publish(void);
 
 /* A file being written into the experiment directory. */

@@ -233,6 +233,9 @@ static void finalize(int from_signal)
     if (instr_experiment_report_failures())
         failed = 1;
     instr_io_guard_end(&g);
+    /* This process's files are complete (an MPI rank that aborts next keeps them readable);
+     * the job's directory waits for the job's last step. */
+    instr_experiment_publish_own();
     if (instr_mem_exhausted())
         instr_warn("INSTR_TOTAL_MEMORY=%s was not enough: some call paths were not recorded "
                    "(see dropped_call_paths in profile.json); raise it",
