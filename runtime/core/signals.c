@@ -123,9 +123,12 @@ static void send_again(int sig, long ms, timer_t *t, int *made)
         struct sigevent ev;
         memset(&ev, 0, sizeof ev);
         ev.sigev_signo = sig;
-#ifdef sigev_notify_thread_id
+#if defined(SIGEV_THREAD_ID) && defined(sigev_notify_thread_id)
         ev.sigev_notify = SIGEV_THREAD_ID;
         ev.sigev_notify_thread_id = (pid_t)syscall(SYS_gettid);
+#elif defined(SIGEV_THREAD_ID) && defined(__GLIBC__)
+        ev.sigev_notify = SIGEV_THREAD_ID;
+        ev._sigev_un._tid = (pid_t)syscall(SYS_gettid); /* glibc without the POSIX name */
 #else
         ev.sigev_notify = SIGEV_SIGNAL;
 #endif
