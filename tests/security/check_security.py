@@ -33,6 +33,9 @@ def need_root():
         raise Skip("needs root to act as a second user (setpriv)")
     if not shutil.which("setpriv"):
         raise Skip("setpriv is not installed")
+    if subprocess.run(AS_NOBODY + ["test", "-x", prog("waiter")]).returncode != 0:
+        raise Skip("nobody cannot reach the build tree (a parent directory of %s is not "
+                   "searchable by others)" % A.bin)
 
 
 def clean_env(extra=None):
