@@ -8,6 +8,7 @@ Usage: check_security.py CASE --bin DIR --work DIR --lib DIR --trace 0|1"""
 import argparse
 import json
 import os
+import pwd
 import re
 import shutil
 import stat
@@ -177,7 +178,8 @@ def attack(mode, shared_mode, shared_owner_nobody, umask):
     target = target_file()
     shared = workdir("shared", shared_mode)
     if shared_owner_nobody:
-        os.chown(shared, 65534, 65534)
+        nobody = pwd.getpwnam("nobody")
+        os.chown(shared, nobody.pw_uid, nobody.pw_gid)
     exp = os.path.join(shared, "exp")
     env = {"INSTR_EXPERIMENT_DIRECTORY": exp}
     if A.trace:
