@@ -97,7 +97,7 @@ const char *instr_quote(char out[INSTR_QUOTE_SIZE], const char *s)
 {
     /* What is shown of a long value: enough to recognise it, little enough that the
      * message's own words always fit on the line. */
-    enum { SHOWN = 96 };
+    enum { SHOWN = 200 }; /* most paths show whole */
     const unsigned char *p = (const unsigned char *)(s ? s : "");
     size_t total = strlen((const char *)p), o = 0, used = 0;
     out[o++] = '\'';

@@ -21,7 +21,7 @@ void instr_fputs_escaped(FILE *f, const char *s);
 const char *instr_escaped(char *out, size_t size, const char *s);
 
 /* Room for any instr_quote() result. */
-#define INSTR_QUOTE_SIZE 160
+#define INSTR_QUOTE_SIZE 256
 
 /* s quoted for a message: 'escaped text', shortened to its first bytes when long, as
  * 'AAAA…' (65536 bytes), so that a message always keeps the variable's name and the
