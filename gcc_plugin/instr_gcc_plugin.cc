@@ -45,6 +45,7 @@
 #include "toplev.h"
 #include "ggc.h"
 #include "intl.h"
+#include "langhooks.h"  // instr filter facts: decl_printable_name
 
 #include "instr_filter.h"
 
@@ -499,7 +500,17 @@ struct instr_pass : gimple_opt_pass {
         facts.is_main = !strcmp(mangled, "main");
         facts.builtin_flags = builtin_flags(fndecl);
 
+        // --- instr filter facts: Score-P's spelling and the resolved path (issue 16) -------
+        // GCC's own printing of the declaration, as Score-P's GCC plugin records it
+        // ("MMD_float Neighbor::bindist(int, int, int)"); the defining file with symbolic
+        // links resolved, so file rules match either path.
+        const char *tool_name = lang_hooks.decl_printable_name(fndecl, 2);
+        facts.tool_name = tool_name;
+        char *resolved = file.empty() ? NULL : realpath(file.c_str(), NULL);
+        facts.resolved_file = resolved && file != resolved ? resolved : NULL;
         instr_decision d = instr_filter_decide(state.filter, &facts);
+        free(resolved);
+        // --- end of instr filter facts ----------------------------------------------------
         count_decision(d);
         report_line(d, signature, mangled, file, instructions);
         if (!d.include)
@@ -638,8 +649,12 @@ bool load_spec(const char *path)
 {
     instr_filter_error err;
     memset(&err, 0, sizeof err);
-    if (instr_filter_load_file(state.filter, path, INSTR_SPEC_AUTO, &err) == 0)
+    size_t warnings_before = instr_filter_warning_count(state.filter);
+    if (instr_filter_load_file(state.filter, path, INSTR_SPEC_AUTO, &err) == 0) {
+        for (size_t i = warnings_before; i < instr_filter_warning_count(state.filter); i++)
+            fprintf(stderr, "%s\n", instr_filter_warning(state.filter, i));
         return true;
+    }
     // filter/ formats the whole message as "path:line:col: error: what; hint"; printed as
     // is, so every front end shows the same text, then the compile fails.
     fprintf(stderr, "%s\n", err.message);

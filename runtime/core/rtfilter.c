@@ -27,6 +27,11 @@ void instr_rtfilter_init(const char *path)
             instr_filter_free(f);
         return;
     }
+    for (size_t i = 0; i < instr_filter_warning_count(f); i++) {
+        char msg[1024];
+        instr_warn("INSTR_FILTERING_FILE: %s",
+                   instr_escaped(msg, sizeof msg, instr_filter_warning(f, i)));
+    }
     filter = f;
     char q[INSTR_QUOTE_SIZE];
     instr_info(1, "run-time filter: %zu rule(s) from %s", instr_filter_rule_count(f),

@@ -1,6 +1,7 @@
 /* profile.c — the profile substrate's entry in the event core, and the end: merge the
  * per-thread trees, write the three files. */
 #include "profile.h"
+#include "graft.h"
 #include "../core/config.h"
 #include "../core/experiment.h"
 #include "../core/log.h"
@@ -36,6 +37,7 @@ static int write(const instr_run *run, char *files, size_t size)
 {
     int slot = instr_substrate_slot(&instr_profile_substrate);
     instr_mtree t;
+    instr_profile_resolve_grafts(run, slot);
     if (instr_mtree_build(&t, run, slot) != 0) {
         instr_experiment_note_failure("profile (merging the threads' trees)", ENOMEM, 0);
         instr_mtree_free(&t);

@@ -15,6 +15,18 @@ typedef struct instr_pstats {
     uint64_t visits, incl, excl, min_incl, max_incl, min_excl, max_excl; /* ticks */
 } instr_pstats;
 
+/* Adds s into to: sums, and the extremes of both. */
+static inline void instr_pstats_add(instr_pstats *to, const instr_pstats *s)
+{
+    to->visits += s->visits;
+    to->incl += s->incl;
+    to->excl += s->excl;
+    if (s->min_incl < to->min_incl) to->min_incl = s->min_incl;
+    if (s->max_incl > to->max_incl) to->max_incl = s->max_incl;
+    if (s->min_excl < to->min_excl) to->min_excl = s->min_excl;
+    if (s->max_excl > to->max_excl) to->max_excl = s->max_excl;
+}
+
 /* A node of one thread's calling-context tree. Children are a singly linked list; `last`
  * caches the child entered most recently, which is the next one in loops. */
 typedef struct instr_pnode {
