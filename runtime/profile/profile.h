@@ -111,7 +111,12 @@ void instr_mtree_free(instr_mtree *t);
 /* Writers: 0, or -1 on an I/O error. */
 int instr_profile_write_json(FILE *f, const instr_run *run, const instr_mtree *t);
 int instr_profile_write_text(FILE *f, const instr_run *run, const instr_mtree *t);
-int instr_profile_write_folded(FILE *f, const instr_mtree *t);
+/* profile.folded: a path deeper than max_depth frames keeps its outermost and innermost
+ * frames with one "[N frames folded]" frame between them, so the file stays linear in the
+ * number of call paths (docs/profile-format.md). */
+int instr_profile_write_folded(FILE *f, const instr_mtree *t, uint32_t max_depth);
+/* How many call paths profile.folded shortens at max_depth. */
+uint64_t instr_profile_folded_shortened(const instr_mtree *t, uint32_t max_depth);
 
 /* Min/max fields of a stats record in nanoseconds (0 when never set). */
 uint64_t instr_profile_ns(uint64_t ticks);

@@ -21,6 +21,7 @@
 #include "trace.h"
 #include "../core/clock.h"
 #include "../core/config.h"
+#include "../core/experiment.h"
 #include "../core/core.h"
 #include "../core/log.h"
 #include "../core/registry.h"
@@ -70,7 +71,9 @@ int instr_trace_job_open(const char *jobdir, int rank, int nranks,
 {
     if (!instr_cfg.enable_tracing || instr_trace_forked || !instr_trace_job_pending)
         return -1;
-    OTF2_Archive *a = OTF2_Archive_Open(jobdir, "traces", OTF2_FILEMODE_WRITE,
+    /* By the job directory's descriptor: OTF2 creates its files by path (experiment.h). */
+    OTF2_Archive *a = OTF2_Archive_Open(instr_experiment_job_io_path(jobdir), "traces",
+                                        OTF2_FILEMODE_WRITE,
                                         instr_tpool_chunk_size(), INSTR_TRACE_DEF_CHUNK,
                                         OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
     if (!a) {
