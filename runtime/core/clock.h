@@ -24,6 +24,16 @@ static inline uint64_t instr_clock_now(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* The TSC, for the cursor path, which runs only when the timer is the TSC. */
+static inline uint64_t instr_clock_tsc(void)
+{
+#ifdef INSTR_HAVE_TSC
+    return __rdtsc();
+#else
+    return instr_clock_now();
+#endif
+}
+
 /* Chooses the timer (INSTR_TIMER via instr_cfg) and takes the calibration's first point. */
 void instr_clock_init(void);
 /* Takes the calibration's last point (at least a few ms after the first). */

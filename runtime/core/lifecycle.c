@@ -121,6 +121,12 @@ static void init_once(void)
     }
     pthread_atfork(at_fork_prepare, at_fork_parent, at_fork_child);
     atexit(instr_finalize);
+    /* The profile alone: its cursor is the stack and events take the inline cursor path
+     * (event.h); with another timer than the TSC, the same cursor out of line. */
+    if (instr_n_enter == 1 && instr_n_exit == 1 && instr_enter_tab[0].fn == instr_profile_enter &&
+        instr_exit_tab[0].fn == instr_profile_exit)
+        __atomic_store_n(&instr_fast, instr_clock_use_tsc ? INSTR_FAST_INLINE : INSTR_FAST_CURSOR,
+                         __ATOMIC_RELEASE);
     __atomic_store_n(&instr_state, INSTR_STATE_RUNNING, __ATOMIC_RELEASE);
 }
 
@@ -156,6 +162,7 @@ void instr_finalize(void)
 
     pthread_mutex_lock(&instr_loc_lock);
     uint64_t t_end = instr_clock_now();
+    __atomic_store_n(&instr_fast, INSTR_FAST_OFF, __ATOMIC_RELEASE);
     __atomic_store_n(&instr_state, INSTR_STATE_FINISHED, __ATOMIC_RELEASE);
     uint32_t n;
     instr_location *const *locs = instr_core_locations(&n);

@@ -196,7 +196,7 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
         instr_location *loc = location();
         itask *f = &self.frame[self.nframes++];
         *f = (itask){.owner = &self, .team = t, .index = index,
-                     .core_depth = loc ? loc->depth : 0, .open_depth = self.nopen, .open = 1};
+                     .core_depth = loc ? instr_core_depth(loc) : 0, .open_depth = self.nopen, .open = 1};
         if (t && index < t->cap)
             t->member[index] = f;
         push(INSTR_OMP_IMPLICIT_TASK, (uintptr_t)t, t ? t->codeptr : NULL);
