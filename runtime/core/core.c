@@ -69,6 +69,13 @@ static void dropped_in_handler(void)
 
 void instr_core_dropped_in_handler(void) { dropped_in_handler(); }
 
+void instr_event_longjmp(uintptr_t sp)
+{
+    instr_location *loc = instr_tls_loc;
+    if (loc && loc->cct && instr_state_get() == INSTR_STATE_RUNNING)
+        instr_cct_cut(loc->cct, sp);
+}
+
 int instr_core_guard_begin(void)
 {
     if (tls_in_runtime)

@@ -89,6 +89,8 @@ void instr_event_exit_slow(uint32_t region) __attribute__((cold));
  * with instr_core_guard_end. */
 int instr_core_guard_begin(void);
 void instr_core_guard_end(void);
+/* The calling thread jumps to stack pointer sp (longjmp): its frames below are closed now. */
+void instr_event_longjmp(uintptr_t sp);
 /* Counts an event dropped that way. */
 void instr_core_dropped_in_handler(void);
 

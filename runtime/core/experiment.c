@@ -1,5 +1,6 @@
 /* experiment.c — creating the experiment directory and files in it (see experiment.h). */
 #include "experiment.h"
+#include "clock.h"
 #include "config.h"
 #include "log.h"
 
@@ -167,5 +168,7 @@ int instr_experiment_write_config(void)
     for (int i = 0; i < instr_config_count(); i++)
         fprintf(f, "%s=%s  # %s\n", instr_config_name(i), instr_config_value(i),
                 instr_config_origin(i));
+    fprintf(f, "# timer: %s, resolution %.1f ns, %.1f ns per read (measured at start-up)\n",
+            instr_clock_name(), instr_clock_resolution_ns(), instr_clock_cost_ns());
     return fclose(f) == 0 ? 0 : -1;
 }

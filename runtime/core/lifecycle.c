@@ -190,6 +190,7 @@ void instr_finalize(void)
     run.pid = pid;
     run.ppid = ppid;
     run.fork_of = fork_of;
+    run.dropped_in_handlers = __atomic_load_n(&instr_events_dropped_in_handlers, __ATOMIC_RELAXED);
     int failed = instr_experiment_prepare() != 0;
     run.dir = instr_experiment_dir();
     if (fork_of && !failed)

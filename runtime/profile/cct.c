@@ -14,6 +14,7 @@
 #define FIRST_CHUNK 4096u
 #define MAX_CHUNK (1u << 20)
 
+_Thread_local int instr_cct_jumped __attribute__((tls_model("initial-exec")));
 instr_pnode instr_cct_nomatch = {.region = INSTR_CCT_NO_REGION, .last = &instr_cct_nomatch};
 
 static void sentinel(instr_pnode *n)
@@ -138,12 +139,16 @@ int instr_cct_enter_slow(instr_pstate *s, uint32_t region, uintptr_t sp)
     /* Frames whose caller's stack address is not above this event's were left without their
      * exit (longjmp, or an exception caught by a frame without hooks): close them now. The
      * same address with the same region is such a frame too (the same call site reached
-     * again); with another region it is a callee whose hooks were inlined into the caller
-     * (-finstrument-functions, GCC plugin before inlining), which shares its frame. */
+     * again); with another region it is one as well after a longjmp, else a callee whose
+     * hooks were inlined into the caller (-finstrument-functions, GCC plugin before
+     * inlining), which shares its frame. */
     uint64_t t = 0;
     int timed = 0;
     if (sp) {
-        while (p != &s->root && (p->sp < sp || (p->sp == sp && p->region == region))) {
+        int jumped = instr_cct_jumped;
+        instr_cct_jumped = 0;
+        while (p != &s->root &&
+               (p->sp < sp || (p->sp == sp && (p->region == region || jumped)))) {
             if (!timed) {
                 t = instr_clock_now();
                 timed = 1;
@@ -187,6 +192,28 @@ int instr_cct_exit_slow(instr_pstate *s, uint32_t region, uint64_t *unmatched)
     }
     give(s, k->parent);
     return 0;
+}
+
+uint64_t instr_cct_cut(instr_pstate *s, uintptr_t sp)
+{
+    instr_pnode *p = take(s);
+    if (!p)
+        return 0;
+    if (p == &s->lost) {
+        /* Frames below a node that could not be created have no stack address. */
+        give(s, p);
+        return 0;
+    }
+    uint64_t n = 0, t = 0;
+    while (p != &s->root && p->sp < sp) {
+        if (!n++)
+            t = instr_clock_now();
+        instr_cct_close(p, t);
+        p = p->parent;
+    }
+    s->resynced += n;
+    give(s, p);
+    return n;
 }
 
 uint32_t instr_cct_depth(const instr_pstate *s)

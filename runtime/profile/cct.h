@@ -15,6 +15,7 @@
 #ifndef INSTR_RT_CCT_H
 #define INSTR_RT_CCT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* A region handle no registered region has: sentinel nodes carry it, so no event matches them. */
@@ -53,6 +54,14 @@ typedef struct instr_pstate {
     uint64_t dropped;           /* enters whose node could not be created */
     uint64_t resynced;          /* frames closed because the stack was left by longjmp */
 } instr_pstate;
+
+/* Set by the longjmp family (interpose/longjmp.c): this thread's stack was cut since its last
+ * slow-path enter. */
+extern _Thread_local int instr_cct_jumped __attribute__((tls_model("initial-exec")));
+
+/* Closes the frames whose stack address lies below sp (the thread jumps there: longjmp);
+ * returns how many. */
+uint64_t instr_cct_cut(instr_pstate *s, uintptr_t sp);
 
 /* The node every sentinel's `last` points to: its region never matches either. */
 extern instr_pnode instr_cct_nomatch;

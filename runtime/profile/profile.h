@@ -56,6 +56,7 @@ typedef struct instr_mtree {
     instr_mnode *nodes;
     uint32_t n, cap;
     uint64_t dropped;     /* over all locations */
+    uint64_t resynced;    /* frames closed after longjmp, over all locations */
     instr_flat *flat;     /* indexed by region handle, nregions + 1 entries */
     uint32_t nregions;
     uint64_t total_incl;  /* sum of the roots' inclusive ticks */
