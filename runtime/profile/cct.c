@@ -2,8 +2,9 @@
  * profile substrate's enter/exit for the event core's generic path (cct.h has the fast paths).
  *
  * No locks (the tree belongs to its thread), no allocation once the thread's call paths have
- * been seen (nodes come from chunks taken from the INSTR_TOTAL_MEMORY budget, 4 KiB first,
- * doubling to 1 MiB), no system calls. */
+ * been seen (nodes come from chunks mapped from the INSTR_TOTAL_MEMORY budget, 4 KiB first,
+ * doubling to 1 MiB: an mmap per chunk, async-signal-safe, no malloc), no other system
+ * calls. */
 #include "profile.h"
 #include "../core/clock.h"
 #include "../core/memory.h"
@@ -50,11 +51,11 @@ void *instr_profile_location_begin(instr_location *loc)
 static instr_pnode *new_node(instr_pstate *s, instr_pnode *parent, uint32_t region)
 {
     if ((size_t)(s->end - s->cur) < sizeof(instr_pnode)) {
-        char *chunk = instr_mem_chunk(s->next_chunk);
+        char *chunk = instr_mem_chunk_mapped(s->next_chunk);
         if (!chunk)
             return NULL;
-        /* Chunks stay linked (also the parent's in a forked child) so that leak checkers
-         * see them as reachable. */
+        /* Chunks stay linked (also the parent's in a forked child); mapped, because a signal
+         * handler may land here (cct.h). */
         *(void **)(void *)chunk = s->chunks;
         s->chunks = chunk;
         s->cur = chunk + 16;
