@@ -25,7 +25,7 @@ NOINLINE void work(void) { sink++; }
 
 int main(void)
 {
-    int jumped = 0;
+    volatile int jumped = 0;
     for (volatile int i = 0; i < JUMPS; i++) {
         work();
         if (i % 2) {
