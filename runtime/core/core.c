@@ -375,6 +375,13 @@ void instr_event_exit_slow(uint32_t region)
     generic_end(loc);
 }
 
+void instr_event_enter_generic_out(uint32_t region, uintptr_t sp)
+{
+    instr_event_enter_generic(region, sp);
+}
+
+void instr_event_exit_generic_out(uint32_t region) { instr_event_exit_generic(region); }
+
 void instr_core_fork_child(uint64_t t)
 {
     instr_location *self = instr_tls_loc;

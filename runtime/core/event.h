@@ -128,7 +128,8 @@ static inline int instr_event_exit_fast(uint32_t region)
     return 1;
 }
 
-/* The generic path. */
+/* The generic path. Adapters whose events have a stack frame of their own (hooks, cyg) call
+ * instr_event_enter_fast(region, INSTR_CALLER_SP()) and this from their own slow path. */
 static inline void instr_event_enter_generic(uint32_t region, uintptr_t sp)
 {
     instr_location *loc = instr_tls_loc;
@@ -170,24 +171,22 @@ static inline void instr_event_exit_generic(uint32_t region)
     loc->busy = 0;
 }
 
-/* Enter of a region with a stack frame of its own (hooks, cyg): sp = INSTR_CALLER_SP(). */
-static inline void instr_event_enter_at(uint32_t region, uintptr_t sp)
-{
-    if (!instr_event_enter_fast(region, sp))
-        instr_event_enter_generic(region, sp);
-}
+/* The generic path out of line (core.c), so that an adapter's cursor path needs no stack
+ * frame of its own. */
+void instr_event_enter_generic_out(uint32_t region, uintptr_t sp) __attribute__((cold));
+void instr_event_exit_generic_out(uint32_t region) __attribute__((cold));
 
-/* Enter of a region without a frame of its own. */
+/* Enter of a region without a frame of its own (manual, XRay, OpenMP, MPI). */
 static inline void instr_event_enter(uint32_t region)
 {
     if (!instr_event_enter_fast(region, 0))
-        instr_event_enter_generic(region, 0);
+        instr_event_enter_generic_out(region, 0);
 }
 
 static inline void instr_event_exit(uint32_t region)
 {
     if (!instr_event_exit_fast(region))
-        instr_event_exit_generic(region);
+        instr_event_exit_generic_out(region);
 }
 
 #endif
