@@ -58,10 +58,13 @@ def variants(instr):
     hooks_clang = [instr, "--mode=hooks", "clang", "-O2", src]
     v = [
         Variant("uninstrumented (gcc -O2)", ["gcc", "-O2", src]),
-        Variant("-finstrument-functions, empty hooks", ["gcc", "-O2", "-finstrument-functions",
-                                                        src, empty]),
+        # the hooks themselves must not call the hooks
+        Variant("-finstrument-functions, empty hooks",
+                ["gcc", "-O2", "-finstrument-functions",
+                 "-finstrument-functions-exclude-file-list=empty_hooks.c", src, empty]),
         Variant("-finstrument-functions, hooks reading the TSC",
-                ["gcc", "-O2", "-finstrument-functions", src, clock]),
+                ["gcc", "-O2", "-finstrument-functions",
+                 "-finstrument-functions-exclude-file-list=clock_hooks.c", src, clock]),
     ]
     for cc, b in (("gcc", hooks_gcc), ("clang", hooks_clang)):
         plugin = "GCC" if cc == "gcc" else "LLVM"
@@ -181,7 +184,7 @@ def main():
         print("not measured: " + s)
     if over:
         print("OVER BUDGET (DESIGN.md section 5):\n  " + "\n  ".join(over))
-        return 1
+        return 1 if a.check else 0
     if a.check and (skipped or not rows):
         print("SKIP: a budgeted variant could not be built: " + "; ".join(skipped))
         return SKIP
