@@ -453,6 +453,28 @@ def case_longjmp_plugins():
         check_longjmp(P.load(P.find_experiment(rd)), what)
 
 
+EXCEPTION_PATHS = {"main": 1, "main;work": 2001, "main;top": 2000, "main;top;mid": 2000,
+                   "main;top;mid;thrower": 2000}
+
+
+def case_exceptions_plugins():
+    wd = workdir("build")
+    src = os.path.join(A.src, "exceptions.cpp")
+    spec = write(os.path.join(wd, "catcher.spec"), "exclude function catcher\n")
+    builds = [("hooks g++", ["--filter=" + spec, "g++"]), ("hooks clang++", ["--filter=" + spec, "clang++"]),
+              ("cyg g++", ["--mode=cyg", "g++", "-finstrument-functions-exclude-function-list=catcher"])]
+    for what, args in builds:
+        exe = os.path.join(wd, what.replace(" ", "_").replace("+", "x"))
+        sh([A.wrapper] + args + ["-O2", src, "-o", exe], wd)
+        rd = workdir("run_" + os.path.basename(exe))
+        rc, out, err = run(exe, cwd=rd)
+        expect(rc == 0 and out == "sink=6001\n", "%s: %d %r %s" % (what, rc, out, err))
+        prof = P.load(P.find_experiment(rd))
+        consistent(prof)
+        byp = P.visits_by_path(prof, short=True)
+        expect(byp == EXCEPTION_PATHS, "%s: paths %r, expected %r" % (what, byp, EXCEPTION_PATHS))
+
+
 def case_signals_plugins():
     for what, exe in plugin_builds("signals"):
         rd = workdir("run_" + what.replace(" ", "_"))
