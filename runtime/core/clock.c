@@ -90,17 +90,20 @@ void instr_clock_init(void)
 #endif
         break;
     case INSTR_TIMER_CLOCK_GETTIME:
-        use_clock(CLOCK_MONOTONIC, "clock_gettime");
-        break;
     case INSTR_TIMER_MONOTONIC:
-        use_clock(CLOCK_MONOTONIC, "monotonic");
-        break;
     case INSTR_TIMER_MONOTONIC_RAW:
-        use_clock(CLOCK_MONOTONIC_RAW, "monotonic_raw");
+    case INSTR_TIMER_REALTIME: {
+        static const struct { int timer; clockid_t id; const char *name; } clocks[] = {
+            {INSTR_TIMER_CLOCK_GETTIME, CLOCK_MONOTONIC, "clock_gettime"},
+            {INSTR_TIMER_MONOTONIC, CLOCK_MONOTONIC, "monotonic"},
+            {INSTR_TIMER_MONOTONIC_RAW, CLOCK_MONOTONIC_RAW, "monotonic_raw"},
+            {INSTR_TIMER_REALTIME, CLOCK_REALTIME, "realtime"},
+        };
+        for (size_t i = 0; i < sizeof clocks / sizeof *clocks; i++)
+            if (clocks[i].timer == instr_cfg.timer)
+                use_clock(clocks[i].id, clocks[i].name);
         break;
-    case INSTR_TIMER_REALTIME:
-        use_clock(CLOCK_REALTIME, "realtime");
-        break;
+    }
     default:
 #ifdef INSTR_HAVE_TSC
         if (invariant) {

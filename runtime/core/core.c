@@ -266,6 +266,12 @@ static instr_location *location_of_thread(void)
     return loc;
 }
 
+/* 1 while the location's stack is the cursor (instr_pause turns that off for good). */
+static int on_cursor(const instr_location *loc)
+{
+    return loc->cct && __atomic_load_n(&instr_fast, __ATOMIC_ACQUIRE) != INSTR_FAST_OFF;
+}
+
 /* The location's generic stack, converting it first if it still used the cursor (only after
  * instr_pause turned the cursor path off). 0 when loc->busy was taken. */
 static int generic_begin(instr_location *loc)
@@ -311,7 +317,7 @@ void instr_event_enter_slow(uint32_t region, uintptr_t sp)
             dropped_in_handler();
         return;
     }
-    if (loc->cct && __atomic_load_n(&instr_fast, __ATOMIC_ACQUIRE) != INSTR_FAST_OFF) {
+    if (on_cursor(loc)) {
         if (instr_state_get() == INSTR_STATE_RUNNING &&
             instr_cct_enter_slow(loc->cct, region, sp) != 0)
             dropped_in_handler();
@@ -364,7 +370,7 @@ void instr_event_exit_slow(uint32_t region)
     instr_location *loc = instr_tls_loc;
     if (!loc)
         return;
-    if (loc->cct && __atomic_load_n(&instr_fast, __ATOMIC_ACQUIRE) != INSTR_FAST_OFF) {
+    if (on_cursor(loc)) {
         if (instr_cct_exit_slow(loc->cct, region, &loc->unmatched_exits) != 0)
             dropped_in_handler();
         return;

@@ -329,6 +329,25 @@ def case_timer_clock_gettime():
     expect(any("experiment directory" in l for l in mine), "INSTR_VERBOSE=1 explains: %r" % mine)
 
 
+def case_timers():
+    # INSTR_TIMER: every timer records the same counts; its name, resolution and cost measured
+    # at start-up are in profile.json and instr.cfg.
+    for timer in ("tsc", "monotonic", "monotonic_raw", "realtime"):
+        rc, out, mine, wd = same_behaviour("counts", env={"INSTR_TIMER": timer})
+        exp = P.find_experiment(wd)
+        prof = files_ok(exp)
+        consistent(prof)
+        meta = prof["run"]
+        expect(meta["timer"] == timer, "%s: timer %r" % (timer, meta["timer"]))
+        expect(meta["timer_cost_ns"] > 0 and meta["timer_resolution_ns"] >= 0,
+               "%s: cost %r resolution %r" % (timer, meta["timer_cost_ns"],
+                                              meta["timer_resolution_ns"]))
+        expect(P.visits_by_region(prof) == COUNTS, "%s: visits" % timer)
+        cfg = open(os.path.join(exp, "instr.cfg")).read()
+        expect(re.search(r"^# timer: %s, resolution [0-9.]+ ns, [0-9.]+ ns per read" % timer,
+                         cfg, re.M), "%s: instr.cfg lacks the timer line:\n%s" % (timer, cfg))
+
+
 # ---- longjmp and signal handlers (issue 26 items 1 and 2)
 
 LONGJMP_PATHS = {"main": 1, "main;work": 2001, "main;outer": 2000, "main;outer;middle": 2000,
