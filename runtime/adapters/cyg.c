@@ -115,8 +115,11 @@ __attribute__((noinline, cold)) static void enter_slow(uintptr_t fn, uint32_t h,
         return;
     if (h == INSTR_HANDLE_UNREGISTERED)
         h = resolve(fn);
-    if (h != INSTR_HANDLE_EXCLUDED && h != INSTR_HANDLE_UNREGISTERED)
-        instr_event_enter_generic(h, sp);
+    if (h != INSTR_HANDLE_EXCLUDED && h != INSTR_HANDLE_UNREGISTERED) {
+        if (!instr_event_enter_fast(h, sp))
+            instr_event_enter_generic(h, sp);
+        instr_event_key(h, fn);
+    }
 }
 
 __attribute__((noinline, cold)) static void exit_slow(uint32_t h)
@@ -125,21 +128,23 @@ __attribute__((noinline, cold)) static void exit_slow(uint32_t h)
         instr_event_exit_generic(h);
 }
 
+/* Fast path: a call path's node carries the function's address as its key (set by the slow
+ * path on its first visit), so the address goes straight to the cursor, without the table. */
 EXPORT void __cyg_profile_func_enter(void *fn, void *site)
 {
     (void)site;
-    uint32_t h = find((uintptr_t)fn);
     uintptr_t sp = INSTR_CALLER_SP();
-    if (__builtin_expect(instr_event_enter_fast(h, sp), 1))
+    if (__builtin_expect(instr_event_enter_fast_by(1, (uintptr_t)fn, sp), 1))
         return;
-    enter_slow((uintptr_t)fn, h, sp);
+    enter_slow((uintptr_t)fn, find((uintptr_t)fn), sp);
 }
 
 EXPORT void __cyg_profile_func_exit(void *fn, void *site)
 {
     (void)site;
-    uint32_t h = find((uintptr_t)fn);
-    if (__builtin_expect(instr_event_exit_fast(h), 1))
+    if (__builtin_expect(instr_event_exit_fast_by(1, (uintptr_t)fn), 1))
         return;
-    exit_slow(h);
+    uint32_t h = find((uintptr_t)fn);
+    if (!instr_event_exit_fast(h))
+        exit_slow(h);
 }

@@ -99,33 +99,48 @@ int instr_events_wanted(void);
 
 static inline int instr_state_get(void) { return __atomic_load_n(&instr_state, __ATOMIC_ACQUIRE); }
 
-/* 1 when the event was recorded by the cursor path. */
-static inline int instr_event_enter_fast(uint32_t region, uintptr_t sp)
+/* 1 when the event was recorded by the cursor path; the region named by its handle, or with
+ * by_key by the key the adapter gave its node (instr_event_key). */
+static inline int instr_event_enter_fast_by(int by_key, uintptr_t what, uintptr_t sp)
 {
     instr_pstate *s = instr_tls_cct;
     /* A plain load (one compare with memory): the flag only ever goes off, and an event that
      * still sees it on belongs to the time before. */
     if (__builtin_expect(instr_fast != INSTR_FAST_INLINE, 0))
         return 0;
-    instr_pnode *n = instr_cct_push(s, region, sp);
+    instr_pnode *n = instr_cct_push(s, by_key, what, sp);
     if (__builtin_expect(!n, 0))
         return 0;
     n->t_enter = instr_clock_tsc();
     return 1;
 }
 
-static inline int instr_event_exit_fast(uint32_t region)
+static inline int instr_event_exit_fast_by(int by_key, uintptr_t what)
 {
     instr_pstate *s = instr_tls_cct;
-    /* A plain load (one compare with memory): the flag only ever goes off, and an event that
-     * still sees it on belongs to the time before. */
     if (__builtin_expect(instr_fast != INSTR_FAST_INLINE, 0))
         return 0;
-    instr_pnode *n = instr_cct_top(s, region);
+    instr_pnode *n = instr_cct_top(s, by_key, what);
     if (__builtin_expect(!n, 0))
         return 0;
     instr_cct_pop(s, n, instr_clock_tsc());
     return 1;
+}
+
+static inline int instr_event_enter_fast(uint32_t region, uintptr_t sp)
+{
+    return instr_event_enter_fast_by(0, region, sp);
+}
+
+static inline int instr_event_exit_fast(uint32_t region) { return instr_event_exit_fast_by(0, region); }
+
+/* Names the calling thread's innermost open node, when it is `region`'s, with the adapter's
+ * key for it (never 0), so that later events find it by key without a lookup of their own. */
+static inline void instr_event_key(uint32_t region, uintptr_t key)
+{
+    instr_pnode *n = instr_tls_cct->cursor;
+    if (n->region == region)
+        n->key = key;
 }
 
 /* The generic path. Adapters whose events have a stack frame of their own (hooks, cyg) call

@@ -34,6 +34,8 @@ typedef struct instr_pnode {
     uint64_t t_enter;           /* when the open visit began */
     uint64_t child_ticks;       /* inclusive ticks of the open visit's callees so far */
     uintptr_t sp;               /* stack address of the open visit's caller (longjmp check) */
+    uintptr_t key;              /* the adapter's own name of the region, when it has one
+                                 * (cyg: the function's address), else 0 */
     instr_pstats s;
     /* The tree (cold). Children are a singly linked list. */
     struct instr_pnode *child, *sibling;
@@ -92,16 +94,24 @@ static inline void instr_cct_close_in(instr_pnode *n, instr_pnode *parent, uint6
 
 static inline void instr_cct_close(instr_pnode *n, uint64_t t) { instr_cct_close_in(n, n->parent, t); }
 
-/* Fast enter: the child of the cursor entered last is `region` and the caller's stack
- * address lies below the cursor's (a real callee, not a frame left by longjmp). Returns the
- * node, now the cursor, for the caller to stamp; NULL: take the slow path. `sp` 0: an event
- * without a stack frame of its own (manual regions, OpenMP, MPI), which inherits the
- * cursor's. */
-static inline instr_pnode *instr_cct_push(instr_pstate *s, uint32_t region, uintptr_t sp)
+/* Whether n is the region named `what`: its handle, or with by_key its key (a constant at
+ * every call, so the compiler keeps one compare). */
+static inline int instr_cct_is(const instr_pnode *n, int by_key, uintptr_t what)
+{
+    return by_key ? n->key == what : n->region == (uint32_t)what;
+}
+
+/* Fast enter: the child of the cursor entered last is the region (instr_cct_is) and the
+ * caller's stack address lies below the cursor's (a real callee, not a frame left by
+ * longjmp). Returns the node, now the cursor, for the caller to stamp; NULL: take the slow
+ * path. `sp` 0: an event without a stack frame of its own (manual regions, OpenMP, MPI),
+ * which inherits the cursor's. */
+static inline instr_pnode *instr_cct_push(instr_pstate *s, int by_key, uintptr_t what,
+                                          uintptr_t sp)
 {
     instr_pnode *p = s->cursor;
     instr_pnode *n = p->last;
-    if (__builtin_expect(n->region != region, 0))
+    if (__builtin_expect(!instr_cct_is(n, by_key, what), 0))
         return 0;
     if (sp) {
         if (__builtin_expect(p->sp <= sp, 0))
@@ -117,11 +127,11 @@ static inline instr_pnode *instr_cct_push(instr_pstate *s, uint32_t region, uint
     return n;
 }
 
-/* Fast exit: the cursor is `region`'s node. Returns it (still the cursor) or NULL. */
-static inline instr_pnode *instr_cct_top(instr_pstate *s, uint32_t region)
+/* Fast exit: the cursor is the region's node. Returns it (still the cursor) or NULL. */
+static inline instr_pnode *instr_cct_top(instr_pstate *s, int by_key, uintptr_t what)
 {
     instr_pnode *n = s->cursor;
-    return __builtin_expect(n->region == region, 1) ? n : 0;
+    return __builtin_expect(instr_cct_is(n, by_key, what), 1) ? n : 0;
 }
 
 static inline void instr_cct_pop(instr_pstate *s, instr_pnode *n, uint64_t t)
