@@ -9,6 +9,7 @@
 #include "../core/clock.h"
 #include "../core/memory.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,12 +40,44 @@ static void reset_tree(instr_pstate *s)
     s->dropped = s->resynced = 0;
 }
 
+/* The calling thread's stack; everything when unknown. */
+static void own_stack(instr_pstate *s)
+{
+    s->stack_lo = 0;
+    s->stack_hi = UINTPTR_MAX;
+    pthread_attr_t attr;
+    if (pthread_getattr_np(pthread_self(), &attr) != 0)
+        return;
+    void *addr;
+    size_t size;
+    if (pthread_attr_getstack(&attr, &addr, &size) == 0 && addr && size) {
+        s->stack_lo = (uintptr_t)addr;
+        s->stack_hi = (uintptr_t)addr + size;
+    }
+    pthread_attr_destroy(&attr);
+}
+
+static int on_own_stack(const instr_pstate *s, uintptr_t sp)
+{
+    return sp >= s->stack_lo && sp <= s->stack_hi;
+}
+
+/* On a stack of another kind; UINTPTR_MAX (the root's, inherited by frames without one of
+ * their own) is above everything, not elsewhere. */
+static int on_other_stack(const instr_pstate *s, uintptr_t sp)
+{
+    return sp != UINTPTR_MAX && !on_own_stack(s, sp);
+}
+
+/* Called on the location's own thread (its first event). */
 void *instr_profile_location_begin(instr_location *loc)
 {
     (void)loc;
     instr_pstate *s = calloc(1, sizeof *s);
-    if (s)
+    if (s) {
         reset_tree(s);
+        own_stack(s);
+    }
     return s;
 }
 
@@ -145,7 +178,8 @@ int instr_cct_enter_slow(instr_pstate *s, uint32_t region, uintptr_t sp)
      * inlining), which shares its frame. */
     uint64_t t = 0;
     int timed = 0;
-    if (sp) {
+    /* A frame on another stack (a handler on its sigaltstack, a coroutine) is a callee. */
+    if (sp && on_own_stack(s, sp)) {
         int jumped = instr_cct_jumped;
         instr_cct_jumped = 0;
         while (p != &s->root &&
@@ -205,8 +239,11 @@ uint64_t instr_cct_cut(instr_pstate *s, uintptr_t sp)
         give(s, p);
         return 0;
     }
+    /* A jump to this thread's own stack also leaves every frame on another one (out of a
+     * handler running on its sigaltstack). */
+    int home = on_own_stack(s, sp);
     uint64_t n = 0, t = 0;
-    while (p != &s->root && p->sp < sp) {
+    while (p != &s->root && (p->sp < sp || (home && on_other_stack(s, p->sp)))) {
         if (!n++)
             t = instr_clock_now();
         instr_cct_close(p, t);

@@ -53,6 +53,8 @@ typedef struct instr_pstate {
     char *cur, *end;            /* node arena: free part of the current chunk */
     void *chunks;               /* chunks taken, linked through their first word */
     size_t next_chunk;
+    uintptr_t stack_lo, stack_hi; /* the thread's own stack: frames elsewhere (sigaltstack,
+                                   * coroutines) are never taken for frames left by longjmp */
     uint64_t dropped;           /* enters whose node could not be created */
     uint64_t resynced;          /* frames closed because the stack was left by longjmp */
 } instr_pstate;
