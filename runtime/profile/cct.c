@@ -239,11 +239,15 @@ uint64_t instr_cct_cut(instr_pstate *s, uintptr_t sp)
         give(s, p);
         return 0;
     }
-    /* A jump to this thread's own stack also leaves every frame on another one (out of a
-     * handler running on its sigaltstack). */
-    int home = on_own_stack(s, sp);
+    /* Only jumps within this thread's own stack: one to another stack (a coroutine library
+     * switching stacks with longjmp) leaves nothing the cursor could tell. Such a jump also
+     * leaves every frame on another stack (out of a handler running on its sigaltstack). */
+    if (!on_own_stack(s, sp)) {
+        give(s, p);
+        return 0;
+    }
     uint64_t n = 0, t = 0;
-    while (p != &s->root && (p->sp < sp || (home && on_other_stack(s, p->sp)))) {
+    while (p != &s->root && (p->sp < sp || on_other_stack(s, p->sp))) {
         if (!n++)
             t = instr_clock_now();
         instr_cct_close(p, t);
