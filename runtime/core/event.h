@@ -7,9 +7,10 @@
  *   only stack (profile/cct.h): enter is one thread-local load, one flag test, one compare
  *   with the child entered last, a stack-address compare, the clock; exit is one compare,
  *   the clock and the statistics. No table, no second stack, no call.
- * - Generic path: the core keeps its own stack of region handles and calls every substrate
- *   that wants the event through the dispatch table (trace, profile and trace, paused
- *   once, other timers go through the slow path below).
+ * - Generic path (tracing, profile and trace, or after the first pause): the core keeps its
+ *   own stack of region handles and calls every substrate that wants the event through the
+ *   dispatch table. With the profile alone and another timer than the TSC, the cursor is
+ *   still the stack, updated by the slow path (INSTR_FAST_CURSOR).
  *
  * Everything unusual (first event of a thread, stack growth, pause, unbalanced exits, frames
  * left by longjmp, start-up, after the end, a signal handler that interrupts the runtime on
