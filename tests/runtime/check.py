@@ -348,6 +348,26 @@ def case_timers():
                          cfg, re.M), "%s: instr.cfg lacks the timer line:\n%s" % (timer, cfg))
 
 
+def case_memory_budget():
+    # 64K holds a few hundred call paths of the 5,000-deep recursion: those are exact, the
+    # deeper frames are dropped and counted, exits stay balanced, leaf's node (made before
+    # the budget ran out) gets every visit.
+    rc, out, mine, wd = same_behaviour("deep", env={"INSTR_TOTAL_MEMORY": "64K"})
+    expect(out == "rec=14997 sink=15200\n", out)
+    prof = files_ok(P.find_experiment(wd))
+    consistent(prof)
+    meta = prof["run"]
+    expect(meta["dropped_call_paths"] > 0, "nothing dropped with 64K: %r" % meta)
+    expect(meta["unmatched_exits"] == 0 and meta["closed_at_end"] == 0,
+           "unbalanced after the budget ran out: %r" % meta)
+    byp = P.visits_by_path(prof)
+    expect(byp.get("main;leaf") == 200, "main;leaf %r" % byp.get("main;leaf"))
+    recs = [v for p, v in byp.items() if p.startswith("main;rec")]
+    expect(recs and all(v == 3 for v in recs) and len(recs) < 5000,
+           "recorded rec paths: %d, visits %r" % (len(recs), sorted(set(recs))))
+    expect(any("INSTR_TOTAL_MEMORY=64K was not enough" in l for l in mine), mine)
+
+
 # ---- longjmp and signal handlers (issue 26 items 1 and 2)
 
 LONGJMP_PATHS = {"main": 1, "main;work": 2001, "main;outer": 2000, "main;outer;middle": 2000,
