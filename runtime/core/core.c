@@ -309,6 +309,14 @@ static void generic_enter(instr_location *loc, uint32_t region)
 
 void instr_event_enter_slow(uint32_t region, uintptr_t sp)
 {
+    /* The cursor with another timer than the TSC: the inline path's steps, with that clock. */
+    if (__atomic_load_n(&instr_fast, __ATOMIC_RELAXED) == INSTR_FAST_CURSOR) {
+        instr_pnode *n = instr_cct_push(instr_tls_cct, 0, region, sp);
+        if (n) {
+            n->t_enter = instr_clock_now();
+            return;
+        }
+    }
     if (!instr_events_wanted())
         return;
     instr_location *loc = location_of_thread();
@@ -364,6 +372,14 @@ static void generic_exit(instr_location *loc, uint32_t region)
 
 void instr_event_exit_slow(uint32_t region)
 {
+    if (__atomic_load_n(&instr_fast, __ATOMIC_RELAXED) == INSTR_FAST_CURSOR) {
+        instr_pstate *s = instr_tls_cct;
+        instr_pnode *n = instr_cct_top(s, 0, region);
+        if (n) {
+            instr_cct_pop(s, n, instr_clock_now());
+            return;
+        }
+    }
     int st = instr_state_get();
     if (st != INSTR_STATE_RUNNING && st != INSTR_STATE_PAUSED)
         return;
