@@ -17,6 +17,8 @@ packages=(
   libelf-dev libdw-dev
   libpapi-dev
   uftrace
+  # the hot path's instruction budget (ctest label perf, bench/hotpath)
+  valgrind
 )
 
 missing=()

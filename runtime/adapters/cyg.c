@@ -54,6 +54,11 @@ __attribute__((noinline, cold)) static uint32_t resolve(uintptr_t a)
 {
     if (!instr_events_wanted())
         return INSTR_HANDLE_EXCLUDED;
+    if (!instr_core_guard_begin()) {
+        /* A signal handler interrupted this thread inside the runtime: no lock here. */
+        instr_core_dropped_in_handler();
+        return INSTR_HANDLE_UNREGISTERED;
+    }
     instr_registry_lock();
     uint32_t h = find(a);
     if (h != INSTR_HANDLE_UNREGISTERED)
@@ -103,28 +108,48 @@ __attribute__((noinline, cold)) static uint32_t resolve(uintptr_t a)
     fill++;
 out:
     instr_registry_unlock();
+    instr_core_guard_end();
     return h;
 }
 
+__attribute__((noinline, cold)) static void enter_slow(uintptr_t fn, uint32_t h, uintptr_t sp)
+{
+    /* Not recording (disabled, ended, no directory): no lookup. */
+    int st = instr_state_get();
+    if (st != INSTR_STATE_RUNNING && st != INSTR_STATE_PAUSED && !instr_events_wanted())
+        return;
+    if (h == INSTR_HANDLE_UNREGISTERED)
+        h = resolve(fn);
+    if (h != INSTR_HANDLE_EXCLUDED && h != INSTR_HANDLE_UNREGISTERED) {
+        if (!instr_event_enter_fast(h, sp))
+            instr_event_enter_generic(h, sp);
+        instr_event_key(h, fn);
+    }
+}
+
+__attribute__((noinline, cold)) static void exit_slow(uint32_t h)
+{
+    if (h != INSTR_HANDLE_UNREGISTERED && h != INSTR_HANDLE_EXCLUDED)
+        instr_event_exit_generic(h);
+}
+
+/* Fast path: a call path's node carries the function's address as its key (set by the slow
+ * path on its first visit), so the address goes straight to the cursor, without the table. */
 EXPORT void __cyg_profile_func_enter(void *fn, void *site)
 {
     (void)site;
-    /* Not recording (disabled, ended, no directory): cost one load and a branch. */
-    int st = instr_state_get();
-    if (__builtin_expect(st != INSTR_STATE_RUNNING && st != INSTR_STATE_PAUSED, 0) &&
-        !instr_events_wanted())
+    uintptr_t sp = INSTR_CALLER_SP();
+    if (__builtin_expect(instr_event_enter_fast_by(1, (uintptr_t)fn, sp), 1))
         return;
-    uint32_t h = find((uintptr_t)fn);
-    if (__builtin_expect(h == INSTR_HANDLE_UNREGISTERED, 0))
-        h = resolve((uintptr_t)fn);
-    if (h != INSTR_HANDLE_EXCLUDED)
-        instr_event_enter(h);
+    enter_slow((uintptr_t)fn, find((uintptr_t)fn), sp);
 }
 
 EXPORT void __cyg_profile_func_exit(void *fn, void *site)
 {
     (void)site;
+    if (__builtin_expect(instr_event_exit_fast_by(1, (uintptr_t)fn), 1))
+        return;
     uint32_t h = find((uintptr_t)fn);
-    if (h != INSTR_HANDLE_UNREGISTERED && h != INSTR_HANDLE_EXCLUDED)
-        instr_event_exit(h);
+    if (!instr_event_exit_fast(h))
+        exit_slow(h);
 }

@@ -76,6 +76,11 @@ __attribute__((noinline, cold)) static uint32_t register_region(struct instr_reg
 {
     if (!instr_events_wanted())
         return INSTR_HANDLE_UNREGISTERED;
+    if (!instr_core_guard_begin()) {
+        /* A signal handler interrupted this thread inside the runtime: no lock here. */
+        instr_core_dropped_in_handler();
+        return INSTR_HANDLE_UNREGISTERED;
+    }
     instr_registry_lock();
     uint32_t h = __atomic_load_n(&d->handle, __ATOMIC_ACQUIRE);
     by_addr_slot *same = h == INSTR_HANDLE_UNREGISTERED && d->addr ? by_addr_find(d->addr) : NULL;
@@ -101,26 +106,43 @@ __attribute__((noinline, cold)) static uint32_t register_region(struct instr_reg
         __atomic_store_n(&d->handle, h, __ATOMIC_RELEASE);
     }
     instr_registry_unlock();
+    instr_core_guard_end();
     return h;
 }
 
-EXPORT void __instr_enter(struct instr_region *d)
+__attribute__((noinline, cold)) static void enter_slow(struct instr_region *d, uint32_t h,
+                                                       uintptr_t sp)
 {
-    uint32_t h = __atomic_load_n(&d->handle, __ATOMIC_ACQUIRE);
-    if (__builtin_expect(h == INSTR_HANDLE_UNREGISTERED, 0)) {
+    if (h == INSTR_HANDLE_UNREGISTERED) {
         h = register_region(d);
         if (h == INSTR_HANDLE_UNREGISTERED)
             return;
     }
-    if (h == INSTR_HANDLE_EXCLUDED)
+    if (h != INSTR_HANDLE_EXCLUDED)
+        instr_event_enter_generic(h, sp);
+}
+
+/* Fast path: the handle goes straight to the cursor, whose nodes never carry
+ * INSTR_HANDLE_UNREGISTERED or INSTR_HANDLE_EXCLUDED; those take the slow path. */
+EXPORT void __instr_enter(struct instr_region *d)
+{
+    uint32_t h = __atomic_load_n(&d->handle, __ATOMIC_ACQUIRE);
+    uintptr_t sp = INSTR_CALLER_SP();
+    if (__builtin_expect(instr_event_enter_fast(h, sp), 1))
         return;
-    instr_event_enter(h);
+    enter_slow(d, h, sp);
+}
+
+__attribute__((noinline, cold)) static void exit_slow(uint32_t h)
+{
+    if (h != INSTR_HANDLE_UNREGISTERED && h != INSTR_HANDLE_EXCLUDED)
+        instr_event_exit_generic(h);
 }
 
 EXPORT void __instr_exit(struct instr_region *d)
 {
     uint32_t h = __atomic_load_n(&d->handle, __ATOMIC_ACQUIRE);
-    if (h == INSTR_HANDLE_UNREGISTERED || h == INSTR_HANDLE_EXCLUDED)
+    if (__builtin_expect(instr_event_exit_fast(h), 1))
         return;
-    instr_event_exit(h);
+    exit_slow(h);
 }

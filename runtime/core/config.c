@@ -240,14 +240,23 @@ static void read_timer(void)
         set_value(V_TIMER, "default", "auto");
         return;
     }
-    if (strcasecmp(env, "tsc") == 0)
-        instr_cfg.timer = INSTR_TIMER_TSC;
-    else if (strcasecmp(env, "clock_gettime") == 0 || strcasecmp(env, "gettime") == 0)
-        instr_cfg.timer = INSTR_TIMER_CLOCK_GETTIME;
-    else if (strcasecmp(env, "auto") == 0)
-        instr_cfg.timer = INSTR_TIMER_AUTO;
-    else {
-        bad_value(V_TIMER, env, "is not a timer (use tsc, clock_gettime or auto)", "auto");
+    static const struct { const char *name; int timer; } timers[] = {
+        {"tsc", INSTR_TIMER_TSC},
+        {"monotonic", INSTR_TIMER_MONOTONIC},
+        {"monotonic_raw", INSTR_TIMER_MONOTONIC_RAW},
+        {"realtime", INSTR_TIMER_REALTIME},
+        {"clock_gettime", INSTR_TIMER_CLOCK_GETTIME},
+        {"gettime", INSTR_TIMER_CLOCK_GETTIME},
+        {"auto", INSTR_TIMER_AUTO},
+    };
+    size_t i = 0;
+    while (i < sizeof timers / sizeof *timers && strcasecmp(env, timers[i].name) != 0)
+        i++;
+    if (i < sizeof timers / sizeof *timers) {
+        instr_cfg.timer = timers[i].timer;
+    } else {
+        bad_value(V_TIMER, env,
+                  "is not a timer (use tsc, monotonic, monotonic_raw, realtime or auto)", "auto");
         set_value(V_TIMER, "default (bad value in environment)", "auto");
         return;
     }

@@ -12,7 +12,12 @@
 #include <stdint.h>
 #include <stdio.h>
 
-enum instr_timer_choice { INSTR_TIMER_AUTO, INSTR_TIMER_TSC, INSTR_TIMER_CLOCK_GETTIME };
+/* INSTR_TIMER. CLOCK_GETTIME is the earlier spelling of MONOTONIC (and keeps its name in the
+ * experiment). */
+enum instr_timer_choice {
+    INSTR_TIMER_AUTO, INSTR_TIMER_TSC, INSTR_TIMER_CLOCK_GETTIME, INSTR_TIMER_MONOTONIC,
+    INSTR_TIMER_MONOTONIC_RAW, INSTR_TIMER_REALTIME
+};
 
 typedef struct instr_config {
     int enable_profiling;

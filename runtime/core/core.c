@@ -1,6 +1,15 @@
 /* core.c — the event core: locations (one per thread), their stacks, and the slow paths of
  * enter/exit (event.h has the fast paths).
  *
+ * A location's stack is the profile's cursor while instr_fast is on (profile/cct.h), else the
+ * core's own array of region handles (the generic path). A location leaves the cursor for
+ * the generic path at its first event after instr_pause(), and never returns to it.
+ *
+ * Signal handlers: a handler's event on a thread that is inside the runtime (the cursor
+ * taken by a slow path, loc->busy on the generic path, tls_in_runtime while a location is
+ * created or converted) is dropped and counted in instr_events_dropped_in_handlers; its
+ * exit then finds no open frame of its own and is dropped as well.
+ *
  * A location is created on its thread's first event and registered under instr_loc_lock.
  * When the thread ends, a pthread key destructor closes its open regions and marks it ended,
  * under the same lock, which orders everything the thread recorded before the end of
@@ -18,6 +27,13 @@ unsigned instr_n_enter, instr_n_exit;
 instr_dispatch instr_enter_tab[INSTR_MAX_SUBSTRATES];
 instr_dispatch instr_exit_tab[INSTR_MAX_SUBSTRATES];
 _Thread_local instr_location *instr_tls_loc __attribute__((tls_model("initial-exec")));
+int instr_fast = INSTR_FAST_OFF;
+instr_pstate instr_cct_idle = {.cursor = &instr_cct_nomatch};
+_Thread_local instr_pstate *instr_tls_cct
+    __attribute__((tls_model("initial-exec"))) = &instr_cct_idle;
+uint64_t instr_events_dropped_in_handlers;
+/* Set while this thread creates or converts its location (allocation, locks). */
+static _Thread_local int tls_in_runtime __attribute__((tls_model("initial-exec")));
 /* Set once this thread's location was handed over: later events on it are ignored, so that
  * key destructors running after ours cannot create a second location for the thread. */
 static _Thread_local int tls_ended __attribute__((tls_model("initial-exec")));
@@ -46,8 +62,39 @@ static void dispatch_exit(instr_location *loc, uint32_t region, uint64_t t)
         instr_exit_tab[i].fn(loc->sub[instr_exit_tab[i].slot], region, t);
 }
 
+static void dropped_in_handler(void)
+{
+    __atomic_fetch_add(&instr_events_dropped_in_handlers, 1, __ATOMIC_RELAXED);
+}
+
+void instr_core_dropped_in_handler(void) { dropped_in_handler(); }
+
+void instr_event_longjmp(uintptr_t sp)
+{
+    instr_location *loc = instr_tls_loc;
+    if (loc && loc->cct && instr_state_get() == INSTR_STATE_RUNNING)
+        instr_cct_cut(loc->cct, sp);
+}
+
+int instr_core_guard_begin(void)
+{
+    if (tls_in_runtime)
+        return 0;
+    tls_in_runtime = 1;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    return 1;
+}
+
+void instr_core_guard_end(void)
+{
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    tls_in_runtime = 0;
+}
+
 uint64_t instr_core_close_all(instr_location *loc, uint64_t t)
 {
+    if (loc->cct)
+        return instr_cct_close_above(loc->cct, 0, t);
     uint64_t n = 0;
     while (loc->depth > 0) {
         uint32_t f = loc->stack[--loc->depth];
@@ -70,6 +117,7 @@ static void location_end(void *p)
         loc->ended = INSTR_LOC_THREAD_EXIT;
     }
     pthread_mutex_unlock(&instr_loc_lock);
+    instr_tls_cct = &instr_cct_idle;
     instr_tls_loc = NULL;
     tls_ended = 1;
 }
@@ -82,7 +130,19 @@ instr_location *const *instr_core_locations(uint32_t *n)
     return locs;
 }
 
+static instr_location *location_create_unguarded(void);
+
+/* A handler that arrives meanwhile finds no location and tls_in_runtime set: dropped. */
 static instr_location *location_create(void)
+{
+    if (!instr_core_guard_begin())
+        return NULL;
+    instr_location *loc = location_create_unguarded();
+    instr_core_guard_end();
+    return loc;
+}
+
+static instr_location *location_create_unguarded(void)
 {
     instr_location *loc = calloc(1, sizeof *loc);
     uint32_t *stack = malloc(INITIAL_STACK * sizeof *stack);
@@ -119,9 +179,14 @@ static instr_location *location_create(void)
     for (unsigned i = 0; i < instr_nactive; i++)
         loc->sub[i] = instr_active[i]->location_begin ? instr_active[i]->location_begin(loc)
                                                       : NULL;
+    /* The cursor path: the profile is the one substrate with enter/exit (lifecycle.c). */
+    if (__atomic_load_n(&instr_fast, __ATOMIC_ACQUIRE) != INSTR_FAST_OFF)
+        loc->cct = loc->sub[instr_enter_tab[0].slot];
     pthread_mutex_unlock(&instr_loc_lock);
     pthread_setspecific(loc_key, loc);
     instr_tls_loc = loc;
+    if (loc->cct)
+        instr_tls_cct = loc->cct;
     return loc;
 }
 
@@ -134,6 +199,24 @@ static int grow_stack(instr_location *loc)
     loc->stack = s;
     loc->cap = cap;
     return 0;
+}
+
+/* The thread leaves the cursor for the generic path (after instr_pause): the core's stack is
+ * rebuilt from the cursor's path. With loc->busy set, so a handler meanwhile is dropped. */
+static void to_generic(instr_location *loc)
+{
+    instr_pstate *s = loc->cct;
+    uint32_t d = instr_cct_depth(s);
+    while (loc->cap < d + 1 && grow_stack(loc) == 0)
+        ;
+    loc->depth = instr_cct_path(s, loc->stack, loc->cap);
+    instr_tls_cct = &instr_cct_idle;
+    loc->cct = NULL;
+}
+
+uint32_t instr_core_depth(const instr_location *loc)
+{
+    return loc->cct ? instr_cct_depth(loc->cct) : loc->depth;
 }
 
 instr_location *instr_core_location_self(void)
@@ -151,6 +234,8 @@ uint64_t instr_core_close_above(instr_location *loc, uint32_t depth, uint64_t t)
     int st = instr_state_get();
     if (st != INSTR_STATE_RUNNING && st != INSTR_STATE_PAUSED)
         return 0;
+    if (loc->cct)
+        return instr_cct_close_above(loc->cct, depth, t);
     while (loc->depth > depth) {
         uint32_t f = loc->stack[--loc->depth];
         if (!(f & INSTR_FRAME_UNRECORDED)) {
@@ -171,15 +256,45 @@ int instr_events_wanted(void)
     return st == INSTR_STATE_RUNNING || st == INSTR_STATE_PAUSED;
 }
 
-void instr_event_enter_slow(uint32_t region)
+/* The thread's location, created on its first event; NULL when none (not recording, the
+ * thread ended, out of memory, or a handler arrived while it was being created). */
+static instr_location *location_of_thread(void)
 {
-    if (!instr_events_wanted())
-        return;
     instr_location *loc = instr_tls_loc;
-    if (!loc) {
-        if (tls_ended || !(loc = location_create()))
-            return;
+    if (!loc && !tls_ended)
+        loc = location_create();
+    return loc;
+}
+
+/* 1 while the location's stack is the cursor (instr_pause turns that off for good). */
+static int on_cursor(const instr_location *loc)
+{
+    return loc->cct && __atomic_load_n(&instr_fast, __ATOMIC_ACQUIRE) != INSTR_FAST_OFF;
+}
+
+/* The location's generic stack, converting it first if it still used the cursor (only after
+ * instr_pause turned the cursor path off). 0 when loc->busy was taken. */
+static int generic_begin(instr_location *loc)
+{
+    if (loc->busy) {
+        dropped_in_handler();
+        return 0;
     }
+    loc->busy = 1;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    if (loc->cct)
+        to_generic(loc);
+    return 1;
+}
+
+static void generic_end(instr_location *loc)
+{
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    loc->busy = 0;
+}
+
+static void generic_enter(instr_location *loc, uint32_t region)
+{
     if (loc->depth == loc->cap && grow_stack(loc) != 0)
         return; /* out of memory: the matching exit is counted as unmatched */
     if (instr_state_get() != INSTR_STATE_RUNNING) {
@@ -192,14 +307,38 @@ void instr_event_enter_slow(uint32_t region)
         instr_enter_tab[i].fn(loc->sub[instr_enter_tab[i].slot], region, t);
 }
 
-void instr_event_exit_slow(uint32_t region)
+void instr_event_enter_slow(uint32_t region, uintptr_t sp)
 {
-    int st = instr_state_get();
-    if (st != INSTR_STATE_RUNNING && st != INSTR_STATE_PAUSED)
+    /* The cursor with another timer than the TSC: the inline path's steps, with that clock. */
+    if (__atomic_load_n(&instr_fast, __ATOMIC_RELAXED) == INSTR_FAST_CURSOR) {
+        instr_pnode *n = instr_cct_push(instr_tls_cct, 0, region, sp);
+        if (n) {
+            n->t_enter = instr_clock_now();
+            return;
+        }
+    }
+    if (!instr_events_wanted())
         return;
-    instr_location *loc = instr_tls_loc;
-    if (!loc)
+    instr_location *loc = location_of_thread();
+    if (!loc) {
+        if (tls_in_runtime)
+            dropped_in_handler();
         return;
+    }
+    if (on_cursor(loc)) {
+        if (instr_state_get() == INSTR_STATE_RUNNING &&
+            instr_cct_enter_slow(loc->cct, region, sp) != 0)
+            dropped_in_handler();
+        return;
+    }
+    if (!generic_begin(loc))
+        return;
+    generic_enter(loc, region);
+    generic_end(loc);
+}
+
+static void generic_exit(instr_location *loc, uint32_t region)
+{
     uint32_t d = loc->depth;
     if (d && loc->stack[d - 1] == (region | INSTR_FRAME_UNRECORDED)) {
         loc->depth--;
@@ -230,6 +369,40 @@ void instr_event_exit_slow(uint32_t region)
             dispatch_exit(loc, f, t);
     }
 }
+
+void instr_event_exit_slow(uint32_t region)
+{
+    if (__atomic_load_n(&instr_fast, __ATOMIC_RELAXED) == INSTR_FAST_CURSOR) {
+        instr_pstate *s = instr_tls_cct;
+        instr_pnode *n = instr_cct_top(s, 0, region);
+        if (n) {
+            instr_cct_pop(s, n, instr_clock_now());
+            return;
+        }
+    }
+    int st = instr_state_get();
+    if (st != INSTR_STATE_RUNNING && st != INSTR_STATE_PAUSED)
+        return;
+    instr_location *loc = instr_tls_loc;
+    if (!loc)
+        return;
+    if (on_cursor(loc)) {
+        if (instr_cct_exit_slow(loc->cct, region, &loc->unmatched_exits) != 0)
+            dropped_in_handler();
+        return;
+    }
+    if (!generic_begin(loc))
+        return;
+    generic_exit(loc, region);
+    generic_end(loc);
+}
+
+void instr_event_enter_generic_out(uint32_t region, uintptr_t sp)
+{
+    instr_event_enter_generic(region, sp);
+}
+
+void instr_event_exit_generic_out(uint32_t region) { instr_event_exit_generic(region); }
 
 void instr_core_fork_child(uint64_t t)
 {

@@ -36,6 +36,8 @@ instr_location *instr_core_location_self(void);
  * location's thread, which must be parked where the caller's synchronisation orders its
  * earlier and later events (an OpenMP worker in the runtime's barrier). Returns how many. */
 uint64_t instr_core_close_above(instr_location *loc, uint32_t depth, uint64_t t);
+/* Open regions of `loc` (its stack depth), whichever stack it uses. */
+uint32_t instr_core_depth(const instr_location *loc);
 
 void instr_init(void);
 void instr_finalize(void);

@@ -1,14 +1,26 @@
 /* event.h — the event core's hot path: enter and exit of a region on the calling thread.
  *
- * Inlined into every adapter (hooks, cyg, manual). Fast path: one load of the global state,
- * one TLS load, a push or pop on the per-thread stack, one clock read, the dispatch table.
- * Everything unusual (first event of a thread, stack growth, pause, unbalanced exits,
- * start-up, after the end) goes to the out-of-line slow paths in core.c. */
+ * Inlined into every adapter (hooks, cyg, manual, XRay, OpenMP, MPI). Two paths:
+ *
+ * - Cursor path (instr_fast == INSTR_FAST_INLINE): the profile is the only substrate that
+ *   wants enter/exit and the clock is the TSC. The profile's call-path cursor is the thread's
+ *   only stack (profile/cct.h): enter is one thread-local load, one flag test, one compare
+ *   with the child entered last, a stack-address compare, the clock; exit is one compare,
+ *   the clock and the statistics. No table, no second stack, no call.
+ * - Generic path (tracing, profile and trace, or after the first pause): the core keeps its
+ *   own stack of region handles and calls every substrate that wants the event through the
+ *   dispatch table. With the profile alone and another timer than the TSC, the cursor is
+ *   still the stack, updated by the slow path (INSTR_FAST_CURSOR).
+ *
+ * Everything unusual (first event of a thread, stack growth, pause, unbalanced exits, frames
+ * left by longjmp, start-up, after the end, a signal handler that interrupts the runtime on
+ * its own thread) goes to the out-of-line slow paths in core.c. */
 #ifndef INSTR_RT_EVENT_H
 #define INSTR_RT_EVENT_H
 
 #include "clock.h"
 #include "substrate.h"
+#include "../profile/cct.h"
 
 #include <stdint.h>
 
@@ -27,14 +39,34 @@ enum instr_state {
 enum instr_location_end { INSTR_LOC_RUNNING = 0, INSTR_LOC_THREAD_EXIT, INSTR_LOC_PROGRAM_END };
 
 struct instr_location {
-    uint32_t *stack; /* open regions, innermost last */
+    instr_pstate *cct; /* the profile's cursor when it is this location's stack, else NULL */
+    uint32_t *stack;   /* generic path: open regions, innermost last */
     uint32_t depth, cap;
+    int busy;          /* generic path: inside a substrate; a handler's events are dropped */
     void *sub[INSTR_MAX_SUBSTRATES];
     uint32_t id;
     int tid;
     int ended;       /* enum instr_location_end */
     uint64_t unmatched_exits, closed_at_end;
 };
+
+/* instr_fast: which path events take. */
+enum {
+    INSTR_FAST_OFF = 0, /* the generic path (or not recording) */
+    INSTR_FAST_INLINE,  /* the cursor path, inline (profile only, TSC) */
+    INSTR_FAST_CURSOR   /* the cursor is the stack, through the slow path (other timers) */
+};
+extern int instr_fast __attribute__((visibility("hidden")));
+/* The calling thread's cursor state: its location's, or instr_cct_idle (whose cursor never
+ * matches) before the thread's first event, after its end and on the generic path. */
+extern _Thread_local instr_pstate *instr_tls_cct __attribute__((tls_model("initial-exec")));
+extern instr_pstate instr_cct_idle;
+/* Events dropped because a signal handler arrived while its thread was inside the runtime. */
+extern uint64_t instr_events_dropped_in_handlers;
+
+/* The caller's stack address at a hook: the hook's canonical frame address (one lea with
+ * gcc). Hooks pass it so that frames left by longjmp are noticed (cct.h). */
+#define INSTR_CALLER_SP() ((uintptr_t)__builtin_dwarf_cfa())
 
 typedef struct instr_dispatch {
     instr_event_fn fn;
@@ -47,40 +79,130 @@ extern instr_dispatch instr_enter_tab[INSTR_MAX_SUBSTRATES];
 extern instr_dispatch instr_exit_tab[INSTR_MAX_SUBSTRATES];
 extern _Thread_local instr_location *instr_tls_loc __attribute__((tls_model("initial-exec")));
 
-void instr_event_enter_slow(uint32_t region) __attribute__((cold));
+/* sp: the caller's stack address (INSTR_CALLER_SP), or 0 for events without a frame of their
+ * own (manual regions, OpenMP constructs, MPI calls, XRay). */
+void instr_event_enter_slow(uint32_t region, uintptr_t sp) __attribute__((cold));
 void instr_event_exit_slow(uint32_t region) __attribute__((cold));
+
+/* Around work that takes a lock or allocates on the calling thread outside the hot path
+ * (registering a region): 0 when the thread is already inside such work (a signal handler
+ * interrupted it), in which case the caller drops its event; else 1, and the caller ends it
+ * with instr_core_guard_end. */
+int instr_core_guard_begin(void);
+void instr_core_guard_end(void);
+/* The calling thread jumps to stack pointer sp (longjmp): its frames below are closed now. */
+void instr_event_longjmp(uintptr_t sp);
+/* Counts an event dropped that way. */
+void instr_core_dropped_in_handler(void);
 
 /* Starts the runtime if needed; 1 when events are being recorded (running or paused). */
 int instr_events_wanted(void);
 
 static inline int instr_state_get(void) { return __atomic_load_n(&instr_state, __ATOMIC_ACQUIRE); }
 
-static inline void instr_event_enter(uint32_t region)
+/* 1 when the event was recorded by the cursor path; the region named by its handle, or with
+ * by_key by the key the adapter gave its node (instr_event_key). */
+static inline int instr_event_enter_fast_by(int by_key, uintptr_t what, uintptr_t sp)
 {
-    instr_location *loc = instr_tls_loc;
-    if (__builtin_expect(instr_state_get() != INSTR_STATE_RUNNING || !loc ||
-                             loc->depth == loc->cap, 0)) {
-        instr_event_enter_slow(region);
-        return;
-    }
-    loc->stack[loc->depth++] = region;
-    uint64_t t = instr_clock_now();
-    for (unsigned i = 0; i < instr_n_enter; i++)
-        instr_enter_tab[i].fn(loc->sub[instr_enter_tab[i].slot], region, t);
+    instr_pstate *s = instr_tls_cct;
+    /* A plain load (one compare with memory): the flag only ever goes off, and an event that
+     * still sees it on belongs to the time before. */
+    if (__builtin_expect(instr_fast != INSTR_FAST_INLINE, 0))
+        return 0;
+    instr_pnode *n = instr_cct_push(s, by_key, what, sp);
+    if (__builtin_expect(!n, 0))
+        return 0;
+    n->t_enter = instr_clock_tsc();
+    return 1;
 }
 
-static inline void instr_event_exit(uint32_t region)
+static inline int instr_event_exit_fast_by(int by_key, uintptr_t what)
+{
+    instr_pstate *s = instr_tls_cct;
+    if (__builtin_expect(instr_fast != INSTR_FAST_INLINE, 0))
+        return 0;
+    instr_pnode *n = instr_cct_top(s, by_key, what);
+    if (__builtin_expect(!n, 0))
+        return 0;
+    instr_cct_pop(s, n, instr_clock_tsc());
+    return 1;
+}
+
+static inline int instr_event_enter_fast(uint32_t region, uintptr_t sp)
+{
+    return instr_event_enter_fast_by(0, region, sp);
+}
+
+static inline int instr_event_exit_fast(uint32_t region) { return instr_event_exit_fast_by(0, region); }
+
+/* Names the calling thread's innermost open node, when it is `region`'s, with the adapter's
+ * key for it (never 0), so that later events find it by key without a lookup of their own. */
+static inline void instr_event_key(uint32_t region, uintptr_t key)
+{
+    instr_pnode *n = instr_tls_cct->cursor;
+    if (n->region == region)
+        n->key = key;
+}
+
+/* The generic path. Adapters whose events have a stack frame of their own (hooks, cyg) call
+ * instr_event_enter_fast(region, INSTR_CALLER_SP()) and this from their own slow path. */
+static inline void instr_event_enter_generic(uint32_t region, uintptr_t sp)
 {
     instr_location *loc = instr_tls_loc;
-    if (__builtin_expect(instr_state_get() != INSTR_STATE_RUNNING || !loc || loc->depth == 0 ||
+    if (__builtin_expect(instr_state_get() != INSTR_STATE_RUNNING || !loc || loc->cct ||
+                             loc->busy || loc->depth == loc->cap, 0)) {
+        instr_event_enter_slow(region, sp);
+        return;
+    }
+    /* Depth first: a handler arriving in between pushes above this frame, not onto it. */
+    uint32_t d = loc->depth;
+    loc->depth = d + 1;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    loc->stack[d] = region;
+    uint64_t t = instr_clock_now();
+    loc->busy = 1;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    for (unsigned i = 0; i < instr_n_enter; i++)
+        instr_enter_tab[i].fn(loc->sub[instr_enter_tab[i].slot], region, t);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    loc->busy = 0;
+}
+
+static inline void instr_event_exit_generic(uint32_t region)
+{
+    instr_location *loc = instr_tls_loc;
+    if (__builtin_expect(instr_state_get() != INSTR_STATE_RUNNING || !loc || loc->cct ||
+                             loc->busy || loc->depth == 0 ||
                              loc->stack[loc->depth - 1] != region, 0)) {
         instr_event_exit_slow(region);
         return;
     }
     uint64_t t = instr_clock_now();
     loc->depth--;
+    loc->busy = 1;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
     for (unsigned i = 0; i < instr_n_exit; i++)
         instr_exit_tab[i].fn(loc->sub[instr_exit_tab[i].slot], region, t);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    loc->busy = 0;
+}
+
+/* The generic path out of line (core.c), so that an adapter's cursor path needs no stack
+ * frame of its own. */
+void instr_event_enter_generic_out(uint32_t region, uintptr_t sp) __attribute__((cold));
+void instr_event_exit_generic_out(uint32_t region) __attribute__((cold));
+
+/* Enter of a region without a frame of its own (manual, XRay, OpenMP, MPI). */
+static inline void instr_event_enter(uint32_t region)
+{
+    if (!instr_event_enter_fast(region, 0))
+        instr_event_enter_generic_out(region, 0);
+}
+
+static inline void instr_event_exit(uint32_t region)
+{
+    if (!instr_event_exit_fast(region))
+        instr_event_exit_generic_out(region);
 }
 
 #endif

@@ -143,6 +143,12 @@ static void init_once(void)
      * after the end steps of an MPI job, which register later. */
     atexit(instr_experiment_publish);
     atexit(instr_finalize);
+    /* The profile alone: its cursor is the stack and events take the inline cursor path
+     * (event.h); with another timer than the TSC, the same cursor out of line. */
+    if (instr_n_enter == 1 && instr_n_exit == 1 && instr_enter_tab[0].fn == instr_profile_enter &&
+        instr_exit_tab[0].fn == instr_profile_exit)
+        __atomic_store_n(&instr_fast, instr_clock_use_tsc ? INSTR_FAST_INLINE : INSTR_FAST_CURSOR,
+                         __ATOMIC_RELEASE);
     instr_signal_finalize = finalize_from_signal;
     instr_signals_install();
     __atomic_store_n(&instr_state, INSTR_STATE_RUNNING, __ATOMIC_RELEASE);
@@ -186,6 +192,7 @@ static void finalize(int from_signal)
 
     pthread_mutex_lock(&instr_loc_lock);
     uint64_t t_end = instr_clock_now();
+    __atomic_store_n(&instr_fast, INSTR_FAST_OFF, __ATOMIC_RELEASE);
     __atomic_store_n(&instr_state, INSTR_STATE_FINISHED, __ATOMIC_RELEASE);
     uint32_t n;
     instr_location *const *locs = instr_core_locations(&n);
@@ -215,6 +222,7 @@ static void finalize(int from_signal)
     run.fork_of = fork_of;
     instr_io_guard g;
     instr_io_guard_begin(&g);
+    run.dropped_in_handlers = __atomic_load_n(&instr_events_dropped_in_handlers, __ATOMIC_RELAXED);
     int failed = instr_experiment_prepare() != 0;
     run.dir = instr_experiment_dir();
     if (fork_of && !failed)

@@ -3,18 +3,39 @@
 #include "config.h"
 
 #include <stdlib.h>
+#include <sys/mman.h>
 
 static uint64_t used;
 static int exhausted;
 
-void *instr_mem_chunk(size_t size)
+static int charge(size_t size)
 {
     uint64_t before = __atomic_fetch_add(&used, size, __ATOMIC_RELAXED);
     if (before + size > instr_cfg.total_memory) {
         __atomic_fetch_sub(&used, size, __ATOMIC_RELAXED);
         __atomic_store_n(&exhausted, 1, __ATOMIC_RELAXED);
+        return -1;
+    }
+    return 0;
+}
+
+void *instr_mem_chunk_mapped(size_t size)
+{
+    if (charge(size) != 0)
+        return NULL;
+    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) {
+        __atomic_fetch_sub(&used, size, __ATOMIC_RELAXED);
+        __atomic_store_n(&exhausted, 1, __ATOMIC_RELAXED);
         return NULL;
     }
+    return p;
+}
+
+void *instr_mem_chunk(size_t size)
+{
+    if (charge(size) != 0)
+        return NULL;
     void *p = calloc(1, size);
     if (!p) {
         __atomic_fetch_sub(&used, size, __ATOMIC_RELAXED);

@@ -9,6 +9,9 @@
 
 /* A zeroed chunk of `size` bytes charged to the budget, or NULL when the budget is spent. */
 void *instr_mem_chunk(size_t size);
+/* The same from mmap: async-signal-safe (a signal handler's first visit of a call path may
+ * need a node while the interrupted code is inside malloc). Never freed. */
+void *instr_mem_chunk_mapped(size_t size);
 uint64_t instr_mem_used(void);
 /* 1 once a request was refused. */
 int instr_mem_exhausted(void);

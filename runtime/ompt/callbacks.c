@@ -100,8 +100,8 @@ static void task_graft_end(const ompt_data_t *task);
 
 /* Closes the innermost open construct of this kind and tag, and what is still open above it
  * (the event core does the same for its stack). An explicit task closed that way (an untied
- * task that completed on another thread) ends its graft first, so that the region it ran in
- * gets its own node back. */
+ * task that completed on another thread) ends its graft after its region, so that the cursor
+ * returns to the region the task ran in. */
 static void pop(int construct, uintptr_t tag)
 {
     if (self.overflow) {
@@ -113,13 +113,14 @@ static void pop(int construct, uintptr_t tag)
         k--;
     if (k == 0)
         return;
-    for (uint32_t i = self.nopen; i-- > k - 1;)
-        if (self.open[i].construct == INSTR_OMP_TASK)
-            task_graft_end((const ompt_data_t *)self.open[i].tag);
-    uint32_t h = self.open[k - 1].handle;
+    uint32_t h = self.open[k - 1].handle, top = self.nopen;
     self.nopen = k - 1;
     if (h)
         instr_event_exit(h);
+    /* The regions first, then the graft frames below them, innermost first. */
+    for (uint32_t i = top; i-- > k - 1;)
+        if (self.open[i].construct == INSTR_OMP_TASK)
+            task_graft_end((const ompt_data_t *)self.open[i].tag);
 }
 
 /* ---- threads and parallel regions ---- */
@@ -228,7 +229,7 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
         instr_location *loc = location();
         itask *f = &self.frame[self.nframes++];
         *f = (itask){.owner = &self, .team = t, .index = index,
-                     .core_depth = loc ? loc->depth : 0, .open_depth = self.nopen, .open = 1};
+                     .core_depth = loc ? instr_core_depth(loc) : 0, .open_depth = self.nopen, .open = 1};
         if (t && index < t->cap)
             t->member[index] = f;
         /* A worker continues the master's call path (docs/openmp.md, "Call paths"). */

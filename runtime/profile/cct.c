@@ -1,43 +1,95 @@
-/* cct.c — one thread's calling-context tree, updated on every enter and exit.
+/* cct.c — one thread's calling-context tree: node creation, the cursor's slow paths, and the
+ * profile substrate's enter/exit for the event core's generic path (cct.h has the fast paths).
  *
- * Hot path: no locks (the tree belongs to its thread), no allocation once the thread's call
- * paths have been seen (nodes come from chunks taken from the INSTR_TOTAL_MEMORY budget,
- * 4 KiB first, doubling to 1 MiB), no system calls. */
+ * No locks (the tree belongs to its thread), no allocation once the thread's call paths have
+ * been seen (nodes come from chunks mapped from the INSTR_TOTAL_MEMORY budget, 4 KiB first,
+ * doubling to 1 MiB: an mmap per chunk, async-signal-safe, no malloc), no other system
+ * calls. */
 #include "profile.h"
+#include "graft.h"
+#include "../core/clock.h"
 #include "../core/memory.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define FIRST_CHUNK 4096u
 #define MAX_CHUNK (1u << 20)
-#define FIRST_STACK 64u
 
+_Thread_local int instr_cct_jumped __attribute__((tls_model("initial-exec")));
+instr_pnode instr_cct_nomatch = {.region = INSTR_CCT_NO_REGION, .last = &instr_cct_nomatch};
+
+static void sentinel(instr_pnode *n)
+{
+    memset(n, 0, sizeof *n);
+    n->region = INSTR_CCT_NO_REGION;
+    n->last = &instr_cct_nomatch;
+}
+
+static void reset_tree(instr_pstate *s)
+{
+    sentinel(&s->root);
+    s->root.sp = UINTPTR_MAX; /* every frame's stack address lies below it */
+    sentinel(&s->busy);
+    sentinel(&s->lost);
+    s->cursor = &s->root;
+    s->lost_parent = NULL;
+    s->lost_depth = 0;
+    s->cur = s->end = NULL;
+    s->next_chunk = FIRST_CHUNK;
+    s->dropped = s->resynced = 0;
+}
+
+/* The calling thread's stack; everything when unknown. */
+static void own_stack(instr_pstate *s)
+{
+    s->stack_lo = 0;
+    s->stack_hi = UINTPTR_MAX;
+    pthread_attr_t attr;
+    if (pthread_getattr_np(pthread_self(), &attr) != 0)
+        return;
+    void *addr;
+    size_t size;
+    if (pthread_attr_getstack(&attr, &addr, &size) == 0 && addr && size) {
+        s->stack_lo = (uintptr_t)addr;
+        s->stack_hi = (uintptr_t)addr + size;
+    }
+    pthread_attr_destroy(&attr);
+}
+
+static int on_own_stack(const instr_pstate *s, uintptr_t sp)
+{
+    return sp >= s->stack_lo && sp <= s->stack_hi;
+}
+
+/* On a stack of another kind; UINTPTR_MAX (the root's, inherited by frames without one of
+ * their own) is above everything, not elsewhere. */
+static int on_other_stack(const instr_pstate *s, uintptr_t sp)
+{
+    return sp != UINTPTR_MAX && !on_own_stack(s, sp);
+}
+
+/* Called on the location's own thread (its first event). */
 void *instr_profile_location_begin(instr_location *loc)
 {
     (void)loc;
     instr_pstate *s = calloc(1, sizeof *s);
-    if (!s)
-        return NULL;
-    s->stack = malloc(FIRST_STACK * sizeof *s->stack);
-    if (!s->stack) {
-        free(s);
-        return NULL;
+    if (s) {
+        reset_tree(s);
+        own_stack(s);
     }
-    s->cap = FIRST_STACK;
-    s->stack[0] = (instr_pframe){&s->root, 0, 0, 0};
-    s->next_chunk = FIRST_CHUNK;
     return s;
 }
 
 static instr_pnode *new_node(instr_pstate *s, instr_pnode *parent, uint32_t region)
 {
     if ((size_t)(s->end - s->cur) < sizeof(instr_pnode)) {
-        char *chunk = instr_mem_chunk(s->next_chunk);
+        char *chunk = instr_mem_chunk_mapped(s->next_chunk);
         if (!chunk)
             return NULL;
-        /* Chunks stay linked (also the parent's in a forked child) so that leak checkers
-         * see them as reachable. */
+        /* Chunks stay linked (also the parent's in a forked child); mapped, because a signal
+         * handler may land here (cct.h). */
         *(void **)(void *)chunk = s->chunks;
         s->chunks = chunk;
         s->cur = chunk + 16;
@@ -48,87 +100,258 @@ static instr_pnode *new_node(instr_pstate *s, instr_pnode *parent, uint32_t regi
     instr_pnode *n = (instr_pnode *)(void *)s->cur;
     s->cur += sizeof *n;
     n->region = region;
+    n->depth = parent->depth + 1;
     n->parent = parent;
+    n->last = &instr_cct_nomatch;
     n->s.min_incl = n->s.min_excl = UINT64_MAX;
     n->sibling = parent->child;
     parent->child = n;
     return n;
 }
 
-__attribute__((noinline)) static instr_pnode *child_search(instr_pstate *s, instr_pnode *parent,
-                                                           uint32_t region)
+/* The child of parent for region, created if needed (NULL: out of memory). */
+static instr_pnode *child_of(instr_pstate *s, instr_pnode *parent, uint32_t region)
 {
-    instr_pnode *n;
+    instr_pnode *n = parent->last;
+    if (n->region == region)
+        return n;
     for (n = parent->child; n; n = n->sibling)
         if (n->region == region)
             break;
-    if (!n && !(n = new_node(s, parent, region))) {
-        s->dropped++;
+    if (!n && !(n = new_node(s, parent, region)))
         return NULL;
-    }
     parent->last = n;
     return n;
 }
 
-/* The child entered last is checked inline: in loops it is the next one again. */
-static inline instr_pnode *child_of(instr_pstate *s, instr_pnode *parent, uint32_t region)
+/* Enters region below p (the cursor, which the caller has taken) at time t. */
+static void enter_below(instr_pstate *s, instr_pnode *p, uint32_t region, uintptr_t sp,
+                        int take_time, uint64_t t)
 {
-    instr_pnode *n = parent->last;
-    if (__builtin_expect(n && n->region == region, 1))
-        return n;
-    return child_search(s, parent, region);
+    instr_pnode *n = child_of(s, p, region);
+    if (!n) {
+        s->dropped++;
+        s->lost_parent = p;
+        s->lost_depth = 1;
+        __atomic_signal_fence(__ATOMIC_SEQ_CST);
+        s->cursor = &s->lost;
+        return;
+    }
+    n->child_ticks = 0;
+    n->sp = sp ? sp : p->sp;
+    n->t_enter = take_time ? instr_clock_now() : t;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    s->cursor = n;
 }
+
+/* Takes the cursor off the fast paths; NULL when a slow path of this thread already has it. */
+static instr_pnode *take(instr_pstate *s)
+{
+    instr_pnode *p = s->cursor;
+    if (p == &s->busy)
+        return NULL;
+    s->cursor = &s->busy;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    return p;
+}
+
+static void give(instr_pstate *s, instr_pnode *p)
+{
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    s->cursor = p;
+}
+
+int instr_cct_enter_slow(instr_pstate *s, uint32_t region, uintptr_t sp)
+{
+    instr_pnode *p = take(s);
+    if (!p)
+        return -1;
+    if (p == &s->lost) {
+        s->lost_depth++;
+        give(s, p);
+        return 0;
+    }
+    /* Frames whose caller's stack address is not above this event's were left without their
+     * exit (longjmp, or an exception caught by a frame without hooks): close them now. The
+     * same address with the same region is such a frame too (the same call site reached
+     * again); with another region it is one as well after a longjmp, else a callee whose
+     * hooks were inlined into the caller (-finstrument-functions, GCC plugin before
+     * inlining), which shares its frame. */
+    uint64_t t = 0;
+    int timed = 0;
+    /* A frame on another stack (a handler on its sigaltstack, a coroutine) is a callee. */
+    if (sp && on_own_stack(s, sp)) {
+        int jumped = instr_cct_jumped;
+        instr_cct_jumped = 0;
+        while (p != &s->root &&
+               (p->sp < sp || (p->sp == sp && (p->region == region || jumped)))) {
+            if (!timed) {
+                t = instr_clock_now();
+                timed = 1;
+            }
+            instr_cct_close(p, t);
+            s->resynced++;
+            p = p->parent;
+        }
+    }
+    enter_below(s, p, region, sp, !timed, t);
+    return 0;
+}
+
+int instr_cct_exit_slow(instr_pstate *s, uint32_t region, uint64_t *unmatched)
+{
+    instr_pnode *p = take(s);
+    if (!p)
+        return -1;
+    if (p == &s->lost) {
+        if (--s->lost_depth == 0)
+            p = s->lost_parent;
+        give(s, p);
+        return 0;
+    }
+    /* Unbalanced input (longjmp, an exit hook missing on some path): an exit for a region
+     * further up closes everything below it at the same time; an exit for a region that is
+     * not open at all is counted and ignored. */
+    instr_pnode *k = p;
+    while (k != &s->root && k->region != region)
+        k = k->parent;
+    if (k == &s->root) {
+        (*unmatched)++;
+        give(s, p);
+        return 0;
+    }
+    uint64_t t = instr_clock_now();
+    for (;; p = p->parent) {
+        instr_cct_close(p, t);
+        if (p == k)
+            break;
+    }
+    give(s, k->parent);
+    return 0;
+}
+
+uint64_t instr_cct_cut(instr_pstate *s, uintptr_t sp)
+{
+    instr_pnode *p = take(s);
+    if (!p)
+        return 0;
+    if (p == &s->lost) {
+        /* Frames below a node that could not be created have no stack address. */
+        give(s, p);
+        return 0;
+    }
+    /* Only jumps within this thread's own stack: one to another stack (a coroutine library
+     * switching stacks with longjmp) leaves nothing the cursor could tell. Such a jump also
+     * leaves every frame on another stack (out of a handler running on its sigaltstack). */
+    if (!on_own_stack(s, sp)) {
+        give(s, p);
+        return 0;
+    }
+    uint64_t n = 0, t = 0;
+    while (p != &s->root && (p->sp < sp || on_other_stack(s, p->sp))) {
+        if (!n++)
+            t = instr_clock_now();
+        instr_cct_close(p, t);
+        p = p->parent;
+    }
+    s->resynced += n;
+    give(s, p);
+    return n;
+}
+
+uint32_t instr_cct_depth(const instr_pstate *s)
+{
+    const instr_pnode *p = s->cursor;
+    if (p == &s->lost)
+        return s->lost_parent->depth + s->lost_depth;
+    return p == &s->busy ? 0 : p->depth;
+}
+
+uint64_t instr_cct_close_above(instr_pstate *s, uint32_t depth, uint64_t t)
+{
+    instr_pnode *p = take(s);
+    if (!p)
+        return 0;
+    uint64_t n = 0;
+    if (p == &s->lost) {
+        uint32_t base = s->lost_parent->depth;
+        uint32_t keep = depth > base ? depth - base : 0;
+        if (keep >= s->lost_depth) {
+            give(s, p);
+            return 0;
+        }
+        n += s->lost_depth - keep;
+        s->lost_depth = keep;
+        if (keep) {
+            give(s, p);
+            return n;
+        }
+        p = s->lost_parent;
+    }
+    while (p->depth > depth) {
+        instr_cct_close(p, t);
+        p = p->parent;
+        n++;
+    }
+    give(s, p);
+    return n;
+}
+
+uint32_t instr_cct_path(instr_pstate *s, uint32_t *out, uint32_t cap)
+{
+    if (s->cursor == &s->lost) {
+        s->cursor = s->lost_parent;
+        s->lost_depth = 0;
+    }
+    instr_pnode *p = s->cursor;
+    if (p == &s->busy)
+        return 0;
+    uint32_t d = p->depth;
+    if (d > cap)
+        return 0;
+    for (uint32_t i = d; i > 0; i--, p = p->parent)
+        out[i - 1] = p->region;
+    return d;
+}
+
+instr_pnode *instr_cct_current(instr_pstate *s)
+{
+    instr_pnode *p = s->cursor;
+    return p == &s->root || p == &s->busy || p == &s->lost ? NULL : p;
+}
+
+/* ---- the profile substrate's enter/exit (generic path: balanced events, core's stack) ---- */
 
 void instr_profile_enter(void *data, uint32_t region, uint64_t t)
 {
     instr_pstate *s = data;
     if (__builtin_expect(!s, 0))
         return;
-    if (__builtin_expect(s->depth + 1 == s->cap, 0)) {
-        instr_pframe *grown = realloc(s->stack, 2 * s->cap * sizeof *grown);
-        if (!grown) {
-            s->overflow++;
-            return;
-        }
-        s->stack = grown;
-        s->cap *= 2;
+    instr_pnode *p = s->cursor;
+    if (p == &s->lost) {
+        s->lost_depth++;
+        return;
     }
-    instr_pnode *parent = s->stack[s->depth].node;
-    instr_pnode *n = parent ? child_of(s, parent, region) : (s->dropped++, NULL);
-    instr_pframe *f = &s->stack[++s->depth];
-    f->node = n;
-    f->t_enter = t;
-    f->child = 0;
-    f->region = region;
+    enter_below(s, p, region, 0, 0, t);
 }
 
 void instr_profile_exit(void *data, uint32_t region, uint64_t t)
 {
-    (void)region; /* the core delivers balanced events */
     instr_pstate *s = data;
     if (__builtin_expect(!s, 0))
         return;
-    if (__builtin_expect(s->overflow != 0, 0)) {
-        s->overflow--;
+    instr_pnode *n = s->cursor;
+    if (n == &s->lost) {
+        if (--s->lost_depth == 0)
+            s->cursor = s->lost_parent;
         return;
     }
-    if (__builtin_expect(s->depth == 0, 0))
-        return;
-    instr_pframe *f = &s->stack[s->depth--];
-    /* Guards against a clock that went backwards (TSC across sockets). */
-    uint64_t incl = t > f->t_enter ? t - f->t_enter : 0;
-    uint64_t excl = incl > f->child ? incl - f->child : 0;
-    instr_pnode *n = f->node;
-    if (n) {
-        n->s.visits++;
-        n->s.incl += incl;
-        n->s.excl += excl;
-        if (incl < n->s.min_incl) n->s.min_incl = incl;
-        if (incl > n->s.max_incl) n->s.max_incl = incl;
-        if (excl < n->s.min_excl) n->s.min_excl = excl;
-        if (excl > n->s.max_excl) n->s.max_excl = excl;
-    }
-    s->stack[s->depth].child += incl;
+    /* The core delivers balanced events, but knows nothing of the OpenMP adapter's graft
+     * frames (graft.h), which may still be open here. */
+    if (__builtin_expect(n->region != region, 0))
+        n = instr_profile_close_grafts(s, n, region, t);
+    if (n != &s->root)
+        instr_cct_pop(s, n, t);
 }
 
 void instr_profile_fork_child(void *data, uint64_t t)
@@ -136,18 +359,33 @@ void instr_profile_fork_child(void *data, uint64_t t)
     instr_pstate *s = data;
     /* The parent's nodes are the parent's results: start an empty tree (the old chunks are
      * left alone) and re-create the open call path, entered at the fork. */
-    memset(&s->root, 0, sizeof s->root);
-    s->cur = s->end = NULL;
-    s->next_chunk = FIRST_CHUNK;
-    s->dropped = 0;
-    instr_pnode *parent = &s->root;
-    for (uint32_t i = 1; i <= s->depth; i++) {
-        instr_pframe *f = &s->stack[i];
-        instr_pnode *n = parent ? child_of(s, parent, f->region) : NULL;
-        f->node = n;
-        f->t_enter = t;
-        f->child = 0;
-        parent = n;
+    uint32_t lost = s->cursor == &s->lost ? s->lost_depth : 0;
+    instr_pnode *p = s->cursor == &s->lost ? s->lost_parent : s->cursor;
+    uint32_t d = p == &s->busy ? 0 : p->depth;
+    uint32_t *regions = d ? malloc(d * sizeof *regions) : NULL;
+    uintptr_t *sps = d ? malloc(d * sizeof *sps) : NULL;
+    if (d && (!regions || !sps))
+        d = 0;
+    for (uint32_t i = d; i > 0; i--, p = p->parent) {
+        regions[i - 1] = p->region;
+        sps[i - 1] = p->sp;
     }
-    s->stack[0].child = 0;
+    reset_tree(s);
+    for (uint32_t i = 0; i < d; i++) {
+        instr_pnode *c = s->cursor;
+        if (c == &s->lost) {
+            s->lost_depth++;
+            continue;
+        }
+        enter_below(s, c, regions[i], sps[i], 0, t);
+    }
+    if (lost) {
+        if (s->cursor != &s->lost) {
+            s->lost_parent = s->cursor;
+            s->cursor = &s->lost;
+        }
+        s->lost_depth += lost;
+    }
+    free(regions);
+    free(sps);
 }

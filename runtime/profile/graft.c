@@ -1,29 +1,32 @@
 /* graft.c — work of one thread under another thread's call path (graft.h).
  *
- * A graft node is a root of the location's own tree with region 0 (no region has handle 0)
- * that remembers the other thread's node (`under`) and the location's own node it stood in
- * for (`at`: its root for an implicit task, the barrier or taskwait that ran an explicit
- * task). One per (location, under, at), found again by a search of the roots (the root's
- * `last` caches the most recent one): grafts happen per parallel region and per task, not
- * per event, and allocate only the first time.
+ * A graft node is a frame of region 0 (no region has handle 0) that the location enters
+ * below its own node `at` (its root for an implicit task, the barrier or taskwait that runs an
+ * explicit task) and that remembers the other thread's node (`under`, the fork point). While
+ * it is open, the cursor (cct.h) moves below it as for any frame, and exits walk back through
+ * it to `at`; closing it adds the grafted work's time to `at`'s callees, so `at`'s exclusive
+ * time is right as measured. One graft node per (at, under), found again among `at`'s
+ * children: grafts happen per parallel region and per task, not per event, and allocate
+ * only the first time.
  *
  * Time is counted once per location. The grafted work's time T went, as it was measured,
  * into the inclusive time of `at` and its ancestors. At the end the fork path gets T on the
  * nodes it does not share with the path of `at` (compared by regions from the root), and
  * `at` and its ancestors below the shared part give T back: they no longer contain that
- * work. Their exclusive time is right already (the work was a callee of `at`); their
- * per-visit maxima are capped at the new inclusive time. */
+ * work. Their per-visit maxima are capped at the new inclusive time. */
 #include "graft.h"
 #include "profile.h"
+#include "../core/clock.h"
 #include "../core/event.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 typedef struct graft_node {
-    instr_pnode node;          /* region 0, a child of the location's root */
+    instr_pnode node;          /* region 0, a child of `at` */
     const instr_pnode *under;  /* the fork point in another (or the same) tree */
-    instr_pnode *at;           /* the location's own node the graft stood in for */
+    instr_pnode *at;           /* the location's own node the graft stands below */
+    struct graft_node *next;   /* the location's graft nodes (instr_pstate.grafts) */
     uint64_t time;             /* at the end: the grafted work's time, as measured */
     size_t shared;             /* at the end: path nodes shared by `under` and `at` */
 } graft_node;
@@ -36,22 +39,20 @@ static instr_pstate *pstate(instr_location *loc)
 
 static int is_graft(const instr_pnode *n) { return n->region == 0 && n->parent != NULL; }
 
-const void *instr_profile_cursor(instr_location *loc)
+/* The cursor's node, or NULL while it is parked (a slow path works, or below a node that
+ * could not be created). */
+static instr_pnode *cursor_node(instr_pstate *s)
 {
-    instr_pstate *s = pstate(loc);
-    return s && !s->overflow ? s->stack[s->depth].node : NULL;
+    instr_pnode *p = s ? s->cursor : NULL;
+    return p == &s->busy || p == &s->lost ? NULL : p;
 }
+
+const void *instr_profile_cursor(instr_location *loc) { return cursor_node(pstate(loc)); }
 
 const void *instr_profile_cursor_parent(const void *cursor)
 {
     const instr_pnode *n = cursor;
     return n ? n->parent : NULL;
-}
-
-static int graft_is(const instr_pnode *n, const instr_pnode *under, const instr_pnode *at)
-{
-    return n && is_graft(n) && ((const graft_node *)n)->under == under &&
-           ((const graft_node *)n)->at == at;
 }
 
 uint32_t instr_profile_cursor_region(const void *cursor)
@@ -60,45 +61,67 @@ uint32_t instr_profile_cursor_region(const void *cursor)
     return n && n->parent ? n->region : 0;
 }
 
-static instr_pnode *graft_for(instr_pstate *s, const instr_pnode *under, instr_pnode *at)
+static graft_node *graft_for(instr_pstate *s, const instr_pnode *under, instr_pnode *at)
 {
-    instr_pnode *root = &s->root;
-    if (graft_is(root->last, under, at))
-        return root->last;
-    for (instr_pnode *n = root->child; n; n = n->sibling)
-        if (graft_is(n, under, at))
-            return root->last = n;
+    for (instr_pnode *n = at->child; n; n = n->sibling)
+        if (is_graft(n) && ((graft_node *)n)->under == under)
+            return (graft_node *)n;
     graft_node *g = calloc(1, sizeof *g);
     if (!g)
         return NULL;
     g->under = under;
     g->at = at;
-    g->node.parent = root;
+    g->node.parent = at;
+    g->node.depth = at->depth + 1;
+    g->node.last = &instr_cct_nomatch;
     g->node.s.min_incl = g->node.s.min_excl = UINT64_MAX;
-    g->node.sibling = root->child;
-    root->child = &g->node;
-    return root->last = &g->node;
+    g->node.sibling = at->child;
+    g->next = s->grafts;
+    s->grafts = g;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    at->child = &g->node;
+    return g;
 }
 
 void instr_profile_graft_begin(instr_location *loc, const void *cursor, instr_profile_graft *g)
 {
     g->saved = NULL;
     instr_pstate *s = pstate(loc);
-    if (!s || !cursor || s->overflow || !s->stack[s->depth].node)
+    instr_pnode *at = cursor_node(s);
+    if (!at || !cursor)
         return;
-    instr_pnode *gn = graft_for(s, cursor, s->stack[s->depth].node);
+    graft_node *gn = graft_for(s, cursor, at);
     if (!gn)
         return;
-    g->saved = s->stack[s->depth].node;
-    g->depth = s->depth;
-    s->stack[s->depth].node = gn;
+    gn->node.child_ticks = 0;
+    gn->node.sp = at->sp; /* below the same stack address (the longjmp check, cct.h) */
+    gn->node.t_enter = instr_clock_now();
+    g->saved = &gn->node;
+    g->depth = gn->node.depth;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    s->cursor = &gn->node;
 }
 
 void instr_profile_graft_end(instr_location *loc, const instr_profile_graft *g)
 {
     instr_pstate *s = pstate(loc);
-    if (s && g->saved && g->depth <= s->depth)
-        s->stack[g->depth].node = g->saved;
+    instr_pnode *cur = cursor_node(s);
+    /* The regions opened under the graft are closed and the cursor is back on it; else it
+     * was closed already, by an exit or a close further up that walked through it. */
+    if (cur && g->saved && cur == g->saved)
+        instr_cct_pop(s, cur, instr_clock_now());
+}
+
+/* The generic path delivers an exit for the frame below a graft that is still open (the
+ * graft's end comes after its task's region closed): the graft closes first. */
+instr_pnode *instr_profile_close_grafts(instr_pstate *s, instr_pnode *n, uint32_t region,
+                                        uint64_t t)
+{
+    while (n->region != region && is_graft(n)) {
+        instr_cct_pop(s, n, t);
+        n = s->cursor;
+    }
+    return n;
 }
 
 /* ---- the end: every graft moves under its fork point's call path ---- */
@@ -119,7 +142,9 @@ static instr_pnode *path_node(instr_pnode *parent, uint32_t region)
     if (!(n = calloc(1, sizeof *n)))
         return NULL;
     n->region = region;
+    n->depth = parent->depth + 1;
     n->parent = parent;
+    n->last = &instr_cct_nomatch;
     n->s.min_incl = n->s.min_excl = UINT64_MAX;
     n->sibling = parent->child;
     parent->child = n;
@@ -174,7 +199,8 @@ static int move_children(instr_pnode *src, instr_pnode *dst, vec *work)
     while (work->n) {
         instr_pnode *d = work->v[--work->n], *s = work->v[--work->n];
         instr_pnode *c = s->child;
-        s->child = s->last = NULL;
+        s->child = NULL;
+        s->last = &instr_cct_nomatch;
         while (c) {
             instr_pnode *next = c->sibling;
             instr_pnode *same = child_with(d, c->region);
@@ -189,7 +215,7 @@ static int move_children(instr_pnode *src, instr_pnode *dst, vec *work)
             }
             c = next;
         }
-        d->last = NULL;
+        d->last = &instr_cct_nomatch;
     }
     return 0;
 }
@@ -220,53 +246,58 @@ static size_t shared_depth(graft_node *g, vec *regions, vec *ran)
     return shared;
 }
 
-/* Resolved graft nodes, linked through `sibling`: later grafts' paths may pass through them,
- * and leak checkers see them as reachable. */
-static instr_pnode *resolved;
+/* Unlinks n from its parent's children. */
+static void unlink_child(instr_pnode *n)
+{
+    instr_pnode **link = &n->parent->child;
+    while (*link && *link != n)
+        link = &(*link)->sibling;
+    if (*link)
+        *link = n->sibling;
+    n->parent->last = &instr_cct_nomatch;
+}
 
+/* Every graft, newest first, moves under its fork point's call path; the graft node stays,
+ * unlinked, for the paths of grafts that pass through it (and on the location's list, so
+ * leak checkers see it reachable). */
 static void resolve_location(instr_pstate *ps, vec *regions, vec *work)
 {
-    instr_pnode *root = &ps->root, **link = &root->child;
-    while (*link) {
-        instr_pnode *g = *link;
-        if (!is_graft(g)) {
-            link = &g->sibling;
-            continue;
-        }
-        *link = g->sibling; /* unlinked; kept, later grafts may still pass through it */
-        uint64_t incl = ((graft_node *)g)->time;
-        size_t shared = ((graft_node *)g)->shared;
+    vec order = {0};
+    for (graft_node *g = ps->grafts; g; g = g->next)
+        if (push(&order, g) != 0)
+            break;
+    instr_pnode *root = &ps->root;
+    for (size_t k = 0; k < order.n; k++) {
+        graft_node *g = order.v[k];
+        unlink_child(&g->node);
+        uint64_t incl = g->time;
         instr_pnode *at = root;
-        if (fork_path(((graft_node *)g)->under, regions) == 0) {
+        if (fork_path(g->under, regions) == 0) {
             /* The path above the grafted work: no visits of this location, its time (on the
              * part it does not share with the path where the work ran). */
             for (size_t i = regions->n, depth = 1; i-- > 0 && at; depth++) {
                 at = path_node(at, (uint32_t)(uintptr_t)regions->v[i]);
-                if (at && depth > shared)
+                if (at && depth > g->shared)
                     at->s.incl += incl;
             }
         }
         if (!at)
             at = root; /* no memory: the grafted work stays a root of its own */
-        move_children(g, at, work);
-        g->sibling = resolved;
-        resolved = g;
-        link = &root->child; /* the list changed under us: start again */
+        move_children(&g->node, at, work);
     }
-    root->last = NULL;
+    free(order.v);
+    root->last = &instr_cct_nomatch;
 }
 
 /* Every graft's time as it was measured, before any graft gives time back (a task run inside
  * another grafted task is part of that task's measured time). */
 static void measure_grafts(instr_pstate *ps)
 {
-    for (instr_pnode *g = ps->root.child; g; g = g->sibling) {
-        if (!is_graft(g))
-            continue;
+    for (graft_node *g = ps->grafts; g; g = g->next) {
         uint64_t t = 0;
-        for (instr_pnode *c = g->child; c; c = c->sibling)
+        for (instr_pnode *c = g->node.child; c; c = c->sibling)
             t += c->s.incl;
-        ((graft_node *)g)->time = t;
+        g->time = t;
     }
 }
 
@@ -274,9 +305,8 @@ static void measure_grafts(instr_pstate *ps)
  * recorded: moving grafts merges nodes, and a later graft's `at` may be one of them. */
 static void give_back(instr_pstate *ps, vec *regions, vec *ran)
 {
-    for (instr_pnode *g = ps->root.child; g; g = g->sibling)
-        if (is_graft(g))
-            ((graft_node *)g)->shared = shared_depth((graft_node *)g, regions, ran);
+    for (graft_node *g = ps->grafts; g; g = g->next)
+        g->shared = shared_depth(g, regions, ran);
 }
 
 void instr_profile_resolve_grafts(const instr_run *run, int slot)

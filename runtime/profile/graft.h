@@ -13,6 +13,7 @@
 #define INSTR_RT_PROFILE_GRAFT_H
 
 #include "../core/substrate.h"
+#include "cct.h"
 
 #include <stdint.h>
 
@@ -25,8 +26,8 @@ const void *instr_profile_cursor_parent(const void *cursor);
 uint32_t instr_profile_cursor_region(const void *cursor);
 
 typedef struct instr_profile_graft {
-    void *saved;    /* the location's own node at the grafted depth; NULL: no graft */
-    uint32_t depth; /* the profile stack depth it was grafted at */
+    void *saved;    /* the graft's frame (graft.c); NULL: no graft */
+    uint32_t depth; /* its depth in the location's tree */
 } instr_profile_graft;
 
 /* From now on, what `loc` records (on its own thread) goes under `cursor` of another
@@ -37,6 +38,11 @@ void instr_profile_graft_begin(instr_location *loc, const void *cursor, instr_pr
  * thread, or by a thread that the OpenMP runtime orders against it (a team's master for its
  * parked workers). */
 void instr_profile_graft_end(instr_location *loc, const instr_profile_graft *g);
+
+/* For the generic path's exit (cct.c): closes the open graft frames at the cursor until the
+ * frame of `region`; returns the new cursor. */
+instr_pnode *instr_profile_close_grafts(instr_pstate *s, instr_pnode *n, uint32_t region,
+                                       uint64_t t);
 
 /* At the end, once, before the trees are merged or written (profile.c). */
 void instr_profile_resolve_grafts(const instr_run *run, int slot);

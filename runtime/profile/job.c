@@ -102,9 +102,9 @@ void instr_job_messages(uint64_t bytes_sent, uint64_t bytes_received, uint64_t s
     if (!loc || slot < 0 || instr_state_get() != INSTR_STATE_RUNNING)
         return;
     instr_pstate *s = loc->sub[slot];
-    if (!s || s->overflow || s->depth == 0 || !s->stack[s->depth].node)
+    const instr_pnode *n = s ? instr_cct_current(s) : NULL;
+    if (!n)
         return;
-    const instr_pnode *n = s->stack[s->depth].node;
     pthread_mutex_lock(&msgs_lock);
     msgrec *m = msg_find(n, 1);
     if (m) {

@@ -59,6 +59,7 @@ static int merge_location(instr_mtree *t, instr_path_map *m, uint32_t location, 
 {
     instr_pnode *root = &ps->root;
     t->dropped += ps->dropped;
+    t->resynced += ps->resynced;
     for (instr_pnode *n = root->child; n; n = instr_pnode_next(root, n)) {
         int32_t parent = n->parent == root ? -1 : (int32_t)n->parent->merged;
         uint32_t idx = find_or_add(t, m, parent, n->region);

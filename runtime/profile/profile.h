@@ -5,15 +5,12 @@
 #define INSTR_RT_PROFILE_H
 
 #include "../core/substrate.h"
+#include "cct.h"
 
 #include <stdint.h>
 #include <stdio.h>
 
 extern const instr_substrate instr_profile_substrate;
-
-typedef struct instr_pstats {
-    uint64_t visits, incl, excl, min_incl, max_incl, min_excl, max_excl; /* ticks */
-} instr_pstats;
 
 /* Adds s into to: sums, and the extremes of both. */
 static inline void instr_pstats_add(instr_pstats *to, const instr_pstats *s)
@@ -27,15 +24,6 @@ static inline void instr_pstats_add(instr_pstats *to, const instr_pstats *s)
     if (s->max_excl > to->max_excl) to->max_excl = s->max_excl;
 }
 
-/* A node of one thread's calling-context tree. Children are a singly linked list; `last`
- * caches the child entered most recently, which is the next one in loops. */
-typedef struct instr_pnode {
-    uint32_t region;
-    uint32_t merged; /* index in the merged tree, used only while writing */
-    struct instr_pnode *parent, *child, *sibling, *last;
-    instr_pstats s;
-} instr_pnode;
-
 /* The node after n in a pre-order walk of root's tree (root itself not visited), or NULL.
  * Iterative: deep recursion in the program gives deep trees. */
 static inline instr_pnode *instr_pnode_next(const instr_pnode *root, instr_pnode *n)
@@ -47,31 +35,14 @@ static inline instr_pnode *instr_pnode_next(const instr_pnode *root, instr_pnode
     return n == root ? NULL : n->sibling;
 }
 
-typedef struct instr_pframe {
-    instr_pnode *node; /* NULL: dropped (memory budget spent) */
-    uint64_t t_enter;
-    uint64_t child;    /* inclusive ticks of the callees so far */
-    uint32_t region;
-} instr_pframe;
-
-/* Per location. stack[0] is the virtual root's frame; stack[depth] is the innermost open
- * region. */
-typedef struct instr_pstate {
-    instr_pnode root;
-    instr_pframe *stack;
-    uint32_t depth, cap;
-    uint32_t overflow; /* frames that found no stack memory; their exits are skipped */
-    char *cur, *end;   /* node arena: free part of the current chunk */
-    void *chunks;      /* chunks taken, linked through their first word */
-    size_t next_chunk;
-    uint64_t dropped;  /* enters whose node could not be created */
-} instr_pstate;
-
-/* cct.c: the per-thread tree (hot path). */
+/* cct.c: the per-thread tree. The substrate's enter/exit (the event core's generic path,
+ * which keeps its own stack and delivers balanced events) move the cursor like the fast
+ * paths in cct.h do. */
 void *instr_profile_location_begin(instr_location *loc);
 void instr_profile_enter(void *data, uint32_t region, uint64_t t);
 void instr_profile_exit(void *data, uint32_t region, uint64_t t);
 void instr_profile_fork_child(void *data, uint64_t t);
+
 
 /* merge.c: the merged tree, in pre-order, children sorted by inclusive time (descending). */
 typedef struct instr_mloc {
@@ -97,6 +68,7 @@ typedef struct instr_mtree {
     instr_mnode *nodes;
     uint32_t n, cap;
     uint64_t dropped;     /* over all locations */
+    uint64_t resynced;    /* frames closed after longjmp, over all locations */
     instr_flat *flat;     /* indexed by region handle, nregions + 1 entries */
     uint32_t nregions;
     uint64_t total_incl;  /* sum of the roots' inclusive ticks */

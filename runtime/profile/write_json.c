@@ -118,7 +118,9 @@ static void run_meta(FILE *f, const instr_run *run, const instr_mtree *t)
     fprintf(f, ",\n    \"duration\": %llu,\n    \"timer\": ",
             (unsigned long long)instr_clock_to_ns(run->t_end - run->t_start));
     instr_json_str(f, instr_clock_name());
-    fprintf(f, ", \"timer_frequency_hz\": %.0f,\n    \"instr_version\": ", instr_clock_hz());
+    fprintf(f, ", \"timer_frequency_hz\": %.0f, \"timer_resolution_ns\": %.1f, "
+               "\"timer_cost_ns\": %.1f,\n    \"instr_version\": ",
+            instr_clock_hz(), instr_clock_resolution_ns(), instr_clock_cost_ns());
     instr_json_str(f, INSTR_VERSION_STRING);
     fprintf(f, ", \"abi_version\": %d,\n    \"experiment_directory\": ", INSTR_ABI_VERSION);
     instr_json_str(f, run->dir);
@@ -131,10 +133,12 @@ static void run_meta(FILE *f, const instr_run *run, const instr_mtree *t)
     }
     fprintf(f,
             "},\n    \"dropped_call_paths\": %llu, \"unmatched_exits\": %llu, "
-            "\"closed_at_end\": %llu,\n    \"folded_max_depth\": %u, "
+            "\"closed_at_end\": %llu, \"closed_after_longjmp\": %llu, "
+            "\"events_dropped_in_handlers\": %llu,\n    \"folded_max_depth\": %u, "
             "\"folded_paths_shortened\": %llu\n  },\n",
             (unsigned long long)t->dropped, (unsigned long long)run->unmatched_exits,
-            (unsigned long long)run->closed_at_end, instr_cfg.folded_max_depth,
+            (unsigned long long)run->closed_at_end, (unsigned long long)t->resynced,
+            (unsigned long long)run->dropped_in_handlers, instr_cfg.folded_max_depth,
             (unsigned long long)instr_profile_folded_shortened(t, instr_cfg.folded_max_depth));
 }
 

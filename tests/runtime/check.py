@@ -329,6 +329,111 @@ def case_timer_clock_gettime():
     expect(any("experiment directory" in l for l in mine), "INSTR_VERBOSE=1 explains: %r" % mine)
 
 
+def case_timers():
+    # INSTR_TIMER: every timer records the same counts; its name, resolution and cost measured
+    # at start-up are in profile.json and instr.cfg.
+    for timer in ("tsc", "monotonic", "monotonic_raw", "realtime"):
+        rc, out, mine, wd = same_behaviour("counts", env={"INSTR_TIMER": timer})
+        exp = P.find_experiment(wd)
+        prof = files_ok(exp)
+        consistent(prof)
+        meta = prof["run"]
+        expect(meta["timer"] == timer, "%s: timer %r" % (timer, meta["timer"]))
+        expect(meta["timer_cost_ns"] > 0 and meta["timer_resolution_ns"] >= 0,
+               "%s: cost %r resolution %r" % (timer, meta["timer_cost_ns"],
+                                              meta["timer_resolution_ns"]))
+        expect(P.visits_by_region(prof) == COUNTS, "%s: visits" % timer)
+        cfg = open(os.path.join(exp, "instr.cfg")).read()
+        expect(re.search(r"^# timer: %s, resolution [0-9.]+ ns, [0-9.]+ ns per read" % timer,
+                         cfg, re.M), "%s: instr.cfg lacks the timer line:\n%s" % (timer, cfg))
+
+
+def case_memory_budget():
+    # 64K holds a few hundred call paths of the 5,000-deep recursion: those are exact, the
+    # deeper frames are dropped and counted, exits stay balanced, leaf's node (made before
+    # the budget ran out) gets every visit.
+    # the folded file holds the deep paths whole, so that it can be compared with the tree
+    rc, out, mine, wd = same_behaviour("deep", env={"INSTR_TOTAL_MEMORY": "64K",
+                                                    "INSTR_FOLDED_MAX_DEPTH": "100000"})
+    expect(out == "rec=14997 sink=15200\n", out)
+    prof = files_ok(P.find_experiment(wd))
+    consistent(prof)
+    meta = prof["run"]
+    expect(meta["dropped_call_paths"] > 0, "nothing dropped with 64K: %r" % meta)
+    expect(meta["unmatched_exits"] == 0 and meta["closed_at_end"] == 0,
+           "unbalanced after the budget ran out: %r" % meta)
+    byp = P.visits_by_path(prof)
+    expect(byp.get("main;leaf") == 200, "main;leaf %r" % byp.get("main;leaf"))
+    recs = [v for p, v in byp.items() if p.startswith("main;rec")]
+    expect(recs and all(v == 3 for v in recs) and len(recs) < 5000,
+           "recorded rec paths: %d, visits %r" % (len(recs), sorted(set(recs))))
+    expect(any("INSTR_TOTAL_MEMORY=64K was not enough" in l for l in mine), mine)
+
+
+# ---- longjmp and signal handlers (issue 26 items 1 and 2)
+
+LONGJMP_PATHS = {"main": 1, "main;work": 2001, "main;outer": 2000, "main;outer;middle": 2000,
+                 "main;outer;middle;inner": 2000}
+
+
+def check_longjmp(prof, what):
+    consistent(prof)
+    byp = P.visits_by_path(prof)
+    levels = 1 + max(n["depth"] for n in prof["tree"])
+    expect(levels <= 8, "%s: call tree %d levels deep after 2,000 longjmps (paths %r)"
+           % (what, levels, sorted(byp)[:8]))
+    expect(byp == LONGJMP_PATHS, "%s: paths %r, expected %r" % (what, byp, LONGJMP_PATHS))
+    run_meta = prof["run"]
+    expect(run_meta["closed_after_longjmp"] == 6000 and run_meta["unmatched_exits"] == 0,
+           "%s: closed_after_longjmp %r unmatched_exits %r" % (
+               what, run_meta["closed_after_longjmp"], run_meta["unmatched_exits"]))
+
+
+def case_longjmp():
+    rc, out, mine, wd = same_behaviour("longjmp")
+    expect(out == "jumped=2000 sink=4001\n", out)
+    check_longjmp(files_ok(P.find_experiment(wd)), "cyg")
+
+
+SIGNAL_CALLS = 2000000
+
+
+def check_signals(prof, ticks_file, what):
+    consistent(prof)
+    alarms, profs = (int(x) for x in open(ticks_file).read().split())
+    expect(alarms + profs >= 5, "%s: only %d handler calls: the test did not test" %
+           (what, alarms + profs))
+    byp = P.visits_by_path(prof)
+    # The interrupted code: exact, on its own path.
+    for path, n in (("main;work", 20000), ("main;work;inner", SIGNAL_CALLS // 2),
+                    ("main;work;other", SIGNAL_CALLS // 2)):
+        expect(byp.get(path) == n, "%s: %s has %r visits, expected %d" % (what, path,
+                                                                          byp.get(path), n))
+    v = P.visits_by_region(prof)
+    got = {"on_alarm": v.get("on_alarm", 0), "on_prof": v.get("on_prof", 0)}
+    dropped = prof["run"]["events_dropped_in_handlers"]
+    for name, real in (("on_alarm", alarms), ("on_prof", profs)):
+        expect(got[name] <= real, "%s: %s has %d visits, called %d times" % (
+            what, name, got[name], real))
+    # Each handler call not recorded was dropped: at least its enter and its exit.
+    missing = alarms + profs - got["on_alarm"] - got["on_prof"]
+    expect(2 * missing <= dropped, "%s: %d handler calls neither recorded nor counted as dropped "
+           "(events_dropped_in_handlers %d)" % (what, missing, dropped))
+    expect(v.get("tick_body", 0) == got["on_alarm"] + got["on_prof"],
+           "%s: tick_body %r != handler visits %r" % (what, v.get("tick_body"), got))
+    expect(prof["run"]["unmatched_exits"] == 0, "%s: unmatched exits" % what)
+
+
+def case_signals():
+    wp, wi = workdir("plain"), workdir("inst")
+    ticks = os.path.join(wi, "ticks.txt")
+    rc0, out0, _ = run(prog("signals", "plain"), [os.path.join(wp, "ticks.txt")], cwd=wp)
+    rc1, out1, err1 = run(prog("signals", "inst"), [ticks], cwd=wi)
+    expect(rc0 == rc1 == 0 and out0 == out1, "plain %d %r, instrumented %d %r %s"
+           % (rc0, out0, rc1, out1, err1))
+    check_signals(files_ok(P.find_experiment(wi)), ticks, "cyg")
+
+
 # ---- the wrapper (non-sanitizer trees only)
 
 def sh(cmd, cwd, env=None):
@@ -368,6 +473,56 @@ def case_wrapper():
     p = subprocess.run([A.wrapper, "--mode=cyg", "--filter=" + bad, "gcc", "-c", src, "-o",
                         os.path.join(wd, "x.o")], cwd=wd, capture_output=True, text=True)
     expect(p.returncode != 0 and "bad.spec:1" in p.stderr, "bad spec: %d %s" % (p.returncode, p.stderr))
+
+
+def plugin_builds(name):
+    """(what, executable) of the program built by the wrapper: GCC and LLVM plugin hooks and
+    -finstrument-functions with gcc."""
+    wd = workdir("build")
+    src = os.path.join(A.src, name + ".c")
+    for mode, cc in (("hooks", "gcc"), ("hooks", "clang"), ("cyg", "gcc")):
+        exe = os.path.join(wd, "%s_%s_%s" % (name, mode, cc))
+        sh([A.wrapper, "--mode=" + mode, cc, "-O2", src, "-o", exe], wd)
+        yield "%s %s" % (mode, cc), exe
+
+
+def case_longjmp_plugins():
+    for what, exe in plugin_builds("longjmp"):
+        rd = workdir("run_" + what.replace(" ", "_"))
+        rc, out, err = run(exe, cwd=rd)
+        expect(rc == 0 and out == "jumped=2000 sink=4001\n", "%s: %d %r %s" % (what, rc, out, err))
+        check_longjmp(P.load(P.find_experiment(rd)), what)
+
+
+EXCEPTION_PATHS = {"main": 1, "main;work": 2001, "main;top": 2000, "main;top;mid": 2000,
+                   "main;top;mid;thrower": 2000}
+
+
+def case_exceptions_plugins():
+    wd = workdir("build")
+    src = os.path.join(A.src, "exceptions.cpp")
+    spec = write(os.path.join(wd, "catcher.spec"), "exclude function catcher\n")
+    builds = [("hooks g++", ["--filter=" + spec, "g++"]), ("hooks clang++", ["--filter=" + spec, "clang++"]),
+              ("cyg g++", ["--mode=cyg", "g++", "-finstrument-functions-exclude-function-list=catcher"])]
+    for what, args in builds:
+        exe = os.path.join(wd, what.replace(" ", "_").replace("+", "x"))
+        sh([A.wrapper] + args + ["-O2", src, "-o", exe], wd)
+        rd = workdir("run_" + os.path.basename(exe))
+        rc, out, err = run(exe, cwd=rd)
+        expect(rc == 0 and out == "sink=6001\n", "%s: %d %r %s" % (what, rc, out, err))
+        prof = P.load(P.find_experiment(rd))
+        consistent(prof)
+        byp = P.visits_by_path(prof, short=True)
+        expect(byp == EXCEPTION_PATHS, "%s: paths %r, expected %r" % (what, byp, EXCEPTION_PATHS))
+
+
+def case_signals_plugins():
+    for what, exe in plugin_builds("signals"):
+        rd = workdir("run_" + what.replace(" ", "_"))
+        ticks = os.path.join(rd, "ticks.txt")
+        rc, out, err = run(exe, [ticks], cwd=rd)
+        expect(rc == 0 and out == "calls=%d\n" % SIGNAL_CALLS, "%s: %d %r %s" % (what, rc, out, err))
+        check_signals(P.load(P.find_experiment(rd)), ticks, what)
 
 
 def case_wrapper_make():

@@ -1,0 +1,195 @@
+#!/usr/bin/env python3
+"""The hot path per call: instructions (callgrind) and nanoseconds, next to the floors.
+
+bench/callheavy.c calls one tiny out-of-line function from a loop (N/10 warm-up calls, then
+N measured ones). Every variant is built from it and measured two ways:
+
+  instr/call  callgrind's instruction count of the whole process at two sizes, N1 and N2:
+              (Ir(N2) - Ir(N1)) / (1.1 * (N2 - N1)), so start-up and the end of the run cancel
+              out and what is left is one loop iteration: the call, the function, the hooks
+              and the runtime (instructions are deterministic: the figure does not depend on
+              the machine's load)
+  ns/call     the program's own time per loop iteration with N calls (best of REPS runs)
+
+Variants: uninstrumented; -finstrument-functions with empty hooks and with hooks that only
+read the TSC (bench/empty_hooks.c, bench/clock_hooks.c: the floors); instr with the GCC and
+the LLVM plugins' hooks in profile, trace and both modes; -finstrument-functions (cyg mode);
+XRay mode patched; and the GCC plugin's hooks with the function excluded by the run-time
+filter (INSTR_FILTERING_FILE).
+
+  bench/hotpath/hotpath.py [--build DIR] [--n1 N] [--n2 N] [--n N] [--reps R] [--only a,b]
+  bench/hotpath/hotpath.py --check [--budget profile|trace] [--build DIR]   (ctest label perf)
+
+--check measures only the budgeted variants (DESIGN.md section 5: profile <= 80, trace <= 130
+instructions per call, GCC and LLVM plugin hooks) and exits 1 when one is over, 77 (skipped)
+when valgrind or a compiler plugin is missing.
+"""
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+BENCH = os.path.dirname(HERE)
+REPO = os.path.dirname(BENCH)
+SKIP = 77
+
+PROFILE = {"INSTR_ENABLE_PROFILING": "1", "INSTR_ENABLE_TRACING": "0"}
+TRACE = {"INSTR_ENABLE_PROFILING": "0", "INSTR_ENABLE_TRACING": "1"}
+BOTH = {"INSTR_ENABLE_PROFILING": "1", "INSTR_ENABLE_TRACING": "1"}
+BUDGET = {"profile": 80, "trace": 130}
+
+
+class Variant:
+    def __init__(self, name, build, env=None, budget=None, needs=()):
+        self.name, self.build, self.env = name, build, dict(env or {})
+        self.budget = budget   # "profile" | "trace" | None
+        self.needs = needs     # tools that must exist
+
+
+def variants(instr):
+    src = os.path.join(BENCH, "callheavy.c")
+    empty = os.path.join(BENCH, "empty_hooks.c")
+    clock = os.path.join(BENCH, "clock_hooks.c")
+    hooks_gcc = [instr, "--mode=hooks", "gcc", "-O2", src]
+    hooks_clang = [instr, "--mode=hooks", "clang", "-O2", src]
+    v = [
+        Variant("uninstrumented (gcc -O2)", ["gcc", "-O2", src]),
+        # the hooks themselves must not call the hooks
+        Variant("-finstrument-functions, empty hooks",
+                ["gcc", "-O2", "-finstrument-functions",
+                 "-finstrument-functions-exclude-file-list=empty_hooks.c", src, empty]),
+        Variant("-finstrument-functions, hooks reading the TSC",
+                ["gcc", "-O2", "-finstrument-functions",
+                 "-finstrument-functions-exclude-file-list=clock_hooks.c", src, clock]),
+    ]
+    for cc, b in (("gcc", hooks_gcc), ("clang", hooks_clang)):
+        plugin = "GCC" if cc == "gcc" else "LLVM"
+        v.append(Variant("instr %s plugin hooks, profile" % plugin, b, PROFILE, "profile", (cc,)))
+        v.append(Variant("instr %s plugin hooks, trace" % plugin, b, TRACE, "trace", (cc,)))
+        v.append(Variant("instr %s plugin hooks, profile+trace" % plugin, b, BOTH, None, (cc,)))
+    v.append(Variant("instr cyg (gcc -finstrument-functions), profile",
+                     [instr, "--mode=cyg", "gcc", "-O2", src], PROFILE))
+    v.append(Variant("instr XRay mode patched (clang), profile",
+                     [instr, "--mode=xray", "clang", "-O2", src],
+                     dict(PROFILE, INSTR_XRAY_PATCH="startup"), None, ("clang",)))
+    v.append(Variant("instr GCC plugin hooks, leaf excluded at run time", hooks_gcc,
+                     dict(PROFILE, INSTR_FILTERING_FILE="@exclude"), None, ("gcc",)))
+    return v
+
+
+def run(cmd, env=None, cwd=None):
+    full = {k: val for k, val in os.environ.items() if not k.startswith("INSTR_")}
+    full.update(env or {})
+    return subprocess.run(cmd, env=full, cwd=cwd, capture_output=True, text=True, timeout=600)
+
+
+def instructions(exe, n, env, cwd):
+    out = os.path.join(cwd, "callgrind.out")
+    p = run(["valgrind", "--tool=callgrind", "--callgrind-out-file=" + out, exe, str(n)],
+            dict(env, INSTR_VERBOSE="quiet"), cwd)
+    m = re.search(r"Collected : (\d+)", p.stderr)
+    if p.returncode != 0 or not m:
+        raise RuntimeError("callgrind of %s failed: %s" % (exe, p.stderr[-500:]))
+    os.unlink(out)
+    return int(m.group(1))
+
+
+def ns_per_call(exe, n, env, cwd, reps):
+    best = None
+    for _ in range(reps):
+        p = run([exe, str(n)], dict(env, INSTR_VERBOSE="quiet"), cwd)
+        m = re.search(r"ns_per_call=([0-9.]+)", p.stdout)
+        if p.returncode != 0 or not m:
+            raise RuntimeError("%s failed: %s" % (exe, p.stderr[-500:]))
+        t = float(m.group(1))
+        best = t if best is None else min(best, t)
+        for d in os.listdir(cwd):
+            if d.startswith("instr-"):
+                shutil.rmtree(os.path.join(cwd, d))
+    return best
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--build", default=os.path.join(REPO, "build"))
+    ap.add_argument("--n1", type=int, default=100000)
+    ap.add_argument("--n2", type=int, default=200000)
+    ap.add_argument("--n", type=int, default=20000000, help="calls for ns/call")
+    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--only", help="comma-separated substrings of variant names")
+    ap.add_argument("--check", action="store_true",
+                    help="budgeted variants only, instructions only; exit 1 when over budget")
+    ap.add_argument("--budget", choices=sorted(BUDGET),
+                    help="with --check: only the variants of this budget")
+    a = ap.parse_args()
+
+    instr = os.path.join(os.path.abspath(a.build), "bin", "instr")
+    if not shutil.which("valgrind"):
+        print("SKIP: valgrind is not installed (scripts/install-deps.sh installs it); "
+              "the instruction budget is not checked")
+        return SKIP if a.check else 1
+    if not os.access(instr, os.X_OK):
+        print("SKIP: no instr wrapper at %s" % instr)
+        return SKIP if a.check else 1
+    vs = variants(instr)
+    if a.check:
+        vs = [v for v in vs if v.budget and (not a.budget or v.budget == a.budget)]
+    if a.only:
+        keys = a.only.split(",")
+        vs = [v for v in vs if any(k in v.name for k in keys)]
+
+    work = tempfile.mkdtemp(prefix="instr-hotpath-")
+    spec = os.path.join(work, "exclude_leaf.spec")
+    with open(spec, "w") as f:
+        f.write("exclude function leaf\n")
+    rows, over, skipped = [], [], []
+    try:
+        for i, v in enumerate(vs):
+            missing = [t for t in v.needs if not shutil.which(t)]
+            if missing:
+                skipped.append("%s: %s not installed" % (v.name, ", ".join(missing)))
+                continue
+            exe = os.path.join(work, "v%d" % i)
+            p = run(v.build + ["-o", exe], cwd=work)
+            if p.returncode != 0:
+                skipped.append("%s: build failed: %s" % (v.name, (p.stdout + p.stderr)[-300:]))
+                continue
+            env = {k: (spec if val == "@exclude" else val) for k, val in v.env.items()}
+            i1 = instructions(exe, a.n1, env, work)
+            i2 = instructions(exe, a.n2, env, work)
+            per = (i2 - i1) * 10 / (11 * (a.n2 - a.n1))  # 1.1 calls per iteration, exact
+            ns = None if a.check else ns_per_call(exe, a.n, env, work, a.reps)
+            rows.append((v, per, ns))
+            if v.budget and per > BUDGET[v.budget]:
+                over.append("%s: %.1f instructions per call, budget %d" %
+                            (v.name, per, BUDGET[v.budget]))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+    base = {r[0].name: r for r in rows}
+    tsc = base.get("-finstrument-functions, hooks reading the TSC")
+    plain = base.get("uninstrumented (gcc -O2)")
+    print("%-52s %12s %9s %12s" % ("variant", "instr/call", "ns/call", "x TSC pair"))
+    for v, per, ns in rows:
+        ratio = "-"
+        if ns is not None and tsc and plain and tsc[2] > plain[2]:
+            ratio = "%.2f" % ((ns - plain[2]) / (tsc[2] - plain[2]))
+        print("%-52s %12.1f %9s %12s" % (v.name, per, "-" if ns is None else "%.2f" % ns,
+                                          ratio))
+    for s in skipped:
+        print("not measured: " + s)
+    if over:
+        print("OVER BUDGET (DESIGN.md section 5):\n  " + "\n  ".join(over))
+        return 1 if a.check else 0
+    if a.check and (skipped or not rows):
+        print("SKIP: a budgeted variant could not be built: " + "; ".join(skipped))
+        return SKIP
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
