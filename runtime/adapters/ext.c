@@ -144,6 +144,9 @@ INSTR_EXT_EXPORT void *instr_ext_trace_writer(uint64_t *t)
     instr_tloc *s = loc ? loc->sub[slot] : NULL;
     if (!s || (!s->writer && (!s->waiting || instr_trace_attach(s) != 0)))
         return NULL;
+    /* The thread's Enter/Leave records so far go first, so that the MPI record lands inside
+     * its MPI region (runtime/trace/buffer.c). */
+    instr_trace_drain(s);
     uint64_t now = instr_clock_now();
     if (now < s->last)
         now = s->last;

@@ -1,47 +1,48 @@
 /* events.c — the trace substrate's hot path.
  *
- * One Enter or Leave record into the calling thread's own OTF2 event writer: no lock (OTF2
- * takes its archive lock only when a writer is created or closed), no allocation (event
- * chunks come from pool.c, recycled once the budget is reached), no system call except when
- * the thread's buffer is full and OTF2 flushes it to disk (recorded as a BufferFlush).
+ * One compact record (timestamp, kind and region: 12 bytes) appended to the calling thread's
+ * own buffer: no OTF2 call, no lock, no allocation, no system call. The records become OTF2
+ * records later, off the hot path (convert.c): when the INSTR_TOTAL_MEMORY budget is full,
+ * before an MPI record of the same thread, and at the end.
  *
- * A location without a writer takes the slow path: an MPI job's location waiting for
- * MPI_Init (trace.c), or one that is not traced.
- *
- * Region handles are 1..n; OTF2 region references are handle - 1, so the definitions are
- * dense from 0. */
+ * Signals: `busy` is set around the append, so a signal handler that interrupts it (or the
+ * slow path, buffer.c) on the same thread finds it set, and its events are dropped and
+ * counted (instr_trace_put_slow) instead of landing in the middle of the interrupted record.
+ * A handler that runs while the thread is not inside the trace substrate records normally:
+ * it finishes before the interrupted code goes on, so every record stays whole. */
 #include "trace.h"
 
-static inline uint64_t monotone(instr_tloc *s, uint64_t t)
+static inline void put(instr_tloc *s, uint32_t w, uint64_t t)
 {
-    /* A location's records must not go back in time. The clock is invariant TSC or
-     * CLOCK_MONOTONIC, so this only matters for a TSC that differs between cores. */
-    if (__builtin_expect(t < s->last, 0))
-        t = s->last;
-    s->last = t;
-    return t;
+    if (__builtin_expect(__atomic_load_n(&s->busy, __ATOMIC_RELAXED), 0)) {
+        instr_trace_put_busy(s);
+        return;
+    }
+    __atomic_store_n(&s->busy, 1, __ATOMIC_RELAXED);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    instr_trec *p = s->pos;
+    if (__builtin_expect(p >= s->lim, 0)) {
+        instr_trace_put_slow(s, w, t);
+    } else {
+        p->t = t;
+        p->w = w;
+        /* release: the end reads a running thread's records up to `pos` (buffer.c) */
+        __atomic_store_n(&s->pos, p + 1, __ATOMIC_RELEASE);
+    }
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    __atomic_store_n(&s->busy, 0, __ATOMIC_RELAXED);
 }
 
 void instr_trace_enter(void *data, uint32_t region, uint64_t t)
 {
-    instr_tloc *s = data;
-    if (__builtin_expect(!s || !s->writer, 0)) {
-        instr_trace_no_writer(s, 0, region, t);
-        return;
-    }
-    t = monotone(s, t);
-    if (__builtin_expect(OTF2_EvtWriter_Enter(s->writer, NULL, t, region - 1) != OTF2_SUCCESS, 0))
-        s->refused++;
+    if (__builtin_expect(data != NULL, 1))
+        put(data, region, t);
 }
 
 void instr_trace_exit(void *data, uint32_t region, uint64_t t)
 {
-    instr_tloc *s = data;
-    if (__builtin_expect(!s || !s->writer, 0)) {
-        instr_trace_no_writer(s, 1, region, t);
-        return;
-    }
-    t = monotone(s, t);
-    if (__builtin_expect(OTF2_EvtWriter_Leave(s->writer, NULL, t, region - 1) != OTF2_SUCCESS, 0))
-        s->refused++;
+    if (__builtin_expect(data != NULL, 1))
+        put(data, (uint32_t)INSTR_TREC_LEAVE << INSTR_TREC_KIND_SHIFT | region, t);
 }
+
+void instr_trace_put(instr_tloc *s, uint32_t w, uint64_t t) { put(s, w, t); }

@@ -16,6 +16,9 @@
  * KiB of records), never per event. OTF2 calls the memory callbacks without its own locks,
  * from any thread.
  *
+ * The compact buffers of buffer.c take their chunks from the same pool (instr_tpool_take), so
+ * the budget covers both: records waiting for conversion and OTF2's buffers.
+ *
  * Definition buffers (written only at the end) are plain malloc'd memory outside the budget. */
 #include "trace.h"
 #include "../core/clock.h"
@@ -81,6 +84,15 @@ static void pool_give(void *c)
 {
     *(void **)c = free_list;
     free_list = c;
+}
+
+void *instr_tpool_take(int first) { return pool_take(first); }
+
+void instr_tpool_give(void *chunk)
+{
+    pthread_mutex_lock(&lock);
+    pool_give(chunk);
+    pthread_mutex_unlock(&lock);
 }
 
 static void *allocate(void *user, OTF2_FileType type, OTF2_LocationRef location, void **per_buffer,

@@ -160,12 +160,15 @@ void instr_trace_no_writer(instr_tloc *s, int leave, uint32_t region, uint64_t t
         s->refused++;
 }
 
-void instr_trace_close_location(instr_tloc *s)
+void instr_trace_close_location(instr_tloc *s, uint64_t t_end)
 {
     if (s->closed)
         return;
-    if (s->waiting && instr_trace_attach(s) != 0 && s->waiting)
+    if (s->waiting && archive_now())
+        instr_trace_attach(s);
+    if (s->waiting)
         return; /* no archive yet: its events stay kept until there is one */
+    instr_trace_cut(s, t_end);
     s->closed = 1;
     OTF2_EvtWriter *w = s->writer;
     s->writer = NULL;
@@ -186,8 +189,8 @@ void instr_trace_close_location(instr_tloc *s)
 static void close_ended(void)
 {
     for (instr_tloc *s = instr_trace_locs; s; s = s->next)
-        if (!s->closed && s->loc && s->loc->ended)
-            instr_trace_close_location(s);
+        if (!s->closed && s->loc && s->loc->ended == INSTR_LOC_THREAD_EXIT)
+            instr_trace_close_location(s, UINT64_MAX);
 }
 
 static void *location_begin(instr_location *loc)
@@ -208,6 +211,7 @@ static void *location_begin(instr_location *loc)
     s->tid = loc->tid;
     s->ref = instr_trace_job_rank >= 0 ? ((uint64_t)instr_trace_job_rank << 32) | loc->id
                                        : loc->id;
+    instr_trace_set_self(s);
     if (wait) {
         s->waiting = 1;
         s->next = instr_trace_locs;
@@ -235,6 +239,9 @@ static void fork_child(void *data, uint64_t t)
     if (s) {
         s->writer = NULL;
         s->waiting = 0;
+        s->cut = 1; /* every event takes the slow path and is not recorded */
+        s->head = s->tail = NULL;
+        s->lim = s->pos = NULL;
     }
 }
 

@@ -2,7 +2,9 @@
  * experiment directory, written with the OTF2 library (docs/tracing.md).
  *
  *   trace.c   the substrate's entry in the event core: start-up, archive, locations, fork
- *   events.c  the hot path: Enter/Leave records into the location's own OTF2 event writer
+ *   events.c  the hot path: Enter/Leave records into the location's own compact buffer
+ *   buffer.c  the compact buffer's chunks, its slow path, and the cut at the end
+ *   convert.c compact records into the location's OTF2 event writer, kept properly nested
  *   pool.c    the INSTR_TOTAL_MEMORY budget for event chunks (OTF2 memory callbacks) and the
  *             flush callbacks that record buffer flushes
  *   defs.c    global definitions at the end: clock, system tree, locations, strings, regions
@@ -20,10 +22,38 @@
 
 extern const instr_substrate instr_trace_substrate;
 
-/* Per location (thread). Only its own thread touches `writer` and `last` while it runs;
- * the rest is read at the end, or when the location is closed early (its thread ended). */
+/* One compact record: what happened (kind and region, or a thread count) and when. Kept
+ * until the location's buffer is converted to OTF2 (convert.c): when the INSTR_TOTAL_MEMORY
+ * budget is full, before an MPI record, and at the end. 12 bytes, as an OTF2 record. */
+typedef struct __attribute__((packed, aligned(4))) instr_trec {
+    uint64_t t;
+    uint32_t w; /* kind << INSTR_TREC_KIND_SHIFT | region handle (or thread count) */
+} instr_trec;
+
+enum instr_trec_kind { INSTR_TREC_ENTER = 0, INSTR_TREC_LEAVE, INSTR_TREC_FORK, INSTR_TREC_JOIN };
+#define INSTR_TREC_KIND_SHIFT 29
+#define INSTR_TREC_ARG_MASK ((1u << INSTR_TREC_KIND_SHIFT) - 1)
+
+/* Per location (thread). Only its own thread appends records and converts them while it runs
+ * (with `busy` set, so that a signal handler on the same thread that arrives meanwhile drops
+ * its events and counts them instead of touching a half-written buffer); the end reads a
+ * running thread's buffer up to `pos` after cutting it off (buffer.c). */
 typedef struct instr_tloc {
-    OTF2_EvtWriter *writer; /* NULL: nothing recorded for this location (anymore) */
+    /* hot: the current chunk's next free record and its end */
+    instr_trec *pos;
+    instr_trec *lim;
+    int busy;               /* 1 while the owning thread is inside the trace substrate */
+    int slow;               /* 1 while it is in the slow path (chunks, conversion) */
+    int cut;                /* 1 once the end took the buffer: the thread records no more */
+    uint64_t dropped_busy;  /* events of signal handlers that found `busy` set */
+    uint64_t dropped_full;  /* events lost because no memory or no writer could take them */
+    struct instr_tchunk *head, *tail; /* the buffer's chunks, oldest first; tail: current */
+    /* conversion (convert.c): regions open in what was converted, innermost last */
+    uint32_t *open;
+    uint32_t nopen, capopen;
+    uint64_t repaired;      /* records left out or added to keep the trace nested */
+
+    OTF2_EvtWriter *writer; /* NULL: no writer (yet, or anymore) */
     uint64_t last;          /* last timestamp written: records never go back in time */
     uint64_t refused;       /* records the OTF2 library refused (reported at the end) */
     instr_location *loc;
@@ -37,13 +67,49 @@ typedef struct instr_tloc {
     struct instr_tloc *next; /* every location ever traced, newest first */
 } instr_tloc;
 
+/* buffer.c */
+/* The slow path of the hot path, with `busy` set: no chunk yet, chunk full, or cut. */
+void instr_trace_put_slow(instr_tloc *s, uint32_t w, uint64_t t);
+/* An event that found `busy` set: a signal handler interrupted the runtime on this thread
+ * (counted and dropped), or the end closing a running thread's regions (ignored: the
+ * conversion closes them). */
+void instr_trace_put_busy(instr_tloc *s);
+/* Marks s as the calling thread's own location. */
+void instr_trace_set_self(instr_tloc *s);
+/* Appends one record outside the hot path (OpenMP fork/join). */
+void instr_trace_put(instr_tloc *s, uint32_t w, uint64_t t);
+/* Converts everything the location's buffer holds into its writer and empties it; with the
+ * owning thread (not from a signal handler that interrupted the runtime), or at the end. */
+void instr_trace_drain(instr_tloc *s);
+/* At the end, for a location whose thread may still run: stops it from recording, waits
+ * until it is out of the slow path, and converts what it recorded up to t_end, closing
+ * regions still open at t_end. */
+void instr_trace_cut(instr_tloc *s, uint64_t t_end);
+/* Events dropped on all locations: by handlers that interrupted the runtime, and for want of
+ * memory or a working writer. */
+void instr_trace_dropped(uint64_t *busy, uint64_t *full);
+
+/* convert.c */
+/* Writes records [r, r + n) into s->writer (or, waiting, into early.c), validated and kept
+ * properly nested; records after t_max are left out. */
+void instr_trace_convert(instr_tloc *s, const instr_trec *r, size_t n, uint64_t t_max);
+/* Closes the regions still open in what was converted, at t. */
+void instr_trace_close_open(instr_tloc *s, uint64_t t);
+/* The first OTF2 write error (errno text) and records not written since, for the end. */
+int instr_trace_write_failed(void);
+uint64_t instr_trace_lost_after_failure(void);
+const char *instr_trace_failure_reason(void);
+/* Called when an OTF2 write fails: the writers are closed off from then on. */
+void instr_trace_note_failure(int err);
+
 /* trace.c */
 extern OTF2_Archive *instr_trace_archive;
 extern instr_tloc *instr_trace_locs;   /* the list above; changed under instr_loc_lock */
 extern int instr_trace_forked;         /* 1 in a forked child: it writes no trace */
-/* Closes a location's event writer (its thread is done): final flush, memory back to the
- * pool. With instr_loc_lock held, or at the end. */
-void instr_trace_close_location(instr_tloc *s);
+/* Converts a location's buffer (cut at t_end: UINT64_MAX for a thread that ended) and closes
+ * its event writer: final flush, memory back to the pool. With instr_loc_lock held, or at the
+ * end. */
+void instr_trace_close_location(instr_tloc *s, uint64_t t_end);
 /* Opens the archive in the experiment directory if not open yet. 0, or -1 after a message. */
 int instr_trace_open_archive(void);
 /* What every archive needs once its memory and collective callbacks are set: locking,
@@ -57,7 +123,7 @@ extern int instr_trace_job_rank;
 /* Gives a waiting location its event writer once the archive is open and writes the events
  * kept until then. With the location's own thread, or at the end. 0, or -1 (not traced). */
 int instr_trace_attach(instr_tloc *s);
-/* Slow path of the hot path: the location has no writer (yet). */
+/* A record for a location without a writer (yet): kept if it waits for MPI_Init. */
 void instr_trace_no_writer(instr_tloc *s, int leave, uint32_t region, uint64_t t);
 
 /* early.c: events of a waiting location, kept in memory (bounded; beyond the bound the
@@ -123,6 +189,11 @@ typedef struct instr_tpool_stats {
     uint64_t flushes;     /* event buffers flushed to disk before the end */
     uint64_t last_flush_end; /* ticks: the end of the latest flush (0: none) */
 } instr_tpool_stats;
+
+/* A chunk for a location's compact buffer (buffer.c): from the pool, else from the budget;
+ * `first`: granted beyond the budget if need be. NULL when the budget is spent. */
+void *instr_tpool_take(int first);
+void instr_tpool_give(void *chunk);
 
 /* Chooses the chunk size and the share of INSTR_TOTAL_MEMORY the trace may use. */
 void instr_tpool_init(int profiling_too);

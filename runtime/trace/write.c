@@ -76,7 +76,7 @@ int instr_trace_write(const instr_run *run, char *files, size_t size)
         }
         uint64_t refused = 0;
         for (instr_tloc *s = instr_trace_locs; s; s = s->next) {
-            instr_trace_close_location(s);
+            instr_trace_close_location(s, run->t_end);
             refused += s->refused;
         }
         if (refused)
@@ -104,7 +104,7 @@ int instr_trace_write(const instr_run *run, char *files, size_t size)
     uint64_t events = 0, refused = 0, t_last = run->t_end;
     uint32_t nloc = 0;
     for (instr_tloc *s = instr_trace_locs; s; s = s->next) {
-        instr_trace_close_location(s);
+        instr_trace_close_location(s, run->t_end);
         events += s->events;
         refused += s->refused;
         if (s->last > t_last)
