@@ -14,6 +14,7 @@
  * final and are converted by the ending thread. What the thread appends after that lies beyond
  * `pos` or after the end time and is left out; its open regions are closed at the end time. */
 #include "trace.h"
+#include "../core/clock.h"
 #include "../core/event.h"
 #include "../core/log.h"
 
@@ -92,8 +93,9 @@ void instr_trace_put_slow(instr_tloc *s, uint32_t w, uint64_t t)
         s->pos = recs(c);
         __atomic_store_n(&s->lim, limit(c), __ATOMIC_RELAXED);
     } else if (s->tail) {
-        /* The budget is spent: everything recorded so far goes to OTF2 and to disk. */
+        /* The budget is spent: everything recorded so far goes to OTF2 (and so to disk). */
         convert_all(s, UINT64_MAX, KEEP_CURRENT);
+        instr_trace_flush_record(s, t, instr_clock_now());
     }
     instr_trec *p = s->pos;
     if (!p || p >= s->lim) {

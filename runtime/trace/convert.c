@@ -32,9 +32,15 @@ const char *instr_trace_failure_reason(void) { return strerror(failed_errno); }
 
 static void emit(instr_tloc *s, unsigned kind, uint32_t arg, uint64_t t)
 {
-    if (!s->writer) {
-        if (kind <= INSTR_TREC_LEAVE)
-            instr_trace_no_writer(s, kind == INSTR_TREC_LEAVE, arg, t);
+    if (instr_trace_write_failed()) {
+        __atomic_add_fetch(&lost, 1, __ATOMIC_RELAXED);
+        return;
+    }
+    if (!s->writer && !instr_trace_writer_ready(s)) {
+        if (s->waiting && kind <= INSTR_TREC_LEAVE)
+            instr_early_add(s, kind == INSTR_TREC_LEAVE, arg, t); /* before MPI_Init */
+        else
+            s->dropped_full++;
         return;
     }
     if (instr_trace_write_failed()) {
@@ -115,6 +121,24 @@ void instr_trace_convert(instr_tloc *s, const instr_trec *r, size_t n, uint64_t 
         default: s->repaired++; break;
         }
     }
+}
+
+void instr_trace_flush_record(instr_tloc *s, uint64_t t_begin, uint64_t t_end)
+{
+    if (!s->writer || instr_trace_write_failed())
+        return;
+    if (t_begin < s->last)
+        t_begin = s->last;
+    if (t_end < t_begin)
+        t_end = t_begin;
+    s->last = t_begin;
+    errno = 0;
+    if (OTF2_EvtWriter_BufferFlush(s->writer, NULL, t_begin, t_end) != OTF2_SUCCESS) {
+        s->refused++;
+        instr_trace_note_failure(errno);
+        return;
+    }
+    instr_tpool_note_flush(t_end);
 }
 
 void instr_trace_close_open(instr_tloc *s, uint64_t t)

@@ -71,7 +71,7 @@ int instr_trace_job_open(const char *jobdir, int rank, int nranks,
     if (!instr_cfg.enable_tracing || instr_trace_forked || !instr_trace_job_pending)
         return -1;
     OTF2_Archive *a = OTF2_Archive_Open(jobdir, "traces", OTF2_FILEMODE_WRITE,
-                                        instr_tpool_chunk_size(), INSTR_TRACE_DEF_CHUNK,
+                                        INSTR_TRACE_EVT_CHUNK, INSTR_TRACE_DEF_CHUNK,
                                         OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
     if (!a) {
         instr_warn("trace: rank %d cannot create the OTF2 archive in %s; no trace is written",

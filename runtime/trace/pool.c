@@ -1,23 +1,26 @@
-/* pool.c — event chunks for OTF2 from the INSTR_TOTAL_MEMORY budget, and buffer flushes.
+/* pool.c — memory for the trace within the INSTR_TOTAL_MEMORY budget, and buffer flushes.
  *
- * OTF2 asks for memory one chunk at a time through the memory callbacks, for each event
- * writer (location) separately. All threads share one pool:
+ * Compact buffers (buffer.c) take their chunks from one pool shared by all threads:
  *   - a chunk comes from the pool's free list, else from the budget (instr_mem_chunk), up to
  *     the trace's share of INSTR_TOTAL_MEMORY;
- *   - when neither has one, the callback returns NULL and OTF2 flushes that writer's chunks
- *     to its event file (pre-flush callback: OTF2_FLUSH), gives them back (free_all, not
- *     final), takes a chunk again and writes a BufferFlush record whose end time comes from
- *     the post-flush callback. The writer keeps one of its chunks across the flush (`spare`)
- *     so that this second request always succeeds, whatever the other threads do;
- *   - a writer's very first chunk is always granted, beyond the budget if need be (counted
- *     as overdraft and reported): a thread is never left without a trace.
+ *   - a thread's very first chunk is always granted, beyond the budget if need be (counted as
+ *     overdraft and reported): a thread is never left without a trace;
+ *   - when neither has one, the thread converts its buffer to OTF2 (a buffer flush, counted
+ *     here with instr_tpool_note_flush) and gives its chunks back.
  * Chunks given back go to the free list and are reused by any thread, so once the budget is
- * reached nothing is allocated any more. The pool lock is taken once per chunk (hundreds of
- * KiB of records), never per event. OTF2 calls the memory callbacks without its own locks,
- * from any thread.
+ * reached nothing is allocated any more. The pool lock is taken once per chunk, never per
+ * event, and never by a signal handler that interrupted the trace on its own thread (it finds
+ * `busy` set and does not get this far).
  *
- * The compact buffers of buffer.c take their chunks from the same pool (instr_tpool_take), so
- * the budget covers both: records waiting for conversion and OTF2's buffers.
+ * OTF2's event writers get exactly one chunk each, of INSTR_TRACE_EVT_CHUNK bytes (the memory
+ * callbacks): when it is full, the next request fails, OTF2 writes the chunk to the event
+ * file and asks again, and gets the same chunk back. The chunk is as large as OTF2's file
+ * buffer, so OTF2 writes every full chunk directly: OTF2 2.x frees its file buffer when a
+ * buffered write fails but keeps using it when the file is closed, which crashes the process
+ * on a full disk; a direct write only returns the error. OTF2 writes no BufferFlush records of
+ * its own (no post-flush callback): those of the trace are written by buffer.c, for the
+ * flushes of the run. Writers exist only for locations converted so far, so at the end, when
+ * locations are converted one after another, a few such chunks are reused for all of them.
  *
  * Definition buffers (written only at the end) are plain malloc'd memory outside the budget. */
 #include "trace.h"
@@ -31,6 +34,8 @@
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static void *free_list; /* chunks linked through their first word */
 static uint64_t chunk_size = OTF2_CHUNK_SIZE_MIN, cap, held, overdraft;
+static void *evt_free;  /* event writer chunks given back, linked through their first word */
+static uint64_t evt_held;
 static uint64_t flushes;
 static uint64_t last_flush_end; /* ticks: the latest BufferFlush end, for the trace length */
 /* One definition chunk kept for the next definition writer: at the end one local definition
@@ -39,13 +44,13 @@ static uint64_t last_flush_end; /* ticks: the latest BufferFlush end, for the tr
 static void *def_cache;
 static uint64_t def_cache_size;
 
-/* OTF2's per-buffer data: the chunks this buffer holds now. */
+/* OTF2's per-buffer data. */
 typedef struct tbuf {
-    void **chunks;
+    void *chunk;  /* the one chunk of an event buffer, NULL while OTF2 does not hold it */
+    void *spare;  /* the same chunk after a flush, for the request that follows it */
+    void **chunks; /* definition buffers: every chunk */
     uint32_t n, capn;
-    void *spare;  /* kept across a flush for the request that follows it */
-    int pooled;   /* event chunks from the pool; else malloc'd definition memory */
-    int started;  /* 1 once the buffer had its first chunk */
+    int events;
     uint64_t size;
 } tbuf;
 
@@ -95,6 +100,29 @@ void instr_tpool_give(void *chunk)
     pthread_mutex_unlock(&lock);
 }
 
+static void *event_chunk(tbuf *b)
+{
+    if (b->chunk)
+        return NULL; /* full: OTF2 writes it to the file and asks again */
+    void *c = b->spare;
+    b->spare = NULL;
+    if (!c) {
+        pthread_mutex_lock(&lock);
+        if ((c = evt_free) != NULL)
+            evt_free = *(void **)c;
+        else
+            evt_held += INSTR_TRACE_EVT_CHUNK;
+        pthread_mutex_unlock(&lock);
+        if (!c && !(c = malloc(INSTR_TRACE_EVT_CHUNK))) {
+            pthread_mutex_lock(&lock);
+            evt_held -= INSTR_TRACE_EVT_CHUNK;
+            pthread_mutex_unlock(&lock);
+            return NULL;
+        }
+    }
+    return b->chunk = c;
+}
+
 static void *allocate(void *user, OTF2_FileType type, OTF2_LocationRef location, void **per_buffer,
                       uint64_t size)
 {
@@ -104,10 +132,12 @@ static void *allocate(void *user, OTF2_FileType type, OTF2_LocationRef location,
     if (!b) {
         if (!(b = calloc(1, sizeof *b)))
             return NULL;
-        b->pooled = type == OTF2_FILETYPE_EVENTS && size == chunk_size;
+        b->events = type == OTF2_FILETYPE_EVENTS && size == INSTR_TRACE_EVT_CHUNK;
         b->size = size;
         *per_buffer = b;
     }
+    if (b->events)
+        return event_chunk(b);
     if (b->n == b->capn) {
         uint32_t n = b->capn ? 2 * b->capn : 8;
         void **grown = realloc(b->chunks, n * sizeof *grown);
@@ -116,25 +146,15 @@ static void *allocate(void *user, OTF2_FileType type, OTF2_LocationRef location,
         b->chunks = grown;
         b->capn = n;
     }
-    void *c;
-    if (b->spare) {
-        c = b->spare;
-        b->spare = NULL;
-    } else if (b->pooled) {
-        c = pool_take(!b->started);
-    } else {
-        pthread_mutex_lock(&lock);
-        c = def_cache && def_cache_size == size ? def_cache : NULL;
-        if (c)
-            def_cache = NULL;
-        pthread_mutex_unlock(&lock);
-        if (!c)
-            c = malloc(size);
-    }
-    if (c) {
+    pthread_mutex_lock(&lock);
+    void *c = def_cache && def_cache_size == size ? def_cache : NULL;
+    if (c)
+        def_cache = NULL;
+    pthread_mutex_unlock(&lock);
+    if (!c)
+        c = malloc(size);
+    if (c)
         b->chunks[b->n++] = c;
-        b->started = 1;
-    }
     return c;
 }
 
@@ -147,7 +167,18 @@ static void free_all(void *user, OTF2_FileType type, OTF2_LocationRef location, 
     tbuf *b = *per_buffer;
     if (!b)
         return;
-    if (!b->pooled) {
+    if (b->events) {
+        void *c = b->chunk ? b->chunk : b->spare;
+        b->chunk = b->spare = NULL;
+        if (!final) {
+            b->spare = c; /* written out: the same chunk for the next request */
+        } else if (c) {
+            pthread_mutex_lock(&lock);
+            *(void **)c = evt_free;
+            evt_free = c;
+            pthread_mutex_unlock(&lock);
+        }
+    } else {
         for (uint32_t i = 0; i < b->n; i++) {
             void *c = b->chunks[i];
             pthread_mutex_lock(&lock);
@@ -160,21 +191,6 @@ static void free_all(void *user, OTF2_FileType type, OTF2_LocationRef location, 
             free(c);
         }
         b->n = 0;
-    } else {
-        void *keep = NULL;
-        if (!final && !b->spare && b->n > 0)
-            keep = b->chunks[--b->n];
-        pthread_mutex_lock(&lock);
-        for (uint32_t i = 0; i < b->n; i++)
-            pool_give(b->chunks[i]);
-        if (final && b->spare)
-            pool_give(b->spare);
-        pthread_mutex_unlock(&lock);
-        b->n = 0;
-        if (final)
-            b->spare = NULL;
-        else if (keep)
-            b->spare = keep;
     }
     if (final) {
         free(b->chunks);
@@ -187,29 +203,25 @@ static OTF2_FlushType pre_flush(void *user, OTF2_FileType type, OTF2_LocationRef
                                 void *caller, bool final)
 {
     (void)user;
+    (void)type;
     (void)location;
     (void)caller;
-    if (type == OTF2_FILETYPE_EVENTS && !final)
-        __atomic_fetch_add(&flushes, 1, __ATOMIC_RELAXED);
+    (void)final;
     return OTF2_FLUSH;
 }
 
-static OTF2_TimeStamp post_flush(void *user, OTF2_FileType type, OTF2_LocationRef location)
+void instr_tpool_note_flush(uint64_t t_end)
 {
-    (void)user;
-    (void)type;
-    (void)location;
-    uint64_t t = instr_clock_now();
+    __atomic_fetch_add(&flushes, 1, __ATOMIC_RELAXED);
     uint64_t seen = __atomic_load_n(&last_flush_end, __ATOMIC_RELAXED);
-    while (t > seen &&
-           !__atomic_compare_exchange_n(&last_flush_end, &seen, t, 1, __ATOMIC_RELAXED,
+    while (t_end > seen &&
+           !__atomic_compare_exchange_n(&last_flush_end, &seen, t_end, 1, __ATOMIC_RELAXED,
                                         __ATOMIC_RELAXED))
         ;
-    return t;
 }
 
 static const OTF2_MemoryCallbacks memory_callbacks = {allocate, free_all};
-static const OTF2_FlushCallbacks flush_callbacks = {pre_flush, post_flush};
+static const OTF2_FlushCallbacks flush_callbacks = {pre_flush, NULL};
 
 OTF2_ErrorCode instr_tpool_attach(OTF2_Archive *archive)
 {
@@ -228,6 +240,7 @@ void instr_tpool_stats_get(instr_tpool_stats *out)
     out->cap = cap;
     out->held = held;
     out->overdraft = overdraft;
+    out->writer_bytes = evt_held;
     pthread_mutex_unlock(&lock);
     out->flushes = __atomic_load_n(&flushes, __ATOMIC_RELAXED);
     out->last_flush_end = __atomic_load_n(&last_flush_end, __ATOMIC_RELAXED);

@@ -93,6 +93,8 @@ void instr_trace_dropped(uint64_t *busy, uint64_t *full);
 /* Writes records [r, r + n) into s->writer (or, waiting, into early.c), validated and kept
  * properly nested; records after t_max are left out. */
 void instr_trace_convert(instr_tloc *s, const instr_trec *r, size_t n, uint64_t t_max);
+/* A BufferFlush record: the run stopped from t_begin to t_end to convert the buffer. */
+void instr_trace_flush_record(instr_tloc *s, uint64_t t_begin, uint64_t t_end);
 /* Closes the regions still open in what was converted, at t. */
 void instr_trace_close_open(instr_tloc *s, uint64_t t);
 /* The first OTF2 write error (errno text) and records not written since, for the end. */
@@ -123,8 +125,9 @@ extern int instr_trace_job_rank;
 /* Gives a waiting location its event writer once the archive is open and writes the events
  * kept until then. With the location's own thread, or at the end. 0, or -1 (not traced). */
 int instr_trace_attach(instr_tloc *s);
-/* A record for a location without a writer (yet): kept if it waits for MPI_Init. */
-void instr_trace_no_writer(instr_tloc *s, int leave, uint32_t region, uint64_t t);
+/* 1 when s has its OTF2 event writer, created now if need be (an MPI job's location that
+ * waits for MPI_Init gets it once the archive is open), else 0. */
+int instr_trace_writer_ready(instr_tloc *s);
 
 /* early.c: events of a waiting location, kept in memory (bounded; beyond the bound the
  * outermost-first nesting is kept balanced by dropping whole subtrees). */
@@ -182,13 +185,20 @@ OTF2_RegionRole instr_trace_openmp_role(const char *name);
 
 /* pool.c */
 typedef struct instr_tpool_stats {
-    uint64_t chunk_size;  /* bytes per OTF2 event chunk */
+    uint64_t chunk_size;  /* bytes per compact buffer chunk */
     uint64_t cap;         /* bytes of event chunks the budget allows */
     uint64_t held;        /* bytes of event chunks taken (from the budget, plus overdraft) */
     uint64_t overdraft;   /* bytes taken beyond the budget: a thread's first chunk */
     uint64_t flushes;     /* event buffers flushed to disk before the end */
     uint64_t last_flush_end; /* ticks: the end of the latest flush (0: none) */
+    uint64_t writer_bytes; /* bytes of OTF2 event writer chunks (one per open writer) */
 } instr_tpool_stats;
+
+/* Bytes of an OTF2 event writer's one chunk: as large as OTF2's file buffer (pool.c). */
+#define INSTR_TRACE_EVT_CHUNK ((uint64_t)4 << 20)
+
+/* A buffer flush of the run ended at t_end (ticks). */
+void instr_tpool_note_flush(uint64_t t_end);
 
 /* A chunk for a location's compact buffer (buffer.c): from the pool, else from the budget;
  * `first`: granted beyond the budget if need be. NULL when the budget is spent. */
@@ -197,7 +207,8 @@ void instr_tpool_give(void *chunk);
 
 /* Chooses the chunk size and the share of INSTR_TOTAL_MEMORY the trace may use. */
 void instr_tpool_init(int profiling_too);
-/* Registers the memory and flush callbacks with the archive. 0 or an OTF2 error code. */
+/* Registers the memory and flush callbacks with an archive opened with event chunks of
+ * INSTR_TRACE_EVT_CHUNK bytes. 0 or an OTF2 error code. */
 OTF2_ErrorCode instr_tpool_attach(OTF2_Archive *archive);
 void instr_tpool_stats_get(instr_tpool_stats *out);
 uint64_t instr_tpool_chunk_size(void);
