@@ -1,11 +1,11 @@
 /* buffer.c — a location's compact buffer: a list of chunks from the pool (pool.c) holding
  * compact records (events.c) until they are converted to OTF2 (convert.c).
  *
- * Only the owning thread appends and converts while it runs, always with `busy` set. The slow
- * path (`slow` set as well) takes the next chunk; when the INSTR_TOTAL_MEMORY budget has none
- * left it converts the whole buffer into the location's OTF2 writer, whose chunks come from
- * the same pool, so OTF2 writes them to disk (a BufferFlush record), and goes on in the
- * current chunk.
+ * Only the owning thread appends and converts while it runs. The slow path (`slow` set, the
+ * asynchronous signals blocked) takes the next chunk; when the INSTR_TOTAL_MEMORY budget has
+ * none left it converts the whole buffer into the location's OTF2 writer (which writes to
+ * disk as its own buffer fills), writes a BufferFlush record, and goes on in the current
+ * chunk.
  *
  * The end (write.c) may find threads still running. instr_trace_cut sets `cut` and waits until
  * the thread is out of the slow path (sequentially consistent on both sides: either the slow
@@ -18,8 +18,11 @@
 #include "../core/event.h"
 #include "../core/log.h"
 
+#include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -40,13 +43,21 @@ static instr_trec *limit(chunk *c)
 
 void instr_trace_set_self(instr_tloc *s) { self = s; }
 
-void instr_trace_put_busy(instr_tloc *s)
-{
-    if (s == self)
-        s->dropped_busy++;
-}
-
 enum after { KEEP_CURRENT, FREE_ALL, LEAVE_ALONE };
+
+/* 1 when a slot below `pos` is reserved but not written yet: a signal handler interrupted an
+ * append of this thread (events.c), which writes the slot when it goes on. */
+static int pending(instr_tloc *s)
+{
+    instr_trec *pos = s->pos;
+    for (chunk *c = s->head; c; c = c == s->tail ? NULL : c->next) {
+        instr_trec *end = c == s->tail ? pos : c->end;
+        for (instr_trec *r = recs(c); r < end; r++)
+            if (__atomic_load_n(&r->w, __ATOMIC_RELAXED) == 0)
+                return 1;
+    }
+    return 0;
+}
 
 /* Converts every record of the buffer up to `pos`, records after t_max left out. Then the
  * chunks go back to the pool except the current one, emptied (KEEP_CURRENT); or all of them
@@ -65,6 +76,7 @@ static void convert_all(instr_tloc *s, uint64_t t_max, enum after after)
     if (after == KEEP_CURRENT && s->tail) {
         s->head = s->tail;
         s->tail->next = NULL;
+        memset(recs(s->tail), 0, (size_t)((char *)pos - (char *)recs(s->tail)));
         __atomic_store_n(&s->pos, recs(s->tail), __ATOMIC_RELEASE);
     } else if (after == FREE_ALL) {
         s->head = s->tail = NULL;
@@ -73,52 +85,93 @@ static void convert_all(instr_tloc *s, uint64_t t_max, enum after after)
     }
 }
 
-void instr_trace_put_slow(instr_tloc *s, uint32_t w, uint64_t t)
+/* Blocks the asynchronous signals for the slow path, so that no handler runs while the chunk
+ * list changes or the buffer is converted: a handler's events wait until the end of it and
+ * are then recorded as usual. Signals raised by a fault stay open (blocking them would kill
+ * the process). */
+static void block_signals(sigset_t *old)
 {
-    if (s != self)
-        return; /* the end closing a running thread's regions: the conversion does that */
-    __atomic_store_n(&s->slow, 1, __ATOMIC_SEQ_CST);
-    if (__atomic_load_n(&s->cut, __ATOMIC_SEQ_CST))
-        goto out; /* after the end: not recorded */
-    chunk *c = instr_tpool_take(s->tail == NULL);
-    if (c) {
-        c->next = NULL;
-        if (s->tail) {
-            s->tail->end = s->pos;
-            s->tail->next = c;
-        } else {
-            s->head = c;
+    sigset_t all;
+    sigfillset(&all);
+    sigdelset(&all, SIGSEGV);
+    sigdelset(&all, SIGBUS);
+    sigdelset(&all, SIGFPE);
+    sigdelset(&all, SIGILL);
+    sigdelset(&all, SIGTRAP);
+    sigdelset(&all, SIGSYS);
+    pthread_sigmask(SIG_BLOCK, &all, old);
+}
+
+/* With `slow` set and signals blocked: the record at the next free slot, taking the next
+ * chunk, or converting the buffer when the budget has none. */
+static void append_slow(instr_tloc *s, uint32_t w, uint64_t t)
+{
+    if (s->pos >= s->lim) {
+        chunk *c = instr_tpool_take(s->tail == NULL);
+        if (c) {
+            /* zeroed: a reserved slot reads as unwritten until its record is there */
+            if (s->tail) {
+                s->tail->end = s->pos;
+                s->tail->next = c;
+            } else {
+                s->head = c;
+            }
+            s->tail = c;
+            __atomic_store_n(&s->pos, recs(c), __ATOMIC_RELEASE);
+            __atomic_store_n(&s->lim, limit(c), __ATOMIC_RELAXED);
+        } else if (s->tail && pending(s)) {
+            /* The budget is spent, and this is a signal handler that interrupted an append
+             * whose slot is not written yet: the buffer cannot be converted now. */
+            s->dropped_busy++;
+            return;
+        } else if (s->tail) {
+            /* The budget is spent: everything recorded so far goes to OTF2 (and so to disk),
+             * and the current chunk is used again. */
+            convert_all(s, UINT64_MAX, KEEP_CURRENT);
+            instr_trace_flush_record(s, t, instr_clock_now());
         }
-        s->tail = c;
-        s->pos = recs(c);
-        __atomic_store_n(&s->lim, limit(c), __ATOMIC_RELAXED);
-    } else if (s->tail) {
-        /* The budget is spent: everything recorded so far goes to OTF2 (and so to disk). */
-        convert_all(s, UINT64_MAX, KEEP_CURRENT);
-        instr_trace_flush_record(s, t, instr_clock_now());
     }
     instr_trec *p = s->pos;
     if (!p || p >= s->lim) {
         s->dropped_full++;
-        goto out;
+        return;
     }
     p->t = t;
     p->w = w;
     __atomic_store_n(&s->pos, p + 1, __ATOMIC_RELEASE);
-out:
+}
+
+void instr_trace_put_slow(instr_tloc *s, uint32_t w, uint64_t t)
+{
+    if (s != self)
+        return; /* the end closing a running thread's regions: the conversion does that */
+    if (__atomic_load_n(&s->slow, __ATOMIC_RELAXED)) {
+        /* A handler of a synchronous signal (a fault) raised inside the slow path itself. */
+        s->dropped_busy++;
+        return;
+    }
+    if (__atomic_load_n(&s->cut, __ATOMIC_RELAXED))
+        return; /* after the end: not recorded */
+    sigset_t old;
+    block_signals(&old);
+    __atomic_store_n(&s->slow, 1, __ATOMIC_SEQ_CST);
+    if (!__atomic_load_n(&s->cut, __ATOMIC_SEQ_CST))
+        append_slow(s, w, t);
     __atomic_store_n(&s->slow, 0, __ATOMIC_RELEASE);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 void instr_trace_drain(instr_tloc *s)
 {
-    if (__atomic_load_n(&s->busy, __ATOMIC_RELAXED))
-        return; /* a signal handler that interrupted the runtime: the records stay for later */
-    __atomic_store_n(&s->busy, 1, __ATOMIC_RELAXED);
+    if (s != self || __atomic_load_n(&s->slow, __ATOMIC_RELAXED))
+        return;
+    sigset_t old;
+    block_signals(&old);
     __atomic_store_n(&s->slow, 1, __ATOMIC_SEQ_CST);
-    if (!__atomic_load_n(&s->cut, __ATOMIC_SEQ_CST))
+    if (!__atomic_load_n(&s->cut, __ATOMIC_SEQ_CST) && !pending(s))
         convert_all(s, UINT64_MAX, KEEP_CURRENT);
     __atomic_store_n(&s->slow, 0, __ATOMIC_RELEASE);
-    __atomic_store_n(&s->busy, 0, __ATOMIC_RELAXED);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 void instr_trace_cut(instr_tloc *s, uint64_t t_end)

@@ -87,9 +87,12 @@ void instr_trace_convert(instr_tloc *s, const instr_trec *r, size_t n, uint64_t 
 {
     uint32_t nregions = instr_registry_count();
     for (size_t i = 0; i < n; i++) {
+        uint32_t w = __atomic_load_n(&r[i].w, __ATOMIC_ACQUIRE);
+        if (w == 0)
+            continue; /* reserved, not written: the end came in the middle of an append */
         uint64_t t = r[i].t;
-        unsigned kind = r[i].w >> INSTR_TREC_KIND_SHIFT;
-        uint32_t arg = r[i].w & INSTR_TREC_ARG_MASK;
+        unsigned kind = w >> INSTR_TREC_KIND_SHIFT;
+        uint32_t arg = w & INSTR_TREC_ARG_MASK;
         if (t > t_max)
             break; /* after the end: this and everything later is left out */
         switch (kind) {

@@ -9,8 +9,8 @@
  *     here with instr_tpool_note_flush) and gives its chunks back.
  * Chunks given back go to the free list and are reused by any thread, so once the budget is
  * reached nothing is allocated any more. The pool lock is taken once per chunk, never per
- * event, and never by a signal handler that interrupted the trace on its own thread (it finds
- * `busy` set and does not get this far).
+ * event, and with the asynchronous signals blocked (buffer.c), so no signal handler on the
+ * same thread can come in while it is held.
  *
  * OTF2's event writers get exactly one chunk each, of INSTR_TRACE_EVT_CHUNK bytes (the memory
  * callbacks): when it is full, the next request fails, OTF2 writes the chunk to the event
@@ -30,6 +30,7 @@
 
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static void *free_list; /* chunks linked through their first word */
@@ -69,18 +70,22 @@ static void *pool_take(int first)
 {
     void *c = NULL;
     pthread_mutex_lock(&lock);
+    int reused = 0;
     if (free_list) {
         c = free_list;
         free_list = *(void **)c;
+        reused = 1;
     } else if (held + chunk_size <= cap &&
                instr_mem_used() + chunk_size <= instr_cfg.total_memory &&
                (c = instr_mem_chunk(chunk_size)) != NULL) {
         held += chunk_size;
-    } else if (first && (c = malloc(chunk_size)) != NULL) {
+    } else if (first && (c = calloc(1, chunk_size)) != NULL) {
         held += chunk_size;
         overdraft += chunk_size;
     }
     pthread_mutex_unlock(&lock);
+    if (reused)
+        memset(c, 0, chunk_size);
     return c;
 }
 

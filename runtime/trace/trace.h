@@ -27,25 +27,24 @@ extern const instr_substrate instr_trace_substrate;
  * budget is full, before an MPI record, and at the end. 12 bytes, as an OTF2 record. */
 typedef struct __attribute__((packed, aligned(4))) instr_trec {
     uint64_t t;
-    uint32_t w; /* kind << INSTR_TREC_KIND_SHIFT | region handle (or thread count) */
+    uint32_t w; /* kind << INSTR_TREC_KIND_SHIFT | region handle (or thread count); never 0
+                 * once written (0: the slot is reserved, its record not written yet) */
 } instr_trec;
 
 enum instr_trec_kind { INSTR_TREC_ENTER = 0, INSTR_TREC_LEAVE, INSTR_TREC_FORK, INSTR_TREC_JOIN };
 #define INSTR_TREC_KIND_SHIFT 29
 #define INSTR_TREC_ARG_MASK ((1u << INSTR_TREC_KIND_SHIFT) - 1)
 
-/* Per location (thread). Only its own thread appends records and converts them while it runs
- * (with `busy` set, so that a signal handler on the same thread that arrives meanwhile drops
- * its events and counts them instead of touching a half-written buffer); the end reads a
- * running thread's buffer up to `pos` after cutting it off (buffer.c). */
+/* Per location (thread). Only its own thread appends records (events.c: safe against its own
+ * signal handlers) and converts them while it runs; the end reads a running thread's buffer
+ * up to `pos` after cutting it off (buffer.c). */
 typedef struct instr_tloc {
     /* hot: the current chunk's next free record and its end */
     instr_trec *pos;
     instr_trec *lim;
-    int busy;               /* 1 while the owning thread is inside the trace substrate */
-    int slow;               /* 1 while it is in the slow path (chunks, conversion) */
+    int slow;               /* 1 while the owning thread is in the slow path (buffer.c) */
     int cut;                /* 1 once the end took the buffer: the thread records no more */
-    uint64_t dropped_busy;  /* events of signal handlers that found `busy` set */
+    uint64_t dropped_busy;  /* events of signal handlers that could not be recorded */
     uint64_t dropped_full;  /* events lost because no memory or no writer could take them */
     struct instr_tchunk *head, *tail; /* the buffer's chunks, oldest first; tail: current */
     /* conversion (convert.c): regions open in what was converted, innermost last */
@@ -68,18 +67,14 @@ typedef struct instr_tloc {
 } instr_tloc;
 
 /* buffer.c */
-/* The slow path of the hot path, with `busy` set: no chunk yet, chunk full, or cut. */
+/* The slow path of the hot path: no chunk yet, chunk full, or cut. */
 void instr_trace_put_slow(instr_tloc *s, uint32_t w, uint64_t t);
-/* An event that found `busy` set: a signal handler interrupted the runtime on this thread
- * (counted and dropped), or the end closing a running thread's regions (ignored: the
- * conversion closes them). */
-void instr_trace_put_busy(instr_tloc *s);
 /* Marks s as the calling thread's own location. */
 void instr_trace_set_self(instr_tloc *s);
 /* Appends one record outside the hot path (OpenMP fork/join). */
 void instr_trace_put(instr_tloc *s, uint32_t w, uint64_t t);
-/* Converts everything the location's buffer holds into its writer and empties it; with the
- * owning thread (not from a signal handler that interrupted the runtime), or at the end. */
+/* Converts everything the location's buffer holds into its writer and empties it; from the
+ * owning thread (an MPI record follows). */
 void instr_trace_drain(instr_tloc *s);
 /* At the end, for a location whose thread may still run: stops it from recording, waits
  * until it is out of the slow path, and converts what it recorded up to t_end, closing
@@ -200,8 +195,8 @@ typedef struct instr_tpool_stats {
 /* A buffer flush of the run ended at t_end (ticks). */
 void instr_tpool_note_flush(uint64_t t_end);
 
-/* A chunk for a location's compact buffer (buffer.c): from the pool, else from the budget;
- * `first`: granted beyond the budget if need be. NULL when the budget is spent. */
+/* A zeroed chunk for a location's compact buffer (buffer.c): from the pool, else from the
+ * budget; `first`: granted beyond the budget if need be. NULL when the budget is spent. */
 void *instr_tpool_take(int first);
 void instr_tpool_give(void *chunk);
 

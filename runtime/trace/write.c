@@ -61,9 +61,9 @@ static void report_dropped(void)
             closed += s->repaired;
         }
     if (busy)
-        instr_warn("trace: %llu event(s) of signal handlers that interrupted the trace's own "
-                   "work on the same thread were dropped (whole handler calls; the interrupted "
-                   "code's events are complete)",
+        instr_warn("trace: %llu event(s) of signal handlers that came while the trace could "
+                   "not take them (its buffer full and being written, or a fault inside the "
+                   "trace) were dropped; the interrupted code's events are complete",
                    (unsigned long long)busy);
     if (full)
         instr_warn("trace: %llu event(s) were dropped: no memory for the event buffer",
