@@ -121,6 +121,8 @@ static void init_once(void)
     }
     pthread_atfork(at_fork_prepare, at_fork_parent, at_fork_child);
     atexit(instr_finalize);
+    /* quick_exit() runs only at_quick_exit handlers: it ends the measurement like exit(). */
+    at_quick_exit(instr_finalize);
     __atomic_store_n(&instr_state, INSTR_STATE_RUNNING, __ATOMIC_RELEASE);
 }
 

@@ -210,6 +210,84 @@ def case_thread_waves():
     threads_case(64, 4, 3000, "2M")
 
 
+def dropped_by_handlers(mine):
+    """Events of signal handlers the summary says were dropped (0 when it says nothing)."""
+    for l in mine:
+        m = re.match(r"^instr: trace: (\d+) event\(s\) of signal handlers", l)
+        if m:
+            return int(m.group(1))
+    return 0
+
+
+def check_signals(prog, mode, memory, runs=3):
+    """An instrumented handler at 1 kHz, trace only: the archive reads back, the interrupted
+    code's counts are exact, every handler call is in the trace or counted as dropped."""
+    calls = 300000
+    for i in range(runs):
+        rc, out, mine, rest, exp = run(prog, [mode, str(calls)], name="%s_%s_%d" % (mode, memory, i),
+                                       env={"INSTR_ENABLE_PROFILING": "0",
+                                            "INSTR_TOTAL_MEMORY": memory})
+        expect(rc == 0 and rest == [], "rc %r, stderr %r" % (rc, rest))
+        m = re.match(r"^work (\d+) handler (\d+)$", out.strip())
+        expect(m and int(m.group(1)) == calls, "output %r" % out)
+        handled = int(m.group(2))
+        expect(handled > 0, "the handler never ran: the case tests nothing")
+        tr, _ = check_archive(exp, mine, profile=False)
+        got = tr.enters_by_region()
+        expect(got.get("work") == calls and got.get("inner") == 3 * calls,
+               "interrupted code's counts %r, want work %d inner %d" % (got, calls, 3 * calls))
+        dropped = dropped_by_handlers(mine)
+        recorded = got.get("on_signal", 0)
+        expect(got.get("tick", 0) == recorded, "handler %r" % got)
+        if dropped == 0:
+            expect(recorded == handled, "%d handler calls recorded, %d ran, none said dropped"
+                   % (recorded, handled))
+        else:
+            expect(recorded < handled and handled - recorded <= dropped,
+                   "%d handler calls recorded, %d ran, %d events said dropped"
+                   % (recorded, handled, dropped))
+
+
+def case_signals_alrm():
+    check_signals("signals", "alrm", "256M")
+    check_signals("signals", "alrm", "1M")  # buffers converted and written during the run
+
+
+def case_signals_prof():
+    check_signals("signals", "prof", "256M")
+    check_signals("signals", "prof", "1M")
+
+
+def check_ending(how, runs, want_out):
+    """The process ends while four threads call instrumented code: every run's archive reads
+    back complete and properly nested, with the program's own output and status."""
+    for i in range(runs):
+        rc, out, mine, rest, exp = run("ending", [how], name="%s_%d" % (how, i),
+                                       env={"INSTR_ENABLE_PROFILING": "0"})
+        expect(rc == 0 and rest == [], "run %d: rc %r, stderr %r" % (i, rc, rest))
+        expect(out == want_out, "run %d: output %r" % (i, out))
+        tr, _ = check_archive(exp, mine, profile=False)
+        expect(len(tr.locations) == 5, "run %d: %d locations" % (i, len(tr.locations)))
+        spinning = [l for l in tr.events if tr.enters_by_region(l).get("top")]
+        expect(len(spinning) == 4, "run %d: %d locations ran top()" % (i, len(spinning)))
+
+
+def case_ending_return():
+    check_ending("return", 20, "main ends (return)\n")
+
+
+def case_ending_exit():
+    check_ending("exit", 5, "worker exits\n")
+
+
+def case_ending_quick_exit():
+    check_ending("quick_exit", 5, "main ends (quick_exit)\n")
+
+
+def case_ending_detached():
+    check_ending("detached", 5, "main ends (detached)\n")
+
+
 def main():
     global A, P, T
     ap = argparse.ArgumentParser()

@@ -17,7 +17,12 @@ static volatile unsigned long sink;
 static volatile int started;
 static const char *how = "return";
 
-NOINLINE void leaf(long i) { sink += (unsigned long)i; }
+/* some work of its own, so that the trace stays small */
+NOINLINE void leaf(long i)
+{
+    for (int k = 0; k < 2000; k++)
+        sink += (unsigned long)(i + k);
+}
 
 NOINLINE void mid(long i)
 {
@@ -40,10 +45,15 @@ static void pause_ms(long ms)
 NOINLINE void *spin(void *arg)
 {
     long id = (long)arg;
-    __atomic_add_fetch(&started, 1, __ATOMIC_SEQ_CST);
     for (long i = 0;; i++) {
         top(i);
-        if (id == 0 && i == 20000 && strcmp(how, "exit") == 0) {
+        if (i == 0) {
+            /* all four have called top() before anyone ends the process */
+            __atomic_add_fetch(&started, 1, __ATOMIC_SEQ_CST);
+            while (__atomic_load_n(&started, __ATOMIC_SEQ_CST) < THREADS)
+                pause_ms(1);
+        }
+        if (id == 0 && i == 2000 && strcmp(how, "exit") == 0) {
             printf("worker exits\n");
             fflush(stdout);
             exit(0);
@@ -68,7 +78,7 @@ int main(int argc, char **argv)
         for (;;)
             pause_ms(1000); /* the worker ends the process */
     }
-    pause_ms(20);
+    pause_ms(10);
     printf("main ends (%s)\n", how);
     fflush(stdout);
     if (strcmp(how, "quick_exit") == 0)
