@@ -9,6 +9,7 @@ Usage: check_trace.py CASE --bin DIR --work DIR --lib DIR
 import argparse
 import os
 import re
+import shutil
 import subprocess
 import sys
 
@@ -286,6 +287,77 @@ def case_ending_quick_exit():
 
 def case_ending_detached():
     check_ending("detached", 5, "main ends (detached)\n")
+
+
+INCOMPLETE = re.compile(r"^instr: trace: (.*)/traces\.otf2 is incomplete.*: writing .*failed "
+                        r"\((No space left on device|File too large)\)")
+
+
+def check_full_disk_output(what, rc, out, mine, rest, want_out):
+    """The program's own output and status, one line saying the trace is incomplete and why,
+    and nothing that presents the archive as written."""
+    expect(rc == 0 and rest == [], "%s: rc %r, stderr %r" % (what, rc, rest))
+    expect(out == want_out, "%s: output %r, want %r" % (what, out, want_out))
+    said = [l for l in mine if INCOMPLETE.match(l)]
+    expect(len(said) == 1, "%s: want one line saying the trace is incomplete, got %r"
+           % (what, mine))
+    expect(not any(SUMMARY.match(l) for l in mine), "%s: the trace's summary line: %r"
+           % (what, mine))
+    expect(not any("traces.otf2" in l and " written to " in l for l in mine),
+           "%s: the summary lists traces.otf2: %r" % (what, mine))
+
+
+def case_disk_full():
+    # The full-disk test double (tests/lib/enospc_shim.c): writes to regular files fail with
+    # ENOSPC after N bytes. The trace is larger than one OTF2 buffer (4 MiB) per location
+    # with 1M of budget, so it fails in the run and at the end.
+    shim = os.environ["INSTR_TEST_ENOSPC_SHIM"]
+    args = ["4", "1", "20000"]
+    rc, want_out, mine, rest, exp = run("threads", args, name="plain",
+                                        env={"INSTR_ENABLE_PROFILING": "0"})
+    expect(rc == 0 and rest == [], "without the shim: rc %r, stderr %r" % (rc, rest))
+    check_archive(exp, mine, profile=False)
+    for memory in ("256M", "1M"):
+        for after in (0, 4096, 1 << 20, 6 << 20):
+            what = "INSTR_TOTAL_MEMORY=%s, ENOSPC after %d bytes" % (memory, after)
+            env = {"INSTR_ENABLE_PROFILING": "0", "INSTR_TOTAL_MEMORY": memory,
+                   "LD_PRELOAD": shim, "INSTR_TEST_ENOSPC_AFTER": str(after),
+                   "ASAN_OPTIONS": (os.environ.get("ASAN_OPTIONS", "") +
+                                    ":verify_asan_link_order=0").lstrip(":")}
+            rc, out, mine, rest, exp = run("threads", args, env=env,
+                                           name="full_%s_%d" % (memory, after))
+            check_full_disk_output(what, rc, out, mine, rest, want_out)
+
+
+def case_disk_full_tmpfs():
+    # A real full file system: a 256 KiB tmpfs in a private mount namespace (unshare -rm),
+    # where this machine lets the test make one.
+    unshare = shutil.which("unshare")
+    probe = subprocess.run([unshare, "-rm", "true"], capture_output=True) if unshare else None
+    if not probe or probe.returncode != 0:
+        print("skipped: cannot make a private mount namespace here (unshare -rm), so no "
+              "tmpfs; trace.disk_full covers the case with the test double")
+        sys.exit(77)
+    rc, want_out, _, _, _ = run("threads", ["4", "1", "20000"], name="plain",
+                                env={"INSTR_ENABLE_PROFILING": "0"})
+    for memory in ("256M", "1M"):
+        wd = workdir("tmpfs_" + memory)
+        mnt = os.path.join(wd, "mnt")
+        os.makedirs(mnt)
+        e = {k: v for k, v in os.environ.items() if not k.startswith("INSTR_")}
+        e.update({"INSTR_ENABLE_TRACING": "1", "INSTR_ENABLE_PROFILING": "0",
+                  "INSTR_TOTAL_MEMORY": memory,
+                  "INSTR_EXPERIMENT_DIRECTORY": os.path.join(mnt, "exp")})
+        script = 'mount -t tmpfs -o size=256k tmpfs "$1" || exit 99; shift; exec "$@"'
+        p = subprocess.run([unshare, "-rm", "sh", "-c", script, "sh", mnt,
+                            os.path.join(A.bin, "trace_threads"), "4", "1", "20000"],
+                           cwd=wd, env=e, capture_output=True, timeout=600)
+        expect(p.returncode != 99, "mount of the tmpfs failed: %r" % p.stderr)
+        err = p.stderr.decode(errors="replace").splitlines()
+        mine = [l for l in err if l.startswith("instr: ")]
+        rest = [l for l in err if not l.startswith("instr: ")]
+        check_full_disk_output("tmpfs 256k, INSTR_TOTAL_MEMORY=" + memory, p.returncode,
+                               p.stdout.decode(errors="replace"), mine, rest, want_out)
 
 
 def main():
