@@ -7,14 +7,23 @@
 static uint64_t used;
 static int exhausted;
 
-void *instr_mem_chunk(size_t size)
+int instr_mem_charge(size_t size)
 {
     uint64_t before = __atomic_fetch_add(&used, size, __ATOMIC_RELAXED);
     if (before + size > instr_cfg.total_memory) {
         __atomic_fetch_sub(&used, size, __ATOMIC_RELAXED);
         __atomic_store_n(&exhausted, 1, __ATOMIC_RELAXED);
-        return NULL;
+        return -1;
     }
+    return 0;
+}
+
+void instr_mem_uncharge(size_t size) { __atomic_fetch_sub(&used, size, __ATOMIC_RELAXED); }
+
+void *instr_mem_chunk(size_t size)
+{
+    if (instr_mem_charge(size) != 0)
+        return NULL;
     void *p = calloc(1, size);
     if (!p) {
         __atomic_fetch_sub(&used, size, __ATOMIC_RELAXED);

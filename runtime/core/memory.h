@@ -9,6 +9,10 @@
 
 /* A zeroed chunk of `size` bytes charged to the budget, or NULL when the budget is spent. */
 void *instr_mem_chunk(size_t size);
+/* Charges `size` bytes to the budget for memory the caller gets itself (the trace maps its
+ * chunks: mmap is async-signal-safe); 0, or -1 when the budget is spent. No allocation. */
+int instr_mem_charge(size_t size);
+void instr_mem_uncharge(size_t size);
 uint64_t instr_mem_used(void);
 /* 1 once a request was refused. */
 int instr_mem_exhausted(void);

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 typedef struct instr_tchunk {
+    uint64_t pool_link; /* the pool's, while the chunk is free (pool.c) */
     struct instr_tchunk *next;
     instr_trec *end; /* records end here once the chunk is full (the current one: `pos`) */
 } chunk;

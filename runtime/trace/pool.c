@@ -1,16 +1,15 @@
 /* pool.c — memory for the trace within the INSTR_TOTAL_MEMORY budget, and buffer flushes.
  *
  * Compact buffers (buffer.c) take their chunks from one pool shared by all threads:
- *   - a chunk comes from the pool's free list, else from the budget (instr_mem_chunk), up to
- *     the trace's share of INSTR_TOTAL_MEMORY;
+ *   - a chunk comes from the pool's free list (lock-free), else from the budget (mapped with
+ *     mmap and charged with instr_mem_charge), up to the trace's share of INSTR_TOTAL_MEMORY;
  *   - a thread's very first chunk is always granted, beyond the budget if need be (counted as
  *     overdraft and reported): a thread is never left without a trace;
  *   - when neither has one, the thread converts its buffer to OTF2 (a buffer flush, counted
  *     here with instr_tpool_note_flush) and gives its chunks back.
  * Chunks given back go to the free list and are reused by any thread, so once the budget is
- * reached nothing is allocated any more. The pool lock is taken once per chunk, never per
- * event, and with the asynchronous signals blocked (buffer.c), so no signal handler on the
- * same thread can come in while it is held.
+ * reached nothing is allocated any more. Taking and giving back chunks takes no lock and
+ * calls no malloc, so a signal handler's event that needs a chunk can have one.
  *
  * OTF2's event writers get exactly one chunk each, of INSTR_TRACE_EVT_CHUNK bytes (the memory
  * callbacks): when it is full, the next request fails, OTF2 writes the chunk to the event
@@ -29,11 +28,11 @@
 #include "../core/memory.h"
 
 #include <pthread.h>
+#include <sys/mman.h>
 #include <stdlib.h>
 #include <string.h>
 
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static void *free_list; /* chunks linked through their first word */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER; /* OTF2's and definition chunks */
 static uint64_t chunk_size = OTF2_CHUNK_SIZE_MIN, cap, held, overdraft;
 static void *evt_free;  /* event writer chunks given back, linked through their first word */
 static uint64_t evt_held;
@@ -66,44 +65,74 @@ void instr_tpool_init(int profiling_too)
                : OTF2_CHUNK_SIZE_MIN;
 }
 
-static void *pool_take(int first)
+/* The free list is a lock-free stack of page-aligned chunks: its top word is the chunk's
+ * address with a counter in the low 12 bits, so that a chunk taken and given back meanwhile
+ * does not pass for the one seen (the ABA problem). A chunk's first word links to the next.
+ * Chunks are never unmapped, so reading the link of a chunk another thread took meanwhile
+ * reads memory that is still there (and the exchange fails). */
+#define TAG_MASK ((uint64_t)0xfff)
+static uint64_t free_top;
+
+static void *pop_free(void)
 {
-    void *c = NULL;
-    pthread_mutex_lock(&lock);
-    int reused = 0;
-    if (free_list) {
-        c = free_list;
-        free_list = *(void **)c;
-        reused = 1;
-    } else if (held + chunk_size <= cap &&
-               instr_mem_used() + chunk_size <= instr_cfg.total_memory &&
-               (c = instr_mem_chunk(chunk_size)) != NULL) {
-        held += chunk_size;
-    } else if (first && (c = calloc(1, chunk_size)) != NULL) {
-        held += chunk_size;
-        overdraft += chunk_size;
+    uint64_t top = __atomic_load_n(&free_top, __ATOMIC_ACQUIRE);
+    for (;;) {
+        void *c = (void *)(uintptr_t)(top & ~TAG_MASK);
+        if (!c)
+            return NULL;
+        uint64_t next = __atomic_load_n((uint64_t *)c, __ATOMIC_RELAXED);
+        uint64_t want = (next & ~TAG_MASK) | ((top + 1) & TAG_MASK);
+        if (__atomic_compare_exchange_n(&free_top, &top, want, 1, __ATOMIC_ACQUIRE,
+                                        __ATOMIC_ACQUIRE))
+            return c;
     }
-    pthread_mutex_unlock(&lock);
-    if (reused)
-        memset(c, 0, chunk_size);
-    return c;
 }
 
-/* With `lock` held. */
-static void pool_give(void *c)
+static void push_free(void *c)
 {
-    *(void **)c = free_list;
-    free_list = c;
+    uint64_t top = __atomic_load_n(&free_top, __ATOMIC_RELAXED);
+    uint64_t want;
+    do {
+        __atomic_store_n((uint64_t *)c, top & ~TAG_MASK, __ATOMIC_RELAXED);
+        want = (uint64_t)(uintptr_t)c | ((top + 1) & TAG_MASK);
+    } while (!__atomic_compare_exchange_n(&free_top, &top, want, 1, __ATOMIC_RELEASE,
+                                          __ATOMIC_RELAXED));
+}
+
+/* A fresh chunk, zeroed, page aligned; mmap is async-signal-safe, malloc is not. */
+static void *map_chunk(void)
+{
+    void *c = mmap(NULL, chunk_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return c == MAP_FAILED ? NULL : c;
+}
+
+/* No lock and no malloc: a signal handler's event may need a chunk (buffer.c). */
+static void *pool_take(int first)
+{
+    void *c = pop_free();
+    if (c) {
+        /* the link word may still be read by a thread that lost the race for this chunk */
+        __atomic_store_n((uint64_t *)c, 0, __ATOMIC_RELAXED);
+        memset((uint64_t *)c + 1, 0, chunk_size - sizeof(uint64_t));
+        return c;
+    }
+    uint64_t h = __atomic_add_fetch(&held, chunk_size, __ATOMIC_RELAXED);
+    if (h <= cap && instr_mem_charge(chunk_size) == 0) {
+        if ((c = map_chunk()) != NULL)
+            return c;
+        instr_mem_uncharge(chunk_size);
+    }
+    if (first && (c = map_chunk()) != NULL) {
+        __atomic_add_fetch(&overdraft, chunk_size, __ATOMIC_RELAXED);
+        return c;
+    }
+    __atomic_sub_fetch(&held, chunk_size, __ATOMIC_RELAXED);
+    return NULL;
 }
 
 void *instr_tpool_take(int first) { return pool_take(first); }
 
-void instr_tpool_give(void *chunk)
-{
-    pthread_mutex_lock(&lock);
-    pool_give(chunk);
-    pthread_mutex_unlock(&lock);
-}
+void instr_tpool_give(void *chunk) { push_free(chunk); }
 
 static void *event_chunk(tbuf *b)
 {
@@ -243,8 +272,8 @@ void instr_tpool_stats_get(instr_tpool_stats *out)
     pthread_mutex_lock(&lock);
     out->chunk_size = chunk_size;
     out->cap = cap;
-    out->held = held;
-    out->overdraft = overdraft;
+    out->held = __atomic_load_n(&held, __ATOMIC_RELAXED);
+    out->overdraft = __atomic_load_n(&overdraft, __ATOMIC_RELAXED);
     out->writer_bytes = evt_held;
     pthread_mutex_unlock(&lock);
     out->flushes = __atomic_load_n(&flushes, __ATOMIC_RELAXED);

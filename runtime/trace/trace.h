@@ -196,7 +196,8 @@ typedef struct instr_tpool_stats {
 void instr_tpool_note_flush(uint64_t t_end);
 
 /* A zeroed chunk for a location's compact buffer (buffer.c): from the pool, else from the
- * budget; `first`: granted beyond the budget if need be. NULL when the budget is spent. */
+ * budget; `first`: granted beyond the budget if need be. NULL when the budget is spent. No
+ * lock, no malloc. The chunk's first 8 bytes are the pool's: the user leaves them alone. */
 void *instr_tpool_take(int first);
 void instr_tpool_give(void *chunk);
 

@@ -223,7 +223,7 @@ def dropped_by_handlers(mine):
 def check_signals(prog, mode, memory, runs=3):
     """An instrumented handler at 1 kHz, trace only: the archive reads back, the interrupted
     code's counts are exact, every handler call is in the trace or counted as dropped."""
-    calls = 300000
+    calls = 100000
     for i in range(runs):
         rc, out, mine, rest, exp = run(prog, [mode, str(calls)], name="%s_%s_%d" % (mode, memory, i),
                                        env={"INSTR_ENABLE_PROFILING": "0",
