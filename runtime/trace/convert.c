@@ -30,27 +30,43 @@ int instr_trace_write_failed(void) { return __atomic_load_n(&failed_errno, __ATO
 uint64_t instr_trace_lost_after_failure(void) { return __atomic_load_n(&lost, __ATOMIC_RELAXED); }
 const char *instr_trace_failure_reason(void) { return strerror(failed_errno); }
 
-static void emit(instr_tloc *s, unsigned kind, uint32_t arg, uint64_t t)
+/* A record for a location without a working writer: kept for MPI_Init, or counted. */
+static void emit_slow(instr_tloc *s, unsigned kind, uint32_t arg, uint64_t t)
 {
     if (instr_trace_write_failed()) {
         __atomic_add_fetch(&lost, 1, __ATOMIC_RELAXED);
         return;
     }
-    if (!s->writer && !instr_trace_writer_ready(s)) {
-        if (s->waiting && kind <= INSTR_TREC_LEAVE)
+    if (s->waiting) {
+        if (kind <= INSTR_TREC_LEAVE)
             instr_early_add(s, kind == INSTR_TREC_LEAVE, arg, t); /* before MPI_Init */
-        else
-            s->dropped_full++;
         return;
     }
-    if (instr_trace_write_failed()) {
-        __atomic_add_fetch(&lost, 1, __ATOMIC_RELAXED);
-        return;
+    s->dropped_full++; /* no writer could be had (said when it happened) */
+}
+
+static void emit_failed(instr_tloc *s)
+{
+    int err = errno; /* of the failed write, unless OTF2's error callback took it first */
+    s->refused++;
+    /* The records are valid: a failure is a failed flush (full disk, file-size limit), which
+     * leaves OTF2's buffer in no state to be written into again. */
+    instr_trace_note_failure(err);
+}
+
+static inline void emit(instr_tloc *s, unsigned kind, uint32_t arg, uint64_t t)
+{
+    if (__builtin_expect(!s->writer || failed_errno, 0)) {
+        if (!s->writer && !failed_errno)
+            instr_trace_writer_ready(s); /* created now, or attached once MPI_Init ran */
+        if (!s->writer || failed_errno) {
+            emit_slow(s, kind, arg, t);
+            return;
+        }
     }
     if (t < s->last)
         t = s->last;
     s->last = t;
-    errno = 0;
     OTF2_ErrorCode rc;
     switch (kind) {
     case INSTR_TREC_ENTER: rc = OTF2_EvtWriter_Enter(s->writer, NULL, t, arg - 1); break;
@@ -60,25 +76,25 @@ static void emit(instr_tloc *s, unsigned kind, uint32_t arg, uint64_t t)
         break;
     default: rc = OTF2_EvtWriter_ThreadJoin(s->writer, NULL, t, OTF2_PARADIGM_OPENMP); break;
     }
-    if (rc != OTF2_SUCCESS) {
-        int err = errno;
-        s->refused++;
-        /* The records are valid: a failure is a failed flush (full disk, file-size limit),
-         * which leaves OTF2's buffer in no state to be written into again. */
-        instr_trace_note_failure(err);
-    }
+    if (__builtin_expect(rc != OTF2_SUCCESS, 0))
+        emit_failed(s);
 }
 
-static int push(instr_tloc *s, uint32_t region)
+static int grow_open(instr_tloc *s)
 {
-    if (s->nopen == s->capopen) {
-        uint32_t cap = s->capopen ? 2 * s->capopen : 64;
-        uint32_t *grown = realloc(s->open, cap * sizeof *grown);
-        if (!grown)
-            return -1;
-        s->open = grown;
-        s->capopen = cap;
-    }
+    uint32_t cap = s->capopen ? 2 * s->capopen : 64;
+    uint32_t *grown = realloc(s->open, cap * sizeof *grown);
+    if (!grown)
+        return -1;
+    s->open = grown;
+    s->capopen = cap;
+    return 0;
+}
+
+static inline int push(instr_tloc *s, uint32_t region)
+{
+    if (__builtin_expect(s->nopen == s->capopen, 0) && grow_open(s) != 0)
+        return -1;
     s->open[s->nopen++] = region;
     return 0;
 }
@@ -97,13 +113,18 @@ void instr_trace_convert(instr_tloc *s, const instr_trec *r, size_t n, uint64_t 
             break; /* after the end: this and everything later is left out */
         switch (kind) {
         case INSTR_TREC_ENTER:
-            if (arg == 0 || arg > nregions || push(s, arg) != 0) {
+            if (__builtin_expect(arg == 0 || arg > nregions, 0) || push(s, arg) != 0) {
                 s->repaired++;
                 continue;
             }
             emit(s, kind, arg, t);
             break;
         case INSTR_TREC_LEAVE: {
+            if (__builtin_expect(s->nopen && s->open[s->nopen - 1] == arg, 1)) {
+                s->nopen--;
+                emit(s, kind, arg, t);
+                break;
+            }
             uint32_t k = s->nopen;
             while (k > 0 && s->open[k - 1] != arg)
                 k--;
