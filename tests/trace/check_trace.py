@@ -28,13 +28,15 @@ def workdir(name):
 
 
 def run(prog, args=(), env=None, name="run", timeout=600):
-    """Runs tests/trace's program `prog` in a fresh directory with INSTR_* from `env` only.
+    """Runs tests/trace's program `prog` (or the program at the path `prog`) in a fresh
+    directory with INSTR_* from `env` only.
     Returns (rc, stdout, instr lines, other stderr lines, experiment dir)."""
     wd = workdir(name)
+    exe = prog if os.path.isabs(prog) else os.path.join(A.bin, "trace_" + prog)
     e = {k: v for k, v in os.environ.items() if not k.startswith("INSTR_")}
     e.update({"INSTR_ENABLE_TRACING": "1", "INSTR_EXPERIMENT_DIRECTORY": os.path.join(wd, "exp")})
     e.update(env or {})
-    p = subprocess.run([os.path.join(A.bin, "trace_" + prog)] + list(args), cwd=wd, env=e,
+    p = subprocess.run([exe] + list(args), cwd=wd, env=e,
                        capture_output=True, timeout=timeout)
     err = p.stderr.decode(errors="replace").splitlines()
     mine = [l for l in err if l.startswith("instr: ")]
@@ -225,7 +227,9 @@ def check_signals(prog, mode, memory, runs=3):
     code's counts are exact, every handler call is in the trace or counted as dropped."""
     calls = 100000
     for i in range(runs):
-        rc, out, mine, rest, exp = run(prog, [mode, str(calls)], name="%s_%s_%d" % (mode, memory, i),
+        rc, out, mine, rest, exp = run(prog, [mode, str(calls)],
+                                       name="%s_%s_%s_%d" % (os.path.basename(prog), mode,
+                                                             memory, i),
                                        env={"INSTR_ENABLE_PROFILING": "0",
                                             "INSTR_TOTAL_MEMORY": memory})
         expect(rc == 0 and rest == [], "rc %r, stderr %r" % (rc, rest))
@@ -257,6 +261,26 @@ def case_signals_alrm():
 def case_signals_prof():
     check_signals("signals", "prof", "256M")
     check_signals("signals", "prof", "1M")
+
+
+def case_signals_plugins():
+    # The same program built with the GCC and the LLVM plugin's hooks (instr gcc / clang).
+    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "progs", "signals.c")
+    built = 0
+    for cc in ("gcc", "clang"):
+        if not shutil.which(cc):
+            continue
+        wd = workdir("build_" + cc)
+        exe = os.path.join(wd, "signals_" + cc)
+        p = subprocess.run([A.wrapper, cc, "-O1", src, "-o", exe], cwd=wd, capture_output=True)
+        err = p.stderr.decode(errors="replace")
+        expect(p.returncode == 0, "%s: build failed: %s" % (cc, err))
+        expect("cyg mode" not in err, "%s: no plugin, the wrapper fell back: %s" % (cc, err))
+        for mode in ("alrm", "prof"):
+            check_signals(exe, mode, "256M", runs=2)
+            check_signals(exe, mode, "1M", runs=2)
+        built += 1
+    expect(built > 0, "neither gcc nor clang found")
 
 
 def check_ending(how, runs, want_out):
@@ -367,6 +391,7 @@ def main():
     ap.add_argument("--bin", required=True)
     ap.add_argument("--work", required=True)
     ap.add_argument("--lib", required=True)
+    ap.add_argument("--wrapper", help="the instr compiler wrapper (signals_plugins)")
     A = ap.parse_args()
     sys.path.insert(0, A.lib)
     import profile as prof_mod
