@@ -242,8 +242,8 @@ def check_signals(prog, mode, memory, runs=3):
         expect(got.get("work") == calls and got.get("inner") == 3 * calls,
                "interrupted code's counts %r, want work %d inner %d" % (got, calls, 3 * calls))
         dropped = dropped_by_handlers(mine)
-        recorded = got.get("on_signal", 0)
-        expect(got.get("tick", 0) == recorded, "handler %r" % got)
+        recorded = got.get("on_signal", 0) - 1  # one call before the timer (signals.c)
+        expect(got.get("tick", 0) == recorded + 1, "handler %r" % got)
         if dropped == 0:
             expect(recorded == handled, "%d handler calls recorded, %d ran, none said dropped"
                    % (recorded, handled))
