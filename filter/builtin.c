@@ -23,6 +23,15 @@ static const char *const artificial_patterns[] = {
     NULL,
 };
 
+/* Bodies the compiler outlines for OpenMP constructs: the construct's region (runtime/ompt/)
+ * stands for them. clang: f.omp_outlined, f.omp_outlined_debug__, .omp_task_entry., the
+ * reduction and task helpers (.omp.reduction.*, .omp_task_privates_map., .omp_task_dup.);
+ * gcc: f._omp_fn.N, f._omp_cpyfn.N. */
+static const char *const outlined_patterns[] = {
+    "*.omp_outlined*", "*.omp_task_entry*", ".omp.*", ".omp_*", "*._omp_fn.*", "*._omp_cpyfn.*",
+    NULL,
+};
+
 static const char *const no_patterns[] = {NULL};
 
 static const struct {
@@ -49,6 +58,12 @@ static const struct {
         {"non-host", "code for a device target (nvptx, amdgcn, spir)", no_patterns},
     [INSTR_BUILTIN_NAKED] =
         {"naked", "naked functions: no prologue where a hook could go", no_patterns},
+    [INSTR_BUILTIN_OUTLINED] =
+        {"outlined",
+         "bodies the compiler outlined for OpenMP constructs (*.omp_outlined*, "
+         "*.omp_task_entry*, .omp.*, .omp_*, *._omp_fn.*, *._omp_cpyfn.*); an include rule "
+         "naming them re-includes them",
+         outlined_patterns},
 };
 
 static int valid(instr_builtin b)

@@ -7,6 +7,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 
+#include "rule_index.h"
+
 struct instr_filter {
     instr_rule *rules;
     size_t rule_count, rule_capacity;
@@ -15,7 +17,15 @@ struct instr_filter {
     long min_instructions; /* < 0: not set */
     const char *min_origin;
     unsigned min_line;
+    char **warnings; /* complete lines; freed with the filter */
+    size_t warning_count, warning_capacity;
+    rule_index files, functions; /* candidates by name, see rule_index.h */
 };
+
+/* Room for one more element in a growable array of `count` elements of `size` bytes: the
+ * array itself when it has room, else a larger copy (capacity doubled, `first` at first) with
+ * *capacity updated; NULL when out of memory, the array then unchanged. */
+void *filter_grow(void *items, size_t count, size_t *capacity, size_t size, size_t first);
 
 /* A copy of s[0..n) owned by the filter; NULL when out of memory. */
 const char *filter_keep(instr_filter *f, const char *s, size_t n);
@@ -23,10 +33,23 @@ const char *filter_keep(instr_filter *f, const char *s, size_t n);
 int filter_add_rule(instr_filter *f, int include, instr_rule_target target,
                     const char *pattern, const char *c_name_pattern, const char *origin,
                     unsigned line, unsigned column);
+/* The rule filter_add_rule added last (to set the fields it has no parameter for). */
+instr_rule *filter_last_rule(instr_filter *f);
 
 void filter_error(instr_filter_error *err, const char *origin, unsigned line, unsigned column,
                   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 void filter_error_oom(instr_filter_error *err, const char *origin);
+/* Empties err before a spec is read. */
+void filter_error_reset(instr_filter_error *err);
+/* 1 when enough errors were listed that reading on is pointless. */
+int filter_error_full(const instr_filter_error *err);
+/* Appends a warning "origin:line:column: warning: ..." to the filter; 0, or -1 when out of
+ * memory. */
+int filter_warning(instr_filter *f, const char *origin, unsigned line, unsigned column,
+                   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/* The decision by trying every rule in order: the reference the index is tested against. */
+instr_decision filter_decide_naive(const instr_filter *f, const instr_function_facts *facts);
 
 /* Validates a pattern found at (line, column); fills err and returns -1 when malformed. */
 int filter_check_pattern(const char *pattern, const char *origin, unsigned line,

@@ -40,9 +40,13 @@ typedef struct instr_rule {
     const char *c_name_pattern;
     const char *origin; /* spec file path as given, or the buffer name */
     unsigned line, column;
+    /* A Score-P region rule: it also matches the name as Score-P's GCC plugin spells it
+     * (instr_function_facts.tool_name). 0 for every other spelling. */
+    int tool_spelling;
 } instr_rule;
 
-/* Built-in exclusions: applied before any rule, never overridable by a spec. The front end
+/* Built-in exclusions: applied before any rule, never overridable by a spec (except
+ * `outlined`, which an include rule naming the function re-includes). The front end
  * reports the facts it knows as flags; the filter recognises the name-based ones itself. */
 typedef enum instr_builtin {
     INSTR_BUILTIN_NONE = 0,
@@ -51,6 +55,7 @@ typedef enum instr_builtin {
     INSTR_BUILTIN_RUNTIME,      /* instr's own functions and other tools' hooks */
     INSTR_BUILTIN_NON_HOST,     /* device code (nvptx, amdgcn, spir) */
     INSTR_BUILTIN_NAKED,        /* naked functions: no prologue to put a hook into */
+    INSTR_BUILTIN_OUTLINED,     /* OpenMP outlined bodies; an explicit include rule overrides */
     INSTR_BUILTIN_COUNT
 } instr_builtin;
 
@@ -64,6 +69,14 @@ typedef struct instr_function_facts {
     long instructions;        /* IR instructions / GIMPLE statements; < 0 when unknown */
     int is_main;
     unsigned builtin_flags;   /* INSTR_BUILTIN_FLAG(...) facts the front end knows */
+    /* The name as GCC prints a declaration (what Score-P's GCC plugin records and
+     * scorep-score shows): return type, parameters, "[with T = double]" for templates, e.g.
+     * "MMD_float Neighbor::bindist(int, int, int)". Matched by Score-P region rules only.
+     * NULL or "" when the front end does not know it. */
+    const char *tool_name;
+    /* The defining file with symbolic links resolved (realpath), when it differs from file;
+     * file rules match either. NULL or "" when unknown or the same. */
+    const char *resolved_file;
 } instr_function_facts;
 
 typedef enum instr_reason {
@@ -85,11 +98,20 @@ typedef struct instr_decision {
     unsigned min_line;
 } instr_decision;
 
+/* At most this many errors of one spec are listed; a last line counts the rest. */
+#define INSTR_FILTER_MAX_ERRORS 20
+
 typedef struct instr_filter_error {
-    const char *origin; /* points into .message storage owner; for display only */
-    unsigned line, column;
-    char message[640];  /* complete, printable: "path:line:col: error: what; hint" */
+    const char *origin; /* of the first error; for display only */
+    unsigned line, column; /* of the first error */
+    unsigned count;        /* errors found in the spec (all of them, listed or not) */
+    /* complete and printable, one line per error: "path:line:col: error: what; hint",
+     * no trailing newline */
+    char message[8192];
 } instr_filter_error;
+
+/* The largest spec file any front end reads (bytes). */
+#define INSTR_SPEC_MAX_BYTES (16UL << 20)
 
 typedef struct instr_filter instr_filter;
 
@@ -97,7 +119,11 @@ instr_filter *instr_filter_new(void);
 void instr_filter_free(instr_filter *filter);
 
 /* Appends the rules of one spec (several specs append in order, as Score-P does).
- * Returns 0, or -1 with *err filled; on error the filter keeps the rules it had before. */
+ * Returns 0, or -1 with *err filled (every error of the spec, up to INSTR_FILTER_MAX_ERRORS);
+ * on error the filter keeps the rules it had before.
+ * load_file is the one reader of spec files for every front end: it refuses what is not a
+ * regular file (FIFO, device, directory) without waiting for data, refuses files larger than
+ * INSTR_SPEC_MAX_BYTES, and stops at the first control byte as the bytes arrive. */
 int instr_filter_load_file(instr_filter *filter, const char *path, instr_spec_format format,
                            instr_filter_error *err);
 int instr_filter_load_buffer(instr_filter *filter, const char *origin, const char *data,
@@ -106,6 +132,15 @@ int instr_filter_load_buffer(instr_filter *filter, const char *origin, const cha
 /* The format a spec is read as: by extension for YAML, else by content. */
 instr_spec_format instr_spec_detect(const char *path, const char *data, size_t size);
 const char *instr_spec_format_name(instr_spec_format format);
+
+/* The message without the word "error: " after each location, for front ends whose own
+ * diagnostics add it (clang's emitError). Returns the length it wanted. */
+size_t instr_filter_error_plain(const instr_filter_error *err, char *buf, size_t size);
+
+/* Warnings of the specs loaded so far (parts of a spec instr reads but cannot honour, such as
+ * a TAU loop list): complete lines "path:line:col: warning: what instr does instead". */
+size_t instr_filter_warning_count(const instr_filter *filter);
+const char *instr_filter_warning(const instr_filter *filter, size_t index);
 
 size_t instr_filter_rule_count(const instr_filter *filter);
 const instr_rule *instr_filter_rule(const instr_filter *filter, size_t index);

@@ -137,8 +137,10 @@ int parse_native(instr_filter *f, const char *origin, const char *data, size_t s
     spec_reader r;
     spec_line line;
     spec_reader_init(&r, data, size);
-    while (spec_next_line(&r, &line))
+    int rc = 0;
+    /* a bad line is reported and reading goes on, so that one run lists every mistake */
+    while (!filter_error_full(err) && spec_next_line(&r, &line))
         if (parse_statement(f, origin, &line, err) < 0)
-            return -1;
-    return 0;
+            rc = -1;
+    return rc;
 }

@@ -12,6 +12,7 @@
 #include "filter_internal.h"
 #include "spec_text.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 enum block { OUTSIDE, FILES, REGIONS };
@@ -24,17 +25,49 @@ typedef struct scorep_state {
     unsigned rule_line;
 } scorep_state;
 
-/* An INCLUDE / EXCLUDE that never got a pattern is a mistake Score-P users make when a
- * line break falls in the wrong place; say so where the rule started. */
-static int close_rule(scorep_state *s, const char *origin, instr_filter_error *err)
+/* An INCLUDE / EXCLUDE without patterns of its own is accepted, as Score-P accepts it
+ * ("EXCLUDE" on one line, "EXCLUDE MANGLED" and the patterns on the next): it selects
+ * nothing. */
+static int close_rule(scorep_state *s)
 {
-    if (s->have_rule && s->patterns == 0) {
-        filter_error(err, origin, s->rule_line, s->rule_tok.column,
-                     "missing pattern after %.*s", (int)s->rule_tok.len, s->rule_tok.text);
-        return -1;
-    }
     s->have_rule = 0;
     return 0;
+}
+
+/* Score-P's matcher is glibc's fnmatch, which reads a '[' that no ']' closes as a literal
+ * bracket (GCC's "[with T = double]" cut at its blanks gives "[with"), and Score-P keeps a
+ * '\' at the end of a line as a literal backslash. The pattern is written so that it means
+ * exactly that in instr's glob language, where both would be errors. */
+static char *literal_brackets(const char *t, size_t n)
+{
+    char *out = malloc(2 * n + 2), *o = out;
+    if (!out)
+        return NULL;
+    for (size_t i = 0; i < n; i++) {
+        if (t[i] == '\\') {
+            *o++ = '\\';
+            *o++ = i + 1 < n ? t[++i] : '\\';
+            continue;
+        }
+        if (t[i] == '[') {
+            char *rest = malloc(n - i + 1);
+            if (!rest) {
+                free(out);
+                return NULL;
+            }
+            memcpy(rest, t + i, n - i);
+            rest[n - i] = '\0';
+            const char *what;
+            long bad = instr_glob_check(rest, &what);
+            int unterminated = bad == 0;
+            free(rest);
+            if (unterminated)
+                *o++ = '\\';
+        }
+        *o++ = t[i];
+    }
+    *o = '\0';
+    return out;
 }
 
 static int handle_token(instr_filter *f, scorep_state *s, const char *origin,
@@ -60,8 +93,7 @@ static int handle_token(instr_filter *f, scorep_state *s, const char *origin,
 
     const char *end = s->block == FILES ? "SCOREP_FILE_NAMES_END" : "SCOREP_REGION_NAMES_END";
     if (spec_token_is(tok, end)) {
-        if (close_rule(s, origin, err) != 0)
-            return -1;
+        close_rule(s);
         s->block = OUTSIDE;
         return 0;
     }
@@ -75,8 +107,7 @@ static int handle_token(instr_filter *f, scorep_state *s, const char *origin,
         return -1;
     }
     if (spec_token_is(tok, "INCLUDE") || spec_token_is(tok, "EXCLUDE")) {
-        if (close_rule(s, origin, err) != 0)
-            return -1;
+        close_rule(s);
         s->have_rule = 1;
         s->include = tok->text[0] == 'I';
         s->mangled = 0;
@@ -106,7 +137,9 @@ static int handle_token(instr_filter *f, scorep_state *s, const char *origin,
                      (int)tok->len, tok->text);
         return -1;
     }
-    const char *p = filter_keep(f, tok->text, tok->len);
+    char *literal = literal_brackets(tok->text, tok->len);
+    const char *p = literal ? filter_keep(f, literal, strlen(literal)) : NULL;
+    free(literal);
     if (!p) {
         filter_error_oom(err, origin);
         return -1;
@@ -120,6 +153,8 @@ static int handle_token(instr_filter *f, scorep_state *s, const char *origin,
         filter_error_oom(err, origin);
         return -1;
     }
+    /* region rules also match the name as Score-P's GCC plugin prints it */
+    filter_last_rule(f)->tool_spelling = target == INSTR_TARGET_FUNCTION;
     s->patterns++;
     return 0;
 }
@@ -132,21 +167,16 @@ int parse_scorep(instr_filter *f, const char *origin, const char *data, size_t s
     spec_reader r;
     spec_line line;
     spec_reader_init(&r, data, size);
-    while (spec_next_line(&r, &line)) {
+    int rc = 0;
+    /* a bad token is reported and reading goes on with the next one */
+    while (!filter_error_full(err) && spec_next_line(&r, &line)) {
         size_t pos = 0;
         spec_token tok;
         int got;
-        while ((got = spec_next_token(&line, &pos, 0, &tok, origin, err)) > 0)
+        while ((got = spec_next_scorep_token(&line, &pos, &tok)) > 0)
             if (handle_token(f, &s, origin, &line, &tok, err) != 0)
-                return -1;
-        if (got < 0)
-            return -1;
+                rc = -1;
     }
-    if (s.block != OUTSIDE) {
-        filter_error(err, origin, s.block_line, s.block_column,
-                     "unterminated block: %s is never closed",
-                     s.block == FILES ? "SCOREP_FILE_NAMES_BEGIN" : "SCOREP_REGION_NAMES_BEGIN");
-        return -1;
-    }
-    return 0;
+    /* a block still open at the end of the file ends there, as in Score-P */
+    return rc;
 }

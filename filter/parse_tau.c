@@ -5,15 +5,17 @@
  *   BEGIN_FILE_EXCLUDE_LIST / END_FILE_EXCLUDE_LIST  files to leave out
  *   BEGIN_FILE_INCLUDE_LIST / END_FILE_INCLUDE_LIST  only these files
  *
- * One entry per line. In function lists '#' matches any run of characters and '?' one
- * character ('*' is a pointer there, not a wildcard); entries are TAU prototypes such as
- * "void quicksort(int *, int, int)" or "int main(int, char **) C". In file lists '*' and '?'
- * are the wildcards. Outside lists, and at the start of a file-list line, '#' starts a
- * comment.
+ * One entry per line, optionally in double quotes (TAU strips them; its documentation
+ * quotes an entry that starts with the '#' wildcard). In function lists '#' matches any run
+ * of characters and '?' one character ('*' is a pointer there, not a wildcard); entries are
+ * TAU prototypes such as "void quicksort(int *, int, int)" or "int main(int, char **) C". In
+ * file lists '*' and '?' are the wildcards. A line whose first character is '#' is a comment
+ * everywhere, as in TAU's parser.
  *
- * Mapping onto the rule model, per file in this order: an include list becomes "exclude *"
- * followed by one include per entry; then one exclude per exclude-list entry. Files first,
- * as everywhere. */
+ * Mapping onto the rule model, per file in this order: an include list with entries becomes
+ * "exclude *" followed by one include per entry (an empty one restricts nothing, as in TAU);
+ * then one exclude per exclude-list entry. Files first, as everywhere. TAU's loop lists and
+ * instrument sections are skipped with a warning: instr selects whole functions only. */
 #include "filter_internal.h"
 #include "spec_text.h"
 
@@ -73,8 +75,10 @@ static enum list list_named(const char *s, size_t n, const char *prefix)
     return NONE;
 }
 
-/* TAU writes "int *", demanglers write "int*": drop blanks before '*' and '&', collapse
- * runs of blanks, and drop TAU's trailing " C" language marker. */
+/* TAU writes "int *" and "f( int, double * )", demanglers write "int*" and
+ * "f(int, double*)": a run of blanks is dropped after '(' and before '(' ')' ',' '*' '&',
+ * else kept as one blank; a ',' is followed by one blank; TAU's trailing " C" language
+ * marker is dropped. */
 static void normalise_prototype(const spec_line *e, buf *out)
 {
     size_t n = e->len;
@@ -84,20 +88,33 @@ static void normalise_prototype(const spec_line *e, buf *out)
             n--;
     }
     for (size_t i = 0; i < n; i++) {
-        char c = e->text[i] == '\t' ? ' ' : e->text[i];
-        if (c == ' ') {
+        char c = e->text[i];
+        if (c == ' ' || c == '\t') {
             size_t j = i;
             while (j < n && (e->text[j] == ' ' || e->text[j] == '\t'))
                 j++;
-            if (j < n && (e->text[j] == '*' || e->text[j] == '&')) {
-                i = j - 1;
-                continue;
-            }
-            if (out->len > 0 && out->p[out->len - 1] == ' ')
-                continue;
+            char prev = out->len > 0 ? out->p[out->len - 1] : '(';
+            char next = j < n ? e->text[j] : ')';
+            if (prev != '(' && prev != ' ' && !strchr("()*&,", next))
+                put(out, ' ');
+            i = j - 1;
+            continue;
         }
         put(out, c);
+        if (c == ',')
+            put(out, ' ');
     }
+}
+
+/* The entry without the double quotes around it. */
+static spec_line unquoted(spec_line l, unsigned *column)
+{
+    if (l.len >= 2 && l.text[0] == '"' && l.text[l.len - 1] == '"') {
+        l.text++;
+        l.len -= 2;
+        (*column)++;
+    }
+    return l;
 }
 
 /* TAU function-list text to an fnmatch pattern: '#' is the wildcard, '?' stays one,
@@ -117,10 +134,22 @@ static void function_glob(const char *s, size_t n, buf *out)
 }
 
 /* TAU file-list text to an fnmatch pattern. TAU names files as the compiler was given them,
- * we match absolute paths: an entry that is neither absolute nor starts with a wildcard
- * matches at any directory ("Main.cpp" -> "* /Main.cpp" without the blank). */
+ * we match absolute paths: a relative entry matches the end of the path, at a directory
+ * boundary ("Main.cpp" and "./src/Main.cpp" -> "* /src/Main.cpp" without the blank; leading
+ * "./" and "../" are dropped, since they say where the compiler ran, not where the file is). */
 static void file_glob(const char *s, size_t n, buf *out)
 {
+    for (;;) {
+        if (n >= 2 && s[0] == '.' && s[1] == '/') {
+            s += 2;
+            n -= 2;
+        } else if (n >= 3 && s[0] == '.' && s[1] == '.' && s[2] == '/') {
+            s += 3;
+            n -= 3;
+        } else {
+            break;
+        }
+    }
     if (n > 0 && s[0] != '/' && s[0] != '*') {
         put(out, '*');
         put(out, '/');
@@ -191,8 +220,9 @@ static int emit(instr_filter *f, tau_list lists[LISTS], const char *origin,
     for (int k = 0; k < 2; k++) {
         enum list inc = order[k][0], exc = order[k][1];
         instr_rule_target target = k == 0 ? INSTR_TARGET_FILE : INSTR_TARGET_FUNCTION;
-        if (lists[inc].seen) {
-            /* an include list means: only what it lists */
+        if (lists[inc].count > 0) {
+            /* an include list means: only what it lists; an empty one (or one with only
+             * comments) restricts nothing, as in TAU */
             const char *star = filter_keep(f, "*", 1);
             if (!star || filter_add_rule(f, 0, target, star, NULL, origin, lists[inc].line,
                                          lists[inc].column)) {
@@ -212,35 +242,55 @@ static int emit(instr_filter *f, tau_list lists[LISTS], const char *origin,
 
 static int push(tau_list *l, spec_line text, unsigned column)
 {
-    if (l->count == l->capacity) {
-        size_t cap = l->capacity ? 2 * l->capacity : 16;
-        tau_entry *g = realloc(l->entries, cap * sizeof *g);
-        if (!g)
-            return -1;
-        l->entries = g;
-        l->capacity = cap;
-    }
+    tau_entry *entries = filter_grow(l->entries, l->count, &l->capacity, sizeof *entries, 16);
+    if (!entries)
+        return -1;
+    l->entries = entries;
     l->entries[l->count++] = (tau_entry){text, column};
     return 0;
 }
 
-static int read_lists(tau_list lists[LISTS], const char *origin, const char *data, size_t size,
-                      instr_filter_error *err)
+/* TAU sections instr reads past: their BEGIN_ line, END_ line and what instr does instead. */
+static const struct {
+    const char *begin, *end, *meaning;
+} skipped_sections[] = {
+    {"BEGIN_LOOPS_LIST", "END_LOOPS_LIST", "loop timers (TAU's LLVM plugin)"},
+    {"BEGIN_INSTRUMENT_SECTION", "END_INSTRUMENT_SECTION",
+     "loop, I/O, memory and static/dynamic timer instrumentation"},
+};
+
+static int line_is(const spec_line *l, const char *word)
+{
+    size_t n = strlen(word);
+    return l->len == n && memcmp(l->text, word, n) == 0;
+}
+
+static int read_lists(instr_filter *f, tau_list lists[LISTS], const char *origin,
+                      const char *data, size_t size, instr_filter_error *err)
 {
     enum list open = NONE;
+    int skipping = -1; /* index into skipped_sections while inside one */
+    unsigned skip_line = 0, skip_column = 0;
+    int rc = 0;
     spec_reader r;
     spec_line raw;
     spec_reader_init(&r, data, size);
-    while (spec_next_line(&r, &raw)) {
+    while (!filter_error_full(err) && spec_next_line(&r, &raw)) {
         unsigned col;
         spec_line l = spec_line_trim(&raw, &col);
-        if (l.len == 0)
+        if (l.len == 0 || l.text[0] == '#')
             continue;
-        int file_list = open == FILE_INCLUDE_LIST || open == FILE_EXCLUDE_LIST;
-        if (l.text[0] == '#' && (open == NONE || file_list))
+        if (skipping >= 0) {
+            if (line_is(&l, skipped_sections[skipping].end))
+                skipping = -1;
             continue;
+        }
         enum list begin = list_named(l.text, l.len, "BEGIN_");
         enum list end = list_named(l.text, l.len, "END_");
+        int section = -1;
+        for (int k = 0; k < (int)(sizeof skipped_sections / sizeof skipped_sections[0]); k++)
+            if (line_is(&l, skipped_sections[k].begin))
+                section = k;
         if (open == NONE) {
             if (begin != NONE) {
                 open = begin;
@@ -249,32 +299,44 @@ static int read_lists(tau_list lists[LISTS], const char *origin, const char *dat
                 lists[open].column = col;
                 continue;
             }
-            if (l.len >= 24 && memcmp(l.text, "BEGIN_INSTRUMENT_SECTION", 24) == 0) {
-                filter_error(err, origin, l.number, col,
-                             "TAU instrument sections (loops, I/O, memory, static/dynamic "
-                             "timers) are not supported; remove the section, instr selects "
-                             "whole functions only");
-                return -1;
+            if (section >= 0) {
+                if (filter_warning(f, origin, l.number, col,
+                                   "%s: instr cannot add %s; the section is ignored up to %s "
+                                   "and the function and file lists apply",
+                                   skipped_sections[section].begin,
+                                   skipped_sections[section].meaning,
+                                   skipped_sections[section].end) != 0) {
+                    filter_error_oom(err, origin);
+                    return -1;
+                }
+                skipping = section;
+                skip_line = l.number;
+                skip_column = col;
+                continue;
             }
             filter_error(err, origin, l.number, col,
                          "unexpected '%.*s' outside a list; expected BEGIN_EXCLUDE_LIST, "
                          "BEGIN_INCLUDE_LIST, BEGIN_FILE_EXCLUDE_LIST or "
                          "BEGIN_FILE_INCLUDE_LIST",
                          (int)(l.len > 60 ? 60 : l.len), l.text);
-            return -1;
+            rc = -1;
+            continue;
         }
         if (end == open) {
             open = NONE;
             continue;
         }
-        if (begin != NONE || end != NONE ||
-            (l.len >= 24 && memcmp(l.text, "BEGIN_INSTRUMENT_SECTION", 24) == 0)) {
+        if (begin != NONE || end != NONE || section >= 0) {
             filter_error(err, origin, l.number, col,
                          "'%.*s' inside BEGIN_%s (line %u); close that list with END_%s first",
-                         (int)l.len, l.text, list_names[open], lists[open].line,
-                         list_names[open]);
-            return -1;
+                         (int)(l.len > 60 ? 60 : l.len), l.text, list_names[open],
+                         lists[open].line, list_names[open]);
+            rc = -1;
+            continue;
         }
+        l = unquoted(l, &col);
+        if (l.len == 0)
+            continue;
         if (push(&lists[open], l, col)) {
             filter_error_oom(err, origin);
             return -1;
@@ -284,9 +346,15 @@ static int read_lists(tau_list lists[LISTS], const char *origin, const char *dat
         filter_error(err, origin, lists[open].line, lists[open].column,
                      "unterminated list: BEGIN_%s is never closed with END_%s",
                      list_names[open], list_names[open]);
-        return -1;
+        rc = -1;
     }
-    return 0;
+    if (skipping >= 0) {
+        filter_error(err, origin, skip_line, skip_column, "unterminated section: %s is never "
+                     "closed with %s", skipped_sections[skipping].begin,
+                     skipped_sections[skipping].end);
+        rc = -1;
+    }
+    return rc;
 }
 
 int parse_tau(instr_filter *f, const char *origin, const char *data, size_t size,
@@ -294,7 +362,7 @@ int parse_tau(instr_filter *f, const char *origin, const char *data, size_t size
 {
     tau_list lists[LISTS];
     memset(lists, 0, sizeof lists);
-    int rc = read_lists(lists, origin, data, size, err);
+    int rc = read_lists(f, lists, origin, data, size, err);
     if (rc == 0)
         rc = emit(f, lists, origin, err);
     for (int i = 0; i < LISTS; i++)

@@ -88,6 +88,25 @@ int spec_next_token(const spec_line *line, size_t *pos, int allow_quotes, spec_t
     return 1;
 }
 
+int spec_next_scorep_token(const spec_line *line, size_t *pos, spec_token *tok)
+{
+    size_t i = *pos;
+    while (i < line->len && is_blank(line->text[i]))
+        i++;
+    if (i >= line->len || line->text[i] == '#') {
+        *pos = line->len;
+        return 0;
+    }
+    size_t begin = i;
+    while (i < line->len && !is_blank(line->text[i]) && line->text[i] != '#')
+        i += line->text[i] == '\\' && i + 1 < line->len ? 2 : 1;
+    tok->text = line->text + begin;
+    tok->len = i - begin;
+    tok->column = (unsigned)begin + 1;
+    *pos = i;
+    return 1;
+}
+
 int spec_token_is(const spec_token *tok, const char *word)
 {
     size_t n = strlen(word);

@@ -34,6 +34,10 @@ int spec_next_line(spec_reader *r, spec_line *line);
 int spec_next_token(const spec_line *line, size_t *pos, int allow_quotes, spec_token *tok,
                     const char *origin, instr_filter_error *err);
 
+/* Next token of a Score-P line: no quotes, and a '\' at the end of the line stays in the
+ * token (Score-P reads it as a literal backslash). 1 found, 0 at the end or a comment. */
+int spec_next_scorep_token(const spec_line *line, size_t *pos, spec_token *tok);
+
 int spec_token_is(const spec_token *tok, const char *word);
 
 /* The line without leading and trailing blanks; *column is the 1-based start. */

@@ -8,6 +8,7 @@
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <cstdlib>
 #include <mutex>
@@ -68,8 +69,16 @@ void loadSpec(instr::Config &c, const std::string &path) {
   if (!c.error.empty() || path.empty())
     return;
   instr_filter_error err;
-  if (instr_filter_load_file(c.filter, path.c_str(), INSTR_SPEC_AUTO, &err) != 0)
-    c.error = err.message;
+  size_t warningsBefore = instr_filter_warning_count(c.filter);
+  if (instr_filter_load_file(c.filter, path.c_str(), INSTR_SPEC_AUTO, &err) != 0) {
+    // clang's diagnostics say "error: " themselves: the message without filter/'s own
+    std::string plain(instr_filter_error_plain(&err, nullptr, 0), '\0');
+    instr_filter_error_plain(&err, &plain[0], plain.size() + 1);
+    c.error = plain;
+    return;
+  }
+  for (size_t i = warningsBefore; i < instr_filter_warning_count(c.filter); i++)
+    errs() << instr_filter_warning(c.filter, i) << "\n";
 }
 
 instr::Config load() {

@@ -7,6 +7,7 @@
 // or the XRay attribute (xray mode). No selection logic lives here.
 #include "instr_pass.h"
 
+#include "gcc_spelling.h"
 #include "instr_config.h"
 #include "instr_filter.h"
 #include "llvm_compat.h"
@@ -199,6 +200,12 @@ void ModuleInstrumenter::collectFacts(Function &F, FunctionRecord &r) {
   facts.instructions = r.instructions;
   facts.is_main = r.mangled == "main";
   facts.builtin_flags = flags;
+  // Score-P's spelling and the resolved path (docs/selection-specs.md, compatibility)
+  std::string toolName = gccSpelling(F, r.signature);
+  facts.tool_name = toolName.c_str();
+  SmallString<256> resolved;
+  if (!r.file.empty() && !sys::fs::real_path(r.file, resolved) && resolved != r.file)
+    facts.resolved_file = resolved.c_str();
   r.decision = instr_filter_decide(cfg.filter, &facts);
 }
 
@@ -510,7 +517,13 @@ bool ModuleInstrumenter::run() {
 PreservedAnalyses InstrPass::run(Module &M, ModuleAnalysisManager &) {
   const Config &cfg = config();
   if (!cfg.error.empty()) {
-    M.getContext().emitError(cfg.error);
+    // one diagnostic per line: a spec's errors are listed one per line
+    StringRef rest(cfg.error);
+    while (!rest.empty()) {
+      auto [line, next] = rest.split('\n');
+      M.getContext().emitError(line);
+      rest = next;
+    }
     return PreservedAnalyses::all();
   }
   ModuleInstrumenter MI(M, cfg);

@@ -10,7 +10,7 @@ packages=(
   # libomp-14-dev and libomp-19-dev conflict (Debian: "Conflicts: libomp-x.y-dev"), so only
   # one can be installed; the OpenMP adapter and its tests use LLVM 19's (docs/openmp.md)
   libomp-19-dev
-  gcc-12-plugin-dev g++-12
+  gcc-12-plugin-dev g++-12 gfortran-12
   libopen-trace-format2-dev otf2-tools
   libopenmpi-dev openmpi-bin
   libyaml-dev

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Sets up a fresh machine and runs every test, as CI does:
 #   1. the main tree: filter/, tools, runtime, both compiler plugins, end-to-end tests;
-#   2. the filter and runtime tests again under ASan+UBSan;
+#   2. the filter and runtime tests again under ASan+UBSan (the reliability and security
+#      tests carry the runtime label too);
 #   3. the multi-thread tests under TSan;
-#   4. the spec parsers under libFuzzer (ASan+UBSan) for a bounded time.
+#   4. the spec parsers, the response-file expander and the runtime's environment parser
+#      under libFuzzer (ASan+UBSan) for a bounded time.
 # Trees are build/, build-asan/, build-tsan/, build-fuzz/ beside this script's repository.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -50,10 +52,11 @@ echo "== TSan: multi-thread tests"
 configure_and_build build-tsan -DINSTR_SANITIZE=thread
 run_ctest --test-dir build-tsan -j "$jobs" -L threads || failed=1
 
-echo "== libFuzzer: spec parsers"
+echo "== libFuzzer: spec parsers, response files, the runtime's environment parser"
 fuzz_cc=$(command -v clang-19 || command -v clang-14 || command -v clang)
 configure_and_build build-fuzz -DCMAKE_C_COMPILER="$fuzz_cc" -DINSTR_FUZZ=ON \
-  -DINSTR_BUILD_PLUGINS=OFF -DINSTR_FUZZ_SECONDS="${INSTR_FUZZ_SECONDS:-60}" -- fuzz_spec
+  -DINSTR_BUILD_PLUGINS=OFF -DINSTR_FUZZ_SECONDS="${INSTR_FUZZ_SECONDS:-60}" -- fuzz_spec \
+  fuzz_response_file fuzz_env
 run_ctest --test-dir build-fuzz -L fuzz || failed=1
 
 # one closing line over all four runs

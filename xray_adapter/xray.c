@@ -16,6 +16,7 @@
  * of a function. libinstr-rt is never compiled with -fxray-instrument, so nothing the
  * handler reaches has sleds. */
 #include "xray_internal.h"
+#include "../runtime/core/config.h"
 #include "../runtime/core/event.h"
 #include "../runtime/core/log.h"
 #include "../runtime/core/registry.h"
@@ -173,7 +174,7 @@ static void name_functions(void)
 
 static int read_patch_mode(void)
 {
-    const char *v = getenv("INSTR_XRAY_PATCH");
+    const char *v = instr_env("INSTR_XRAY_PATCH");
     if (!v || !*v || strcasecmp(v, "startup") == 0)
         return XRAY_PATCH_STARTUP;
     if (strcasecmp(v, "manual") == 0)

@@ -41,11 +41,12 @@ static int write_report(const instr_run *run, char *files, size_t size)
         ever += fn->addr && fn->ever_patched;
         entered += h != INSTR_HANDLE_UNREGISTERED && h != INSTR_HANDLE_EXCLUDED;
     }
-    FILE *f = instr_experiment_fopen("xray.txt");
-    if (!f) {
+    instr_outfile o;
+    if (instr_out_open(&o, "xray.txt") != 0) {
         pthread_mutex_unlock(&instr_xray_lock);
         return -1;
     }
+    FILE *f = o.f;
     fprintf(f, "# instr XRay report (docs/xray.md)\n"
                "patch_mode\t%s\nfunctions_with_sleds\t%u\nnamed_by_descriptors\t%u\n"
                "patched_at_end\t%u\never_patched\t%u\never_entered\t%u\n"
@@ -67,10 +68,8 @@ static int write_report(const instr_run *run, char *files, size_t size)
         fprintf(f, "\t%s\n", fn->from_descriptor ? "descriptor" : "symbol");
     }
     pthread_mutex_unlock(&instr_xray_lock);
-    if (fclose(f) != 0) {
-        instr_warn("xray: writing %s/xray.txt failed", run->dir);
-        return -1;
-    }
+    if (instr_out_close(&o) != 0)
+        return -1; /* noted: the end-of-run line says what and why */
     size_t len = strlen(files);
     snprintf(files + len, size - len, "%sxray.txt", len ? ", " : "");
     instr_info(1, "xray: %u function%s with sleds, %u patched at the end (%u ever), %u entered",

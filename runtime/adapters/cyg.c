@@ -8,6 +8,7 @@
  * functions; past that, new functions are not recorded and one message says so. */
 #include "../core/event.h"
 #include "../core/log.h"
+#include "../core/text.h"
 #include "../core/registry.h"
 #include "../core/rtfilter.h"
 #include "../include/instr_abi.h"
@@ -86,9 +87,13 @@ __attribute__((noinline, cold)) static uint32_t resolve(uintptr_t a)
         if (h == 0)
             h = INSTR_HANDLE_EXCLUDED;
     }
-    instr_info(2, "cyg: %p is %s (%s) in %s", (void *)a, name,
-               h == INSTR_HANDLE_EXCLUDED ? "not recorded" : "recorded",
-               sym.object[0] ? sym.object : "?");
+    if (instr_verbose >= 2) {
+        char shown[512];
+        instr_info(2, "cyg: %p is %s (%s) in %s", (void *)a,
+                   instr_escaped(shown, sizeof shown, name),
+                   h == INSTR_HANDLE_EXCLUDED ? "not recorded" : "recorded",
+                   sym.object[0] ? sym.object : "?");
+    }
     free(demangled);
     uint32_t i = hash(a);
     while (table[i].key)

@@ -1,46 +1,90 @@
 /* config.c — INSTR_* environment variables into instr_cfg.
  *
  * Rule: a bad value never stops the program. It gets one warning naming the variable, the
- * value found and the value used instead; the effective values are kept as text so that the
- * experiment directory records exactly what the run used. */
+ * value found (quoted, escaped and shortened: text.h) and the value used instead; the
+ * effective values are kept so that the experiment directory records exactly what the run
+ * used. An INSTR_* name that no part of instr knows gets one warning naming the nearest
+ * known one. */
 #include "config.h"
 #include "log.h"
+#include "text.h"
 
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/auxv.h>
 
-instr_config instr_cfg = {
+extern char **environ;
+
+static const instr_config defaults = {
     .enable_profiling = 1,
     .enable_tracing = 0,
     .timer = INSTR_TIMER_AUTO,
     .total_memory = INSTR_DEFAULT_TOTAL_MEMORY,
     .verbose = 0,
+    .write_on_signal = 1,
+    .write_on_fatal = 0,
+    .folded_max_depth = INSTR_DEFAULT_FOLDED_MAX_DEPTH,
+};
+instr_config instr_cfg = {
+    .enable_profiling = 1,
+    .timer = INSTR_TIMER_AUTO,
+    .total_memory = INSTR_DEFAULT_TOTAL_MEMORY,
+    .write_on_signal = 1,
+    .folded_max_depth = INSTR_DEFAULT_FOLDED_MAX_DEPTH,
 };
 
-enum { V_PROFILING, V_TRACING, V_EXPDIR, V_FILTER, V_TIMER, V_MEMORY, V_VERBOSE, V_COUNT };
+enum {
+    V_PROFILING, V_TRACING, V_EXPDIR, V_FILTER, V_TIMER, V_MEMORY, V_VERBOSE, V_SIGNAL,
+    V_FATAL, V_FOLDED, V_COUNT
+};
 
+/* The runtime's own variables, recorded in instr.cfg. */
 static const char *const names[V_COUNT] = {
     "INSTR_ENABLE_PROFILING", "INSTR_ENABLE_TRACING", "INSTR_EXPERIMENT_DIRECTORY",
     "INSTR_FILTERING_FILE",   "INSTR_TIMER",          "INSTR_TOTAL_MEMORY",
-    "INSTR_VERBOSE",
+    "INSTR_VERBOSE",          "INSTR_WRITE_ON_SIGNAL", "INSTR_WRITE_ON_FATAL",
+    "INSTR_FOLDED_MAX_DEPTH",
 };
-static char values[V_COUNT][512];
+/* Names read by other parts of instr (XRay adapter at run time, the compiler plugins at
+ * compile time): known, so never reported as unknown. A new variable joins one list. */
+static const char *const other_names[] = {
+    "INSTR_XRAY_PATCH", "INSTR_FILTER", "INSTR_MODE", "INSTR_REPORT",
+};
+#define N_OTHER (sizeof other_names / sizeof *other_names)
+
+static char *values[V_COUNT];
 static const char *origins[V_COUNT];
+static char *const *env_override; /* instr_config_read_from() */
+static int env_secure;
 
 int instr_config_count(void) { return V_COUNT; }
 const char *instr_config_name(int i) { return names[i]; }
-const char *instr_config_value(int i) { return values[i]; }
-const char *instr_config_origin(int i) { return origins[i]; }
+const char *instr_config_value(int i) { return values[i] ? values[i] : ""; }
+const char *instr_config_origin(int i) { return origins[i] ? origins[i] : "default"; }
 
 const char *instr_config_lookup(const char *name)
 {
     for (int i = 0; i < V_COUNT; i++)
         if (strcmp(names[i], name) == 0)
-            return values[i];
+            return instr_config_value(i);
     return "";
+}
+
+const char *instr_env(const char *name)
+{
+    if (env_secure)
+        return NULL;
+    if (!env_override)
+        return secure_getenv(name);
+    size_t len = strlen(name);
+    for (char *const *e = env_override; *e; e++)
+        if (strncmp(*e, name, len) == 0 && (*e)[len] == '=')
+            return *e + len + 1;
+    return NULL;
 }
 
 int instr_parse_bool(const char *t, int *out)
@@ -66,6 +110,8 @@ int instr_parse_size(const char *t, uint64_t *out)
     unsigned long long v = strtoull(p, &end, 10);
     if (errno == ERANGE)
         return -1;
+    while (*end == ' ' || *end == '\t') /* "16 MB", as docs/runtime.md spells it */
+        end++;
     unsigned shift = 0;
     switch (toupper((unsigned char)*end)) {
     case 'K': shift = 10; end++; break;
@@ -92,15 +138,67 @@ int instr_parse_size(const char *t, uint64_t *out)
     return 0;
 }
 
-static void set_value(int i, const char *origin, const char *fmt_value)
+/* Edit distance (insertions, deletions, substitutions) of two short names. */
+static unsigned distance(const char *a, const char *b)
 {
-    snprintf(values[i], sizeof values[i], "%s", fmt_value);
+    enum { MAX = 64 };
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > MAX || lb > MAX)
+        return UINT_MAX;
+    unsigned row[MAX + 1];
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = (unsigned)j;
+    for (size_t i = 1; i <= la; i++) {
+        unsigned diag = row[0];
+        row[0] = (unsigned)i;
+        for (size_t j = 1; j <= lb; j++) {
+            unsigned up = row[j];
+            unsigned best = diag + (a[i - 1] != b[j - 1]);
+            if (up + 1 < best) best = up + 1;
+            if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    return row[lb];
+}
+
+const char *instr_config_nearest(const char *name)
+{
+    const char *best = NULL;
+    unsigned best_d = UINT_MAX;
+    size_t len = strlen(name);
+    for (size_t i = 0; i < V_COUNT + N_OTHER; i++) {
+        const char *known = i < V_COUNT ? names[i] : other_names[i - V_COUNT];
+        size_t kl = strlen(known);
+        /* A shortened name (INSTR_EXPERIMENT_DIR) is near whatever it begins. */
+        unsigned d = len >= 9 && len < kl && strncmp(known, name, len) == 0 ? 1
+                                                                            : distance(name, known);
+        if (d < best_d) {
+            best_d = d;
+            best = known;
+        }
+    }
+    /* Near: at most a third of the name differs (INSTR_ENABLE_TRACNG, INSTR_TIMR). */
+    return best && best_d <= (len - 6) / 3 + 1 ? best : NULL;
+}
+
+static void set_value(int i, const char *origin, const char *value)
+{
+    free(values[i]);
+    values[i] = strdup(value);
     origins[i] = origin;
+}
+
+static void bad_value(int i, const char *env, const char *what, const char *used)
+{
+    char q[INSTR_QUOTE_SIZE];
+    instr_warn("%s=%s %s; using %s", names[i], instr_quote(q, env), what, used);
 }
 
 static void read_bool(int i, int *field)
 {
-    const char *env = getenv(names[i]);
+    const char *env = instr_env(names[i]);
     char def[4];
     snprintf(def, sizeof def, "%d", *field);
     if (!env || !*env) {
@@ -109,8 +207,7 @@ static void read_bool(int i, int *field)
     }
     int v;
     if (instr_parse_bool(env, &v) != 0) {
-        instr_warn("%s='%s' is not a boolean (use 1/0, true/false, yes/no, on/off); using %s",
-                   names[i], env, def);
+        bad_value(i, env, "is not a boolean (use 1/0, true/false, yes/no, on/off)", def);
         set_value(i, "default (bad value in environment)", def);
         return;
     }
@@ -118,20 +215,27 @@ static void read_bool(int i, int *field)
     set_value(i, "environment", v ? "1" : "0");
 }
 
-static void read_string(int i, const char **field)
+static void read_string(int i, const char **field, size_t max_len)
 {
-    const char *env = getenv(names[i]);
+    const char *env = instr_env(names[i]);
     if (!env || !*env) {
         set_value(i, "default", "");
         return;
     }
-    *field = env; /* the environment outlives the runtime's reads of it at start-up */
+    if (strlen(env) > max_len) {
+        char what[96];
+        snprintf(what, sizeof what, "is longer than the longest path (%zu bytes)", max_len);
+        bad_value(i, env, what, "the default");
+        set_value(i, "default (bad value in environment)", "");
+        return;
+    }
     set_value(i, "environment", env);
+    *field = values[i];
 }
 
 static void read_timer(void)
 {
-    const char *env = getenv(names[V_TIMER]);
+    const char *env = instr_env(names[V_TIMER]);
     if (!env || !*env) {
         set_value(V_TIMER, "default", "auto");
         return;
@@ -143,8 +247,7 @@ static void read_timer(void)
     else if (strcasecmp(env, "auto") == 0)
         instr_cfg.timer = INSTR_TIMER_AUTO;
     else {
-        instr_warn("%s='%s' is not a timer (use tsc, clock_gettime or auto); using auto",
-                   names[V_TIMER], env);
+        bad_value(V_TIMER, env, "is not a timer (use tsc, clock_gettime or auto)", "auto");
         set_value(V_TIMER, "default (bad value in environment)", "auto");
         return;
     }
@@ -153,7 +256,7 @@ static void read_timer(void)
 
 static void read_memory(void)
 {
-    const char *env = getenv(names[V_MEMORY]);
+    const char *env = instr_env(names[V_MEMORY]);
     char def[32];
     snprintf(def, sizeof def, "%lluM", (unsigned long long)(INSTR_DEFAULT_TOTAL_MEMORY >> 20));
     if (!env || !*env) {
@@ -162,29 +265,61 @@ static void read_memory(void)
     }
     uint64_t v;
     if (instr_parse_size(env, &v) != 0) {
-        instr_warn("%s='%s' is not a size (digits with an optional K, M or G suffix); "
-                   "using %s", names[V_MEMORY], env, def);
+        bad_value(V_MEMORY, env, "is not a size (digits with an optional K, M, G or T suffix, "
+                                 "e.g. 512M or 16 MB)", def);
+        set_value(V_MEMORY, "default (bad value in environment)", def);
+        return;
+    }
+    if (v > INSTR_MAX_TOTAL_MEMORY) {
+        char what[96];
+        snprintf(what, sizeof what, "is more than the largest budget instr accepts, %lluT",
+                 (unsigned long long)(INSTR_MAX_TOTAL_MEMORY >> 40));
+        bad_value(V_MEMORY, env, what, def);
         set_value(V_MEMORY, "default (bad value in environment)", def);
         return;
     }
     if (v < INSTR_MIN_TOTAL_MEMORY) {
-        instr_warn("%s='%s' is below the minimum of %lluK; using %lluK", names[V_MEMORY], env,
-                   (unsigned long long)(INSTR_MIN_TOTAL_MEMORY >> 10),
-                   (unsigned long long)(INSTR_MIN_TOTAL_MEMORY >> 10));
-        v = INSTR_MIN_TOTAL_MEMORY;
-        char buf[32];
-        snprintf(buf, sizeof buf, "%lluK", (unsigned long long)(v >> 10));
-        instr_cfg.total_memory = v;
-        set_value(V_MEMORY, "minimum (value in environment too small)", buf);
+        char what[64], used[32];
+        snprintf(what, sizeof what, "is below the minimum of %lluK",
+                 (unsigned long long)(INSTR_MIN_TOTAL_MEMORY >> 10));
+        snprintf(used, sizeof used, "%lluK", (unsigned long long)(INSTR_MIN_TOTAL_MEMORY >> 10));
+        bad_value(V_MEMORY, env, what, used);
+        instr_cfg.total_memory = INSTR_MIN_TOTAL_MEMORY;
+        set_value(V_MEMORY, "minimum (value in environment too small)", used);
         return;
     }
     instr_cfg.total_memory = v;
     set_value(V_MEMORY, "environment", env);
 }
 
+static void read_folded_depth(void)
+{
+    const char *env = instr_env(names[V_FOLDED]);
+    char def[16];
+    snprintf(def, sizeof def, "%u", INSTR_DEFAULT_FOLDED_MAX_DEPTH);
+    if (!env || !*env) {
+        set_value(V_FOLDED, "default", def);
+        return;
+    }
+    char *end;
+    errno = 0;
+    long v = strtol(env, &end, 10);
+    if (end == env || *end || errno || v < INSTR_MIN_FOLDED_MAX_DEPTH ||
+        v > INSTR_MAX_FOLDED_MAX_DEPTH) {
+        char what[96];
+        snprintf(what, sizeof what, "is not a depth from %u to %u", INSTR_MIN_FOLDED_MAX_DEPTH,
+                 INSTR_MAX_FOLDED_MAX_DEPTH);
+        bad_value(V_FOLDED, env, what, def);
+        set_value(V_FOLDED, "default (bad value in environment)", def);
+        return;
+    }
+    instr_cfg.folded_max_depth = (uint32_t)v;
+    set_value(V_FOLDED, "environment", env);
+}
+
 static void read_verbose(void)
 {
-    const char *env = getenv(names[V_VERBOSE]);
+    const char *env = instr_env(names[V_VERBOSE]);
     if (!env || !*env) {
         set_value(V_VERBOSE, "default", "0");
         return;
@@ -200,8 +335,7 @@ static void read_verbose(void)
     } else if (instr_parse_bool(env, &b) == 0) {
         instr_cfg.verbose = b;
     } else {
-        instr_warn("%s='%s' is not a level (use quiet, 0, 1 or 2); using 0", names[V_VERBOSE],
-                   env);
+        bad_value(V_VERBOSE, env, "is not a level (use quiet, 0, 1 or 2)", "0");
         set_value(V_VERBOSE, "default (bad value in environment)", "0");
         return;
     }
@@ -210,20 +344,77 @@ static void read_verbose(void)
     set_value(V_VERBOSE, "environment", buf);
 }
 
-void instr_config_read(void)
+static int known(const char *name, size_t len)
 {
+    for (size_t i = 0; i < V_COUNT + N_OTHER; i++) {
+        const char *k = i < V_COUNT ? names[i] : other_names[i - V_COUNT];
+        if (strlen(k) == len && strncmp(k, name, len) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* One line per INSTR_* variable that nothing in instr reads: a typing mistake would
+ * otherwise silently give the user the default. */
+static void unknown_names(char *const *envp)
+{
+    for (char *const *e = envp; e && *e; e++) {
+        if (strncmp(*e, "INSTR_", 6) != 0 || strncmp(*e, "INSTR_TEST_", 11) == 0)
+            continue; /* INSTR_TEST_*: the test suite's own doubles (tests/lib) */
+        const char *eq = strchr(*e, '=');
+        size_t len = eq ? (size_t)(eq - *e) : strlen(*e);
+        if (known(*e, len))
+            continue;
+        char name[80], q[INSTR_QUOTE_SIZE];
+        snprintf(name, sizeof name, "%.*s", (int)(len < sizeof name - 1 ? len : sizeof name - 1),
+                 *e);
+        const char *near = len < sizeof name - 1 ? instr_config_nearest(name) : NULL;
+        char *shown = strndup(*e, len);
+        instr_quote(q, shown ? shown : name);
+        free(shown);
+        if (near)
+            instr_warn("%s is not a variable instr knows and is ignored; did you mean %s?", q,
+                       near);
+        else
+            instr_warn("%s is not a variable instr knows and is ignored (the variables are "
+                       "listed in docs/runtime.md)", q);
+    }
+}
+
+void instr_config_read_from(char *const *envp, int secure)
+{
+    env_override = envp;
+    env_secure = secure;
+    instr_cfg = defaults;
+    instr_cfg.privileged = secure;
     /* Verbosity first, so that the other variables can explain themselves. */
     read_verbose();
     instr_verbose = instr_cfg.verbose;
     read_bool(V_PROFILING, &instr_cfg.enable_profiling);
     read_bool(V_TRACING, &instr_cfg.enable_tracing);
-    read_string(V_EXPDIR, &instr_cfg.experiment_directory);
-    read_string(V_FILTER, &instr_cfg.filtering_file);
+    read_string(V_EXPDIR, &instr_cfg.experiment_directory, PATH_MAX - 64);
+    read_string(V_FILTER, &instr_cfg.filtering_file, PATH_MAX - 1);
     read_timer();
     read_memory();
+    read_bool(V_SIGNAL, &instr_cfg.write_on_signal);
+    read_bool(V_FATAL, &instr_cfg.write_on_fatal);
+    read_folded_depth();
+    if (secure) {
+        instr_warn("this program runs with changed privileges (setuid, setgid or file "
+                   "capabilities): INSTR_* variables are ignored and nothing is recorded "
+                   "(docs/security.md says how to measure such a program)");
+        return;
+    }
+    unknown_names(envp);
 #ifndef INSTR_RT_HAVE_TRACE
     if (instr_cfg.enable_tracing)
         instr_warn("INSTR_ENABLE_TRACING=1: the trace substrate is not built yet in this runtime; "
                    "no trace is written%s", instr_cfg.enable_profiling ? " (profiling stays on)" : "");
 #endif
+}
+
+void instr_config_read(void)
+{
+    instr_config_read_from(environ, getauxval(AT_SECURE) != 0);
+    env_override = NULL; /* later reads (INSTR_XRAY_PATCH) go to the live environment */
 }

@@ -1,6 +1,11 @@
 /* config.h — the runtime's configuration, read once from INSTR_* environment variables.
  * Every variable of DESIGN.md section 4 is parsed here; a bad value is reported with the
- * variable's name and the value used instead, and never stops the program. */
+ * variable's name and the value used instead, and never stops the program.
+ *
+ * Every INSTR_* variable of the runtime is read through instr_env(), which honours
+ * AT_SECURE: in a program that runs with changed privileges (setuid, setgid, file
+ * capabilities) the environment belongs to a less privileged user, so it is ignored and
+ * nothing is recorded (docs/security.md). */
 #ifndef INSTR_RT_CONFIG_H
 #define INSTR_RT_CONFIG_H
 
@@ -17,15 +22,32 @@ typedef struct instr_config {
     int timer;                        /* enum instr_timer_choice */
     uint64_t total_memory;            /* bytes for call-tree nodes, all threads together */
     int verbose;
+    int write_on_signal;              /* handle termination signals the program does not */
+    int write_on_fatal;               /* also write on SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT */
+    uint32_t folded_max_depth;        /* profile.folded: deeper paths are shortened */
+    int privileged;                   /* AT_SECURE: environment ignored, nothing recorded */
 } instr_config;
 
 extern instr_config instr_cfg;
 
 #define INSTR_DEFAULT_TOTAL_MEMORY (256ull << 20)
 #define INSTR_MIN_TOTAL_MEMORY (64ull << 10)
+/* Larger budgets are refused as typing mistakes (docs/runtime.md). */
+#define INSTR_MAX_TOTAL_MEMORY (1ull << 40)
+#define INSTR_DEFAULT_FOLDED_MAX_DEPTH 64u
+#define INSTR_MIN_FOLDED_MAX_DEPTH 4u
+#define INSTR_MAX_FOLDED_MAX_DEPTH 100000u
 
-/* Reads the environment into instr_cfg, warning about bad values. */
+/* Reads the environment into instr_cfg, warning about bad values and unknown INSTR_*
+ * names. */
 void instr_config_read(void);
+/* The same from an explicit environment (NULL-terminated "NAME=value" strings) and a given
+ * AT_SECURE value: the libFuzzer target and unit tests. May be called repeatedly. */
+void instr_config_read_from(char *const *envp, int secure);
+
+/* The one accessor for INSTR_* variables: the value, or NULL when unset or when the program
+ * runs with changed privileges. */
+const char *instr_env(const char *name);
 
 /* Number of known variables; name, effective value (as text) and where it came from. */
 int instr_config_count(void);
@@ -35,10 +57,13 @@ const char *instr_config_origin(int i);
 /* Effective value of a variable by name, "" when unknown. */
 const char *instr_config_lookup(const char *name);
 
-/* "4G" -> 4294967296. Accepts digits with an optional K/M/G (or KB/MB/GB, KiB...) suffix,
- * case-insensitive. Returns 0, or -1 when malformed or overflowing. */
+/* "4G", "16 MB" -> bytes. Digits, optional blanks, an optional K/M/G/T suffix (also KB,
+ * KiB, ...; case-insensitive). Returns 0, or -1 when malformed or overflowing. */
 int instr_parse_size(const char *text, uint64_t *out);
 /* 1/0, true/false, yes/no, on/off (case-insensitive). Returns 0, or -1. */
 int instr_parse_bool(const char *text, int *out);
+/* The known INSTR_* name nearest to `name` (a typing mistake, a shortened name), or NULL
+ * when none is near. */
+const char *instr_config_nearest(const char *name);
 
 #endif

@@ -1,7 +1,9 @@
-/* experiment.c — creating the experiment directory and files in it (see experiment.h). */
+/* experiment.c — creating the experiment directory and the files in it (see experiment.h). */
 #include "experiment.h"
 #include "config.h"
 #include "log.h"
+#include "signals.h"
+#include "text.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -14,12 +16,50 @@
 
 static char dir[PATH_MAX];
 static int have_dir;
+static int dfd = -1;          /* the experiment directory, open */
+static int job_dfd = -1;      /* MPI: the job's directory (made by rank 0, joined by all) */
+static char job_path[PATH_MAX];
+static int job_made_here;     /* rank 0: publishes the job's directory too */
+static int published;       /* this process's own directory */
+static mode_t publish_mode;   /* 0777 less the umask, read once */
 static int fork_pid; /* nonzero in a forked child whose directory is not made yet */
 static int deferred; /* an MPI job: the directory is agreed on in MPI_Init (join) */
 
-/* mkdir `base`, else base.1, base.2, ...; the chosen path into dir. 0 or errno. */
-static int make_unique(const char *base, int *suffix_used)
+static void read_umask(void)
 {
+    static int done;
+    if (done)
+        return;
+    done = 1;
+    mode_t m = umask(077); /* at start-up, before the program's threads exist */
+    umask(m);
+    publish_mode = 0777 & ~m;
+}
+
+/* An open directory descriptor for `path` (relative to at), refusing a symlink in the last
+ * component and a directory that is not the running user's own and private. -1 with errno
+ * (EPERM: someone else's). */
+static int open_private(int at, const char *path)
+{
+    int fd = openat(at, path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+        (st.st_mode & 077) != 0) {
+        close(fd);
+        errno = EPERM;
+        return -1;
+    }
+    return fd;
+}
+
+/* mkdir `base` (relative to at), else base.1, base.2, ...; private (0700). The chosen path
+ * into out; its descriptor into *fd_out. 0 or errno. */
+static int make_unique(int at, const char *base, char *out, size_t size, int *suffix_used,
+                       int *fd_out)
+{
+    read_umask();
     *suffix_used = 0;
     for (int i = 0; i < 1000; i++) {
         char path[PATH_MAX];
@@ -27,9 +67,13 @@ static int make_unique(const char *base, int *suffix_used)
                   : snprintf(path, sizeof path, "%s", base);
         if (n < 0 || (size_t)n >= sizeof path)
             return ENAMETOOLONG;
-        if (mkdir(path, 0777) == 0) {
-            snprintf(dir, sizeof dir, "%s", path);
+        if (mkdirat(at, path, 0700) == 0) {
+            int fd = open_private(at, path);
+            if (fd < 0)
+                return errno == EPERM ? EPERM : errno; /* replaced right after mkdir */
+            snprintf(out, size, "%s", path);
             *suffix_used = i;
+            *fd_out = fd;
             return 0;
         }
         if (errno != EEXIST)
@@ -50,6 +94,31 @@ static void absolutise(char *path, size_t size)
         snprintf(path, size, "%s", tmp);
 }
 
+static void default_name(char *base, size_t size)
+{
+    time_t now = time(NULL);
+    struct tm tm;
+    localtime_r(&now, &tm);
+    snprintf(base, size, "instr-%04d%02d%02d_%02d%02d%02d-%d", tm.tm_year + 1900, tm.tm_mon + 1,
+             tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int)getpid());
+}
+
+static const char *why(int err)
+{
+    return err == EPERM ? "it was replaced by a directory that is not this user's own right "
+                          "after it was made (someone else can write in its parent)"
+                        : strerror(err);
+}
+
+static void set_dir(int fd)
+{
+    if (dfd >= 0 && dfd != job_dfd)
+        close(dfd);
+    dfd = fd;
+    have_dir = 1;
+    published = 0;
+}
+
 int instr_experiment_create(void)
 {
     char base[PATH_MAX];
@@ -59,31 +128,66 @@ int instr_experiment_create(void)
         size_t len = strlen(base);
         while (len > 1 && base[len - 1] == '/')
             base[--len] = '\0';
+        struct stat st;
+        if (stat(base, &st) == 0 && !S_ISDIR(st.st_mode)) {
+            /* /dev/null: never a /dev/null.1 beside a device or a file. */
+            char q[INSTR_QUOTE_SIZE];
+            default_name(base, sizeof base);
+            instr_warn("INSTR_EXPERIMENT_DIRECTORY=%s names an existing file, not a directory; "
+                       "writing to %s in the current directory instead",
+                       instr_quote(q, asked), base);
+            asked = NULL;
+        }
     } else {
-        time_t now = time(NULL);
-        struct tm tm;
-        localtime_r(&now, &tm);
-        snprintf(base, sizeof base, "instr-%04d%02d%02d_%02d%02d%02d-%d", tm.tm_year + 1900,
-                 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int)getpid());
+        default_name(base, sizeof base);
     }
-    int suffix;
-    int err = make_unique(base, &suffix);
+    int suffix, fd = -1;
+    int err = make_unique(AT_FDCWD, base, dir, sizeof dir, &suffix, &fd);
     if (err) {
-        instr_warn("cannot create the experiment directory '%s'%s: %s; nothing will be recorded "
+        char q[INSTR_QUOTE_SIZE];
+        instr_warn("cannot create the experiment directory %s%s: %s; nothing will be recorded "
                    "(set INSTR_EXPERIMENT_DIRECTORY to a writable place)",
-                   base, asked ? " (INSTR_EXPERIMENT_DIRECTORY)" : "", strerror(err));
+                   instr_quote(q, base), asked ? " (INSTR_EXPERIMENT_DIRECTORY)" : "", why(err));
         return -1;
     }
     absolutise(dir, sizeof dir);
-    have_dir = 1;
-    if (suffix)
-        instr_warn("experiment directory '%s' exists already and is left as it is; writing to "
-                   "'%s' instead", base, dir);
-    instr_info(1, "experiment directory: %s", dir);
+    set_dir(fd);
+    if (suffix) {
+        char q1[INSTR_QUOTE_SIZE], q2[INSTR_QUOTE_SIZE];
+        instr_warn("experiment directory %s exists already and is left as it is; writing to "
+                   "%s instead", instr_quote(q1, base), instr_quote(q2, dir));
+    }
+    char shown[PATH_MAX];
+    instr_info(1, "experiment directory: %s", instr_escaped(shown, sizeof shown, dir));
     return 0;
 }
 
 const char *instr_experiment_dir(void) { return have_dir ? dir : NULL; }
+
+/* /proc/self/fd/N when it reaches the same directory as fd, else the plain path. */
+static const char *io_path(int fd, const char *path, char *buf, size_t size)
+{
+    struct stat a, b;
+    snprintf(buf, size, "/proc/self/fd/%d", fd);
+    if (fd >= 0 && fstat(fd, &a) == 0 && stat(buf, &b) == 0 && a.st_dev == b.st_dev &&
+        a.st_ino == b.st_ino)
+        return buf;
+    return path;
+}
+
+const char *instr_experiment_io_path(void)
+{
+    static char buf[64];
+    return have_dir ? io_path(dfd, dir, buf, sizeof buf) : NULL;
+}
+
+const char *instr_experiment_job_io_path(const char *jobdir)
+{
+    static char buf[64];
+    if (job_dfd < 0 || strcmp(jobdir, job_path) != 0)
+        return jobdir;
+    return io_path(job_dfd, jobdir, buf, sizeof buf);
+}
 
 void instr_experiment_forked(int pid) { fork_pid = pid; }
 
@@ -91,23 +195,58 @@ void instr_experiment_defer(void) { deferred = 1; }
 
 int instr_experiment_join(const char *jobdir, const char *sub)
 {
-    char base[PATH_MAX];
-    if ((size_t)snprintf(base, sizeof base, "%s/%s", jobdir, sub) >= sizeof base) {
-        instr_warn("experiment directory name '%s/%s' is too long; nothing will be written",
-                   jobdir, sub);
+    char q[INSTR_QUOTE_SIZE];
+    int jfd;
+    if (have_dir && strcmp(jobdir, dir) == 0) { /* rank 0 made it */
+        jfd = dfd;
+        job_made_here = 1;
+    } else {
+        jfd = open_private(AT_FDCWD, jobdir);
+        if (jfd < 0) {
+            instr_warn("cannot enter the job's experiment directory %s: %s; this process's "
+                       "results will not be written", instr_quote(q, jobdir),
+                       errno == EPERM ? "it is not this user's own private directory" : strerror(errno));
+            have_dir = 0;
+            return -1;
+        }
+    }
+    job_dfd = jfd;
+    snprintf(job_path, sizeof job_path, "%s", jobdir);
+    char path[PATH_MAX];
+    int suffix, fd = -1, err = make_unique(jfd, sub, path, sizeof path, &suffix, &fd);
+    if (err || (size_t)snprintf(dir, sizeof dir, "%s/%s", jobdir, path) >= sizeof dir) {
+        instr_warn("cannot create %s in %s: %s; this process's results will not be written",
+                   sub, instr_quote(q, jobdir), err ? why(err) : strerror(ENAMETOOLONG));
+        if (fd >= 0)
+            close(fd);
         have_dir = 0;
         return -1;
     }
-    int suffix, err = make_unique(base, &suffix);
-    if (err) {
-        instr_warn("cannot create '%s': %s; this process's results will not be written", base,
-                   strerror(err));
-        have_dir = 0;
-        return -1;
-    }
-    have_dir = 1;
+    if (dfd >= 0 && dfd != jfd)
+        close(dfd);
+    dfd = -1; /* the job directory's descriptor stays open as job_dfd */
+    set_dir(fd);
     deferred = 0;
     return instr_experiment_write_config();
+}
+
+/* The directory's name may have been moved (by someone who can write in its parent) while
+ * the run recorded: the files go where the descriptor points, and the user is told where
+ * that is now. */
+static void check_not_moved(void)
+{
+    struct stat a, b;
+    if (fstat(dfd, &a) != 0 || (stat(dir, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino))
+        return;
+    char link[64], now[PATH_MAX], q1[INSTR_QUOTE_SIZE], q2[INSTR_QUOTE_SIZE];
+    snprintf(link, sizeof link, "/proc/self/fd/%d", dfd);
+    ssize_t n = readlink(link, now, sizeof now - 1);
+    now[n > 0 ? n : 0] = '\0';
+    instr_warn("the experiment directory %s was moved or replaced during the run; the results "
+               "are written into the directory made at start-up, now %s", instr_quote(q1, dir),
+               n > 0 ? instr_quote(q2, now) : "unknown");
+    if (n > 0 && now[0] == '/')
+        snprintf(dir, sizeof dir, "%s", now);
 }
 
 int instr_experiment_prepare(void)
@@ -121,51 +260,223 @@ int instr_experiment_prepare(void)
     }
     if (!have_dir)
         return -1;
-    if (!fork_pid)
+    if (!fork_pid) {
+        check_not_moved();
         return 0;
-    char base[PATH_MAX];
-    if ((size_t)snprintf(base, sizeof base, "%s/fork-%d", dir, fork_pid) >= sizeof base) {
-        instr_warn("experiment directory name too long for the forked child %d", fork_pid);
+    }
+    char sub[32], made[64], path[PATH_MAX];
+    snprintf(sub, sizeof sub, "fork-%d", fork_pid);
+    int suffix, fd = -1, err = make_unique(dfd, sub, made, sizeof made, &suffix, &fd);
+    fork_pid = 0;
+    if (!err && (size_t)snprintf(path, sizeof path, "%s/%s", dir, made) >= sizeof path)
+        err = ENAMETOOLONG;
+    if (err) {
+        char q[INSTR_QUOTE_SIZE];
+        instr_warn("forked child: cannot create %s in %s: %s; its profile is not written", sub,
+                   instr_quote(q, dir), why(err));
+        if (fd >= 0)
+            close(fd);
         have_dir = 0;
         return -1;
     }
-    int suffix, err = make_unique(base, &suffix);
-    fork_pid = 0;
-    if (err) {
-        instr_warn("forked child: cannot create '%s': %s; its profile is not written", base,
-                   strerror(err));
-        have_dir = 0;
+    snprintf(dir, sizeof dir, "%s", path);
+    if (dfd != job_dfd)
+        close(dfd);
+    dfd = -1;
+    job_dfd = -1; /* the parent's job directory is the parent's to publish */
+    job_made_here = 0;
+    set_dir(fd);
+    return 0;
+}
+
+void instr_experiment_publish_own(void)
+{
+    if (published || fork_pid)
+        return; /* a forked child publishes its own directory, never the parent's */
+    published = 1;
+    if (have_dir && dfd >= 0)
+        (void)fchmod(dfd, publish_mode);
+}
+
+void instr_experiment_publish(void)
+{
+    instr_experiment_publish_own();
+    if (job_made_here && job_dfd >= 0) {
+        (void)fchmod(job_dfd, publish_mode);
+        job_made_here = 0;
+    }
+}
+
+/* ---- files ---------------------------------------------------------------------------- */
+
+enum { MAX_FAILURES = 16 };
+static struct {
+    char what[64];
+    int err;
+    uint64_t bytes;
+} failures[MAX_FAILURES];
+static int nfailures, more_failures;
+
+void instr_experiment_note_failure(const char *what, int err, uint64_t bytes)
+{
+    if (nfailures == MAX_FAILURES) {
+        more_failures++;
+        return;
+    }
+    snprintf(failures[nfailures].what, sizeof failures[nfailures].what, "%s", what);
+    failures[nfailures].err = err;
+    failures[nfailures].bytes = bytes;
+    nfailures++;
+}
+
+static void size_text(char *buf, size_t size, uint64_t b)
+{
+    if (b >= (10ull << 20))
+        snprintf(buf, size, "%llu MiB", (unsigned long long)(b >> 20));
+    else if (b >= (10ull << 10))
+        snprintf(buf, size, "%llu KiB", (unsigned long long)(b >> 10));
+    else
+        snprintf(buf, size, "%llu bytes", (unsigned long long)b);
+}
+
+int instr_experiment_report_failures(void)
+{
+    int n = nfailures + more_failures;
+    if (!n)
+        return 0;
+    char line[2048];
+    size_t len = 0;
+    for (int i = 0; i < nfailures && len < sizeof line; i++) {
+        char sz[32];
+        size_text(sz, sizeof sz, failures[i].bytes);
+        len += (size_t)snprintf(line + len, sizeof line - len, "%s%s (%s lost: %s)",
+                                i ? ", " : "", failures[i].what, sz, strerror(failures[i].err));
+    }
+    if (more_failures && len < sizeof line)
+        snprintf(line + len, sizeof line - len, " and %d more", more_failures);
+    char q[INSTR_QUOTE_SIZE];
+    instr_warn("could not write into %s: %s", instr_quote(q, have_dir ? dir : "(none)"), line);
+    nfailures = more_failures = 0;
+    return n;
+}
+
+/* The stream's only way to the file: it writes everything or notes the first error and
+ * counts the rest, so that the writers above need no error handling of their own and the
+ * end-of-run line can say exactly what was lost. */
+static ssize_t out_write(void *cookie, const char *buf, size_t size)
+{
+    instr_outfile *o = cookie;
+    o->bytes += size;
+    size_t done = 0;
+    while (!o->err && done < size) {
+        ssize_t w = write(o->fd, buf + done, size - done);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            o->err = w < 0 ? errno : EIO;
+            break;
+        }
+        done += (size_t)w;
+    }
+    return (ssize_t)size; /* after an error: accepted and counted, never retried */
+}
+
+static int partial_name(char *buf, size_t size, const char *name)
+{
+    return (size_t)snprintf(buf, size, "%s.partial", name) < size ? 0 : -1;
+}
+
+static int out_open_at(instr_outfile *o, int at, const char *name)
+{
+    memset(o, 0, sizeof *o);
+    o->fd = -1;
+    o->dfd = at;
+    snprintf(o->name, sizeof o->name, "%s", name);
+    char tmp[96];
+    if (at < 0 || partial_name(tmp, sizeof tmp, name) != 0)
+        return -1;
+    o->fd = openat(at, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    if (o->fd < 0) {
+        instr_experiment_note_failure(name, errno, 0);
+        return -1;
+    }
+    o->f = fopencookie(o, "w", (cookie_io_functions_t){.write = out_write});
+    if (!o->f) {
+        instr_experiment_note_failure(name, errno, 0);
+        close(o->fd);
+        unlinkat(at, tmp, 0);
+        o->fd = -1;
         return -1;
     }
     return 0;
 }
 
-FILE *instr_experiment_fopen(const char *name)
+int instr_out_open(instr_outfile *o, const char *name)
 {
-    char path[PATH_MAX];
-    if (!have_dir || (size_t)snprintf(path, sizeof path, "%s/%s", dir, name) >= sizeof path)
-        return NULL;
-    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (fd < 0) {
-        instr_warn("cannot create '%s': %s", path, strerror(errno));
-        return NULL;
+    return out_open_at(o, have_dir ? dfd : -1, name);
+}
+
+int instr_out_open_job(instr_outfile *o, const char *name)
+{
+    return out_open_at(o, job_dfd, name);
+}
+
+/* Renames without ever replacing a file of the same name. */
+static int publish_file(int at, const char *tmp, const char *name)
+{
+    if (renameat2(at, tmp, at, name, RENAME_NOREPLACE) == 0)
+        return 0;
+    if (errno != EINVAL && errno != ENOSYS)
+        return -1;
+    /* A file system without RENAME_NOREPLACE: a hard link fails on an existing name too. */
+    if (linkat(at, tmp, at, name, 0) != 0)
+        return -1;
+    unlinkat(at, tmp, 0);
+    return 0;
+}
+
+int instr_out_close(instr_outfile *o)
+{
+    if (!o->f)
+        return -1;
+    fclose(o->f); /* flushes through out_write, which notes any error */
+    o->f = NULL;
+    if (close(o->fd) != 0 && !o->err && errno != EINTR)
+        o->err = errno; /* NFS and quotas report some failures only here */
+    o->fd = -1;
+    char tmp[96];
+    partial_name(tmp, sizeof tmp, o->name);
+    if (!o->err && publish_file(o->dfd, tmp, o->name) != 0)
+        o->err = errno;
+    if (o->err) {
+        unlinkat(o->dfd, tmp, 0);
+        instr_experiment_note_failure(o->name, o->err, o->bytes);
+        return -1;
     }
-    FILE *f = fdopen(fd, "w");
-    if (!f) {
-        instr_warn("cannot write '%s': %s", path, strerror(errno));
-        close(fd);
+    return 0;
+}
+
+static int write_config(void)
+{
+    instr_outfile o;
+    if (instr_out_open(&o, "instr.cfg") != 0)
+        return -1;
+    fprintf(o.f, "# instr: effective configuration of this run (variable=value  # origin)\n"
+                 "# values are escaped: a backslash, control bytes and bytes that are not "
+                 "UTF-8 appear as \\\\, \\n, \\xHH\n");
+    for (int i = 0; i < instr_config_count(); i++) {
+        fprintf(o.f, "%s=", instr_config_name(i));
+        instr_fputs_escaped(o.f, instr_config_value(i));
+        fprintf(o.f, "  # %s\n", instr_config_origin(i));
     }
-    return f;
+    return instr_out_close(&o);
 }
 
 int instr_experiment_write_config(void)
 {
-    FILE *f = instr_experiment_fopen("instr.cfg");
-    if (!f)
-        return -1;
-    fprintf(f, "# instr: effective configuration of this run (variable=value  # origin)\n");
-    for (int i = 0; i < instr_config_count(); i++)
-        fprintf(f, "%s=%s  # %s\n", instr_config_name(i), instr_config_value(i),
-                instr_config_origin(i));
-    return fclose(f) == 0 ? 0 : -1;
+    instr_io_guard g; /* also at start-up and in MPI_Init: a file-size limit never kills */
+    instr_io_guard_begin(&g);
+    int rc = write_config();
+    instr_io_guard_end(&g);
+    return rc;
 }

@@ -5,7 +5,11 @@
  * also happens when the program calls exit() deep in a call stack: open regions are closed
  * at the end time. Fork rule (docs/runtime.md): the child keeps recording the forking
  * thread from the fork on and, if it ends through exit(), writes its own experiment into
- * <parent's experiment>/fork-<pid>; it never touches the parent's files. */
+ * <parent's experiment>/fork-<pid>; it never touches the parent's files.
+ *
+ * The end also runs from a termination signal the program does not handle (signals.c),
+ * then without the job-wide steps, and it runs at most once. Everything it writes is
+ * written with SIGXFSZ held off; what could not be written is said in one line. */
 #include "config.h"
 #include "core.h"
 #include "experiment.h"
@@ -13,6 +17,8 @@
 #include "memory.h"
 #include "registry.h"
 #include "rtfilter.h"
+#include "signals.h"
+#include "text.h"
 #include "../profile/profile.h"
 #ifdef INSTR_RT_HAVE_TRACE
 #include "../trace/trace.h"
@@ -20,6 +26,7 @@
 #include "../../xray_adapter/xray_report.h"
 
 #include <dlfcn.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -75,9 +82,21 @@ static void at_fork_child(void)
     instr_experiment_forked(pid);
 }
 
+static void finalize(int from_signal);
+static void finalize_from_signal(void)
+{
+    finalize(1);
+    instr_experiment_publish();
+}
+
 static void init_once(void)
 {
     instr_config_read();
+    if (instr_cfg.privileged) {
+        /* Changed privileges: the environment is someone else's (config.c said so). */
+        __atomic_store_n(&instr_state, INSTR_STATE_IDLE, __ATOMIC_RELEASE);
+        return;
+    }
     instr_clock_init();
     t_start = instr_clock_now();
     wall_start = time(NULL);
@@ -120,9 +139,15 @@ static void init_once(void)
         instr_experiment_write_config();
     }
     pthread_atfork(at_fork_prepare, at_fork_parent, at_fork_child);
+    /* atexit runs in reverse: the directory is published after everything else, also
+     * after the end steps of an MPI job, which register later. */
+    atexit(instr_experiment_publish);
     atexit(instr_finalize);
     /* quick_exit() runs only at_quick_exit handlers: it ends the measurement like exit(). */
+    at_quick_exit(instr_experiment_publish);
     at_quick_exit(instr_finalize);
+    instr_signal_finalize = finalize_from_signal;
+    instr_signals_install();
     __atomic_store_n(&instr_state, INSTR_STATE_RUNNING, __ATOMIC_RELEASE);
 }
 
@@ -136,23 +161,29 @@ static void summary(const instr_run *run, const char *files, int failed)
 {
     if (instr_verbose < 0)
         return;
-    char who[48] = "";
+    char who[48] = "", where[PATH_MAX];
+    instr_escaped(where, sizeof where, run->dir ? run->dir : "(no directory)");
     if (run->fork_of)
         snprintf(who, sizeof who, "forked child %d: ", run->pid);
     if (failed && !*files) {
-        instr_warn("%snothing was written to %s", who, run->dir ? run->dir : "(no directory)");
+        instr_warn("%snothing was written to %s", who, where);
         return;
     }
     instr_warn("%s%u thread%s, %u region%s: %s written to %s", who, run->nlocations,
                run->nlocations == 1 ? "" : "s", instr_registry_count(),
-               instr_registry_count() == 1 ? "" : "s", files, run->dir);
+               instr_registry_count() == 1 ? "" : "s", files, where);
 }
 
-void instr_finalize(void)
+void instr_finalize(void) { finalize(0); }
+
+static void finalize(int from_signal)
 {
+    static int entered;
     int st = instr_state_get();
     if (st != INSTR_STATE_RUNNING && st != INSTR_STATE_PAUSED)
         return;
+    if (__atomic_exchange_n(&entered, 1, __ATOMIC_SEQ_CST))
+        return; /* a signal arrived while the end was being written already */
     instr_run run;
     memset(&run, 0, sizeof run);
 
@@ -185,6 +216,8 @@ void instr_finalize(void)
     run.pid = pid;
     run.ppid = ppid;
     run.fork_of = fork_of;
+    instr_io_guard g;
+    instr_io_guard_begin(&g);
     int failed = instr_experiment_prepare() != 0;
     run.dir = instr_experiment_dir();
     if (fork_of && !failed)
@@ -196,8 +229,16 @@ void instr_finalize(void)
             if (instr_active[i]->write && instr_active[i]->write(&run, files, sizeof files) != 0)
                 failed = 1;
     }
-    if (instr_job_hook) /* always: the other processes of the job wait for this one */
+    /* Always (the other processes of the job wait for this one), but never from a signal
+     * handler: the job's collective steps cannot run there. */
+    if (instr_job_hook && !from_signal)
         instr_job_hook(&run);
+    if (instr_experiment_report_failures())
+        failed = 1;
+    instr_io_guard_end(&g);
+    /* This process's files are complete (an MPI rank that aborts next keeps them readable);
+     * the job's directory waits for the job's last step. */
+    instr_experiment_publish_own();
     if (instr_mem_exhausted())
         instr_warn("INSTR_TOTAL_MEMORY=%s was not enough: some call paths were not recorded "
                    "(see dropped_call_paths in profile.json); raise it",

@@ -9,7 +9,7 @@ int instr_verbose = 0;
 
 static void emit(const char *fmt, va_list ap)
 {
-    char buf[1024];
+    char buf[4096]; /* values inside are quoted shortened (text.h): a line fits */
     int n = snprintf(buf, sizeof buf, "instr: ");
     int m = vsnprintf(buf + n, sizeof buf - (size_t)n - 1, fmt, ap);
     size_t len = (size_t)n + (m < 0 ? 0 : (size_t)m);

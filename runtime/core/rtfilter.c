@@ -2,6 +2,7 @@
  * min-instructions rules never exclude here. */
 #include "rtfilter.h"
 #include "log.h"
+#include "text.h"
 
 #include <string.h>
 
@@ -18,14 +19,23 @@ void instr_rtfilter_init(const char *path)
     instr_filter_error err;
     memset(&err, 0, sizeof err);
     if (!f || instr_filter_load_file(f, path, INSTR_SPEC_AUTO, &err) != 0) {
-        instr_warn("INSTR_FILTERING_FILE='%s': %s; running without a run-time filter", path,
-                   f ? err.message : "out of memory");
+        char q[INSTR_QUOTE_SIZE], msg[1024]; /* the spec's text may be in the message */
+        instr_warn("INSTR_FILTERING_FILE=%s: %s; running without a run-time filter",
+                   instr_quote(q, path),
+                   instr_escaped(msg, sizeof msg, f ? err.message : "out of memory"));
         if (f)
             instr_filter_free(f);
         return;
     }
+    for (size_t i = 0; i < instr_filter_warning_count(f); i++) {
+        char msg[1024];
+        instr_warn("INSTR_FILTERING_FILE: %s",
+                   instr_escaped(msg, sizeof msg, instr_filter_warning(f, i)));
+    }
     filter = f;
-    instr_info(1, "run-time filter: %zu rule(s) from %s", instr_filter_rule_count(f), path);
+    char q[INSTR_QUOTE_SIZE];
+    instr_info(1, "run-time filter: %zu rule(s) from %s", instr_filter_rule_count(f),
+               instr_quote(q, path));
 }
 
 int instr_rtfilter_includes(const char *name, const char *mangled, const char *file)
@@ -41,18 +51,20 @@ int instr_rtfilter_includes(const char *name, const char *mangled, const char *f
     facts.is_main = strcmp(name, "main") == 0;
     instr_decision d = instr_filter_decide(filter, &facts);
     if (instr_verbose >= 2) {
-        char why[512];
+        char why[512], shown[512], reason[512];
         instr_decision_format(&d, why, sizeof why);
-        instr_info(2, "run-time filter: %s: %s", name, why);
+        instr_info(2, "run-time filter: %s: %s", instr_escaped(shown, sizeof shown, name),
+                   instr_escaped(reason, sizeof reason, why));
     }
     return d.include;
 }
 #else
 void instr_rtfilter_init(const char *path)
 {
+    char q[INSTR_QUOTE_SIZE];
     if (path)
-        instr_warn("INSTR_FILTERING_FILE='%s': this runtime was built without filter/; running "
-                   "without a run-time filter", path);
+        instr_warn("INSTR_FILTERING_FILE=%s: this runtime was built without filter/; running "
+                   "without a run-time filter", instr_quote(q, path));
 }
 
 int instr_rtfilter_includes(const char *name, const char *mangled, const char *file)

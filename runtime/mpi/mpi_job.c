@@ -210,7 +210,8 @@ int MPI_Abort(MPI_Comm comm, int errorcode)
     instr_ext_enter(h);
     instr_ext_exit(h);
     say("MPI_Abort called%s on rank %d: this rank's results are written, the job profile is "
-        "not merged; ranks killed by the abort write nothing", "", job_rank);
+        "not merged; the other ranks write their own files only if the launcher ends them "
+        "with SIGTERM", "", job_rank);
     finalize_called = 0;
     instr_ext_finalize();
     trace_unfinished();

@@ -17,6 +17,8 @@
 #include "../core/core.h"
 #include "../core/event.h"
 #include "../core/log.h"
+#include "../core/registry.h"
+#include "../profile/graft.h"
 #ifdef INSTR_RT_HAVE_TRACE
 #include "../trace/trace.h"
 #endif
@@ -27,12 +29,15 @@
 
 #define OPEN_MAX 128 /* open constructs per thread; deeper ones are not recorded */
 #define FRAMES_MAX 16 /* nested implicit tasks per thread */
+#define TASKS_MAX 64  /* explicit tasks running (nested, suspended) per thread */
 
 typedef struct othread othread;
 
 /* One parallel region in flight; owned by the thread that forked it (pd->ptr). */
 typedef struct team {
     const void *codeptr;
+    int league;             /* a teams construct: its members run initial tasks */
+    const void *fork_point; /* the master's profile node inside the parallel region */
     struct itask **member; /* by thread index in the team; [0] is the master */
     uint32_t cap;
     struct team *next;     /* the owner's free list */
@@ -46,6 +51,7 @@ typedef struct itask {
     uint32_t core_depth;  /* the location's stack depth below the implicit task */
     uint32_t open_depth;  /* this thread's open-construct depth below it */
     int open;             /* 0 once closed (by the master for a worker) */
+    instr_profile_graft graft; /* a worker's: its work under the master's fork point */
 } itask;
 
 struct othread {
@@ -59,6 +65,11 @@ struct othread {
     itask frame[FRAMES_MAX];
     uint32_t nframes, frames_overflow;
     team *pool;
+    struct {
+        const ompt_data_t *task;
+        instr_profile_graft graft; /* the task's work under its creation path */
+    } tasks[TASKS_MAX];
+    uint32_t ntasks;
 };
 
 static _Thread_local othread self;
@@ -85,8 +96,12 @@ static void push(int construct, uintptr_t tag, const void *codeptr)
         instr_event_enter(h);
 }
 
+static void task_graft_end(const ompt_data_t *task);
+
 /* Closes the innermost open construct of this kind and tag, and what is still open above it
- * (the event core does the same for its stack). */
+ * (the event core does the same for its stack). An explicit task closed that way (an untied
+ * task that completed on another thread) ends its graft first, so that the region it ran in
+ * gets its own node back. */
 static void pop(int construct, uintptr_t tag)
 {
     if (self.overflow) {
@@ -98,6 +113,9 @@ static void pop(int construct, uintptr_t tag)
         k--;
     if (k == 0)
         return;
+    for (uint32_t i = self.nopen; i-- > k - 1;)
+        if (self.open[i].construct == INSTR_OMP_TASK)
+            task_graft_end((const ompt_data_t *)self.open[i].tag);
     uint32_t h = self.open[k - 1].handle;
     self.nopen = k - 1;
     if (h)
@@ -119,8 +137,6 @@ static void on_parallel_begin(ompt_data_t *encountering_task_data,
 {
     (void)encountering_task_data, (void)encountering_task_frame;
     parallel_data->ptr = NULL;
-    if (flags & ompt_parallel_league)
-        return; /* teams constructs are not recorded */
     team *t = self.pool;
     if (t)
         self.pool = t->next;
@@ -138,12 +154,14 @@ static void on_parallel_begin(ompt_data_t *encountering_task_data,
     }
     memset(t->member, 0, t->cap * sizeof *t->member);
     t->codeptr = codeptr_ra;
+    t->league = (flags & ompt_parallel_league) != 0;
     parallel_data->ptr = t;
 #ifdef INSTR_RT_HAVE_TRACE
     if (location())
         instr_trace_thread_fork(self.loc, requested_parallelism, instr_clock_now());
 #endif
-    push(INSTR_OMP_PARALLEL, (uintptr_t)t, codeptr_ra);
+    push(t->league ? INSTR_OMP_TEAMS : INSTR_OMP_PARALLEL, (uintptr_t)t, codeptr_ra);
+    t->fork_point = instr_profile_cursor(self.loc);
 }
 
 static void on_parallel_end(ompt_data_t *parallel_data, ompt_data_t *encountering_task_data,
@@ -153,7 +171,7 @@ static void on_parallel_end(ompt_data_t *parallel_data, ompt_data_t *encounterin
     team *t = parallel_data->ptr;
     if (!t)
         return;
-    pop(INSTR_OMP_PARALLEL, (uintptr_t)t);
+    pop(t->league ? INSTR_OMP_TEAMS : INSTR_OMP_PARALLEL, (uintptr_t)t);
 #ifdef INSTR_RT_HAVE_TRACE
     if (self.loc)
         instr_trace_thread_join(self.loc, instr_clock_now());
@@ -171,8 +189,10 @@ static void close_workers(team *t)
         itask *w = t->member[i];
         if (!w || !w->open)
             continue;
-        if (w->owner->loc)
+        if (w->owner->loc) {
             instr_core_close_above(w->owner->loc, w->core_depth, now);
+            instr_profile_graft_end(w->owner->loc, &w->graft);
+        }
         w->owner->nopen = w->open_depth;
         w->owner->overflow = 0;
         w->open = 0;
@@ -185,8 +205,20 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
                              unsigned int index, int flags)
 {
     (void)task_data, (void)actual_parallelism;
-    if (!(flags & ompt_task_implicit))
-        return; /* the initial task spans the program, not a construct */
+    /* The program's initial task spans the program, not a construct; a league's teams run
+     * initial tasks of their own (parallel_data is then the league's). */
+    int league = 0;
+    if (flags & ompt_task_initial) {
+        team *lt = NULL;
+        if (endpoint == ompt_scope_begin)
+            lt = parallel_data ? parallel_data->ptr : NULL;
+        else if (self.nframes > 0 && !self.frames_overflow)
+            lt = self.frame[self.nframes - 1].team; /* no parallel_data at the end */
+        league = lt && lt->league;
+    }
+    if (!(flags & ompt_task_implicit) && !league)
+        return;
+    int construct = league ? INSTR_OMP_INITIAL_TASK : INSTR_OMP_IMPLICIT_TASK;
     if (endpoint == ompt_scope_begin) {
         if (self.nframes == FRAMES_MAX) {
             self.frames_overflow++;
@@ -199,7 +231,11 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
                      .core_depth = loc ? loc->depth : 0, .open_depth = self.nopen, .open = 1};
         if (t && index < t->cap)
             t->member[index] = f;
-        push(INSTR_OMP_IMPLICIT_TASK, (uintptr_t)t, t ? t->codeptr : NULL);
+        /* A worker continues the master's call path (docs/openmp.md, "Call paths"). */
+        f->graft.saved = NULL;
+        if (t && index != 0)
+            instr_profile_graft_begin(loc, t->fork_point, &f->graft);
+        push(construct, (uintptr_t)t, t ? t->codeptr : NULL);
         return;
     }
     if (self.frames_overflow) {
@@ -213,7 +249,8 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
         return; /* a worker's late end: the master closed it already */
     if (f->index == 0 && f->team)
         close_workers(f->team);
-    pop(INSTR_OMP_IMPLICIT_TASK, (uintptr_t)f->team);
+    pop(construct, (uintptr_t)f->team);
+    instr_profile_graft_end(self.loc, &f->graft);
     f->open = 0;
 }
 
@@ -241,8 +278,10 @@ static void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoi
         itask *f = &self.frame[self.nframes - 1];
         if (!f->open)
             return; /* a worker's late end: the master closed it already */
-        if (!codeptr_ra && f->team)
-            codeptr_ra = f->team->codeptr; /* workers get none: name it after the region */
+        /* Workers get no code address, and the master's may differ from the fork's: one
+         * site, the parallel region's. */
+        if (f->team && (!codeptr_ra || kind == ompt_sync_region_barrier_implicit_parallel))
+            codeptr_ra = f->team->codeptr;
     }
     if (endpoint == ompt_scope_begin)
         push(c, 0, codeptr_ra);
@@ -255,11 +294,12 @@ static int mutex_construct(ompt_mutex_t kind, int wait)
     switch ((int)kind) {
     case ompt_mutex_critical: return wait ? INSTR_OMP_CRITICAL_WAIT : INSTR_OMP_CRITICAL;
     case ompt_mutex_ordered: return wait ? INSTR_OMP_ORDERED_WAIT : INSTR_OMP_ORDERED;
+    case ompt_mutex_atomic: return wait ? INSTR_OMP_ATOMIC_WAIT : INSTR_OMP_ATOMIC;
     case ompt_mutex_lock:
     case ompt_mutex_nest_lock:
     case ompt_mutex_test_lock:
     case ompt_mutex_test_nest_lock: return wait ? INSTR_OMP_LOCK_WAIT : INSTR_OMP_LOCK;
-    default: return -1; /* atomic: not recorded */
+    default: return -1;
     }
 }
 
@@ -318,7 +358,8 @@ static int work_construct(ompt_work_t kind)
     case ompt_work_single_other: return INSTR_OMP_SINGLE;
     case ompt_work_workshare: return INSTR_OMP_WORKSHARE;
     case ompt_work_taskloop: return INSTR_OMP_TASKLOOP;
-    case ompt_work_distribute: return -1;
+    case ompt_work_distribute: return INSTR_OMP_DISTRIBUTE;
+    case ompt_work_scope: return INSTR_OMP_SCOPE;
     default: return INSTR_OMP_LOOP; /* loop and its static/dynamic/guided/other forms */
     }
 }
@@ -348,9 +389,13 @@ static void on_masked(ompt_scope_endpoint_t endpoint, ompt_data_t *parallel_data
 
 /* ---- explicit tasks ---- */
 
-/* task_data->value of an explicit task: the region of its execution and these bits. */
+/* task_data->value of an explicit task: these bits and either the region of its execution
+ * or (TASK_CREATED_AT) the creating thread's profile node of `!$omp task (create)`, whose
+ * parent is the creation path and whose region's address names the task's region. */
 #define TASK_EXPLICIT (1ull << 63)
 #define TASK_STARTED (1ull << 62)
+#define TASK_CREATED_AT (1ull << 61)
+#define TASK_PAYLOAD ((1ull << 61) - 1)
 
 static void on_task_create(ompt_data_t *encountering_task_data,
                            const ompt_frame_t *encountering_task_frame, ompt_data_t *new_task_data,
@@ -362,7 +407,39 @@ static void on_task_create(ompt_data_t *encountering_task_data,
         return;
     new_task_data->value = TASK_EXPLICIT | instr_omp_region(INSTR_OMP_TASK, codeptr_ra);
     push(INSTR_OMP_TASK_CREATE, 0, codeptr_ra);
+    /* With a profile: remember where the task was created (docs/openmp.md, "Call paths").
+     * Not for untied tasks: they may move to another thread mid-way, and their time could
+     * not be given back where they ran. */
+    const void *created = (flags & ompt_task_untied) ? NULL : instr_profile_cursor(location());
+    uint32_t h = instr_omp_region(INSTR_OMP_TASK_CREATE, codeptr_ra);
+    if (created && h && instr_profile_cursor_region(created) == h &&
+        ((uintptr_t)created & ~TASK_PAYLOAD) == 0)
+        new_task_data->value = TASK_EXPLICIT | TASK_CREATED_AT | (uintptr_t)created;
     pop(INSTR_OMP_TASK_CREATE, 0);
+}
+
+/* The region of a task's execution, and the creation path to graft it under (NULL: none). */
+static uint32_t task_region(uint64_t value, const void **creation)
+{
+    *creation = NULL;
+    if (!(value & TASK_CREATED_AT))
+        return (uint32_t)value;
+    const void *create = (const void *)(uintptr_t)(value & TASK_PAYLOAD);
+    const instr_region_info *r = instr_registry_get(instr_profile_cursor_region(create));
+    *creation = instr_profile_cursor_parent(create);
+    return instr_omp_region(INSTR_OMP_TASK, r ? r->addr : NULL);
+}
+
+/* A task's region is closed on this thread: end its graft (and those of tasks above it). */
+static void task_graft_end(const ompt_data_t *task)
+{
+    for (uint32_t k = self.ntasks; k-- > 0;) {
+        if (self.tasks[k].task != task)
+            continue;
+        instr_profile_graft_end(self.loc, &self.tasks[k].graft);
+        self.ntasks = k; /* tied tasks end in order; what was above ended with it */
+        return;
+    }
 }
 
 static void on_task_schedule(ompt_data_t *prior_task_data, ompt_task_status_t prior_task_status,
@@ -370,17 +447,24 @@ static void on_task_schedule(ompt_data_t *prior_task_data, ompt_task_status_t pr
 {
     if (prior_task_data && (prior_task_data->value & TASK_EXPLICIT) &&
         (prior_task_status == ompt_task_complete || prior_task_status == ompt_task_cancel ||
-         prior_task_status == ompt_task_detach))
-        pop(INSTR_OMP_TASK, (uintptr_t)prior_task_data);
+         prior_task_status == ompt_task_detach)) {
+        pop(INSTR_OMP_TASK, (uintptr_t)prior_task_data); /* ends its graft too */
+    }
     if (next_task_data && (next_task_data->value & TASK_EXPLICIT) &&
         !(next_task_data->value & TASK_STARTED)) {
         /* Tied tasks resume where they were suspended, so a task that ran before is still
          * open on this thread's stack. */
         next_task_data->value |= TASK_STARTED;
-        uint32_t h = (uint32_t)next_task_data->value;
+        const void *creation;
+        uint32_t h = task_region(next_task_data->value, &creation);
         if (self.nopen == OPEN_MAX) {
             self.overflow++;
             return;
+        }
+        if (creation && self.ntasks < TASKS_MAX && location()) {
+            self.tasks[self.ntasks].task = next_task_data;
+            instr_profile_graft_begin(self.loc, creation, &self.tasks[self.ntasks].graft);
+            self.ntasks++;
         }
         self.open[self.nopen].handle = h;
         self.open[self.nopen].construct = INSTR_OMP_TASK;

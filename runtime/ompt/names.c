@@ -4,8 +4,14 @@
  * compiler emitted for the construct. Its source line comes from the program's DWARF line
  * table through elfutils (libdw); that lookup is slow, so it is done once per pair, under the
  * registry lock, and the handle is published in an open-addressing table that events read
- * without a lock. Without debug info the name carries the function and offset instead
- * ("!$omp parallel @main+0x2b"), from the ELF symbols. */
+ * without a lock. Without a line table the name carries the function the construct is in,
+ * demangled and without the suffix of an outlined body ("!$omp for @calc"), from the ELF
+ * symbols.
+ *
+ * A region is one construct site. Its linkage name is the site itself, "!$omp for
+ * @app+0x1a2b" (object and offset in it, the same in every rank that runs the same binary),
+ * so that the job profile and the trace, which unify regions by name and linkage name, keep
+ * sites apart; two sites whose names would be equal get "#2", "#3", ... (see `given`). */
 #include "ompt.h"
 #include "../core/log.h"
 #include "../core/registry.h"
@@ -15,7 +21,9 @@
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #endif
+#include <dlfcn.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -42,6 +50,12 @@ static const char *const construct_name[INSTR_OMP_NCONSTRUCTS] = {
     [INSTR_OMP_LOCK_WAIT] = "omp_set_lock (wait)",
     [INSTR_OMP_TASK_CREATE] = "!$omp task (create)",
     [INSTR_OMP_TASK] = "!$omp task",
+    [INSTR_OMP_TEAMS] = "!$omp teams",
+    [INSTR_OMP_INITIAL_TASK] = "!$omp initial task",
+    [INSTR_OMP_DISTRIBUTE] = "!$omp distribute",
+    [INSTR_OMP_ATOMIC] = "!$omp atomic",
+    [INSTR_OMP_ATOMIC_WAIT] = "!$omp atomic (wait)",
+    [INSTR_OMP_SCOPE] = "!$omp scope",
 };
 
 #define TABLE (1u << 14) /* distinct (construct, address) pairs; beyond: one region each */
@@ -122,30 +136,129 @@ static int source_line(uintptr_t addr, const char **file, int *line)
 }
 #endif
 
+/* The function a symbol stands for, as the user wrote it: the suffix of an outlined body or
+ * clone (".omp_outlined.1", "._omp_fn.0", ".part.0") cut, demangled, without parameters:
+ * "_ZN2ns4calcERNS_6DomainEi.omp_outlined" -> "ns::calc". */
+static void function_name(const char *mangled, char *out, size_t size)
+{
+    char base[256];
+    size_t n = strcspn(mangled, ".");
+    if (n == 0 || n >= sizeof base)
+        n = strlen(mangled) < sizeof base ? strlen(mangled) : sizeof base - 1;
+    memcpy(base, mangled, n);
+    base[n] = '\0';
+    char *d = instr_demangle(base);
+    const char *s = d ? d : base;
+    /* Parameters start at the first '(' outside template arguments and "(anonymous ...)". */
+    size_t len = strlen(s);
+    int angle = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] == '<')
+            angle++;
+        else if (s[i] == '>' && angle > 0)
+            angle--;
+        else if (s[i] == '(' && angle == 0 && strncmp(s + i, "(anonymous", 10) != 0 && i > 0) {
+            len = i;
+            break;
+        }
+    }
+    snprintf(out, size, "%.*s", (int)len, s);
+    free(d);
+}
+
+/* Names already given, by hash: a second site with the same name gets "#2". Under the
+ * registry lock.
+ *
+ * A site is a code address. Two addresses with one source location are not merged: an
+ * optimiser's copies of one construct (loop unrolling, inlining into several callers) look
+ * exactly like two constructs to which gcc's line table gives one line (it does so for
+ * consecutive parallel regions), and merging those would put one construct's time into
+ * another's. */
+static struct {
+    uint64_t hash;
+    uint32_t count;
+} given[TABLE];
+
+static uint32_t name_slot(const char *name)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (const char *p = name; *p; p++)
+        h = (h ^ (unsigned char)*p) * 1099511628211ull;
+    h |= 1;
+    uint32_t i = (uint32_t)(h >> 40) & (TABLE - 1);
+    for (uint32_t k = 0; k < TABLE; k++, i = (i + 1) & (TABLE - 1)) {
+        if (given[i].hash == h || !given[i].hash) {
+            given[i].hash = h;
+            return i;
+        }
+    }
+    return UINT32_MAX;
+}
+
+/* The OpenMP runtime's own code: a code address there (a construct's call was a tail call,
+ * or libomp's GOMP layer passed its own) says nothing about the program's source. */
+static int in_openmp_runtime(const Dl_info *dl)
+{
+    static const void *base;
+    static int looked;
+    if (!looked) {
+        Dl_info rt;
+        void *fork = dlsym(RTLD_DEFAULT, "__kmpc_fork_call");
+        if (fork && dladdr(fork, &rt))
+            base = rt.dli_fbase;
+        looked = 1;
+    }
+    return base && dl->dli_fbase == base;
+}
+
 /* Registers the region of a pair; with the registry lock held. */
 static uint32_t make_region(int construct, uintptr_t ra)
 {
-    char name[512];
+    char name[512], site[512];
     const char *file = "", *object = "";
     int line = 0;
     if (!ra) {
         snprintf(name, sizeof name, "%s", construct_name[construct]);
+        snprintf(site, sizeof site, "%s", name);
     } else {
         /* The return address is the instruction after the call: look up the call itself. */
         instr_symbol sym;
         int have_sym = instr_symbols_lookup((const void *)(ra - 1), &sym) == 0;
         object = sym.object;
-        if (source_line(ra - 1, &file, &line) == 0) {
+        Dl_info dl;
+        int have_dl = dladdr((const void *)(ra - 1), &dl) && dl.dli_fbase;
+        if (have_dl && in_openmp_runtime(&dl)) {
+            snprintf(name, sizeof name, "%s", construct_name[construct]);
+            file = "";
+        } else if (source_line(ra - 1, &file, &line) == 0) {
             const char *base = strrchr(file, '/');
             snprintf(name, sizeof name, "%s @%s:%d", construct_name[construct],
                      base ? base + 1 : file, line);
+        } else if (have_sym) {
+            char fn[256];
+            function_name(sym.mangled, fn, sizeof fn);
+            snprintf(name, sizeof name, "%s @%s", construct_name[construct], fn);
+            file = "";
         } else {
-            snprintf(name, sizeof name, "%s @%s", construct_name[construct],
-                     have_sym ? sym.mangled : "?");
+            snprintf(name, sizeof name, "%s", construct_name[construct]);
             file = "";
         }
+        if (have_dl) {
+            const char *obj = dl.dli_fname ? strrchr(dl.dli_fname, '/') : NULL;
+            snprintf(site, sizeof site, "%s @%s+0x%lx", construct_name[construct],
+                     obj ? obj + 1 : dl.dli_fname ? dl.dli_fname : "?",
+                     (unsigned long)(ra - 1 - (uintptr_t)dl.dli_fbase));
+        } else {
+            snprintf(site, sizeof site, "%s @0x%lx", construct_name[construct],
+                     (unsigned long)(ra - 1));
+        }
     }
-    instr_region_info info = {.name = name, .mangled = name, .file = file, .object = object,
+    uint32_t slot = name_slot(name);
+    if (slot != UINT32_MAX && ++given[slot].count > 1) {
+        size_t len = strlen(name);
+        snprintf(name + len, sizeof name - len, " #%u", given[slot].count);
+    }
+    instr_region_info info = {.name = name, .mangled = site, .file = file, .object = object,
                               .line_begin = (uint32_t)line, .line_end = (uint32_t)line,
                               .addr = (const void *)ra, .source = INSTR_SOURCE_OPENMP};
     uint32_t h = instr_registry_add_locked(&info);

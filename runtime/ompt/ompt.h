@@ -33,6 +33,12 @@ enum instr_omp_construct {
     INSTR_OMP_LOCK_WAIT,
     INSTR_OMP_TASK_CREATE,
     INSTR_OMP_TASK,         /* an explicit task's execution */
+    INSTR_OMP_TEAMS,        /* the league, on the thread that encounters teams */
+    INSTR_OMP_INITIAL_TASK, /* a team's initial task in a league (every team's thread) */
+    INSTR_OMP_DISTRIBUTE,
+    INSTR_OMP_ATOMIC,       /* where the runtime implements an atomic with a lock */
+    INSTR_OMP_ATOMIC_WAIT,
+    INSTR_OMP_SCOPE,
     INSTR_OMP_NCONSTRUCTS
 };
 

@@ -22,8 +22,10 @@
 #include "../core/clock.h"
 #include "../core/config.h"
 #include "../core/event.h"
+#include "../core/experiment.h"
 #include "../core/log.h"
 #include "../core/registry.h"
+#include "../core/signals.h"
 #include "../include/instr_abi.h"
 
 #include <errno.h>
@@ -717,26 +719,25 @@ INSTR_EXT_EXPORT int instr_ext_job_write(instr_job *j, const char *dir, int nran
 {
     if (!j || !dir)
         return -1;
-    char path[PATH_MAX];
-    if ((size_t)snprintf(path, sizeof path, "%s/profile.json", dir) >= sizeof path)
-        return -1;
-    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-    if (!f) {
-        instr_warn("job profile: cannot create '%s': %s; the ranks' own profiles are in "
-                   "%s/rank-*", path, strerror(errno), dir);
-        if (fd >= 0)
-            close(fd);
-        return -1;
+    instr_io_guard g;
+    instr_io_guard_begin(&g);
+    instr_outfile o;
+    int rc = instr_out_open_job(&o, "profile.json");
+    if (rc == 0) {
+        job_json(o.f, j, dir, nranks);
+        rc = instr_out_close(&o);
     }
-    job_json(f, j, dir, nranks);
-    if (ferror(f) | (fclose(f) != 0)) {
-        instr_warn("job profile: writing '%s' failed", path);
-        return -1;
+    if (rc != 0) {
+        instr_experiment_report_failures();
+        instr_warn("job profile: %s/profile.json is not written; the ranks' own profiles are "
+                   "in %s/rank-*", dir, dir);
     }
+    instr_io_guard_end(&g);
+    if (rc != 0)
+        return -1;
     for (uint32_t i = 0; i < j->ngroups; i++)
         if (!j->groups[i].present)
-            instr_warn("job profile: rank %d is missing from %s (its own files, if any, are in "
-                       "%s/rank-%d)", j->groups[i].rank, path, dir, j->groups[i].rank);
+            instr_warn("job profile: rank %d is missing from %s/profile.json (its own files, if "
+                       "any, are in %s/rank-%d)", j->groups[i].rank, dir, dir, j->groups[i].rank);
     return 0;
 }

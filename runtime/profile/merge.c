@@ -51,13 +51,7 @@ static int add_loc(instr_mnode *mn, uint32_t location, const instr_pstats *s)
         mn->caplocs = cap;
     }
     mn->locs[mn->nlocs++] = (instr_mloc){location, *s};
-    mn->s.visits += s->visits;
-    mn->s.incl += s->incl;
-    mn->s.excl += s->excl;
-    if (s->min_incl < mn->s.min_incl) mn->s.min_incl = s->min_incl;
-    if (s->max_incl > mn->s.max_incl) mn->s.max_incl = s->max_incl;
-    if (s->min_excl < mn->s.min_excl) mn->s.min_excl = s->min_excl;
-    if (s->max_excl > mn->s.max_excl) mn->s.max_excl = s->max_excl;
+    instr_pstats_add(&mn->s, s);
     return 0;
 }
 

@@ -1,10 +1,12 @@
 /* profile.c — the profile substrate's entry in the event core, and the end: merge the
  * per-thread trees, write the three files. */
 #include "profile.h"
+#include "graft.h"
 #include "../core/config.h"
 #include "../core/experiment.h"
 #include "../core/log.h"
 
+#include <errno.h>
 #include <string.h>
 
 static int wanted(void) { return instr_cfg.enable_profiling; }
@@ -28,15 +30,16 @@ static int write_text(FILE *f, const instr_run *run, const instr_mtree *t)
 static int write_folded(FILE *f, const instr_run *run, const instr_mtree *t)
 {
     (void)run;
-    return instr_profile_write_folded(f, t);
+    return instr_profile_write_folded(f, t, instr_cfg.folded_max_depth);
 }
 
 static int write(const instr_run *run, char *files, size_t size)
 {
     int slot = instr_substrate_slot(&instr_profile_substrate);
     instr_mtree t;
+    instr_profile_resolve_grafts(run, slot);
     if (instr_mtree_build(&t, run, slot) != 0) {
-        instr_warn("profile: out of memory while merging the thread profiles; not written");
+        instr_experiment_note_failure("profile (merging the threads' trees)", ENOMEM, 0);
         instr_mtree_free(&t);
         return -1;
     }
@@ -45,14 +48,15 @@ static int write(const instr_run *run, char *files, size_t size)
     };
     int rc = 0;
     for (size_t i = 0; i < sizeof outs / sizeof *outs; i++) {
-        FILE *f = instr_experiment_fopen(outs[i].name);
-        if (!f) {
+        /* A file that fails is noted (the end-of-run line says what and why) and never
+         * left under its final name; the others are still written. */
+        instr_outfile o;
+        if (instr_out_open(&o, outs[i].name) != 0) {
             rc = -1;
             continue;
         }
-        int w = outs[i].fn(f, run, &t);
-        if (fclose(f) != 0 || w != 0) {
-            instr_warn("profile: writing %s/%s failed", run->dir, outs[i].name);
+        outs[i].fn(o.f, run, &t);
+        if (instr_out_close(&o) != 0) {
             rc = -1;
             continue;
         }

@@ -15,6 +15,18 @@ typedef struct instr_pstats {
     uint64_t visits, incl, excl, min_incl, max_incl, min_excl, max_excl; /* ticks */
 } instr_pstats;
 
+/* Adds s into to: sums, and the extremes of both. */
+static inline void instr_pstats_add(instr_pstats *to, const instr_pstats *s)
+{
+    to->visits += s->visits;
+    to->incl += s->incl;
+    to->excl += s->excl;
+    if (s->min_incl < to->min_incl) to->min_incl = s->min_incl;
+    if (s->max_incl > to->max_incl) to->max_incl = s->max_incl;
+    if (s->min_excl < to->min_excl) to->min_excl = s->min_excl;
+    if (s->max_excl > to->max_excl) to->max_excl = s->max_excl;
+}
+
 /* A node of one thread's calling-context tree. Children are a singly linked list; `last`
  * caches the child entered most recently, which is the next one in loops. */
 typedef struct instr_pnode {
@@ -99,7 +111,12 @@ void instr_mtree_free(instr_mtree *t);
 /* Writers: 0, or -1 on an I/O error. */
 int instr_profile_write_json(FILE *f, const instr_run *run, const instr_mtree *t);
 int instr_profile_write_text(FILE *f, const instr_run *run, const instr_mtree *t);
-int instr_profile_write_folded(FILE *f, const instr_mtree *t);
+/* profile.folded: a path deeper than max_depth frames keeps its outermost and innermost
+ * frames with one "[N frames folded]" frame between them, so the file stays linear in the
+ * number of call paths (docs/profile-format.md). */
+int instr_profile_write_folded(FILE *f, const instr_mtree *t, uint32_t max_depth);
+/* How many call paths profile.folded shortens at max_depth. */
+uint64_t instr_profile_folded_shortened(const instr_mtree *t, uint32_t max_depth);
 
 /* Min/max fields of a stats record in nanoseconds (0 when never set). */
 uint64_t instr_profile_ns(uint64_t ticks);

@@ -1,5 +1,8 @@
 /* write_folded.c — profile.folded: "main;solve;kernel <exclusive microseconds>", one line
- * per call path (docs/profile-format.md). */
+ * per call path (docs/profile-format.md). A path deeper than the limit
+ * (INSTR_FOLDED_MAX_DEPTH) is written as its outermost and innermost frames with one
+ * "[N frames folded]" frame between them: written in full, a 20,000-deep recursion would
+ * give a file quadratic in the depth. */
 #include "profile.h"
 #include "../core/registry.h"
 
@@ -25,7 +28,15 @@ static size_t put_name(char **buf, size_t *cap, size_t len, const char *name)
     return len + n;
 }
 
-int instr_profile_write_folded(FILE *f, const instr_mtree *t)
+uint64_t instr_profile_folded_shortened(const instr_mtree *t, uint32_t max_depth)
+{
+    uint64_t n = 0;
+    for (uint32_t i = 0; i < t->n; i++)
+        n += t->nodes[i].depth + 1 > max_depth;
+    return n;
+}
+
+int instr_profile_write_folded(FILE *f, const instr_mtree *t, uint32_t max_depth)
 {
     size_t cap = 256, *ends = malloc(((size_t)t->n + 1) * sizeof *ends);
     char *buf = malloc(cap);
@@ -34,6 +45,8 @@ int instr_profile_write_folded(FILE *f, const instr_mtree *t)
         free(ends);
         return -1;
     }
+    /* Frames kept of a shortened path: head outermost, tail innermost, the fold between. */
+    uint32_t head = (max_depth - 1) / 2, tail = max_depth - 1 - head;
     /* ends[d]: length of the path string up to and including depth d. Pre-order means a
      * node's parent path is ends[depth - 1]. */
     for (uint32_t i = 0; i < t->n; i++) {
@@ -46,7 +59,15 @@ int instr_profile_write_folded(FILE *f, const instr_mtree *t)
         if (len == (size_t)-1)
             break;
         ends[mn->depth] = len;
-        fwrite(buf, 1, len, f);
+        uint32_t frames = mn->depth + 1;
+        if (frames <= max_depth) {
+            fwrite(buf, 1, len, f);
+        } else {
+            size_t from = ends[mn->depth - tail]; /* the ';' before the first tail frame */
+            fwrite(buf, 1, ends[head - 1], f);
+            fprintf(f, ";[%u frames folded]", frames - head - tail);
+            fwrite(buf + from, 1, len - from, f);
+        }
         fprintf(f, " %llu\n", (unsigned long long)(instr_profile_ns(mn->s.excl) / 1000u));
     }
     free(buf);

@@ -4,6 +4,7 @@
 #include "../core/config.h"
 #include "../core/event.h"
 #include "../core/registry.h"
+#include "../core/text.h"
 #include "../include/instr_abi.h"
 
 #include <fcntl.h>
@@ -16,10 +17,22 @@
 #define INSTR_VERSION_STRING "unknown"
 #endif
 
+/* Always valid UTF-8 (RFC 8259): a byte that does not belong to a well-formed UTF-8 sequence
+ * becomes U+FFFD, the replacement character (docs/profile-format.md). */
 void instr_json_str(FILE *f, const char *s)
 {
     fputc('"', f);
     for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+        int n = instr_utf8_len(p);
+        if (n == 0) {
+            fputs("\\ufffd", f);
+            continue;
+        }
+        if (n > 1) {
+            fwrite(p, 1, (size_t)n, f);
+            p += n - 1;
+            continue;
+        }
         switch (*p) {
         case '"': fputs("\\\"", f); break;
         case '\\': fputs("\\\\", f); break;
@@ -118,9 +131,11 @@ static void run_meta(FILE *f, const instr_run *run, const instr_mtree *t)
     }
     fprintf(f,
             "},\n    \"dropped_call_paths\": %llu, \"unmatched_exits\": %llu, "
-            "\"closed_at_end\": %llu\n  },\n",
+            "\"closed_at_end\": %llu,\n    \"folded_max_depth\": %u, "
+            "\"folded_paths_shortened\": %llu\n  },\n",
             (unsigned long long)t->dropped, (unsigned long long)run->unmatched_exits,
-            (unsigned long long)run->closed_at_end);
+            (unsigned long long)run->closed_at_end, instr_cfg.folded_max_depth,
+            (unsigned long long)instr_profile_folded_shortened(t, instr_cfg.folded_max_depth));
 }
 
 int instr_profile_write_json(FILE *f, const instr_run *run, const instr_mtree *t)

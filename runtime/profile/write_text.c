@@ -1,8 +1,11 @@
 /* write_text.c — profile.txt: what a person wants at a glance. A header, the flat profile
  * sorted by exclusive time with the spread over threads, and the top of the call tree.
- * Not a stable format (profile.json is). */
+ * Not a stable format (profile.json is). Names and paths are escaped (text.h): a region name
+ * never reaches the terminal as a control sequence. */
 #include "profile.h"
 #include "../core/clock.h"
+#include "../core/config.h"
+#include "../core/text.h"
 #include "../core/registry.h"
 
 #include <stdlib.h>
@@ -27,10 +30,12 @@ static const char *dur(char *buf, size_t size, uint64_t ns)
     return buf;
 }
 
-static const char *rname(uint32_t region)
+/* The region's name, escaped, and the end of the line. */
+static void put_rname(FILE *f, uint32_t region)
 {
     const instr_region_info *r = instr_registry_get(region);
-    return r ? r->name : "?";
+    instr_fputs_escaped(f, r ? r->name : "?");
+    fputc('\n', f);
 }
 
 static const instr_mtree *sort_tree;
@@ -98,13 +103,14 @@ static void flat_profile(FILE *f, const instr_run *run, const instr_mtree *t)
         if (!threads)
             mn = 0;
         uint64_t excl = instr_profile_ns(fl->excl);
-        fprintf(f, " %5.1f%% %s %s %13llu %s | %7u %s %s %s | %s\n",
+        fprintf(f, " %5.1f%% %s %s %13llu %s | %7u %s %s %s | ",
                 total_excl ? 100.0 * (double)fl->excl / (double)total_excl : 0.0,
                 dur(b1, sizeof b1, excl), dur(b2, sizeof b2, instr_profile_ns(fl->incl)),
                 (unsigned long long)fl->visits, dur(b3, sizeof b3, excl / (fl->visits ? fl->visits : 1)),
                 threads, dur(b4, sizeof b4, instr_profile_ns(mn)),
                 dur(b5, sizeof b5, instr_profile_ns(threads ? sum / threads : 0)),
-                dur(b6, sizeof b6, instr_profile_ns(mx)), rname(h));
+                dur(b6, sizeof b6, instr_profile_ns(mx)));
+        put_rname(f, h);
     }
     fprintf(f, " ------ ---------\n 100.0%% %s            %13llu visits in total\n\n",
             dur(b1, sizeof b1, instr_profile_ns(total_excl)), (unsigned long long)total_visits);
@@ -131,11 +137,12 @@ static void call_tree(FILE *f, const instr_mtree *t)
         /* A shown node's parent is shown too: parents have at least the child's inclusive
          * time and a smaller depth, and nodes come in pre-order. */
         lines++;
-        fprintf(f, " %5.1f%% %s %s %13llu | %*s%s\n",
+        fprintf(f, " %5.1f%% %s %s %13llu | %*s",
                 total ? 100.0 * (double)mn->s.incl / (double)total : 0.0,
                 dur(b1, sizeof b1, instr_profile_ns(mn->s.incl)),
                 dur(b2, sizeof b2, instr_profile_ns(mn->s.excl)),
-                (unsigned long long)mn->s.visits, (int)(2 * mn->depth), "", rname(mn->region));
+                (unsigned long long)mn->s.visits, (int)(2 * mn->depth), "");
+        put_rname(f, mn->region);
     }
     fprintf(f, " ------ ---------\n 100.0%% %s  (%u call paths, %u not shown)\n",
             dur(b1, sizeof b1, instr_profile_ns(total)), t->n, hidden);
@@ -145,7 +152,9 @@ int instr_profile_write_text(FILE *f, const instr_run *run, const instr_mtree *t
 {
     char b1[24];
     fprintf(f, "instr profile\n\n");
-    fprintf(f, "  experiment   %s\n", run->dir);
+    fputs("  experiment   ", f);
+    instr_fputs_escaped(f, run->dir);
+    fputc('\n', f);
     fprintf(f, "  process      %d%s", run->pid, run->fork_of ? "" : "\n");
     if (run->fork_of)
         fprintf(f, " (forked from %d)\n", run->fork_of);
@@ -160,6 +169,11 @@ int instr_profile_write_text(FILE *f, const instr_run *run, const instr_mtree *t
     if (run->closed_at_end)
         fprintf(f, "  note         %llu regions were still open at the end and closed then\n",
                 (unsigned long long)run->closed_at_end);
+    uint64_t shortened = instr_profile_folded_shortened(t, instr_cfg.folded_max_depth);
+    if (shortened)
+        fprintf(f, "  note         %llu call paths deeper than %u frames are shortened in "
+                   "profile.folded (INSTR_FOLDED_MAX_DEPTH)\n",
+                (unsigned long long)shortened, instr_cfg.folded_max_depth);
     fputc('\n', f);
     flat_profile(f, run, t);
     call_tree(f, t);

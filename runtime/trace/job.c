@@ -21,6 +21,7 @@
 #include "trace.h"
 #include "../core/clock.h"
 #include "../core/config.h"
+#include "../core/experiment.h"
 #include "../core/core.h"
 #include "../core/log.h"
 #include "../core/registry.h"
@@ -70,7 +71,9 @@ int instr_trace_job_open(const char *jobdir, int rank, int nranks,
 {
     if (!instr_cfg.enable_tracing || instr_trace_forked || !instr_trace_job_pending)
         return -1;
-    OTF2_Archive *a = OTF2_Archive_Open(jobdir, "traces", OTF2_FILEMODE_WRITE,
+    /* By the job directory's descriptor: OTF2 creates its files by path (experiment.h). */
+    OTF2_Archive *a = OTF2_Archive_Open(instr_experiment_job_io_path(jobdir), "traces",
+                                        OTF2_FILEMODE_WRITE,
                                         INSTR_TRACE_EVT_CHUNK, INSTR_TRACE_DEF_CHUNK,
                                         OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
     if (!a) {
@@ -278,6 +281,25 @@ static int64_t max_abs_offset(void)
     return m;
 }
 
+/* The offset an OTF2 reader applies at local time t: it interpolates between consecutive
+ * ClockOffset records and extends the first and the last interval's line beyond them. Before
+ * a long MPI_Init, a slope from two noisy offsets moves the first events by far more than the
+ * offsets themselves, so the job's clock range is computed with this, not with the offsets. */
+static int64_t offset_at(uint64_t t)
+{
+    if (job.noff < 2)
+        return job.noff ? job.off[0].offset : 0;
+    int i = 0;
+    while (i + 2 < job.noff && t > job.off[i + 1].time)
+        i++;
+    uint64_t t0 = job.off[i].time, t1 = job.off[i + 1].time;
+    if (t1 <= t0)
+        return job.off[i].offset;
+    double slope = (double)(job.off[i + 1].offset - job.off[i].offset) / (double)(t1 - t0);
+    double diff = t >= t0 ? (double)(t - t0) : -(double)(t0 - t);
+    return job.off[i].offset + (int64_t)(slope * diff);
+}
+
 int instr_trace_job_blob(int rank, char **out, size_t *len)
 {
     wbuf b = {0};
@@ -286,6 +308,10 @@ int instr_trace_job_blob(int rank, char **out, size_t *len)
         strcpy(u.nodename, "unknown");
     int64_t first = job.noff ? job.off[0].offset : 0;
     int64_t last = job.noff ? job.off[job.noff - 1].offset : 0;
+    if (offset_at(job.t_start) < first)
+        first = offset_at(job.t_start);
+    if (offset_at(job.t_last) > last)
+        last = offset_at(job.t_last);
     put32(&b, BLOB_MAGIC);
     put32(&b, (uint32_t)rank);
     put64(&b, (uint64_t)getpid());

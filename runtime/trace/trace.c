@@ -121,7 +121,8 @@ int instr_trace_open_archive(void)
     const char *dir = instr_experiment_dir();
     if (!dir)
         return -1;
-    OTF2_Archive *a = OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE,
+    /* By the directory's descriptor: OTF2 creates its files by path (experiment.h). */
+    OTF2_Archive *a = OTF2_Archive_Open(instr_experiment_io_path(), "traces", OTF2_FILEMODE_WRITE,
                                         INSTR_TRACE_EVT_CHUNK,
                                         INSTR_TRACE_DEF_CHUNK, OTF2_SUBSTRATE_POSIX,
                                         OTF2_COMPRESSION_NONE);

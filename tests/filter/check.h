@@ -45,4 +45,27 @@ static int check_report(const char *name)
     return check_failures ? 1 : 0;
 }
 
+/* A test program of named groups: runs the group called `only` (every group when NULL) and
+reports; 2 when no group has that name. */
+typedef struct check_group {
+    const char *name;
+    void (*run)(void);
+} check_group;
+
+static inline int check_run_groups(const char *program, const check_group *groups,
+                                   size_t count, const char *only)
+{
+    int ran = 0;
+    for (size_t i = 0; i < count; i++)
+        if (!only || strcmp(only, groups[i].name) == 0) {
+            groups[i].run();
+            ran++;
+        }
+    if (!ran) {
+        fprintf(stderr, "%s: no group '%s'\n", program, only);
+        return 2;
+    }
+    return check_report(only ? only : program);
+}
+
 #endif

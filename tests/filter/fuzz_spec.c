@@ -25,10 +25,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     instr_filter_error err;
     if (instr_filter_load_buffer(f, "fuzz.spec", text, len, format, &err) == 0) {
         static const instr_function_facts probes[] = {
-            {"main", NULL, "main", "/a/src/main.c", 3, 1, 0},
-            {"void ns::f<int>(int) const", NULL, "_ZNK2ns1fIiEEvi", "/a/b.h", 100, 0, 0},
-            {"(anonymous namespace)::g()", NULL, NULL, NULL, -1, 0, 0},
-            {"", NULL, "", "", 0, 0, 0},
+            {"main", NULL, "main", "/a/src/main.c", 3, 1, 0, "int main(int, char**)",
+             "/b/src/main.c"},
+            {"void ns::f<int>(int) const", NULL, "_ZNK2ns1fIiEEvi", "/a/b.h", 100, 0, 0,
+             "void ns::f(T) const [with T = int]", NULL},
+            {"(anonymous namespace)::g()", NULL, NULL, NULL, -1, 0, 0, NULL, NULL},
+            {"", NULL, "", "", 0, 0, 0, "", ""},
         };
         char line[4096];
         for (size_t i = 0; i < sizeof probes / sizeof probes[0]; i++) {

@@ -9,9 +9,10 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from tally import Tally  # noqa: E402
+
 TOOL, SRC = sys.argv[1], sys.argv[2]
-failures = 0
-checks = 0
 
 
 def run(*args):
@@ -19,12 +20,8 @@ def run(*args):
     return p.returncode, p.stdout, p.stderr
 
 
-def check(cond, what):
-    global failures, checks
-    checks += 1
-    if not cond:
-        failures += 1
-        print("FAIL:", what, file=sys.stderr)
+tally = Tally()
+check = tally.check
 
 
 specs = os.path.join(SRC, "selection_specs")
@@ -90,8 +87,8 @@ with tempfile.TemporaryDirectory() as tmp:
         "pattern.spec": (b"include function\n", 1, 18, "missing pattern"),
         "bracket.spec": (b"include function a[bc\n", 1, 19, "unterminated '['"),
         "number.spec": (b"min-instructions 1O\n", 1, 18, "bad number"),
-        "block.filter": (b"SCOREP_REGION_NAMES_BEGIN\n EXCLUDE *\n", 1, 1,
-                         "unterminated block"),
+        "block.filter": (b"SCOREP_REGION_NAMES_BEGIN\n foo\n", 2, 2,
+                         "pattern 'foo' before INCLUDE or EXCLUDE"),
         "list.tau": (b"BEGIN_INCLUDE_LIST\nmain\n", 1, 1, "unterminated list"),
         "type.yaml": (b"rules:\n  - include: {function: {name: main}}\n", 2, 25,
                       "expected a pattern"),
@@ -110,7 +107,7 @@ with tempfile.TemporaryDirectory() as tmp:
     check(rc == 1 and err.startswith(f"{missing}: error: cannot read the spec"),
           f"missing file: {err!r}")
     rc, out, err = run("check", tmp)
-    check(rc == 1 and "cannot read the spec" in err, f"directory: {err!r}")
+    check(rc == 1 and "not a regular file (a directory)" in err, f"directory: {err!r}")
 
     # One bad file among good ones: every error reported, exit 1.
     rc, out, err = run("check", a, os.path.join(tmp, "pattern.spec"),
@@ -127,5 +124,4 @@ for args, what in [((), "usage"), (("frobnicate",), "unknown command"),
     rc, out, err = run(*args)
     check(rc == 2 and what in err, f"usage error {args}: rc={rc} {err!r}")
 
-print(f"test_instr_spec: {checks} checks, {failures} failed")
-sys.exit(1 if failures else 0)
+sys.exit(tally.report("test_instr_spec"))

@@ -14,6 +14,16 @@
 // VISITS 1 Square::Square(double)
 // VISITS 2 Square::area() const
 // VISITS 1 Shape::~Shape()
+// inline=after at -O2/-O3: GCC inlines (and devirtualises) these and the lambda without the
+// plugin, and so with it; nothing of them is left to count.
+// VISITS[after-O2] 0 Square::Square(double)
+// VISITS[after-O3] 0 Square::Square(double)
+// VISITS[after-O2] 0 Square::area() const
+// VISITS[after-O3] 0 Square::area() const
+// VISITS[after-O2] 0 Shape::~Shape()
+// VISITS[after-O3] 0 Shape::~Shape()
+// VISITS[after-O2] 0 main::{lambda(int)#1}::operator()(int) const
+// VISITS[after-O3] 0 main::{lambda(int)#1}::operator()(int) const
 // VISITS 1 int twice<int>(int)
 // VISITS 1 double twice<double>(double)
 // VISITS 2 main::{lambda(int)#1}::operator()(int) const

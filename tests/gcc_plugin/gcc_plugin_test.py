@@ -5,11 +5,13 @@
                        [--inline after|before] [...]
 
 Cases
-  object SRC OPT      (OPT e.g. O2) compile SRC with SRC's spec; in the object: one descriptor (48 bytes) in
-                      section instr_regions per included function of the report, no hook call
-                      in an excluded function, enter and exit calls in every included one;
-                      with inline=after (the default): no function's code refers to another
-                      function's descriptor (what was inlined left no hook call behind)
+  object SRC OPT      (OPT e.g. O2) compile SRC with SRC's spec; in the object, section
+                      instr_regions holds one descriptor (48 bytes) per emitted body of an
+                      included function (inline=after, the default: clones and split parts
+                      are bodies, a function inlined everywhere has none) or per included
+                      function (inline=before); no hook call in an excluded function, enter
+                      and exit calls in every included one; with inline=after no function's
+                      code refers to another function's descriptor
   run SRC OPT         build SRC plain and instrumented (hooks: count_hooks.c); same stdout
                       and exit code; visit counts exactly as SRC's VISITS lines; ABSENT
                       functions never entered; every exit closes the innermost open region
@@ -39,6 +41,17 @@ REGION_SIZE = 48  # sizeof(struct instr_region) on LP64
 
 class Failure(Exception):
     pass
+
+
+def exit_status(fn, *fn_args):
+    """Runs fn(*fn_args): 0, or 1 after printing "FAIL: why" for a Failure (the drivers of
+    tests/gcc_plugin share this ending)."""
+    try:
+        fn(*fn_args)
+    except Failure as e:
+        print("FAIL: %s" % e)
+        return 1
+    return 0
 
 
 def run(cmd, env=None, check=True, cwd=None):
@@ -237,10 +250,20 @@ def case_object(args):
     if spec and not any(r[1] == "name" for r in excluded):
         raise Failure("the spec excluded nothing by name; the test would prove nothing")
     elf = ElfObject(obj)
-    size = elf.section_size("instr_regions")
-    if size != REGION_SIZE * len(included):
+    size = elf.section_size("instr_regions") or 0
+    after = placement(args) == "after"
+    included_names = {r[3] for r in included}
+    # inline=after: one descriptor per body GCC emits of an included function (a clone or
+    # split part is a body of its own; the cold part f.cold is a piece of f's body);
+    # inline=before: one per included function, emitted or not.
+    bodies = {}
+    for sec, value, _, name in elf.functions:
+        if base_function(name) in included_names and not re.search(r"\.cold(\.\d+)?$", name):
+            bodies.setdefault((sec, value), set()).add(name)
+    expected = len(bodies) if after else len(included)
+    if size != REGION_SIZE * expected:
         raise Failure("section instr_regions has %r bytes, expected %d descriptors of %d"
-                      % (size, len(included), REGION_SIZE))
+                      % (size, expected, REGION_SIZE))
     owners = elf.descriptors()
     owner_of = {}
     for i, names in enumerate(owners):
@@ -255,36 +278,54 @@ def case_object(args):
         if r[3] in owner_of:
             problems.append("excluded %s has descriptor %d" % (r[3], owner_of[r[3]]))
         mine = calls.get(r[3], set())
-        # No inlining at -O0: an excluded function calls no hook at all. After inlining it
-        # may hold the hooks of an included callee (docs/gcc-plugin.md); the functions the
-        # test program marks ABSENT inline nothing instrumented and must stay clean.
-        # With inline=after nothing of an inlined callee's hooks is left, at any level.
-        strict = args.opt == "-O0" or in_names(r[2], absent) or placement(args) == "after"
+        # inline=before: no inlining at -O0, so an excluded function calls no hook at all;
+        # after inlining it may hold the hooks of an included callee (docs/gcc-plugin.md);
+        # the functions the test program marks ABSENT inline nothing instrumented and must
+        # stay clean. inline=after: no excluded function calls a hook, at any level.
+        strict = args.opt == "-O0" or in_names(r[2], absent) or after
         if strict and mine:
             problems.append("excluded %s calls %s" % (r[3], sorted(mine)))
+    for names in bodies.values() if after else []:
+        hits = [i for i, o in enumerate(owners) if set(o) & names]
+        if len(hits) != 1:
+            problems.append("body %s has %d descriptors, expected 1" % (sorted(names), len(hits)))
     for r in included:
+        if r[3] not in defined:
+            if after and r[3] in owner_of:
+                problems.append("%s is not out of line but has descriptor %d"
+                                % (r[3], owner_of[r[3]]))
+            if not after and r[3] not in owner_of:
+                problems.append("included %s has no descriptor pointing at it" % r[3])
+            continue  # GCC inlined it everywhere (or the body is an alias of another)
+        if after:
+            # every body of it (the function, its clones, split parts) has its descriptor
+            # (checked above); its code calls both hooks and refers to its descriptors
+            mine = [i for i, o in enumerate(owners) if r[3] in {base_function(n) for n in o}]
+            hooks = calls.get(r[3], set())
+            if hooks != set(HOOKS):
+                problems.append("included %s calls only %s" % (r[3], sorted(hooks)))
+            if not mine or not set(mine) <= refs.get(r[3], set()):
+                problems.append("included %s does not refer to its descriptors %s"
+                                % (r[3], mine))
+            continue
         if r[3] not in owner_of:
             problems.append("included %s has no descriptor pointing at it" % r[3])
             continue
-        if r[3] not in defined:
-            continue  # GCC dropped the body (an alias of another clone, or all inlined)
         names = set(owners[owner_of[r[3]]]) | {r[3]}
         hooks = set().union(*[calls.get(n, set()) for n in names])
         if hooks != set(HOOKS):
             problems.append("included %s calls only %s" % (r[3], sorted(hooks)))
         if not any(owner_of[r[3]] in refs.get(n, set()) for n in names):
             problems.append("included %s never refers to its own descriptor" % r[3])
-    if placement(args) == "after" and args.opt != "-O0":
-        # After inlining: every function's code refers to its own descriptor only (clones
-        # and split-off pieces count for their function); an excluded one to none. Not at
-        # -O0: there the guard (a load of d.handle and a branch) of a deleted hook call of an
-        # always_inline callee stays, as nothing removes dead code at -O0; the run tests
-        # show that its calls are gone (VISITS[after] 0 forced in inline.c).
+    if after:
+        # Every function's code refers to its own descriptor only (clones and split-off
+        # pieces have their own; the cold part counts for its function), an excluded one to
+        # none: no hook of an inlined callee exists, at any level.
         for fn, idx in sorted(refs.items()):
-            own = {owner_of[fn]} if fn in owner_of else set()
+            own = {i for i, o in enumerate(owners) if fn in {base_function(n) for n in o}}
             if idx - own:
                 problems.append("%s refers to descriptor(s) %s of %s (hooks of an inlined "
-                                "callee left behind)"
+                                "callee)"
                                 % (fn, sorted(idx - own),
                                    [owners[i] for i in sorted(idx - own) if i < len(owners)]))
     # "SYMBOL[O3] name" lines: GCC made that function (e.g. an IPA clone) at that level, so
@@ -559,12 +600,7 @@ def main():
     os.makedirs(args.work)
     cases = {"object": case_object, "run": case_run, "e2e": case_e2e, "errors": case_errors,
              "report": case_report, "runtime-exclusion": case_runtime_exclusion}
-    try:
-        cases[args.case](args)
-    except Failure as e:
-        print("FAIL: %s" % e)
-        return 1
-    return 0
+    return exit_status(cases[args.case], args)
 
 
 if __name__ == "__main__":

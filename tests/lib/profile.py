@@ -156,7 +156,9 @@ def check_consistency(prof):
             child_incl[n["parent"]] += n["inclusive"]
         for rec, what in [(n, where)] + [(l, "%s location %r" % (where, l["location"]))
                                           for l in n["locations"]]:
-            if rec["visits"] < 1:
+            # per location, visits 0 only above work run for another thread (no own time)
+            if rec["visits"] < 1 and not (rec is not n and rec["visits"] == 0 and
+                                          rec["exclusive"] == 0):
                 problems.append("%s: visits %r" % (what, rec["visits"]))
             if not (rec["inclusive"] >= rec["exclusive"] >= 0):
                 problems.append("%s: inclusive %r < exclusive %r (or negative)"

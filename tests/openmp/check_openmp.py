@@ -4,6 +4,7 @@ progs/constructs.c with the instr wrapper, run it with OMP_NUM_THREADS=4 on LLVM
 check exact per-thread visit counts, the nesting of instrumented functions under the implicit
 task of the thread that ran them, source lines in region names, and the OTF2 trace.
 Usage: check_openmp.py CASE --instr WRAPPER --src DIR --work DIR --lib DIR [--cc CC] [--libomp DIR]
+Hybrid cases also take --cxx CLANG++ --mpicxx MPICXX --mpirun MPIRUN.
 Cases: clang (clang -fopenmp, plugin hooks), clang_trace, gcc_libomp (gcc -fopenmp linked with
 libomp), gcc_preload (gcc -fopenmp on libgomp, run with LD_PRELOAD=libomp), libgomp (gcc
 -fopenmp on libgomp: one notice, functions still recorded), serial.
@@ -26,10 +27,10 @@ REGIONS, ITERS, TASKS = 5, 64, 8
 OUTPUT = "sum 1895 crit 20 singles 5 tasks 40 locked 20 masked 5\n"
 
 
-def markers():
-    """{"parallel": line, ...} from the "// @name" comments of constructs.c."""
+def markers(prog="constructs.c"):
+    """{"parallel": line, ...} from the "// @name" comments of a program in progs/."""
     out = {}
-    with open(os.path.join(A.src, "progs", "constructs.c")) as f:
+    with open(os.path.join(A.src, "progs", prog)) as f:
         for n, line in enumerate(f, 1):
             m = re.search(r"// @(\w+)$", line.rstrip())
             if m:
@@ -37,10 +38,10 @@ def markers():
     return out
 
 
-def build(prog, args, name):
+def build(prog, args, name, debug=("-g", "-O1")):
     wd = fresh_dir(os.path.join(A.work, A.case))
     exe = os.path.join(wd, name)
-    cmd = [A.instr] + args + ["-g", "-O1", os.path.join(A.src, "progs", prog), "-o", exe]
+    cmd = [A.instr] + args + list(debug) + [os.path.join(A.src, "progs", prog), "-o", exe]
     p = subprocess.run(cmd, capture_output=True, cwd=wd)
     if p.returncode != 0:
         raise Fail("build failed: %s\n%s" % (" ".join(cmd), p.stderr.decode(errors="replace")))
@@ -69,15 +70,15 @@ def by_location(prof, pred):
 
 
 # libomp's GOMP entry points now and then report no code address, or one inside libomp itself
-# (the region is then "!$omp task (create)" or "!$omp task (create) @GOMP_task"): under gcc,
-# such names count for the construct too.
+# (the region is then "!$omp task (create)", names.c: an address in libomp names no source):
+# under gcc, such names count for the construct too.
 GOMP_ADDRESSES = False
 
 
-def named(prefix, line=None):
+def named(prefix, line=None, src="constructs.c"):
     if line is None:
         return lambda s: s == prefix or s.startswith(prefix + " @")
-    exact = "%s @constructs.c:%d" % (prefix, line)
+    exact = "%s @%s:%d" % (prefix, src, line)
     if GOMP_ADDRESSES:
         return lambda s: s in (exact, prefix) or (s.startswith(prefix + " @") and
                                                   "constructs.c" not in s)
@@ -115,16 +116,53 @@ def check_nesting(prof, function, under, total):
     expect(seen == total, "%s: %d visits, expected %d" % (function, seen, total))
 
 
-def check_workers_rooted(prof):
-    """Worker threads' call trees start with their implicit task (nothing else at the root)."""
+def paths_by_location(prof):
+    """{"main;!$omp parallel @f:L;...": {location: visits}} of the merged tree."""
     reg = P.regions(prof)
+    path = {}
+    out = {}
     for n in prof["tree"]:
-        if n["parent"] is None:
-            name = reg[n["region"]]["name"]
-            locs = {l["location"] for l in n["locations"]}
-            if name != "main":
-                expect(name.startswith("!$omp implicit task") and 0 not in locs,
-                       "root %r on locations %r" % (name, locs))
+        name = reg[n["region"]]["name"]
+        path[n["id"]] = name if n["parent"] is None else path[n["parent"]] + ";" + name
+        out[path[n["id"]]] = {l["location"]: l["visits"] for l in n["locations"]}
+    return out
+
+
+def check_fork_paths(prof, m):
+    """Every thread's work is below the path where the team was forked: main is the only
+    root, the implicit task is below main > parallel on every thread, and the parallel
+    region's inclusive time covers each worker's implicit task."""
+    reg = P.regions(prof)
+    roots = [reg[n["region"]]["name"] for n in prof["tree"] if n["parent"] is None]
+    expect(roots == ["main"], "roots %r, expected only main" % roots)
+    par = "main;!$omp parallel @constructs.c:%d" % m["parallel"]
+    itask = par + ";!$omp implicit task @constructs.c:%d" % m["parallel"]
+    paths = paths_by_location(prof)
+    want = {l: REGIONS for l in range(THREADS)}
+    expect(paths.get(itask) == want, "%s: visits per thread %r, expected %r"
+           % (itask, paths.get(itask), want))
+    expect(paths.get(par) == {l: REGIONS if l == 0 else 0 for l in range(THREADS)},
+           "%s: visits per thread %r (workers: 0)" % (par, paths.get(par)))
+    nodes = {}
+    for n in prof["tree"]:
+        nodes.setdefault(reg[n["region"]]["name"], []).append(n)
+    for pn in nodes["!$omp parallel @constructs.c:%d" % m["parallel"]]:
+        children = [c for c in prof["tree"] if c["parent"] == pn["id"]]
+        for l in pn["locations"]:
+            below = sum(cl["inclusive"] for c in children for cl in c["locations"]
+                        if cl["location"] == l["location"])
+            expect(l["inclusive"] + 1 >= below and below > 0,
+                   "parallel region on location %d: inclusive %d, its children %d"
+                   % (l["location"], l["inclusive"], below))
+
+
+OUTLINED = re.compile(r"omp_outlined|_omp_fn\.|omp_task_entry|_omp_cpyfn")
+
+
+def check_no_outlined(names):
+    """No region is named after (or in) a body the compiler outlined for a construct."""
+    bad = [n for n in names if OUTLINED.search(n)]
+    expect(not bad, "regions named after outlined bodies: %r" % bad)
 
 
 def check_common(prof, m, gcc=False):
@@ -132,10 +170,12 @@ def check_common(prof, m, gcc=False):
     GOMP_ADDRESSES = gcc
     problems = P.check_consistency(prof)
     expect(not problems, "profile inconsistent: %s" % problems[:5])
+    check_no_outlined(r["name"] for r in prof["regions"])
     expect(len(prof["locations"]) == THREADS,
            "%d locations, expected %d" % (len(prof["locations"]), THREADS))
     par = by_location(prof, named("!$omp parallel", m["parallel"]))
-    expect(par == {0: REGIONS}, "parallel region visits %r, expected {0: %d}" % (par, REGIONS))
+    want = {l: REGIONS if l == 0 else 0 for l in range(THREADS)}  # workers: the fork path
+    expect(par == want, "parallel region visits %r, expected %r" % (par, want))
     every_thread(prof, named("!$omp implicit task", m["parallel"]), REGIONS, "implicit task")
     every_thread(prof, named("!$omp implicit barrier", m["parallel"]), REGIONS,
                  "implicit barrier of the parallel region")
@@ -170,7 +210,20 @@ def check_common(prof, m, gcc=False):
         expect(masked == {0: REGIONS}, "masked visits %r" % masked)
         tw = by_location(prof, named("!$omp taskwait", m["taskwait"]))
         expect(sum(tw.values()) == REGIONS, "taskwait visits %r" % tw)
-    check_workers_rooted(prof)
+    check_fork_paths(prof, m)
+    if not gcc:
+        loop = "main;!$omp parallel @constructs.c:%d;!$omp implicit task @constructs.c:%d;" \
+               "!$omp for @constructs.c:%d;kernel" % (m["parallel"], m["parallel"], m["for"])
+        got = paths_by_location(prof).get(loop)
+        want = {l: REGIONS * ITERS // THREADS for l in range(THREADS)}
+        expect(got == want, "%s: visits per thread %r, expected %r" % (loop, got, want))
+        # explicit tasks under their creation path, whichever thread ran them
+        task = "main;!$omp parallel @constructs.c:%d;!$omp implicit task @constructs.c:%d;" \
+               "!$omp single @constructs.c:%d;!$omp task @constructs.c:%d;task_body" \
+               % (m["parallel"], m["parallel"], m["single"], m["task"])
+        got = paths_by_location(prof).get(task, {})
+        expect(sum(got.values()) == REGIONS * TASKS,
+               "%s: visits per thread %r, expected %d in all" % (task, got, REGIONS * TASKS))
 
 
 def case_clang():
@@ -181,12 +234,21 @@ def case_clang():
     check_common(P.load(exp), markers())
 
 
+def case_clang_xray():
+    # XRay mode: the plugin marks outlined bodies xray-never like every built-in exclusion
+    wd, exe = build("constructs.c", ["--mode=xray", A.cc, "-fopenmp"], "constructs")
+    rc, out, err, exp = run(wd, exe)
+    expect(rc == 0 and out == OUTPUT, "rc %d, output %r" % (rc, out))
+    check_common(P.load(exp), markers())
+
+
 def case_clang_trace():
     wd, exe = build("constructs.c", [A.cc, "-fopenmp"], "constructs")
     rc, out, err, exp = run(wd, exe, {"INSTR_ENABLE_TRACING": "1"})
     expect(rc == 0 and out == OUTPUT, "rc %d, output %r" % (rc, out))
     prof = P.load(exp)
     tr = T.load(exp)
+    check_no_outlined(r["name"] for r in tr.regions.values())
     problems = tr.problems()
     expect(not problems, "trace problems: %s" % problems[:5])
     expect(len(tr.locations) == THREADS, "%d trace locations" % len(tr.locations))
@@ -227,6 +289,178 @@ def case_clang_trace():
     expect(roles.get("kernel", ("", ""))[1] == "COMPILER", "kernel paradigm %r" % (roles.get("kernel"),))
 
 
+def case_nested():
+    # outer team of 2, each thread forks an inner team of 2 (progs/nested.c)
+    rounds, calls = 3, 5
+    wd, exe = build("nested.c", [A.cc, "-fopenmp"], "nested")
+    rc, out, err, exp = run(wd, exe, {"OMP_MAX_ACTIVE_LEVELS": "2"})
+    expect(rc == 0 and out == "rounds 3 arrived 12\n", "rc %d, output %r" % (rc, out))
+    prof = P.load(exp)
+    problems = P.check_consistency(prof)
+    expect(not problems, "profile inconsistent: %s" % problems[:5])
+    expect(len(prof["locations"]) == THREADS, "%d locations" % len(prof["locations"]))
+    check_no_outlined(r["name"] for r in prof["regions"])
+    m = markers("nested.c")
+    outer = "main;!$omp parallel @nested.c:%d;!$omp implicit task @nested.c:%d;inner" \
+        % (m["outer"], m["outer"])
+    inner = outer + ";!$omp parallel @nested.c:%d;!$omp implicit task @nested.c:%d" \
+        % (m["inner"], m["inner"])
+    paths = paths_by_location(prof)
+    everyone = range(THREADS)
+    for path, want in [(inner, {l: rounds for l in everyone}),
+                       (inner + ";kernel", {l: rounds * calls for l in everyone}),
+                       (inner + ";rendezvous", {l: rounds for l in everyone})]:
+        expect(paths.get(path) == want, "%s: visits per thread %r, expected %r"
+               % (path, paths.get(path), want))
+    # the outer team: the master and one worker; the inner masters are those two
+    expect(sorted(paths.get(outer, {}).values()) == [0, 0, rounds, rounds],
+           "%s: visits per thread %r" % (outer, paths.get(outer)))
+    reg = P.regions(prof)
+    roots = [reg[n["region"]]["name"] for n in prof["tree"] if n["parent"] is None]
+    expect(roots == ["main"], "roots %r, expected only main" % roots)
+
+
+SITES_OUT = "11394\n"
+
+
+def cxx():
+    """clang++ next to the C compiler (clang-19 -> clang++-19)."""
+    d, b = os.path.split(A.cc)
+    return os.path.join(d, b.replace("clang", "clang++", 1))
+
+
+def sites_names(exp):
+    prof = P.load(exp)
+    problems = P.check_consistency(prof)
+    expect(not problems, "profile inconsistent: %s" % problems[:5])
+    names = [r["name"] for r in prof["regions"]]
+    check_no_outlined(names)
+    expect(len(set(names)) == len(names), "regions with equal names: %r" % names)
+    return [n for n in names if n.startswith("!$omp")]
+
+
+def case_cxx_nodebug():
+    # clang++ -fopenmp -O2 without -g: the wrapper adds line tables; unrolled copies of a
+    # construct are one region
+    wd, exe = build("sites.cpp", [cxx(), "-fopenmp"], "sites", debug=("-O2",))
+    rc, out, err, exp = run(wd, exe)
+    expect(rc == 0 and out == SITES_OUT, "rc %d, output %r" % (rc, out))
+    names = sites_names(exp)
+    m = markers("sites.cpp")
+    lineless = [n for n in names if not re.search(r" @sites\.cpp:\d+$", n)]
+    expect(not lineless, "OpenMP regions without @sites.cpp:LINE: %r" % lineless)
+    for c, k in [("!$omp parallel", "for1"), ("!$omp for", "for1"), ("!$omp parallel", "for2"),
+                 ("!$omp for", "for2"), ("!$omp barrier", "barrier1"),
+                 ("!$omp barrier", "barrier2"), ("!$omp parallel", "par")]:
+        want = "%s @sites.cpp:%d" % (c, m[k])
+        expect(want in names, "no region %r in %r" % (want, names))
+    expect(len(names) == 13, "%d OpenMP regions, expected 13: %r" % (len(names), names))
+
+
+def case_cxx_fallback():
+    # -g0: no line is known; names carry the enclosing function demangled, and sites with
+    # equal names are told apart by #2, #3
+    wd, exe = build("sites.cpp", [cxx(), "-fopenmp"], "sites", debug=("-g0", "-O2"))
+    rc, out, err, exp = run(wd, exe)
+    expect(rc == 0 and out == SITES_OUT, "rc %d, output %r" % (rc, out))
+    names = sites_names(exp)
+    mangled = [n for n in names if "_Z" in n]
+    expect(not mangled, "mangled names: %r" % mangled)
+    barriers = sorted(n for n in names if n.startswith("!$omp barrier"))
+    expect(barriers == ["!$omp barrier @app::sweep", "!$omp barrier @app::sweep #2"],
+           "barriers %r" % barriers)
+    loops = sorted(n for n in names if n.startswith("!$omp for"))
+    expect(loops == ["!$omp for @app::sweep", "!$omp for @app::sweep #2"], "loops %r" % loops)
+
+
+def total(prof, pred):
+    return sum(by_location(prof, pred).values())
+
+
+def under(prof, function, pred):
+    """Visits of `function` below a region whose name satisfies pred."""
+    reg = P.regions(prof)
+    return sum(n["visits"] for n in prof["tree"] if reg[n["region"]]["name"] == function and
+               any(pred(a) for a in ancestors(prof, n)))
+
+
+def case_more():
+    # teams/distribute, ordered, master/masked, single, taskloop (progs/more.c); atomic is
+    # native under clang (libomp reports only lock-based atomics: case more_gcc)
+    wd, exe = build("more.c", [A.cc, "-fopenmp", "-latomic"], "more")
+    rc, out, err, exp = run(wd, exe)
+    expect(rc == 0 and out == "distributed 16 ordered 16 atomic 4 masters 1 maskeds 1 "
+           "singles 1 looped 16\n", "rc %d, output %r" % (rc, out))
+    prof = P.load(exp)
+    problems = P.check_consistency(prof)
+    expect(not problems, "profile inconsistent: %s" % problems[:5])
+    check_no_outlined(r["name"] for r in prof["regions"])
+    m = markers("more.c")
+    at = lambda c, k: named(c, m[k], "more.c")  # noqa: E731
+    teams = by_location(prof, at("!$omp teams", "teams"))  # the other team: its fork path
+    expect({l: v for l, v in teams.items() if v} == {0: 1} and len(teams) == 2,
+           "teams %r" % teams)
+    expect(total(prof, at("!$omp initial task", "teams")) == 2, "initial tasks")
+    expect(total(prof, at("!$omp distribute", "distribute")) == 2, "distribute")
+    expect(under(prof, "work", at("!$omp distribute", "distribute")) == 16, "work in distribute")
+    expect(total(prof, at("!$omp ordered", "ordered")) == 16, "ordered")
+    expect(total(prof, at("!$omp ordered (wait)", "ordered")) == 16, "ordered wait")
+    # master and masked are both masked constructs: one name
+    expect(by_location(prof, at("!$omp masked", "master")) == {0: 1}, "master")
+    expect(by_location(prof, at("!$omp masked", "masked")) == {0: 1}, "masked")
+    every_thread(prof, at("!$omp single", "single"), 1, "single")
+    expect(total(prof, named("!$omp taskloop")) == 1, "taskloop")
+    expect(under(prof, "work", named("!$omp task")) == 16, "work in taskloop tasks")
+    reg = P.regions(prof)
+    roots = [reg[n["region"]]["name"] for n in prof["tree"] if n["parent"] is None]
+    expect(roots == ["main"], "roots %r, expected only main" % roots)
+
+
+def case_more_gcc():
+    # gcc on libomp: a long double atomic goes through GOMP_atomic_start, a lock libomp reports
+    wd, exe = build("more.c", ["gcc", "-fopenmp", "-L" + A.libomp, "-lomp",
+                               "-Wl,-rpath," + A.libomp], "more")
+    rc, out, err, exp = run(wd, exe)
+    expect(rc == 0 and out.startswith("distributed 16 ordered 16 atomic 4"),
+           "rc %d, output %r" % (rc, out))
+    prof = P.load(exp)
+    check_no_outlined(r["name"] for r in prof["regions"])
+    m = markers("more.c")
+    # gcc's line table puts the call on the line of the atomic's statement (the next one)
+    atomic = by_location(prof, named("!$omp atomic", m["atomic"] + 1, "more.c"))
+    expect(atomic == {l: 1 for l in range(THREADS)}, "atomic per thread %r" % atomic)
+    expect(total(prof, named("!$omp atomic (wait)", m["atomic"] + 1, "more.c")) == THREADS,
+           "atomic wait")
+
+
+def case_tasks():
+    # nested tied tasks under their creation paths, untied tasks where they ran (progs/tasks.c)
+    depth, untied = 6, 100
+    wd, exe = build("tasks.c", [A.cc, "-fopenmp"], "tasks")
+    rc, out, err, exp = run(wd, exe)
+    expect(rc == 0 and out == "tree %d untied %d\n" % (2 ** (depth + 1) - 1, untied),
+           "rc %d, output %r" % (rc, out))
+    prof = P.load(exp)
+    problems = P.check_consistency(prof)
+    expect(not problems, "profile inconsistent: %s" % problems[:5])
+    check_no_outlined(r["name"] for r in prof["regions"])
+    m = markers("tasks.c")
+    paths = paths_by_location(prof)
+    path = "main;!$omp parallel @tasks.c:%d;!$omp implicit task @tasks.c:%d;" \
+           "!$omp single @tasks.c:%d;!$omp task @tasks.c:%d" \
+           % (m["parallel"], m["parallel"], m["single"], m["root"])
+    for level in range(depth + 1):
+        got = sum(paths.get(path + ";tree;leaf", {}).values())
+        expect(got == 2 ** level, "level %d: %s;tree;leaf: %d visits, expected %d"
+               % (level, path, got, 2 ** level))
+        path += ";tree;!$omp task @tasks.c:%d" % m["inner"]
+    at = lambda c, k: named(c, m[k], "tasks.c")  # noqa: E731
+    expect(total(prof, at("!$omp task", "untied")) == untied, "untied tasks run")
+    expect(total(prof, at("!$omp task (create)", "untied")) == untied, "untied tasks created")
+    expect(P.visits_by_region(prof).get("leaf") == 2 ** (depth + 1) - 1 + 2 * untied,
+           "leaf visits %r" % P.visits_by_region(prof).get("leaf"))
+
+
 def case_gcc_libomp():
     # gcc -fopenmp, but linked with LLVM's libomp instead of libgomp (docs/openmp.md)
     wd, exe = build("constructs.c", ["gcc", "-fopenmp", "-L" + A.libomp, "-lomp",
@@ -258,6 +492,7 @@ def case_libgomp():
     expect(len(notice) == 1 and "not recorded" in notice[0],
            "expected one notice about libgomp, got %r" % err)
     prof = P.load(exp)
+    check_no_outlined(r["name"] for r in prof["regions"])
     visits = P.visits_by_region(prof)
     expect(not any(k.startswith("!$omp") for k in visits), "OpenMP regions on libgomp?")
     expect(visits.get("kernel") == REGIONS * ITERS, "kernel visits %r" % visits.get("kernel"))
@@ -271,6 +506,126 @@ def case_serial():
     expect(P.visits_by_region(P.load(exp)) == {"main": 1, "leaf": 10}, "serial visits")
 
 
+# ---- MPI + OpenMP (docs/openmp.md, "MPI + OpenMP"): progs/hybrid.cpp built with
+# `instr mpicxx -fopenmp` on clang (libomp), run with 4 ranks x OMP_NUM_THREADS=2 under Open
+# MPI, with tracing. Checks the job profile and the job trace: 8 thread locations, balanced and
+# read cleanly by `otf2-print -A -Werror`, the same regions (four distinct sites for the two
+# loops and two barriers of one function) in every rank's profile, the job profile and the
+# trace, and MPI calls on the thread that made them. Cases hybrid_multiple
+# (MPI_THREAD_MULTIPLE, every thread calls MPI) and hybrid_funneled (MPI_THREAD_FUNNELED, the
+# master thread calls MPI in `masked`).
+
+RANKS, RANK_THREADS, STEPS = 4, 2, 3
+MPIRUN_FLAGS = ["--oversubscribe", "--allow-run-as-root", "--bind-to", "none"]
+
+
+def build_and_run_hybrid(level):
+    wd = fresh_dir(os.path.join(A.work, "hybrid_" + level))
+    exe = os.path.join(wd, "hybrid")
+    env = dict(os.environ, OMPI_CXX=A.cxx)
+    cmd = [A.instr, A.mpicxx, "-fopenmp", "-O2", os.path.join(A.src, "progs", "hybrid.cpp"),
+           "-o", exe]
+    p = subprocess.run(cmd, capture_output=True, cwd=wd, env=env)
+    if p.returncode != 0:
+        raise Fail("build failed: %s\n%s" % (" ".join(cmd), p.stderr.decode(errors="replace")))
+    exp = os.path.join(wd, "exp")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("INSTR_", "OMP_"))}
+    env.update({"OMP_NUM_THREADS": str(RANK_THREADS), "INSTR_ENABLE_TRACING": "1",
+                "INSTR_EXPERIMENT_DIRECTORY": exp})
+    p = subprocess.run([A.mpirun, "-np", str(RANKS)] + MPIRUN_FLAGS + [exe, level], cwd=wd,
+                       env=env, capture_output=True, timeout=240)
+    out = p.stdout.decode(errors="replace")
+    expect(p.returncode == 0 and out.startswith("result "),
+           "mpirun rc %d, output %r, stderr %s" % (p.returncode, out,
+                                                  p.stderr.decode(errors="replace")[-2000:]))
+    return exp
+
+
+def omp_names(names):
+    return sorted(n for n in names if n.startswith("!$omp"))
+
+
+def check_hybrid(level):
+    exp = build_and_run_hybrid(level)
+    m = markers("hybrid.cpp")
+    job = P.load(exp)
+    problems = P.check_consistency(job)
+    expect(not problems, "job profile inconsistent: %s" % problems[:5])
+    locs = job["locations"]
+    per_rank = {}
+    for l in locs:
+        per_rank.setdefault(l["group"], []).append(l["rank_location"])
+    expect(len(locs) == RANKS * RANK_THREADS and
+           sorted(per_rank.items()) == [(g, list(range(RANK_THREADS))) for g in range(RANKS)],
+           "job profile locations %r" % [(l["group"], l["rank_location"]) for l in locs])
+    # one region per construct site, the same in a rank's profile, the job's and the trace
+    job_omp = omp_names(r["name"] for r in job["regions"])
+    expect(len(set(job_omp)) == len(job_omp), "equal OpenMP names in the job profile")
+    for c, k in [("!$omp for", "for1"), ("!$omp for", "for2"), ("!$omp barrier", "barrier1"),
+                 ("!$omp barrier", "barrier2")]:
+        want = "%s @hybrid.cpp:%d" % (c, m[k])
+        expect(want in job_omp, "no region %r in %r" % (want, job_omp))
+    for r in range(RANKS):
+        rank_omp = omp_names(x["name"] for x in P.load(os.path.join(exp, "rank-%d" % r))
+                             ["regions"])
+        expect(rank_omp == job_omp, "rank %d OpenMP regions %r, job %r" % (r, rank_omp, job_omp))
+    outlined = [n for n in [r["name"] for r in job["regions"]] if "omp_outlined" in n]
+    expect(not outlined, "outlined bodies in the job profile: %r" % outlined)
+    tr = T.load(exp)  # otf2-print -A -Werror
+    outlined = [r["name"] for r in tr.regions.values() if "omp_outlined" in r["name"]]
+    expect(not outlined, "outlined bodies in the trace: %r" % outlined)
+    problems = tr.problems()
+    expect(not problems, "trace problems: %s" % problems[:5])
+    expect(len(tr.locations) == RANKS * RANK_THREADS, "%d trace locations" % len(tr.locations))
+    tr_omp = omp_names(r["name"] for r in tr.regions.values())
+    expect(tr_omp == job_omp, "trace OpenMP regions %r, job %r" % (tr_omp, job_omp))
+    counts = [len(P.load(os.path.join(exp, "rank-%d" % r))["regions"]) for r in range(RANKS)]
+    expect(counts == [len(job["regions"])] * RANKS and len(tr.regions) == len(job["regions"]),
+           "regions: ranks %r, job profile %d, trace %d"
+           % (counts, len(job["regions"]), len(tr.regions)))
+    visits = P.visits_by_region(job)
+    enters = tr.enters_by_region()
+    expect(enters == visits, "trace enters differ from job profile visits:\n%r\n%r"
+           % (sorted(enters.items()), sorted(visits.items())))
+    # MPI calls on the thread that made them, under its implicit task
+    reg = P.regions(job)
+    nodes = {n["id"]: n for n in job["tree"]}
+    allreduce = {}
+    for n in job["tree"]:
+        if reg[n["region"]]["name"] != "MPI_Allreduce":
+            continue
+        path, p = [], n
+        while p["parent"] is not None:
+            p = nodes[p["parent"]]
+            path.append(reg[p["region"]]["name"])
+        expect("!$omp implicit task @hybrid.cpp:%d" % m["par"] in path,
+               "MPI_Allreduce at %s" % ";".join(reversed(path)))
+        for l in n["locations"]:
+            allreduce[l["location"]] = allreduce.get(l["location"], 0) + l["visits"]
+    by_loc = {(l["group"], l["rank_location"]): allreduce.get(l["id"], 0) for l in locs}
+    if level == "multiple":
+        want = {(g, t): STEPS for g in range(RANKS) for t in range(RANK_THREADS)}
+    else:
+        want = {(g, t): STEPS if t == 0 else 0
+                for g in range(RANKS) for t in range(RANK_THREADS)}
+    expect(by_loc == want, "MPI_Allreduce per (rank, thread) %r, expected %r" % (by_loc, want))
+    ref = [r for r, d in tr.regions.items() if d["name"] == "MPI_Allreduce"]
+    on_loc = {}
+    for loc, evs in tr.events.items():
+        n = sum(1 for (typ, _, rr) in evs if typ == "ENTER" and rr in ref)
+        on_loc[(loc >> 32, tr.locations[loc]["name"])] = n
+    expect(sorted(on_loc.values()) == sorted(want.values()),
+           "trace MPI_Allreduce per location %r" % on_loc)
+
+
+def case_hybrid_multiple():
+    check_hybrid("multiple")
+
+
+def case_hybrid_funneled():
+    check_hybrid("funneled")
+
+
 def main():
     global A, P, T
     ap = argparse.ArgumentParser()
@@ -281,6 +636,8 @@ def main():
     ap.add_argument("--lib", required=True)
     ap.add_argument("--cc", default="clang")
     ap.add_argument("--libomp", default="")
+    for a in ("cxx", "mpicxx", "mpirun"):  # the hybrid cases
+        ap.add_argument("--" + a, default="")
     A = ap.parse_args()
     sys.path.insert(0, A.lib)
     import profile as _p

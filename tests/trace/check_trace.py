@@ -332,10 +332,10 @@ def check_full_disk_output(what, rc, out, mine, rest, want_out):
 
 
 def case_disk_full():
-    # The full-disk test double (tests/lib/enospc_shim.c): writes to regular files fail with
-    # ENOSPC after N bytes. The trace is larger than one OTF2 buffer (4 MiB) per location
-    # with 1M of budget, so it fails in the run and at the end.
-    shim = os.environ["INSTR_TEST_ENOSPC_SHIM"]
+    # The full-disk test double (tests/lib/enospc_double.c): writes to regular files fail
+    # with ENOSPC after N bytes. With 1M of budget the trace is converted during the run, so
+    # it fails in the run as well as at the end.
+    shim = A.double
     args = ["4", "1", "20000"]
     rc, want_out, mine, rest, exp = run("threads", args, name="plain",
                                         env={"INSTR_ENABLE_PROFILING": "0"})
@@ -345,7 +345,7 @@ def case_disk_full():
         for after in (0, 4096, 1 << 20, 6 << 20):
             what = "INSTR_TOTAL_MEMORY=%s, ENOSPC after %d bytes" % (memory, after)
             env = {"INSTR_ENABLE_PROFILING": "0", "INSTR_TOTAL_MEMORY": memory,
-                   "LD_PRELOAD": shim, "INSTR_TEST_ENOSPC_AFTER": str(after),
+                   "LD_PRELOAD": shim, "ENOSPC_DOUBLE_AFTER": str(after),
                    "ASAN_OPTIONS": (os.environ.get("ASAN_OPTIONS", "") +
                                     ":verify_asan_link_order=0").lstrip(":")}
             rc, out, mine, rest, exp = run("threads", args, env=env,
@@ -392,6 +392,7 @@ def main():
     ap.add_argument("--work", required=True)
     ap.add_argument("--lib", required=True)
     ap.add_argument("--wrapper", help="the instr compiler wrapper (signals_plugins)")
+    ap.add_argument("--double", help="the full-disk test double, enospc_double (disk_full)")
     A = ap.parse_args()
     sys.path.insert(0, A.lib)
     import profile as prof_mod

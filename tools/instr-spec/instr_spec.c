@@ -125,10 +125,13 @@ static int load_all(instr_filter *f, const options *o)
     int failed = 0;
     for (size_t i = 0; i < o->file_count; i++) {
         instr_filter_error err;
+        size_t warnings_before = instr_filter_warning_count(f);
         if (instr_filter_load_file(f, o->files[i], o->format, &err) != 0) {
             fprintf(stderr, "%s\n", err.message);
             failed++;
         }
+        for (size_t w = warnings_before; w < instr_filter_warning_count(f); w++)
+            fprintf(stderr, "%s\n", instr_filter_warning(f, w));
     }
     return failed;
 }
@@ -178,6 +181,8 @@ static int cmd_check(int argc, char **argv)
             printf("%-50s # %s:%u:%u", line, r->origin, r->line, r->column);
             if (r->c_name_pattern)
                 printf(" (C functions: %s)", r->c_name_pattern);
+            if (r->tool_spelling)
+                printf(" (Score-P rule: also GCC's spelling)");
             printf("\n");
         }
         const char *min_origin;

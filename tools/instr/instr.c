@@ -7,7 +7,9 @@
  * install tree work alike. Works as CC="instr gcc" in make and CMake builds: commands without
  * input files (--version, -dumpversion, ...) are passed through untouched. */
 #define _GNU_SOURCE
+#include "find_program.h"
 #include "instr_filter.h"
+#include "response_file.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -36,7 +38,9 @@ static void usage(FILE *f)
           "  --filter=SPEC selection spec applied at compile time (hooks, xray)\n"
           "  --verbose     print the compiler command before running it\n"
           "Without a plugin for the compiler, hooks mode falls back to cyg mode (one line on\n"
-          "stderr says so). The run is configured with INSTR_* variables (docs/runtime.md).\n",
+          "stderr says so). @file arguments (response files) are read, as the compiler\n"
+          "reads them, to see what is compiled, and passed on unchanged. The run is\n"
+          "configured with INSTR_* variables (docs/runtime.md).\n",
           f);
 }
 
@@ -126,6 +130,9 @@ static enum family detect_family(const char *cc, int *major)
     *major = 0;
     if (capture(dv, buf, sizeof buf) == 0)
         *major = atoi(buf);
+    /* coreutils also print "Free Software Foundation"; a compiler also knows its version */
+    if (*major <= 0)
+        fam = FAMILY_UNKNOWN;
     return fam;
 }
 
@@ -174,6 +181,26 @@ static void push(args *a, const char *s)
     }
     a->v[a->n++] = strdup(s);
     a->v[a->n] = NULL;
+}
+
+/* OpenMP constructs are named after their source lines (docs/openmp.md, "Names"), which need
+ * a line table. For -fopenmp without any -g option, ask for line tables only: they change
+ * no generated code (clang -gline-tables-only, gcc -g1). NULL: nothing to add. */
+static const char *openmp_line_tables(char **cargs, int ncargs, enum family fam)
+{
+    int openmp = 0;
+    for (int k = 0; k < ncargs; k++) {
+        const char *a = cargs[k];
+        if (strncmp(a, "-g", 2) == 0)
+            return NULL; /* the user chose the debug information, -g0 included */
+        if (strcmp(a, "-fopenmp") == 0 || strncmp(a, "-fopenmp=", 9) == 0)
+            openmp = 1;
+        else if (takes_value(a))
+            k++;
+    }
+    if (!openmp)
+        return NULL;
+    return fam == FAMILY_CLANG ? "-gline-tables-only" : fam == FAMILY_GCC ? "-g1" : NULL;
 }
 
 static int check_spec(const char *spec)
@@ -230,19 +257,34 @@ int main(int argc, char **argv)
     char **cargs = argv + i + 1;
     int ncargs = argc - i - 1;
 
-    /* What this command does. */
+    /* A compiler that is not there is the one thing to say. */
+    char why[1024];
+    if (find_program(cc, why, sizeof why) != 0) {
+        fprintf(stderr, "instr: cannot run '%s': %s; name an installed gcc, g++, clang, "
+                        "clang++, mpicc or mpicxx\n", cc, why);
+        return 127;
+    }
+    /* @file arguments are looked into to see what the command compiles; the compiler gets
+     * the arguments as they were given. */
+    response_args seen;
+    if (response_expand(ncargs, cargs, &seen, why, sizeof why) != 0) {
+        fprintf(stderr, "instr: %s\n", why);
+        return 1;
+    }
+
+    /* What this command does (from the arguments with response files expanded). */
     int compile_only = 0, preprocess_only = 0, inputs = 0, sources = 0, is_static = 0;
     int lang_source = 0; /* after -x LANG (not "none"): every input is a source */
-    for (int k = 0; k < ncargs; k++) {
-        const char *a = cargs[k];
+    for (int k = 0; k < seen.n; k++) {
+        const char *a = seen.v[k];
         if (strcmp(a, "-c") == 0 || strcmp(a, "-S") == 0 || strcmp(a, "-fsyntax-only") == 0)
             compile_only = 1;
         else if (strcmp(a, "-E") == 0 || strcmp(a, "-M") == 0 || strcmp(a, "-MM") == 0)
             compile_only = preprocess_only = 1;
         else if (strcmp(a, "-static") == 0)
             is_static = 1;
-        else if (strcmp(a, "-x") == 0 && k + 1 < ncargs)
-            lang_source = strcmp(cargs[k + 1], "none") != 0;
+        else if (strcmp(a, "-x") == 0 && k + 1 < seen.n)
+            lang_source = strcmp(seen.v[k + 1], "none") != 0;
         else if (strncmp(a, "-x", 2) == 0 && a[2])
             lang_source = strcmp(a + 2, "none") != 0;
         if (a[0] == '-' && a[1] != '\0') {
@@ -254,6 +296,7 @@ int main(int argc, char **argv)
         if (lang_source || is_source(a) || strcmp(a, "-") == 0)
             sources++;
     }
+    response_args_free(&seen);
     int linking = inputs > 0 && !compile_only;
     int instrumenting = sources > 0 && !preprocess_only;
 
@@ -288,11 +331,14 @@ int main(int argc, char **argv)
     args out = {0};
     push(&out, cc);
     if (instrumenting) {
+        char real[PATH_MAX];
+        underlying(cc, real, sizeof real);
+        int major;
+        enum family fam = detect_family(real, &major);
+        const char *lines = openmp_line_tables(cargs, ncargs, fam);
+        if (lines)
+            push(&out, lines);
         if (mode != MODE_CYG) {
-            char real[PATH_MAX];
-            underlying(cc, real, sizeof real);
-            int major;
-            enum family fam = detect_family(real, &major);
             char plugin[2 * PATH_MAX] = "";
             if (fam == FAMILY_CLANG)
                 snprintf(plugin, sizeof plugin, "%s/instr/llvm-%d/libinstr.so", lib, major);
@@ -303,7 +349,12 @@ int main(int argc, char **argv)
                         cc);
                 mode = MODE_HOOKS;
             }
-            if (!plugin[0] || !file_exists(plugin)) {
+            if (fam == FAMILY_UNKNOWN) {
+                fprintf(stderr, "instr: '%s' does not say it is gcc or clang (%s --version "
+                                "names neither); using -finstrument-functions (cyg mode)\n",
+                        base_name(real), real);
+                mode = MODE_CYG;
+            } else if (!plugin[0] || !file_exists(plugin)) {
                 fprintf(stderr, "instr: no %s plugin for %s %d (%s); using -finstrument-functions "
                                 "(cyg mode)\n",
                         fam == FAMILY_CLANG ? "LLVM" : "GCC", base_name(real), major,
@@ -348,6 +399,22 @@ int main(int argc, char **argv)
     if (linking) {
         if (mode == MODE_XRAY && !instrumenting)
             push(&out, "-fxray-instrument");
+        if (mode == MODE_HOOKS && !instrumenting) {
+            /* GCC with -flto compiles at link time (lto1): the GCC plugin inserts the hooks
+             * there, after whole-program inlining, into the functions the compile step
+             * selected (docs/gcc-plugin.md, "LTO"). lto1 loads it only if the link has it. */
+            char real[PATH_MAX];
+            underlying(cc, real, sizeof real);
+            int major;
+            if (detect_family(real, &major) == FAMILY_GCC) {
+                char plugin[2 * PATH_MAX];
+                snprintf(plugin, sizeof plugin, "%s/instr/gcc-%d/instr.so", lib, major);
+                if (file_exists(plugin)) {
+                    snprintf(opt, sizeof opt, "-fplugin=%s", plugin);
+                    push(&out, opt);
+                }
+            }
+        }
         if (mode == MODE_XRAY) {
             /* The XRay glue goes into the executable itself (xray_adapter/xray_glue.h says
              * why); nothing references it, so it is linked whole. */

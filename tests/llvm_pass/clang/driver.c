@@ -39,7 +39,8 @@ int main(int argc, char **argv) {
 
 // VERBOSE: instr: {{.*}}driver.c: instrumented 3 of 3 functions (excluded: file 0, name 0, size 0, built-in 0)
 
-// BAD: bad.spec:3:13: error:
+// BAD: error: {{[^ ]*}}bad.spec:3:13: unknown rule target
+// BAD-NOT: error: {{.*}}error:
 // BAD-NOT: PLEASE submit a bug report
 
 // OBJ-LABEL: <skipped_helper>:

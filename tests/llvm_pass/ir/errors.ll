@@ -20,7 +20,8 @@ define void @f() nounwind {
   ret void
 }
 
-; SPEC: error: {{.*}}bad.spec:3:13: error: {{.*}}fnction
+; SPEC: error: {{[^ ]*}}bad.spec:3:13: unknown rule target 'fnction'
+; SPEC-NOT: error: {{.*}}error:
 ; MISSING: error: {{.*}}does-not-exist.spec{{.*}}
 ; MODE: error: instr: INSTR_MODE=sleds: unknown value; expected hooks or xray
 ; MODECL: error: instr: -instr-mode=sleds: unknown value; expected hooks or xray

@@ -1,0 +1,173 @@
+// descriptor.cc — the ABI v1 trees: struct instr_region, the two hook declarations, and
+// one static descriptor per instrumented function body in section "instr_regions"
+// (docs/gcc-plugin.md, "Descriptor and hooks").
+
+#include "gcc_headers.h"
+#include "plugin_state.h"
+
+#include <string.h>
+
+namespace instr_gcc {
+
+// Trees kept across functions; registered as GC roots so ggc_collect between functions
+// cannot free them.
+tree region_type = NULL_TREE;   // struct instr_region
+tree enter_decl = NULL_TREE;    // void __instr_enter (struct instr_region *)
+tree exit_decl = NULL_TREE;     // void __instr_exit (struct instr_region *)
+
+const struct ggc_root_tab instr_gc_roots[] = {
+    {&region_type, 1, sizeof(region_type), gt_ggc_mx_tree_node, gt_pch_nx_tree_node},
+    {&enter_decl, 1, sizeof(enter_decl), gt_ggc_mx_tree_node, gt_pch_nx_tree_node},
+    {&exit_decl, 1, sizeof(exit_decl), gt_ggc_mx_tree_node, gt_pch_nx_tree_node},
+    LAST_GGC_ROOT_TAB};
+
+tree add_field(tree type, const char *name, tree field_type, tree chain)
+{
+    tree f = build_decl(BUILTINS_LOCATION, FIELD_DECL, get_identifier(name), field_type);
+    DECL_CONTEXT(f) = type;
+    DECL_CHAIN(f) = chain;
+    return f;
+}
+
+tree field(const char *name)
+{
+    for (tree f = TYPE_FIELDS(region_type); f; f = DECL_CHAIN(f))
+        if (!strcmp(IDENTIFIER_POINTER(DECL_NAME(f)), name))
+            return f;
+    gcc_unreachable();
+}
+
+void build_abi_trees()
+{
+    if (region_type)
+        return;
+    // struct instr_region of runtime/include/instr_abi.h (ABI v1), fields in order.
+    tree type = make_node(RECORD_TYPE);
+    tree cstr = build_pointer_type(build_qualified_type(char_type_node, TYPE_QUAL_CONST));
+    tree fields = NULL_TREE;
+    // Each add_field prepends; finish_builtin_struct reverses the chain into field order.
+    fields = add_field(type, "handle", uint32_type_node, fields);
+    fields = add_field(type, "flags", uint32_type_node, fields);
+    fields = add_field(type, "name", cstr, fields);
+    fields = add_field(type, "mangled", cstr, fields);
+    fields = add_field(type, "file", cstr, fields);
+    fields = add_field(type, "line_begin", uint32_type_node, fields);
+    fields = add_field(type, "line_end", uint32_type_node, fields);
+    fields = add_field(type, "addr", ptr_type_node, fields);
+    finish_builtin_struct(type, "instr_region", fields, NULL_TREE);
+    region_type = type;
+
+    tree fntype = build_function_type_list(void_type_node, build_pointer_type(region_type),
+                                           NULL_TREE);
+    enter_decl = build_fn_decl("__instr_enter", fntype);
+    exit_decl = build_fn_decl("__instr_exit", fntype);
+    for (tree d : {enter_decl, exit_decl}) {
+        // The runtime is C compiled without unwind tables for its hooks: they never throw,
+        // so the calls need no EH edges (and the exit call is safe inside a cleanup).
+        TREE_NOTHROW(d) = 1;
+        DECL_VISIBILITY(d) = VISIBILITY_DEFAULT;
+        DECL_VISIBILITY_SPECIFIED(d) = 1;
+    }
+}
+
+tree string_cst(const std::string &s)
+{
+    return build_string_literal(s.size() + 1, s.c_str());
+}
+
+region_facts region_facts_of(tree fndecl, const std::string &signature, const char *mangled,
+                            const std::string &file)
+{
+    region_facts rf;
+    rf.signature = signature;
+    rf.mangled = mangled;
+    rf.file = file;
+    expanded_location begin = expand_location(DECL_SOURCE_LOCATION(fndecl));
+    expanded_location end = expand_location(DECL_STRUCT_FUNCTION(fndecl)
+                                                ? DECL_STRUCT_FUNCTION(fndecl)->function_end_locus
+                                                : UNKNOWN_LOCATION);
+    rf.line_begin = begin.line > 0 ? (unsigned)begin.line : 0;
+    rf.line_end = end.line >= begin.line ? (unsigned)end.line : rf.line_begin;
+    return rf;
+}
+
+// The facts as a tree list (signature, mangled, file, line_begin, line_end): the value of
+// the declaration's kInstrumentedAttr. IPA clones and split parts copy the declaration's
+// attributes, and LTO streams them into the link-time compilation, so the pass after
+// inlining finds the facts of the function a body was made from wherever it runs.
+tree region_facts_tree(const region_facts &rf)
+{
+    tree list = tree_cons(NULL_TREE, build_int_cst(integer_type_node, rf.line_end), NULL_TREE);
+    list = tree_cons(NULL_TREE, build_int_cst(integer_type_node, rf.line_begin), list);
+    for (const std::string *s : {&rf.file, &rf.mangled, &rf.signature})
+        list = tree_cons(NULL_TREE, build_string(s->size(), s->c_str()), list);
+    return list;
+}
+
+bool region_facts_from_tree(tree list, region_facts *rf)
+{
+    std::string *strings[] = {&rf->signature, &rf->mangled, &rf->file};
+    for (std::string *s : strings) {
+        if (!list || TREE_CODE(TREE_VALUE(list)) != STRING_CST)
+            return false;
+        s->assign(TREE_STRING_POINTER(TREE_VALUE(list)), TREE_STRING_LENGTH(TREE_VALUE(list)));
+        list = TREE_CHAIN(list);
+    }
+    unsigned *lines[] = {&rf->line_begin, &rf->line_end};
+    for (unsigned *line : lines) {
+        if (!list || TREE_CODE(TREE_VALUE(list)) != INTEGER_CST)
+            return false;
+        *line = (unsigned)TREE_INT_CST_LOW(TREE_VALUE(list));
+        list = TREE_CHAIN(list);
+    }
+    return true;
+}
+
+// The descriptor of the function body FNDECL (addr = &FNDECL: for a clone or split part
+// the body that runs), described by RF (the function the user wrote).
+tree make_region(tree fndecl, const region_facts &rf)
+{
+    char name[64];
+    snprintf(name, sizeof name, "__instr_region.%u", state.next_region++);
+    tree var = build_decl(DECL_SOURCE_LOCATION(fndecl), VAR_DECL, get_identifier(name),
+                          region_type);
+    TREE_STATIC(var) = 1;
+    TREE_PUBLIC(var) = 0;
+    DECL_EXTERNAL(var) = 0;
+    DECL_ARTIFICIAL(var) = 1;
+    DECL_IGNORED_P(var) = 1;
+    TREE_USED(var) = 1;
+    TREE_ADDRESSABLE(var) = 1;
+    DECL_PRESERVE_P(var) = 1;  // __attribute__((used)): the section is the list of regions
+    DECL_CONTEXT(var) = NULL_TREE;
+    // Always a local symbol, also for C++ inline functions: GCC keeps one set of flags per
+    // named section in a translation unit, so COMDAT and non-COMDAT descriptors cannot share
+    // "instr_regions" (a "section type conflict"). An inline function instrumented in
+    // several objects therefore has one descriptor per object, all with the same name,
+    // mangled name and address; docs/gcc-plugin.md.
+    set_decl_section_name(var, "instr_regions");
+    // The runtime walks the section as an array of struct instr_region: no padding between
+    // descriptors. A user alignment stops x86-64 from raising large objects to 32 bytes.
+    SET_DECL_ALIGN(var, TYPE_ALIGN(region_type));
+    DECL_USER_ALIGN(var) = 1;
+
+    vec<constructor_elt, va_gc> *elts = NULL;
+    CONSTRUCTOR_APPEND_ELT(elts, field("handle"), build_int_cst(uint32_type_node, 0));
+    CONSTRUCTOR_APPEND_ELT(elts, field("flags"), build_int_cst(uint32_type_node, 0));
+    CONSTRUCTOR_APPEND_ELT(elts, field("name"), string_cst(rf.signature));
+    CONSTRUCTOR_APPEND_ELT(elts, field("mangled"), string_cst(rf.mangled));
+    CONSTRUCTOR_APPEND_ELT(elts, field("file"), string_cst(rf.file));
+    CONSTRUCTOR_APPEND_ELT(elts, field("line_begin"),
+                           build_int_cst(uint32_type_node, rf.line_begin));
+    CONSTRUCTOR_APPEND_ELT(elts, field("line_end"), build_int_cst(uint32_type_node, rf.line_end));
+    CONSTRUCTOR_APPEND_ELT(elts, field("addr"),
+                           fold_convert(ptr_type_node, build_fold_addr_expr(fndecl)));
+    tree init = build_constructor(region_type, elts);
+    TREE_CONSTANT(init) = 1;
+    TREE_STATIC(init) = 1;
+    DECL_INITIAL(var) = init;
+    varpool_node::finalize_decl(var);
+    return var;
+}
+
+}  // namespace instr_gcc

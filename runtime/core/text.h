@@ -1,0 +1,31 @@
+/* text.h — showing text the runtime did not write itself (environment values and names,
+ * region names, paths) without letting it forge lines or terminal sequences, and without
+ * letting a long value push the variable's name and the advice out of a message. */
+#ifndef INSTR_RT_TEXT_H
+#define INSTR_RT_TEXT_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+/* Length (1-4) of the well-formed UTF-8 sequence at p (shortest form, no surrogates, at
+ * most U+10FFFF), or 0 when the byte at p does not start one. p is NUL-terminated. */
+int instr_utf8_len(const unsigned char *p);
+
+/* Writes s to f with what a terminal or a line-based reader would take for structure
+ * escaped: C0 controls and DEL as \n \r \t or \xHH, C1 controls (U+0080..U+009F) and bytes
+ * that are not well-formed UTF-8 as \xHH, and the backslash as \\. */
+void instr_fputs_escaped(FILE *f, const char *s);
+
+/* s escaped as instr_fputs_escaped() does, into out (cut only when out is full). Returns
+ * out. */
+const char *instr_escaped(char *out, size_t size, const char *s);
+
+/* Room for any instr_quote() result. */
+#define INSTR_QUOTE_SIZE 256
+
+/* s quoted for a message: 'escaped text', shortened to its first bytes when long, as
+ * 'AAAA…' (65536 bytes), so that a message always keeps the variable's name and the
+ * advice. Returns out. */
+const char *instr_quote(char out[INSTR_QUOTE_SIZE], const char *s);
+
+#endif
