@@ -1,16 +1,19 @@
 /* trace.c — the trace substrate's entry in the event core (INSTR_ENABLE_TRACING=1).
  *
  * The archive is opened on the first location's first event (the experiment directory exists
- * only after the substrates' start-up), under the core's location lock, which also orders
- * every writer's creation. Each location (thread) gets its own OTF2 event writer; a thread
- * that ended has its writer closed when the next thread begins, so its chunks go back to the
- * pool and its events are on disk early. The rest is closed at the end (write.c).
+ * only after the substrates' start-up), under the core's location lock. Each location
+ * (thread) records into its own compact buffer (events.c, buffer.c) and gets its own OTF2
+ * event writer when its records are first converted (convert.c; OTF2 takes its archive lock
+ * for that). A thread that ended has its buffer converted and its writer closed when the next
+ * thread begins, so its chunks go back to the pool and its events are on disk early. The
+ * rest is converted and closed at the end (write.c).
  *
  * An MPI job (libinstr-rt-mpi loaded) has one archive for all ranks in the job's directory,
- * which exists only once MPI_Init has run: until then locations wait (`waiting`) and keep
- * their events in memory (early.c); instr_trace_job_open (job.c) opens the archive, and each
- * waiting location gets its writer on its own thread's next event (instr_trace_attach). If
- * MPI_Init never runs, the end opens an ordinary archive as without MPI. */
+ * which exists only once MPI_Init has run: until then locations wait (`waiting`), and records
+ * converted meanwhile are kept in memory (early.c); instr_trace_job_open (job.c) opens the
+ * archive, and each waiting location gets its writer at its next conversion, which the MPI
+ * records of its thread ask for (instr_trace_attach). If MPI_Init never runs, the end opens
+ * an ordinary archive as without MPI. */
 #include "trace.h"
 #include "../core/config.h"
 #include "../core/core.h"
