@@ -142,7 +142,12 @@ INSTR_EXT_EXPORT void *instr_ext_trace_writer(uint64_t *t)
     int slot = instr_substrate_slot(&instr_trace_substrate);
     instr_location *loc = slot >= 0 ? instr_core_location_self() : NULL;
     instr_tloc *s = loc ? loc->sub[slot] : NULL;
-    if (!s || (!s->writer && (!s->waiting || instr_trace_attach(s) != 0)))
+    if (!s)
+        return NULL;
+    /* The thread's Enter/Leave records so far go first, so that the MPI record lands inside
+     * its MPI region (runtime/trace/buffer.c). */
+    instr_trace_drain(s);
+    if (!instr_trace_writer_ready(s))
         return NULL;
     uint64_t now = instr_clock_now();
     if (now < s->last)

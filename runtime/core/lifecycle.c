@@ -143,6 +143,9 @@ static void init_once(void)
      * after the end steps of an MPI job, which register later. */
     atexit(instr_experiment_publish);
     atexit(instr_finalize);
+    /* quick_exit() runs only at_quick_exit handlers: it ends the measurement like exit(). */
+    at_quick_exit(instr_experiment_publish);
+    at_quick_exit(instr_finalize);
     /* The profile alone: its cursor is the stack and events take the inline cursor path
      * (event.h); with another timer than the TSC, the same cursor out of line. */
     if (instr_n_enter == 1 && instr_n_exit == 1 && instr_enter_tab[0].fn == instr_profile_enter &&

@@ -8,7 +8,7 @@
 static uint64_t used;
 static int exhausted;
 
-static int charge(size_t size)
+int instr_mem_charge(size_t size)
 {
     uint64_t before = __atomic_fetch_add(&used, size, __ATOMIC_RELAXED);
     if (before + size > instr_cfg.total_memory) {
@@ -19,13 +19,15 @@ static int charge(size_t size)
     return 0;
 }
 
+void instr_mem_uncharge(size_t size) { __atomic_fetch_sub(&used, size, __ATOMIC_RELAXED); }
+
 void *instr_mem_chunk_mapped(size_t size)
 {
-    if (charge(size) != 0)
+    if (instr_mem_charge(size) != 0)
         return NULL;
     void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) {
-        __atomic_fetch_sub(&used, size, __ATOMIC_RELAXED);
+        instr_mem_uncharge(size);
         __atomic_store_n(&exhausted, 1, __ATOMIC_RELAXED);
         return NULL;
     }
@@ -34,7 +36,7 @@ void *instr_mem_chunk_mapped(size_t size)
 
 void *instr_mem_chunk(size_t size)
 {
-    if (charge(size) != 0)
+    if (instr_mem_charge(size) != 0)
         return NULL;
     void *p = calloc(1, size);
     if (!p) {

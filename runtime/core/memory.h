@@ -12,6 +12,10 @@ void *instr_mem_chunk(size_t size);
 /* The same from mmap: async-signal-safe (a signal handler's first visit of a call path may
  * need a node while the interrupted code is inside malloc). Never freed. */
 void *instr_mem_chunk_mapped(size_t size);
+/* Charges `size` bytes to the budget for memory the caller gets itself (the trace maps its
+ * chunks: mmap is async-signal-safe); 0, or -1 when the budget is spent. No allocation. */
+int instr_mem_charge(size_t size);
+void instr_mem_uncharge(size_t size);
 uint64_t instr_mem_used(void);
 /* 1 once a request was refused. */
 int instr_mem_exhausted(void);

@@ -74,7 +74,7 @@ int instr_trace_job_open(const char *jobdir, int rank, int nranks,
     /* By the job directory's descriptor: OTF2 creates its files by path (experiment.h). */
     OTF2_Archive *a = OTF2_Archive_Open(instr_experiment_job_io_path(jobdir), "traces",
                                         OTF2_FILEMODE_WRITE,
-                                        instr_tpool_chunk_size(), INSTR_TRACE_DEF_CHUNK,
+                                        INSTR_TRACE_EVT_CHUNK, INSTR_TRACE_DEF_CHUNK,
                                         OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
     if (!a) {
         instr_warn("trace: rank %d cannot create the OTF2 archive in %s; no trace is written",

@@ -2,8 +2,8 @@
  * OTF2 ThreadFork/ThreadJoin records on the forking thread's location, so that viewers draw
  * an OpenMP team as one, and the paradigm and role of OpenMP regions in the definitions.
  *
- * The records go into the calling thread's own event writer, like Enter/Leave (events.c):
- * no lock, no allocation. */
+ * The records go into the calling thread's own compact buffer, like Enter/Leave (events.c),
+ * and become OTF2 records with them (convert.c). */
 #include "trace.h"
 #include "../core/event.h"
 
@@ -14,34 +14,22 @@ static instr_tloc *tloc(instr_location *loc)
     if (instr_state_get() != INSTR_STATE_RUNNING)
         return NULL;
     int slot = instr_substrate_slot(&instr_trace_substrate);
-    if (slot < 0)
-        return NULL;
-    instr_tloc *s = loc->sub[slot];
-    return s && s->writer ? s : NULL;
-}
-
-static uint64_t monotone(instr_tloc *s, uint64_t t)
-{
-    if (t < s->last)
-        t = s->last;
-    s->last = t;
-    return t;
+    return slot < 0 ? NULL : loc->sub[slot];
 }
 
 void instr_trace_thread_fork(instr_location *loc, uint32_t nthreads, uint64_t t)
 {
     instr_tloc *s = tloc(loc);
-    if (s && OTF2_EvtWriter_ThreadFork(s->writer, NULL, monotone(s, t), OTF2_PARADIGM_OPENMP,
-                                       nthreads) != OTF2_SUCCESS)
-        s->refused++;
+    if (s)
+        instr_trace_put(s, (uint32_t)INSTR_TREC_FORK << INSTR_TREC_KIND_SHIFT |
+                               (nthreads & INSTR_TREC_ARG_MASK), t);
 }
 
 void instr_trace_thread_join(instr_location *loc, uint64_t t)
 {
     instr_tloc *s = tloc(loc);
-    if (s && OTF2_EvtWriter_ThreadJoin(s->writer, NULL, monotone(s, t), OTF2_PARADIGM_OPENMP) !=
-                 OTF2_SUCCESS)
-        s->refused++;
+    if (s)
+        instr_trace_put(s, (uint32_t)INSTR_TREC_JOIN << INSTR_TREC_KIND_SHIFT, t);
 }
 
 OTF2_RegionRole instr_trace_openmp_role(const char *name)

@@ -1,16 +1,19 @@
 /* trace.c — the trace substrate's entry in the event core (INSTR_ENABLE_TRACING=1).
  *
  * The archive is opened on the first location's first event (the experiment directory exists
- * only after the substrates' start-up), under the core's location lock, which also orders
- * every writer's creation. Each location (thread) gets its own OTF2 event writer; a thread
- * that ended has its writer closed when the next thread begins, so its chunks go back to the
- * pool and its events are on disk early. The rest is closed at the end (write.c).
+ * only after the substrates' start-up), under the core's location lock. Each location
+ * (thread) records into its own compact buffer (events.c, buffer.c) and gets its own OTF2
+ * event writer when its records are first converted (convert.c; OTF2 takes its archive lock
+ * for that). A thread that ended has its buffer converted and its writer closed when the next
+ * thread begins, so its chunks go back to the pool and its events are on disk early. The
+ * rest is converted and closed at the end (write.c).
  *
  * An MPI job (libinstr-rt-mpi loaded) has one archive for all ranks in the job's directory,
- * which exists only once MPI_Init has run: until then locations wait (`waiting`) and keep
- * their events in memory (early.c); instr_trace_job_open (job.c) opens the archive, and each
- * waiting location gets its writer on its own thread's next event (instr_trace_attach). If
- * MPI_Init never runs, the end opens an ordinary archive as without MPI. */
+ * which exists only once MPI_Init has run: until then locations wait (`waiting`), and records
+ * converted meanwhile are kept in memory (early.c); instr_trace_job_open (job.c) opens the
+ * archive, and each waiting location gets its writer at its next conversion, which the MPI
+ * records of its thread ask for (instr_trace_attach). If MPI_Init never runs, the end opens
+ * an ordinary archive as without MPI. */
 #include "trace.h"
 #include "../core/config.h"
 #include "../core/core.h"
@@ -18,6 +21,7 @@
 #include "../core/log.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,7 +47,22 @@ static int archive_failed;
 
 static int wanted(void) { return instr_cfg.enable_tracing; }
 
-/* OTF2's own error messages, through the runtime's voice; the first few only. */
+/* The errno of an OTF2 error that means the data did not reach the disk, else 0. */
+static int write_errno(OTF2_ErrorCode code, int err)
+{
+    switch (code) {
+    case OTF2_ERROR_ENOSPC: return ENOSPC;
+    case OTF2_ERROR_EFBIG: return EFBIG;
+    case OTF2_ERROR_EDQUOT: return EDQUOT;
+    case OTF2_ERROR_EIO: return EIO;
+    case OTF2_ERROR_FILE_INTERACTION: return err ? err : EIO;
+    default: return 0;
+    }
+}
+
+/* OTF2's own error messages, through the runtime's voice; the first few only. A failed write
+ * (full disk, file-size limit) closes the trace's writers off instead (convert.c) and is said
+ * once at the end (write.c), so it is not repeated here. */
 static OTF2_ErrorCode otf2_error(void *user, const char *file, uint64_t line,
                                     const char *function, OTF2_ErrorCode code, const char *fmt,
                                     va_list va)
@@ -52,6 +71,11 @@ static OTF2_ErrorCode otf2_error(void *user, const char *file, uint64_t line,
     (void)file;
     (void)line;
     (void)function;
+    int err = write_errno(code, errno);
+    if (err || instr_trace_write_failed()) {
+        instr_trace_note_failure(err);
+        return code;
+    }
     static unsigned shown;
     if (__atomic_fetch_add(&shown, 1, __ATOMIC_RELAXED) < 8) {
         char msg[512];
@@ -102,7 +126,7 @@ int instr_trace_open_archive(void)
         return -1;
     /* By the directory's descriptor: OTF2 creates its files by path (experiment.h). */
     OTF2_Archive *a = OTF2_Archive_Open(instr_experiment_io_path(), "traces", OTF2_FILEMODE_WRITE,
-                                        instr_tpool_chunk_size(),
+                                        INSTR_TRACE_EVT_CHUNK,
                                         INSTR_TRACE_DEF_CHUNK, OTF2_SUBSTRATE_POSIX,
                                         OTF2_COMPRESSION_NONE);
     if (!a) {
@@ -143,30 +167,36 @@ int instr_trace_attach(instr_tloc *s)
     return 0;
 }
 
-void instr_trace_no_writer(instr_tloc *s, int leave, uint32_t region, uint64_t t)
+int instr_trace_writer_ready(instr_tloc *s)
 {
-    if (!s || !s->waiting)
-        return;
-    if (!archive_now() || instr_trace_attach(s) != 0) {
-        if (s->waiting)
-            instr_early_add(s, leave, region, t);
-        return;
+    if (s->writer)
+        return 1;
+    if (s->closed || instr_trace_forked)
+        return 0;
+    if (s->waiting)
+        return archive_now() && instr_trace_attach(s) == 0;
+    OTF2_Archive *a = archive_now();
+    if (!a)
+        return 0;
+    s->writer = OTF2_Archive_GetEvtWriter(a, s->ref);
+    if (!s->writer) {
+        instr_warn("trace: no OTF2 event writer for thread %u: its events are missing", s->id);
+        s->closed = 1;
     }
-    if (t < s->last)
-        t = s->last;
-    s->last = t;
-    OTF2_ErrorCode rc = leave ? OTF2_EvtWriter_Leave(s->writer, NULL, t, region - 1)
-                              : OTF2_EvtWriter_Enter(s->writer, NULL, t, region - 1);
-    if (rc != OTF2_SUCCESS)
-        s->refused++;
+    return s->writer != NULL;
 }
 
-void instr_trace_close_location(instr_tloc *s)
+void instr_trace_close_location(instr_tloc *s, uint64_t t_end)
 {
     if (s->closed)
         return;
-    if (s->waiting && instr_trace_attach(s) != 0 && s->waiting)
+    if (s->waiting && archive_now())
+        instr_trace_attach(s);
+    if (s->waiting)
         return; /* no archive yet: its events stay kept until there is one */
+    instr_trace_cut(s, t_end);
+    if (!instr_trace_write_failed())
+        instr_trace_writer_ready(s); /* an event file even when nothing was recorded */
     s->closed = 1;
     OTF2_EvtWriter *w = s->writer;
     s->writer = NULL;
@@ -187,8 +217,8 @@ void instr_trace_close_location(instr_tloc *s)
 static void close_ended(void)
 {
     for (instr_tloc *s = instr_trace_locs; s; s = s->next)
-        if (!s->closed && s->loc && s->loc->ended)
-            instr_trace_close_location(s);
+        if (!s->closed && s->loc && s->loc->ended == INSTR_LOC_THREAD_EXIT)
+            instr_trace_close_location(s, UINT64_MAX);
 }
 
 static void *location_begin(instr_location *loc)
@@ -209,18 +239,14 @@ static void *location_begin(instr_location *loc)
     s->tid = loc->tid;
     s->ref = instr_trace_job_rank >= 0 ? ((uint64_t)instr_trace_job_rank << 32) | loc->id
                                        : loc->id;
+    instr_trace_set_self(s);
     if (wait) {
         s->waiting = 1;
         s->next = instr_trace_locs;
         instr_trace_locs = s;
         return s;
     }
-    s->writer = OTF2_Archive_GetEvtWriter(archive_now(), s->ref);
-    if (!s->writer) {
-        instr_warn("trace: no OTF2 event writer for thread %u: it is not traced", loc->id);
-        free(s);
-        return NULL;
-    }
+    /* Its OTF2 writer comes with the first conversion of its records (convert.c). */
     s->next = instr_trace_locs;
     instr_trace_locs = s;
     return s;
@@ -236,6 +262,9 @@ static void fork_child(void *data, uint64_t t)
     if (s) {
         s->writer = NULL;
         s->waiting = 0;
+        s->cut = 1; /* every event takes the slow path and is not recorded */
+        s->head = s->tail = NULL;
+        s->lim = s->pos = NULL;
     }
 }
 

@@ -2,7 +2,9 @@
  * experiment directory, written with the OTF2 library (docs/tracing.md).
  *
  *   trace.c   the substrate's entry in the event core: start-up, archive, locations, fork
- *   events.c  the hot path: Enter/Leave records into the location's own OTF2 event writer
+ *   events.c  the hot path: Enter/Leave records into the location's own compact buffer
+ *   buffer.c  the compact buffer's chunks, its slow path, and the cut at the end
+ *   convert.c compact records into the location's OTF2 event writer, kept properly nested
  *   pool.c    the INSTR_TOTAL_MEMORY budget for event chunks (OTF2 memory callbacks) and the
  *             flush callbacks that record buffer flushes
  *   defs.c    global definitions at the end: clock, system tree, locations, strings, regions
@@ -20,10 +22,37 @@
 
 extern const instr_substrate instr_trace_substrate;
 
-/* Per location (thread). Only its own thread touches `writer` and `last` while it runs;
- * the rest is read at the end, or when the location is closed early (its thread ended). */
+/* One compact record: what happened (kind and region, or a thread count) and when. Kept
+ * until the location's buffer is converted to OTF2 (convert.c): when the INSTR_TOTAL_MEMORY
+ * budget is full, before an MPI record, and at the end. 12 bytes, as an OTF2 record. */
+typedef struct __attribute__((packed, aligned(4))) instr_trec {
+    uint64_t t;
+    uint32_t w; /* kind << INSTR_TREC_KIND_SHIFT | region handle (or thread count); never 0
+                 * once written (0: the slot is reserved, its record not written yet) */
+} instr_trec;
+
+enum instr_trec_kind { INSTR_TREC_ENTER = 0, INSTR_TREC_LEAVE, INSTR_TREC_FORK, INSTR_TREC_JOIN };
+#define INSTR_TREC_KIND_SHIFT 29
+#define INSTR_TREC_ARG_MASK ((1u << INSTR_TREC_KIND_SHIFT) - 1)
+
+/* Per location (thread). Only its own thread appends records (events.c: safe against its own
+ * signal handlers) and converts them while it runs; the end reads a running thread's buffer
+ * up to `pos` after cutting it off (buffer.c). */
 typedef struct instr_tloc {
-    OTF2_EvtWriter *writer; /* NULL: nothing recorded for this location (anymore) */
+    /* hot: the current chunk's next free record and its end */
+    instr_trec *pos;
+    instr_trec *lim;
+    int slow;               /* 1 while the owning thread is in the slow path (buffer.c) */
+    int cut;                /* 1 once the end took the buffer: the thread records no more */
+    uint64_t dropped_busy;  /* events of signal handlers that could not be recorded */
+    uint64_t dropped_full;  /* events lost because no memory or no writer could take them */
+    struct instr_tchunk *head, *tail; /* the buffer's chunks, oldest first; tail: current */
+    /* conversion (convert.c): regions open in what was converted, innermost last */
+    uint32_t *open;
+    uint32_t nopen, capopen;
+    uint64_t repaired;      /* records left out or added to keep the trace nested */
+
+    OTF2_EvtWriter *writer; /* NULL: no writer (yet, or anymore) */
     uint64_t last;          /* last timestamp written: records never go back in time */
     uint64_t refused;       /* records the OTF2 library refused (reported at the end) */
     instr_location *loc;
@@ -37,13 +66,47 @@ typedef struct instr_tloc {
     struct instr_tloc *next; /* every location ever traced, newest first */
 } instr_tloc;
 
+/* buffer.c */
+/* The slow path of the hot path: no chunk yet, chunk full, or cut. */
+void instr_trace_put_slow(instr_tloc *s, uint32_t w, uint64_t t);
+/* Marks s as the calling thread's own location. */
+void instr_trace_set_self(instr_tloc *s);
+/* Appends one record outside the hot path (OpenMP fork/join). */
+void instr_trace_put(instr_tloc *s, uint32_t w, uint64_t t);
+/* Converts everything the location's buffer holds into its writer and empties it; from the
+ * owning thread (an MPI record follows). */
+void instr_trace_drain(instr_tloc *s);
+/* At the end, for a location whose thread may still run: stops it from recording, waits
+ * until it is out of the slow path, and converts what it recorded up to t_end, closing
+ * regions still open at t_end. */
+void instr_trace_cut(instr_tloc *s, uint64_t t_end);
+/* Events dropped on all locations: by handlers that interrupted the runtime, and for want of
+ * memory or a working writer. */
+void instr_trace_dropped(uint64_t *busy, uint64_t *full);
+
+/* convert.c */
+/* Writes records [r, r + n) into s->writer (or, waiting, into early.c), validated and kept
+ * properly nested; records after t_max are left out. */
+void instr_trace_convert(instr_tloc *s, const instr_trec *r, size_t n, uint64_t t_max);
+/* A BufferFlush record: the run stopped from t_begin to t_end to convert the buffer. */
+void instr_trace_flush_record(instr_tloc *s, uint64_t t_begin, uint64_t t_end);
+/* Closes the regions still open in what was converted, at t. */
+void instr_trace_close_open(instr_tloc *s, uint64_t t);
+/* The first OTF2 write error (errno text) and records not written since, for the end. */
+int instr_trace_write_failed(void);
+uint64_t instr_trace_lost_after_failure(void);
+const char *instr_trace_failure_reason(void);
+/* Called when an OTF2 write fails: the writers are closed off from then on. */
+void instr_trace_note_failure(int err);
+
 /* trace.c */
 extern OTF2_Archive *instr_trace_archive;
 extern instr_tloc *instr_trace_locs;   /* the list above; changed under instr_loc_lock */
 extern int instr_trace_forked;         /* 1 in a forked child: it writes no trace */
-/* Closes a location's event writer (its thread is done): final flush, memory back to the
- * pool. With instr_loc_lock held, or at the end. */
-void instr_trace_close_location(instr_tloc *s);
+/* Converts a location's buffer (cut at t_end: UINT64_MAX for a thread that ended) and closes
+ * its event writer: final flush, memory back to the pool. With instr_loc_lock held, or at the
+ * end. */
+void instr_trace_close_location(instr_tloc *s, uint64_t t_end);
 /* Opens the archive in the experiment directory if not open yet. 0, or -1 after a message. */
 int instr_trace_open_archive(void);
 /* What every archive needs once its memory and collective callbacks are set: locking,
@@ -57,8 +120,9 @@ extern int instr_trace_job_rank;
 /* Gives a waiting location its event writer once the archive is open and writes the events
  * kept until then. With the location's own thread, or at the end. 0, or -1 (not traced). */
 int instr_trace_attach(instr_tloc *s);
-/* Slow path of the hot path: the location has no writer (yet). */
-void instr_trace_no_writer(instr_tloc *s, int leave, uint32_t region, uint64_t t);
+/* 1 when s has its OTF2 event writer, created now if need be (an MPI job's location that
+ * waits for MPI_Init gets it once the archive is open), else 0. */
+int instr_trace_writer_ready(instr_tloc *s);
 
 /* early.c: events of a waiting location, kept in memory (bounded; beyond the bound the
  * outermost-first nesting is kept balanced by dropping whole subtrees). */
@@ -116,17 +180,31 @@ OTF2_RegionRole instr_trace_openmp_role(const char *name);
 
 /* pool.c */
 typedef struct instr_tpool_stats {
-    uint64_t chunk_size;  /* bytes per OTF2 event chunk */
+    uint64_t chunk_size;  /* bytes per compact buffer chunk */
     uint64_t cap;         /* bytes of event chunks the budget allows */
     uint64_t held;        /* bytes of event chunks taken (from the budget, plus overdraft) */
     uint64_t overdraft;   /* bytes taken beyond the budget: a thread's first chunk */
     uint64_t flushes;     /* event buffers flushed to disk before the end */
     uint64_t last_flush_end; /* ticks: the end of the latest flush (0: none) */
+    uint64_t writer_bytes; /* bytes of OTF2 event writer chunks (one per open writer) */
 } instr_tpool_stats;
+
+/* Bytes of an OTF2 event writer's one chunk: as large as OTF2's file buffer (pool.c). */
+#define INSTR_TRACE_EVT_CHUNK ((uint64_t)4 << 20)
+
+/* A buffer flush of the run ended at t_end (ticks). */
+void instr_tpool_note_flush(uint64_t t_end);
+
+/* A zeroed chunk for a location's compact buffer (buffer.c): from the pool, else from the
+ * budget; `first`: granted beyond the budget if need be. NULL when the budget is spent. No
+ * lock, no malloc. The chunk's first 8 bytes are the pool's: the user leaves them alone. */
+void *instr_tpool_take(int first);
+void instr_tpool_give(void *chunk);
 
 /* Chooses the chunk size and the share of INSTR_TOTAL_MEMORY the trace may use. */
 void instr_tpool_init(int profiling_too);
-/* Registers the memory and flush callbacks with the archive. 0 or an OTF2 error code. */
+/* Registers the memory and flush callbacks with an archive opened with event chunks of
+ * INSTR_TRACE_EVT_CHUNK bytes. 0 or an OTF2 error code. */
 OTF2_ErrorCode instr_tpool_attach(OTF2_Archive *archive);
 void instr_tpool_stats_get(instr_tpool_stats *out);
 uint64_t instr_tpool_chunk_size(void);

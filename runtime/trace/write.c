@@ -50,6 +50,33 @@ static void add_file(char *files, size_t size, const char *name)
     snprintf(files + len, size - len, "%s%s", len ? ", " : "", name);
 }
 
+/* Events that could not be recorded, and threads cut off at the end: said once each. */
+static void report_dropped(const instr_run *run)
+{
+    uint64_t busy, full, cut = 0, closed = 0;
+    instr_trace_dropped(&busy, &full);
+    busy += run->dropped_in_handlers; /* dropped by the event core before they reached us */
+    for (instr_tloc *s = instr_trace_locs; s; s = s->next)
+        if (s->repaired) {
+            cut++;
+            closed += s->repaired;
+        }
+    if (busy)
+        instr_warn("trace: %llu event(s) of signal handlers that came while the runtime could "
+                   "not take them (inside the runtime on the same thread, the trace's buffer "
+                   "full and being written, or a fault inside the trace) were dropped; the "
+                   "interrupted code's events are complete",
+                   (unsigned long long)busy);
+    if (full)
+        instr_warn("trace: %llu event(s) were dropped: no memory for the event buffer",
+                   (unsigned long long)full);
+    if (cut)
+        instr_info(1, "trace: %llu thread(s) were still inside instrumented code at the end: "
+                      "their events were cut at the end time and %llu open region(s) closed "
+                      "there",
+                   (unsigned long long)cut, (unsigned long long)closed);
+}
+
 int instr_trace_write(const instr_run *run, char *files, size_t size)
 {
     if (instr_trace_forked) {
@@ -76,9 +103,10 @@ int instr_trace_write(const instr_run *run, char *files, size_t size)
         }
         uint64_t refused = 0;
         for (instr_tloc *s = instr_trace_locs; s; s = s->next) {
-            instr_trace_close_location(s);
+            instr_trace_close_location(s, run->t_end);
             refused += s->refused;
         }
+        report_dropped(run);
         if (refused)
             instr_warn("trace: %llu event record(s) could not be written (messages above): the "
                        "trace is incomplete", (unsigned long long)refused);
@@ -101,12 +129,14 @@ int instr_trace_write(const instr_run *run, char *files, size_t size)
             instr_trace_locs = &none;
     }
 
-    uint64_t events = 0, refused = 0, t_last = run->t_end;
+    uint64_t events = 0, refused = 0, written = 0, t_last = run->t_end;
     uint32_t nloc = 0;
     for (instr_tloc *s = instr_trace_locs; s; s = s->next) {
-        instr_trace_close_location(s);
+        instr_trace_close_location(s, run->t_end);
         events += s->events;
         refused += s->refused;
+        if (!instr_trace_write_failed())
+            written += s->events; /* this location's file is complete */
         if (s->last > t_last)
             t_last = s->last;
         nloc++;
@@ -117,6 +147,22 @@ int instr_trace_write(const instr_run *run, char *files, size_t size)
         t_last = ps.last_flush_end;
 
     int rc = 0;
+    if (instr_trace_write_failed()) {
+        /* OTF2 is not asked to write anything more into files that failed: the archive is
+         * incomplete whatever follows (and OTF2 handles a second failure badly, pool.c). */
+        report_dropped(run);
+        uint64_t bytes = archive_bytes(run->dir);
+        uint64_t lost = events - written + instr_trace_lost_after_failure();
+        instr_warn("trace: %s/traces.otf2 is incomplete and was not finished: writing it failed "
+                   "(%s) after %llu bytes; %llu of the %llu event records are not in it. Free "
+                   "space (or raise the file-size limit) and run again",
+                   run->dir, instr_trace_failure_reason(), (unsigned long long)bytes,
+                   (unsigned long long)lost,
+                   (unsigned long long)(events + instr_trace_lost_after_failure()));
+        /* instr_trace_archive stays set: the archive is left open on purpose, and stays
+         * reachable (no leak report under LeakSanitizer). */
+        return -1;
+    }
     if (OTF2_Archive_CloseEvtFiles(a) != OTF2_SUCCESS)
         rc = -1;
     /* Local definition files: empty (events use the global references), but readers expect
@@ -137,7 +183,17 @@ int instr_trace_write(const instr_run *run, char *files, size_t size)
     if (OTF2_Archive_Close(a) != OTF2_SUCCESS)
         rc = -1;
     instr_trace_archive = NULL;
+    report_dropped(run);
 
+    uint64_t bytes = archive_bytes(run->dir);
+    if (instr_trace_write_failed()) {
+        /* The failure came with the definitions or the anchor file. */
+        instr_warn("trace: %s/traces.otf2 is incomplete: writing its definitions failed (%s); "
+                   "its %llu events are not readable. Free space (or raise the file-size "
+                   "limit) and run again",
+                   run->dir, instr_trace_failure_reason(), (unsigned long long)events);
+        return -1;
+    }
     if (rc != 0)
         instr_warn("trace: the OTF2 library reported errors while closing %s/traces.otf2 "
                    "(messages above); the archive may be incomplete", run->dir);
@@ -149,7 +205,6 @@ int instr_trace_write(const instr_run *run, char *files, size_t size)
                       "chunk per thread is always granted)",
                    (unsigned long long)(ps.overdraft >> 10),
                    instr_config_lookup("INSTR_TOTAL_MEMORY"));
-    uint64_t bytes = archive_bytes(run->dir);
     if (instr_verbose >= 0) {
         char flush_note[160] = "";
         if (ps.flushes)

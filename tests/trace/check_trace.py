@@ -9,6 +9,7 @@ Usage: check_trace.py CASE --bin DIR --work DIR --lib DIR
 import argparse
 import os
 import re
+import shutil
 import subprocess
 import sys
 
@@ -27,13 +28,15 @@ def workdir(name):
 
 
 def run(prog, args=(), env=None, name="run", timeout=600):
-    """Runs tests/trace's program `prog` in a fresh directory with INSTR_* from `env` only.
+    """Runs tests/trace's program `prog` (or the program at the path `prog`) in a fresh
+    directory with INSTR_* from `env` only.
     Returns (rc, stdout, instr lines, other stderr lines, experiment dir)."""
     wd = workdir(name)
+    exe = prog if os.path.isabs(prog) else os.path.join(A.bin, "trace_" + prog)
     e = {k: v for k, v in os.environ.items() if not k.startswith("INSTR_")}
     e.update({"INSTR_ENABLE_TRACING": "1", "INSTR_EXPERIMENT_DIRECTORY": os.path.join(wd, "exp")})
     e.update(env or {})
-    p = subprocess.run([os.path.join(A.bin, "trace_" + prog)] + list(args), cwd=wd, env=e,
+    p = subprocess.run([exe] + list(args), cwd=wd, env=e,
                        capture_output=True, timeout=timeout)
     err = p.stderr.decode(errors="replace").splitlines()
     mine = [l for l in err if l.startswith("instr: ")]
@@ -210,6 +213,177 @@ def case_thread_waves():
     threads_case(64, 4, 3000, "2M")
 
 
+def dropped_by_handlers(mine):
+    """Events of signal handlers the summary says were dropped (0 when it says nothing)."""
+    for l in mine:
+        m = re.match(r"^instr: trace: (\d+) event\(s\) of signal handlers", l)
+        if m:
+            return int(m.group(1))
+    return 0
+
+
+def check_signals(prog, mode, memory, runs=3):
+    """An instrumented handler at 1 kHz, trace only: the archive reads back, the interrupted
+    code's counts are exact, every handler call is in the trace or counted as dropped."""
+    calls = 100000
+    for i in range(runs):
+        rc, out, mine, rest, exp = run(prog, [mode, str(calls)],
+                                       name="%s_%s_%s_%d" % (os.path.basename(prog), mode,
+                                                             memory, i),
+                                       env={"INSTR_ENABLE_PROFILING": "0",
+                                            "INSTR_TOTAL_MEMORY": memory})
+        expect(rc == 0 and rest == [], "rc %r, stderr %r" % (rc, rest))
+        m = re.match(r"^work (\d+) handler (\d+)$", out.strip())
+        expect(m and int(m.group(1)) == calls, "output %r" % out)
+        handled = int(m.group(2))
+        expect(handled > 0, "the handler never ran: the case tests nothing")
+        tr, _ = check_archive(exp, mine, profile=False)
+        got = tr.enters_by_region()
+        expect(got.get("work") == calls and got.get("inner") == 3 * calls,
+               "interrupted code's counts %r, want work %d inner %d" % (got, calls, 3 * calls))
+        dropped = dropped_by_handlers(mine)
+        recorded = got.get("on_signal", 0) - 1  # one call before the timer (signals.c)
+        expect(got.get("tick", 0) == recorded + 1, "handler %r" % got)
+        if dropped == 0:
+            expect(recorded == handled, "%d handler calls recorded, %d ran, none said dropped"
+                   % (recorded, handled))
+        else:
+            expect(recorded < handled and handled - recorded <= dropped,
+                   "%d handler calls recorded, %d ran, %d events said dropped"
+                   % (recorded, handled, dropped))
+
+
+def case_signals_alrm():
+    check_signals("signals", "alrm", "256M")
+    check_signals("signals", "alrm", "1M")  # buffers converted and written during the run
+
+
+def case_signals_prof():
+    check_signals("signals", "prof", "256M")
+    check_signals("signals", "prof", "1M")
+
+
+def case_signals_plugins():
+    # The same program built with the GCC and the LLVM plugin's hooks (instr gcc / clang).
+    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "progs", "signals.c")
+    built = 0
+    for cc in ("gcc", "clang"):
+        if not shutil.which(cc):
+            continue
+        wd = workdir("build_" + cc)
+        exe = os.path.join(wd, "signals_" + cc)
+        p = subprocess.run([A.wrapper, cc, "-O1", src, "-o", exe], cwd=wd, capture_output=True)
+        err = p.stderr.decode(errors="replace")
+        expect(p.returncode == 0, "%s: build failed: %s" % (cc, err))
+        expect("cyg mode" not in err, "%s: no plugin, the wrapper fell back: %s" % (cc, err))
+        for mode in ("alrm", "prof"):
+            check_signals(exe, mode, "256M", runs=2)
+            check_signals(exe, mode, "1M", runs=2)
+        built += 1
+    expect(built > 0, "neither gcc nor clang found")
+
+
+def check_ending(how, runs, want_out):
+    """The process ends while four threads call instrumented code: every run's archive reads
+    back complete and properly nested, with the program's own output and status."""
+    for i in range(runs):
+        rc, out, mine, rest, exp = run("ending", [how], name="%s_%d" % (how, i),
+                                       env={"INSTR_ENABLE_PROFILING": "0"})
+        expect(rc == 0 and rest == [], "run %d: rc %r, stderr %r" % (i, rc, rest))
+        expect(out == want_out, "run %d: output %r" % (i, out))
+        tr, _ = check_archive(exp, mine, profile=False)
+        expect(len(tr.locations) == 5, "run %d: %d locations" % (i, len(tr.locations)))
+        spinning = [l for l in tr.events if tr.enters_by_region(l).get("top")]
+        expect(len(spinning) == 4, "run %d: %d locations ran top()" % (i, len(spinning)))
+
+
+def case_ending_return():
+    check_ending("return", 20, "main ends (return)\n")
+
+
+def case_ending_exit():
+    check_ending("exit", 5, "worker exits\n")
+
+
+def case_ending_quick_exit():
+    check_ending("quick_exit", 5, "main ends (quick_exit)\n")
+
+
+def case_ending_detached():
+    check_ending("detached", 5, "main ends (detached)\n")
+
+
+INCOMPLETE = re.compile(r"^instr: trace: (.*)/traces\.otf2 is incomplete.*: writing .*failed "
+                        r"\((No space left on device|File too large)\)")
+
+
+def check_full_disk_output(what, rc, out, mine, rest, want_out):
+    """The program's own output and status, one line saying the trace is incomplete and why,
+    and nothing that presents the archive as written."""
+    expect(rc == 0 and rest == [], "%s: rc %r, stderr %r" % (what, rc, rest))
+    expect(out == want_out, "%s: output %r, want %r" % (what, out, want_out))
+    said = [l for l in mine if INCOMPLETE.match(l)]
+    expect(len(said) == 1, "%s: want one line saying the trace is incomplete, got %r"
+           % (what, mine))
+    expect(not any(SUMMARY.match(l) for l in mine), "%s: the trace's summary line: %r"
+           % (what, mine))
+    expect(not any("traces.otf2" in l and " written to " in l for l in mine),
+           "%s: the summary lists traces.otf2: %r" % (what, mine))
+
+
+def case_disk_full():
+    # The full-disk test double (tests/lib/enospc_double.c): writes to regular files fail
+    # with ENOSPC after N bytes. With 1M of budget the trace is converted during the run, so
+    # it fails in the run as well as at the end.
+    shim = A.double
+    args = ["4", "1", "20000"]
+    rc, want_out, mine, rest, exp = run("threads", args, name="plain",
+                                        env={"INSTR_ENABLE_PROFILING": "0"})
+    expect(rc == 0 and rest == [], "without the shim: rc %r, stderr %r" % (rc, rest))
+    check_archive(exp, mine, profile=False)
+    for memory in ("256M", "1M"):
+        for after in (0, 4096, 1 << 20, 6 << 20):
+            what = "INSTR_TOTAL_MEMORY=%s, ENOSPC after %d bytes" % (memory, after)
+            env = {"INSTR_ENABLE_PROFILING": "0", "INSTR_TOTAL_MEMORY": memory,
+                   "LD_PRELOAD": shim, "ENOSPC_DOUBLE_AFTER": str(after),
+                   "ASAN_OPTIONS": (os.environ.get("ASAN_OPTIONS", "") +
+                                    ":verify_asan_link_order=0").lstrip(":")}
+            rc, out, mine, rest, exp = run("threads", args, env=env,
+                                           name="full_%s_%d" % (memory, after))
+            check_full_disk_output(what, rc, out, mine, rest, want_out)
+
+
+def case_disk_full_tmpfs():
+    # A real full file system: a 256 KiB tmpfs in a private mount namespace (unshare -rm),
+    # where this machine lets the test make one.
+    unshare = shutil.which("unshare")
+    probe = subprocess.run([unshare, "-rm", "true"], capture_output=True) if unshare else None
+    if not probe or probe.returncode != 0:
+        print("skipped: cannot make a private mount namespace here (unshare -rm), so no "
+              "tmpfs; trace.disk_full covers the case with the test double")
+        sys.exit(77)
+    rc, want_out, _, _, _ = run("threads", ["4", "1", "20000"], name="plain",
+                                env={"INSTR_ENABLE_PROFILING": "0"})
+    for memory in ("256M", "1M"):
+        wd = workdir("tmpfs_" + memory)
+        mnt = os.path.join(wd, "mnt")
+        os.makedirs(mnt)
+        e = {k: v for k, v in os.environ.items() if not k.startswith("INSTR_")}
+        e.update({"INSTR_ENABLE_TRACING": "1", "INSTR_ENABLE_PROFILING": "0",
+                  "INSTR_TOTAL_MEMORY": memory,
+                  "INSTR_EXPERIMENT_DIRECTORY": os.path.join(mnt, "exp")})
+        script = 'mount -t tmpfs -o size=256k tmpfs "$1" || exit 99; shift; exec "$@"'
+        p = subprocess.run([unshare, "-rm", "sh", "-c", script, "sh", mnt,
+                            os.path.join(A.bin, "trace_threads"), "4", "1", "20000"],
+                           cwd=wd, env=e, capture_output=True, timeout=600)
+        expect(p.returncode != 99, "mount of the tmpfs failed: %r" % p.stderr)
+        err = p.stderr.decode(errors="replace").splitlines()
+        mine = [l for l in err if l.startswith("instr: ")]
+        rest = [l for l in err if not l.startswith("instr: ")]
+        check_full_disk_output("tmpfs 256k, INSTR_TOTAL_MEMORY=" + memory, p.returncode,
+                               p.stdout.decode(errors="replace"), mine, rest, want_out)
+
+
 def main():
     global A, P, T
     ap = argparse.ArgumentParser()
@@ -217,6 +391,8 @@ def main():
     ap.add_argument("--bin", required=True)
     ap.add_argument("--work", required=True)
     ap.add_argument("--lib", required=True)
+    ap.add_argument("--wrapper", help="the instr compiler wrapper (signals_plugins)")
+    ap.add_argument("--double", help="the full-disk test double, enospc_double (disk_full)")
     A = ap.parse_args()
     sys.path.insert(0, A.lib)
     import profile as prof_mod

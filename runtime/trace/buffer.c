@@ -1,0 +1,216 @@
+/* buffer.c — a location's compact buffer: a list of chunks from the pool (pool.c) holding
+ * compact records (events.c) until they are converted to OTF2 (convert.c).
+ *
+ * Only the owning thread appends and converts while it runs. The slow path (`slow` set, the
+ * asynchronous signals blocked) takes the next chunk; when the INSTR_TOTAL_MEMORY budget has
+ * none left it converts the whole buffer into the location's OTF2 writer (which writes to
+ * disk as its own buffer fills), writes a BufferFlush record, and goes on in the current
+ * chunk.
+ *
+ * The end (write.c) may find threads still running. instr_trace_cut sets `cut` and waits until
+ * the thread is out of the slow path (sequentially consistent on both sides: either the slow
+ * path sees `cut`, or the end sees `slow`); from then on the thread never converts or changes
+ * its chunk list again, so the records up to `pos` (stored with release after each record) are
+ * final and are converted by the ending thread. What the thread appends after that lies beyond
+ * `pos` or after the end time and is left out; its open regions are closed at the end time. */
+#include "trace.h"
+#include "../core/clock.h"
+#include "../core/event.h"
+#include "../core/log.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+typedef struct instr_tchunk {
+    uint64_t pool_link; /* the pool's, while the chunk is free (pool.c) */
+    struct instr_tchunk *next;
+    instr_trec *end; /* records end here once the chunk is full (the current one: `pos`) */
+} chunk;
+
+static _Thread_local instr_tloc *self __attribute__((tls_model("initial-exec")));
+static uint64_t dropped_busy_all, dropped_full_all;
+
+static instr_trec *recs(chunk *c) { return (instr_trec *)(c + 1); }
+
+static instr_trec *limit(chunk *c)
+{
+    return recs(c) + (instr_tpool_chunk_size() - sizeof *c) / sizeof(instr_trec);
+}
+
+void instr_trace_set_self(instr_tloc *s) { self = s; }
+
+enum after { KEEP_CURRENT, FREE_ALL, LEAVE_ALONE };
+
+/* 1 when a slot below `pos` is reserved but not written yet: a signal handler interrupted an
+ * append of this thread (events.c), which writes the slot when it goes on. */
+static int pending(instr_tloc *s)
+{
+    instr_trec *pos = s->pos;
+    for (chunk *c = s->head; c; c = c == s->tail ? NULL : c->next) {
+        instr_trec *end = c == s->tail ? pos : c->end;
+        for (instr_trec *r = recs(c); r < end; r++)
+            if (__atomic_load_n(&r->w, __ATOMIC_RELAXED) == 0)
+                return 1;
+    }
+    return 0;
+}
+
+/* Converts every record of the buffer up to `pos`, records after t_max left out. Then the
+ * chunks go back to the pool except the current one, emptied (KEEP_CURRENT); or all of them
+ * (FREE_ALL: the thread records no more); or none, and nothing is changed (LEAVE_ALONE: the
+ * thread may still be writing beyond `pos` at the end). */
+static void convert_all(instr_tloc *s, uint64_t t_max, enum after after)
+{
+    instr_trec *pos = __atomic_load_n(&s->pos, __ATOMIC_ACQUIRE);
+    for (chunk *c = s->head, *next; c; c = next) {
+        next = c == s->tail ? NULL : c->next;
+        instr_trec *end = c == s->tail ? pos : c->end;
+        instr_trace_convert(s, recs(c), (size_t)(end - recs(c)), t_max);
+        if (after == FREE_ALL || (after == KEEP_CURRENT && c != s->tail))
+            instr_tpool_give(c);
+    }
+    if (after == KEEP_CURRENT && s->tail) {
+        s->head = s->tail;
+        s->tail->next = NULL;
+        memset(recs(s->tail), 0, (size_t)((char *)pos - (char *)recs(s->tail)));
+        __atomic_store_n(&s->pos, recs(s->tail), __ATOMIC_RELEASE);
+    } else if (after == FREE_ALL) {
+        s->head = s->tail = NULL;
+        __atomic_store_n(&s->lim, NULL, __ATOMIC_RELAXED);
+        __atomic_store_n(&s->pos, NULL, __ATOMIC_RELEASE);
+    }
+}
+
+/* Blocks the asynchronous signals for the slow path, so that no handler runs while the chunk
+ * list changes or the buffer is converted: a handler's events wait until the end of it and
+ * are then recorded as usual. Signals raised by a fault stay open (blocking them would kill
+ * the process). */
+static void block_signals(sigset_t *old)
+{
+    sigset_t all;
+    sigfillset(&all);
+    sigdelset(&all, SIGSEGV);
+    sigdelset(&all, SIGBUS);
+    sigdelset(&all, SIGFPE);
+    sigdelset(&all, SIGILL);
+    sigdelset(&all, SIGTRAP);
+    sigdelset(&all, SIGSYS);
+    pthread_sigmask(SIG_BLOCK, &all, old);
+}
+
+/* With `slow` set and signals blocked: the record at the next free slot, taking the next
+ * chunk, or converting the buffer when the budget has none. */
+static void append_slow(instr_tloc *s, uint32_t w, uint64_t t)
+{
+    if (s->pos >= s->lim) {
+        chunk *c = instr_tpool_take(s->tail == NULL);
+        if (c) {
+            /* zeroed: a reserved slot reads as unwritten until its record is there */
+            if (s->tail) {
+                s->tail->end = s->pos;
+                s->tail->next = c;
+            } else {
+                s->head = c;
+            }
+            s->tail = c;
+            __atomic_store_n(&s->pos, recs(c), __ATOMIC_RELEASE);
+            __atomic_store_n(&s->lim, limit(c), __ATOMIC_RELAXED);
+        } else if (s->tail && pending(s)) {
+            /* The budget is spent, and this is a signal handler that interrupted an append
+             * whose slot is not written yet: the buffer cannot be converted now. */
+            s->dropped_busy++;
+            return;
+        } else if (s->tail) {
+            /* The budget is spent: everything recorded so far goes to OTF2 (and so to disk),
+             * and the current chunk is used again. */
+            convert_all(s, UINT64_MAX, KEEP_CURRENT);
+            instr_trace_flush_record(s, t, instr_clock_now());
+        }
+    }
+    instr_trec *p = s->pos;
+    if (!p || p >= s->lim) {
+        s->dropped_full++;
+        return;
+    }
+    p->t = t;
+    p->w = w;
+    __atomic_store_n(&s->pos, p + 1, __ATOMIC_RELEASE);
+}
+
+void instr_trace_put_slow(instr_tloc *s, uint32_t w, uint64_t t)
+{
+    if (s != self)
+        return; /* the end closing a running thread's regions: the conversion does that */
+    if (__atomic_load_n(&s->slow, __ATOMIC_RELAXED)) {
+        /* A handler of a synchronous signal (a fault) raised inside the slow path itself. */
+        s->dropped_busy++;
+        return;
+    }
+    if (__atomic_load_n(&s->cut, __ATOMIC_RELAXED))
+        return; /* after the end: not recorded */
+    sigset_t old;
+    block_signals(&old);
+    __atomic_store_n(&s->slow, 1, __ATOMIC_SEQ_CST);
+    if (!__atomic_load_n(&s->cut, __ATOMIC_SEQ_CST))
+        append_slow(s, w, t);
+    __atomic_store_n(&s->slow, 0, __ATOMIC_RELEASE);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+void instr_trace_drain(instr_tloc *s)
+{
+    if (s != self || __atomic_load_n(&s->slow, __ATOMIC_RELAXED))
+        return;
+    sigset_t old;
+    block_signals(&old);
+    __atomic_store_n(&s->slow, 1, __ATOMIC_SEQ_CST);
+    if (!__atomic_load_n(&s->cut, __ATOMIC_SEQ_CST) && !pending(s))
+        convert_all(s, UINT64_MAX, KEEP_CURRENT);
+    __atomic_store_n(&s->slow, 0, __ATOMIC_RELEASE);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+void instr_trace_cut(instr_tloc *s, uint64_t t_end)
+{
+    if (__atomic_exchange_n(&s->cut, 1, __ATOMIC_SEQ_CST))
+        return;
+    int own = s == self;
+    if (own && __atomic_load_n(&s->slow, __ATOMIC_ACQUIRE)) {
+        /* exit() from a signal handler that interrupted this thread's own slow path: the chunk
+         * list may be half changed; what was converted before stays, the rest is lost. */
+        s->head = s->tail = NULL;
+        instr_warn("trace: the program ended inside the trace's own buffer work on thread %u "
+                   "(exit from a signal handler): its latest events are missing", s->id);
+    }
+    /* Another thread is out of the slow path within one chunk switch or conversion. */
+    for (int i = 0; !own && __atomic_load_n(&s->slow, __ATOMIC_SEQ_CST); i++) {
+        if (i == 20000) {
+            instr_warn("trace: thread %u stayed inside the trace's buffer work at the end: its "
+                       "events are missing", s->id);
+            return;
+        }
+        if (i < 100) {
+            sched_yield();
+        } else {
+            struct timespec ts = {0, 100000};
+            nanosleep(&ts, NULL);
+        }
+    }
+    /* A thread that ended, or this one, writes no more: its chunks go back to the pool. */
+    int gone = own || (s->loc && s->loc->ended == INSTR_LOC_THREAD_EXIT) || instr_trace_forked;
+    convert_all(s, t_end, gone ? FREE_ALL : LEAVE_ALONE);
+    instr_trace_close_open(s, t_end != UINT64_MAX && t_end > s->last ? t_end : s->last);
+    __atomic_add_fetch(&dropped_busy_all, s->dropped_busy, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&dropped_full_all, s->dropped_full, __ATOMIC_RELAXED);
+}
+
+void instr_trace_dropped(uint64_t *busy, uint64_t *full)
+{
+    *busy = __atomic_load_n(&dropped_busy_all, __ATOMIC_RELAXED);
+    *full = __atomic_load_n(&dropped_full_all, __ATOMIC_RELAXED);
+}

@@ -1,0 +1,174 @@
+/* convert.c — compact records (events.c) into the location's OTF2 event writer.
+ *
+ * The conversion keeps the trace well formed whatever the buffer holds: timestamps never go
+ * back, a region that is not defined is left out, a Leave closes what is open down to its
+ * Enter (and a Leave of nothing open is left out), and the end closes what is still open. In
+ * a normal run none of this changes a record: the event core balances every location's
+ * enter/exit. It matters at the end, when a thread that still runs had its regions closed by
+ * the ending thread while it kept recording (buffer.c).
+ *
+ * After the first failed OTF2 write (a full disk, a file-size limit) no writer is fed any
+ * more: the records are counted as lost, and the end says so (write.c). */
+#include "trace.h"
+#include "../core/registry.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int failed_errno; /* 0: no failure yet */
+static uint64_t lost;
+
+void instr_trace_note_failure(int err)
+{
+    int zero = 0;
+    __atomic_compare_exchange_n(&failed_errno, &zero, err ? err : EIO, 0, __ATOMIC_RELAXED,
+                                __ATOMIC_RELAXED);
+}
+
+int instr_trace_write_failed(void) { return __atomic_load_n(&failed_errno, __ATOMIC_RELAXED) != 0; }
+uint64_t instr_trace_lost_after_failure(void) { return __atomic_load_n(&lost, __ATOMIC_RELAXED); }
+const char *instr_trace_failure_reason(void) { return strerror(failed_errno); }
+
+/* A record for a location without a working writer: kept for MPI_Init, or counted. */
+static void emit_slow(instr_tloc *s, unsigned kind, uint32_t arg, uint64_t t)
+{
+    if (instr_trace_write_failed()) {
+        __atomic_add_fetch(&lost, 1, __ATOMIC_RELAXED);
+        return;
+    }
+    if (s->waiting) {
+        if (kind <= INSTR_TREC_LEAVE)
+            instr_early_add(s, kind == INSTR_TREC_LEAVE, arg, t); /* before MPI_Init */
+        return;
+    }
+    s->dropped_full++; /* no writer could be had (said when it happened) */
+}
+
+static void emit_failed(instr_tloc *s)
+{
+    int err = errno; /* of the failed write, unless OTF2's error callback took it first */
+    s->refused++;
+    /* The records are valid: a failure is a failed flush (full disk, file-size limit), which
+     * leaves OTF2's buffer in no state to be written into again. */
+    instr_trace_note_failure(err);
+}
+
+static inline void emit(instr_tloc *s, unsigned kind, uint32_t arg, uint64_t t)
+{
+    if (__builtin_expect(!s->writer || failed_errno, 0)) {
+        if (!s->writer && !failed_errno)
+            instr_trace_writer_ready(s); /* created now, or attached once MPI_Init ran */
+        if (!s->writer || failed_errno) {
+            emit_slow(s, kind, arg, t);
+            return;
+        }
+    }
+    if (t < s->last)
+        t = s->last;
+    s->last = t;
+    OTF2_ErrorCode rc;
+    switch (kind) {
+    case INSTR_TREC_ENTER: rc = OTF2_EvtWriter_Enter(s->writer, NULL, t, arg - 1); break;
+    case INSTR_TREC_LEAVE: rc = OTF2_EvtWriter_Leave(s->writer, NULL, t, arg - 1); break;
+    case INSTR_TREC_FORK:
+        rc = OTF2_EvtWriter_ThreadFork(s->writer, NULL, t, OTF2_PARADIGM_OPENMP, arg);
+        break;
+    default: rc = OTF2_EvtWriter_ThreadJoin(s->writer, NULL, t, OTF2_PARADIGM_OPENMP); break;
+    }
+    if (__builtin_expect(rc != OTF2_SUCCESS, 0))
+        emit_failed(s);
+}
+
+static int grow_open(instr_tloc *s)
+{
+    uint32_t cap = s->capopen ? 2 * s->capopen : 64;
+    uint32_t *grown = realloc(s->open, cap * sizeof *grown);
+    if (!grown)
+        return -1;
+    s->open = grown;
+    s->capopen = cap;
+    return 0;
+}
+
+static inline int push(instr_tloc *s, uint32_t region)
+{
+    if (__builtin_expect(s->nopen == s->capopen, 0) && grow_open(s) != 0)
+        return -1;
+    s->open[s->nopen++] = region;
+    return 0;
+}
+
+void instr_trace_convert(instr_tloc *s, const instr_trec *r, size_t n, uint64_t t_max)
+{
+    uint32_t nregions = instr_registry_count();
+    for (size_t i = 0; i < n; i++) {
+        uint32_t w = __atomic_load_n(&r[i].w, __ATOMIC_ACQUIRE);
+        if (w == 0)
+            continue; /* reserved, not written: the end came in the middle of an append */
+        uint64_t t = r[i].t;
+        unsigned kind = w >> INSTR_TREC_KIND_SHIFT;
+        uint32_t arg = w & INSTR_TREC_ARG_MASK;
+        if (t > t_max)
+            break; /* after the end: this and everything later is left out */
+        switch (kind) {
+        case INSTR_TREC_ENTER:
+            if (__builtin_expect(arg == 0 || arg > nregions, 0) || push(s, arg) != 0) {
+                s->repaired++;
+                continue;
+            }
+            emit(s, kind, arg, t);
+            break;
+        case INSTR_TREC_LEAVE: {
+            if (__builtin_expect(s->nopen && s->open[s->nopen - 1] == arg, 1)) {
+                s->nopen--;
+                emit(s, kind, arg, t);
+                break;
+            }
+            uint32_t k = s->nopen;
+            while (k > 0 && s->open[k - 1] != arg)
+                k--;
+            if (k == 0) {
+                s->repaired++;
+                continue;
+            }
+            while (s->nopen >= k) {
+                uint32_t open = s->open[--s->nopen];
+                if (open != arg)
+                    s->repaired++;
+                emit(s, INSTR_TREC_LEAVE, open, t);
+            }
+            break;
+        }
+        case INSTR_TREC_FORK:
+        case INSTR_TREC_JOIN: emit(s, kind, arg, t); break;
+        default: s->repaired++; break;
+        }
+    }
+}
+
+void instr_trace_flush_record(instr_tloc *s, uint64_t t_begin, uint64_t t_end)
+{
+    if (!s->writer || instr_trace_write_failed())
+        return;
+    if (t_begin < s->last)
+        t_begin = s->last;
+    if (t_end < t_begin)
+        t_end = t_begin;
+    s->last = t_begin;
+    errno = 0;
+    if (OTF2_EvtWriter_BufferFlush(s->writer, NULL, t_begin, t_end) != OTF2_SUCCESS) {
+        s->refused++;
+        instr_trace_note_failure(errno);
+        return;
+    }
+    instr_tpool_note_flush(t_end);
+}
+
+void instr_trace_close_open(instr_tloc *s, uint64_t t)
+{
+    while (s->nopen > 0) {
+        s->repaired++;
+        emit(s, INSTR_TREC_LEAVE, s->open[--s->nopen], t);
+    }
+}
