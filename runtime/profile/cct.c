@@ -99,13 +99,7 @@ static instr_pnode *new_node(instr_pstate *s, instr_pnode *parent, uint32_t regi
     }
     instr_pnode *n = (instr_pnode *)(void *)s->cur;
     s->cur += sizeof *n;
-    n->region = region;
-    n->depth = parent->depth + 1;
-    n->parent = parent;
-    n->last = &instr_cct_nomatch;
-    n->s.min_incl = n->s.min_excl = UINT64_MAX;
-    n->sibling = parent->child;
-    parent->child = n;
+    instr_cct_link(n, parent, region);
     return n;
 }
 

@@ -71,6 +71,18 @@ uint64_t instr_cct_cut(instr_pstate *s, uintptr_t sp);
 /* The node every sentinel's `last` points to: its region never matches either. */
 extern instr_pnode instr_cct_nomatch;
 
+/* Makes the zeroed node n a child of parent for region (the tree's one way to link a node). */
+static inline void instr_cct_link(instr_pnode *n, instr_pnode *parent, uint32_t region)
+{
+    n->region = region;
+    n->depth = parent->depth + 1;
+    n->parent = parent;
+    n->last = &instr_cct_nomatch;
+    n->s.min_incl = n->s.min_excl = UINT64_MAX;
+    n->sibling = parent->child;
+    parent->child = n;
+}
+
 /* Stats of one finished visit of n at time t; adds its inclusive time to the parent's open
  * visit. */
 static inline void instr_cct_close_in(instr_pnode *n, instr_pnode *parent, uint64_t t)

@@ -71,15 +71,9 @@ static graft_node *graft_for(instr_pstate *s, const instr_pnode *under, instr_pn
         return NULL;
     g->under = under;
     g->at = at;
-    g->node.parent = at;
-    g->node.depth = at->depth + 1;
-    g->node.last = &instr_cct_nomatch;
-    g->node.s.min_incl = g->node.s.min_excl = UINT64_MAX;
-    g->node.sibling = at->child;
     g->next = s->grafts;
     s->grafts = g;
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    at->child = &g->node;
+    instr_cct_link(&g->node, at, 0);
     return g;
 }
 
@@ -139,15 +133,8 @@ static instr_pnode *path_node(instr_pnode *parent, uint32_t region)
     instr_pnode *n = child_with(parent, region);
     if (n)
         return n;
-    if (!(n = calloc(1, sizeof *n)))
-        return NULL;
-    n->region = region;
-    n->depth = parent->depth + 1;
-    n->parent = parent;
-    n->last = &instr_cct_nomatch;
-    n->s.min_incl = n->s.min_excl = UINT64_MAX;
-    n->sibling = parent->child;
-    parent->child = n;
+    if ((n = calloc(1, sizeof *n)))
+        instr_cct_link(n, parent, region);
     return n;
 }
 
