@@ -21,6 +21,9 @@ int instr_core_init_locations(void);
 instr_location *const *instr_core_locations(uint32_t *n);
 /* Dispatches exits for every open recorded region of `loc` at t; returns how many. */
 uint64_t instr_core_close_all(instr_location *loc, uint64_t t);
+/* The calling thread's location leaves the direct trace path, if it was on it: its open
+ * regions become the core's stack (before the end closes them). */
+void instr_core_leave_direct(void);
 /* Forked child: only the calling thread's location survives; it becomes location 0. */
 void instr_core_fork_child(uint64_t t);
 

@@ -162,17 +162,33 @@ void instr_trace_put_slow(instr_tloc *s, uint32_t w, uint64_t t)
     pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
-void instr_trace_drain(instr_tloc *s)
+/* On the owning thread: converts everything its buffer holds; 1 when done, 0 when the buffer
+ * is in the middle of an append or conversion of this thread, or was cut. */
+static int convert_own(instr_tloc *s)
 {
     if (s != self || __atomic_load_n(&s->slow, __ATOMIC_RELAXED))
-        return;
+        return 0;
     sigset_t old;
     block_signals(&old);
     __atomic_store_n(&s->slow, 1, __ATOMIC_SEQ_CST);
-    if (!__atomic_load_n(&s->cut, __ATOMIC_SEQ_CST) && !pending(s))
+    int done = !__atomic_load_n(&s->cut, __ATOMIC_SEQ_CST) && !pending(s);
+    if (done)
         convert_all(s, UINT64_MAX, KEEP_CURRENT);
     __atomic_store_n(&s->slow, 0, __ATOMIC_RELEASE);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return done;
+}
+
+void instr_trace_drain(instr_tloc *s) { convert_own(s); }
+
+uint32_t instr_trace_open_regions(void *data, uint32_t *out, uint32_t cap)
+{
+    instr_tloc *s = data;
+    if (!s || !convert_own(s))
+        return UINT32_MAX;
+    /* A handler that runs from here on appends balanced records: nothing converted changes. */
+    memcpy(out, s->open, (s->nopen < cap ? s->nopen : cap) * sizeof *out);
+    return s->nopen;
 }
 
 void instr_trace_cut(instr_tloc *s, uint64_t t_end)
