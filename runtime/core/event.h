@@ -122,8 +122,9 @@ static inline int instr_event_trace_direct(uint32_t region, uint32_t kind)
 {
 #ifdef INSTR_RT_HAVE_TRACE
     struct instr_tloc *s = instr_tls_trace;
-    /* A plain load, as for the cursor path: the flag only ever goes off. */
-    if (__builtin_expect(instr_fast != INSTR_FAST_TRACE || !s ||
+    /* Its own load (relaxed: the flag only ever goes off), so that the cursor path's test
+     * stays one compare with memory. */
+    if (__builtin_expect(__atomic_load_n(&instr_fast, __ATOMIC_RELAXED) != INSTR_FAST_TRACE || !s ||
                              region - 1 >= INSTR_TREC_ARG_MASK, 0))
         return 0;
     instr_trace_put(s, kind << INSTR_TREC_KIND_SHIFT | region, instr_clock_tsc());
