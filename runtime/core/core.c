@@ -118,11 +118,23 @@ static void generic_end(instr_location *loc);
  * direct trace path. */
 static void leave_direct(instr_location *loc)
 {
-    if (loc && loc->direct && generic_begin(loc))
+    if (loc && loc->direct && !loc->busy && generic_begin(loc))
         generic_end(loc);
 }
 
 void instr_core_leave_direct(void) { leave_direct(instr_tls_loc); }
+
+static int direct_refused;
+
+void instr_core_direct_off(void)
+{
+    __atomic_store_n(&direct_refused, 1, __ATOMIC_SEQ_CST);
+    int expected = INSTR_FAST_TRACE;
+    __atomic_compare_exchange_n(&instr_fast, &expected, INSTR_FAST_OFF, 0, __ATOMIC_SEQ_CST,
+                                __ATOMIC_SEQ_CST);
+}
+
+int instr_core_direct_allowed(void) { return !__atomic_load_n(&direct_refused, __ATOMIC_SEQ_CST); }
 
 /* pthread key destructor: the thread ends; hand its data over. */
 static void location_end(void *p)

@@ -155,8 +155,14 @@ static void init_once(void)
 #ifdef INSTR_RT_HAVE_TRACE
     /* The trace alone with the TSC: hooks append its records directly (event.h). */
     else if (instr_n_enter == 1 && instr_n_exit == 1 && instr_clock_use_tsc &&
-             instr_enter_tab[0].fn == instr_trace_enter && instr_exit_tab[0].fn == instr_trace_exit)
-        __atomic_store_n(&instr_fast, INSTR_FAST_TRACE, __ATOMIC_RELEASE);
+             instr_enter_tab[0].fn == instr_trace_enter && instr_exit_tab[0].fn == instr_trace_exit) {
+        int expected = INSTR_FAST_OFF;
+        if (instr_core_direct_allowed())
+            __atomic_compare_exchange_n(&instr_fast, &expected, INSTR_FAST_TRACE, 0,
+                                        __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+        if (!instr_core_direct_allowed()) /* refused meanwhile */
+            instr_core_direct_off();
+    }
 #endif
     instr_signal_finalize = finalize_from_signal;
     instr_signals_install();
