@@ -62,9 +62,10 @@ void instr_trace_set_self(instr_tloc *s);
 /* Converts everything the location's buffer holds into its writer and empties it; from the
  * owning thread (an MPI record follows). */
 void instr_trace_drain(instr_tloc *s);
-/* The substrate's `open_regions` (substrate.h): converts the calling thread's own buffer and
- * gives the regions open in it, outermost first; UINT32_MAX when the buffer is in the middle
- * of an append or conversion of this thread, or was cut. */
+/* The substrate's `open_regions` (substrate.h): the regions open in the calling thread's own
+ * buffer as its conversion will nest them, outermost first (nothing is converted); above cap
+ * when more are open; UINT32_MAX when the buffer is in the middle of an append or conversion
+ * of this thread, or was cut. */
 uint32_t instr_trace_open_regions(void *data, uint32_t *out, uint32_t cap);
 /* At the end, for a location whose thread may still run: stops it from recording, waits
  * until it is out of the slow path, and converts what it recorded up to t_end, closing
