@@ -4,11 +4,16 @@
 bench/callheavy.c calls one tiny out-of-line function from a loop (N/10 warm-up calls, then
 N measured ones). Every variant is built from it and measured two ways:
 
-  instr/call  callgrind's instruction count of the whole process at two sizes, N1 and N2:
-              (Ir(N2) - Ir(N1)) / (1.1 * (N2 - N1)), so start-up and the end of the run cancel
-              out and what is left is one loop iteration: the call, the function, the hooks
-              and the runtime (instructions are deterministic: the figure does not depend on
-              the machine's load)
+  instr/call  callgrind's instruction count inside main (--toggle-collect=main: start-up
+              before main and the end of the run after it returns, atexit, are outside) at
+              two sizes, N1 and N2: (Ir(N2) - Ir(N1)) / (1.1 * (N2 - N1)), so what is left is
+              one loop iteration: the call, the function, the hooks and the runtime
+              (instructions are deterministic: the figure does not depend on the machine's
+              load)
+  end/record  trace variants: the work the end of the run does per trace record (conversion
+              of the compact records to OTF2 and writing them), counted the same way over the
+              whole process minus the count inside main, divided by the 2 records per call.
+              It is moved off the hot path, not removed: the program pays it at exit.
   ns/call     the program's own time per loop iteration with N calls (best of REPS runs)
 
 Variants: uninstrumented; -finstrument-functions with empty hooks and with hooks that only
@@ -87,10 +92,12 @@ def run(cmd, env=None, cwd=None):
     return subprocess.run(cmd, env=full, cwd=cwd, capture_output=True, text=True, timeout=600)
 
 
-def instructions(exe, n, env, cwd):
+def instructions(exe, n, env, cwd, whole=False):
+    """Instructions inside main, or with whole=True of the whole process."""
     out = os.path.join(cwd, "callgrind.out")
-    p = run(["valgrind", "--tool=callgrind", "--callgrind-out-file=" + out, exe, str(n)],
-            dict(env, INSTR_VERBOSE="quiet"), cwd)
+    only_main = [] if whole else ["--toggle-collect=main"]
+    p = run(["valgrind", "--tool=callgrind", "--callgrind-out-file=" + out] + only_main +
+            [exe, str(n)], dict(env, INSTR_VERBOSE="quiet"), cwd)
     m = re.search(r"Collected : (\d+)", p.stderr)
     if p.returncode != 0 or not m:
         raise RuntimeError("callgrind of %s failed: %s" % (exe, p.stderr[-500:]))
@@ -159,11 +166,17 @@ def main():
                 skipped.append("%s: build failed: %s" % (v.name, (p.stdout + p.stderr)[-300:]))
                 continue
             env = {k: (spec if val == "@exclude" else val) for k, val in v.env.items()}
-            i1 = instructions(exe, a.n1, env, work)
-            i2 = instructions(exe, a.n2, env, work)
-            per = (i2 - i1) * 10 / (11 * (a.n2 - a.n1))  # 1.1 calls per iteration, exact
+            def per_call(whole=False):
+                i1 = instructions(exe, a.n1, env, work, whole)
+                i2 = instructions(exe, a.n2, env, work, whole)
+                return (i2 - i1) * 10 / (11 * (a.n2 - a.n1))  # 1.1 calls per iteration, exact
+
+            per = per_call()
+            end = None
+            if env.get("INSTR_ENABLE_TRACING") == "1":
+                end = (per_call(whole=True) - per) / 2  # an enter and an exit record per call
             ns = None if a.check else ns_per_call(exe, a.n, env, work, a.reps)
-            rows.append((v, per, ns))
+            rows.append((v, per, end, ns))
             if v.budget and per > BUDGET[v.budget]:
                 over.append("%s: %.1f instructions per call, budget %d" %
                             (v.name, per, BUDGET[v.budget]))
@@ -173,13 +186,14 @@ def main():
     base = {r[0].name: r for r in rows}
     tsc = base.get("-finstrument-functions, hooks reading the TSC")
     plain = base.get("uninstrumented (gcc -O2)")
-    print("%-52s %12s %9s %12s" % ("variant", "instr/call", "ns/call", "x TSC pair"))
-    for v, per, ns in rows:
+    print("%-52s %12s %11s %9s %12s" % ("variant", "instr/call", "end/record", "ns/call",
+                                        "x TSC pair"))
+    for v, per, end, ns in rows:
         ratio = "-"
-        if ns is not None and tsc and plain and tsc[2] > plain[2]:
-            ratio = "%.2f" % ((ns - plain[2]) / (tsc[2] - plain[2]))
-        print("%-52s %12.1f %9s %12s" % (v.name, per, "-" if ns is None else "%.2f" % ns,
-                                          ratio))
+        if ns is not None and tsc and plain and tsc[3] > plain[3]:
+            ratio = "%.2f" % ((ns - plain[3]) / (tsc[3] - plain[3]))
+        print("%-52s %12.1f %11s %9s %12s" % (v.name, per, "-" if end is None else "%.1f" % end,
+                                               "-" if ns is None else "%.2f" % ns, ratio))
     for s in skipped:
         print("not measured: " + s)
     if over:

@@ -1,9 +1,13 @@
 /* core.c — the event core: locations (one per thread), their stacks, and the slow paths of
  * enter/exit (event.h has the fast paths).
  *
- * A location's stack is the profile's cursor while instr_fast is on (profile/cct.h), else the
- * core's own array of region handles (the generic path). A location leaves the cursor for
- * the generic path at its first event after instr_pause(), and never returns to it.
+ * A location's stack is the profile's cursor while instr_fast is INSTR_FAST_INLINE or
+ * INSTR_FAST_CURSOR (profile/cct.h); none on the direct trace path (INSTR_FAST_TRACE: the
+ * trace's conversion keeps its output nested); else the core's own array of region handles
+ * (the generic path). A location leaves the cursor or the direct path for the generic path
+ * at its first event after instr_pause(), and never returns to it; a location on the direct
+ * path also leaves it when its thread ends or calls exit(), so that its open regions are
+ * closed by the core as on the generic path.
  *
  * Signal handlers: a handler's event on a thread that is inside the runtime (the cursor
  * taken by a slow path, loc->busy on the generic path, tls_in_runtime while a location is
@@ -31,6 +35,7 @@ int instr_fast = INSTR_FAST_OFF;
 instr_pstate instr_cct_idle = {.cursor = &instr_cct_nomatch};
 _Thread_local instr_pstate *instr_tls_cct
     __attribute__((tls_model("initial-exec"))) = &instr_cct_idle;
+_Thread_local struct instr_tloc *instr_tls_trace __attribute__((tls_model("initial-exec")));
 uint64_t instr_events_dropped_in_handlers;
 /* Set while this thread creates or converts its location (allocation, locks). */
 static _Thread_local int tls_in_runtime __attribute__((tls_model("initial-exec")));
@@ -106,10 +111,36 @@ uint64_t instr_core_close_all(instr_location *loc, uint64_t t)
     return n;
 }
 
+static int generic_begin(instr_location *loc);
+static void generic_end(instr_location *loc);
+
+/* On the location's own thread: its open regions become the core's stack, if it was on the
+ * direct trace path. */
+static void leave_direct(instr_location *loc)
+{
+    if (loc && loc->direct && !loc->busy && generic_begin(loc))
+        generic_end(loc);
+}
+
+void instr_core_leave_direct(void) { leave_direct(instr_tls_loc); }
+
+static int direct_refused;
+
+void instr_core_direct_off(void)
+{
+    __atomic_store_n(&direct_refused, 1, __ATOMIC_SEQ_CST);
+    int expected = INSTR_FAST_TRACE;
+    __atomic_compare_exchange_n(&instr_fast, &expected, INSTR_FAST_OFF, 0, __ATOMIC_SEQ_CST,
+                                __ATOMIC_SEQ_CST);
+}
+
+int instr_core_direct_allowed(void) { return !__atomic_load_n(&direct_refused, __ATOMIC_SEQ_CST); }
+
 /* pthread key destructor: the thread ends; hand its data over. */
 static void location_end(void *p)
 {
     instr_location *loc = p;
+    leave_direct(loc);
     pthread_mutex_lock(&instr_loc_lock);
     int st = instr_state_get();
     if ((st == INSTR_STATE_RUNNING || st == INSTR_STATE_PAUSED) && !loc->ended) {
@@ -118,6 +149,7 @@ static void location_end(void *p)
     }
     pthread_mutex_unlock(&instr_loc_lock);
     instr_tls_cct = &instr_cct_idle;
+    instr_tls_trace = NULL;
     instr_tls_loc = NULL;
     tls_ended = 1;
 }
@@ -179,14 +211,20 @@ static instr_location *location_create_unguarded(void)
     for (unsigned i = 0; i < instr_nactive; i++)
         loc->sub[i] = instr_active[i]->location_begin ? instr_active[i]->location_begin(loc)
                                                       : NULL;
-    /* The cursor path: the profile is the one substrate with enter/exit (lifecycle.c). */
-    if (__atomic_load_n(&instr_fast, __ATOMIC_ACQUIRE) != INSTR_FAST_OFF)
+    /* The cursor path: the profile is the one substrate with enter/exit; the direct trace
+     * path: the trace is (lifecycle.c). */
+    int fast = __atomic_load_n(&instr_fast, __ATOMIC_ACQUIRE);
+    if (fast == INSTR_FAST_TRACE)
+        loc->direct = loc->sub[instr_enter_tab[0].slot] != NULL;
+    else if (fast != INSTR_FAST_OFF)
         loc->cct = loc->sub[instr_enter_tab[0].slot];
     pthread_mutex_unlock(&instr_loc_lock);
     pthread_setspecific(loc_key, loc);
     instr_tls_loc = loc;
     if (loc->cct)
         instr_tls_cct = loc->cct;
+    if (loc->direct)
+        instr_tls_trace = loc->sub[instr_enter_tab[0].slot];
     return loc;
 }
 
@@ -212,6 +250,23 @@ static void to_generic(instr_location *loc)
     loc->depth = instr_cct_path(s, loc->stack, loc->cap);
     instr_tls_cct = &instr_cct_idle;
     loc->cct = NULL;
+}
+
+/* The thread leaves the direct trace path: the regions open in what the trace recorded become
+ * the core's stack. When the trace cannot say now, the stack stays empty and the trace's
+ * conversion closes them at the end. With loc->busy set, as above. */
+static void direct_to_generic(instr_location *loc)
+{
+    unsigned slot = instr_enter_tab[0].slot;
+    const instr_substrate *trace = instr_active[slot];
+    /* First: a handler's events from now on take the slow path (balanced, recorded). */
+    instr_tls_trace = NULL;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    uint32_t n = trace->open_regions(loc->sub[slot], loc->stack, loc->cap);
+    while (n != UINT32_MAX && n > loc->cap && grow_stack(loc) == 0)
+        n = trace->open_regions(loc->sub[slot], loc->stack, loc->cap);
+    loc->depth = n <= loc->cap ? n : 0;
+    loc->direct = 0;
 }
 
 uint32_t instr_core_depth(const instr_location *loc)
@@ -272,8 +327,15 @@ static int on_cursor(const instr_location *loc)
     return loc->cct && __atomic_load_n(&instr_fast, __ATOMIC_ACQUIRE) != INSTR_FAST_OFF;
 }
 
-/* The location's generic stack, converting it first if it still used the cursor (only after
- * instr_pause turned the cursor path off). 0 when loc->busy was taken. */
+/* 1 while the location takes the direct trace path (instr_pause turns that off for good). */
+static int on_direct(const instr_location *loc)
+{
+    return loc->direct && __atomic_load_n(&instr_fast, __ATOMIC_ACQUIRE) == INSTR_FAST_TRACE;
+}
+
+/* The location's generic stack, converting it first if it still used the cursor or the
+ * direct trace path (after instr_pause turned them off, or at its end). 0 when loc->busy
+ * was taken. */
 static int generic_begin(instr_location *loc)
 {
     if (loc->busy) {
@@ -284,6 +346,8 @@ static int generic_begin(instr_location *loc)
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     if (loc->cct)
         to_generic(loc);
+    else if (loc->direct)
+        direct_to_generic(loc);
     return 1;
 }
 
@@ -329,6 +393,13 @@ void instr_event_enter_slow(uint32_t region, uintptr_t sp)
         if (instr_state_get() == INSTR_STATE_RUNNING &&
             instr_cct_enter_slow(loc->cct, region, sp) != 0)
             dropped_in_handler();
+        return;
+    }
+    if (on_direct(loc)) {
+        /* The thread's first event (its location was just made), or a handler's event while
+         * the thread leaves the path: the trace's own append. */
+        if (instr_state_get() == INSTR_STATE_RUNNING)
+            instr_enter_tab[0].fn(loc->sub[instr_enter_tab[0].slot], region, instr_clock_now());
         return;
     }
     if (!generic_begin(loc))
@@ -389,6 +460,11 @@ void instr_event_exit_slow(uint32_t region)
     if (on_cursor(loc)) {
         if (instr_cct_exit_slow(loc->cct, region, &loc->unmatched_exits) != 0)
             dropped_in_handler();
+        return;
+    }
+    if (on_direct(loc)) {
+        /* The trace's conversion matches it (or leaves it out when nothing is open). */
+        instr_exit_tab[0].fn(loc->sub[instr_exit_tab[0].slot], region, instr_clock_now());
         return;
     }
     if (!generic_begin(loc))

@@ -21,6 +21,16 @@ int instr_core_init_locations(void);
 instr_location *const *instr_core_locations(uint32_t *n);
 /* Dispatches exits for every open recorded region of `loc` at t; returns how many. */
 uint64_t instr_core_close_all(instr_location *loc, uint64_t t);
+/* The calling thread's location leaves the direct trace path, if it was on it: its open
+ * regions become the core's stack (before the end closes them). */
+void instr_core_leave_direct(void);
+/* For an adapter that closes regions on other threads' locations (the OpenMP master closes
+ * its workers' late-ending constructs, runtime/ompt/): every location keeps its stack in the
+ * core, so the direct trace path is not taken from now on (locations on it leave it at their
+ * next event), nor chosen at start-up if that comes later. */
+void instr_core_direct_off(void);
+/* 0 once instr_core_direct_off was called. */
+int instr_core_direct_allowed(void);
 /* Forked child: only the calling thread's location survives; it becomes location 0. */
 void instr_core_fork_child(uint64_t t);
 

@@ -7,7 +7,14 @@
  *   only stack (profile/cct.h): enter is one thread-local load, one flag test, one compare
  *   with the child entered last, a stack-address compare, the clock; exit is one compare,
  *   the clock and the statistics. No table, no second stack, no call.
- * - Generic path (tracing, profile and trace, or after the first pause): the core keeps its
+ * - Direct trace path (instr_fast == INSTR_FAST_TRACE): the trace is the only substrate that
+ *   wants enter/exit and the clock is the TSC. The hook appends the trace's compact record
+ *   itself: one thread-local load (the thread's trace state), one flag test, a range check
+ *   of the handle, the clock and one call of the trace's append (trace/events.c), whose slot
+ *   reservation is safe against the thread's own signal handlers. No core stack: the trace's
+ *   conversion keeps the output nested (trace/convert.c), and the open regions become the
+ *   core's stack again when the thread leaves the path (pause, thread end, exit()).
+ * - Generic path (profile and trace, other timers, or after the first pause): the core keeps its
  *   own stack of region handles and calls every substrate that wants the event through the
  *   dispatch table. With the profile alone and another timer than the TSC, the cursor is
  *   still the stack, updated by the slow path (INSTR_FAST_CURSOR).
@@ -21,6 +28,9 @@
 #include "clock.h"
 #include "substrate.h"
 #include "../profile/cct.h"
+#ifdef INSTR_RT_HAVE_TRACE
+#include "../trace/record.h"
+#endif
 
 #include <stdint.h>
 
@@ -43,6 +53,7 @@ struct instr_location {
     uint32_t *stack;   /* generic path: open regions, innermost last */
     uint32_t depth, cap;
     int busy;          /* generic path: inside a substrate; a handler's events are dropped */
+    int direct;        /* on the direct trace path: no core stack (instr_tls_trace) */
     void *sub[INSTR_MAX_SUBSTRATES];
     uint32_t id;
     int tid;
@@ -54,13 +65,17 @@ struct instr_location {
 enum {
     INSTR_FAST_OFF = 0, /* the generic path (or not recording) */
     INSTR_FAST_INLINE,  /* the cursor path, inline (profile only, TSC) */
-    INSTR_FAST_CURSOR   /* the cursor is the stack, through the slow path (other timers) */
+    INSTR_FAST_CURSOR,  /* the cursor is the stack, through the slow path (other timers) */
+    INSTR_FAST_TRACE    /* the direct trace path, inline (trace only, TSC) */
 };
 extern int instr_fast __attribute__((visibility("hidden")));
 /* The calling thread's cursor state: its location's, or instr_cct_idle (whose cursor never
  * matches) before the thread's first event, after its end and on the generic path. */
 extern _Thread_local instr_pstate *instr_tls_cct __attribute__((tls_model("initial-exec")));
 extern instr_pstate instr_cct_idle;
+/* The calling thread's trace state while its location is on the direct trace path, else
+ * NULL (before its first event, after it left the path, after its end). */
+extern _Thread_local struct instr_tloc *instr_tls_trace __attribute__((tls_model("initial-exec")));
 /* Events dropped because a signal handler arrived while its thread was inside the runtime. */
 extern uint64_t instr_events_dropped_in_handlers;
 
@@ -100,15 +115,37 @@ int instr_events_wanted(void);
 
 static inline int instr_state_get(void) { return __atomic_load_n(&instr_state, __ATOMIC_ACQUIRE); }
 
-/* 1 when the event was recorded by the cursor path; the region named by its handle, or with
- * by_key by the key the adapter gave its node (instr_event_key). */
+/* 1 when the event was recorded by the direct trace path: `kind` is INSTR_TREC_ENTER or
+ * INSTR_TREC_LEAVE. Handles outside 1..INSTR_TREC_ARG_MASK (INSTR_HANDLE_UNREGISTERED,
+ * INSTR_HANDLE_EXCLUDED) are not recorded here. */
+static inline int instr_event_trace_direct(uint32_t region, uint32_t kind)
+{
+#ifdef INSTR_RT_HAVE_TRACE
+    struct instr_tloc *s = instr_tls_trace;
+    /* Its own load (relaxed: the flag only ever goes off), so that the cursor path's test
+     * stays one compare with memory. */
+    if (__builtin_expect(__atomic_load_n(&instr_fast, __ATOMIC_RELAXED) != INSTR_FAST_TRACE || !s ||
+                             region - 1 >= INSTR_TREC_ARG_MASK, 0))
+        return 0;
+    instr_trace_put(s, kind << INSTR_TREC_KIND_SHIFT | region, instr_clock_tsc());
+    return 1;
+#else
+    (void)region;
+    (void)kind;
+    return 0;
+#endif
+}
+
+/* 1 when the event was recorded by the cursor path (or, for a region handle, the direct
+ * trace path); the region named by its handle, or with by_key by the key the adapter gave
+ * its node (instr_event_key). */
 static inline int instr_event_enter_fast_by(int by_key, uintptr_t what, uintptr_t sp)
 {
     instr_pstate *s = instr_tls_cct;
     /* A plain load (one compare with memory): the flag only ever goes off, and an event that
      * still sees it on belongs to the time before. */
     if (__builtin_expect(instr_fast != INSTR_FAST_INLINE, 0))
-        return 0;
+        return !by_key && instr_event_trace_direct((uint32_t)what, 0);
     instr_pnode *n = instr_cct_push(s, by_key, what, sp);
     if (__builtin_expect(!n, 0))
         return 0;
@@ -120,7 +157,7 @@ static inline int instr_event_exit_fast_by(int by_key, uintptr_t what)
 {
     instr_pstate *s = instr_tls_cct;
     if (__builtin_expect(instr_fast != INSTR_FAST_INLINE, 0))
-        return 0;
+        return !by_key && instr_event_trace_direct((uint32_t)what, 1);
     instr_pnode *n = instr_cct_top(s, by_key, what);
     if (__builtin_expect(!n, 0))
         return 0;
@@ -150,7 +187,7 @@ static inline void instr_event_enter_generic(uint32_t region, uintptr_t sp)
 {
     instr_location *loc = instr_tls_loc;
     if (__builtin_expect(instr_state_get() != INSTR_STATE_RUNNING || !loc || loc->cct ||
-                             loc->busy || loc->depth == loc->cap, 0)) {
+                             loc->direct || loc->busy || loc->depth == loc->cap, 0)) {
         instr_event_enter_slow(region, sp);
         return;
     }
@@ -172,7 +209,7 @@ static inline void instr_event_exit_generic(uint32_t region)
 {
     instr_location *loc = instr_tls_loc;
     if (__builtin_expect(instr_state_get() != INSTR_STATE_RUNNING || !loc || loc->cct ||
-                             loc->busy || loc->depth == 0 ||
+                             loc->direct || loc->busy || loc->depth == 0 ||
                              loc->stack[loc->depth - 1] != region, 0)) {
         instr_event_exit_slow(region);
         return;

@@ -152,6 +152,18 @@ static void init_once(void)
         instr_exit_tab[0].fn == instr_profile_exit)
         __atomic_store_n(&instr_fast, instr_clock_use_tsc ? INSTR_FAST_INLINE : INSTR_FAST_CURSOR,
                          __ATOMIC_RELEASE);
+#ifdef INSTR_RT_HAVE_TRACE
+    /* The trace alone with the TSC: hooks append its records directly (event.h). */
+    else if (instr_n_enter == 1 && instr_n_exit == 1 && instr_clock_use_tsc &&
+             instr_enter_tab[0].fn == instr_trace_enter && instr_exit_tab[0].fn == instr_trace_exit) {
+        int expected = INSTR_FAST_OFF;
+        if (instr_core_direct_allowed())
+            __atomic_compare_exchange_n(&instr_fast, &expected, INSTR_FAST_TRACE, 0,
+                                        __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+        if (!instr_core_direct_allowed()) /* refused meanwhile */
+            instr_core_direct_off();
+    }
+#endif
     instr_signal_finalize = finalize_from_signal;
     instr_signals_install();
     __atomic_store_n(&instr_state, INSTR_STATE_RUNNING, __ATOMIC_RELEASE);
@@ -192,6 +204,9 @@ static void finalize(int from_signal)
         return; /* a signal arrived while the end was being written already */
     instr_run run;
     memset(&run, 0, sizeof run);
+    /* exit() deep in a stack on the direct trace path: the open regions of this thread become
+     * the core's stack, closed below like on every other path. */
+    instr_core_leave_direct();
 
     pthread_mutex_lock(&instr_loc_lock);
     uint64_t t_end = instr_clock_now();

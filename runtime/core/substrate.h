@@ -48,6 +48,12 @@ typedef struct instr_substrate {
     /* In a forked child, for the forking thread's location: drop the parent's data, keep the
      * open regions as if entered at t. */
     void (*fork_child)(void *data, uint64_t t);
+    /* The direct trace path only (event.h), on the location's own thread when it leaves the
+     * path: writes the regions open in what the location recorded into out, outermost
+     * first, at most cap of them. Returns how many are open (above cap: call again with
+     * more room), or UINT32_MAX when that cannot be known now (a signal handler interrupted
+     * the substrate's own work). */
+    uint32_t (*open_regions)(void *data, uint32_t *out, uint32_t cap);
     /* At the end: write results into run->dir. Appends the names of the files written to
      * `files` (", " separated). Returns 0, or -1 after a message. */
     int (*write)(const instr_run *run, char *files, size_t size);

@@ -4,6 +4,7 @@
  * setup. GNU libgomp has no OMPT: the constructor below notices a program that runs on it
  * and says once that its OpenMP constructs are not recorded. */
 #include "ompt.h"
+#include "../core/core.h"
 #include "../core/event.h"
 #include "../core/log.h"
 
@@ -32,6 +33,9 @@ static int initialize(ompt_function_lookup_t lookup, int initial_device_num,
         instr_info(1, "OpenMP: %d construct callbacks are not (always) delivered by this "
                       "runtime; those constructs may be missing", missing);
     tool_active = 1;
+    /* The master closes its workers' late-ending constructs in their locations
+     * (callbacks.c): that needs their stacks in the event core. */
+    instr_core_direct_off();
     instr_info(1, "OpenMP: recording constructs through OMPT");
     return 1;
 }

@@ -17,6 +17,7 @@
 #include "../core/clock.h"
 #include "../core/event.h"
 #include "../core/log.h"
+#include "../core/registry.h"
 
 #include <pthread.h>
 #include <sched.h>
@@ -173,6 +174,61 @@ void instr_trace_drain(instr_tloc *s)
         convert_all(s, UINT64_MAX, KEEP_CURRENT);
     __atomic_store_n(&s->slow, 0, __ATOMIC_RELEASE);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+/* The nesting the conversion would give (convert.c), without converting: regions open in
+ * what was converted, then the records not converted yet applied to them. Nothing is
+ * written, so no OTF2 writer is made here. Out of space: a number above cap. */
+static uint32_t open_after(instr_tloc *s, uint32_t *out, uint32_t cap)
+{
+    uint32_t n = s->nopen, nregions = instr_registry_count();
+    if (n > cap)
+        return n;
+    if (n)
+        memcpy(out, s->open, n * sizeof *out);
+    instr_trec *pos = s->pos;
+    for (chunk *c = s->head; c; c = c == s->tail ? NULL : c->next) {
+        instr_trec *end = c == s->tail ? pos : c->end;
+        for (instr_trec *r = recs(c); r < end; r++) {
+            uint32_t w = __atomic_load_n(&r->w, __ATOMIC_RELAXED);
+            uint32_t arg = w & INSTR_TREC_ARG_MASK;
+            if (w == 0)
+                return UINT32_MAX; /* an append of this thread was interrupted */
+            switch (w >> INSTR_TREC_KIND_SHIFT) {
+            case INSTR_TREC_ENTER:
+                if (arg == 0 || arg > nregions)
+                    break;
+                if (n == cap)
+                    return cap + 1;
+                out[n++] = arg;
+                break;
+            case INSTR_TREC_LEAVE: {
+                uint32_t k = n;
+                while (k > 0 && out[k - 1] != arg)
+                    k--;
+                if (k > 0)
+                    n = k - 1; /* closes what is above it too; a Leave of nothing: left out */
+                break;
+            }
+            default: break;
+            }
+        }
+    }
+    return n;
+}
+
+uint32_t instr_trace_open_regions(void *data, uint32_t *out, uint32_t cap)
+{
+    instr_tloc *s = data;
+    if (!s || s != self || __atomic_load_n(&s->slow, __ATOMIC_RELAXED) ||
+        __atomic_load_n(&s->cut, __ATOMIC_SEQ_CST))
+        return UINT32_MAX;
+    /* No handler may change the chunk list meanwhile. */
+    sigset_t old;
+    block_signals(&old);
+    uint32_t n = open_after(s, out, cap);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return n;
 }
 
 void instr_trace_cut(instr_tloc *s, uint64_t t_end)

@@ -276,5 +276,6 @@ const instr_substrate instr_trace_substrate = {
     .enter = instr_trace_enter,
     .exit = instr_trace_exit,
     .fork_child = fork_child,
+    .open_regions = instr_trace_open_regions,
     .write = instr_trace_write,
 };

@@ -16,24 +16,12 @@
 #define INSTR_RT_TRACE_H
 
 #include "../core/substrate.h"
+#include "record.h"
 
 #include <otf2/otf2.h>
 #include <stdint.h>
 
 extern const instr_substrate instr_trace_substrate;
-
-/* One compact record: what happened (kind and region, or a thread count) and when. Kept
- * until the location's buffer is converted to OTF2 (convert.c): when the INSTR_TOTAL_MEMORY
- * budget is full, before an MPI record, and at the end. 12 bytes, as an OTF2 record. */
-typedef struct __attribute__((packed, aligned(4))) instr_trec {
-    uint64_t t;
-    uint32_t w; /* kind << INSTR_TREC_KIND_SHIFT | region handle (or thread count); never 0
-                 * once written (0: the slot is reserved, its record not written yet) */
-} instr_trec;
-
-enum instr_trec_kind { INSTR_TREC_ENTER = 0, INSTR_TREC_LEAVE, INSTR_TREC_FORK, INSTR_TREC_JOIN };
-#define INSTR_TREC_KIND_SHIFT 29
-#define INSTR_TREC_ARG_MASK ((1u << INSTR_TREC_KIND_SHIFT) - 1)
 
 /* Per location (thread). Only its own thread appends records (events.c: safe against its own
  * signal handlers) and converts them while it runs; the end reads a running thread's buffer
@@ -71,11 +59,14 @@ typedef struct instr_tloc {
 void instr_trace_put_slow(instr_tloc *s, uint32_t w, uint64_t t);
 /* Marks s as the calling thread's own location. */
 void instr_trace_set_self(instr_tloc *s);
-/* Appends one record outside the hot path (OpenMP fork/join). */
-void instr_trace_put(instr_tloc *s, uint32_t w, uint64_t t);
 /* Converts everything the location's buffer holds into its writer and empties it; from the
  * owning thread (an MPI record follows). */
 void instr_trace_drain(instr_tloc *s);
+/* The substrate's `open_regions` (substrate.h): the regions open in the calling thread's own
+ * buffer as its conversion will nest them, outermost first (nothing is converted); above cap
+ * when more are open; UINT32_MAX when the buffer is in the middle of an append or conversion
+ * of this thread, or was cut. */
+uint32_t instr_trace_open_regions(void *data, uint32_t *out, uint32_t cap);
 /* At the end, for a location whose thread may still run: stops it from recording, waits
  * until it is out of the slow path, and converts what it recorded up to t_end, closing
  * regions still open at t_end. */

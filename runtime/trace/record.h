@@ -1,0 +1,27 @@
+/* record.h — the trace's compact record and its append, without OTF2: what the event core's
+ * direct trace path (core/event.h) needs to append a record itself. */
+#ifndef INSTR_RT_TRACE_RECORD_H
+#define INSTR_RT_TRACE_RECORD_H
+
+#include <stdint.h>
+
+/* One compact record: what happened (kind and region, or a thread count) and when. Kept
+ * until the location's buffer is converted to OTF2 (convert.c): when the INSTR_TOTAL_MEMORY
+ * budget is full, before an MPI record, and at the end. 12 bytes, as an OTF2 record. */
+typedef struct __attribute__((packed, aligned(4))) instr_trec {
+    uint64_t t;
+    uint32_t w; /* kind << INSTR_TREC_KIND_SHIFT | region handle (or thread count); never 0
+                 * once written (0: the slot is reserved, its record not written yet) */
+} instr_trec;
+
+enum instr_trec_kind { INSTR_TREC_ENTER = 0, INSTR_TREC_LEAVE, INSTR_TREC_FORK, INSTR_TREC_JOIN };
+#define INSTR_TREC_KIND_SHIFT 29
+#define INSTR_TREC_ARG_MASK ((1u << INSTR_TREC_KIND_SHIFT) - 1)
+
+/* A location's trace state (trace.h). */
+struct instr_tloc;
+/* events.c: appends one record to the calling thread's own buffer; async-signal-safe against
+ * the thread's own handlers. */
+void instr_trace_put(struct instr_tloc *s, uint32_t w, uint64_t t);
+
+#endif
