@@ -137,12 +137,43 @@ void instr_core_direct_off(void)
 int instr_core_direct_allowed(void) { return !__atomic_load_n(&direct_refused, __ATOMIC_SEQ_CST); }
 
 /* pthread key destructor: the thread ends; hand its data over. */
+/* Set once the main thread has ended by pthread_exit: the process then ends on whichever
+ * thread ends last, which runs the program's atexit handlers after its key destructors. */
+static int main_thread_gone;
+
+/* Under instr_loc_lock: loc's thread is the last one recording while main is gone, so the
+ * process ends on it (glibc calls exit() there after the key destructors): it keeps its
+ * location, and its atexit handlers are recorded like those after exit() from main. */
+static int process_ends_here(const instr_location *loc)
+{
+    if (loc->tid == (int)getpid()) {
+        main_thread_gone = 1;
+        return 0;
+    }
+    if (!main_thread_gone)
+        return 0;
+    for (uint32_t i = 0; i < nlocs; i++)
+        if (locs[i] != loc && !locs[i]->ended)
+            return 0;
+    return 1;
+}
+
 static void location_end(void *p)
 {
     instr_location *loc = p;
-    leave_direct(loc);
     pthread_mutex_lock(&instr_loc_lock);
     int st = instr_state_get();
+    int last = (st == INSTR_STATE_RUNNING || st == INSTR_STATE_PAUSED) && !loc->ended &&
+               process_ends_here(loc);
+    pthread_mutex_unlock(&instr_loc_lock);
+    if (last) {
+        /* A destructor may run again (PTHREAD_DESTRUCTOR_ITERATIONS) if the value is set
+         * again; it is not, so this location ends with the program (instr_finalize). */
+        return;
+    }
+    leave_direct(loc);
+    pthread_mutex_lock(&instr_loc_lock);
+    st = instr_state_get();
     if ((st == INSTR_STATE_RUNNING || st == INSTR_STATE_PAUSED) && !loc->ended) {
         loc->closed_at_end += instr_core_close_all(loc, instr_clock_now());
         loc->ended = INSTR_LOC_THREAD_EXIT;

@@ -584,6 +584,8 @@ static void job_json(FILE *f, instr_job *j, const char *dir, int nranks)
 {
     char exe[PATH_MAX] = "";
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0) /* the main thread ended with pthread_exit: /proc/self is gone */
+        n = readlink("/proc/thread-self/exe", exe, sizeof exe - 1);
     exe[n > 0 ? n : 0] = '\0';
     qsort(j->groups, j->ngroups, sizeof *j->groups, by_rank);
     fputs("{\n  \"format\": \"instr-profile\",\n  \"version\": 1,\n  \"time_unit\": \"ns\",\n", f);

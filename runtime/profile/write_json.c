@@ -98,6 +98,8 @@ static void run_meta(FILE *f, const instr_run *run, const instr_mtree *t)
 {
     char exe[PATH_MAX] = "", host[256] = "";
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0) /* the main thread ended with pthread_exit: /proc/self is gone */
+        n = readlink("/proc/thread-self/exe", exe, sizeof exe - 1);
     exe[n > 0 ? n : 0] = '\0';
     gethostname(host, sizeof host - 1);
     fputs("  \"run\": {\n    \"program\": ", f);

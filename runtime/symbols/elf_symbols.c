@@ -160,8 +160,12 @@ static object *object_for(const void *addr)
     if (!f.found)
         return NULL;
     if (!f.name[0]) {
-        /* The main program has an empty name in the link map. */
+        /* The main program has an empty name in the link map. /proc/self is the main
+         * thread's, gone once it ended with pthread_exit; the calling thread's own entry
+         * names the same file. */
         ssize_t n = readlink("/proc/self/exe", f.name, sizeof f.name - 1);
+        if (n <= 0)
+            n = readlink("/proc/thread-self/exe", f.name, sizeof f.name - 1);
         f.name[n > 0 ? n : 0] = '\0';
     }
     for (object *o = objects; o; o = o->next)

@@ -167,6 +167,23 @@ def case_threads():
                "location %d: %r" % (l, P.visits_by_region(prof, location=l)))
 
 
+def case_main_pthread_exit():
+    # main ends with pthread_exit; the last worker runs the program's atexit handler, which
+    # is recorded on that worker's location (it ends with the program, not at thread exit)
+    rc, out, mine, wd = same_behaviour("main_pthread_exit")
+    expect(rc == 0 and out.startswith("bye sink "), "exit %r, stdout %r" % (rc, out))
+    prof = files_ok(P.find_experiment(wd))
+    consistent(prof)
+    v = P.visits_by_region(prof)
+    expect(v == {"main": 1, "worker": 2, "task": 202, "at_end": 1, "bye": 1}, "visits %r" % v)
+    byp = P.visits_by_path(prof)
+    expect(byp.get("at_end;bye;task") == 1, "paths %r" % byp)
+    ends = sorted(l["end"] for l in prof["locations"])
+    expect(ends == ["program-end", "thread-exit", "thread-exit"], "location ends %r" % ends)
+    expect(prof["run"]["program"].endswith("main_pthread_exit_inst"),
+           "program %r (the main thread's /proc entry is gone)" % prof["run"]["program"])
+
+
 MANUAL = {"outer": 1, "phase": 3, "step 0": 1, "step 1": 1, "step 2": 1, "after": 1}
 
 
