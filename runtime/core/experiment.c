@@ -165,14 +165,21 @@ int instr_experiment_create(void)
 
 const char *instr_experiment_dir(void) { return have_dir ? dir : NULL; }
 
-/* /proc/self/fd/N when it reaches the same directory as fd, else the plain path. */
+/* /proc/thread-self/fd/N when it reaches the same directory as fd (else /proc/self/fd/N on
+ * kernels before 3.17), else the plain path. thread-self first: it resolves through the
+ * thread that opens the file, and /proc/self is gone once the main thread has ended with
+ * pthread_exit while the last thread writes the results. */
 static const char *io_path(int fd, const char *path, char *buf, size_t size)
 {
+    static const char *const dirs[] = {"/proc/thread-self/fd", "/proc/self/fd"};
     struct stat a, b;
-    snprintf(buf, size, "/proc/self/fd/%d", fd);
-    if (fd >= 0 && fstat(fd, &a) == 0 && stat(buf, &b) == 0 && a.st_dev == b.st_dev &&
-        a.st_ino == b.st_ino)
-        return buf;
+    if (fd < 0 || fstat(fd, &a) != 0)
+        return path;
+    for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++) {
+        snprintf(buf, size, "%s/%d", dirs[i], fd);
+        if (stat(buf, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+            return buf;
+    }
     return path;
 }
 
@@ -240,7 +247,7 @@ static void check_not_moved(void)
     if (fstat(dfd, &a) != 0 || (stat(dir, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino))
         return;
     char link[64], now[PATH_MAX], q1[INSTR_QUOTE_SIZE], q2[INSTR_QUOTE_SIZE];
-    snprintf(link, sizeof link, "/proc/self/fd/%d", dfd);
+    snprintf(link, sizeof link, "/proc/thread-self/fd/%d", dfd);
     ssize_t n = readlink(link, now, sizeof now - 1);
     now[n > 0 ? n : 0] = '\0';
     instr_warn("the experiment directory %s was moved or replaced during the run; the results "

@@ -31,7 +31,7 @@ int instr_experiment_create(void);
 /* Absolute path, or NULL when there is none. */
 const char *instr_experiment_dir(void);
 /* A path that reaches the experiment directory (job directory for job) through its open
- * descriptor (/proc/self/fd/N), for libraries that create files by path (OTF2): whatever
+ * descriptor (/proc/thread-self/fd/N), for libraries that create files by path (OTF2): whatever
  * happens to the directory's name meanwhile, they write into the directory made here.
  * Falls back to the plain path where /proc is not mounted. NULL when there is none. */
 const char *instr_experiment_io_path(void);

@@ -182,6 +182,15 @@ def case_main_pthread_exit():
     expect(ends == ["program-end", "thread-exit", "thread-exit"], "location ends %r" % ends)
     expect(prof["run"]["program"].endswith("main_pthread_exit_inst"),
            "program %r (the main thread's /proc entry is gone)" % prof["run"]["program"])
+    # the trace too, where the runtime has one: OTF2 writes through /proc/thread-self
+    rc, out, mine, wd = same_behaviour("main_pthread_exit", env={"INSTR_ENABLE_TRACING": "1"})
+    exp = P.find_experiment(wd)
+    if os.path.exists(os.path.join(exp, "traces.otf2")):
+        import otf2check as T
+        tr = T.load(exp)
+        expect(not tr.problems(), "trace: %r" % tr.problems()[:5])
+        e = tr.enters_by_region()
+        expect(e == {"main": 1, "worker": 2, "task": 202, "at_end": 1, "bye": 1}, "enters %r" % e)
 
 
 MANUAL = {"outer": 1, "phase": 3, "step 0": 1, "step 1": 1, "step 2": 1, "after": 1}
