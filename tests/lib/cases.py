@@ -1,6 +1,7 @@
 """The frame shared by the case-based end-to-end drivers (tests/runtime/check.py,
 tests/trace/check_trace.py, tests/xray/check_xray.py, tests/openmp/check_openmp.py): a
-failure type, expect(), a fresh work directory, and running one case by name."""
+failure type, expect(), the environment without INSTR_* settings, a fresh work directory, and
+running one case by name."""
 import os
 import shutil
 
@@ -12,6 +13,14 @@ class Fail(Exception):
 def expect(cond, what):
     if not cond:
         raise Fail(what)
+
+
+def clean_env(extra=None, drop=()):
+    """The environment without INSTR_* (nor the names in drop), plus extra: a case's run
+    sees only the settings it gives."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("INSTR_") and k not in drop}
+    env.update(extra or {})
+    return env
 
 
 def fresh_dir(path):

@@ -13,16 +13,10 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
-from cases import Fail, expect, fresh_dir, run_case  # noqa: E402  tests/lib/cases.py
+from cases import Fail, clean_env, expect, fresh_dir, run_case  # noqa: E402  tests/lib/cases.py
 
 A = None  # parsed arguments
 P = None  # tests/lib/profile.py
-
-
-def clean_env(extra=None):
-    env = {k: v for k, v in os.environ.items() if not k.startswith("INSTR_")}
-    env.update(extra or {})
-    return env
 
 
 def workdir(name):

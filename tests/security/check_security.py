@@ -17,7 +17,7 @@ import sys
 import textwrap
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
-from cases import Fail, expect, fresh_dir, run_case  # noqa: E402  tests/lib/cases.py
+from cases import Fail, clean_env, expect, fresh_dir, run_case  # noqa: E402  tests/lib/cases.py
 
 A = None
 P = None  # tests/lib/profile.py
@@ -37,12 +37,6 @@ def need_root():
     if subprocess.run(AS_NOBODY + ["test", "-x", prog("waiter")]).returncode != 0:
         raise Skip("nobody cannot reach the build tree (a parent directory of %s is not "
                    "searchable by others)" % A.bin)
-
-
-def clean_env(extra=None):
-    env = {k: v for k, v in os.environ.items() if not k.startswith("INSTR_")}
-    env.update(extra or {})
-    return env
 
 
 def workdir(name, mode=0o755):

@@ -13,6 +13,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from cases import Fail, expect, fresh_dir, run_case  # noqa: E402  tests/lib/cases.py
+from cases import clean_env as cases_clean_env  # noqa: E402
 
 A = None
 P = None  # tests/lib/profile.py
@@ -29,9 +30,7 @@ def workdir(name):
 
 
 def clean_env(extra=None):
-    e = {k: v for k, v in os.environ.items() if not k.startswith("INSTR_") and k != "XRAY_OPTIONS"}
-    e.update(extra or {})
-    return e
+    return cases_clean_env(extra, drop=("XRAY_OPTIONS",))
 
 
 def sh(cmd, cwd, env=None):
