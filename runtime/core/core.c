@@ -161,20 +161,17 @@ static int process_ends_here(const instr_location *loc)
 static void location_end(void *p)
 {
     instr_location *loc = p;
-    pthread_mutex_lock(&instr_loc_lock);
-    int st = instr_state_get();
-    int last = (st == INSTR_STATE_RUNNING || st == INSTR_STATE_PAUSED) && !loc->ended &&
-               process_ends_here(loc);
-    pthread_mutex_unlock(&instr_loc_lock);
-    if (last) {
-        /* A destructor may run again (PTHREAD_DESTRUCTOR_ITERATIONS) if the value is set
-         * again; it is not, so this location ends with the program (instr_finalize). */
-        return;
-    }
     leave_direct(loc);
     pthread_mutex_lock(&instr_loc_lock);
-    st = instr_state_get();
-    if ((st == INSTR_STATE_RUNNING || st == INSTR_STATE_PAUSED) && !loc->ended) {
+    int st = instr_state_get();
+    int live = (st == INSTR_STATE_RUNNING || st == INSTR_STATE_PAUSED) && !loc->ended;
+    if (live && process_ends_here(loc)) {
+        /* This location ends with the program (instr_finalize); the key's value is not set
+         * again, so this destructor does not run again. */
+        pthread_mutex_unlock(&instr_loc_lock);
+        return;
+    }
+    if (live) {
         loc->closed_at_end += instr_core_close_all(loc, instr_clock_now());
         loc->ended = INSTR_LOC_THREAD_EXIT;
     }
