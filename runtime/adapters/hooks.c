@@ -1,14 +1,19 @@
 /* hooks.c — ABI v1: __instr_enter/__instr_exit called by plugin-instrumented code with the
  * function's static descriptor (include/instr_abi.h).
  *
- * A descriptor is registered on its first enter: under the registry lock, the run-time filter
+ * Every descriptor of the objects loaded at start-up is registered before main (the
+ * descriptors are found through the objects' "instr_regions" sections); one of a library
+ * dlopen'ed later on its first enter. Either way, under the registry lock, the run-time filter
  * decides, and the handle is published with a release store (a region handle, or
  * INSTR_HANDLE_EXCLUDED which the plugin-inserted check reads before calling us). Afterwards
  * enter is one acquire load of the handle plus the event core's fast path. */
+#include "hooks.h"
 #include "../core/event.h"
+#include "../core/log.h"
 #include "../core/registry.h"
 #include "../core/rtfilter.h"
 #include "../include/instr_abi.h"
+#include "../symbols/sections.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -71,23 +76,17 @@ static void by_addr_put(const void *a, uint32_t handle)
     by_addr_fill++;
 }
 
-/* Out of line and cold: keeps the hooks' fast path free of the slow path's stack frame. */
-__attribute__((noinline, cold)) static uint32_t register_region(struct instr_region *d)
+/* With the registry lock held: decides d once (the run-time filter, or the handle of
+ * another descriptor of the same function) and publishes its handle. */
+static uint32_t decide_locked(struct instr_region *d)
 {
-    if (!instr_events_wanted())
-        return INSTR_HANDLE_UNREGISTERED;
-    if (!instr_core_guard_begin()) {
-        /* A signal handler interrupted this thread inside the runtime: no lock here. */
-        instr_core_dropped_in_handler();
-        return INSTR_HANDLE_UNREGISTERED;
-    }
-    instr_registry_lock();
     uint32_t h = __atomic_load_n(&d->handle, __ATOMIC_ACQUIRE);
-    by_addr_slot *same = h == INSTR_HANDLE_UNREGISTERED && d->addr ? by_addr_find(d->addr) : NULL;
+    if (h != INSTR_HANDLE_UNREGISTERED)
+        return h;
+    by_addr_slot *same = d->addr ? by_addr_find(d->addr) : NULL;
     if (same) {
         h = same->handle;
-        __atomic_store_n(&d->handle, h, __ATOMIC_RELEASE);
-    } else if (h == INSTR_HANDLE_UNREGISTERED) {
+    } else {
         const char *name = d->name && *d->name ? d->name : (d->mangled ? d->mangled : "?");
         if (!instr_rtfilter_includes(name, d->mangled, d->file)) {
             h = INSTR_HANDLE_EXCLUDED;
@@ -103,11 +102,53 @@ __attribute__((noinline, cold)) static uint32_t register_region(struct instr_reg
         }
         if (d->addr)
             by_addr_put(d->addr, h);
-        __atomic_store_n(&d->handle, h, __ATOMIC_RELEASE);
     }
+    __atomic_store_n(&d->handle, h, __ATOMIC_RELEASE);
+    return h;
+}
+
+/* A descriptor first entered after start-up (a library dlopen'ed later). Out of line and
+ * cold: keeps the hooks' fast path free of the slow path's stack frame. */
+__attribute__((noinline, cold)) static uint32_t register_region(struct instr_region *d)
+{
+    if (!instr_events_wanted())
+        return INSTR_HANDLE_UNREGISTERED;
+    if (!instr_core_guard_begin()) {
+        /* A signal handler interrupted this thread inside the runtime: no lock here. */
+        instr_core_dropped_in_handler();
+        return INSTR_HANDLE_UNREGISTERED;
+    }
+    instr_registry_lock();
+    uint32_t h = decide_locked(d);
     instr_registry_unlock();
     instr_core_guard_end();
     return h;
+}
+
+static void register_section(void *begin, size_t size, void *arg)
+{
+    unsigned *n = arg;
+    if (size % sizeof(struct instr_region) != 0)
+        return; /* not ABI v1 descriptors: left to their first enter */
+    struct instr_region *d = begin, *end = d + size / sizeof *d;
+    for (; d < end; d++)
+        if (!(d->flags & INSTR_REGION_XRAY) && decide_locked(d) != INSTR_HANDLE_EXCLUDED)
+            (*n)++;
+}
+
+/* Every descriptor of the objects loaded at start-up is decided before main, so that no
+ * event of their functions ever registers: a signal handler's first call would otherwise
+ * take the registry lock and reach malloc, possibly inside the malloc it interrupted.
+ * XRay descriptors are named by the XRay adapter, which registers on first entry. */
+void instr_hooks_register_loaded(void)
+{
+    unsigned n = 0;
+    instr_registry_lock();
+    int sections = instr_sections_each(INSTR_REGIONS_SECTION, register_section, &n);
+    instr_registry_unlock();
+    if (sections)
+        instr_info(1, "hooks: %u instrumented function%s in %d object%s registered at start-up",
+                   n, n == 1 ? "" : "s", sections, sections == 1 ? "" : "s");
 }
 
 __attribute__((noinline, cold)) static void enter_slow(struct instr_region *d, uint32_t h,

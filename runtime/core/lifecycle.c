@@ -19,6 +19,7 @@
 #include "rtfilter.h"
 #include "signals.h"
 #include "text.h"
+#include "../adapters/hooks.h"
 #include "../profile/profile.h"
 #ifdef INSTR_RT_HAVE_TRACE
 #include "../trace/trace.h"
@@ -129,6 +130,7 @@ static void init_once(void)
         return;
     }
     instr_rtfilter_init(instr_cfg.filtering_file);
+    instr_hooks_register_loaded();
     if (mpi_job()) {
         instr_experiment_defer();
     } else {

@@ -495,12 +495,12 @@ def case_wrapper():
     expect(p.returncode != 0 and "bad.spec:1" in p.stderr, "bad spec: %d %s" % (p.returncode, p.stderr))
 
 
-def plugin_builds(name):
+def plugin_builds(name, modes=(("hooks", "gcc"), ("hooks", "clang"), ("cyg", "gcc"))):
     """(what, executable) of the program built by the wrapper: GCC and LLVM plugin hooks and
     -finstrument-functions with gcc."""
     wd = workdir("build")
     src = os.path.join(A.src, name + ".c")
-    for mode, cc in (("hooks", "gcc"), ("hooks", "clang"), ("cyg", "gcc")):
+    for mode, cc in modes:
         exe = os.path.join(wd, "%s_%s_%s" % (name, mode, cc))
         sh([A.wrapper, "--mode=" + mode, cc, "-O2", src, "-o", exe], wd)
         yield "%s %s" % (mode, cc), exe
@@ -545,6 +545,28 @@ def case_signals_plugins():
         check_signals(P.load(P.find_experiment(rd)), ticks, what)
 
 
+HANDLER_FIRST_PATHS = {"main": 1, "main;work": 1000, "main;work;on_usr1": 1,
+                       "main;work;on_usr1;first_in_handler": 1}
+
+
+def case_handler_first():
+    """A handler's functions first called inside the handler, which interrupted malloc: the
+    runtime's path for them must not allocate (the double ends the run with 86 if it does)."""
+    for what, exe in plugin_builds("handler_first", modes=(("hooks", "gcc"), ("hooks", "clang"))):
+        for trace in ("0", "1"):
+            rd = workdir("run_%s_%s" % (what.replace(" ", "_"), trace))
+            env = {"LD_PRELOAD": A.malloc_double, "MALLOC_REENTRY_DOUBLE_SIZE": "12345",
+                   "INSTR_ENABLE_TRACING": trace}
+            rc, out, err = run(exe, cwd=rd, env=env)
+            expect(rc == 0 and out == "handled=1\n", "%s, tracing %s: exit %d, stdout %r\n%s"
+                   % (what, trace, rc, out, err))
+            prof = P.load(P.find_experiment(rd))
+            consistent(prof)
+            byp = P.visits_by_path(prof)
+            expect(byp == HANDLER_FIRST_PATHS, "%s, tracing %s: paths %r, expected %r"
+                   % (what, trace, byp, HANDLER_FIRST_PATHS))
+
+
 def case_wrapper_make():
     wd = workdir("build")
     for f in ("counts.c",):
@@ -584,6 +606,7 @@ def main():
     ap.add_argument("--wrapper")
     ap.add_argument("--src")
     ap.add_argument("--cc")
+    ap.add_argument("--malloc-double")
     A = ap.parse_args()
     sys.path.insert(0, A.lib)
     import profile as prof_mod
