@@ -142,9 +142,9 @@ static inline int instr_event_trace_direct(uint32_t region, uint32_t kind)
 static inline int instr_event_enter_fast_by(int by_key, uintptr_t what, uintptr_t sp)
 {
     instr_pstate *s = instr_tls_cct;
-    /* A plain load (one compare with memory): the flag only ever goes off, and an event that
-     * still sees it on belongs to the time before. */
-    if (__builtin_expect(instr_fast != INSTR_FAST_INLINE, 0))
+    /* A relaxed load (one compare with memory): the flag only ever goes off, and an event
+     * that still sees it on belongs to the time before. */
+    if (__builtin_expect(__atomic_load_n(&instr_fast, __ATOMIC_RELAXED) != INSTR_FAST_INLINE, 0))
         return !by_key && instr_event_trace_direct((uint32_t)what, 0);
     instr_pnode *n = instr_cct_push(s, by_key, what, sp);
     if (__builtin_expect(!n, 0))
@@ -156,7 +156,7 @@ static inline int instr_event_enter_fast_by(int by_key, uintptr_t what, uintptr_
 static inline int instr_event_exit_fast_by(int by_key, uintptr_t what)
 {
     instr_pstate *s = instr_tls_cct;
-    if (__builtin_expect(instr_fast != INSTR_FAST_INLINE, 0))
+    if (__builtin_expect(__atomic_load_n(&instr_fast, __ATOMIC_RELAXED) != INSTR_FAST_INLINE, 0))
         return !by_key && instr_event_trace_direct((uint32_t)what, 1);
     instr_pnode *n = instr_cct_top(s, by_key, what);
     if (__builtin_expect(!n, 0))
