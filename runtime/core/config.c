@@ -53,6 +53,7 @@ static const char *const names[V_COUNT] = {
  * compile time): known, so never reported as unknown. A new variable joins one list. */
 static const char *const other_names[] = {
     "INSTR_XRAY_PATCH", "INSTR_FILTER", "INSTR_MODE", "INSTR_REPORT",
+    "INSTR_WRAPPER", "INSTR_WRAPPER_COMPILER", "INSTR_WRAPPER_ARGS",
 };
 #define N_OTHER (sizeof other_names / sizeof *other_names)
 
