@@ -95,6 +95,24 @@ def case_cmake_probe():
     expect_instrumented(os.path.join(build, "app"), wd)
 
 
+def case_cmake_launcher():
+    """instr as CMake's compiler launcher needs it as the linker launcher too (CMake 3.21)."""
+    wd, src = project("cmake")
+    build = os.path.join(wd, "build")
+    sh(["cmake", "-S", src, "-B", build, "-DCMAKE_C_COMPILER_LAUNCHER=instr",
+        "-DCMAKE_C_LINKER_LAUNCHER=instr"], wd, {"INSTR_WRAPPER": "off"})
+    expect_no_experiment(wd, "cmake configure with launchers (INSTR_WRAPPER=off)")
+    sh(["cmake", "--build", build], wd)
+    expect_instrumented(os.path.join(build, "app"), wd)
+
+
+def case_make_link():
+    """A Makefile with a separate link variable gets instr there too."""
+    wd, src = project("make")
+    sh(["make", "-f", "Makefile.plain", "CC=instr cc", "LINK=instr cc"], src)
+    expect_instrumented(os.path.join(src, "app"), wd)
+
+
 def case_autotools():
     wd, src = project("autotools")
     sh(["autoreconf", "-i"], src)
