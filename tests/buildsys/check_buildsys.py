@@ -4,7 +4,9 @@ CMake, autotools, Meson and plain make build it through the installed-style comp
 (bin/instr-cc) with INSTR_WRAPPER=off while they configure; the program they build is
 instrumented (its profile has the project's functions) and no configure step leaves an
 experiment directory behind.
-Usage: check_buildsys.py CASE --bindir DIR --src DIR --work DIR
+find_package(instr) with instr_instrument(), pkg-config and instr-config are checked on
+the same sources (package/, project/manual.c).
+Usage: check_buildsys.py CASE --prefix DIR --src DIR --work DIR   (DIR: a build or install tree)
 """
 import argparse
 import glob
@@ -188,14 +190,72 @@ def case_wrapper_args():
            "a missing INSTR_WRAPPER_COMPILER: %d %r" % (bad.returncode, bad.stderr))
 
 
+def case_cmake_package():
+    """find_package(instr) from the tree's lib/cmake/instr; instr_instrument(app SPEC ...)
+    instruments app as the spec says, and other not at all."""
+    wd = fresh_dir(os.path.join(A.work, A.case))
+    src = os.path.join(os.path.dirname(A.src), "package")
+    build = os.path.join(wd, "build")
+    sh(["cmake", "-S", src, "-B", build, "-DCMAKE_PREFIX_PATH=" + A.prefix], wd)
+    expect_no_experiment(wd, "cmake configure with find_package(instr)")
+    sh(["cmake", "--build", build], wd)
+    exp = os.path.join(wd, "exp")
+    sh([os.path.join(build, "app")], wd, {"INSTR_EXPERIMENT_DIRECTORY": exp})
+    visits = P.visits_by_region(P.load(os.path.join(exp, "profile.json")))
+    expect(visits.get("main") == 1 and visits.get("kernel_run") == 1
+           and "kernel_step" not in visits, "app: %r (expected main and kernel_run, "
+           "kernel_step excluded by app.spec)" % visits)
+    other = os.path.join(build, "other")
+    nm = sh(["nm", other], wd).stdout
+    expect("__instr_" not in nm, "other is instrumented too:\n%s" % nm)
+    ldd = sh(["ldd", other], wd).stdout
+    expect("libinstr" not in ldd, "other links the runtime:\n%s" % ldd)
+    p = sh([other], wd, {"INSTR_EXPERIMENT_DIRECTORY": os.path.join(wd, "exp-other")})
+    expect(p.stdout == "other 42\n", "other printed %r" % p.stdout)
+    expect_no_experiment(os.path.join(wd, "build"), "running other")
+    expect(not os.path.exists(os.path.join(wd, "exp-other")), "other recorded an experiment")
+
+
+def manual_api(flags, name):
+    wd = fresh_dir(os.path.join(A.work, A.case, name))
+    exe = os.path.join(wd, "manual")
+    sh(["cc", os.path.join(A.src, "manual.c"), "-o", exe] + flags, wd)
+    exp = os.path.join(wd, "exp")
+    p = sh([exe], wd, {"INSTR_EXPERIMENT_DIRECTORY": exp})
+    expect(p.stdout == "manual\n", "printed %r" % p.stdout)
+    visits = P.visits_by_region(P.load(os.path.join(exp, "profile.json")))
+    expect(visits.get("manual_phase") == 1, "%s: manual_phase not recorded: %r" % (name, visits))
+
+
+def case_pkg_config():
+    """pkg-config instr and instr-config give the flags of the manual API."""
+    pc = sh(["pkg-config", "--cflags", "--libs", "instr"], A.work,
+            {"PKG_CONFIG_PATH": os.path.join(A.prefix, "lib", "pkgconfig")}).stdout.split()
+    manual_api(pc, "pkg-config")
+    ic = sh([os.path.join(A.prefix, "bin", "instr-config"), "--cflags", "--libs"],
+            A.work).stdout.split()
+    manual_api(ic, "instr-config")
+    st = sh([os.path.join(A.prefix, "bin", "instr-config"), "--cflags", "--libs", "--static"],
+            A.work).stdout.split()
+    manual_api(st, "instr-config-static")
+    v = sh([os.path.join(A.prefix, "bin", "instr-config"), "--version"], A.work).stdout.strip()
+    pv = sh(["pkg-config", "--modversion", "instr"], A.work,
+            {"PKG_CONFIG_PATH": os.path.join(A.prefix, "lib", "pkgconfig")}).stdout.strip()
+    expect(v and v == pv, "instr-config --version %r, pkg-config --modversion %r" % (v, pv))
+    bad = sh([os.path.join(A.prefix, "bin", "instr-config"), "--clfags"], A.work, ok=False)
+    expect(bad.returncode == 2 and "--clfags" in bad.stderr, "a bad option: %d %r"
+           % (bad.returncode, bad.stderr))
+
+
 def main():
     global A
     ap = argparse.ArgumentParser()
     ap.add_argument("case")
-    ap.add_argument("--bindir", required=True)
+    ap.add_argument("--prefix", required=True)
     ap.add_argument("--src", required=True)
     ap.add_argument("--work", required=True)
     A = ap.parse_args()
+    A.bindir = os.path.join(A.prefix, "bin")
     return run_case(globals(), A.case)
 
 

@@ -1,10 +1,13 @@
 /* instr-info — what this instr knows and how it was built:
  *   instr-info config-vars [--full]   every INSTR_* variable (the runtime's own table)
  *   instr-info config-summary         compilers, plugins, OTF2, MPI, OMPT; what was skipped
+ * Called by the name instr-config, it is instr-config (instr_config.h).
  * Like scorep-info. Exit 0, or 2 on a usage error. */
 #define _GNU_SOURCE
 #include "build_info.h"
 #include "config_vars.h"
+#include "instr_config.h"
+#include "self_prefix.h"
 
 #include <dirent.h>
 #include <limits.h>
@@ -46,16 +49,9 @@ static int config_vars(int full)
 static void plugins_here(void)
 {
     char self[PATH_MAX], dir[PATH_MAX + 16];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n <= 0) {
+    if (self_prefix(self, sizeof self) != 0) {
         printf("  plugins here:      unknown (/proc/self/exe unreadable)\n");
         return;
-    }
-    self[n] = '\0';
-    for (int up = 0; up < 2; up++) {
-        char *s = strrchr(self, '/');
-        if (s)
-            *s = '\0';
     }
     printf("  prefix:            %s\n", self);
     snprintf(dir, sizeof dir, "%s/lib/instr", self);
@@ -93,6 +89,9 @@ static int config_summary(void)
 
 int main(int argc, char **argv)
 {
+    const char *name = strrchr(argv[0], '/');
+    if (strcmp(name ? name + 1 : argv[0], "instr-config") == 0)
+        return instr_config_main(argc, argv);
     if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
         usage(stdout);
         return 0;
