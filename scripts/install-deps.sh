@@ -5,6 +5,8 @@ set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build pkg-config python3
+  # the build-system recipes of tests/buildsys (docs/build-systems.md)
+  meson autoconf automake
   llvm-14-dev llvm-14-tools clang-14 libclang-rt-14-dev
   llvm-19-dev llvm-19-tools clang-19 libclang-rt-19-dev
   # libomp-14-dev and libomp-19-dev conflict (Debian: "Conflicts: libomp-x.y-dev"), so only

@@ -6,6 +6,7 @@
  * used. An INSTR_* name that no part of instr knows gets one warning naming the nearest
  * known one. */
 #include "config.h"
+#include "config_vars.h"
 #include "log.h"
 #include "text.h"
 
@@ -37,24 +38,9 @@ instr_config instr_cfg = {
     .folded_max_depth = INSTR_DEFAULT_FOLDED_MAX_DEPTH,
 };
 
-enum {
-    V_PROFILING, V_TRACING, V_EXPDIR, V_FILTER, V_TIMER, V_MEMORY, V_VERBOSE, V_SIGNAL,
-    V_FATAL, V_FOLDED, V_COUNT
-};
-
-/* The runtime's own variables, recorded in instr.cfg. */
-static const char *const names[V_COUNT] = {
-    "INSTR_ENABLE_PROFILING", "INSTR_ENABLE_TRACING", "INSTR_EXPERIMENT_DIRECTORY",
-    "INSTR_FILTERING_FILE",   "INSTR_TIMER",          "INSTR_TOTAL_MEMORY",
-    "INSTR_VERBOSE",          "INSTR_WRITE_ON_SIGNAL", "INSTR_WRITE_ON_FATAL",
-    "INSTR_FOLDED_MAX_DEPTH",
-};
-/* Names read by other parts of instr (XRay adapter at run time, the compiler plugins at
- * compile time): known, so never reported as unknown. A new variable joins one list. */
-static const char *const other_names[] = {
-    "INSTR_XRAY_PATCH", "INSTR_FILTER", "INSTR_MODE", "INSTR_REPORT",
-};
-#define N_OTHER (sizeof other_names / sizeof *other_names)
+/* The runtime's own variables are the first V_COUNT rows of the table (config_vars.h),
+ * recorded in instr.cfg; every other row is known too, so never reported as unknown. */
+static const char *name_of(int i) { return instr_config_vars[i].name; }
 
 static char *values[V_COUNT];
 static const char *origins[V_COUNT];
@@ -62,14 +48,14 @@ static char *const *env_override; /* instr_config_read_from() */
 static int env_secure;
 
 int instr_config_count(void) { return V_COUNT; }
-const char *instr_config_name(int i) { return names[i]; }
+const char *instr_config_name(int i) { return name_of(i); }
 const char *instr_config_value(int i) { return values[i] ? values[i] : ""; }
 const char *instr_config_origin(int i) { return origins[i] ? origins[i] : "default"; }
 
 const char *instr_config_lookup(const char *name)
 {
     for (int i = 0; i < V_COUNT; i++)
-        if (strcmp(names[i], name) == 0)
+        if (strcmp(name_of(i), name) == 0)
             return instr_config_value(i);
     return "";
 }
@@ -168,9 +154,11 @@ const char *instr_config_nearest(const char *name)
     const char *best = NULL;
     unsigned best_d = UINT_MAX;
     size_t len = strlen(name);
-    for (size_t i = 0; i < V_COUNT + N_OTHER; i++) {
-        const char *known = i < V_COUNT ? names[i] : other_names[i - V_COUNT];
+    for (size_t i = 0; i < instr_config_var_count; i++) {
+        const char *known = instr_config_vars[i].name;
         size_t kl = strlen(known);
+        if (known[kl - 1] == '*')
+            continue; /* a family: its prefix is no name to propose */
         /* A shortened name (INSTR_EXPERIMENT_DIR) is near whatever it begins. */
         unsigned d = len >= 9 && len < kl && strncmp(known, name, len) == 0 ? 1
                                                                             : distance(name, known);
@@ -193,12 +181,12 @@ static void set_value(int i, const char *origin, const char *value)
 static void bad_value(int i, const char *env, const char *what, const char *used)
 {
     char q[INSTR_QUOTE_SIZE];
-    instr_warn("%s=%s %s; using %s", names[i], instr_quote(q, env), what, used);
+    instr_warn("%s=%s %s; using %s", name_of(i), instr_quote(q, env), what, used);
 }
 
 static void read_bool(int i, int *field)
 {
-    const char *env = instr_env(names[i]);
+    const char *env = instr_env(name_of(i));
     char def[4];
     snprintf(def, sizeof def, "%d", *field);
     if (!env || !*env) {
@@ -217,7 +205,7 @@ static void read_bool(int i, int *field)
 
 static void read_string(int i, const char **field, size_t max_len)
 {
-    const char *env = instr_env(names[i]);
+    const char *env = instr_env(name_of(i));
     if (!env || !*env) {
         set_value(i, "default", "");
         return;
@@ -235,7 +223,7 @@ static void read_string(int i, const char **field, size_t max_len)
 
 static void read_timer(void)
 {
-    const char *env = instr_env(names[V_TIMER]);
+    const char *env = instr_env(name_of(V_TIMER));
     if (!env || !*env) {
         set_value(V_TIMER, "default", "auto");
         return;
@@ -265,7 +253,7 @@ static void read_timer(void)
 
 static void read_memory(void)
 {
-    const char *env = instr_env(names[V_MEMORY]);
+    const char *env = instr_env(name_of(V_MEMORY));
     char def[32];
     snprintf(def, sizeof def, "%lluM", (unsigned long long)(INSTR_DEFAULT_TOTAL_MEMORY >> 20));
     if (!env || !*env) {
@@ -303,7 +291,7 @@ static void read_memory(void)
 
 static void read_folded_depth(void)
 {
-    const char *env = instr_env(names[V_FOLDED]);
+    const char *env = instr_env(name_of(V_FOLDED));
     char def[16];
     snprintf(def, sizeof def, "%u", INSTR_DEFAULT_FOLDED_MAX_DEPTH);
     if (!env || !*env) {
@@ -328,7 +316,7 @@ static void read_folded_depth(void)
 
 static void read_verbose(void)
 {
-    const char *env = instr_env(names[V_VERBOSE]);
+    const char *env = instr_env(name_of(V_VERBOSE));
     if (!env || !*env) {
         set_value(V_VERBOSE, "default", "0");
         return;
@@ -353,16 +341,6 @@ static void read_verbose(void)
     set_value(V_VERBOSE, "environment", buf);
 }
 
-static int known(const char *name, size_t len)
-{
-    for (size_t i = 0; i < V_COUNT + N_OTHER; i++) {
-        const char *k = i < V_COUNT ? names[i] : other_names[i - V_COUNT];
-        if (strlen(k) == len && strncmp(k, name, len) == 0)
-            return 1;
-    }
-    return 0;
-}
-
 /* One line per INSTR_* variable that nothing in instr reads: a typing mistake would
  * otherwise silently give the user the default. */
 static void unknown_names(char *const *envp)
@@ -372,7 +350,7 @@ static void unknown_names(char *const *envp)
             continue; /* INSTR_TEST_*: the test suite's own doubles (tests/lib) */
         const char *eq = strchr(*e, '=');
         size_t len = eq ? (size_t)(eq - *e) : strlen(*e);
-        if (known(*e, len))
+        if (instr_config_var_find(*e, len))
             continue;
         char name[80], q[INSTR_QUOTE_SIZE];
         snprintf(name, sizeof name, "%.*s", (int)(len < sizeof name - 1 ? len : sizeof name - 1),

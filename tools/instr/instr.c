@@ -10,6 +10,7 @@
 #include "find_program.h"
 #include "instr_filter.h"
 #include "response_file.h"
+#include "wrapper.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -215,7 +216,7 @@ static int check_spec(const char *spec)
     return rc;
 }
 
-int main(int argc, char **argv)
+static int instr_main(int argc, char **argv)
 {
     enum mode mode = MODE_HOOKS;
     int mode_given = 0, verbose = 0;
@@ -257,6 +258,17 @@ int main(int argc, char **argv)
     char **cargs = argv + i + 1;
     int ncargs = argc - i - 1;
 
+    switch (wrapper_plain("instr", ncargs + 1, argv + i)) {
+    case -1:
+        return 2;
+    case 1:
+        /* INSTR_WRAPPER=off or a configure probe: exactly the plain compiler */
+        execvp(cc, cargs - 1);
+        fprintf(stderr, "instr: cannot run '%s': %s\n", cc, strerror(errno));
+        return 127;
+    default:
+        break;
+    }
     /* A compiler that is not there is the one thing to say. */
     char why[1024];
     if (find_program(cc, why, sizeof why) != 0) {
@@ -455,5 +467,30 @@ int main(int argc, char **argv)
     }
     execvp(cc, out.v);
     fprintf(stderr, "instr: cannot run '%s': %s\n", cc, strerror(errno));
+    return 127;
+}
+
+int main(int argc, char **argv)
+{
+    wrapper_command w;
+    switch (wrapper_command_for(argc, argv, &w)) {
+    case -1:
+        return 2;
+    case 0:
+        return instr_main(argc, argv);
+    default:
+        break;
+    }
+    if (!w.plain)
+        return instr_main(w.argc, w.argv);
+    /* INSTR_WRAPPER=off or a configure probe: exactly the plain compiler */
+    char why[1024];
+    if (find_program(w.argv[0], why, sizeof why) != 0) {
+        fprintf(stderr, "%s: cannot run '%s': %s; set INSTR_WRAPPER_COMPILER to the compiler "
+                        "to use\n", base_name(argv[0]), w.argv[0], why);
+        return 127;
+    }
+    execvp(w.argv[0], w.argv);
+    fprintf(stderr, "%s: cannot run '%s': %s\n", base_name(argv[0]), w.argv[0], strerror(errno));
     return 127;
 }

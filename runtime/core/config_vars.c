@@ -1,0 +1,67 @@
+/* config_vars.c — see config_vars.h. A new variable is one row here (and, when the runtime
+ * parses it into instr_cfg, a slot in config_vars.h); docs/runtime.md or the page of the part
+ * that reads it says the rest. */
+#include "config_vars.h"
+
+#include <string.h>
+
+const instr_config_var instr_config_vars[] = {
+    [V_PROFILING] = {"INSTR_ENABLE_PROFILING", "boolean", "1", "runtime",
+                     "write the call-path profile (0: record nothing)"},
+    [V_TRACING] = {"INSTR_ENABLE_TRACING", "boolean", "0", "runtime",
+                   "write an OTF2 trace (docs/tracing.md)"},
+    [V_EXPDIR] = {"INSTR_EXPERIMENT_DIRECTORY", "path", "", "runtime",
+                  "where results go; unset: instr-<YYYYMMDD_HHMMSS>-<pid> in the current "
+                  "directory; never overwritten"},
+    [V_FILTER] = {"INSTR_FILTERING_FILE", "path", "", "runtime",
+                  "selection spec applied at run time when a region registers"},
+    [V_TIMER] = {"INSTR_TIMER", "word", "auto", "runtime",
+                 "clock: tsc, monotonic, monotonic_raw, realtime or auto"},
+    [V_MEMORY] = {"INSTR_TOTAL_MEMORY", "size", "256M", "runtime",
+                  "memory for call-tree nodes and trace buffers, all threads together "
+                  "(64K to 1T)"},
+    [V_VERBOSE] = {"INSTR_VERBOSE", "level", "0", "runtime, LLVM plugin",
+                   "quiet (-1), 0: warnings and the summary, 1: explain decisions, 2: every "
+                   "filter decision"},
+    [V_SIGNAL] = {"INSTR_WRITE_ON_SIGNAL", "boolean", "1", "runtime",
+                  "write what was measured on a termination signal the program does not "
+                  "handle"},
+    [V_FATAL] = {"INSTR_WRITE_ON_FATAL", "boolean", "0", "runtime",
+                 "also write on SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT"},
+    [V_FOLDED] = {"INSTR_FOLDED_MAX_DEPTH", "integer", "64", "runtime",
+                  "most frames in a line of profile.folded (4 to 100000)"},
+    /* read by other parts of instr */
+    {"INSTR_XRAY_PATCH", "word", "startup", "XRay adapter",
+     "startup: patch what the run-time spec selects before main; manual: nothing until "
+     "instr_xray_patch"},
+    {"INSTR_FILTER", "paths", "", "LLVM plugin",
+     "compile-time selection specs, colon-separated"},
+    {"INSTR_MODE", "word", "hooks", "LLVM plugin", "hooks or xray"},
+    {"INSTR_INLINE", "word", "after", "LLVM plugin",
+     "instrument after or before inlining"},
+    {"INSTR_REPORT", "path", "", "LLVM plugin",
+     "append one line per function: the decision and its reason"},
+    {"INSTR_WRAPPER", "word", "", "compiler wrappers",
+     "off: the plain compiler (while a build system configures); on: always instrument; "
+     "unset: configure probes plain"},
+    {"INSTR_WRAPPER_COMPILER", "word", "", "compiler wrappers",
+     "the compiler instr-cc, instr-c++, ... call instead of the one they are named after"},
+    {"INSTR_WRAPPER_ARGS", "options", "", "compiler wrappers",
+     "instr's own options for the wrappers, e.g. --mode=xray --filter=/abs/app.spec"},
+};
+const size_t instr_config_var_count = sizeof instr_config_vars / sizeof *instr_config_vars;
+
+const instr_config_var *instr_config_var_find(const char *name, size_t len)
+{
+    for (size_t i = 0; i < instr_config_var_count; i++) {
+        const char *k = instr_config_vars[i].name;
+        size_t kl = strlen(k);
+        if (kl > 0 && k[kl - 1] == '*') {
+            if (len >= kl - 1 && strncmp(k, name, kl - 1) == 0)
+                return &instr_config_vars[i];
+        } else if (kl == len && strncmp(k, name, len) == 0) {
+            return &instr_config_vars[i];
+        }
+    }
+    return NULL;
+}
