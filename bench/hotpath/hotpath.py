@@ -177,7 +177,9 @@ def main():
                 end = (per_call(whole=True) - per) / 2  # an enter and an exit record per call
             ns = None if a.check else ns_per_call(exe, a.n, env, work, a.reps)
             rows.append((v, per, end, ns))
-            if v.budget and per > BUDGET[v.budget]:
+            # At the printed precision: the two runs may differ by a few instructions once
+            # (not per call; e.g. where a chunk is taken), which must not decide the budget.
+            if v.budget and round(per, 1) > BUDGET[v.budget]:
                 over.append("%s: %.1f instructions per call, budget %d" %
                             (v.name, per, BUDGET[v.budget]))
     finally:
