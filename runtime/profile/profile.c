@@ -1,5 +1,5 @@
 /* profile.c — the profile substrate's entry in the event core, and the end: merge the
- * per-thread trees, write the three files. */
+ * per-thread trees, write the files INSTR_PROFILING_FORMAT asks for. */
 #include "profile.h"
 #include "graft.h"
 #include "../core/config.h"
@@ -33,6 +33,11 @@ static int write_folded(FILE *f, const instr_run *run, const instr_mtree *t)
     return instr_profile_write_folded(f, t, instr_cfg.folded_max_depth);
 }
 
+static int write_cube(FILE *f, const instr_run *run, const instr_mtree *t)
+{
+    return instr_profile_write_cube(f, run, t);
+}
+
 static int write(const instr_run *run, char *files, size_t size)
 {
     int slot = instr_substrate_slot(&instr_profile_substrate);
@@ -43,11 +48,16 @@ static int write(const instr_run *run, char *files, size_t size)
         instr_mtree_free(&t);
         return -1;
     }
-    static const struct { const char *name; writer fn; } outs[] = {
-        {"profile.txt", write_text}, {"profile.json", write_json}, {"profile.folded", write_folded},
+    static const struct { const char *name; writer fn; uint32_t format; } outs[] = {
+        {"profile.txt", write_text, INSTR_FORMAT_TXT},
+        {"profile.json", write_json, INSTR_FORMAT_JSON},
+        {"profile.folded", write_folded, INSTR_FORMAT_FOLDED},
+        {"profile.cubex", write_cube, INSTR_FORMAT_CUBEX},
     };
     int rc = 0;
     for (size_t i = 0; i < sizeof outs / sizeof *outs; i++) {
+        if (!(instr_cfg.profiling_formats & outs[i].format))
+            continue;
         /* A file that fails is noted (the end-of-run line says what and why) and never
          * left under its final name; the others are still written. */
         instr_outfile o;
@@ -55,7 +65,9 @@ static int write(const instr_run *run, char *files, size_t size)
             rc = -1;
             continue;
         }
-        outs[i].fn(o.f, run, &t);
+        /* A writer that fails without a failed write ran out of memory. */
+        if (outs[i].fn(o.f, run, &t) != 0 && !o.err)
+            o.err = ENOMEM;
         if (instr_out_close(&o) != 0) {
             rc = -1;
             continue;
