@@ -5,6 +5,8 @@
 #include "../core/config.h"
 #include "../core/experiment.h"
 #include "../core/log.h"
+#include "../core/registry.h"
+#include "../core/text.h"
 
 #include <errno.h>
 #include <string.h>
@@ -36,6 +38,41 @@ static int write_folded(FILE *f, const instr_run *run, const instr_mtree *t)
 static int write_cube(FILE *f, const instr_run *run, const instr_mtree *t)
 {
     return instr_profile_write_cube(f, run, t);
+}
+
+/* A run "dominated by its instrumentation" (docs/score.md): regions with more visits than
+ * this, each shorter than this on average, callees included. */
+#define HINT_MIN_VISITS 1000000u
+#define HINT_MAX_NS_PER_VISIT 100u
+
+/* One line at the end of a dominated run naming the costliest such region and the command
+ * that writes a spec leaving them out. Never more than one line; INSTR_VERBOSE=quiet: none. */
+static void dominated_hint(const instr_run *run, const instr_mtree *t)
+{
+    if (instr_verbose < 0 || !run->dir)
+        return;
+    uint32_t n = 0, top = 0;
+    for (uint32_t h = 1; h <= t->nregions; h++) {
+        const instr_flat *fl = &t->flat[h];
+        if (fl->visits <= HINT_MIN_VISITS ||
+            instr_profile_ns(fl->incl) >= (uint64_t)HINT_MAX_NS_PER_VISIT * fl->visits)
+            continue;
+        n++;
+        if (!top || fl->visits > t->flat[top].visits)
+            top = h;
+    }
+    if (!n)
+        return;
+    const instr_region_info *r = instr_registry_get(top);
+    char name[96], dir[512];
+    instr_escaped(name, sizeof name, r ? r->name : "?");
+    instr_escaped(dir, sizeof dir, run->dir);
+    instr_warn("instrumentation dominated this run: %u region%s with more than %u visits of under "
+               "%u ns each (%s: %llu visits, %.1f ns each); `instr-score -g %s` writes a spec that "
+               "leaves them out at compile time (instr --filter=SPEC)",
+               n, n == 1 ? "" : "s", HINT_MIN_VISITS, HINT_MAX_NS_PER_VISIT, name,
+               (unsigned long long)t->flat[top].visits,
+               (double)instr_profile_ns(t->flat[top].incl) / (double)t->flat[top].visits, dir);
 }
 
 static int write(const instr_run *run, char *files, size_t size)
@@ -74,6 +111,7 @@ static int write(const instr_run *run, char *files, size_t size)
         }
         add_file(files, size, outs[i].name);
     }
+    dominated_hint(run, &t);
     instr_mtree_free(&t);
     return rc;
 }

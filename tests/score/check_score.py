@@ -8,6 +8,8 @@ errors    a missing, wrong or damaged experiment and bad options: clear message,
 filter    -f: the regions a spec leaves out are marked and the totals after it are right
 generate  -g and -g --scorep: specs that filter/ reads back and that exclude exactly the
           hot accessors, never main; an existing file is not overwritten
+hint      a run dominated by its instrumentation ends with one line naming instr-score -g;
+          INSTR_VERBOSE=quiet silences it; a run that is not dominated has none
 loop      build, run, -g, rebuild with the spec: the excluded functions have no hooks in the
           new binary, the run records none of their visits, the program's output is the same"""
 import argparse
@@ -177,6 +179,25 @@ def case_generate():
         print(f"generate ({flavour}):\n{text}")
 
 
+def hint_lines(exe, d, tag, env=None):
+    exp = os.path.join(d, "exp-" + tag)
+    r = run([exe], d, dict(env or {}, INSTR_EXPERIMENT_DIRECTORY=exp))
+    return [l for l in r.stderr.splitlines() if "instrumentation dominated" in l], exp
+
+
+def case_hint():
+    d = fresh_dir(os.path.join(A.work, "hint"))
+    dom = build("domain", d)
+    lines, exp = hint_lines(dom, d, "dominated")
+    expect(len(lines) == 1, f"expected one hint line, got {lines}")
+    expect(f"instr-score -g {exp}" in lines[0] and "Domain::x(int) const" in lines[0], lines[0])
+    quiet, _ = hint_lines(dom, d, "quiet", {"INSTR_VERBOSE": "quiet"})
+    expect(not quiet, f"INSTR_VERBOSE=quiet still hints: {quiet}")
+    calm, _ = hint_lines(build("stencil", d), d, "calm")
+    expect(not calm, f"a run that is not dominated hints: {calm}")
+    print(f"hint: {lines[0]}")
+
+
 def objdump_calls(exe, symbols):
     """{demangled function: calls of __instr_enter/exit in its body} for the symbols present."""
     dis = run(["objdump", "-d", "-C", "--no-show-raw-insn", exe], A.work).stdout
@@ -217,6 +238,7 @@ def case_loop():
     expect(not ACCESSORS & set(vis2), f"the rebuilt run recorded accessors: {vis2}")
     rest = {k: v for k, v in vis1.items() if k not in ACCESSORS}
     expect(rest == vis2, f"the other regions' visits changed: {rest} vs {vis2}")
+    expect(not hint_lines(v2, d, "v2-hint")[0], "the rebuilt run still says it is dominated")
     print(f"loop: {sum(vis1.values())} visits before, {sum(vis2.values())} after; accessors "
           f"had {sum(before.values())} hook calls, now none")
 
