@@ -4,6 +4,7 @@
 
 estimate  the estimated trace size is within 10 % of the real trace of the same run, on the
           bench workloads calls, particles, stencil and the accessor code tests/score/progs
+estimate_mpi  the same for a 4-rank MPI job (tests/mpi/progs/halo.c) traced with mpirun
 errors    a missing, wrong or damaged experiment and bad options: clear message, exit 1 / 2
 filter    -f: the regions a spec leaves out are marked and the totals after it are right
 generate  -g and -g --scorep: specs that filter/ reads back and that exclude exactly the
@@ -84,6 +85,21 @@ def case_estimate():
         err = 100.0 * (est - real) / real
         print(f"estimate {name}: estimated {est} bytes, real trace {real} bytes ({err:+.2f} %)")
         expect(real > 0 and abs(err) <= 10.0, f"{name}: estimate {est} vs real {real} ({err:+.1f} %)")
+
+
+def case_estimate_mpi():
+    d = fresh_dir(os.path.join(A.work, "estimate_mpi"))
+    exe = os.path.join(d, "halo")
+    env = {"OMPI_MCA_btl": "self,vader", "INSTR_ENABLE_TRACING": "1"}
+    run([A.instr, A.mpicc, "-O1", os.path.join(A.src, "tests/mpi/progs/halo.c"), "-o", exe], d, env)
+    run([A.mpirun, "-np", "4", "--oversubscribe", "--allow-run-as-root", "--bind-to", "none",
+         "-x", "INSTR_ENABLE_TRACING", exe], d, env)
+    exps = [os.path.join(d, e) for e in os.listdir(d) if e.startswith("instr-")]
+    expect(len(exps) == 1, f"one job directory: {exps}")
+    real, est = trace_bytes(exps[0]), estimate_of(score(exps[0]).stdout)
+    err = 100.0 * (est - real) / real
+    print(f"estimate_mpi: estimated {est} bytes, real trace {real} bytes ({err:+.2f} %)")
+    expect(abs(err) <= 10.0, f"MPI job: estimate {est} vs real {real} ({err:+.1f} %)")
 
 
 def case_errors():
@@ -248,6 +264,8 @@ def main():
     ap = argparse.ArgumentParser()
     for a in ("instr", "score", "spec", "src", "work"):
         ap.add_argument("--" + a, required=True)
+    ap.add_argument("--mpicc")
+    ap.add_argument("--mpirun")
     ap.add_argument("case")
     A = ap.parse_args()
     A.work = os.path.abspath(A.work)

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -47,6 +48,39 @@ static char *slurp(const char *path, size_t *len, char *err, size_t errsize)
 }
 
 static char *dup_or_empty(const char *s) { return strdup(s ? s : ""); }
+
+/* MPI records besides enter and exit, per visit and per message (see score.h). */
+static int mpi_collective(const char *name)
+{
+    static const char *const names[] = {
+        "Barrier", "Bcast", "Reduce", "Allreduce", "Gather", "Gatherv", "Allgather",
+        "Allgatherv", "Scatter", "Scatterv", "Alltoall", "Alltoallv", "Alltoallw", "Scan",
+        "Exscan", "Reduce_scatter", "Reduce_scatter_block"};
+    if (strncmp(name, "MPI_", 4) != 0)
+        return 0;
+    name += 4;
+    if (name[0] == 'I' && name[1] >= 'a' && name[1] <= 'z') /* MPI_Ibcast, MPI_Iallreduce */
+        name++;
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (strcasecmp(name, names[i]) == 0)
+            return 1;
+    return 0;
+}
+
+static uint64_t node_bytes(const score_region *r, const json_value *loc)
+{
+    uint64_t visits = json_u64(loc, "visits", 0);
+    uint64_t bytes = 2 * visits * SCORE_BYTES_PER_EVENT;
+    if (r->type != SCORE_MPI)
+        return bytes;
+    uint64_t sent = json_u64(loc, "messages_sent", 0), recv = json_u64(loc, "messages_received", 0);
+    int nonblocking_send = strncmp(r->name, "MPI_I", 5) == 0;
+    int completion = strncmp(r->name, "MPI_Wait", 8) == 0 || strncmp(r->name, "MPI_Test", 8) == 0;
+    uint64_t records = (nonblocking_send ? 2 : 1) * sent + (completion ? 2 : 1) * recv;
+    if (mpi_collective(r->name))
+        records += 2 * visits;
+    return bytes + records * SCORE_BYTES_PER_MPI_RECORD;
+}
 
 static int is_parallel(const score_region *r) { return r->type == SCORE_MPI || r->type == SCORE_OMP; }
 
@@ -106,8 +140,8 @@ static int build(score_profile *p, const json_value *doc, char *err, size_t errs
         sr->mangled = dup_or_empty(json_str(r, "mangled", ""));
         sr->file = dup_or_empty(json_str(r, "file", ""));
         sr->source = dup_or_empty(json_str(r, "source", ""));
-        sr->group_events = calloc(p->ngroups + 1, sizeof *sr->group_events);
-        if (!sr->name || !sr->mangled || !sr->file || !sr->source || !sr->group_events) {
+        sr->group_bytes = calloc(p->ngroups + 1, sizeof *sr->group_bytes);
+        if (!sr->name || !sr->mangled || !sr->file || !sr->source || !sr->group_bytes) {
             snprintf(err, errsize, "out of memory");
             goto out;
         }
@@ -139,17 +173,14 @@ static int build(score_profile *p, const json_value *doc, char *err, size_t errs
         for (size_t k = 0; nl && nl->kind == JSON_ARRAY && k < nl->n; k++) {
             uint64_t lid = json_u64(&nl->items[k], "location", 0);
             size_t g = lid <= max_lid ? lgroup[lid] : 0;
-            p->regions[ridx[id]].group_events[g] +=
-                2 * json_u64(&nl->items[k], "visits", 0) +
-                json_u64(&nl->items[k], "messages_sent", 0) +
-                json_u64(&nl->items[k], "messages_received", 0);
+            p->regions[ridx[id]].group_bytes[g] += node_bytes(&p->regions[ridx[id]], &nl->items[k]);
             p->group_callpaths[g]++;
         }
     }
     for (size_t i = 0; i < p->nregions; i++)
         for (size_t g = 0; g < p->ngroups; g++)
-            if (p->regions[i].group_events[g] * SCORE_BYTES_PER_EVENT > p->regions[i].max_buf)
-                p->regions[i].max_buf = p->regions[i].group_events[g] * SCORE_BYTES_PER_EVENT;
+            if (p->regions[i].group_bytes[g] > p->regions[i].max_buf)
+                p->regions[i].max_buf = p->regions[i].group_bytes[g];
     for (size_t i = tree->n; i-- > 0;) {
         const json_value *n = &tree->items[i];
         score_region *sr = &p->regions[ridx[json_u64(n, "region", 0)]];
@@ -208,7 +239,7 @@ void score_free(score_profile *p)
         free(p->regions[i].mangled);
         free(p->regions[i].file);
         free(p->regions[i].source);
-        free(p->regions[i].group_events);
+        free(p->regions[i].group_bytes);
     }
     free(p->regions);
     free(p->group_callpaths);

@@ -52,7 +52,7 @@ void score_totals_of(const score_profile *p, int all, score_totals *t)
             const score_region *r = &p->regions[i];
             if (!all && r->filtered)
                 continue;
-            uint64_t b = r->group_events[g] * SCORE_BYTES_PER_EVENT;
+            uint64_t b = r->group_bytes[g];
             bytes[r->type] += b;
             bytes[SCORE_NTYPES] += b;
         }

@@ -11,11 +11,12 @@
  * leading to MPI or OpenMP, MPI and OMP the parallel runtimes' own regions. */
 enum score_type { SCORE_USR, SCORE_COM, SCORE_MPI, SCORE_OMP, SCORE_NTYPES };
 
-/* The trace's cost, as docs/score.md derives it: the trace writes one record per enter and
- * one per exit, 12 bytes each on disk and in its buffer (docs/tracing.md), and one per MPI
- * message. */
+/* The trace's cost, as docs/score.md derives it: one record per enter and one per exit, 12
+ * bytes each on disk and in the trace's buffer (docs/tracing.md); MPI adds records of about
+ * 16 bytes: one per blocking message, two per non-blocking one (request and completion), two
+ * per collective call (begin and end). */
 #define SCORE_BYTES_PER_EVENT 12u
-#define SCORE_BYTES_PER_MESSAGE 12u
+#define SCORE_BYTES_PER_MPI_RECORD 16u
 /* OTF2's definitions (docs/score.md, fitted on the bench workloads): a fixed part, per
  * region its names and a record, per file its path, per location its files' headers. */
 #define SCORE_DEF_BYTES_FIXED 354u
@@ -29,7 +30,7 @@ typedef struct score_region {
     char *name, *mangled, *file, *source;
     int type;
     uint64_t visits, incl_ns, excl_ns; /* over the whole run or job */
-    uint64_t *group_events;            /* trace records per process (location group) */
+    uint64_t *group_bytes;             /* trace bytes per process (location group) */
     uint64_t max_buf;                  /* trace bytes on the busiest process */
     int filtered;                      /* -f: the spec excludes it */
     int is_main;
