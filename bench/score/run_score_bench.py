@@ -6,8 +6,12 @@ wrapper (profile mode), run it once, let `instr-score -g` write a spec, rebuild 
 
     bench/score/run_score_bench.py BUILD_DIR [--rounds 7] [--work DIR]
 
-Each figure is the best wall time of the whole process over the rounds (start-up and the
-end-of-run writing included), in ms; calls = enter events recorded by the instrumented run."""
+Each time is the best wall time of the whole process over the rounds (start-up and the
+end-of-run writing included), in ms; calls = enter events recorded by the instrumented run.
+Ir = instructions inside main counted by callgrind (--toggle-collect=main; one run with the
+smaller arguments of the last column of WORKLOADS): deterministic, unlike the times on a
+shared machine."""
+import re
 import argparse
 import json
 import os
@@ -19,10 +23,11 @@ import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 WORKLOADS = [
-    # name, compiler, sources, libs, arguments (enough work to dwarf start-up)
-    ("calls", "gcc", ["bench/workloads/calls.c", "bench/workloads/calls_ops.c"], [], ["10"]),
-    ("particles", "g++", ["bench/workloads/particles.cpp"], [], ["10"]),
-    ("accessors", "g++", ["tests/score/progs/domain.cpp", "tests/score/progs/main.cpp"], [], ["100"]),
+    # name, compiler, sources, libs, arguments (enough work to dwarf start-up), callgrind's
+    ("calls", "gcc", ["bench/workloads/calls.c", "bench/workloads/calls_ops.c"], [], ["10"], ["1"]),
+    ("particles", "g++", ["bench/workloads/particles.cpp"], [], ["10"], ["1"]),
+    ("accessors", "g++", ["tests/score/progs/domain.cpp", "tests/score/progs/main.cpp"], [],
+     ["100"], ["10"]),
 ]
 
 
@@ -44,6 +49,17 @@ def calls_of(exp):
         return sum(x["visits"] for x in json.load(f)["flat"])
 
 
+def instructions(exe, args, work):
+    out = os.path.join(work, "callgrind.out")
+    e = os.path.join(work, "callgrind-exp")
+    shutil.rmtree(e, ignore_errors=True)
+    r = sh(["valgrind", "--tool=callgrind", "--toggle-collect=main", "--callgrind-out-file=" + out,
+            exe] + args, env=env_for(e), cwd=work)
+    shutil.rmtree(e, ignore_errors=True)
+    os.remove(out)
+    return int(re.search(r"Collected : (\d+)", r.stderr).group(1))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("build")
@@ -55,7 +71,7 @@ def main():
     work = a.work or tempfile.mkdtemp(prefix="score-bench-")
     os.makedirs(work, exist_ok=True)
     rows = []
-    for name, cc, srcs, libs, args in WORKLOADS:
+    for name, cc, srcs, libs, args, cg_args in WORKLOADS:
         inc = ["-Ibench/workloads"]
         plain, inst, flt = (os.path.join(work, name + s) for s in ("-plain", "-instr", "-filtered"))
         sh([cc, "-O2"] + inc + srcs + ["-o", plain] + libs, cwd=REPO)
@@ -82,12 +98,15 @@ def main():
                 if tag != "plain" and tag not in counts:
                     counts[tag] = calls_of(e)
                 shutil.rmtree(e, ignore_errors=True)
+        ir = [instructions(x, cg_args, work) / 1e6 for x in (plain, inst, flt)]
         rows.append((name, nrules, counts["instr"], counts["filtered"], best["plain"],
-                     best["instr"], best["filtered"]))
-    print("%-10s %6s %12s %12s %9s %9s %9s %8s %8s" % ("workload", "rules", "calls", "calls -g",
-          "plain ms", "instr ms", "-g ms", "instr x", "-g x"))
-    for n, k, c1, c2, p, i, f in rows:
-        print("%-10s %6d %12d %12d %9.1f %9.1f %9.1f %8.2f %8.2f" % (n, k, c1, c2, p, i, f, i / p, f / p))
+                     best["instr"], best["filtered"], ir))
+    print("%-10s %5s %10s %9s %8s %8s %8s %7s %6s %9s %9s %9s %7s %6s" % (
+        "workload", "rules", "calls", "calls -g", "plain ms", "instr ms", "-g ms", "instr x",
+        "-g x", "plain MIr", "instr MIr", "-g MIr", "instr x", "-g x"))
+    for n, k, c1, c2, p, i, f, ir in rows:
+        print("%-10s %5d %10d %9d %8.1f %8.1f %8.1f %7.2f %6.2f %9.1f %9.1f %9.1f %7.2f %6.2f" % (
+            n, k, c1, c2, p, i, f, i / p, f / p, ir[0], ir[1], ir[2], ir[1] / ir[0], ir[2] / ir[0]))
 
 
 if __name__ == "__main__":
