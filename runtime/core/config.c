@@ -29,6 +29,7 @@ static const instr_config defaults = {
     .write_on_signal = 1,
     .write_on_fatal = 0,
     .folded_max_depth = INSTR_DEFAULT_FOLDED_MAX_DEPTH,
+    .profiling_formats = INSTR_FORMAT_ALL,
 };
 instr_config instr_cfg = {
     .enable_profiling = 1,
@@ -36,6 +37,7 @@ instr_config instr_cfg = {
     .total_memory = INSTR_DEFAULT_TOTAL_MEMORY,
     .write_on_signal = 1,
     .folded_max_depth = INSTR_DEFAULT_FOLDED_MAX_DEPTH,
+    .profiling_formats = INSTR_FORMAT_ALL,
 };
 
 /* The runtime's own variables are the first V_COUNT rows of the table (config_vars.h),
@@ -314,6 +316,54 @@ static void read_folded_depth(void)
     set_value(V_FOLDED, "environment", env);
 }
 
+/* INSTR_PROFILING_FORMAT: a comma-separated list of json, txt, folded, cubex, html, all,
+ * none. An unknown word is warned about and left out; the others still count. */
+static void read_formats(void)
+{
+    static const struct { const char *word; uint32_t bits; } words[] = {
+        {"json", INSTR_FORMAT_JSON},   {"txt", INSTR_FORMAT_TXT},   {"folded", INSTR_FORMAT_FOLDED},
+        {"cubex", INSTR_FORMAT_CUBEX}, {"html", INSTR_FORMAT_HTML}, {"all", INSTR_FORMAT_ALL},
+        {"none", 0},
+    };
+    const char *env = instr_env(name_of(V_FORMATS));
+    if (!env || !*env) {
+        set_value(V_FORMATS, "default", "all");
+        return;
+    }
+    uint32_t bits = 0;
+    int bad = 0;
+    for (const char *p = env; *p;) {
+        size_t n = strcspn(p, ",");
+        const char *w = p;
+        size_t wl = n;
+        while (wl && isspace((unsigned char)*w)) {
+            w++;
+            wl--;
+        }
+        while (wl && isspace((unsigned char)w[wl - 1]))
+            wl--;
+        size_t k = 0;
+        while (k < sizeof words / sizeof *words &&
+               !(strlen(words[k].word) == wl && strncasecmp(words[k].word, w, wl) == 0))
+            k++;
+        if (k < sizeof words / sizeof *words) {
+            bits |= words[k].bits;
+        } else if (wl) {
+            char word[64], q[INSTR_QUOTE_SIZE];
+            snprintf(word, sizeof word, "%.*s", (int)(wl < 63 ? wl : 63), w);
+            instr_warn("%s=%s: %s is not a profile format and is left out (the formats: json, "
+                       "txt, folded, cubex, html, all, none)",
+                       name_of(V_FORMATS), instr_quote(q, env), word);
+            bad = 1;
+        }
+        p += n;
+        if (*p == ',')
+            p++;
+    }
+    instr_cfg.profiling_formats = bits;
+    set_value(V_FORMATS, bad ? "environment (unknown words left out)" : "environment", env);
+}
+
 static void read_verbose(void)
 {
     const char *env = instr_env(name_of(V_VERBOSE));
@@ -386,6 +436,7 @@ void instr_config_read_from(char *const *envp, int secure)
     read_bool(V_SIGNAL, &instr_cfg.write_on_signal);
     read_bool(V_FATAL, &instr_cfg.write_on_fatal);
     read_folded_depth();
+    read_formats();
     if (secure) {
         instr_warn("this program runs with changed privileges (setuid, setgid or file "
                    "capabilities): INSTR_* variables are ignored and nothing is recorded "

@@ -30,6 +30,9 @@ const instr_config_var instr_config_vars[] = {
                  "also write on SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT"},
     [V_FOLDED] = {"INSTR_FOLDED_MAX_DEPTH", "integer", "64", "runtime",
                   "most frames in a line of profile.folded (4 to 100000)"},
+    [V_FORMATS] = {"INSTR_PROFILING_FORMAT", "options", "all", "runtime",
+                   "profile files to write: comma-separated json, txt, folded, cubex, html, "
+                   "all, none"},
     /* read by other parts of instr */
     {"INSTR_XRAY_PATCH", "word", "startup", "XRay adapter",
      "startup: patch what the run-time spec selects before main; manual: nothing until "

@@ -16,6 +16,7 @@
  * The merge (rank 0) keeps only the merged tree and one blob at a time: nodes are merged by
  * (merged parent, region), regions by (name, mangled, file, source). */
 #include "job.h"
+#include "cube.h"
 #include "path_map.h"
 #include "profile.h"
 #include "../adapters/ext.h"
@@ -587,7 +588,6 @@ static void job_json(FILE *f, instr_job *j, const char *dir, int nranks)
     if (n <= 0) /* the main thread ended with pthread_exit: /proc/self is gone */
         n = readlink("/proc/thread-self/exe", exe, sizeof exe - 1);
     exe[n > 0 ? n : 0] = '\0';
-    qsort(j->groups, j->ngroups, sizeof *j->groups, by_rank);
     fputs("{\n  \"format\": \"instr-profile\",\n  \"version\": 1,\n  \"time_unit\": \"ns\",\n", f);
     fputs("  \"run\": {\n    \"program\": ", f);
     instr_json_str(f, exe);
@@ -717,23 +717,109 @@ static void job_json(FILE *f, instr_job *j, const char *dir, int nranks)
     fputs("\n  ]\n}\n", f);
 }
 
+/* ---- profile.cubex of the job: machine > node (host) > process (rank) > thread ---- */
+
+static void cube_region(const void *ctx, uint32_t i, instr_cube_region *out)
+{
+    const jregion *r = &((const instr_job *)ctx)->regions[i];
+    *out = (instr_cube_region){r->name, r->mangled, r->file, r->source, r->line_begin,
+                               r->line_end};
+}
+
+static void cube_cnode(const void *ctx, uint32_t i, int32_t *parent, uint32_t *region)
+{
+    const jnode *n = &((const instr_job *)ctx)->nodes[i];
+    *parent = n->parent;
+    *region = n->region - 1;
+}
+
+static void cube_location(const void *ctx, uint32_t l, char *name, size_t size, uint32_t *rank)
+{
+    const jlocation *loc = &((const instr_job *)ctx)->locs[l];
+    snprintf(name, size, "rank %d thread %u", loc->rank, loc->id_in_rank);
+    *rank = loc->id_in_rank;
+}
+
+static void cube_row(const void *ctx, uint32_t i, instr_cube_cell *cells)
+{
+    const instr_job *j = ctx;
+    const jnode *n = &j->nodes[i];
+    for (uint32_t k = 0; k < n->nlocs; k++) {
+        const jstats *s = &n->locs[k].s;
+        if (n->locs[k].location < j->nlocs)
+            cells[n->locs[k].location] = (instr_cube_cell){
+                s->visits, s->excl, s->min_incl == UINT64_MAX ? 0 : s->min_incl, s->max_incl,
+                s->bytes_sent, s->bytes_received};
+    }
+}
+
+/* The ranks' locations are contiguous in j->locs (one blob each, added whole). */
+static int job_cube(FILE *f, const instr_job *j)
+{
+    instr_cube_group *groups = calloc((size_t)j->ngroups + 1, sizeof *groups);
+    char (*names)[32] = calloc((size_t)j->ngroups + 1, sizeof *names);
+    if (!groups || !names) {
+        free(groups);
+        free(names);
+        return -1;
+    }
+    uint32_t ng = 0;
+    for (uint32_t g = 0; g < j->ngroups; g++) {
+        const jgroup *jg = &j->groups[g];
+        if (!jg->present)
+            continue;
+        uint32_t first = 0, n = 0;
+        while (first < j->nlocs && j->locs[first].rank != jg->rank)
+            first++;
+        while (first + n < j->nlocs && j->locs[first + n].rank == jg->rank)
+            n++;
+        snprintf(names[ng], sizeof names[ng], "rank %d", jg->rank);
+        groups[ng++] = (instr_cube_group){names[ng], jg->host, jg->rank, first, n};
+    }
+    instr_cube_src src = {
+        .ctx = j, .nregions = j->nregions, .region = cube_region, .ncnodes = j->n,
+        .cnode = cube_cnode, .groups = groups, .ngroups = ng, .nlocs = j->nlocs,
+        .location = cube_location, .row = cube_row, .messages = 1,
+        .creator = "instr " INSTR_VERSION_STRING,
+    };
+    int rc = instr_cube_write(f, &src);
+    free(groups);
+    free(names);
+    return rc;
+}
+
+/* One of the job's files; 0, or -1 (reported) when it is not written. */
+static int job_file(instr_job *j, const char *dir, int nranks, const char *name)
+{
+    instr_outfile o;
+    int rc = instr_out_open_job(&o, name);
+    if (rc == 0) {
+        if (strcmp(name, "profile.json") == 0)
+            job_json(o.f, j, dir, nranks);
+        else if (job_cube(o.f, j) != 0 && !o.err)
+            o.err = ENOMEM; /* out of memory: the partial file is removed */
+        rc = instr_out_close(&o);
+    }
+    if (rc != 0) {
+        instr_experiment_report_failures();
+        instr_warn("job profile: %s/%s is not written; the ranks' own profiles are in %s/rank-*",
+                   dir, name, dir);
+    }
+    return rc;
+}
+
 INSTR_EXT_EXPORT int instr_ext_job_write(instr_job *j, const char *dir, int nranks)
 {
     if (!j || !dir)
         return -1;
     instr_io_guard g;
     instr_io_guard_begin(&g);
-    instr_outfile o;
-    int rc = instr_out_open_job(&o, "profile.json");
-    if (rc == 0) {
-        job_json(o.f, j, dir, nranks);
-        rc = instr_out_close(&o);
-    }
-    if (rc != 0) {
-        instr_experiment_report_failures();
-        instr_warn("job profile: %s/profile.json is not written; the ranks' own profiles are "
-                   "in %s/rank-*", dir, dir);
-    }
+    qsort(j->groups, j->ngroups, sizeof *j->groups, by_rank);
+    int rc = 0;
+    if (instr_cfg.profiling_formats & INSTR_FORMAT_JSON)
+        rc |= job_file(j, dir, nranks, "profile.json");
+    if (instr_cfg.profiling_formats & INSTR_FORMAT_CUBEX)
+        rc |= job_file(j, dir, nranks, "profile.cubex");
     instr_io_guard_end(&g);
     if (rc != 0)
         return -1;

@@ -1,10 +1,12 @@
 /* profile.c — the profile substrate's entry in the event core, and the end: merge the
- * per-thread trees, write the three files. */
+ * per-thread trees, write the files INSTR_PROFILING_FORMAT asks for. */
 #include "profile.h"
 #include "graft.h"
 #include "../core/config.h"
 #include "../core/experiment.h"
 #include "../core/log.h"
+#include "../core/registry.h"
+#include "../core/text.h"
 
 #include <errno.h>
 #include <string.h>
@@ -33,6 +35,46 @@ static int write_folded(FILE *f, const instr_run *run, const instr_mtree *t)
     return instr_profile_write_folded(f, t, instr_cfg.folded_max_depth);
 }
 
+static int write_cube(FILE *f, const instr_run *run, const instr_mtree *t)
+{
+    return instr_profile_write_cube(f, run, t);
+}
+
+/* A run "dominated by its instrumentation" (docs/score.md): regions with more visits than
+ * this, each shorter than this on average, callees included. */
+#define HINT_MIN_VISITS 1000000u
+#define HINT_MAX_NS_PER_VISIT 100u
+
+/* One line at the end of a dominated run naming the costliest such region and the command
+ * that writes a spec leaving them out. Never more than one line; INSTR_VERBOSE=quiet: none. */
+static void dominated_hint(const instr_run *run, const instr_mtree *t)
+{
+    if (instr_verbose < 0 || !run->dir)
+        return;
+    uint32_t n = 0, top = 0;
+    for (uint32_t h = 1; h <= t->nregions; h++) {
+        const instr_flat *fl = &t->flat[h];
+        if (fl->visits <= HINT_MIN_VISITS ||
+            instr_profile_ns(fl->incl) >= (uint64_t)HINT_MAX_NS_PER_VISIT * fl->visits)
+            continue;
+        n++;
+        if (!top || fl->visits > t->flat[top].visits)
+            top = h;
+    }
+    if (!n)
+        return;
+    const instr_region_info *r = instr_registry_get(top);
+    char name[96], dir[512];
+    instr_escaped(name, sizeof name, r ? r->name : "?");
+    instr_escaped(dir, sizeof dir, run->dir);
+    instr_warn("instrumentation dominated this run: %u region%s with more than %u visits of under "
+               "%u ns each (%s: %llu visits, %.1f ns each); `instr-score -g %s` writes a spec that "
+               "leaves them out at compile time (instr --filter=SPEC)",
+               n, n == 1 ? "" : "s", HINT_MIN_VISITS, HINT_MAX_NS_PER_VISIT, name,
+               (unsigned long long)t->flat[top].visits,
+               (double)instr_profile_ns(t->flat[top].incl) / (double)t->flat[top].visits, dir);
+}
+
 static int write(const instr_run *run, char *files, size_t size)
 {
     int slot = instr_substrate_slot(&instr_profile_substrate);
@@ -43,11 +85,16 @@ static int write(const instr_run *run, char *files, size_t size)
         instr_mtree_free(&t);
         return -1;
     }
-    static const struct { const char *name; writer fn; } outs[] = {
-        {"profile.txt", write_text}, {"profile.json", write_json}, {"profile.folded", write_folded},
+    static const struct { const char *name; writer fn; uint32_t format; } outs[] = {
+        {"profile.txt", write_text, INSTR_FORMAT_TXT},
+        {"profile.json", write_json, INSTR_FORMAT_JSON},
+        {"profile.folded", write_folded, INSTR_FORMAT_FOLDED},
+        {"profile.cubex", write_cube, INSTR_FORMAT_CUBEX},
     };
     int rc = 0;
     for (size_t i = 0; i < sizeof outs / sizeof *outs; i++) {
+        if (!(instr_cfg.profiling_formats & outs[i].format))
+            continue;
         /* A file that fails is noted (the end-of-run line says what and why) and never
          * left under its final name; the others are still written. */
         instr_outfile o;
@@ -55,13 +102,16 @@ static int write(const instr_run *run, char *files, size_t size)
             rc = -1;
             continue;
         }
-        outs[i].fn(o.f, run, &t);
+        /* A writer that fails without a failed write ran out of memory. */
+        if (outs[i].fn(o.f, run, &t) != 0 && !o.err)
+            o.err = ENOMEM;
         if (instr_out_close(&o) != 0) {
             rc = -1;
             continue;
         }
         add_file(files, size, outs[i].name);
     }
+    dominated_hint(run, &t);
     instr_mtree_free(&t);
     return rc;
 }

@@ -1,6 +1,7 @@
 /* profile.h — the profile substrate: per-thread calling-context trees (visits, inclusive and
  * exclusive time, min/max per visit), merged over threads at the end and written as
- * profile.json, profile.txt and profile.folded (docs/profile-format.md). */
+ * profile.json, profile.txt, profile.folded and profile.cubex, as INSTR_PROFILING_FORMAT
+ * chooses (docs/profile-format.md). */
 #ifndef INSTR_RT_PROFILE_H
 #define INSTR_RT_PROFILE_H
 
@@ -87,6 +88,8 @@ int instr_profile_write_text(FILE *f, const instr_run *run, const instr_mtree *t
  * frames with one "[N frames folded]" frame between them, so the file stays linear in the
  * number of call paths (docs/profile-format.md). */
 int instr_profile_write_folded(FILE *f, const instr_mtree *t, uint32_t max_depth);
+/* profile.cubex, CUBE4 (cube.h, cube_process.c). */
+int instr_profile_write_cube(FILE *f, const instr_run *run, const instr_mtree *t);
 /* How many call paths profile.folded shortens at max_depth. */
 uint64_t instr_profile_folded_shortened(const instr_mtree *t, uint32_t max_depth);
 

@@ -140,8 +140,8 @@ def target_file():
 
 
 NAMES = ["traces.otf2", "traces.def", "traces", "profile.json", "profile.txt", "profile.folded",
-         "instr.cfg", "xray.txt", "profile.json.partial", "profile.txt.partial",
-         "profile.folded.partial", "instr.cfg.partial"]
+         "profile.cubex", "instr.cfg", "xray.txt", "profile.json.partial", "profile.txt.partial",
+         "profile.folded.partial", "profile.cubex.partial", "instr.cfg.partial"]
 
 ATTACKER = textwrap.dedent("""
     import os, sys, time, json

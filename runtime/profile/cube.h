@@ -1,0 +1,53 @@
+/* cube.h — profile.cubex, the call-path profile in the CUBE4 format read by Cube, Scalasca,
+ * Extra-P and ParaProf (docs/profile-format.md, "profile.cubex").
+ *
+ * The writer knows the format only; what it writes comes through instr_cube_src, so the
+ * profile of one process (cube_process.c, from the merged tree) and the profile of an MPI job
+ * (job.c, from the merged ranks) share it. Metric values of the metrics substrate would be
+ * more columns of instr_cube_cell and more entries of the metric table in write_cube.c. */
+#ifndef INSTR_RT_PROFILE_CUBE_H
+#define INSTR_RT_PROFILE_CUBE_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+typedef struct instr_cube_region {
+    const char *name, *mangled, *file;
+    const char *source; /* instr_region_source_name(): hooks, cyg, manual, xray, mpi, openmp */
+    uint32_t line_begin, line_end; /* 0: unknown */
+} instr_cube_region;
+
+/* A process (location group): its locations are src locations first_loc .. first_loc+nlocs-1. */
+typedef struct instr_cube_group {
+    const char *name, *host;
+    int rank;
+    uint32_t first_loc, nlocs;
+} instr_cube_group;
+
+/* The values of one call path on one location; times in ns. */
+typedef struct instr_cube_cell {
+    uint64_t visits, excl_ns, min_incl_ns, max_incl_ns, bytes_sent, bytes_received;
+} instr_cube_cell;
+
+typedef struct instr_cube_src {
+    const void *ctx;
+    uint32_t nregions;
+    void (*region)(const void *ctx, uint32_t i, instr_cube_region *out);
+    /* Call paths: a parent always has a smaller index than its children (-1: a root). */
+    uint32_t ncnodes;
+    void (*cnode)(const void *ctx, uint32_t i, int32_t *parent, uint32_t *region);
+    const instr_cube_group *groups;
+    uint32_t ngroups;
+    uint32_t nlocs;
+    /* The name of location l (its thread), and its number within its process. */
+    void (*location)(const void *ctx, uint32_t l, char *name, size_t size, uint32_t *rank);
+    /* Fills cells[0..nlocs-1] (zeroed by the caller) with call path i's values. */
+    void (*row)(const void *ctx, uint32_t i, instr_cube_cell *cells);
+    int messages; /* write bytes_sent and bytes_received */
+    const char *creator;
+} instr_cube_src;
+
+/* Writes the whole archive to f. 0, or -1 on an I/O error or when memory ran out. */
+int instr_cube_write(FILE *f, const instr_cube_src *src);
+
+#endif

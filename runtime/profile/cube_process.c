@@ -1,0 +1,70 @@
+/* cube_process.c — profile.cubex of one process: the merged call tree (merge.c) as the
+ * source of the CUBE4 writer (cube.h), one location per thread. */
+#include "profile.h"
+#include "cube.h"
+#include "../core/event.h"
+#include "../core/registry.h"
+
+#include <unistd.h>
+
+#ifndef INSTR_VERSION_STRING
+#define INSTR_VERSION_STRING "unknown"
+#endif
+
+typedef struct process_src {
+    const instr_run *run;
+    const instr_mtree *t;
+} process_src;
+
+static void region(const void *ctx, uint32_t i, instr_cube_region *out)
+{
+    (void)ctx;
+    const instr_region_info *r = instr_registry_get(i + 1);
+    *out = (instr_cube_region){r ? r->name : "?", r ? r->mangled : "", r ? r->file : "",
+                               r ? instr_region_source_name(r->source) : "",
+                               r ? r->line_begin : 0, r ? r->line_end : 0};
+}
+
+static void cnode(const void *ctx, uint32_t i, int32_t *parent, uint32_t *reg)
+{
+    const instr_mnode *mn = &((const process_src *)ctx)->t->nodes[i];
+    *parent = mn->parent;
+    *reg = mn->region - 1;
+}
+
+static void location(const void *ctx, uint32_t l, char *name, size_t size, uint32_t *rank)
+{
+    const process_src *p = ctx;
+    const instr_location *loc = p->run->locations[l];
+    snprintf(name, size, "thread %u%s", loc->id, loc->tid == p->run->pid ? " (main)" : "");
+    *rank = loc->id;
+}
+
+static void row(const void *ctx, uint32_t i, instr_cube_cell *cells)
+{
+    const process_src *p = ctx;
+    const instr_mnode *mn = &p->t->nodes[i];
+    for (uint32_t k = 0; k < mn->nlocs; k++) {
+        const instr_pstats *s = &mn->locs[k].s;
+        if (mn->locs[k].location >= p->run->nlocations)
+            continue;
+        cells[mn->locs[k].location] = (instr_cube_cell){
+            s->visits, instr_profile_ns(s->excl), instr_profile_min_ns(s->min_incl),
+            instr_profile_ns(s->max_incl), 0, 0};
+    }
+}
+
+int instr_profile_write_cube(FILE *f, const instr_run *run, const instr_mtree *t)
+{
+    char host[256] = "", name[64];
+    gethostname(host, sizeof host - 1);
+    snprintf(name, sizeof name, "process %d", run->pid);
+    instr_cube_group group = {name, host, 0, 0, run->nlocations};
+    process_src p = {run, t};
+    instr_cube_src src = {
+        .ctx = &p, .nregions = t->nregions, .region = region, .ncnodes = t->n, .cnode = cnode,
+        .groups = &group, .ngroups = 1, .nlocs = run->nlocations, .location = location,
+        .row = row, .messages = 0, .creator = "instr " INSTR_VERSION_STRING,
+    };
+    return instr_cube_write(f, &src);
+}

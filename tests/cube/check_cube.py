@@ -1,0 +1,170 @@
+"""tests/cube: profile.cubex end to end. Each case runs a measured program, reads the archive
+with the test reader (cubex.py: every invariant of the format the writer relies on) and
+compares it with profile.json of the same run.
+
+    check_cube.py --bin BUILD_TESTS_DIR --work DIR [--instr ... --mpicc ... --mpirun ...] CASE"""
+import argparse
+import glob
+import io
+import json
+import os
+import subprocess
+import sys
+import tarfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import cubex  # noqa: E402
+from cases import Fail, clean_env, expect, fresh_dir, run_case  # noqa: E402
+
+A = None
+
+
+def measure(prog, case, env=None, args=()):
+    d = fresh_dir(os.path.join(A.work, case))
+    exp = os.path.join(d, "exp")
+    r = subprocess.run([os.path.join(A.bin, prog)] + list(args), cwd=d, capture_output=True,
+                       text=True, env=clean_env(dict(env or {}, INSTR_EXPERIMENT_DIRECTORY=exp)),
+                       timeout=120)
+    expect(r.returncode == 0, f"{prog} exited {r.returncode}: {r.stderr}")
+    return exp, r.stderr
+
+
+def agrees(exp):
+    cube = cubex.read(os.path.join(exp, "profile.cubex"))
+    with open(os.path.join(exp, "profile.json")) as f:
+        prof = json.load(f)
+    bad = cubex.check_against_json(cube, prof)
+    expect(not bad, f"profile.cubex differs from profile.json: {bad[:10]}")
+    return cube, prof
+
+
+def case_threads():
+    exp, _ = measure("runtime/rt_threads_inst", "threads")
+    cube, prof = agrees(exp)
+    expect(len(cube.locations) == len(prof["locations"]) > 1, "one location per thread")
+    expect(len(cube.groups) == 1 and cube.groups[0]["rank"] == 0, "one process")
+    total = sum(sum(r) for r in cube.metrics["visits"])
+    expect(total == sum(n["visits"] for n in prof["tree"]), "total visits")
+    print(f"threads: {len(cube.locations)} locations, {total} visits, agree with profile.json")
+
+
+def case_cxx():
+    exp, _ = measure("runtime/rt_cxx_inst", "cxx")
+    cube, _ = agrees(exp)
+    expect(any(r["mangled"].startswith("_Z") and r["name"] != r["mangled"] for r in cube.regions),
+           "C++ regions carry demangled and mangled names")
+    print(f"cxx: {len(cube.regions)} regions, {len(cube.cnodes)} cnodes agree with profile.json")
+
+
+def profile_files(exp):
+    return sorted(f for f in os.listdir(exp) if f.startswith("profile."))
+
+
+def case_formats():
+    want = {"cubex": ["profile.cubex"], "json, CUBEX": ["profile.cubex", "profile.json"],
+            "all": ["profile.cubex", "profile.folded", "profile.json", "profile.txt"],
+            "none": [], "txt,folded": ["profile.folded", "profile.txt"]}
+    for i, (value, files) in enumerate(want.items()):
+        exp, err = measure("runtime/rt_counts_inst", f"formats{i}", {"INSTR_PROFILING_FORMAT": value})
+        expect(profile_files(exp) == files, f"INSTR_PROFILING_FORMAT={value}: {profile_files(exp)}, expected {files}")
+        expect("instr: warning" not in err, f"INSTR_PROFILING_FORMAT={value}: {err}")
+    exp, err = measure("runtime/rt_counts_inst", "formats_bad", {"INSTR_PROFILING_FORMAT": "json,cube"})
+    expect(profile_files(exp) == ["profile.json"], f"bad word: {profile_files(exp)}")
+    expect("INSTR_PROFILING_FORMAT" in err and "cube is not a profile format" in err
+           and "json, txt, folded, cubex, html, all, none" in err, f"no clear warning: {err!r}")
+    with open(os.path.join(exp, "profile.json")) as f:
+        conf = json.load(f)["run"]["configuration"]
+    expect(conf.get("INSTR_PROFILING_FORMAT") == "json,cube", f"recorded value {conf}")
+    print("formats: every spelling writes exactly its files; an unknown word is named and left out")
+
+
+def rewrite(src, dst, member, change):
+    """A copy of archive src with member's bytes passed through change()."""
+    with tarfile.open(src) as t, tarfile.open(dst, "w", format=tarfile.USTAR_FORMAT) as out:
+        for m in t.getmembers():
+            data = t.extractfile(m).read()
+            if m.name == member:
+                data = change(data)
+            m.size = len(data)
+            out.addfile(m, io.BytesIO(data))
+
+
+def case_damaged():
+    """The reader fails on each kind of damage it claims to check: a check that cannot fail
+    would prove nothing."""
+    exp, _ = measure("runtime/rt_cxx_inst", "damaged")
+    good = os.path.join(exp, "profile.cubex")
+    bad = os.path.join(exp, "bad.cubex")
+    damages = {
+        "index marker": ("0.index", lambda d: b"CUBEX.INDEY" + d[11:]),
+        "endianness word": ("1.index", lambda d: d[:11] + b"\x02\x00\x00\x00" + d[15:]),
+        "index order": ("0.index", lambda d: d[:22] + d[26:30] + d[22:26] + d[30:]),
+        "data size": ("1.data", lambda d: d[:-8]),
+        "data marker": ("2.data", lambda d: b"CUBEX.DATB" + d[10:]),
+        "calleeId": ("anchor.xml", lambda d: d.replace(b'calleeId="0"', b'calleeId="99999"', 1)),
+        "cnode order": ("anchor.xml", lambda d: d.replace(b'<cnode id="1"', b'<cnode id="7"', 1)),
+        "metric type": ("anchor.xml", lambda d: d.replace(b'type="EXCLUSIVE"', b'type="INCLUSIVE"', 1)),
+    }
+    for what, (member, change) in damages.items():
+        rewrite(good, bad, member, change)
+        try:
+            cubex.read(bad)
+        except cubex.CubeError as e:
+            print(f"damaged ({what}): rejected: {e}")
+            continue
+        raise Fail(f"the reader accepted an archive with a damaged {what}")
+    with open(good, "rb") as f:
+        raw = f.read()
+    with open(bad, "wb") as f:
+        f.write(raw[:len(raw) // 2])
+    try:
+        cubex.read(bad)
+        raise Fail("the reader accepted a truncated archive")
+    except (cubex.CubeError, tarfile.TarError) as e:
+        print(f"damaged (truncated): rejected: {e}")
+    # Values: one visit more on one cell is a mismatch with profile.json.
+    cube, prof = agrees(exp)
+    cube.metrics["visits"][0][0] += 1
+    expect(cubex.check_against_json(cube, prof), "a changed visit count went unnoticed")
+
+
+def case_mpi():
+    d = fresh_dir(os.path.join(A.work, "mpi"))
+    exe = os.path.join(d, "halo")
+    env = clean_env({"OMPI_MCA_btl": "self,vader"})
+    c = subprocess.run([A.instr, A.mpicc, "-O1", A.mpi_source, "-o", exe], cwd=d, env=env,
+                       capture_output=True, text=True, timeout=300)
+    expect(c.returncode == 0, f"instr mpicc failed: {c.stderr}")
+    r = subprocess.run([A.mpirun, "-np", "4", "--oversubscribe", "--allow-run-as-root",
+                        "--bind-to", "none", exe], cwd=d, env=env, capture_output=True,
+                       text=True, timeout=300)
+    expect(r.returncode == 0, f"mpirun exited {r.returncode}: {r.stderr}")
+    exps = glob.glob(os.path.join(d, "instr-*"))
+    expect(len(exps) == 1, f"one experiment directory, found {exps}")
+    cube, prof = agrees(exps[0])
+    expect(sorted(g["rank"] for g in cube.groups) == [0, 1, 2, 3], f"groups {cube.groups}")
+    expect("bytes_sent" in cube.metrics and "bytes_received" in cube.metrics, "message metrics")
+    sent = sum(sum(r) for r in cube.metrics["bytes_sent"])
+    recv = sum(sum(r) for r in cube.metrics["bytes_received"])
+    expect(sent == recv > 0, f"bytes sent {sent}, received {recv}")
+    par = {r["name"]: r["paradigm"] for r in cube.regions}
+    expect(par.get("MPI_Send") == "mpi" and par.get("main") == "compiler", f"paradigms {par}")
+    print(f"mpi: 4 ranks, {len(cube.locations)} locations, {len(cube.cnodes)} cnodes, "
+          f"{sent} bytes sent = received; agrees with the job's profile.json")
+
+
+def main():
+    global A
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin", required=True)
+    ap.add_argument("--work", required=True)
+    for a in ("instr", "mpicc", "mpirun", "mpi-source"):
+        ap.add_argument("--" + a)
+    ap.add_argument("case")
+    A = ap.parse_args()
+    return run_case(globals(), A.case, (cubex.CubeError,))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,268 @@
+"""A CUBE4 reader for the tests: reads profile.cubex and checks every invariant of the format
+that instr's writer relies on (docs/profile-format.md, "profile.cubex"), then compares it with
+profile.json of the same experiment.
+
+    python3 cubex.py EXPERIMENT_DIR   # checks, prints a summary, exit 1 with the reason
+
+read(path) -> Cube; check_against_json(cube, profile) -> list of problems."""
+import struct
+import sys
+import tarfile
+import xml.etree.ElementTree as ET
+
+DTYPES = {"UINT64": "Q", "INT64": "q", "DOUBLE": "d", "MINDOUBLE": "d", "MAXDOUBLE": "d"}
+PARADIGMS = {"compiler", "user", "mpi", "openmp"}
+
+
+class CubeError(Exception):
+    pass
+
+
+def need(cond, what):
+    if not cond:
+        raise CubeError(what)
+
+
+class Cube:
+    """regions: list of dicts (id = index); cnodes: list of (parent or None, region id) with
+    ids = index = depth-first order; locations: list of (group index, name, rank);
+    groups: list of dicts; metrics: {uniq_name: rows}, rows[cnode][location]."""
+
+    def __init__(self):
+        self.regions, self.cnodes, self.locations, self.groups = [], [], [], []
+        self.metrics, self.metric_info = {}, {}
+
+    def path(self, c):
+        out = []
+        while c is not None:
+            out.append(self.regions[self.cnodes[c][1]]["name"])
+            c = self.cnodes[c][0]
+        return tuple(reversed(out))
+
+    def subtree(self, c):
+        """Cnode ids of c's subtree: depth-first numbering makes it a contiguous range."""
+        end = c + 1
+        while end < len(self.cnodes) and self._below(end, c):
+            end += 1
+        return range(c, end)
+
+    def _below(self, n, c):
+        while n is not None:
+            if n == c:
+                return True
+            n = self.cnodes[n][0]
+        return False
+
+
+def _members(path):
+    need(tarfile.is_tarfile(path), f"{path}: not a tar archive")
+    out = {}
+    with tarfile.open(path, "r:") as tar:
+        names = []
+        for m in tar.getmembers():
+            need(m.isreg(), f"{path}: member {m.name} is not a regular file")
+            need("/" not in m.name and m.name not in out, f"{path}: bad or repeated member {m.name}")
+            need(tar.fileobj is not None, "archive without a file")
+            out[m.name] = tar.extractfile(m).read()
+            need(len(out[m.name]) == m.size, f"{path}: {m.name} is shorter than its header says")
+            names.append(m.name)
+        need(names and names[0] == "anchor.xml", f"{path}: anchor.xml is not the first member")
+    with open(path, "rb") as f:
+        raw = f.read()
+    need(len(raw) % 512 == 0, f"{path}: size {len(raw)} is not a multiple of 512")
+    need(raw[-1024:] == bytes(1024), f"{path}: does not end with two zero blocks")
+    need(raw[257:263] == b"ustar\0", f"{path}: first header is not ustar")
+    return out
+
+
+def _int(e, attr, what):
+    v = e.get(attr)
+    need(v is not None and v.lstrip("-").isdigit(), f"{what}: attribute {attr} missing or not a number")
+    return int(v)
+
+
+def _text(e, tag, what):
+    c = e.find(tag)
+    need(c is not None, f"{what}: <{tag}> missing")
+    return c.text or ""
+
+
+def read(path):
+    files = _members(path)
+    cube = Cube()
+    root = ET.fromstring(files["anchor.xml"])
+    need(root.tag == "cube" and root.get("version", "").startswith("4."), "anchor.xml: not <cube version=\"4.x\">")
+    sections = [c.tag for c in root if c.tag in ("metrics", "program", "system")]
+    need(sections == ["metrics", "program", "system"], f"anchor.xml: sections {sections}")
+    # metrics
+    for m in root.find("metrics"):
+        need(m.tag == "metric", f"anchor.xml: <{m.tag}> inside <metrics>")
+        mid = _int(m, "id", "metric")
+        uniq = _text(m, "uniq_name", f"metric {mid}")
+        dtype = _text(m, "dtype", f"metric {uniq}")
+        need(m.get("type") == "EXCLUSIVE", f"metric {uniq}: type {m.get('type')}, the writer's rows are for EXCLUSIVE")
+        need(dtype in DTYPES, f"metric {uniq}: dtype {dtype}")
+        need(uniq not in cube.metric_info, f"metric {uniq} twice")
+        for tag in ("disp_name", "uom", "url", "descr"):
+            _text(m, tag, f"metric {uniq}")
+        cube.metric_info[uniq] = {"id": mid, "dtype": dtype, "uom": _text(m, "uom", uniq)}
+    # regions and cnodes
+    prog = root.find("program")
+    for r in prog.findall("region"):
+        rid = _int(r, "id", "region")
+        need(rid == len(cube.regions), f"region id {rid} out of order (expected {len(cube.regions)})")
+        _int(r, "begin", f"region {rid}")
+        _int(r, "end", f"region {rid}")
+        par = _text(r, "paradigm", f"region {rid}")
+        need(par in PARADIGMS, f"region {rid}: paradigm {par}")
+        cube.regions.append({"name": _text(r, "name", f"region {rid}"),
+                             "mangled": _text(r, "mangled_name", f"region {rid}"),
+                             "file": r.get("mod"), "begin": int(r.get("begin")),
+                             "end": int(r.get("end")), "paradigm": par,
+                             "role": _text(r, "role", f"region {rid}")})
+
+    def walk(e, parent):
+        cid = _int(e, "id", "cnode")
+        need(cid == len(cube.cnodes), f"cnode id {cid} is not its depth-first position {len(cube.cnodes)}")
+        callee = _int(e, "calleeId", f"cnode {cid}")
+        need(0 <= callee < len(cube.regions), f"cnode {cid}: calleeId {callee} names no region")
+        cube.cnodes.append((parent, callee))
+        for c in e.findall("cnode"):
+            walk(c, cid)
+
+    for c in prog.findall("cnode"):
+        walk(c, None)
+    # system tree: machine > node > process > thread
+    machines = root.find("system").findall("systemtreenode")
+    need(len(machines) == 1 and _text(machines[0], "class", "machine") == "machine", "system: one machine")
+    for node in machines[0].findall("systemtreenode"):
+        need(_text(node, "class", "node") == "node", "system: second level is not a node")
+        for g in node.findall("locationgroup"):
+            need(_text(g, "type", "locationgroup") == "process", "locationgroup type")
+            gi = len(cube.groups)
+            cube.groups.append({"name": _text(g, "name", "locationgroup"),
+                                "rank": int(_text(g, "rank", "locationgroup")),
+                                "node": _text(node, "name", "node")})
+            for loc in g.findall("location"):
+                lid = _int(loc, "Id", "location")
+                need(lid == len(cube.locations), f"location Id {lid} out of order")
+                need(_text(loc, "type", "location") == "thread", "location type")
+                cube.locations.append((gi, _text(loc, "name", "location"), int(_text(loc, "rank", "location"))))
+    need(cube.locations, "system: no location")
+    # index and data per metric
+    n, nl = len(cube.cnodes), len(cube.locations)
+    ids = {str(i["id"]) for i in cube.metric_info.values()}
+    for name in files:
+        if name != "anchor.xml":
+            stem, _, ext = name.partition(".")
+            need(ext in ("index", "data") and stem in ids, f"member {name} belongs to no metric")
+    for uniq, info in cube.metric_info.items():
+        idx = files.get(f"{info['id']}.index")
+        data = files.get(f"{info['id']}.data")
+        need(idx is not None and data is not None, f"metric {uniq}: index or data missing")
+        need(idx[:11] == b"CUBEX.INDEX", f"metric {uniq}: index marker")
+        endian = "<" if struct.unpack("<I", idx[11:15])[0] == 1 else ">"
+        need(struct.unpack(endian + "I", idx[11:15])[0] == 1, f"metric {uniq}: endianness word")
+        version, fmt = struct.unpack(endian + "HB", idx[15:18])
+        need(version == 0 and fmt == 1, f"metric {uniq}: index version {version} format {fmt}")
+        count = struct.unpack(endian + "I", idx[18:22])[0]
+        need(len(idx) == 22 + 4 * count, f"metric {uniq}: index size {len(idx)} for {count} ids")
+        rows = list(struct.unpack(f"{endian}{count}I", idx[22:]))
+        need(rows == list(range(n)), f"metric {uniq}: index is not the depth-first order 0..{n - 1}")
+        need(data[:10] == b"CUBEX.DATA", f"metric {uniq}: data marker")
+        need(len(data) == 10 + 8 * n * nl, f"metric {uniq}: data size {len(data)}, expected {10 + 8 * n * nl}")
+        vals = struct.unpack(f"{endian}{n * nl}{DTYPES[info['dtype']]}", data[10:])
+        cube.metrics[uniq] = [list(vals[c * nl:(c + 1) * nl]) for c in range(n)]
+    for must in ("visits", "time", "min_time", "max_time"):
+        need(must in cube.metrics, f"metric {must} missing")
+    for c in range(n):
+        for loc in range(nl):
+            t = cube.metrics["time"][c][loc]
+            need(t >= 0, f"cnode {c} location {loc}: negative time")
+            if cube.metrics["visits"][c][loc]:
+                need(cube.metrics["min_time"][c][loc] <= cube.metrics["max_time"][c][loc],
+                     f"cnode {c} location {loc}: min_time > max_time")
+    return cube
+
+
+def ns(seconds):
+    return round(seconds * 1e9)
+
+
+def check_against_json(cube, prof):
+    """Visits, exclusive time, min/max inclusive time per call path and location equal
+    profile.json's exactly; inclusive time (a subtree's sum of exclusive times) is at most
+    profile.json's and less by fewer ns than the subtree has nodes (each node's time is
+    rounded down to whole ns on its own)."""
+    bad = []
+    regions = {r["id"]: r["name"] for r in prof["regions"]}
+    tree = prof["tree"]
+    paths = {}
+    for node in tree:
+        p = (regions[node["region"]],)
+        if node["parent"] is not None:
+            p = paths[node["parent"]] + p
+        paths[node["id"]] = p
+    by_path = {paths[n["id"]]: n for n in tree}
+    if len(by_path) != len(cube.cnodes):
+        bad.append(f"{len(cube.cnodes)} cnodes, profile.json has {len(by_path)} call paths")
+    # profile.json location id -> cube location index: the same order (process, then thread).
+    jlocs = prof["locations"]
+    if len(jlocs) != len(cube.locations):
+        bad.append(f"{len(cube.locations)} locations, profile.json has {len(jlocs)}")
+        return bad
+    order = sorted(range(len(jlocs)), key=lambda i: (jlocs[i]["group"], i))
+    to_cube = {jlocs[i]["id"]: k for k, i in enumerate(order)}
+    for c in range(len(cube.cnodes)):
+        p = cube.path(c)
+        node = by_path.get(p)
+        if node is None:
+            bad.append(f"cnode {c} {';'.join(p)} is not in profile.json")
+            continue
+        sub = cube.subtree(c)
+        per = {loc["location"]: loc for loc in node["locations"]}
+        for jid, k in to_cube.items():
+            loc = per.get(jid, {"visits": 0, "exclusive": 0, "inclusive": 0, "min_inclusive": 0, "max_inclusive": 0})
+            v = cube.metrics["visits"][c][k]
+            if v != loc["visits"]:
+                bad.append(f"{';'.join(p)} location {jid}: visits {v} != {loc['visits']}")
+            if ns(cube.metrics["time"][c][k]) != loc["exclusive"]:
+                bad.append(f"{';'.join(p)} location {jid}: exclusive {ns(cube.metrics['time'][c][k])} != {loc['exclusive']}")
+            if v:
+                for m, key in (("min_time", "min_inclusive"), ("max_time", "max_inclusive")):
+                    if ns(cube.metrics[m][c][k]) != loc[key]:
+                        bad.append(f"{';'.join(p)} location {jid}: {m} {ns(cube.metrics[m][c][k])} != {loc[key]}")
+            incl = sum(ns(cube.metrics["time"][d][k]) for d in sub)
+            if not (0 <= loc["inclusive"] - incl < len(sub) + 1):
+                bad.append(f"{';'.join(p)} location {jid}: inclusive {incl} vs {loc['inclusive']} ({len(sub)} nodes)")
+        for m, key in (("bytes_sent", "bytes_sent"), ("bytes_received", "bytes_received")):
+            if m in cube.metrics and sum(cube.metrics[m][c]) != node.get(key, 0):
+                bad.append(f"{';'.join(p)}: {m} {sum(cube.metrics[m][c])} != {node.get(key, 0)}")
+    return bad
+
+
+def main(argv):
+    import json
+    import os
+    if len(argv) != 2:
+        print("usage: cubex.py EXPERIMENT_DIR", file=sys.stderr)
+        return 2
+    d = argv[1]
+    try:
+        cube = read(os.path.join(d, "profile.cubex"))
+    except (CubeError, OSError, ET.ParseError, tarfile.TarError, struct.error) as e:
+        print(f"profile.cubex: {e}", file=sys.stderr)
+        return 1
+    with open(os.path.join(d, "profile.json")) as f:
+        prof = json.load(f)
+    bad = check_against_json(cube, prof)
+    for b in bad[:20]:
+        print("mismatch:", b, file=sys.stderr)
+    print(f"profile.cubex: {len(cube.regions)} regions, {len(cube.cnodes)} cnodes, "
+          f"{len(cube.groups)} processes, {len(cube.locations)} locations, "
+          f"metrics {', '.join(cube.metrics)}; {'agrees with' if not bad else 'DIFFERS from'} profile.json")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,277 @@
+"""tests/score: instr-score end to end, on programs built with the real instr wrapper.
+
+    check_score.py --instr INSTR --score INSTR_SCORE --spec INSTR_SPEC --src REPO --work DIR CASE
+
+estimate  the estimated trace size is within 10 % of the real trace of the same run, on the
+          bench workloads calls, particles, stencil and the accessor code tests/score/progs
+estimate_mpi  the same for a 4-rank MPI job (tests/mpi/progs/halo.c) traced with mpirun
+errors    a missing, wrong or damaged experiment and bad options: clear message, exit 1 / 2
+filter    -f: the regions a spec leaves out are marked and the totals after it are right
+generate  -g and -g --scorep: specs that filter/ reads back and that exclude exactly the
+          hot accessors, never main; an existing file is not overwritten
+hint      a run dominated by its instrumentation ends with one line naming instr-score -g;
+          INSTR_VERBOSE=quiet silences it; a run that is not dominated has none
+loop      build, run, -g, rebuild with the spec: the excluded functions have no hooks in the
+          new binary, the run records none of their visits, the program's output is the same"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from cases import Fail, clean_env, expect, fresh_dir, run_case  # noqa: E402
+
+A = None
+WORKLOADS = {
+    "calls": ("gcc", ["bench/workloads/calls.c", "bench/workloads/calls_ops.c"], []),
+    "particles": ("g++", ["bench/workloads/particles.cpp"], []),
+    "stencil": ("gcc", ["bench/workloads/stencil.c"], ["-lm"]),
+    "domain": ("g++", ["tests/score/progs/domain.cpp", "tests/score/progs/main.cpp"], []),
+}
+ACCESSORS = {"Domain::x(int) const", "Domain::e(int)", "Domain::size() const"}
+
+
+def run(cmd, cwd, env=None, ok=(0,)):
+    r = subprocess.run(cmd, cwd=cwd, env=clean_env(env), capture_output=True, text=True,
+                       timeout=600)
+    expect(r.returncode in ok, f"{' '.join(cmd)} exited {r.returncode}:\n{r.stdout}{r.stderr}")
+    return r
+
+
+def build(name, d, spec=None, out=None):
+    cc, srcs, libs = WORKLOADS[name]
+    exe = os.path.join(d, out or name)
+    flt = [f"--filter={spec}"] if spec else []
+    run([A.instr] + flt + [cc, "-O2", "-Ibench/workloads"] + srcs + ["-o", exe] + libs, A.src)
+    return exe
+
+
+def measure(exe, d, tag, env=None):
+    exp = os.path.join(d, "exp-" + tag)
+    r = run([exe], d, dict(env or {}, INSTR_EXPERIMENT_DIRECTORY=exp))
+    return exp, r.stdout
+
+
+def score(*args, ok=(0,), cwd=None):
+    return run([A.score] + list(args), cwd or A.work, ok=ok)
+
+
+def trace_bytes(exp):
+    total = 0
+    for top in ("traces.otf2", "traces.def", "traces"):
+        p = os.path.join(exp, top)
+        if os.path.isfile(p):
+            total += os.path.getsize(p)
+        for root, _, files in os.walk(p):
+            total += sum(os.path.getsize(os.path.join(root, f)) for f in files)
+    return total
+
+
+def estimate_of(out):
+    m = re.search(r"Estimated aggregate size of event trace:\s+([\d,]+) bytes", out)
+    expect(m, f"no estimate in:\n{out}")
+    return int(m.group(1).replace(",", ""))
+
+
+def case_estimate():
+    d = fresh_dir(os.path.join(A.work, "estimate"))
+    for name in WORKLOADS:
+        exe = build(name, d)
+        exp, _ = measure(exe, d, name, {"INSTR_ENABLE_TRACING": "1"})
+        real = trace_bytes(exp)
+        est = estimate_of(score(exp).stdout)
+        err = 100.0 * (est - real) / real
+        print(f"estimate {name}: estimated {est} bytes, real trace {real} bytes ({err:+.2f} %)")
+        expect(real > 0 and abs(err) <= 10.0, f"{name}: estimate {est} vs real {real} ({err:+.1f} %)")
+
+
+def case_estimate_mpi():
+    d = fresh_dir(os.path.join(A.work, "estimate_mpi"))
+    exe = os.path.join(d, "halo")
+    env = {"OMPI_MCA_btl": "self,vader", "INSTR_ENABLE_TRACING": "1"}
+    run([A.instr, A.mpicc, "-O1", os.path.join(A.src, "tests/mpi/progs/halo.c"), "-o", exe], d, env)
+    run([A.mpirun, "-np", "4", "--oversubscribe", "--allow-run-as-root", "--bind-to", "none",
+         "-x", "INSTR_ENABLE_TRACING", exe], d, env)
+    exps = [os.path.join(d, e) for e in os.listdir(d) if e.startswith("instr-")]
+    expect(len(exps) == 1, f"one job directory: {exps}")
+    real, est = trace_bytes(exps[0]), estimate_of(score(exps[0]).stdout)
+    err = 100.0 * (est - real) / real
+    print(f"estimate_mpi: estimated {est} bytes, real trace {real} bytes ({err:+.2f} %)")
+    expect(abs(err) <= 10.0, f"MPI job: estimate {est} vs real {real} ({err:+.1f} %)")
+
+
+def case_errors():
+    d = fresh_dir(os.path.join(A.work, "errors"))
+    r = score(os.path.join(d, "nowhere"), ok=(1,))
+    expect("nowhere" in r.stderr and "No such file" in r.stderr, r.stderr)
+    f = os.path.join(d, "file")
+    open(f, "w").close()
+    r = score(f, ok=(1,))
+    expect("not a directory" in r.stderr, r.stderr)
+    empty = fresh_dir(os.path.join(d, "empty"))
+    r = score(empty, ok=(1,))
+    expect("profile.json" in r.stderr and "INSTR_PROFILING_FORMAT" in r.stderr, r.stderr)
+    exe = build("stencil", d)
+    exp, _ = measure(exe, d, "cut")
+    p = os.path.join(exp, "profile.json")
+    with open(p) as fh:
+        text = fh.read()
+    with open(p, "w") as fh:
+        fh.write(text[: len(text) // 2])
+    r = score(exp, ok=(1,))
+    expect("not valid JSON" in r.stderr and re.search(r"line \d+, column \d+", r.stderr), r.stderr)
+    with open(p, "w") as fh:
+        json.dump({"format": "something else", "version": 1}, fh)
+    r = score(exp, ok=(1,))
+    expect("not an instr profile" in r.stderr, r.stderr)
+    for bad in (["-x", exp], [], [exp, exp], ["--min-visits", "lots", "-g", exp], ["--scorep", exp]):
+        r = score(*bad, ok=(2,))
+        expect(r.stderr.startswith("instr-score: ") and "--help" in r.stderr, f"{bad}: {r.stderr}")
+    expect("usage: instr-score" in score("--help").stdout, "--help")
+    spec = os.path.join(d, "bad.spec")
+    with open(spec, "w") as fh:
+        fh.write("exclude functon foo\n")
+    exp, _ = measure(exe, d, "ok")
+    r = score("-f", spec, exp, ok=(1,))
+    expect("bad.spec:1:" in r.stderr, r.stderr)
+    print("errors: each names what and where, exit 1 for input and 2 for usage")
+
+
+def region_rows(out):
+    """{region: (flt, type, visits)} from the -r rows."""
+    rows = {}
+    for line in out.splitlines():
+        m = re.match(r"^\s*([-+*]?)\s+(USR|COM|MPI|OMP)\s+([\d,]+)\s+([\d,]+)\s+[\d.]+\s+[\d.]+\s+[\d.]+\s+(.*)$", line)
+        if m and m.group(5) not in ("USR", "COM", "MPI", "OMP"):
+            rows[m.group(5)] = (m.group(1), m.group(2), int(m.group(4).replace(",", "")))
+    return rows
+
+
+def case_filter():
+    d = fresh_dir(os.path.join(A.work, "filter"))
+    exe = build("domain", d)
+    exp, _ = measure(exe, d, "run")
+    spec = os.path.join(d, "acc.spec")
+    with open(spec, "w") as fh:
+        fh.write("exclude function Domain::x\nexclude function Domain::e\n")
+    out = score("-r", "-f", spec, exp).stdout
+    rows = region_rows(out)
+    expect(rows.get("Domain::x(int) const", ("",))[0] == "-" and rows.get("Domain::e(int)", ("",))[0] == "-",
+           f"accessors not marked: {rows}")
+    expect(rows.get("main", ("",))[0] == "+", f"main: {rows.get('main')}")
+    prof = json.load(open(os.path.join(exp, "profile.json")))
+    names = {r["id"]: r["name"] for r in prof["regions"]}
+    left = sum(f["visits"] for f in prof["flat"]
+               if names[f["region"]] not in ("Domain::x(int) const", "Domain::e(int)"))
+    m = re.search(r"^\s*\*\s+ALL\s+([\d,]+)\s+([\d,]+)", out, re.M)
+    expect(m and int(m.group(2).replace(",", "")) == left, f"visits after the filter: {m and m.group(0)}, expected {left}")
+    expect(int(m.group(1).replace(",", "")) == 24 * left, "max_buf after the filter: 24 bytes per visit")
+    print(f"filter: accessors marked '-', {left} visits left after the spec")
+
+
+def case_generate():
+    d = fresh_dir(os.path.join(A.work, "generate"))
+    exe = build("domain", d)
+    exp, _ = measure(exe, d, "run")
+    mangled = {r["name"]: r["mangled"] for r in json.load(open(os.path.join(exp, "profile.json")))["regions"]}
+    for flavour, extra, name in (("native", [], "gen.spec"), ("scorep", ["--scorep"], "gen.filter")):
+        out = os.path.join(d, name)
+        r = score("-g", *extra, "-o", out, exp)
+        expect(os.path.isfile(out) and "written" in r.stdout, r.stdout)
+        text = open(out).read()
+        chk = run([A.spec, "check", out], d)
+        expect(f"{len(ACCESSORS)} rule(s)" in chk.stdout, f"{flavour}: expected one rule per accessor:\n{chk.stdout}")
+        for acc in ACCESSORS:
+            m = run([A.spec, "match", out, "--function", acc, "--mangled", mangled[acc]], d)
+            expect(m.stdout.startswith("exclude"), f"{flavour}: {acc}: {m.stdout}")
+        for keep in ("main", "advance(Domain&, double)", "Domain::Domain(int)"):
+            m = run([A.spec, "match", out, "--function", keep, "--mangled", mangled.get(keep, keep)], d)
+            expect(m.stdout.startswith("include"), f"{flavour}: {keep}: {m.stdout}")
+        expect(text.count("visits,") >= len(ACCESSORS), f"{flavour}: every rule has its reason:\n{text}")
+        r = score("-g", *extra, "-o", out, exp, ok=(1,))
+        expect("never overwritten" in r.stderr, r.stderr)
+        print(f"generate ({flavour}):\n{text}")
+
+
+def hint_lines(exe, d, tag, env=None):
+    exp = os.path.join(d, "exp-" + tag)
+    r = run([exe], d, dict(env or {}, INSTR_EXPERIMENT_DIRECTORY=exp))
+    return [l for l in r.stderr.splitlines() if "instrumentation dominated" in l], exp
+
+
+def case_hint():
+    d = fresh_dir(os.path.join(A.work, "hint"))
+    dom = build("domain", d)
+    lines, exp = hint_lines(dom, d, "dominated")
+    expect(len(lines) == 1, f"expected one hint line, got {lines}")
+    expect(f"instr-score -g {exp}" in lines[0] and "Domain::x(int) const" in lines[0], lines[0])
+    quiet, _ = hint_lines(dom, d, "quiet", {"INSTR_VERBOSE": "quiet"})
+    expect(not quiet, f"INSTR_VERBOSE=quiet still hints: {quiet}")
+    calm, _ = hint_lines(build("stencil", d), d, "calm")
+    expect(not calm, f"a run that is not dominated hints: {calm}")
+    print(f"hint: {lines[0]}")
+
+
+def objdump_calls(exe, symbols):
+    """{demangled function: calls of __instr_enter/exit in its body} for the symbols present."""
+    dis = run(["objdump", "-d", "-C", "--no-show-raw-insn", exe], A.work).stdout
+    out, cur = {}, None
+    for line in dis.splitlines():
+        m = re.match(r"^[0-9a-f]+ <(.*)>:$", line)
+        if m:
+            cur = m.group(1) if m.group(1) in symbols else None
+            if cur:
+                out[cur] = 0
+        elif cur and re.search(r"call.*<__instr_(enter|exit)", line):
+            out[cur] += 1
+    return out
+
+
+def case_loop():
+    d = fresh_dir(os.path.join(A.work, "loop"))
+    v1 = build("domain", d, out="v1")
+    exp1, out1 = measure(v1, d, "v1")
+    spec = os.path.join(d, "gen.spec")
+    score("-g", "-o", spec, exp1)
+    v2 = build("domain", d, spec=spec, out="v2")
+    before = objdump_calls(v1, ACCESSORS)
+    after = objdump_calls(v2, ACCESSORS)
+    expect(set(before) == ACCESSORS and all(before.values()),
+           f"the first build should call the hooks in every accessor: {before}")
+    expect(set(after) == ACCESSORS and not any(after.values()),
+           f"the rebuilt accessors still call the hooks: {after}")
+    exp2, out2 = measure(v2, d, "v2")
+    expect(out1 == out2, f"output changed: {out1!r} vs {out2!r}")
+    p1 = json.load(open(os.path.join(exp1, "profile.json")))
+    p2 = json.load(open(os.path.join(exp2, "profile.json")))
+
+    def visits(p):
+        names = {r["id"]: r["name"] for r in p["regions"]}
+        return {names[f["region"]]: f["visits"] for f in p["flat"]}
+    vis1, vis2 = visits(p1), visits(p2)
+    expect(not ACCESSORS & set(vis2), f"the rebuilt run recorded accessors: {vis2}")
+    rest = {k: v for k, v in vis1.items() if k not in ACCESSORS}
+    expect(rest == vis2, f"the other regions' visits changed: {rest} vs {vis2}")
+    expect(not hint_lines(v2, d, "v2-hint")[0], "the rebuilt run still says it is dominated")
+    print(f"loop: {sum(vis1.values())} visits before, {sum(vis2.values())} after; accessors "
+          f"had {sum(before.values())} hook calls, now none")
+
+
+def main():
+    global A
+    ap = argparse.ArgumentParser()
+    for a in ("instr", "score", "spec", "src", "work"):
+        ap.add_argument("--" + a, required=True)
+    ap.add_argument("--mpicc")
+    ap.add_argument("--mpirun")
+    ap.add_argument("case")
+    A = ap.parse_args()
+    A.work = os.path.abspath(A.work)
+    os.makedirs(A.work, exist_ok=True)
+    return run_case(globals(), A.case)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
