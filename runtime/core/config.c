@@ -28,6 +28,7 @@ static const instr_config defaults = {
     .write_on_signal = 1,
     .write_on_fatal = 0,
     .folded_max_depth = INSTR_DEFAULT_FOLDED_MAX_DEPTH,
+    .profiling_formats = INSTR_FORMAT_ALL,
 };
 instr_config instr_cfg = {
     .enable_profiling = 1,
@@ -35,11 +36,12 @@ instr_config instr_cfg = {
     .total_memory = INSTR_DEFAULT_TOTAL_MEMORY,
     .write_on_signal = 1,
     .folded_max_depth = INSTR_DEFAULT_FOLDED_MAX_DEPTH,
+    .profiling_formats = INSTR_FORMAT_ALL,
 };
 
 enum {
     V_PROFILING, V_TRACING, V_EXPDIR, V_FILTER, V_TIMER, V_MEMORY, V_VERBOSE, V_SIGNAL,
-    V_FATAL, V_FOLDED, V_COUNT
+    V_FATAL, V_FOLDED, V_FORMATS, V_COUNT
 };
 
 /* The runtime's own variables, recorded in instr.cfg. */
@@ -47,7 +49,7 @@ static const char *const names[V_COUNT] = {
     "INSTR_ENABLE_PROFILING", "INSTR_ENABLE_TRACING", "INSTR_EXPERIMENT_DIRECTORY",
     "INSTR_FILTERING_FILE",   "INSTR_TIMER",          "INSTR_TOTAL_MEMORY",
     "INSTR_VERBOSE",          "INSTR_WRITE_ON_SIGNAL", "INSTR_WRITE_ON_FATAL",
-    "INSTR_FOLDED_MAX_DEPTH",
+    "INSTR_FOLDED_MAX_DEPTH", "INSTR_PROFILING_FORMAT",
 };
 /* Names read by other parts of instr (XRay adapter at run time, the compiler plugins at
  * compile time): known, so never reported as unknown. A new variable joins one list. */
@@ -326,6 +328,48 @@ static void read_folded_depth(void)
     set_value(V_FOLDED, "environment", env);
 }
 
+/* A comma-separated list of json, txt, folded, cubex, html, all, none. An unknown word is
+ * warned about and ignored; the rest still counts. */
+static void read_formats(void)
+{
+    static const struct { const char *word; uint32_t bits; } words[] = {
+        {"json", INSTR_FORMAT_JSON},   {"txt", INSTR_FORMAT_TXT},   {"folded", INSTR_FORMAT_FOLDED},
+        {"cubex", INSTR_FORMAT_CUBEX}, {"html", INSTR_FORMAT_HTML}, {"all", INSTR_FORMAT_ALL},
+        {"none", 0},
+    };
+    const char *env = instr_env(names[V_FORMATS]);
+    if (!env || !*env) {
+        set_value(V_FORMATS, "default", "all");
+        return;
+    }
+    if (strlen(env) > 256) {
+        bad_value(V_FORMATS, env, "is longer than any list of formats (256 bytes)", "all");
+        set_value(V_FORMATS, "default (bad value in environment)", "all");
+        return;
+    }
+    char list[257], effective[257] = "";
+    snprintf(list, sizeof list, "%s", env);
+    uint32_t bits = 0;
+    char *save = NULL;
+    for (char *w = strtok_r(list, ", \t", &save); w; w = strtok_r(NULL, ", \t", &save)) {
+        size_t k = 0;
+        while (k < sizeof words / sizeof *words && strcasecmp(w, words[k].word) != 0)
+            k++;
+        if (k == sizeof words / sizeof *words) {
+            char q[INSTR_QUOTE_SIZE], qw[INSTR_QUOTE_SIZE];
+            instr_warn("%s=%s: %s is not a profile format and is ignored (the formats are json, "
+                       "txt, folded, cubex, html, all, none)",
+                       names[V_FORMATS], instr_quote(q, env), instr_quote(qw, w));
+            continue;
+        }
+        bits |= words[k].bits;
+        size_t len = strlen(effective);
+        snprintf(effective + len, sizeof effective - len, "%s%s", len ? "," : "", words[k].word);
+    }
+    instr_cfg.profiling_formats = bits;
+    set_value(V_FORMATS, "environment", *effective ? effective : "none");
+}
+
 static void read_verbose(void)
 {
     const char *env = instr_env(names[V_VERBOSE]);
@@ -408,6 +452,7 @@ void instr_config_read_from(char *const *envp, int secure)
     read_bool(V_SIGNAL, &instr_cfg.write_on_signal);
     read_bool(V_FATAL, &instr_cfg.write_on_fatal);
     read_folded_depth();
+    read_formats();
     if (secure) {
         instr_warn("this program runs with changed privileges (setuid, setgid or file "
                    "capabilities): INSTR_* variables are ignored and nothing is recorded "

@@ -30,6 +30,7 @@ typedef struct instr_config {
     int write_on_signal;              /* handle termination signals the program does not */
     int write_on_fatal;               /* also write on SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT */
     uint32_t folded_max_depth;        /* profile.folded: deeper paths are shortened */
+    uint32_t profiling_formats;       /* INSTR_PROFILING_FORMAT: INSTR_FORMAT_* bits */
     int privileged;                   /* AT_SECURE: environment ignored, nothing recorded */
 } instr_config;
 
@@ -42,6 +43,14 @@ extern instr_config instr_cfg;
 #define INSTR_DEFAULT_FOLDED_MAX_DEPTH 64u
 #define INSTR_MIN_FOLDED_MAX_DEPTH 4u
 #define INSTR_MAX_FOLDED_MAX_DEPTH 100000u
+
+/* INSTR_PROFILING_FORMAT: which profile files a run writes (docs/runtime.md). */
+#define INSTR_FORMAT_JSON   (1u << 0)
+#define INSTR_FORMAT_TXT    (1u << 1)
+#define INSTR_FORMAT_FOLDED (1u << 2)
+#define INSTR_FORMAT_CUBEX  (1u << 3)
+#define INSTR_FORMAT_HTML   (1u << 4)
+#define INSTR_FORMAT_ALL    ((1u << 5) - 1)
 
 /* Reads the environment into instr_cfg, warning about bad values and unknown INSTR_*
  * names. */

@@ -18,6 +18,7 @@
 #include "job.h"
 #include "path_map.h"
 #include "profile.h"
+#include "write_html.h"
 #include "../adapters/ext.h"
 #include "../core/clock.h"
 #include "../core/config.h"
@@ -717,23 +718,51 @@ static void job_json(FILE *f, instr_job *j, const char *dir, int nranks)
     fputs("\n  ]\n}\n", f);
 }
 
+typedef struct job_args {
+    instr_job *j;
+    const char *dir;
+    int nranks;
+} job_args;
+
+static void job_json_to(FILE *f, void *arg)
+{
+    job_args *a = arg;
+    job_json(f, a->j, a->dir, a->nranks);
+}
+
+/* One file of the job profile (profile.json, or with html profile.html) in the job directory. 0, or -1 (the
+ * failure is reported and says where the ranks' own profiles are). */
+static int job_file(const char *name, int html, job_args *a)
+{
+    instr_outfile o;
+    int rc = instr_out_open_job(&o, name);
+    if (rc == 0) {
+        if (html)
+            instr_html_write(o.f, job_json_to, a);
+        else
+            job_json_to(o.f, a);
+        rc = instr_out_close(&o);
+    }
+    if (rc != 0) {
+        instr_experiment_report_failures();
+        instr_warn("job profile: %s/%s is not written; the ranks' own profiles are in %s/rank-*",
+                   a->dir, name, a->dir);
+    }
+    return rc;
+}
+
 INSTR_EXT_EXPORT int instr_ext_job_write(instr_job *j, const char *dir, int nranks)
 {
     if (!j || !dir)
         return -1;
     instr_io_guard g;
     instr_io_guard_begin(&g);
-    instr_outfile o;
-    int rc = instr_out_open_job(&o, "profile.json");
-    if (rc == 0) {
-        job_json(o.f, j, dir, nranks);
-        rc = instr_out_close(&o);
-    }
-    if (rc != 0) {
-        instr_experiment_report_failures();
-        instr_warn("job profile: %s/profile.json is not written; the ranks' own profiles are "
-                   "in %s/rank-*", dir, dir);
-    }
+    job_args a = {j, dir, nranks};
+    int rc = 0;
+    if (instr_cfg.profiling_formats & INSTR_FORMAT_JSON)
+        rc |= job_file("profile.json", 0, &a);
+    if (instr_cfg.profiling_formats & INSTR_FORMAT_HTML)
+        rc |= job_file("profile.html", 1, &a);
     instr_io_guard_end(&g);
     if (rc != 0)
         return -1;

@@ -2,6 +2,7 @@
  * per-thread trees, write the three files. */
 #include "profile.h"
 #include "graft.h"
+#include "write_html.h"
 #include "../core/config.h"
 #include "../core/experiment.h"
 #include "../core/log.h"
@@ -33,6 +34,22 @@ static int write_folded(FILE *f, const instr_run *run, const instr_mtree *t)
     return instr_profile_write_folded(f, t, instr_cfg.folded_max_depth);
 }
 
+typedef struct html_args {
+    const instr_run *run;
+    const instr_mtree *t;
+} html_args;
+
+static void html_json(FILE *f, void *arg)
+{
+    const html_args *a = arg;
+    instr_profile_write_json(f, a->run, a->t);
+}
+static int write_html(FILE *f, const instr_run *run, const instr_mtree *t)
+{
+    html_args a = {run, t};
+    return instr_html_write(f, html_json, &a);
+}
+
 static int write(const instr_run *run, char *files, size_t size)
 {
     int slot = instr_substrate_slot(&instr_profile_substrate);
@@ -43,11 +60,16 @@ static int write(const instr_run *run, char *files, size_t size)
         instr_mtree_free(&t);
         return -1;
     }
-    static const struct { const char *name; writer fn; } outs[] = {
-        {"profile.txt", write_text}, {"profile.json", write_json}, {"profile.folded", write_folded},
+    static const struct { const char *name; writer fn; uint32_t format; } outs[] = {
+        {"profile.txt", write_text, INSTR_FORMAT_TXT},
+        {"profile.json", write_json, INSTR_FORMAT_JSON},
+        {"profile.folded", write_folded, INSTR_FORMAT_FOLDED},
+        {"profile.html", write_html, INSTR_FORMAT_HTML},
     };
     int rc = 0;
     for (size_t i = 0; i < sizeof outs / sizeof *outs; i++) {
+        if (!(instr_cfg.profiling_formats & outs[i].format))
+            continue; /* INSTR_PROFILING_FORMAT */
         /* A file that fails is noted (the end-of-run line says what and why) and never
          * left under its final name; the others are still written. */
         instr_outfile o;

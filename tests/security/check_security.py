@@ -141,7 +141,7 @@ def target_file():
 
 NAMES = ["traces.otf2", "traces.def", "traces", "profile.json", "profile.txt", "profile.folded",
          "instr.cfg", "xray.txt", "profile.json.partial", "profile.txt.partial",
-         "profile.folded.partial", "instr.cfg.partial"]
+         "profile.folded.partial", "instr.cfg.partial", "profile.html", "profile.html.partial"]
 
 ATTACKER = textwrap.dedent("""
     import os, sys, time, json
