@@ -46,7 +46,9 @@ def render(chromium, url, workdir, screenshot=None, timeout=120):
 
 
 def requests(netlog):
-    """URLs of the URL requests in a Chromium net log, other than file: and data:."""
+    """URLs of the requests in a Chromium net log that a page started (the browser's own
+    requests, updates and clock checks, have no origin as initiator), other than file: and
+    data:."""
     with open(netlog, encoding="utf-8", errors="replace") as f:
         text = f.read()
     try:
@@ -55,8 +57,11 @@ def requests(netlog):
         log = json.loads(text.rstrip().rstrip(",") + "]}")
     out = []
     for ev in log.get("events", []):
-        url = (ev.get("params") or {}).get("url")
-        if url and not url.startswith(("file:", "data:", "about:", "chrome:")):
+        p = ev.get("params") or {}
+        url, initiator = p.get("url"), p.get("initiator")
+        if not url or initiator is None or initiator == "not an origin":
+            continue
+        if not url.startswith(("file:", "data:", "about:", "chrome:")):
             out.append(url)
     return sorted(set(out))
 

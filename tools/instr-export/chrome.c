@@ -496,7 +496,8 @@ static void metadata(ctx *c)
         fprintf(c->out, "{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": %" PRIu32
                         ", \"tid\": %zu, \"args\": {\"name\": ", c->locs[k].group, k);
         instr_json_str(c->out, str(c, c->locs[k].name));
-        fputs("}}", c->out);
+        /* The OTF2 location, so a reader can tie the track back to the trace. */
+        fprintf(c->out, ", \"otf2_location\": %" PRIu64 "}}", c->locs[k].ref);
     }
 }
 
