@@ -11,4 +11,11 @@ int instr_export_html(const char *path, FILE *out);
 /* OTF2 anchor file (traces.otf2) -> Chrome trace-event JSON (Perfetto UI, speedscope). */
 int instr_export_chrome(const char *anchor, FILE *out);
 
+/* profile.json -> speedscope's JSON, one sampled profile per location. */
+int instr_export_speedscope(const char *path, FILE *out);
+/* profile.json -> folded stacks with a chosen per-node number (NULL: exclusive). */
+int instr_export_folded(const char *path, const char *metric, FILE *out);
+/* profile.json -> a flame graph as SVG. */
+int instr_export_svg(const char *path, FILE *out);
+
 #endif

@@ -2,6 +2,9 @@
  * (docs/report.md). One mode per call:
  *   instr-export --html   PROFILE.json   [-o FILE]   profile.html (offline, self-contained)
  *   instr-export --chrome TRACE.otf2     [-o FILE]   Chrome trace-event JSON (Perfetto UI)
+ *   instr-export --speedscope PROFILE.json [-o FILE] speedscope's JSON, a profile per thread
+ *   instr-export --folded PROFILE.json [--metric M] [-o FILE]  folded stacks of any metric
+ *   instr-export --svg    PROFILE.json   [-o FILE]   a flame graph as SVG
  * Exit status: 0 done, 1 bad input (the message says what and where), 2 usage error. The
  * output is written under FILE.partial and renamed when complete, so a failed export never
  * leaves a truncated file under the name asked for. */
@@ -21,8 +24,14 @@ static const char usage[] =
     "  --chrome TRACES.otf2    the OTF2 trace as Chrome trace-event JSON (Perfetto UI,\n"
     "                          chrome://tracing, speedscope): one track per thread, MPI\n"
     "                          messages as flows, metrics as counters\n"
+    "  --speedscope PROFILE.json  speedscope's JSON: one profile per thread (and rank)\n"
+    "  --folded PROFILE.json   folded stacks (flamegraph.pl, inferno, speedscope) of the\n"
+    "                          exclusive time in ns, or of --metric NAME (visits, or any\n"
+    "                          metric column of the call paths)\n"
+    "  --svg PROFILE.json      a flame graph as one SVG file\n"
     "options:\n"
     "  -o, --output FILE       write there (default: standard output)\n"
+    "  --metric NAME           with --folded: the number per call path (default exclusive)\n"
     "  -h, --help              this text\n"
     "exit status: 0 done, 1 bad input, 2 usage error; docs/report.md says more.\n";
 
@@ -34,13 +43,14 @@ static int usage_error(const char *what, const char *arg)
 
 int main(int argc, char **argv)
 {
-    const char *mode = NULL, *input = NULL, *output = NULL;
+    const char *mode = NULL, *input = NULL, *output = NULL, *metric = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             fputs(usage, stdout);
             return 0;
-        } else if (!strcmp(a, "--html") || !strcmp(a, "--chrome")) {
+        } else if (!strcmp(a, "--html") || !strcmp(a, "--chrome") || !strcmp(a, "--speedscope") ||
+                   !strcmp(a, "--folded") || !strcmp(a, "--svg")) {
             if (mode)
                 return usage_error("give one mode only", a);
             mode = a + 2;
@@ -48,6 +58,10 @@ int main(int argc, char **argv)
             if (++i == argc)
                 return usage_error("missing file name after", a);
             output = argv[i];
+        } else if (!strcmp(a, "--metric")) {
+            if (++i == argc)
+                return usage_error("missing metric name after", a);
+            metric = argv[i];
         } else if (a[0] == '-' && a[1]) {
             return usage_error("unknown option", a);
         } else if (input) {
@@ -57,7 +71,9 @@ int main(int argc, char **argv)
         }
     }
     if (!mode)
-        return usage_error("give a mode (--html or --chrome)", NULL);
+        return usage_error("give a mode (--html, --chrome, --speedscope, --folded or --svg)", NULL);
+    if (metric && strcmp(mode, "folded") != 0)
+        return usage_error("--metric goes with --folded only", NULL);
     if (!input)
         return usage_error("give the input file", NULL);
 
@@ -77,7 +93,11 @@ int main(int argc, char **argv)
             return 1;
         }
     }
-    int rc = !strcmp(mode, "html") ? instr_export_html(input, out) : instr_export_chrome(input, out);
+    int rc = !strcmp(mode, "html")         ? instr_export_html(input, out)
+             : !strcmp(mode, "chrome")     ? instr_export_chrome(input, out)
+             : !strcmp(mode, "speedscope") ? instr_export_speedscope(input, out)
+             : !strcmp(mode, "folded")     ? instr_export_folded(input, metric, out)
+                                           : instr_export_svg(input, out);
     if (output) {
         if (fclose(out) != 0 && rc == 0)
             rc = -1;
