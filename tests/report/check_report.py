@@ -375,6 +375,83 @@ def case_chrome_mpi(args):
            % (sends, 4 * 2 * 20))
 
 
+# ---- exports of a profile
+
+def case_profile_exports(args):
+    work = fresh(os.path.join(args.work, "run"))
+    run([os.path.join(args.bin, "report_tree")], cwd=work)
+    exp = experiment(work)
+    src = os.path.join(exp, "profile.json")
+    prof = json.load(open(src))
+    names = {r["id"]: r["name"] for r in prof["regions"]}
+    paths = {}
+    for n in prof["tree"]:
+        paths[n["id"]] = (paths[n["parent"]] + ";" if n["parent"] is not None else "") + names[n["region"]]
+
+    def export(*flags):
+        return run([args.export] + list(flags) + [src]).stdout
+
+    for metric, field in ((None, "exclusive"), ("visits", "visits")):
+        text = export("--folded", *(["--metric", metric] if metric else []))
+        got = {}
+        for line in text.splitlines():
+            stack, value = line.rsplit(" ", 1)
+            got[stack] = got.get(stack, 0) + int(value)
+        want = {}
+        for n in prof["tree"]:
+            if n[field]:
+                want[paths[n["id"]]] = want.get(paths[n["id"]], 0) + n[field]
+        expect(got == want, "--folded %s: %r, expected %r" % (field, got, want))
+        print("--folded %s: %d stacks match profile.json" % (field, len(got)))
+
+    ss = json.loads(export("--speedscope"))
+    expect(ss["$schema"] == "https://www.speedscope.app/file-format-schema.json", "schema %r" % ss.get("$schema"))
+    frames = [f["name"] for f in ss["shared"]["frames"]]
+    per_loc = {}
+    for n in prof["tree"]:
+        for l in n["locations"]:
+            if l["exclusive"]:
+                per_loc[l["location"]] = per_loc.get(l["location"], 0) + l["exclusive"]
+    locname = {l["id"]: l["name"] for l in prof["locations"]}
+    got = {p["name"]: sum(p["weights"]) for p in ss["profiles"]}
+    expect(got == {locname[k]: v for k, v in per_loc.items()},
+           "--speedscope weights per thread %r, profile.json %r" % (got, per_loc))
+    for p in ss["profiles"]:
+        expect(p["type"] == "sampled" and len(p["samples"]) == len(p["weights"]) and
+               p["endValue"] == sum(p["weights"]), "profile %s malformed" % p["name"])
+        stacks = {";".join(frames[i] for i in s) for s in p["samples"]}
+        expect(stacks <= set(paths.values()), "speedscope stacks %r are not call paths" % stacks)
+    print("--speedscope: %d profiles, weights match per thread" % len(ss["profiles"]))
+
+    import xml.etree.ElementTree as ET
+    svg = ET.fromstring(export("--svg"))
+    ns = "{http://www.w3.org/2000/svg}"
+    groups = svg.findall(ns + "g")
+    titles = [g.find(ns + "title").text.split("\n")[0] for g in groups]
+    expect(sorted(titles) == sorted(names[n["region"]] for n in prof["tree"]),
+           "--svg frames %r, expected one per call path" % titles)
+    print("--svg: %d frames" % len(groups))
+
+    bad = os.path.join(args.work, "bad.json")
+    with open(bad, "w") as f:
+        f.write('{"format": "instr-profile",\n "tree": [1,')
+    for flags in (["--svg"], ["--speedscope"], ["--folded"], ["--html"]):
+        p = subprocess.run([args.export] + flags + [bad], capture_output=True, text=True)
+        expect(p.returncode == 1 and bad in p.stderr and p.stdout == "",
+               "%s on a broken profile: exit %d, %r" % (flags, p.returncode, p.stderr))
+    p = subprocess.run([args.export, "--svg", bad], capture_output=True, text=True)
+    expect(":2:" in p.stderr, "the error does not say where: %r" % p.stderr)
+    p = subprocess.run([args.export, "--folded", "--metric", "nope", src], capture_output=True, text=True)
+    expect(p.returncode == 1 and "nope" in p.stderr and "exclusive" in p.stderr,
+           "unknown metric: %d %r" % (p.returncode, p.stderr))
+    p = subprocess.run([args.export, "--bogus"], capture_output=True, text=True)
+    expect(p.returncode == 2 and "--bogus" in p.stderr, "usage error: %d %r" % (p.returncode, p.stderr))
+    out = os.path.join(args.work, "never.svg")
+    p = subprocess.run([args.export, "--svg", bad, "-o", out], capture_output=True, text=True)
+    expect(p.returncode == 1 and not os.path.exists(out) and not os.path.exists(out + ".partial"),
+           "a failed export left a file behind")
+
+
 # ---- memory on long traces
 
 def peak_rss_kib(cmd):

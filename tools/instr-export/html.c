@@ -1,7 +1,9 @@
 /* html.c — instr-export --html: profile.html from a profile.json that a run or an MPI job
- * wrote (the same template as the runtime's, write_html.h). The JSON is checked to be an
- * instr profile and then streamed through unchanged. */
+ * wrote (the same template as the runtime's, write_html.h). The JSON is checked to be a
+ * whole instr profile (a page that cannot parse its data would show nothing) and then
+ * streamed through unchanged. */
 #include "export.h"
+#include "profile_read.h"
 #include "write_html.h"
 
 #include <errno.h>
@@ -27,6 +29,10 @@ static void copy_json(FILE *json, void *arg)
 
 int instr_export_html(const char *path, FILE *out)
 {
+    profile p;
+    if (profile_read(&p, path) != 0)
+        return 1;
+    profile_free(&p);
     FILE *in = fopen(path, "rb");
     if (!in) {
         fprintf(stderr, "instr-export: %s: cannot open the profile: %s\n", path, strerror(errno));

@@ -42,9 +42,9 @@ int profile_read(profile *p, const char *path)
     int rc = json_parse(text, len, &p->doc, err, sizeof err);
     free(text);
     if (rc != 0) {
-        char what[300];
-        snprintf(what, sizeof what, "not valid JSON at %s", err);
-        return bad(path, what);
+        fprintf(stderr, "instr-export: %s:%s (not valid JSON); give the profile.json of an "
+                        "experiment directory, complete\n", path, err);
+        return 1;
     }
     const json *regions = json_get(&p->doc, "regions");
     p->tree = json_get(&p->doc, "tree");
