@@ -11,6 +11,7 @@ Cases:
   formats       INSTR_PROFILING_FORMAT picks the files; a bad word is named and ignored
   aggregate     a 12,000-path, 1,000-thread profile: what is too small is aggregated, every
                 path accounted for, the table and the spread stay bounded
+  html_heat     the heat demo's profile.html (GCC plugin through the wrapper)
   html_mpi      the MPI job's profile.html (4 ranks, 2 threads each): spread per rank
   chrome_threads, chrome_mpi
                 instr-export --chrome round-trips the trace: complete events per location
@@ -144,6 +145,31 @@ def case_html_single(args):
     expect("Threads (%d of %d)" % (len(root["locations"]), len(prof["locations"])) in spread[2],
            "spread text: %r" % spread[2][:300])
     expect("outlier" in spread[2], "the spread names no outlier: %r" % spread[2][:300])
+
+
+def case_html_heat(args):
+    """The heat demo (examples/heat) built with the GCC plugin through the wrapper."""
+    need_chromium()
+    if not args.instr:
+        skip("the instr wrapper is not built: the heat demo's report was not checked")
+    work = fresh(args.work)
+    exe = os.path.join(work, "heat")
+    run([args.instr, "gcc", "-O2", os.path.join(args.source, "examples", "heat", "heat.c"),
+         "-o", exe, "-lm"], cwd=work)
+    run([exe], cwd=work)
+    exp = experiment(work)
+    prof = json.load(open(os.path.join(exp, "profile.json")))
+    d = render(args, os.path.join(exp, "profile.html"), "heat")
+    drawn, aggregated, elements = frames(d)
+    print("heat: call paths %d, drawn %d, aggregated %d" % (len(prof["tree"]), drawn, aggregated))
+    expect(drawn + aggregated == len(prof["tree"]) and elements == drawn and drawn >= 2,
+           "drawn %d + aggregated %d != %d call paths (elements %d)"
+           % (drawn, aggregated, len(prof["tree"]), elements))
+    rows = sorted(r[2] for r in d.with_class("name") if r[0] == "td")
+    names = {r["id"]: r["name"] for r in prof["regions"]}
+    expect(rows == sorted(names[f["region"]] for f in prof["flat"]),
+           "table rows %r" % rows)
+    expect("update_row" in rows, "update_row is not in the flat profile: %r" % rows)
 
 
 def case_formats(args):
@@ -498,6 +524,7 @@ def main():
     ap.add_argument("--work", required=True)
     ap.add_argument("--lib", required=True)
     ap.add_argument("--instr")
+    ap.add_argument("--source", default=os.path.dirname(os.path.dirname(HERE)))
     ap.add_argument("--mpicc")
     ap.add_argument("--mpirun")
     args = ap.parse_args()
