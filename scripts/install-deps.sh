@@ -21,6 +21,9 @@ packages=(
   uftrace
   # the hot path's instruction budget (ctest label perf, bench/hotpath)
   valgrind
+  # profile.html and instr-export's outputs opened in a browser (ctest label report); npm
+  # installs speedscope into the build tree at test set-up (tests/report)
+  chromium nodejs npm
 )
 
 missing=()

@@ -19,6 +19,7 @@
 #include "cube.h"
 #include "path_map.h"
 #include "profile.h"
+#include "write_html.h"
 #include "../adapters/ext.h"
 #include "../core/clock.h"
 #include "../core/config.h"
@@ -788,22 +789,37 @@ static int job_cube(FILE *f, const instr_job *j)
     return rc;
 }
 
-/* One of the job's files; 0, or -1 (reported) when it is not written. */
-static int job_file(instr_job *j, const char *dir, int nranks, const char *name)
+typedef struct job_args {
+    instr_job *j;
+    const char *dir;
+    int nranks;
+} job_args;
+
+static void job_json_to(FILE *f, void *arg)
+{
+    job_args *a = arg;
+    job_json(f, a->j, a->dir, a->nranks);
+}
+
+/* One file of the job profile (profile.json, profile.cubex or profile.html) in the job
+ * directory. 0, or -1 (the failure is reported and says where the ranks' own profiles are). */
+static int job_file(const char *name, job_args *a)
 {
     instr_outfile o;
     int rc = instr_out_open_job(&o, name);
     if (rc == 0) {
         if (strcmp(name, "profile.json") == 0)
-            job_json(o.f, j, dir, nranks);
-        else if (job_cube(o.f, j) != 0 && !o.err)
+            job_json_to(o.f, a);
+        else if (strcmp(name, "profile.html") == 0)
+            instr_html_write(o.f, job_json_to, a);
+        else if (job_cube(o.f, a->j) != 0 && !o.err)
             o.err = ENOMEM; /* out of memory: the partial file is removed */
         rc = instr_out_close(&o);
     }
     if (rc != 0) {
         instr_experiment_report_failures();
         instr_warn("job profile: %s/%s is not written; the ranks' own profiles are in %s/rank-*",
-                   dir, name, dir);
+                   a->dir, name, a->dir);
     }
     return rc;
 }
@@ -815,11 +831,14 @@ INSTR_EXT_EXPORT int instr_ext_job_write(instr_job *j, const char *dir, int nran
     instr_io_guard g;
     instr_io_guard_begin(&g);
     qsort(j->groups, j->ngroups, sizeof *j->groups, by_rank);
+    job_args a = {j, dir, nranks};
     int rc = 0;
     if (instr_cfg.profiling_formats & INSTR_FORMAT_JSON)
-        rc |= job_file(j, dir, nranks, "profile.json");
+        rc |= job_file("profile.json", &a);
     if (instr_cfg.profiling_formats & INSTR_FORMAT_CUBEX)
-        rc |= job_file(j, dir, nranks, "profile.cubex");
+        rc |= job_file("profile.cubex", &a);
+    if (instr_cfg.profiling_formats & INSTR_FORMAT_HTML)
+        rc |= job_file("profile.html", &a);
     instr_io_guard_end(&g);
     if (rc != 0)
         return -1;

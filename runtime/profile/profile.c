@@ -2,6 +2,7 @@
  * per-thread trees, write the files INSTR_PROFILING_FORMAT asks for. */
 #include "profile.h"
 #include "graft.h"
+#include "write_html.h"
 #include "../core/config.h"
 #include "../core/experiment.h"
 #include "../core/log.h"
@@ -75,6 +76,22 @@ static void dominated_hint(const instr_run *run, const instr_mtree *t)
                (double)instr_profile_ns(t->flat[top].incl) / (double)t->flat[top].visits, dir);
 }
 
+typedef struct html_args {
+    const instr_run *run;
+    const instr_mtree *t;
+} html_args;
+
+static void html_json(FILE *f, void *arg)
+{
+    const html_args *a = arg;
+    instr_profile_write_json(f, a->run, a->t);
+}
+static int write_html(FILE *f, const instr_run *run, const instr_mtree *t)
+{
+    html_args a = {run, t};
+    return instr_html_write(f, html_json, &a);
+}
+
 static int write(const instr_run *run, char *files, size_t size)
 {
     int slot = instr_substrate_slot(&instr_profile_substrate);
@@ -90,11 +107,12 @@ static int write(const instr_run *run, char *files, size_t size)
         {"profile.json", write_json, INSTR_FORMAT_JSON},
         {"profile.folded", write_folded, INSTR_FORMAT_FOLDED},
         {"profile.cubex", write_cube, INSTR_FORMAT_CUBEX},
+        {"profile.html", write_html, INSTR_FORMAT_HTML},
     };
     int rc = 0;
     for (size_t i = 0; i < sizeof outs / sizeof *outs; i++) {
         if (!(instr_cfg.profiling_formats & outs[i].format))
-            continue;
+            continue; /* INSTR_PROFILING_FORMAT */
         /* A file that fails is noted (the end-of-run line says what and why) and never
          * left under its final name; the others are still written. */
         instr_outfile o;

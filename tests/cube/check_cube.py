@@ -63,7 +63,7 @@ def profile_files(exp):
 
 def case_formats():
     want = {"cubex": ["profile.cubex"], "json, CUBEX": ["profile.cubex", "profile.json"],
-            "all": ["profile.cubex", "profile.folded", "profile.json", "profile.txt"],
+            "all": ["profile.cubex", "profile.folded", "profile.html", "profile.json", "profile.txt"],
             "none": [], "txt,folded": ["profile.folded", "profile.txt"]}
     for i, (value, files) in enumerate(want.items()):
         exp, err = measure("runtime/rt_counts_inst", f"formats{i}", {"INSTR_PROFILING_FORMAT": value})

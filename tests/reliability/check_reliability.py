@@ -124,8 +124,8 @@ def profile_after_signal(sig, mode="loop", first=None):
     exps = experiment_dirs(wd)
     expect(len(exps) == 1, "%s: experiments %r" % (sig, exps))
     files = complete_files(exps[0], mine)
-    expect(files == ["profile.cubex", "profile.folded", "profile.json", "profile.txt"],
-           "%s: %r" % (sig, files))
+    expect(files == ["profile.cubex", "profile.folded", "profile.html", "profile.json",
+                     "profile.txt"], "%s: %r" % (sig, files))
     prof = P.load(exps[0])
     problems = P.check_consistency(prof)
     expect(not problems, "%s: profile inconsistent: %r" % (sig, problems[:5]))

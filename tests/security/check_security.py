@@ -141,7 +141,8 @@ def target_file():
 
 NAMES = ["traces.otf2", "traces.def", "traces", "profile.json", "profile.txt", "profile.folded",
          "profile.cubex", "instr.cfg", "xray.txt", "profile.json.partial", "profile.txt.partial",
-         "profile.folded.partial", "profile.cubex.partial", "instr.cfg.partial"]
+         "profile.folded.partial", "profile.cubex.partial", "instr.cfg.partial", "profile.html",
+         "profile.html.partial"]
 
 ATTACKER = textwrap.dedent("""
     import os, sys, time, json

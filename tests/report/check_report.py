@@ -1,0 +1,541 @@
+#!/usr/bin/env python3
+"""check_report.py — profile.html and instr-export, checked the way a user meets them.
+
+  check_report.py CASE --bin <tests/report build dir> --export <instr-export> --work DIR
+                  [--instr <instr> --mpicc <mpicc> --mpirun <mpirun>] --lib <tests/lib>
+
+Cases:
+  html_single   a 3-thread run's profile.html in headless Chromium: one frame per call path,
+                one table row per region, the spread over the threads, no network request,
+                a screenshot (DIR/profile.png)
+  formats       INSTR_PROFILING_FORMAT picks the files; a bad word is named and ignored
+  aggregate     a 12,000-path, 1,000-thread profile: what is too small is aggregated, every
+                path accounted for, the table and the spread stay bounded
+  html_heat     the heat demo's profile.html (GCC plugin through the wrapper)
+  html_mpi      the MPI job's profile.html (4 ranks, 2 threads each): spread per rank
+  chrome_threads, chrome_mpi
+                instr-export --chrome round-trips the trace: complete events per location
+                and region equal the Enter records, every MPI message one matched flow
+  memory        instr-export --chrome on a trace and on one 10x longer: peak memory printed
+                and required to stay flat
+Exit 77 (skipped) with a message when Chromium, MPI or OTF2 tools are missing.
+"""
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import browser  # noqa: E402
+
+MPIRUN_FLAGS = ["--oversubscribe", "--allow-run-as-root", "--bind-to", "none"]
+
+
+def fail(msg):
+    print("FAIL: " + msg, flush=True)
+    sys.exit(1)
+
+
+def skip(msg):
+    print("SKIP: " + msg, flush=True)
+    sys.exit(browser.SKIP)
+
+
+def expect(cond, msg):
+    if not cond:
+        fail(msg)
+
+
+def run(cmd, env=None, cwd=None, timeout=300):
+    print("$ " + " ".join(cmd), flush=True)
+    full = dict(os.environ)
+    full.update(env or {})
+    p = subprocess.run(cmd, env=full, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       text=True, timeout=timeout)
+    if p.returncode != 0:
+        fail("%s exited %d:\n%s%s" % (cmd[0], p.returncode, p.stdout[-3000:], p.stderr[-3000:]))
+    return p
+
+
+def fresh(path):
+    shutil.rmtree(path, ignore_errors=True)
+    os.makedirs(path)
+    return path
+
+
+def need_chromium():
+    c = browser.find()
+    if not c:
+        skip("chromium is not installed (Debian: apt-get install chromium; "
+             "scripts/install-deps.sh does it): the browser checks did not run")
+    return c
+
+
+def render(args, html, name):
+    """DOM of html in headless Chromium, after checking that it made no network request."""
+    shot = os.path.join(args.work, name + ".png")
+    dom, reqs = browser.render(need_chromium(), "file://" + os.path.abspath(html), args.work,
+                               screenshot=shot)
+    expect(not reqs, "%s requested %r: the page must not touch the network" % (html, reqs))
+    expect(os.path.getsize(shot) > 1000, "screenshot %s is empty" % shot)
+    print("screenshot: %s" % shot)
+    d = browser.Dom(dom)
+    expect(d.by_id("flame") is not None, "no #flame in the rendered page")
+    expect(d.by_id("summary")[2].strip(), "the summary is empty: the page's script did not run")
+    return d
+
+
+def frames(d):
+    """(call paths drawn with their own frame, in aggregated frames) as the DOM says them, and
+    the number of frame elements that stand for a call path."""
+    attrs = d.by_id("flame")[1]
+    own = [e for e in d.with_class("frame") if "ancestor" not in e[1]["class"]
+           and e[1].get("data-node", "-1") != "-1"]
+    return int(attrs["data-frames"]), int(attrs["data-aggregated"]), len(own)
+
+
+def experiment(work):
+    exps = [os.path.join(work, e) for e in os.listdir(work) if e.startswith("instr-")]
+    expect(len(exps) == 1, "experiments in %s: %r" % (work, exps))
+    return exps[0]
+
+
+# ---- profile.html of one process
+
+def case_html_single(args):
+    chromium = need_chromium()
+    # The network check must be able to fail: a page that loads an image is caught.
+    bait = os.path.join(fresh(os.path.join(args.work, "bait")), "bait.html")
+    with open(bait, "w") as f:
+        f.write('<!DOCTYPE html><html><body><img src="http://127.0.0.1:9/x.png"></body></html>')
+    _, reqs = browser.render(chromium, "file://" + bait, os.path.dirname(bait))
+    expect(reqs == ["http://127.0.0.1:9/x.png"], "the network check missed a page's request: %r"
+           % reqs)
+    run([os.path.join(args.bin, "report_tree")], cwd=fresh(os.path.join(args.work, "run")))
+    exp = experiment(os.path.join(args.work, "run"))
+    prof = json.load(open(os.path.join(exp, "profile.json")))
+    tree, total = prof["tree"], sum(n["inclusive"] for n in prof["tree"] if n["parent"] is None)
+    expect(len(tree) == 7, "report_tree has 7 call paths, the profile %d" % len(tree))
+    small = [n for n in tree if n["inclusive"] < total / 100]
+    expect(not small, "call paths below 1 %% of the run, too small to be sure they are drawn: "
+           "%r (progs/tree.c must give each path more work)" % small)
+    d = render(args, os.path.join(exp, "profile.html"), "profile")
+    drawn, aggregated, elements = frames(d)
+    print("frames drawn %d, aggregated %d, frame elements %d; call paths %d"
+          % (drawn, aggregated, elements, len(tree)))
+    expect(drawn == len(tree) and aggregated == 0 and elements == len(tree),
+           "icicle: %d frames drawn, %d aggregated, %d elements; expected %d call paths drawn"
+           % (drawn, aggregated, elements, len(tree)))
+    rows = d.with_class("name")
+    rows = [r for r in rows if r[0] == "td"]
+    names = sorted(r[2] for r in rows)
+    want = sorted(r["name"] for r in prof["regions"]
+                  if any(f["region"] == r["id"] for f in prof["flat"]))
+    print("table rows: %r" % names)
+    expect(names == want, "flat table rows %r, expected the regions %r" % (names, want))
+    # The hottest root is selected: its spread over the threads that ran it.
+    spread = d.by_id("spread")
+    root = tree[0]
+    expect(int(spread[1].get("data-locations", -1)) == len(root["locations"]),
+           "spread lists %s locations, the hottest root ran on %d"
+           % (spread[1].get("data-locations"), len(root["locations"])))
+    expect("Threads (%d of %d)" % (len(root["locations"]), len(prof["locations"])) in spread[2],
+           "spread text: %r" % spread[2][:300])
+    expect("outlier" in spread[2], "the spread names no outlier: %r" % spread[2][:300])
+
+
+def case_html_heat(args):
+    """The heat demo (examples/heat) built with the GCC plugin through the wrapper."""
+    need_chromium()
+    if not args.instr:
+        skip("the instr wrapper is not built: the heat demo's report was not checked")
+    work = fresh(args.work)
+    exe = os.path.join(work, "heat")
+    run([args.instr, "gcc", "-O2", os.path.join(args.source, "examples", "heat", "heat.c"),
+         "-o", exe, "-lm"], cwd=work)
+    run([exe], cwd=work)
+    exp = experiment(work)
+    prof = json.load(open(os.path.join(exp, "profile.json")))
+    d = render(args, os.path.join(exp, "profile.html"), "heat")
+    drawn, aggregated, elements = frames(d)
+    print("heat: call paths %d, drawn %d, aggregated %d" % (len(prof["tree"]), drawn, aggregated))
+    expect(drawn + aggregated == len(prof["tree"]) and elements == drawn and drawn >= 2,
+           "drawn %d + aggregated %d != %d call paths (elements %d)"
+           % (drawn, aggregated, len(prof["tree"]), elements))
+    rows = sorted(r[2] for r in d.with_class("name") if r[0] == "td")
+    names = {r["id"]: r["name"] for r in prof["regions"]}
+    expect(rows == sorted(names[f["region"]] for f in prof["flat"]),
+           "table rows %r" % rows)
+    expect("update_row" in rows, "update_row is not in the flat profile: %r" % rows)
+
+
+def case_formats(args):
+    tree = os.path.join(args.bin, "report_tree")
+    cases = [("json,txt", {"profile.json", "profile.txt"}, None),
+             ("html", {"profile.html"}, None),
+             ("none", set(), None),
+             ("all", {"profile.json", "profile.txt", "profile.folded", "profile.html", "profile.cubex"}, None),
+             ("json, bogus ,html", {"profile.json", "profile.html"}, "bogus")]
+    for i, (value, files, bad) in enumerate(cases):
+        work = fresh(os.path.join(args.work, "f%d" % i))
+        p = run([tree], env={"INSTR_PROFILING_FORMAT": value}, cwd=work)
+        exp = experiment(work)
+        got = {f for f in os.listdir(exp) if f.startswith("profile.")}
+        expect(got == files, "INSTR_PROFILING_FORMAT=%r wrote %r, expected %r" % (value, got, files))
+        warned = [l for l in p.stderr.splitlines() if "INSTR_PROFILING_FORMAT" in l]
+        if bad:
+            expect(len(warned) == 1 and bad in warned[0] and "json, txt, folded, cubex, html"
+                   in warned[0], "warning for %r: %r" % (value, warned))
+            print("warning: " + warned[0])
+        else:
+            expect(not warned, "INSTR_PROFILING_FORMAT=%r warned: %r" % (value, warned))
+        cfg = open(os.path.join(exp, "instr.cfg")).read()
+        expect("INSTR_PROFILING_FORMAT" in cfg, "instr.cfg does not record INSTR_PROFILING_FORMAT")
+
+
+# ---- many call paths and locations
+
+def synthetic(nodes, nlocs, nregions):
+    """A profile.json with `nodes` call paths over `nregions` regions on `nlocs` threads: a
+    few heavy paths and a long tail of tiny ones, as real codes have."""
+    regions = [{"id": r + 1, "name": "region_%d" % r, "mangled": "region_%d" % r, "file": "",
+                "line_begin": 0, "line_end": 0, "source": "hooks", "object": ""}
+               for r in range(nregions)]
+    tree, kids = [], {}
+    for i in range(nodes):
+        parent = None if i == 0 else (i - 1) // 8   # an 8-ary tree, put in pre-order below
+        tree.append({"id": i, "parent": parent, "region": i % nregions + 1})
+    # children lists, then pre-order ids
+    for n in tree:
+        if n["parent"] is not None:
+            kids.setdefault(n["parent"], []).append(n["id"])
+    order, stack = [], [0]
+    while stack:
+        i = stack.pop()
+        order.append(i)
+        stack.extend(reversed(kids.get(i, [])))
+    new = {old: k for k, old in enumerate(order)}
+    excl = {i: (10 ** 9 if i < 10 else 1000 + i) for i in range(nodes)}
+    incl = dict(excl)
+    for i in reversed(order):
+        if tree[i]["parent"] is not None:
+            incl[tree[i]["parent"]] += incl[i]
+    depth = {0: 0}
+    for i in order:
+        if tree[i]["parent"] is not None:
+            depth[i] = depth[tree[i]["parent"]] + 1
+    out = []
+    for old in order:
+        n = tree[old]
+        locs = []
+        if old == 0:
+            for l in range(nlocs):  # the root ran everywhere, thread 7 much longer
+                share = incl[0] // nlocs * (5 if l == 7 else 1)
+                locs.append({"location": l, "visits": 1, "inclusive": share, "exclusive": share // 2})
+        else:
+            locs.append({"location": old % nlocs, "visits": 1, "inclusive": incl[old],
+                         "exclusive": excl[old]})
+        out.append({"id": new[old], "parent": None if n["parent"] is None else new[n["parent"]],
+                    "depth": depth[old], "region": n["region"], "visits": 1,
+                    "inclusive": incl[old], "exclusive": excl[old], "locations": locs})
+    flat = {}
+    for n in out:
+        f = flat.setdefault(n["region"], {"region": n["region"], "visits": 0, "inclusive": 0,
+                                          "exclusive": 0})
+        f["visits"] += 1
+        f["exclusive"] += n["exclusive"]
+        f["inclusive"] += n["inclusive"]
+    return {"format": "instr-profile", "version": 1, "time_unit": "ns",
+            "run": {"program": "synthetic </script><b>not markup</b>", "duration": incl[0]},
+            "location_groups": [{"id": 0, "kind": "process", "name": "process 1", "pid": 1}],
+            "locations": [{"id": l, "group": 0, "kind": "thread", "name": "thread %d" % l}
+                          for l in range(nlocs)],
+            "regions": regions, "tree": out, "flat": list(flat.values())}
+
+
+def case_aggregate(args):
+    need_chromium()
+    fresh(args.work)
+    nodes, nlocs, nregions = 12000, 1000, 5000
+    src = os.path.join(args.work, "profile.json")
+    with open(src, "w") as f:
+        json.dump(synthetic(nodes, nlocs, nregions), f)
+    html = os.path.join(args.work, "profile.html")
+    run([args.export, "--html", src, "-o", html])
+    d = render(args, html, "aggregate")
+    drawn, aggregated, elements = frames(d)
+    print("call paths %d: drawn %d, aggregated %d, frame elements %d"
+          % (nodes, drawn, aggregated, elements))
+    expect(drawn + aggregated == nodes, "drawn %d + aggregated %d != %d call paths"
+           % (drawn, aggregated, nodes))
+    expect(elements == drawn, "%d frame elements for %d frames drawn" % (elements, drawn))
+    expect(0 < drawn < 2000, "%d frames drawn of %d: nothing was aggregated" % (drawn, nodes))
+    expect(d.with_class("agg"), "no aggregated frame drawn")
+    rows = [r for r in d.with_class("name") if r[0] == "td"]
+    expect(len(rows) == 1000, "the flat table shows %d rows, expected the first 1000" % len(rows))
+    expect("of %d regions" % nregions in d.by_id("flat-note")[2],
+           "the table does not say rows were left out: %r" % d.by_id("flat-note")[2])
+    bars = d.with_class("bar")
+    expect(0 < len(bars) <= 200, "%d bars for 1000 threads" % len(bars))
+    spread = d.by_id("spread")[2]
+    expect("Threads (1000 of 1000)" in spread and "thread 7" in spread,
+           "spread of the root: %r" % spread[:400])
+    expect(not [e for e in d.elements if e[0] == "b"] and d.with_class("title")
+           and "</script><b>not markup</b>" in d.with_class("title")[0][2],
+           "a name with markup was not shown as text: %r" % d.by_id("summary")[2][:200])
+
+
+# ---- MPI
+
+def build_mpi(args, work):
+    if not (args.instr and args.mpicc and args.mpirun):
+        skip("MPI (mpicc, mpirun) or the instr wrapper is missing: the MPI report was not checked")
+    exe = os.path.join(work, "mpi_threads")
+    run([args.instr, args.mpicc, "-O1", "-pthread", os.path.join(HERE, "progs", "mpi_threads.c"),
+         "-o", exe], cwd=work)
+    return exe
+
+
+def run_mpi(args, exe, work, env):
+    cmd = [args.mpirun, "-np", "4"] + MPIRUN_FLAGS
+    for k, v in env.items():
+        cmd += ["-x", "%s=%s" % (k, v)]
+    run(cmd + [exe], env=env, cwd=work)
+    return experiment(work)
+
+
+def case_html_mpi(args):
+    need_chromium()
+    work = fresh(args.work)
+    exp = run_mpi(args, build_mpi(args, work), work, {})
+    prof = json.load(open(os.path.join(exp, "profile.json")))
+    expect(len(prof["location_groups"]) == 4, "job profile has %d ranks"
+           % len(prof["location_groups"]))
+    d = render(args, os.path.join(exp, "profile.html"), "profile_mpi")
+    drawn, aggregated, elements = frames(d)
+    print("call paths %d: drawn %d, aggregated %d" % (len(prof["tree"]), drawn, aggregated))
+    expect(drawn + aggregated == len(prof["tree"]) and elements == drawn,
+           "drawn %d + aggregated %d != %d call paths (elements %d)"
+           % (drawn, aggregated, len(prof["tree"]), elements))
+    rows = [r for r in d.with_class("name") if r[0] == "td"]
+    expect(len(rows) == len(prof["flat"]), "%d table rows for %d regions"
+           % (len(rows), len(prof["flat"])))
+    spread = d.by_id("spread")[2]
+    root = prof["tree"][0]
+    groups = {l["group"] for l in prof["locations"] if any(
+        x["location"] == l["id"] for x in root["locations"])}
+    expect("Ranks (%d of 4)" % len(groups) in spread and "rank " in spread,
+           "spread per rank missing: %r" % spread[:500])
+    print("spread: " + " ".join(spread.split())[:300])
+
+
+# ---- Chrome trace-event export
+
+def load_trace(args, exp):
+    sys.path.insert(0, args.lib)
+    import otf2check as T
+    tr = T.load(exp)
+    expect(not tr.problems(), "trace problems: %r" % tr.problems()[:5])
+    return tr
+
+
+def round_trip(args, exp, out):
+    tr = load_trace(args, exp)
+    run([args.export, "--chrome", os.path.join(exp, "traces.otf2"), "-o", out])
+    with open(out) as f:
+        events = json.load(f)["traceEvents"]
+    tracks = {}
+    for e in events:
+        if e["ph"] == "M" and e["name"] == "thread_name":
+            tracks[(e["pid"], e["tid"])] = e["args"]["otf2_location"]
+    got = {}
+    for e in events:
+        if e["ph"] == "X":
+            loc = tracks[(e["pid"], e["tid"])]
+            got.setdefault(loc, {})
+            got[loc][e["name"]] = got[loc].get(e["name"], 0) + 1
+            expect(e["dur"] >= 0, "negative duration: %r" % e)
+    want = {}
+    for loc in tr.events:
+        c = tr.enters_by_region(loc)
+        if c:
+            want[loc] = c
+    expect(got == want, "complete events per location and region differ from the Enter "
+           "records:\n exported %r\n trace    %r" % (sorted(got.items())[:4], sorted(want.items())[:4]))
+    print("regions per location match over %d locations (%d complete events)"
+          % (len(want), sum(sum(c.values()) for c in want.values())))
+    starts = [e["id"] for e in events if e["ph"] == "s"]
+    ends = [e["id"] for e in events if e["ph"] == "f"]
+    sends = sum(tr.other.get(k, 0) for k in ("MPI_SEND", "MPI_ISEND"))
+    recvs = sum(tr.other.get(k, 0) for k in ("MPI_RECV", "MPI_IRECV"))
+    expect(len(starts) == sends and len(ends) == recvs,
+           "flows: %d starts for %d sends, %d ends for %d receives"
+           % (len(starts), sends, len(ends), recvs))
+    expect(sorted(starts) == sorted(ends) and len(set(starts)) == len(starts),
+           "flows do not match one to one: %d unmatched starts, %d unmatched ends"
+           % (len(set(starts) - set(ends)), len(set(ends) - set(starts))))
+    print("messages: %d sends, %d receives, all matched" % (sends, recvs))
+    return tr, events
+
+
+def case_chrome_threads(args):
+    work = fresh(os.path.join(args.work, "run"))
+    run([os.path.join(args.bin, "report_tree")], env={"INSTR_ENABLE_TRACING": "1"}, cwd=work)
+    tr, events = round_trip(args, experiment(work), os.path.join(args.work, "trace.json"))
+    expect(len(tr.events) == 3, "report_tree traces 3 locations, found %d" % len(tr.events))
+
+
+def case_chrome_mpi(args):
+    work = fresh(args.work)
+    exp = run_mpi(args, build_mpi(args, work), work, {"INSTR_ENABLE_TRACING": "1"})
+    tr, events = round_trip(args, exp, os.path.join(args.work, "trace.json"))
+    pids = {e["pid"] for e in events if e["ph"] == "X"}
+    threads = {(e["pid"], e["tid"]) for e in events if e["ph"] == "X"}
+    expect(len(pids) == 4 and len(threads) == 8, "%d processes, %d threads with events; expected "
+           "4 ranks with 2 threads each" % (len(pids), len(threads)))
+    sends = sum(tr.other.get(k, 0) for k in ("MPI_SEND", "MPI_ISEND"))
+    expect(sends == 4 * 2 * 20, "%d sends in the trace, progs/mpi_threads.c makes %d"
+           % (sends, 4 * 2 * 20))
+
+
+# ---- exports of a profile
+
+def case_profile_exports(args):
+    work = fresh(os.path.join(args.work, "run"))
+    run([os.path.join(args.bin, "report_tree")], cwd=work)
+    exp = experiment(work)
+    src = os.path.join(exp, "profile.json")
+    prof = json.load(open(src))
+    names = {r["id"]: r["name"] for r in prof["regions"]}
+    paths = {}
+    for n in prof["tree"]:
+        paths[n["id"]] = (paths[n["parent"]] + ";" if n["parent"] is not None else "") + names[n["region"]]
+
+    def export(*flags):
+        return run([args.export] + list(flags) + [src]).stdout
+
+    for metric, field in ((None, "exclusive"), ("visits", "visits")):
+        text = export("--folded", *(["--metric", metric] if metric else []))
+        got = {}
+        for line in text.splitlines():
+            stack, value = line.rsplit(" ", 1)
+            got[stack] = got.get(stack, 0) + int(value)
+        want = {}
+        for n in prof["tree"]:
+            if n[field]:
+                want[paths[n["id"]]] = want.get(paths[n["id"]], 0) + n[field]
+        expect(got == want, "--folded %s: %r, expected %r" % (field, got, want))
+        print("--folded %s: %d stacks match profile.json" % (field, len(got)))
+
+    ss = json.loads(export("--speedscope"))
+    expect(ss["$schema"] == "https://www.speedscope.app/file-format-schema.json", "schema %r" % ss.get("$schema"))
+    frames = [f["name"] for f in ss["shared"]["frames"]]
+    per_loc = {}
+    for n in prof["tree"]:
+        for l in n["locations"]:
+            if l["exclusive"]:
+                per_loc[l["location"]] = per_loc.get(l["location"], 0) + l["exclusive"]
+    locname = {l["id"]: l["name"] for l in prof["locations"]}
+    got = {p["name"]: sum(p["weights"]) for p in ss["profiles"]}
+    expect(got == {locname[k]: v for k, v in per_loc.items()},
+           "--speedscope weights per thread %r, profile.json %r" % (got, per_loc))
+    for p in ss["profiles"]:
+        expect(p["type"] == "sampled" and len(p["samples"]) == len(p["weights"]) and
+               p["endValue"] == sum(p["weights"]), "profile %s malformed" % p["name"])
+        stacks = {";".join(frames[i] for i in s) for s in p["samples"]}
+        expect(stacks <= set(paths.values()), "speedscope stacks %r are not call paths" % stacks)
+    print("--speedscope: %d profiles, weights match per thread" % len(ss["profiles"]))
+
+    import xml.etree.ElementTree as ET
+    svg = ET.fromstring(export("--svg"))
+    ns = "{http://www.w3.org/2000/svg}"
+    groups = svg.findall(ns + "g")
+    titles = [g.find(ns + "title").text.split("\n")[0] for g in groups]
+    expect(sorted(titles) == sorted(names[n["region"]] for n in prof["tree"]),
+           "--svg frames %r, expected one per call path" % titles)
+    print("--svg: %d frames" % len(groups))
+
+    bad = os.path.join(args.work, "bad.json")
+    with open(bad, "w") as f:
+        f.write('{"format": "instr-profile",\n "tree": [1,')
+    for flags in (["--svg"], ["--speedscope"], ["--folded"], ["--html"]):
+        p = subprocess.run([args.export] + flags + [bad], capture_output=True, text=True)
+        expect(p.returncode == 1 and bad in p.stderr and p.stdout == "",
+               "%s on a broken profile: exit %d, %r" % (flags, p.returncode, p.stderr))
+    p = subprocess.run([args.export, "--svg", bad], capture_output=True, text=True)
+    expect(":2:" in p.stderr, "the error does not say where: %r" % p.stderr)
+    p = subprocess.run([args.export, "--folded", "--metric", "nope", src], capture_output=True, text=True)
+    expect(p.returncode == 1 and "nope" in p.stderr and "exclusive" in p.stderr,
+           "unknown metric: %d %r" % (p.returncode, p.stderr))
+    p = subprocess.run([args.export, "--bogus"], capture_output=True, text=True)
+    expect(p.returncode == 2 and "--bogus" in p.stderr, "usage error: %d %r" % (p.returncode, p.stderr))
+    out = os.path.join(args.work, "never.svg")
+    p = subprocess.run([args.export, "--svg", bad, "-o", out], capture_output=True, text=True)
+    expect(p.returncode == 1 and not os.path.exists(out) and not os.path.exists(out + ".partial"),
+           "a failed export left a file behind")
+
+
+# ---- memory on long traces
+
+def peak_rss_kib(cmd):
+    print("$ " + " ".join(cmd), flush=True)
+    with open(os.devnull, "w") as null:
+        p = subprocess.Popen(cmd, stdout=null, stderr=subprocess.PIPE)
+        _, status, ru = os.wait4(p.pid, 0)
+        err = p.stderr.read().decode(errors="replace")
+    expect(os.waitstatus_to_exitcode(status) == 0, "%s failed: %s" % (cmd[0], err[-2000:]))
+    return ru.ru_maxrss
+
+
+def trace_bytes(exp):
+    return sum(os.path.getsize(os.path.join(r, f)) for r, _, fs in os.walk(exp) for f in fs
+               if f.endswith(".evt"))
+
+
+def case_memory(args):
+    fresh(args.work)
+    sizes = {}
+    for label, calls in (("1x", 300000), ("10x", 3000000)):
+        work = fresh(os.path.join(args.work, label))
+        run([os.path.join(args.bin, "report_calls"), str(calls)],
+            env={"INSTR_ENABLE_TRACING": "1", "INSTR_PROFILING_FORMAT": "none"}, cwd=work)
+        exp = experiment(work)
+        rss = peak_rss_kib([args.export, "--chrome", os.path.join(exp, "traces.otf2")])
+        sizes[label] = (trace_bytes(exp), rss)
+        print("trace %s: %d calls, %.1f MiB of events; instr-export peak RSS %.1f MiB"
+              % (label, calls, sizes[label][0] / 2 ** 20, rss / 1024), flush=True)
+    (b1, r1), (b10, r10) = sizes["1x"], sizes["10x"]
+    expect(b10 >= 9 * b1, "the long trace is only %.1fx the short one" % (b10 / b1))
+    # Flat: ten times the events may not cost more than a few MiB (allocator noise).
+    expect(r10 <= r1 + 8 * 1024, "peak memory grew from %.1f to %.1f MiB for a 10x longer "
+           "trace: the export is not streaming" % (r1 / 1024, r10 / 1024))
+    expect(r10 * 1024 < b10, "peak memory %.1f MiB is not below the trace's %.1f MiB"
+           % (r10 / 1024, b10 / 2 ** 20))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("case")
+    ap.add_argument("--bin", required=True)
+    ap.add_argument("--export", required=True)
+    ap.add_argument("--work", required=True)
+    ap.add_argument("--lib", required=True)
+    ap.add_argument("--instr")
+    ap.add_argument("--source", default=os.path.dirname(os.path.dirname(HERE)))
+    ap.add_argument("--mpicc")
+    ap.add_argument("--mpirun")
+    args = ap.parse_args()
+    args.work = os.path.abspath(args.work)
+    os.makedirs(args.work, exist_ok=True)
+    fn = globals().get("case_" + args.case)
+    if not fn:
+        fail("unknown case %r" % args.case)
+    fn(args)
+    print("PASS " + args.case)
+
+
+if __name__ == "__main__":
+    main()
