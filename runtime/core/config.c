@@ -53,7 +53,12 @@ static const char *const names[V_COUNT] = {
  * compile time): known, so never reported as unknown. A new variable joins one list. */
 static const char *const other_names[] = {
     "INSTR_XRAY_PATCH", "INSTR_FILTER", "INSTR_MODE", "INSTR_REPORT",
+    "INSTR_METRIC_PLUGINS", "INSTR_PLUGIN_PATH", /* runtime/metrics/ */
 };
+/* Prefix families: INSTR_METRIC_<SOURCE> (RUSAGE, PERF, PAPI) and INSTR_METRIC_<PLUGIN>, the
+ * specification a metric plugin reads (runtime/metrics/, docs/metrics.md). */
+static const char *const other_prefixes[] = {"INSTR_METRIC_"};
+#define N_PREFIXES (sizeof other_prefixes / sizeof *other_prefixes)
 #define N_OTHER (sizeof other_names / sizeof *other_names)
 
 static char *values[V_COUNT];
@@ -358,6 +363,11 @@ static int known(const char *name, size_t len)
     for (size_t i = 0; i < V_COUNT + N_OTHER; i++) {
         const char *k = i < V_COUNT ? names[i] : other_names[i - V_COUNT];
         if (strlen(k) == len && strncmp(k, name, len) == 0)
+            return 1;
+    }
+    for (size_t i = 0; i < N_PREFIXES; i++) {
+        size_t pl = strlen(other_prefixes[i]);
+        if (len > pl && strncmp(other_prefixes[i], name, pl) == 0)
             return 1;
     }
     return 0;

@@ -588,7 +588,7 @@ static void job_json(FILE *f, instr_job *j, const char *dir, int nranks)
         n = readlink("/proc/thread-self/exe", exe, sizeof exe - 1);
     exe[n > 0 ? n : 0] = '\0';
     qsort(j->groups, j->ngroups, sizeof *j->groups, by_rank);
-    fputs("{\n  \"format\": \"instr-profile\",\n  \"version\": 1,\n  \"time_unit\": \"ns\",\n", f);
+    fputs("{\n  \"format\": \"instr-profile\",\n  \"version\": 2,\n  \"time_unit\": \"ns\",\n", f);
     fputs("  \"run\": {\n    \"program\": ", f);
     instr_json_str(f, exe);
     fprintf(f, ",\n    \"duration\": %" PRIu64 ", \"timer\": ", j->duration);
