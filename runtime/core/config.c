@@ -54,6 +54,7 @@ static const char *const names[V_COUNT] = {
 static const char *const other_names[] = {
     "INSTR_XRAY_PATCH", "INSTR_FILTER", "INSTR_MODE", "INSTR_REPORT",
     "INSTR_METRIC_PLUGINS", "INSTR_PLUGIN_PATH", /* runtime/metrics/ */
+    "INSTR_PROFILE_METRIC_COLUMNS",              /* profile.txt's metric columns */
 };
 /* Prefix families: INSTR_METRIC_<SOURCE> (RUSAGE, PERF, PAPI) and INSTR_METRIC_<PLUGIN>, the
  * specification a metric plugin reads (runtime/metrics/, docs/metrics.md). */

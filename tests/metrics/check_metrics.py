@@ -1,0 +1,262 @@
+#!/usr/bin/env python3
+"""End-to-end checks of metrics (docs/metrics.md): the built-in sources and metric plugins
+give the values the test programs make predictable, bad input gets one clear line and the
+run goes on. Usage: check_metrics.py CASE --bin DIR --work DIR --plugins DIR --bad-plugins DIR
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+
+LIB = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib")
+sys.path.insert(0, LIB)
+from cases import Fail, clean_env, expect, fresh_dir, run_case  # noqa: E402
+import profile as P  # noqa: E402
+
+A = None
+
+
+def run(prog, args=(), env=None, name=None):
+    """Runs a test program in a fresh directory; returns (stdout, instr lines, experiment)."""
+    work = fresh_dir(os.path.join(A.work, A.case, name or prog))
+    p = subprocess.run([os.path.join(A.bin, "metrics_" + prog)] + [str(a) for a in args],
+                       cwd=work, env=clean_env(env), capture_output=True, timeout=100)
+    err = p.stderr.decode(errors="replace")
+    expect(p.returncode == 0, "%s exited with %d:\n%s" % (prog, p.returncode, err))
+    mine = [l for l in err.splitlines() if l.startswith("instr: ")]
+    other = [l for l in err.splitlines() if not l.startswith("instr: ")]
+    expect(not other, "the program's stderr changed: %r" % other)
+    expect(not any("not a variable instr knows" in l for l in mine),
+           "an INSTR_METRIC_* variable was taken for unknown: %r" % mine)
+    return p.stdout.decode(), mine, P.find_experiment(work)
+
+
+def metrics_of(prof):
+    return [m["name"] for m in prof["metrics"]]
+
+
+def node(prof, path):
+    """The tree node of a call path given as "main/a/b"."""
+    names = {r["id"]: r["name"] for r in prof["regions"]}
+    by_id = {n["id"]: n for n in prof["tree"]}
+
+    def path_of(n):
+        p = []
+        while n is not None:
+            p.append(names[n["region"]])
+            n = by_id.get(n["parent"])
+        return "/".join(reversed(p))
+    found = [n for n in prof["tree"] if path_of(n) == path]
+    expect(len(found) == 1, "call path %s: %d nodes" % (path, len(found)))
+    return found[0]
+
+
+def value(prof, path, metric, row="inclusive"):
+    return node(prof, path)["metrics"][row][metrics_of(prof).index(metric)]
+
+
+def exclusive_consistent(prof):
+    """Exclusive = inclusive less the children's inclusive, for every accumulated metric."""
+    kids = {}
+    for n in prof["tree"]:
+        kids.setdefault(n["parent"], []).append(n)
+    for n in prof["tree"]:
+        for i, name in enumerate(metrics_of(prof)):
+            incl = n["metrics"]["inclusive"][i]
+            want = incl - sum(c["metrics"]["inclusive"][i] for c in kids.get(n["id"], []))
+            got = n["metrics"]["exclusive"][i]
+            expect(abs(got - want) <= 1e-9 * max(1, abs(incl)),
+                   "node %d metric %s: exclusive %r, inclusive less children %r"
+                   % (n["id"], name, got, want))
+
+
+def line(mine, *parts):
+    """The one instr line that holds all parts."""
+    found = [l for l in mine if all(p in l for p in parts)]
+    expect(len(found) == 1, "expected one line with %r, got:\n%s" % (parts, "\n".join(mine)))
+    return found[0]
+
+
+def case_rusage():
+    out, mine, exp = run("touch_pages", [1000, 100], {"INSTR_METRIC_RUSAGE": "all"})
+    expect(out == "touched 1000 pages\n", "stdout %r" % out)
+    prof = P.load(exp)
+    expect(metrics_of(prof) == ["ru_utime", "ru_stime", "ru_maxrss", "ru_minflt", "ru_majflt",
+                                "ru_inblock", "ru_oublock", "ru_nvcsw", "ru_nivcsw"],
+           "all: %r" % metrics_of(prof))
+    flt = value(prof, "main/touch", "ru_minflt")
+    expect(flt >= 1000, "ru_minflt in touch() is %d, it touched 1000 new pages" % flt)
+    cpu = value(prof, "main/spin", "ru_utime") + value(prof, "main/spin", "ru_stime")
+    spin_us = node(prof, "main/spin")["inclusive"] / 1000
+    expect(0 < cpu <= spin_us * 1.05 + 4000,
+           "CPU time of spin() %d us, its wall time %d us" % (cpu, spin_us))
+    exclusive_consistent(prof)
+    txt = open(os.path.join(exp, "profile.txt")).read()
+    expect("Metrics per call path" in txt and "ru_minflt" in txt, "profile.txt lacks metrics")
+
+
+def case_perf_software():
+    env = {"INSTR_METRIC_PERF": "page-faults,task-clock,context-switches",
+           "INSTR_METRIC_RUSAGE": "ru_utime,ru_stime"}
+    _, mine, exp = run("touch_pages", [1000, 300], env)
+    prof = P.load(exp)
+    expect(metrics_of(prof) == ["ru_utime", "ru_stime", "page-faults", "task-clock",
+                                "context-switches"], "metrics %r" % metrics_of(prof))
+    pf = value(prof, "main/touch", "page-faults")
+    expect(pf >= 1000, "page-faults in touch() is %d, it touched 1000 new pages" % pf)
+    # task-clock is the thread's CPU time: at most its wall time, and within 10 % of the CPU
+    # time getrusage gives (the wall time itself on an idle machine; shared machines give the
+    # thread less CPU than wall time).
+    tc = value(prof, "main", "task-clock")
+    wall = node(prof, "main")["inclusive"]
+    expect(tc <= wall * 1.01 + 100000, "task-clock of main %d ns > its time %d ns" % (tc, wall))
+    ru = (value(prof, "main", "ru_utime") + value(prof, "main", "ru_stime")) * 1000
+    expect(abs(tc - ru) <= 0.1 * ru + 8e6,
+           "task-clock of main %d ns, getrusage CPU time %d ns" % (tc, ru))
+    exclusive_consistent(prof)
+
+
+def case_hardware_or_message():
+    _, mine, exp = run("touch_pages", [10, 10], {"INSTR_METRIC_PERF": "instructions,page-faults"})
+    prof = P.load(exp)
+    refused = [l for l in mine if "INSTR_METRIC_PERF: event instructions is not available" in l]
+    if refused:
+        # A machine without hardware counters: one clear line, the rest is recorded.
+        expect(len(refused) == 1 and ("does not expose" in refused[0] or
+                                      "not permitted" in refused[0]), "line %r" % refused)
+        expect(metrics_of(prof) == ["page-faults"], "metrics %r" % metrics_of(prof))
+    else:
+        expect(metrics_of(prof) == ["instructions", "page-faults"], "%r" % metrics_of(prof))
+        expect(value(prof, "main/spin", "instructions") > 1000, "instructions of spin()")
+
+
+def count_env(spec=None, extra=None):
+    env = {"INSTR_PLUGIN_PATH": A.plugins, "INSTR_METRIC_PLUGINS": "count"}
+    if spec is not None:
+        env["INSTR_METRIC_COUNT"] = spec
+    env.update(extra or {})
+    return env
+
+
+def case_count_exact():
+    out, mine, exp = run("calls", [0], count_env())
+    expect(out == "sink=6\n", "stdout %r" % out)
+    prof = P.load(exp)
+    expect(metrics_of(prof) == ["events", "events_neg", "events_half"], "%r" % metrics_of(prof))
+    kinds = [m["type"] for m in prof["metrics"]]
+    expect(kinds == ["uint64", "int64", "double"], "types %r" % kinds)
+    # k instrumented calls inside a visit: 2k + 1 events from its enter to its exit.
+    want = {"main": (19, 4, 1, 19), "main/a": (15, 9, 3, 5), "main/a/b": (6, 6, 6, 1)}
+    for path, (incl, excl, visits, per_visit) in want.items():
+        n = node(prof, path)
+        expect(n["visits"] == visits, "%s visits %d" % (path, n["visits"]))
+        m = n["metrics"]
+        expect(m["inclusive"] == [incl, -incl, incl / 2], "%s inclusive %r" % (path, m))
+        expect(m["exclusive"] == [excl, -excl, excl / 2], "%s exclusive %r" % (path, m))
+        expect(m["min_inclusive"][0] == per_visit and m["max_inclusive"][0] == per_visit,
+               "%s per visit %r" % (path, m))
+    exclusive_consistent(prof)
+
+
+def case_count_threads():
+    out, mine, exp = run("calls", [4], count_env("events"))
+    prof = P.load(exp)
+    expect(metrics_of(prof) == ["events"], "%r" % metrics_of(prof))
+    w = node(prof, "worker")
+    expect(len(w["locations"]) == 4 and all(l["metrics"]["inclusive"] == [19]
+                                            for l in w["locations"]),
+           "worker per thread: %r" % w["locations"])
+    expect(w["metrics"]["inclusive"] == [76], "worker over threads %r" % w["metrics"])
+    expect(value(prof, "worker/a/b", "events") == 4 * 6, "b under worker")
+    expect(value(prof, "main", "events") == 19, "main")
+    exclusive_consistent(prof)
+
+
+def case_count_columns():
+    _, mine, exp = run("calls", [0], count_env(extra={
+        "INSTR_PROFILE_METRIC_COLUMNS": "events_half,evnts"}))
+    line(mine, "INSTR_PROFILE_METRIC_COLUMNS", "'evnts'", "not a metric")
+    txt = open(os.path.join(exp, "profile.txt")).read()
+    part = txt[txt.index("Metrics per call path"):]
+    expect("events_half" in part and "events_neg" not in part, "columns:\n" + part)
+    expect(re.search(r"^\s+9\.5\s+2 \| main$", part, re.M), "main's row:\n" + part)
+
+
+def case_bad_names():
+    env = {"INSTR_METRIC_RUSAGE": "ru_utme", "INSTR_METRIC_PERF": "instrctions",
+           "INSTR_METRIC_PAPI": "", "INSTR_VERBOSE": "1"}
+    out, mine, exp = run("calls", [0], env)
+    expect(out == "sink=6\n", "stdout %r" % out)
+    line(mine, "INSTR_METRIC_RUSAGE", "'ru_utme'", "not a getrusage field")
+    line(mine, "INSTR_METRIC_PERF", "'instrctions'", "not a perf event")
+    line(mine, "no metric is recorded")
+    expect(not any("substrate metrics: on" in l for l in mine), "metrics substrate on")
+    prof = P.load(exp)
+    expect(prof["metrics"] == [] and all("metrics" not in n for n in prof["tree"]),
+           "metrics without any metric on")
+    expect(node(prof, "main/a")["visits"] == 3, "the profile is still measured")
+
+
+def case_bad_plugins():
+    env = {"INSTR_PLUGIN_PATH": A.bad_plugins + ":" + A.plugins,
+           "INSTR_METRIC_PLUGINS": "bad_no_entry, bad_version,bad_init,bad_no_callback,count",
+           "INSTR_METRIC_COUNT": "events"}
+    out, mine, exp = run("calls", [0], env)
+    expect(out == "sink=6\n", "stdout %r" % out)
+    line(mine, "INSTR_METRIC_PLUGINS=bad_no_entry", "no entry point")
+    line(mine, "INSTR_METRIC_PLUGINS=bad_version", "version 99", "version 1")
+    line(mine, "INSTR_METRIC_PLUGINS=bad_init", "failed to initialise", "-7")
+    line(mine, "INSTR_METRIC_PLUGINS=bad_no_callback", "get_current_value")
+    prof = P.load(exp)
+    expect(metrics_of(prof) == ["events"], "the good plugin's metric: %r" % metrics_of(prof))
+    expect(value(prof, "main", "events") == 19, "events of main")
+    # A specification with a typo names nothing: said, and the run goes on without it.
+    out, mine, exp = run("calls", [0], count_env("evnts*"), name="typo")
+    line(mine, "INSTR_METRIC_PLUGINS=count", "INSTR_METRIC_COUNT='evnts*'", "names no metric")
+    expect(P.load(exp)["metrics"] == [], "metrics from a spec that names none")
+
+
+def case_plugin_not_found():
+    env = {"INSTR_PLUGIN_PATH": A.plugins, "INSTR_METRIC_PLUGINS": "nosuch,../count,count",
+           "INSTR_METRIC_COUNT": "events"}
+    out, mine, exp = run("calls", [0], env)
+    line(mine, "INSTR_METRIC_PLUGINS=nosuch", "libinstr_metric_nosuch.so was not found",
+         "INSTR_PLUGIN_PATH")
+    line(mine, "INSTR_METRIC_PLUGINS", "'../count'", "not a plugin name")
+    expect(metrics_of(P.load(exp)) == ["events"], "count still loaded")
+
+
+def case_no_metric_no_cost_path():
+    _, mine, exp = run("calls", [0], {"INSTR_VERBOSE": "1"})
+    expect(not any(l.startswith("instr: metric") or "substrate metrics" in l for l in mine),
+           "a metrics line without metrics: %r" % mine)
+    prof = P.load(exp)
+    expect(prof["metrics"] == [], "metrics list %r" % prof["metrics"])
+
+
+def case_papi():
+    _, mine, exp = run("touch_pages", [10, 10], {"INSTR_METRIC_PAPI": "PAPI_TOT_INS,PAPI_NOPE"})
+    line(mine, "INSTR_METRIC_PAPI", "'PAPI_NOPE'", "not a PAPI event")
+    prof = P.load(exp)
+    refused = [l for l in mine if "INSTR_METRIC_PAPI" in l and "PAPI_TOT_INS" in l]
+    if refused or any("PAPI cannot" in l for l in mine):
+        expect(metrics_of(prof) == [], "metrics %r" % metrics_of(prof))
+    else:
+        expect(value(prof, "main/spin", "PAPI_TOT_INS") > 1000, "PAPI_TOT_INS of spin()")
+
+
+def main():
+    global A
+    ap = argparse.ArgumentParser()
+    ap.add_argument("case")
+    ap.add_argument("--bin", required=True)
+    ap.add_argument("--work", required=True)
+    ap.add_argument("--plugins", required=True)
+    ap.add_argument("--bad-plugins", required=True)
+    A = ap.parse_args()
+    return run_case(globals(), A.case, (P.ProfileError,))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
