@@ -6,6 +6,9 @@
 #include "../core/config.h"
 #include "../core/core.h"
 #include "../core/log.h"
+#ifdef INSTR_RT_HAVE_TRACE
+#include "../trace/trace.h"
+#endif
 
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +27,11 @@ static uint32_t begin_sync, begin_async;
 typedef struct metrics_loc {
     uint64_t *values;
     void *threads[MAX_SOURCES];
+    instr_location *loc;
 } metrics_loc;
+
+/* The trace's slot, when the trace takes metric records (trace/metric_events.c); else -1. */
+static int trace_slot = -1;
 
 static _Thread_local metrics_loc *tls_metrics __attribute__((tls_model("initial-exec")));
 
@@ -183,6 +190,13 @@ static void *location_begin(instr_location *loc)
         s->threads[i] = sources[i].ops->thread_begin ? sources[i].ops->thread_begin(&sources[i])
                                                      : NULL;
     read_all(s, 0);
+    s->loc = loc;
+#ifdef INSTR_RT_HAVE_TRACE
+    static int once;
+    if (!__atomic_exchange_n(&once, 1, __ATOMIC_ACQ_REL) && instr_trace_metrics_wanted())
+        __atomic_store_n(&trace_slot, instr_substrate_slot(&instr_trace_substrate),
+                         __ATOMIC_RELEASE);
+#endif
     tls_metrics = s;
     return s;
 }
@@ -192,8 +206,17 @@ static void on_event(void *data, uint32_t region, uint64_t t)
 {
     (void)region;
     metrics_loc *s = data;
-    if (__builtin_expect(s != NULL, 1))
-        read_all(s, t);
+    if (__builtin_expect(s == NULL, 0))
+        return;
+    read_all(s, t);
+#ifdef INSTR_RT_HAVE_TRACE
+    int slot = __atomic_load_n(&trace_slot, __ATOMIC_RELAXED);
+    struct instr_tloc *tl = slot >= 0 ? s->loc->sub[slot] : NULL;
+    if (tl)
+        for (uint32_t i = 0; i < instr_metrics_nsync; i++)
+            instr_trace_put(tl, (uint32_t)INSTR_TREC_METRIC << INSTR_TREC_KIND_SHIFT | i,
+                            s->values[i]);
+#endif
 }
 
 const uint64_t *instr_metrics_values_of(instr_location *loc, uint32_t *n)

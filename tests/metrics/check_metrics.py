@@ -235,6 +235,72 @@ def case_no_metric_no_cost_path():
     expect(prof["metrics"] == [], "metrics list %r" % prof["metrics"])
 
 
+def trace_events(exp):
+    """(location, kind, time, detail) of every event, in file order, from otf2-print; the
+    trace first checked with tests/lib/otf2check.py."""
+    import otf2check as T
+    tr = T.load(exp)
+    problems = tr.problems()
+    expect(not problems, "trace problems:\n  " + "\n  ".join(problems[:10]))
+    p = subprocess.run([T.OTF2_PRINT, os.path.join(exp, "traces.otf2")], capture_output=True,
+                       timeout=60)
+    out = []
+    for l in p.stdout.decode().splitlines():
+        m = re.match(r"^(ENTER|LEAVE|METRIC)\s+(\d+)\s+(\d+)\s+(.*)$", l)
+        if m:
+            out.append((int(m.group(2)), m.group(1), int(m.group(3)), m.group(4)))
+    return tr, out
+
+
+def case_trace_sync():
+    env = count_env("events,events_half", {"INSTR_ENABLE_TRACING": "1"})
+    _, mine, exp = run("calls", [2], env)
+    tr, evs = trace_events(exp)
+    by_loc = {}
+    for loc, kind, t, detail in evs:
+        by_loc.setdefault(loc, []).append((kind, t, detail))
+    expect(len(by_loc) == 3, "locations %r" % sorted(by_loc))
+    for loc, es in by_loc.items():
+        # Every Enter and Leave is followed by the metric set at its own time, whose events
+        # value grows by exactly one per event (the count plugin's meaning).
+        expect(len(es) % 2 == 0, "location %d: %d records" % (loc, len(es)))
+        last = None
+        for (k1, t1, _), (k2, t2, d2) in zip(es[0::2], es[1::2]):
+            expect(k1 in ("ENTER", "LEAVE") and k2 == "METRIC" and t1 == t2,
+                   "location %d: %s at %d then %s at %d" % (loc, k1, t1, k2, t2))
+            m = re.search(r'\("events" <\d+>; UINT64; (\d+)\), \("events_half" <\d+>; '
+                          r'DOUBLE; ([0-9.e+]+)\)', d2)
+            expect(m, "metric record %r" % d2)
+            v = int(m.group(1))
+            expect(float(m.group(2)) == v / 2, "events_half %r" % d2)
+            expect(last is None or v == last + 1, "location %d: events %d after %r" % (loc, v, last))
+            last = v
+    prof = P.load(exp)
+    expect(value(prof, "main", "events") == 19, "the profile of a traced run")
+
+
+def case_trace_async():
+    env = {"INSTR_PLUGIN_PATH": A.plugins, "INSTR_METRIC_PLUGINS": "meminfo",
+           "INSTR_METRIC_MEMINFO": "MemFree,MemAvail*", "INSTR_ENABLE_TRACING": "1"}
+    _, mine, exp = run("touch_pages", [100, 200], env)
+    line(mine, "2 asynchronous metrics", "trace only")
+    tr, evs = trace_events(exp)
+    metric_locs = [r for r, d in tr.locations.items() if d["type"] == "METRIC"]
+    expect(len(metric_locs) == 1, "locations %r" % tr.locations)
+    vals = [(t, d) for loc, kind, t, d in evs if loc == metric_locs[0]]
+    expect(all(k == "METRIC" for loc, k, _, _ in evs if loc == metric_locs[0]), "kinds")
+    times = [t for t, _ in vals]
+    expect(times == sorted(times), "asynchronous values out of time order")
+    free = [d for _, d in vals if '"MemFree"' in d]
+    avail = [d for _, d in vals if '"MemAvailable"' in d]
+    # Sampled every 10 ms over a run of about 200 ms, plus one at the start and at the end.
+    expect(len(free) >= 5 and len(free) == len(avail), "%d MemFree, %d MemAvailable values"
+           % (len(free), len(avail)))
+    main = [t for loc, k, t, _ in evs if k == "ENTER" and loc != metric_locs[0]]
+    expect(times[0] <= main[0] + 1 and times[-1] >= main[-1], "the values span the run")
+    expect(P.load(exp)["metrics"] == [], "an asynchronous metric in the profile")
+
+
 def case_papi():
     _, mine, exp = run("touch_pages", [10, 10], {"INSTR_METRIC_PAPI": "PAPI_TOT_INS,PAPI_NOPE"})
     line(mine, "INSTR_METRIC_PAPI", "'PAPI_NOPE'", "not a PAPI event")
@@ -255,7 +321,8 @@ def main():
     ap.add_argument("--plugins", required=True)
     ap.add_argument("--bad-plugins", required=True)
     A = ap.parse_args()
-    return run_case(globals(), A.case, (P.ProfileError,))
+    import otf2check as T
+    return run_case(globals(), A.case, (P.ProfileError, T.TraceError))
 
 
 if __name__ == "__main__":
