@@ -301,6 +301,34 @@ def case_trace_async():
     expect(P.load(exp)["metrics"] == [], "an asynchronous metric in the profile")
 
 
+def case_mpi_job():
+    """The job profile of an MPI job has the metric rows of every rank."""
+    work = fresh_dir(os.path.join(A.work, A.case))
+    exe = os.path.join(work, "halo")
+    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "mpi", "progs", "halo.c")
+    b = subprocess.run([A.instr, A.mpicc, "-O1", src, "-o", exe], capture_output=True, timeout=120)
+    expect(b.returncode == 0, "instr mpicc: %s" % b.stderr.decode(errors="replace"))
+    env = count_env("events")
+    cmd = [A.mpirun, "--oversubscribe", "--allow-run-as-root", "-np", "2"]
+    for k in env:
+        cmd += ["-x", k]
+    p = subprocess.run(cmd + [exe], cwd=work, env=clean_env(env), capture_output=True,
+                       timeout=240)
+    expect(p.returncode == 0, "mpirun: %s" % p.stderr.decode(errors="replace")[-2000:])
+    job = P.load(P.find_experiment(work))
+    expect(metrics_of(job) == ["events"], "job metrics %r" % job.get("metrics"))
+    names = {r["id"]: r["name"] for r in job["regions"]}
+    mains = [n for n in job["tree"] if names[n["region"]] == "main" and n["parent"] is None]
+    expect(len(mains) == 1 and len(mains[0]["locations"]) == 2, "main over two ranks")
+    per_rank = [l["metrics"]["inclusive"][0] for l in mains[0]["locations"]]
+    expect(per_rank[0] == per_rank[1] and mains[0]["metrics"]["inclusive"] == [sum(per_rank)],
+           "main's events per rank %r, over the job %r" % (per_rank, mains[0]["metrics"]))
+    # main's events: 2k + 1 for the k instrumented calls made inside it, on every rank.
+    calls = sum(n["visits"] for n in job["tree"] if n["parent"] is not None) // 2
+    expect(per_rank[0] == 2 * calls + 1, "main's events %d, %d calls inside" % (per_rank[0], calls))
+    exclusive_consistent(job)
+
+
 def case_papi():
     _, mine, exp = run("touch_pages", [10, 10], {"INSTR_METRIC_PAPI": "PAPI_TOT_INS,PAPI_NOPE"})
     line(mine, "INSTR_METRIC_PAPI", "'PAPI_NOPE'", "not a PAPI event")
@@ -320,6 +348,9 @@ def main():
     ap.add_argument("--work", required=True)
     ap.add_argument("--plugins", required=True)
     ap.add_argument("--bad-plugins", required=True)
+    ap.add_argument("--instr")
+    ap.add_argument("--mpicc")
+    ap.add_argument("--mpirun")
     A = ap.parse_args()
     import otf2check as T
     return run_case(globals(), A.case, (P.ProfileError, T.TraceError))
