@@ -329,6 +329,35 @@ def case_mpi_job():
     exclusive_consistent(job)
 
 
+def case_openmp():
+    """OpenMP (libomp, OMPT): every thread's leaf update_row spans exactly one event per
+    visit, and each thread's rows add up."""
+    work = fresh_dir(os.path.join(A.work, A.case))
+    exe = os.path.join(work, "heat_omp")
+    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples",
+                       "heat_omp", "heat_omp.c")
+    b = subprocess.run([A.instr, A.clang, "-fopenmp", "-O2", src, "-o", exe, "-lm"],
+                       capture_output=True, timeout=120)
+    expect(b.returncode == 0, "instr clang -fopenmp: %s" % b.stderr.decode(errors="replace"))
+    env = count_env("events", {"OMP_NUM_THREADS": "3"})
+    p = subprocess.run([exe, "64", "10"], cwd=work, env=clean_env(env), capture_output=True,
+                       timeout=120)
+    expect(p.returncode == 0, "heat_omp: %s" % p.stderr.decode(errors="replace"))
+    prof = P.load(P.find_experiment(work))
+    names = {r["id"]: r["name"] for r in prof["regions"]}
+    rows = [n for n in prof["tree"] if names[n["region"]] == "update_row"]
+    expect(rows, "no update_row node")
+    threads = set()
+    for n in rows:
+        for l in n["locations"]:
+            expect(l["metrics"]["inclusive"] == [l["visits"]] and
+                   l["metrics"]["max_inclusive"] == [1],
+                   "update_row on location %d: %d visits, metrics %r"
+                   % (l["location"], l["visits"], l["metrics"]))
+            threads.add(l["location"])
+    expect(len(threads) == 3, "update_row ran on locations %r" % sorted(threads))
+
+
 def case_papi():
     _, mine, exp = run("touch_pages", [10, 10], {"INSTR_METRIC_PAPI": "PAPI_TOT_INS,PAPI_NOPE"})
     line(mine, "INSTR_METRIC_PAPI", "'PAPI_NOPE'", "not a PAPI event")
@@ -351,6 +380,7 @@ def main():
     ap.add_argument("--instr")
     ap.add_argument("--mpicc")
     ap.add_argument("--mpirun")
+    ap.add_argument("--clang")
     A = ap.parse_args()
     import otf2check as T
     return run_case(globals(), A.case, (P.ProfileError, T.TraceError))
