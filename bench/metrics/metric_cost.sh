@@ -5,7 +5,9 @@
 # same program with empty hooks and uninstrumented, all in one run on this machine.
 #   bench/metrics/metric_cost.sh [BUILD_DIR] [N] [REPEATS]
 # BUILD_DIR holds lib/libinstr-rt.so and include/instr/ (default: build/ beside this repo).
-# Each variant runs REPEATS times (default 5); the minimum ns per call is reported.
+# Each variant runs REPEATS times (default 5); the minimum ns per call is reported. Where
+# valgrind is installed, callgrind's instructions per call are shown too (inside main, at
+# 100,000 and 200,000 calls, subtracted: one loop iteration, deterministic).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 build=$(cd "${1:-$here/../../build}" && pwd)
@@ -32,21 +34,35 @@ measure() { # command... -> min ns per call
   echo "$best"
 }
 
+# Instructions per call: (Ir(200k) - Ir(100k)) / (1.1 * 100k) (callheavy warms up with N/10).
+icount() { # command... -> instructions per call, or "-"
+  command -v valgrind >/dev/null || { echo -; return; }
+  local a b
+  a=$(valgrind --tool=callgrind --toggle-collect=main --callgrind-out-file=cg.a "$@" 100000 2>/dev/null >/dev/null; sed -n 's/^summary: *//p' cg.a)
+  b=$(valgrind --tool=callgrind --toggle-collect=main --callgrind-out-file=cg.b "$@" 200000 2>/dev/null >/dev/null; sed -n 's/^summary: *//p' cg.b)
+  rm -rf cg.a cg.b instr-*
+  awk -v a="$a" -v b="$b" 'BEGIN { printf "%.1f", (b - a) / 110000 }'
+}
+
 export INSTR_VERBOSE=quiet
 plain=$(measure ./plain "$n")
 empty=$(measure ./empty_hooks "$n")
 echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores, $(uname -sr)"
 echo "calls: $n, best of $reps"
-printf '%-28s %8s %10s\n' variant ns/call overhead
-printf '%-28s %8.2f %10s\n' uninstrumented "$plain" -
-printf '%-28s %8.2f %10.2f\n' "empty hook pair" "$empty" "$(awk -v a="$empty" -v b="$plain" 'BEGIN{print a-b}')"
+printf '%-28s %10s %8s %10s\n' variant instr/call ns/call overhead
+printf '%-28s %10s %8.2f %10s\n' uninstrumented "$(icount ./plain)" "$plain" -
+printf '%-28s %10s %8.2f %10.2f\n' "empty hook pair" "$(icount ./empty_hooks)" "$empty" \
+  "$(awk -v a="$empty" -v b="$plain" 'BEGIN{print a-b}')"
 base=$(measure ./instr_cyg "$n")
-printf '%-28s %8.2f %10.2f\n' "instr profile, no metric" "$base" "$(awk -v a="$base" -v b="$plain" 'BEGIN{print a-b}')"
+printf '%-28s %10s %8.2f %10.2f\n' "instr profile, no metric" "$(icount ./instr_cyg)" "$base" \
+  "$(awk -v a="$base" -v b="$plain" 'BEGIN{print a-b}')"
 prev=$base
 for m in 1 2 3 4; do
-  t=$(INSTR_PLUGIN_PATH=$PWD INSTR_METRIC_PLUGINS=empty INSTR_METRIC_EMPTY=$m measure ./instr_cyg "$n")
-  printf '%-28s %8.2f %10.2f  (+%.2f over %d)\n' "instr profile, $m metric(s)" "$t" \
-    "$(awk -v a="$t" -v b="$plain" 'BEGIN{print a-b}')" \
+  export INSTR_PLUGIN_PATH=$PWD INSTR_METRIC_PLUGINS=empty INSTR_METRIC_EMPTY=$m
+  t=$(measure ./instr_cyg "$n")
+  printf '%-28s %10s %8.2f %10.2f  (+%.2f ns over %d)\n' "instr profile, $m metric(s)" \
+    "$(icount ./instr_cyg)" "$t" "$(awk -v a="$t" -v b="$plain" 'BEGIN{print a-b}')" \
     "$(awk -v a="$t" -v b="$prev" 'BEGIN{print a-b}')" $((m - 1))
   prev=$t
+  unset INSTR_PLUGIN_PATH INSTR_METRIC_PLUGINS INSTR_METRIC_EMPTY
 done
