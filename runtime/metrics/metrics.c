@@ -64,6 +64,40 @@ instr_metric *instr_metrics_add(const instr_metric *m)
     return c;
 }
 
+instr_metric *instr_metrics_add_counter(const char *name, const char *description,
+                                        const char *unit, const char *source)
+{
+    instr_metric m = {
+        .name = (char *)name,
+        .description = (char *)description,
+        .unit = (char *)unit,
+        .base = 10,
+        .value_type = INSTR_METRIC_UINT64,
+        .mode = INSTR_METRIC_ACCUMULATED,
+        .semantics = INSTR_METRIC_START,
+        .synchronicity = INSTR_METRIC_STRICTLY_SYNC,
+        .scope = INSTR_METRIC_PER_THREAD,
+        .source = source,
+    };
+    return instr_metrics_add(&m);
+}
+
+void instr_metric_fprint(FILE *f, uint32_t type, uint64_t v, int width)
+{
+    if (type == INSTR_METRIC_DOUBLE) {
+        double d;
+        memcpy(&d, &v, sizeof d);
+        if (width)
+            fprintf(f, "%*.6g", width, d);
+        else
+            fprintf(f, "%.17g", d);
+    } else if (type == INSTR_METRIC_INT64) {
+        fprintf(f, "%*lld", width, (long long)v);
+    } else {
+        fprintf(f, "%*llu", width, (unsigned long long)v);
+    }
+}
+
 void instr_metrics_source_begin(void)
 {
     begin_sync = instr_metrics_nsync;

@@ -18,6 +18,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 /* One metric of the run. */
@@ -61,6 +62,13 @@ extern uint32_t instr_metrics_nasync;
 /* Sources add their metrics while the substrate starts (metrics.c): returns the new metric's
  * copy (strings copied), or NULL when out of memory. */
 instr_metric *instr_metrics_add(const instr_metric *m);
+/* A built-in source's counter: uint64, accumulated since the start, strictly synchronous,
+ * per thread, base 10 (rusage, perf, PAPI). */
+instr_metric *instr_metrics_add_counter(const char *name, const char *description,
+                                        const char *unit, const char *source);
+/* One value in text by its type, in a field of `width` (0: as short as it goes; profile.json,
+ * profile.txt, the job profile). */
+void instr_metric_fprint(FILE *f, uint32_t type, uint64_t v, int width);
 /* Registers a source whose metrics were just added (first/n and async_first/async_n are
  * filled in from what it added since instr_metrics_source_begin). */
 void instr_metrics_source_begin(void);

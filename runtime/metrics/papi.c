@@ -104,19 +104,7 @@ static void one_item(void *arg, const char *item)
     }
     PAPI_event_info_t info;
     const char *desc = PAPI_get_event_info(code, &info) == PAPI_OK ? info.long_descr : "";
-    instr_metric m = {
-        .name = (char *)item,
-        .description = (char *)desc,
-        .unit = "#",
-        .base = 10,
-        .value_type = INSTR_METRIC_UINT64,
-        .mode = INSTR_METRIC_ACCUMULATED,
-        .semantics = INSTR_METRIC_START,
-        .synchronicity = INSTR_METRIC_STRICTLY_SYNC,
-        .scope = INSTR_METRIC_PER_THREAD,
-        .source = "papi",
-    };
-    if (instr_metrics_add(&m))
+    if (instr_metrics_add_counter(item, desc, "#", "papi"))
         c->code[c->n++] = code;
 }
 

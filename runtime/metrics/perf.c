@@ -225,19 +225,7 @@ static void one_item(void *arg, const char *item)
         return;
     }
     close(fd);
-    instr_metric m = {
-        .name = (char *)e->name,
-        .description = (char *)e->description,
-        .unit = (char *)e->unit,
-        .base = 10,
-        .value_type = INSTR_METRIC_UINT64,
-        .mode = INSTR_METRIC_ACCUMULATED,
-        .semantics = INSTR_METRIC_START,
-        .synchronicity = INSTR_METRIC_STRICTLY_SYNC,
-        .scope = INSTR_METRIC_PER_THREAD,
-        .source = "perf",
-    };
-    if (instr_metrics_add(&m))
+    if (instr_metrics_add_counter(e->name, e->description, e->unit, "perf"))
         c->ev[c->n++] = e;
 }
 

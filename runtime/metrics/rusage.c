@@ -90,19 +90,8 @@ static void choose(rusage_ctx *c, uint32_t f)
     if (c->chosen & (1u << f))
         return;
     c->chosen |= 1u << f;
-    instr_metric m = {
-        .name = (char *)fields[f].name,
-        .description = (char *)fields[f].description,
-        .unit = (char *)fields[f].unit,
-        .base = 10,
-        .value_type = INSTR_METRIC_UINT64,
-        .mode = INSTR_METRIC_ACCUMULATED,
-        .semantics = INSTR_METRIC_START,
-        .synchronicity = INSTR_METRIC_STRICTLY_SYNC,
-        .scope = INSTR_METRIC_PER_THREAD,
-        .source = "rusage",
-    };
-    if (instr_metrics_add(&m))
+    if (instr_metrics_add_counter(fields[f].name, fields[f].description, fields[f].unit,
+                                  "rusage"))
         c->which[c->n++] = f;
 }
 

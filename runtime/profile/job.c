@@ -120,7 +120,7 @@ void instr_job_messages(uint64_t bytes_sent, uint64_t bytes_received, uint64_t s
 
 /* ---- this process's blob ---- */
 
-static void clean(FILE *f, const char *s)
+void instr_job_clean_field(FILE *f, const char *s)
 {
     for (; s && *s; s++)
         fputc(*s == '\t' || *s == '\n' || *s == '\r' ? ' ' : *s, f);
@@ -163,7 +163,7 @@ char *instr_job_blob(const instr_run *run, size_t *len)
     fprintf(f, "instr-job-profile 1\nP %d %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %s %.0f\t",
             run->pid, instr_clock_to_ns(run->t_end - run->t_start), dropped,
             run->unmatched_exits, run->closed_at_end, instr_clock_name(), instr_clock_hz());
-    clean(f, host);
+    instr_job_clean_field(f, host);
     fputc('\n', f);
     instr_job_blob_metric_defs(f);
     for (uint32_t i = 0; i < run->nlocations; i++) {
@@ -178,13 +178,13 @@ char *instr_job_blob(const instr_run *run, size_t *len)
             continue;
         fprintf(f, "R %u %u %u %s\t", h, r->line_begin, r->line_end,
                 instr_region_source_name(r->source));
-        clean(f, r->name);
+        instr_job_clean_field(f, r->name);
         fputc('\t', f);
-        clean(f, r->mangled);
+        instr_job_clean_field(f, r->mangled);
         fputc('\t', f);
-        clean(f, r->file);
+        instr_job_clean_field(f, r->file);
         fputc('\t', f);
-        clean(f, r->object);
+        instr_job_clean_field(f, r->object);
         fputc('\n', f);
     }
     pthread_mutex_lock(&msgs_lock);

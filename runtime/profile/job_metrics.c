@@ -6,12 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void clean_field(FILE *f, const char *s)
-{
-    for (; s && *s; s++)
-        fputc(*s == '\t' || *s == '\n' || *s == '\r' ? ' ' : *s, f);
-}
-
 void instr_job_blob_metric_defs(FILE *f)
 {
     for (uint32_t i = 0; i < instr_metrics_nsync; i++) {
@@ -19,13 +13,13 @@ void instr_job_blob_metric_defs(FILE *f)
             continue;
         const instr_metric *m = &instr_metrics_sync[i];
         fprintf(f, "M %u %u %d ", m->value_type, m->base, m->exponent);
-        clean_field(f, m->name);
+        instr_job_clean_field(f, m->name);
         fputc('\t', f);
-        clean_field(f, m->unit);
+        instr_job_clean_field(f, m->unit);
         fputc('\t', f);
-        clean_field(f, m->source);
+        instr_job_clean_field(f, m->source);
         fputc('\t', f);
-        clean_field(f, m->description);
+        instr_job_clean_field(f, m->description);
         fputc('\n', f);
     }
 }
@@ -175,19 +169,6 @@ int instr_job_metrics_values(instr_job_metrics *jm, const char *line, uint64_t *
     return 0;
 }
 
-static void json_value(FILE *f, uint32_t type, uint64_t v)
-{
-    if (type == INSTR_METRIC_DOUBLE) {
-        double d;
-        memcpy(&d, &v, sizeof d);
-        fprintf(f, "%.17g", d);
-    } else if (type == INSTR_METRIC_INT64) {
-        fprintf(f, "%" PRId64, (int64_t)v);
-    } else {
-        fprintf(f, "%" PRIu64, v);
-    }
-}
-
 void instr_job_metrics_json_defs(FILE *f, const instr_job_metrics *jm)
 {
     static const char *const types[] = {"uint64", "int64", "double"};
@@ -219,7 +200,8 @@ void instr_job_metrics_json_rows(FILE *f, const instr_job_metrics *jm, const uin
         fprintf(f, "%s\"%s\": [", r ? ", " : "", rows[r]);
         for (uint32_t i = 0; i < jm->n; i++) {
             fputs(i ? ", " : "", f);
-            json_value(f, jm->type[i], m ? m[r * jm->n + i] : instr_metric_zero(jm->type[i]));
+            instr_metric_fprint(f, jm->type[i],
+                                m ? m[r * jm->n + i] : instr_metric_zero(jm->type[i]), 0);
         }
         fputc(']', f);
     }

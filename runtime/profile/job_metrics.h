@@ -14,7 +14,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* The blob's side. */
+/* The blob's side. A text field of a line: tabs and line ends as blanks (job.c). */
+void instr_job_clean_field(FILE *f, const char *s);
 void instr_job_blob_metric_defs(FILE *f);
 void instr_job_blob_metric_values(FILE *f, const instr_pnode *n, uint32_t nm);
 

@@ -73,20 +73,6 @@ static void stats(FILE *f, const instr_pstats *s)
             (unsigned long long)instr_profile_ns(s->max_excl));
 }
 
-/* One metric value as a JSON number, by its type. */
-static void metric_value(FILE *f, uint32_t type, uint64_t v)
-{
-    if (type == INSTR_METRIC_DOUBLE) {
-        double d;
-        memcpy(&d, &v, sizeof d);
-        fprintf(f, "%.17g", d);
-    } else if (type == INSTR_METRIC_INT64) {
-        fprintf(f, "%lld", (long long)v);
-    } else {
-        fprintf(f, "%llu", (unsigned long long)v);
-    }
-}
-
 /* ", \"metrics\": {...}": the profiled metrics' rows (instr_profile_metric_columns). */
 static void metric_rows(FILE *f, const instr_mtree *t, const uint64_t *m)
 {
@@ -103,7 +89,7 @@ static void metric_rows(FILE *f, const instr_mtree *t, const uint64_t *m)
                 continue;
             uint32_t type = instr_metrics_sync[i].value_type;
             fputs(first ? "" : ", ", f);
-            metric_value(f, type, m ? m[r * t->nm + i] : instr_metric_zero(type));
+            instr_metric_fprint(f, type, m ? m[r * t->nm + i] : instr_metric_zero(type), 0);
             first = 0;
         }
         fputc(']', f);

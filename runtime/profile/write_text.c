@@ -150,20 +150,6 @@ static void call_tree(FILE *f, const instr_mtree *t)
             dur(b1, sizeof b1, instr_profile_ns(total)), t->n, hidden);
 }
 
-/* One metric value in a column of 15, by its type. */
-static void metric_cell(FILE *f, uint32_t type, uint64_t v)
-{
-    if (type == INSTR_METRIC_DOUBLE) {
-        double d;
-        memcpy(&d, &v, sizeof d);
-        fprintf(f, " %14.6g", d);
-    } else if (type == INSTR_METRIC_INT64) {
-        fprintf(f, " %14lld", (long long)v);
-    } else {
-        fprintf(f, " %14llu", (unsigned long long)v);
-    }
-}
-
 static void pick_column(void *arg, const char *name)
 {
     unsigned char *shown = arg;
@@ -213,8 +199,10 @@ static void metric_tree(FILE *f, const instr_mtree *t)
             if (!shown[k])
                 continue;
             uint32_t type = instr_metrics_sync[k].value_type;
-            metric_cell(f, type, mn->m ? mn->m[INSTR_MROW_INCL * t->nm + k] : 0);
-            metric_cell(f, type, mn->m ? mn->m[INSTR_MROW_EXCL * t->nm + k] : 0);
+            fputc(' ', f);
+            instr_metric_fprint(f, type, mn->m ? mn->m[INSTR_MROW_INCL * t->nm + k] : 0, 14);
+            fputc(' ', f);
+            instr_metric_fprint(f, type, mn->m ? mn->m[INSTR_MROW_EXCL * t->nm + k] : 0, 14);
         }
         fprintf(f, " | %*s", (int)(2 * mn->depth), "");
         put_rname(f, mn->region);
