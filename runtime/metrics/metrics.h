@@ -42,7 +42,8 @@ typedef struct instr_metric_source_ops {
     void (*collect)(instr_metric_source *src,
                     void (*put)(void *arg, uint32_t async_index, uint64_t t, uint64_t v),
                     void *arg);
-    /* At the end, after everything was read. */
+    /* At the end, after everything was read (NULL: nothing to do). The source's data stays:
+     * a thread the program did not join may still read until it sees the end. */
     void (*finish)(instr_metric_source *src);
 } instr_metric_source_ops;
 

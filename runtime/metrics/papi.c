@@ -64,10 +64,8 @@ static void read_values(instr_metric_source *src, void *thread, uint64_t *out, u
         out[i] = (uint64_t)t->v[i];
 }
 
-static void finish(instr_metric_source *src) { free(src->ctx); }
-
 static const instr_metric_source_ops ops = {
-    .thread_begin = thread_begin, .read = read_values, .finish = finish};
+    .thread_begin = thread_begin, .read = read_values};
 
 static void one_item(void *arg, const char *item)
 {

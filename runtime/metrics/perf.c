@@ -157,10 +157,14 @@ static void *thread_begin(instr_metric_source *src)
         uint32_t leader = i < t->split ? 0 : t->split;
         int fd = open_event(e, i == leader ? -1 : t->fd[leader]);
         if (fd < 0) {
-            /* Counters as many as the start-up thread had: a failure here is a limit of
-             * this thread (file descriptors); its values stay 0. */
-            instr_warn("%s: cannot count %s on thread %d: %s; its values stay 0", c->var,
-                       e->name, (int)gettid(), why(errno));
+            /* The start-up thread had these counters: a failure here is a limit reached
+             * since (open files: every thread keeps its descriptors until the end). Said
+             * once; the thread's values stay 0. */
+            static int said;
+            if (!__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
+                instr_warn("%s: cannot count %s on thread %d: %s; its values stay 0 (and those "
+                           "of later threads that fail the same way, not said again)",
+                           c->var, e->name, (int)gettid(), why(errno));
             for (uint32_t k = 0; k < i; k++)
                 close(t->fd[k]);
             free(t);
@@ -190,10 +194,8 @@ static void read_values(instr_metric_source *src, void *thread, uint64_t *out, u
     }
 }
 
-static void finish(instr_metric_source *src) { free(src->ctx); }
-
 static const instr_metric_source_ops ops = {
-    .thread_begin = thread_begin, .read = read_values, .finish = finish};
+    .thread_begin = thread_begin, .read = read_values};
 
 static void one_item(void *arg, const char *item)
 {
