@@ -44,6 +44,19 @@ const instr_config_var instr_config_vars[] = {
      "instrument after or before inlining"},
     {"INSTR_REPORT", "path", "", "LLVM plugin",
      "append one line per function: the decision and its reason"},
+    {"INSTR_METRIC_RUSAGE", "options", "", "runtime",
+     "getrusage(RUSAGE_THREAD) fields as metrics, or all (docs/metrics.md)"},
+    {"INSTR_METRIC_PERF", "options", "", "runtime",
+     "Linux perf_event_open events as metrics, per thread (docs/metrics.md)"},
+    {"INSTR_METRIC_PAPI", "options", "", "runtime",
+     "PAPI preset and native events as metrics, where built with libpapi (docs/metrics.md)"},
+    {"INSTR_METRIC_PLUGINS", "options", "", "runtime",
+     "metric plugins to load: comma-separated names of libinstr_metric_<name>.so "
+     "(docs/metrics.md)"},
+    {"INSTR_PLUGIN_PATH", "paths", "", "runtime",
+     "colon-separated directories searched for plugins before the library path"},
+    {"INSTR_PROFILE_METRIC_COLUMNS", "options", "", "runtime",
+     "metrics shown as columns of profile.txt (docs/metrics.md)"},
     {"INSTR_WRAPPER", "word", "", "compiler wrappers",
      "off: the plain compiler (while a build system configures); on: always instrument; "
      "unset: configure probes plain"},
@@ -51,6 +64,9 @@ const instr_config_var instr_config_vars[] = {
      "the compiler instr-cc, instr-c++, ... call instead of the one they are named after"},
     {"INSTR_WRAPPER_ARGS", "options", "", "compiler wrappers",
      "instr's own options for the wrappers, e.g. --mode=xray --filter=/abs/app.spec"},
+    /* families last: an exact row above wins */
+    {"INSTR_METRIC_*", "options", "", "runtime",
+     "INSTR_METRIC_<PLUGIN>: the specification of metric plugin <plugin> (docs/metrics.md)"},
 };
 const size_t instr_config_var_count = sizeof instr_config_vars / sizeof *instr_config_vars;
 

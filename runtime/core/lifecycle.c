@@ -20,6 +20,7 @@
 #include "signals.h"
 #include "text.h"
 #include "../adapters/hooks.h"
+#include "../metrics/metrics.h"
 #include "../profile/profile.h"
 #ifdef INSTR_RT_HAVE_TRACE
 #include "../trace/trace.h"
@@ -33,8 +34,11 @@
 #include <time.h>
 #include <unistd.h>
 
-/* The substrates this runtime has. A trace substrate joins by adding itself here. */
+/* The substrates this runtime has. A trace substrate joins by adding itself here. The metrics
+ * substrate comes first: it reads the metric values of an event before the others see it
+ * (active only when a metric is on, so the inline paths below stay as they are otherwise). */
 static const instr_substrate *const all_substrates[] = {
+    &instr_metrics_substrate,
     &instr_profile_substrate,
 #ifdef INSTR_RT_HAVE_TRACE
     &instr_trace_substrate,

@@ -9,6 +9,7 @@
 #include "graft.h"
 #include "../core/clock.h"
 #include "../core/memory.h"
+#include "../metrics/metrics.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -73,18 +74,19 @@ static int on_other_stack(const instr_pstate *s, uintptr_t sp)
 /* Called on the location's own thread (its first event). */
 void *instr_profile_location_begin(instr_location *loc)
 {
-    (void)loc;
     instr_pstate *s = calloc(1, sizeof *s);
     if (s) {
         reset_tree(s);
         own_stack(s);
+        s->mvals = instr_metrics_values_of(loc, &s->nm);
     }
     return s;
 }
 
 static instr_pnode *new_node(instr_pstate *s, instr_pnode *parent, uint32_t region)
 {
-    if ((size_t)(s->end - s->cur) < sizeof(instr_pnode)) {
+    size_t size = sizeof(instr_pnode) + instr_pnode_metrics_size(s->nm);
+    if ((size_t)(s->end - s->cur) < size) {
         char *chunk = instr_mem_chunk_mapped(s->next_chunk);
         if (!chunk)
             return NULL;
@@ -98,8 +100,10 @@ static instr_pnode *new_node(instr_pstate *s, instr_pnode *parent, uint32_t regi
             s->next_chunk *= 2;
     }
     instr_pnode *n = (instr_pnode *)(void *)s->cur;
-    s->cur += sizeof *n;
+    s->cur += size;
     instr_cct_link(n, parent, region);
+    if (s->nm)
+        instr_pnode_metrics_init(n, (uint64_t *)(void *)(n + 1), s->nm);
     return n;
 }
 
@@ -327,6 +331,8 @@ void instr_profile_enter(void *data, uint32_t region, uint64_t t)
         return;
     }
     enter_below(s, p, region, 0, 0, t);
+    if (s->nm && s->cursor != &s->lost)
+        instr_pnode_metrics_enter(s, s->cursor);
 }
 
 void instr_profile_exit(void *data, uint32_t region, uint64_t t)
@@ -344,8 +350,11 @@ void instr_profile_exit(void *data, uint32_t region, uint64_t t)
      * frames (graft.h), which may still be open here. */
     if (__builtin_expect(n->region != region, 0))
         n = instr_profile_close_grafts(s, n, region, t);
-    if (n != &s->root)
+    if (n != &s->root) {
+        if (s->nm)
+            instr_pnode_metrics_exit(s, n);
         instr_cct_pop(s, n, t);
+    }
 }
 
 void instr_profile_fork_child(void *data, uint64_t t)
@@ -372,6 +381,8 @@ void instr_profile_fork_child(void *data, uint64_t t)
             continue;
         }
         enter_below(s, c, regions[i], sps[i], 0, t);
+        if (s->nm && s->cursor != &s->lost)
+            instr_pnode_metrics_enter(s, s->cursor);
     }
     if (lost) {
         if (s->cursor != &s->lost) {

@@ -40,6 +40,9 @@ typedef struct instr_pnode {
     /* The tree (cold). Children are a singly linked list. */
     struct instr_pnode *child, *sibling;
     uint32_t merged;            /* index in the merged tree, used only while writing */
+    uint64_t *m;                /* with metrics on (metric_sums.c): per metric the inclusive
+                                 * sum, the value at the open visit's enter, and the least and
+                                 * greatest inclusive value of one visit; NULL otherwise */
 } instr_pnode;
 
 /* Per location. */
@@ -58,6 +61,8 @@ typedef struct instr_pstate {
     uint64_t dropped;           /* enters whose node could not be created */
     uint64_t resynced;          /* frames closed because the stack was left by longjmp */
     struct graft_node *grafts;  /* this location's graft frames, newest first (graft.c) */
+    const uint64_t *mvals;      /* the location's current metric values (runtime/metrics/) */
+    uint32_t nm;                /* how many; 0: no metric is on */
 } instr_pstate;
 
 /* Set by the longjmp family (interpose/longjmp.c): this thread's stack was cut since its last

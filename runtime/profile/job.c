@@ -10,6 +10,7 @@
  *   R <handle> <line begin> <line end> <source>\t<name>\t<mangled>\t<file>\t<object>
  *   N <parent node or -1> <region> <location> <visits> <incl> <excl> <min incl> <max incl>
  *     <min excl> <max excl> <bytes sent> <bytes received> <sends> <receives>
+ *   M and V lines: metric definitions and a node's metric values (job_metrics.h)
  * N lines of one location come in pre-order (a parent before its children); node numbers
  * are the order of the N lines; times in ns.
  *
@@ -17,6 +18,7 @@
  * (merged parent, region), regions by (name, mangled, file, source). */
 #include "job.h"
 #include "cube.h"
+#include "job_metrics.h"
 #include "path_map.h"
 #include "profile.h"
 #include "write_html.h"
@@ -120,13 +122,13 @@ void instr_job_messages(uint64_t bytes_sent, uint64_t bytes_received, uint64_t s
 
 /* ---- this process's blob ---- */
 
-static void clean(FILE *f, const char *s)
+void instr_job_clean_field(FILE *f, const char *s)
 {
     for (; s && *s; s++)
         fputc(*s == '\t' || *s == '\n' || *s == '\r' ? ' ' : *s, f);
 }
 
-static void blob_node(FILE *f, const instr_pnode *n, int64_t parent, uint32_t loc)
+static void blob_node(FILE *f, const instr_pnode *n, int64_t parent, uint32_t loc, uint32_t nm)
 {
     static const msgrec none;
     const msgrec *m = msg_find(n, 0);
@@ -139,6 +141,7 @@ static void blob_node(FILE *f, const instr_pnode *n, int64_t parent, uint32_t lo
             instr_profile_ns(n->s.max_incl), instr_profile_min_ns(n->s.min_excl),
             instr_profile_ns(n->s.max_excl), m->bytes_sent, m->bytes_received, m->sends,
             m->receives);
+    instr_job_blob_metric_values(f, n, nm);
 }
 
 char *instr_job_blob(const instr_run *run, size_t *len)
@@ -162,8 +165,9 @@ char *instr_job_blob(const instr_run *run, size_t *len)
     fprintf(f, "instr-job-profile 1\nP %d %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %s %.0f\t",
             run->pid, instr_clock_to_ns(run->t_end - run->t_start), dropped,
             run->unmatched_exits, run->closed_at_end, instr_clock_name(), instr_clock_hz());
-    clean(f, host);
+    instr_job_clean_field(f, host);
     fputc('\n', f);
+    instr_job_blob_metric_defs(f);
     for (uint32_t i = 0; i < run->nlocations; i++) {
         const instr_location *l = run->locations[i];
         fprintf(f, "L %u %d %s\n", l->id, l->tid,
@@ -176,13 +180,13 @@ char *instr_job_blob(const instr_run *run, size_t *len)
             continue;
         fprintf(f, "R %u %u %u %s\t", h, r->line_begin, r->line_end,
                 instr_region_source_name(r->source));
-        clean(f, r->name);
+        instr_job_clean_field(f, r->name);
         fputc('\t', f);
-        clean(f, r->mangled);
+        instr_job_clean_field(f, r->mangled);
         fputc('\t', f);
-        clean(f, r->file);
+        instr_job_clean_field(f, r->file);
         fputc('\t', f);
-        clean(f, r->object);
+        instr_job_clean_field(f, r->object);
         fputc('\n', f);
     }
     pthread_mutex_lock(&msgs_lock);
@@ -196,7 +200,7 @@ char *instr_job_blob(const instr_run *run, size_t *len)
         for (instr_pnode *n = root->child; n; n = instr_pnode_next(root, n)) {
             int64_t parent = n->parent == root ? -1 : (int64_t)n->parent->merged;
             n->merged = (uint32_t)next++;
-            blob_node(f, n, parent, run->locations[i]->id);
+            blob_node(f, n, parent, run->locations[i]->id, ps->nm);
         }
     }
     pthread_mutex_unlock(&msgs_lock);
@@ -218,6 +222,7 @@ typedef struct jstats {
 typedef struct jloc {
     uint32_t location;
     jstats s;
+    uint64_t *m; /* metric rows (job_metrics.h), or NULL */
 } jloc;
 
 typedef struct jnode {
@@ -226,6 +231,7 @@ typedef struct jnode {
     jstats s;
     jloc *locs;
     uint32_t nlocs, caplocs;
+    uint64_t *m; /* metric rows over its locations, or NULL */
 } jnode;
 
 typedef struct jregion {
@@ -260,6 +266,8 @@ struct instr_job {
     char timer[32];
     double hz;
     int failed; /* out of memory somewhere: the profile is incomplete */
+    instr_job_metrics metrics;
+    uint32_t last_node; /* the node of the latest N line (its V line follows) */
 };
 
 /* Grows the array whose pointer is at `pp` (any T **) to hold `need` elements. */
@@ -294,8 +302,13 @@ INSTR_EXT_EXPORT void instr_ext_job_free(instr_job *j)
 {
     if (!j)
         return;
-    for (uint32_t i = 0; i < j->n; i++)
+    for (uint32_t i = 0; i < j->n; i++) {
+        for (uint32_t k = 0; k < j->nodes[i].nlocs; k++)
+            free(j->nodes[i].locs[k].m);
         free(j->nodes[i].locs);
+        free(j->nodes[i].m);
+    }
+    instr_job_metrics_free(&j->metrics);
     for (uint32_t i = 0; i < j->nregions; i++)
         free(j->regions[i].key);
     free(j->nodes);
@@ -511,9 +524,18 @@ static int add_line(instr_job *j, int rank, char *line, vec32 *regs, vec32 *locs
         jnode *n = &j->nodes[id];
         if (grow(&n->locs, &n->caplocs, n->nlocs + 1, sizeof *n->locs) != 0)
             return -1;
-        n->locs[n->nlocs++] = (jloc){jloc_id, s};
+        n->locs[n->nlocs++] = (jloc){jloc_id, s, NULL};
         add_stats(&n->s, &s);
+        j->last_node = id;
         return 0;
+    }
+    case 'M':
+        return instr_job_metrics_def(&j->metrics, line);
+    case 'V': {
+        if (j->last_node >= j->n || !j->nodes[j->last_node].nlocs)
+            return -1;
+        jnode *n = &j->nodes[j->last_node];
+        return instr_job_metrics_values(&j->metrics, line, &n->m, 0, &n->locs[n->nlocs - 1].m);
     }
     default:
         return -1;
@@ -529,6 +551,8 @@ INSTR_EXT_EXPORT int instr_ext_job_add(instr_job *j, int rank, const char *blob,
     }
     vec32 regs = {0}, locs = {0}, nodes = {0};
     uint32_t nlines = 0;
+    instr_job_metrics_blob_begin(&j->metrics);
+    j->last_node = UINT32_MAX;
     int rc = 0;
     char line[8192];
     for (size_t pos = sizeof magic - 1; pos < len && rc == 0;) {
@@ -589,7 +613,7 @@ static void job_json(FILE *f, instr_job *j, const char *dir, int nranks)
     if (n <= 0) /* the main thread ended with pthread_exit: /proc/self is gone */
         n = readlink("/proc/thread-self/exe", exe, sizeof exe - 1);
     exe[n > 0 ? n : 0] = '\0';
-    fputs("{\n  \"format\": \"instr-profile\",\n  \"version\": 1,\n  \"time_unit\": \"ns\",\n", f);
+    fputs("{\n  \"format\": \"instr-profile\",\n  \"version\": 2,\n  \"time_unit\": \"ns\",\n", f);
     fputs("  \"run\": {\n    \"program\": ", f);
     instr_json_str(f, exe);
     fprintf(f, ",\n    \"duration\": %" PRIu64 ", \"timer\": ", j->duration);
@@ -648,7 +672,9 @@ static void job_json(FILE *f, instr_job *j, const char *dir, int nranks)
                    "\"end\": \"%s\"}",
                 i ? "," : "", i, l->rank, l->rank, l->id_in_rank, l->tid, l->id_in_rank, l->end);
     }
-    fputs("\n  ],\n  \"regions\": [", f);
+    fputs("\n  ],\n", f);
+    instr_job_metrics_json_defs(f, &j->metrics);
+    fputs("  \"regions\": [", f);
     for (uint32_t i = 0; i < j->nregions; i++) {
         const jregion *r = &j->regions[i];
         fprintf(f, "%s\n    {\"id\": %u, \"name\": ", i ? "," : "", i + 1);
@@ -674,10 +700,12 @@ static void job_json(FILE *f, instr_job *j, const char *dir, int nranks)
             fprintf(f, "%d", mn->parent);
         fprintf(f, ", \"depth\": %u, \"region\": %u, ", mn->depth, mn->region);
         jstats_out(f, &mn->s);
+        instr_job_metrics_json_rows(f, &j->metrics, mn->m);
         fputs(",\n     \"locations\": [", f);
         for (uint32_t k = 0; k < mn->nlocs; k++) {
             fprintf(f, "%s{\"location\": %u, ", k ? ", " : "", mn->locs[k].location);
             jstats_out(f, &mn->locs[k].s);
+            instr_job_metrics_json_rows(f, &j->metrics, mn->locs[k].m);
             fputc('}', f);
         }
         fputs("]}", f);

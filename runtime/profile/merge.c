@@ -5,6 +5,7 @@
 #include "../core/clock.h"
 #include "../core/event.h"
 #include "../core/registry.h"
+#include "../metrics/metrics.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +41,52 @@ static uint32_t find_or_add(instr_mtree *t, instr_path_map *m, int32_t parent, u
     return idx;
 }
 
+/* Adds one location's metric rows `from` into `to` (the node's, over all locations). */
+static void add_metric_rows(uint64_t *to, const uint64_t *from, uint32_t nm, int first)
+{
+    for (uint32_t i = 0; i < nm; i++) {
+        uint32_t type = instr_metrics_sync[i].value_type;
+        uint64_t *lo = &to[INSTR_MROW_MIN * nm + i], *hi = &to[INSTR_MROW_MAX * nm + i];
+        to[INSTR_MROW_INCL * nm + i] = instr_metric_sum(type, to[INSTR_MROW_INCL * nm + i],
+                                                        from[INSTR_MROW_INCL * nm + i]);
+        to[INSTR_MROW_EXCL * nm + i] = instr_metric_sum(type, to[INSTR_MROW_EXCL * nm + i],
+                                                        from[INSTR_MROW_EXCL * nm + i]);
+        if (first || instr_metric_less(type, from[INSTR_MROW_MIN * nm + i], *lo))
+            *lo = from[INSTR_MROW_MIN * nm + i];
+        if (first || instr_metric_less(type, *hi, from[INSTR_MROW_MAX * nm + i]))
+            *hi = from[INSTR_MROW_MAX * nm + i];
+    }
+}
+
+/* A thread's node's metric rows: its sums (exclusive derived now), min and max. */
+static uint64_t *node_metric_rows(const instr_pnode *n, uint32_t nm)
+{
+    uint64_t *r = malloc(INSTR_MROWS * (size_t)nm * sizeof *r);
+    if (!r)
+        return NULL;
+    memcpy(r + INSTR_MROW_INCL * nm, n->m, nm * sizeof *r);
+    instr_pnode_metrics_exclusive(n, nm, r + INSTR_MROW_EXCL * nm);
+    memcpy(r + INSTR_MROW_MIN * nm, n->m + 2 * nm, 2 * nm * sizeof *r); /* min, max rows */
+    return r;
+}
+
+static int add_loc_metrics(instr_mnode *mn, const instr_pnode *n, uint32_t nm)
+{
+    instr_mloc *l = &mn->locs[mn->nlocs - 1];
+    if (!n->m)
+        return 0;
+    if (!mn->m && !(mn->m = calloc(INSTR_MROWS * (size_t)nm, sizeof *mn->m)))
+        return -1;
+    if (!(l->m = node_metric_rows(n, nm)))
+        return -1;
+    if (mn->nlocs == 1)
+        for (uint32_t i = 0; i < nm; i++)
+            mn->m[INSTR_MROW_INCL * nm + i] = mn->m[INSTR_MROW_EXCL * nm + i] =
+                instr_metric_zero(instr_metrics_sync[i].value_type);
+    add_metric_rows(mn->m, l->m, nm, mn->nlocs == 1);
+    return 0;
+}
+
 static int add_loc(instr_mnode *mn, uint32_t location, const instr_pstats *s)
 {
     if (mn->nlocs == mn->caplocs) {
@@ -50,7 +97,7 @@ static int add_loc(instr_mnode *mn, uint32_t location, const instr_pstats *s)
         mn->locs = l;
         mn->caplocs = cap;
     }
-    mn->locs[mn->nlocs++] = (instr_mloc){location, *s};
+    mn->locs[mn->nlocs++] = (instr_mloc){location, *s, NULL};
     instr_pstats_add(&mn->s, s);
     return 0;
 }
@@ -64,6 +111,8 @@ static int merge_location(instr_mtree *t, instr_path_map *m, uint32_t location, 
         int32_t parent = n->parent == root ? -1 : (int32_t)n->parent->merged;
         uint32_t idx = find_or_add(t, m, parent, n->region);
         if (idx == NONE || add_loc(&t->nodes[idx], location, &n->s) != 0)
+            return -1;
+        if (t->nm && add_loc_metrics(&t->nodes[idx], n, t->nm) != 0)
             return -1;
         n->merged = idx;
     }
@@ -191,6 +240,11 @@ int instr_mtree_build(instr_mtree *t, const instr_run *run, int slot)
     memset(t, 0, sizeof *t);
     instr_path_map m = {0};
     int rc = 0;
+    for (uint32_t i = 0; i < run->nlocations; i++) {
+        instr_pstate *ps = run->locations[i]->sub[slot];
+        if (ps && ps->nm)
+            t->nm = ps->nm;
+    }
     for (uint32_t i = 0; i < run->nlocations && rc == 0; i++) {
         instr_pstate *ps = run->locations[i]->sub[slot];
         if (ps)
@@ -206,8 +260,12 @@ int instr_mtree_build(instr_mtree *t, const instr_run *run, int slot)
 
 void instr_mtree_free(instr_mtree *t)
 {
-    for (uint32_t i = 0; i < t->n; i++)
+    for (uint32_t i = 0; i < t->n; i++) {
+        for (uint32_t k = 0; k < t->nodes[i].nlocs; k++)
+            free(t->nodes[i].locs[k].m);
         free(t->nodes[i].locs);
+        free(t->nodes[i].m);
+    }
     free(t->nodes);
     free(t->flat);
     memset(t, 0, sizeof *t);

@@ -44,12 +44,29 @@ void instr_profile_enter(void *data, uint32_t region, uint64_t t);
 void instr_profile_exit(void *data, uint32_t region, uint64_t t);
 void instr_profile_fork_child(void *data, uint64_t t);
 
+/* metric_sums.c: the metric values of a node (instr_pnode.m), from the location's current
+ * values (instr_pstate.mvals, refreshed by the metrics substrate before the profile sees an
+ * event). Only on the generic path, which every event takes while a metric is on. */
+static inline size_t instr_pnode_metrics_size(uint32_t nm) { return 4 * (size_t)nm * sizeof(uint64_t); }
+void instr_pnode_metrics_init(instr_pnode *n, uint64_t *m, uint32_t nm);
+/* At the node's enter: remembers the values. */
+void instr_pnode_metrics_enter(const instr_pstate *s, instr_pnode *n);
+/* At the node's exit, before its visit is counted: adds the visit's differences. */
+void instr_pnode_metrics_exit(const instr_pstate *s, instr_pnode *n);
+/* Exclusive sums of the node: its inclusive ones less its children's, into out[0..nm). */
+void instr_pnode_metrics_exclusive(const instr_pnode *n, uint32_t nm, uint64_t *out);
+
 
 /* merge.c: the merged tree, in pre-order, children sorted by inclusive time (descending). */
 typedef struct instr_mloc {
     uint32_t location;
     instr_pstats s;
+    uint64_t *m; /* with metrics: INSTR_MROW_* rows of mtree.nm values, else NULL */
 } instr_mloc;
+
+/* Rows of a merged node's metric values: inclusive and exclusive sums, the least and the
+ * greatest inclusive value of one visit (runtime/metrics/ types: instr_metrics_sync). */
+enum { INSTR_MROW_INCL = 0, INSTR_MROW_EXCL, INSTR_MROW_MIN, INSTR_MROW_MAX, INSTR_MROWS };
 
 typedef struct instr_mnode {
     uint32_t region;
@@ -59,6 +76,7 @@ typedef struct instr_mnode {
     instr_pstats s;
     instr_mloc *locs;
     uint32_t nlocs, caplocs;
+    uint64_t *m; /* with metrics: INSTR_MROW_* rows over all locations, else NULL */
 } instr_mnode;
 
 typedef struct instr_flat {
@@ -73,6 +91,7 @@ typedef struct instr_mtree {
     instr_flat *flat;     /* indexed by region handle, nregions + 1 entries */
     uint32_t nregions;
     uint64_t total_incl;  /* sum of the roots' inclusive ticks */
+    uint32_t nm;          /* metric values per node (instr_metrics_sync), 0 when none */
 } instr_mtree;
 
 int instr_mtree_build(instr_mtree *t, const instr_run *run, int slot);
@@ -80,6 +99,9 @@ int instr_mtree_build(instr_mtree *t, const instr_run *run, int slot);
 /* s (NULL: "") as a JSON string literal, quotes included. write_json.c. */
 void instr_json_str(FILE *f, const char *s);
 void instr_mtree_free(instr_mtree *t);
+
+/* 1 when metric i (instr_metrics_sync) has profile columns: accumulated ones only. */
+int instr_profile_metric_shown(uint32_t i);
 
 /* Writers: 0, or -1 on an I/O error. */
 int instr_profile_write_json(FILE *f, const instr_run *run, const instr_mtree *t);

@@ -1,10 +1,11 @@
-/* write_json.c — profile.json, schema version 1 (docs/profile-format.md). */
+/* write_json.c — profile.json, schema version 2 (docs/profile-format.md). */
 #include "profile.h"
 #include "../core/clock.h"
 #include "../core/config.h"
 #include "../core/event.h"
 #include "../core/registry.h"
 #include "../core/text.h"
+#include "../metrics/metrics.h"
 #include "../include/instr_abi.h"
 
 #include <fcntl.h>
@@ -38,6 +39,56 @@ static void stats(FILE *f, const instr_pstats *s)
             (unsigned long long)instr_profile_ns(s->max_incl),
             (unsigned long long)instr_profile_min_ns(s->min_excl),
             (unsigned long long)instr_profile_ns(s->max_excl));
+}
+
+/* ", \"metrics\": {...}": the profiled metrics' rows (instr_profile_metric_columns). */
+static void metric_rows(FILE *f, const instr_mtree *t, const uint64_t *m)
+{
+    static const char *const rows[INSTR_MROWS] = {"inclusive", "exclusive", "min_inclusive",
+                                                  "max_inclusive"};
+    if (!t->nm)
+        return;
+    fputs(", \"metrics\": {", f);
+    for (int r = 0; r < INSTR_MROWS; r++) {
+        fprintf(f, "%s\"%s\": [", r ? ", " : "", rows[r]);
+        int first = 1;
+        for (uint32_t i = 0; i < t->nm; i++) {
+            if (!instr_profile_metric_shown(i))
+                continue;
+            uint32_t type = instr_metrics_sync[i].value_type;
+            fputs(first ? "" : ", ", f);
+            instr_metric_fprint(f, type, m ? m[r * t->nm + i] : instr_metric_zero(type), 0);
+            first = 0;
+        }
+        fputc(']', f);
+    }
+    fputc('}', f);
+}
+
+static void metric_definitions(FILE *f, const instr_mtree *t)
+{
+    static const char *const types[] = {"uint64", "int64", "double"};
+    fputs("  \"metrics\": [", f);
+    int first = 1;
+    for (uint32_t i = 0; i < t->nm; i++) {
+        if (!instr_profile_metric_shown(i))
+            continue;
+        const instr_metric *m = &instr_metrics_sync[i];
+        fprintf(f, "%s\n    {\"name\": ", first ? "" : ",");
+        instr_json_str(f, m->name);
+        fputs(", \"source\": ", f);
+        instr_json_str(f, m->source);
+        fputs(", \"unit\": ", f);
+        instr_json_str(f, m->unit);
+        fprintf(f, ", \"base\": %u, \"exponent\": %d, \"type\": \"%s\", \"mode\": "
+                   "\"accumulated\", \"synchronicity\": \"%s\", \"description\": ",
+                m->base, m->exponent, types[m->value_type],
+                m->synchronicity == INSTR_METRIC_SYNC ? "synchronous" : "strictly-synchronous");
+        instr_json_str(f, m->description);
+        fputc('}', f);
+        first = 0;
+    }
+    fputs(first ? "],\n" : "\n  ],\n", f);
 }
 
 static void command_line(FILE *f)
@@ -114,7 +165,7 @@ static void run_meta(FILE *f, const instr_run *run, const instr_mtree *t)
 
 int instr_profile_write_json(FILE *f, const instr_run *run, const instr_mtree *t)
 {
-    fputs("{\n  \"format\": \"instr-profile\",\n  \"version\": 1,\n  \"time_unit\": \"ns\",\n", f);
+    fputs("{\n  \"format\": \"instr-profile\",\n  \"version\": 2,\n  \"time_unit\": \"ns\",\n", f);
     run_meta(f, run, t);
     fprintf(f, "  \"location_groups\": [{\"id\": 0, \"kind\": \"process\", "
                "\"name\": \"process %d\", \"pid\": %d}],\n", run->pid, run->pid);
@@ -126,7 +177,9 @@ int instr_profile_write_json(FILE *f, const instr_run *run, const instr_mtree *t
                 i ? "," : "", l->id, l->id, l->tid == run->pid ? " (main)" : "", l->tid,
                 l->ended == INSTR_LOC_THREAD_EXIT ? "thread-exit" : "program-end");
     }
-    fputs("\n  ],\n  \"regions\": [", f);
+    fputs("\n  ],\n", f);
+    metric_definitions(f, t);
+    fputs("  \"regions\": [", f);
     for (uint32_t h = 1; h <= t->nregions; h++) {
         const instr_region_info *r = instr_registry_get(h);
         fprintf(f, "%s\n    {\"id\": %u, \"name\": ", h > 1 ? "," : "", h);
@@ -150,10 +203,12 @@ int instr_profile_write_json(FILE *f, const instr_run *run, const instr_mtree *t
             fprintf(f, "%d", mn->parent);
         fprintf(f, ", \"depth\": %u, \"region\": %u, ", mn->depth, mn->region);
         stats(f, &mn->s);
+        metric_rows(f, t, mn->m);
         fputs(",\n     \"locations\": [", f);
         for (uint32_t k = 0; k < mn->nlocs; k++) {
             fprintf(f, "%s{\"location\": %u, ", k ? ", " : "", mn->locs[k].location);
             stats(f, &mn->locs[k].s);
+            metric_rows(f, t, mn->locs[k].m);
             fputc('}', f);
         }
         fputs("]}", f);

@@ -7,6 +7,8 @@
 #include "../core/config.h"
 #include "../core/text.h"
 #include "../core/registry.h"
+#include "../core/log.h"
+#include "../metrics/metrics.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -148,6 +150,66 @@ static void call_tree(FILE *f, const instr_mtree *t)
             dur(b1, sizeof b1, instr_profile_ns(total)), t->n, hidden);
 }
 
+static void pick_column(void *arg, const char *name)
+{
+    unsigned char *shown = arg;
+    for (uint32_t i = 0; i < instr_metrics_nsync; i++)
+        if (instr_profile_metric_shown(i) && strcmp(instr_metrics_sync[i].name, name) == 0) {
+            shown[i] = 1;
+            return;
+        }
+    char q[INSTR_QUOTE_SIZE];
+    instr_warn("INSTR_PROFILE_METRIC_COLUMNS: %s is not a metric of this run's profile "
+               "(profile.json lists them under \"metrics\"): no column for it",
+               instr_quote(q, name));
+}
+
+/* The call tree's shown paths again, with inclusive and exclusive values of the metrics that
+ * INSTR_PROFILE_METRIC_COLUMNS selects (all by default). */
+static void metric_tree(FILE *f, const instr_mtree *t)
+{
+    unsigned char *shown = calloc(t->nm, 1);
+    if (!shown)
+        return;
+    const char *cols = instr_env("INSTR_PROFILE_METRIC_COLUMNS");
+    if (cols && *cols)
+        instr_metrics_each_item(cols, pick_column, shown);
+    else
+        for (uint32_t i = 0; i < t->nm; i++)
+            shown[i] = (unsigned char)instr_profile_metric_shown(i);
+    fputs("\nMetrics per call path (the paths shown above; per metric inclusive, then "
+          "exclusive; units in profile.json)\n\n ",
+          f);
+    for (uint32_t i = 0; i < t->nm; i++) {
+        if (!shown[i])
+            continue;
+        fprintf(f, " %14.14s %14s", instr_metrics_sync[i].name, "excl");
+    }
+    fputs(" | call path\n", f);
+    uint64_t total = t->total_incl;
+    uint32_t lines = 0;
+    for (uint32_t i = 0; i < t->n; i++) {
+        const instr_mnode *mn = &t->nodes[i];
+        int small = total && (double)mn->s.incl < TREE_MIN_SHARE * (double)total;
+        if (small || mn->depth >= TREE_MAX_DEPTH || lines >= TREE_MAX_LINES)
+            continue;
+        lines++;
+        fputc(' ', f);
+        for (uint32_t k = 0; k < t->nm; k++) {
+            if (!shown[k])
+                continue;
+            uint32_t type = instr_metrics_sync[k].value_type;
+            fputc(' ', f);
+            instr_metric_fprint(f, type, mn->m ? mn->m[INSTR_MROW_INCL * t->nm + k] : 0, 14);
+            fputc(' ', f);
+            instr_metric_fprint(f, type, mn->m ? mn->m[INSTR_MROW_EXCL * t->nm + k] : 0, 14);
+        }
+        fprintf(f, " | %*s", (int)(2 * mn->depth), "");
+        put_rname(f, mn->region);
+    }
+    free(shown);
+}
+
 int instr_profile_write_text(FILE *f, const instr_run *run, const instr_mtree *t)
 {
     char b1[24];
@@ -177,5 +239,7 @@ int instr_profile_write_text(FILE *f, const instr_run *run, const instr_mtree *t
     fputc('\n', f);
     flat_profile(f, run, t);
     call_tree(f, t);
+    if (t->nm)
+        metric_tree(f, t);
     return ferror(f) ? -1 : 0;
 }

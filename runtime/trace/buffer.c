@@ -130,7 +130,9 @@ static void append_slow(instr_tloc *s, uint32_t w, uint64_t t)
             /* The budget is spent: everything recorded so far goes to OTF2 (and so to disk),
              * and the current chunk is used again. */
             convert_all(s, UINT64_MAX, KEEP_CURRENT);
-            instr_trace_flush_record(s, t, instr_clock_now());
+            /* A metric record's t is its value, not a time. */
+            instr_trace_flush_record(s, w >> INSTR_TREC_KIND_SHIFT == INSTR_TREC_METRIC ? s->last : t,
+                                     instr_clock_now());
         }
     }
     instr_trec *p = s->pos;

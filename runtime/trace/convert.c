@@ -78,6 +78,8 @@ static inline void emit(instr_tloc *s, unsigned kind, uint32_t arg, uint64_t t)
     }
     if (__builtin_expect(rc != OTF2_SUCCESS, 0))
         emit_failed(s);
+    else if (s->mpend_n && kind <= INSTR_TREC_LEAVE)
+        instr_trace_metric_emit(s, t);
 }
 
 static int grow_open(instr_tloc *s)
@@ -109,6 +111,10 @@ void instr_trace_convert(instr_tloc *s, const instr_trec *r, size_t n, uint64_t 
         uint64_t t = r[i].t;
         unsigned kind = w >> INSTR_TREC_KIND_SHIFT;
         uint32_t arg = w & INSTR_TREC_ARG_MASK;
+        if (kind == INSTR_TREC_METRIC) {
+            instr_trace_metric_record(s, arg, t); /* t is the value */
+            continue;
+        }
         if (t > t_max)
             break; /* after the end: this and everything later is left out */
         switch (kind) {

@@ -222,6 +222,8 @@ int instr_trace_write_defs(OTF2_Archive *archive, const instr_run *run, uint64_t
                                                          OTF2_TYPE_UINT64, v));
     }
 
+    CHECK(instr_trace_metric_defs(w, &st));
+
     OTF2_StringRef empty = str(&st, "");
     uint32_t nreg = instr_registry_count(), nsrc = 0;
     for (uint32_t h = 1; h <= nreg && rc == OTF2_SUCCESS; h++) {

@@ -14,7 +14,11 @@ typedef struct __attribute__((packed, aligned(4))) instr_trec {
                  * once written (0: the slot is reserved, its record not written yet) */
 } instr_trec;
 
-enum instr_trec_kind { INSTR_TREC_ENTER = 0, INSTR_TREC_LEAVE, INSTR_TREC_FORK, INSTR_TREC_JOIN };
+/* INSTR_TREC_METRIC: a metric value (in `t`, not a time) of the event that follows; the
+ * argument is the metric's index (trace/metric_events.c). */
+enum instr_trec_kind {
+    INSTR_TREC_ENTER = 0, INSTR_TREC_LEAVE, INSTR_TREC_FORK, INSTR_TREC_JOIN, INSTR_TREC_METRIC
+};
 #define INSTR_TREC_KIND_SHIFT 29
 #define INSTR_TREC_ARG_MASK ((1u << INSTR_TREC_KIND_SHIFT) - 1)
 

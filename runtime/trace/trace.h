@@ -39,6 +39,8 @@ typedef struct instr_tloc {
     uint32_t *open;
     uint32_t nopen, capopen;
     uint64_t repaired;      /* records left out or added to keep the trace nested */
+    OTF2_MetricValue *mpend; /* metric values for the next Enter/Leave (metric_events.c) */
+    uint32_t mpend_n;
 
     OTF2_EvtWriter *writer; /* NULL: no writer (yet, or anymore) */
     uint64_t last;          /* last timestamp written: records never go back in time */
@@ -168,6 +170,20 @@ void instr_trace_thread_fork(instr_location *loc, uint32_t nthreads, uint64_t t)
 void instr_trace_thread_join(instr_location *loc, uint64_t t);
 /* The OTF2 role of an OpenMP region, from its name ("!$omp barrier @a.c:3": barrier). */
 OTF2_RegionRole instr_trace_openmp_role(const char *name);
+
+/* metric_events.c: metrics in the trace (docs/metrics.md). */
+/* 1 when the metrics substrate appends metric records (synchronous metrics on, and not an
+ * MPI job, whose definitions do not have them yet). */
+int instr_trace_metrics_wanted(void);
+/* Conversion: a metric record; the set is written after the next Enter/Leave, at time t. */
+void instr_trace_metric_record(instr_tloc *s, uint32_t index, uint64_t value);
+void instr_trace_metric_emit(instr_tloc *s, uint64_t t);
+/* The end: asynchronous values into a location of their own (t_last grows to the latest),
+ * its local definitions, and the metric definitions. */
+int instr_trace_metric_async_write(OTF2_Archive *a, uint64_t t_start, uint64_t *t_last);
+int instr_trace_metric_async_local_defs(OTF2_Archive *a);
+struct instr_strtab;
+OTF2_ErrorCode instr_trace_metric_defs(OTF2_GlobalDefWriter *w, struct instr_strtab *st);
 
 /* pool.c */
 typedef struct instr_tpool_stats {

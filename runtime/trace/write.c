@@ -163,6 +163,8 @@ int instr_trace_write(const instr_run *run, char *files, size_t size)
          * reachable (no leak report under LeakSanitizer). */
         return -1;
     }
+    if (instr_trace_metric_async_write(a, run->t_start, &t_last) != 0)
+        rc = -1;
     if (OTF2_Archive_CloseEvtFiles(a) != OTF2_SUCCESS)
         rc = -1;
     /* Local definition files: empty (events use the global references), but readers expect
@@ -173,6 +175,8 @@ int instr_trace_write(const instr_run *run, char *files, size_t size)
             if (!dw || OTF2_Archive_CloseDefWriter(a, dw) != OTF2_SUCCESS)
                 rc = -1;
         }
+        if (instr_trace_metric_async_local_defs(a) != 0)
+            rc = -1;
         if (OTF2_Archive_CloseDefFiles(a) != OTF2_SUCCESS)
             rc = -1;
     } else {

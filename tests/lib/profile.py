@@ -13,7 +13,7 @@ import json
 import os
 
 FORMAT = "instr-profile"
-VERSION = 1
+VERSION = 2
 
 
 class ProfileError(Exception):

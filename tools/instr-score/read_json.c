@@ -217,9 +217,10 @@ int score_read_json(const char *dir, score_profile *p, char *err, size_t errsize
         snprintf(err, errsize, "%s: not valid JSON (%s); the file is damaged or was cut short",
                  path, jerr);
     } else if (doc.kind != JSON_OBJECT || strcmp(json_str(&doc, "format", ""), "instr-profile") != 0 ||
-               json_u64(&doc, "version", 0) != 1) {
-        snprintf(err, errsize, "%s: not an instr profile of version 1 (\"format\": \"instr-profile\", "
-                               "\"version\": 1)", path);
+               json_u64(&doc, "version", 0) < 1 || json_u64(&doc, "version", 0) > 2) {
+        /* version 2 adds the metrics (docs/profile-format.md); what is read here is in both */
+        snprintf(err, errsize, "%s: not an instr profile of version 1 or 2 (\"format\": "
+                               "\"instr-profile\", \"version\": 2)", path);
         json_free(&doc);
     } else {
         char why[256];

@@ -1,0 +1,92 @@
+/* libinstr_metric_count.so — a strictly synchronous metric plugin whose values a test can
+ * predict exactly: every question the runtime asks on a thread (one at every enter and every
+ * exit) counts one event of that thread.
+ *
+ * INSTR_METRIC_COUNT selects metrics with shell wildcards (default: all of them):
+ *   events         uint64  events of the thread so far
+ *   events_neg     int64   the same, negated (shows signed values)
+ *   events_half    double  half of it (shows floating-point values)
+ * So a region that makes k calls (of instrumented functions) has inclusive `events`
+ * 2k + 1 per visit: the exit's question is the 2k + 1-th after the enter's. */
+#include <instr/instr_metric_plugin.h>
+
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const names[] = {"events", "events_neg", "events_half"};
+#define NMETRICS 3
+
+/* The thread's count: one counter per thread serves all three metrics. */
+static _Thread_local uint64_t events;
+
+static int32_t initialize(void) { return 0; }
+static void finalize(void) {}
+
+static char *dup(const char *s) { return strdup(s); }
+
+/* Every metric one of the comma-separated patterns in spec matches ("" or unset: all). */
+static instr_metric_properties *get_metric_properties(const char *spec)
+{
+    instr_metric_properties *list = calloc(NMETRICS + 1, sizeof *list);
+    if (!list)
+        return NULL;
+    int n = 0;
+    for (int i = 0; i < NMETRICS; i++) {
+        int wanted = !*spec;
+        char *copy = strdup(spec), *save = NULL;
+        for (char *p = copy ? strtok_r(copy, ",", &save) : NULL; p && !wanted;
+             p = strtok_r(NULL, ",", &save))
+            wanted = fnmatch(p, names[i], 0) == 0;
+        free(copy);
+        if (!wanted)
+            continue;
+        list[n].name = dup(names[i]);
+        list[n].description = dup("events (enters and exits) of the thread");
+        list[n].unit = dup("#");
+        list[n].base = 10;
+        list[n].value_type =
+            i == 0 ? INSTR_METRIC_UINT64 : i == 1 ? INSTR_METRIC_INT64 : INSTR_METRIC_DOUBLE;
+        list[n].mode = INSTR_METRIC_ACCUMULATED;
+        list[n].semantics = INSTR_METRIC_START;
+        n++;
+    }
+    return list;
+}
+
+static int32_t add_counter(const char *name)
+{
+    for (int i = 0; i < NMETRICS; i++)
+        if (strcmp(name, names[i]) == 0)
+            return i;
+    return -1;
+}
+
+/* The first question of the three metrics at an event counts the event. */
+static uint64_t get_current_value(int32_t id)
+{
+    static _Thread_local int32_t asked_last = NMETRICS;
+    if (id <= asked_last)
+        events++;
+    asked_last = id;
+    switch (id) {
+    case 0: return events;
+    case 1: return instr_metric_value_of_int64(-(int64_t)events);
+    default: return instr_metric_value_of_double((double)events / 2);
+    }
+}
+
+INSTR_METRIC_PLUGIN_ENTRY
+{
+    static const instr_metric_plugin_info info = {
+        .plugin_version = INSTR_METRIC_PLUGIN_VERSION,
+        .synchronicity = INSTR_METRIC_STRICTLY_SYNC,
+        .scope = INSTR_METRIC_PER_THREAD,
+        .initialize = initialize,
+        .finalize = finalize,
+        .get_metric_properties = get_metric_properties,
+        .add_counter = add_counter,
+        .get_current_value = get_current_value,
+    };
+    return &info;
+}

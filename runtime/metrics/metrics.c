@@ -1,0 +1,326 @@
+/* metrics.c — the run's metric set and the metrics substrate: reads the values of the
+ * synchronous metrics at every enter and exit of a thread, before the other substrates see
+ * the event (it is first in the dispatch order), and collects the asynchronous metrics'
+ * values at the end for the trace. */
+#include "metrics.h"
+#include "../core/config.h"
+#include "../core/core.h"
+#include "../core/log.h"
+#ifdef INSTR_RT_HAVE_TRACE
+#include "../trace/trace.h"
+#endif
+
+#include <stdlib.h>
+#include <string.h>
+
+instr_metric *instr_metrics_sync;
+uint32_t instr_metrics_nsync;
+instr_metric *instr_metrics_async;
+uint32_t instr_metrics_nasync;
+
+#define MAX_SOURCES 32
+static instr_metric_source sources[MAX_SOURCES];
+static uint32_t nsources;
+static uint32_t begin_sync, begin_async;
+
+/* Per location. */
+typedef struct metrics_loc {
+    uint64_t *values;
+    void *threads[MAX_SOURCES];
+    instr_location *loc;
+} metrics_loc;
+
+/* The trace's slot, when the trace takes metric records (trace/metric_events.c); else -1. */
+static int trace_slot = -1;
+
+static _Thread_local metrics_loc *tls_metrics __attribute__((tls_model("initial-exec")));
+
+static char *dup_or_empty(const char *s) { return strdup(s ? s : ""); }
+
+instr_metric *instr_metrics_add(const instr_metric *m)
+{
+    int sync = m->synchronicity == INSTR_METRIC_STRICTLY_SYNC ||
+               m->synchronicity == INSTR_METRIC_SYNC;
+    instr_metric **list = sync ? &instr_metrics_sync : &instr_metrics_async;
+    uint32_t *n = sync ? &instr_metrics_nsync : &instr_metrics_nasync;
+    instr_metric *grown = realloc(*list, (*n + 1) * sizeof *grown);
+    if (!grown)
+        return NULL;
+    *list = grown;
+    instr_metric *c = &grown[*n];
+    *c = *m;
+    c->name = dup_or_empty(m->name);
+    c->description = dup_or_empty(m->description);
+    c->unit = dup_or_empty(m->unit);
+    if (!c->name || !c->description || !c->unit) {
+        free(c->name);
+        free(c->description);
+        free(c->unit);
+        return NULL;
+    }
+    if (c->base != 2)
+        c->base = 10;
+    ++*n;
+    return c;
+}
+
+instr_metric *instr_metrics_add_counter(const char *name, const char *description,
+                                        const char *unit, const char *source)
+{
+    instr_metric m = {
+        .name = (char *)name,
+        .description = (char *)description,
+        .unit = (char *)unit,
+        .base = 10,
+        .value_type = INSTR_METRIC_UINT64,
+        .mode = INSTR_METRIC_ACCUMULATED,
+        .semantics = INSTR_METRIC_START,
+        .synchronicity = INSTR_METRIC_STRICTLY_SYNC,
+        .scope = INSTR_METRIC_PER_THREAD,
+        .source = source,
+    };
+    return instr_metrics_add(&m);
+}
+
+void instr_metric_fprint(FILE *f, uint32_t type, uint64_t v, int width)
+{
+    if (type == INSTR_METRIC_DOUBLE) {
+        double d;
+        memcpy(&d, &v, sizeof d);
+        if (width)
+            fprintf(f, "%*.6g", width, d);
+        else
+            fprintf(f, "%.17g", d);
+    } else if (type == INSTR_METRIC_INT64) {
+        fprintf(f, "%*lld", width, (long long)v);
+    } else {
+        fprintf(f, "%*llu", width, (unsigned long long)v);
+    }
+}
+
+void instr_metrics_source_begin(void)
+{
+    begin_sync = instr_metrics_nsync;
+    begin_async = instr_metrics_nasync;
+}
+
+int instr_metrics_source_end(const instr_metric_source_ops *ops, void *ctx)
+{
+    if (nsources == MAX_SOURCES) {
+        instr_warn("more than %d metric sources: the later ones are left out", MAX_SOURCES);
+        instr_metrics_nsync = begin_sync;
+        instr_metrics_nasync = begin_async;
+        return -1;
+    }
+    sources[nsources++] = (instr_metric_source){
+        .ops = ops,
+        .ctx = ctx,
+        .first = begin_sync,
+        .n = instr_metrics_nsync - begin_sync,
+        .async_first = begin_async,
+        .async_n = instr_metrics_nasync - begin_async,
+    };
+    return 0;
+}
+
+void instr_metrics_each_item(const char *list, void (*fn)(void *arg, const char *item),
+                             void *arg)
+{
+    const char *p = list;
+    while (p && *p) {
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        while (len && (*p == ' ' || *p == '\t')) {
+            p++;
+            len--;
+        }
+        while (len && (p[len - 1] == ' ' || p[len - 1] == '\t'))
+            len--;
+        if (len) {
+            char *item = strndup(p, len);
+            if (item) {
+                fn(arg, item);
+                free(item);
+            }
+        }
+        p = e ? e + 1 : NULL;
+    }
+}
+
+static const char *nonempty_env(const char *name)
+{
+    const char *v = instr_env(name);
+    return v && *v ? v : NULL;
+}
+
+static int wanted(void)
+{
+    return nonempty_env("INSTR_METRIC_RUSAGE") || nonempty_env("INSTR_METRIC_PERF") ||
+           nonempty_env("INSTR_METRIC_PAPI") || nonempty_env("INSTR_METRIC_PLUGINS");
+}
+
+/* Once per run: what the profile and the trace will and will not show. */
+static void say_where_values_go(void)
+{
+    for (uint32_t i = 0; i < instr_metrics_nsync; i++) {
+        const instr_metric *m = &instr_metrics_sync[i];
+        instr_info(1, "metric %s (%s, %s): on", m->name, m->source, m->unit);
+        if (m->mode == INSTR_METRIC_ABSOLUTE && instr_cfg.enable_profiling)
+            instr_warn("metric %s (%s) gives absolute values: the profile sums only "
+                       "accumulated metrics, so it is recorded in the trace only "
+                       "(INSTR_ENABLE_TRACING=1)",
+                       m->name, m->source);
+    }
+    if (instr_metrics_nasync)
+        instr_warn("%u asynchronous metric%s (%s%s): recorded in the trace only%s",
+                   instr_metrics_nasync, instr_metrics_nasync == 1 ? "" : "s",
+                   instr_metrics_async[0].name, instr_metrics_nasync > 1 ? ", ..." : "",
+                   instr_cfg.enable_tracing ? "" : "; this run writes no trace "
+                                                   "(INSTR_ENABLE_TRACING=1 does)");
+}
+
+static int init(void)
+{
+    const char *v;
+    if ((v = nonempty_env("INSTR_METRIC_RUSAGE")))
+        instr_metrics_rusage_init("INSTR_METRIC_RUSAGE", v);
+    if ((v = nonempty_env("INSTR_METRIC_PERF")))
+        instr_metrics_perf_init("INSTR_METRIC_PERF", v);
+    if ((v = nonempty_env("INSTR_METRIC_PAPI")))
+        instr_metrics_papi_init("INSTR_METRIC_PAPI", v);
+    if ((v = nonempty_env("INSTR_METRIC_PLUGINS")))
+        instr_metrics_plugins_init("INSTR_METRIC_PLUGINS", v);
+    if (instr_metrics_nsync == 0 && instr_metrics_nasync == 0) {
+        instr_warn("no metric is recorded: none of the INSTR_METRIC_* settings named an "
+                   "available metric (see the lines above)");
+        return -1;
+    }
+    say_where_values_go();
+    return 0;
+}
+
+static void read_all(metrics_loc *s, uint64_t t)
+{
+    for (uint32_t i = 0; i < nsources; i++) {
+        const instr_metric_source *src = &sources[i];
+        if (src->n && s->threads[i])
+            src->ops->read(&sources[i], s->threads[i], s->values + src->first, t);
+    }
+}
+
+/* On the location's own thread. */
+static void *location_begin(instr_location *loc)
+{
+    (void)loc;
+    metrics_loc *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    s->values = calloc(instr_metrics_nsync ? instr_metrics_nsync : 1, sizeof *s->values);
+    if (!s->values) {
+        free(s);
+        return NULL;
+    }
+    for (uint32_t i = 0; i < nsources; i++)
+        s->threads[i] = sources[i].ops->thread_begin ? sources[i].ops->thread_begin(&sources[i])
+                                                     : NULL;
+    read_all(s, 0);
+    s->loc = loc;
+#ifdef INSTR_RT_HAVE_TRACE
+    static int once;
+    if (!__atomic_exchange_n(&once, 1, __ATOMIC_ACQ_REL) && instr_trace_metrics_wanted())
+        __atomic_store_n(&trace_slot, instr_substrate_slot(&instr_trace_substrate),
+                         __ATOMIC_RELEASE);
+#endif
+    tls_metrics = s;
+    return s;
+}
+
+/* Hot path (the generic path, which is taken whenever a metric is on). */
+static void on_event(void *data, uint32_t region, uint64_t t)
+{
+    (void)region;
+    metrics_loc *s = data;
+    if (__builtin_expect(s == NULL, 0))
+        return;
+    read_all(s, t);
+#ifdef INSTR_RT_HAVE_TRACE
+    int slot = __atomic_load_n(&trace_slot, __ATOMIC_RELAXED);
+    struct instr_tloc *tl = slot >= 0 ? s->loc->sub[slot] : NULL;
+    if (tl)
+        for (uint32_t i = 0; i < instr_metrics_nsync; i++)
+            instr_trace_put(tl, (uint32_t)INSTR_TREC_METRIC << INSTR_TREC_KIND_SHIFT | i,
+                            s->values[i]);
+#endif
+}
+
+const uint64_t *instr_metrics_values_of(instr_location *loc, uint32_t *n)
+{
+    int slot = instr_substrate_slot(&instr_metrics_substrate);
+    metrics_loc *s = slot >= 0 && loc ? loc->sub[slot] : NULL;
+    *n = s ? instr_metrics_nsync : 0;
+    return s ? s->values : NULL;
+}
+
+const uint64_t *instr_metrics_thread_values(uint32_t *n)
+{
+    metrics_loc *s = tls_metrics;
+    *n = s ? instr_metrics_nsync : 0;
+    return s ? s->values : NULL;
+}
+
+/* ---- the end: asynchronous values for the trace, then every source finishes ---- */
+
+instr_metric_async_values instr_metrics_async_values;
+
+static void put_async(void *arg, uint32_t index, uint64_t t, uint64_t v)
+{
+    instr_metric_async_values *a = arg;
+    if (a->n == a->cap) {
+        size_t cap = a->cap ? 2 * a->cap : 1024;
+        instr_metric_async_value *grown = realloc(a->v, cap * sizeof *grown);
+        if (!grown) {
+            a->lost++;
+            return;
+        }
+        a->v = grown;
+        a->cap = cap;
+    }
+    a->v[a->n++] = (instr_metric_async_value){t, v, index};
+}
+
+static int by_time(const void *x, const void *y)
+{
+    const instr_metric_async_value *a = x, *b = y;
+    if (a->t != b->t)
+        return a->t < b->t ? -1 : 1;
+    return a->metric < b->metric ? -1 : a->metric > b->metric;
+}
+
+static int write(const instr_run *run, char *files, size_t size)
+{
+    (void)run;
+    (void)files;
+    (void)size;
+    instr_metric_async_values *a = &instr_metrics_async_values;
+    for (uint32_t i = 0; i < nsources; i++)
+        if (sources[i].async_n && sources[i].ops->collect)
+            sources[i].ops->collect(&sources[i], put_async, a);
+    if (a->n)
+        qsort(a->v, a->n, sizeof *a->v, by_time);
+    if (a->lost)
+        instr_warn("out of memory: %zu value(s) of asynchronous metrics were lost", a->lost);
+    for (uint32_t i = 0; i < nsources; i++)
+        if (sources[i].ops->finish)
+            sources[i].ops->finish(&sources[i]);
+    return 0;
+}
+
+const instr_substrate instr_metrics_substrate = {
+    .name = "metrics",
+    .wanted = wanted,
+    .init = init,
+    .location_begin = location_begin,
+    .enter = on_event,
+    .exit = on_event,
+    .write = write,
+};

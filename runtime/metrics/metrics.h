@@ -1,0 +1,161 @@
+/* metrics.h — the run's metrics: sources (rusage, perf, PAPI, metric plugins) switched on by
+ * INSTR_METRIC_* variables, and the per-thread array of the values of the synchronous ones.
+ *
+ * The model (docs/metrics.md): the metric set is fixed at start-up. Every strictly
+ * synchronous and synchronous metric has an index in a dense per-thread array of 64-bit
+ * values; the metrics substrate (the first in the dispatch order) refreshes that array at
+ * every enter and exit of the thread, before the other substrates see the event, so the
+ * profile (and later substrate plugins) read the values of that instant. Asynchronous
+ * metrics have no index: their timestamped values go to the trace at the end.
+ *
+ * When no metric is on, the substrate is not active: events keep their inline paths and
+ * cost not one instruction more. */
+#ifndef INSTR_RT_METRICS_H
+#define INSTR_RT_METRICS_H
+
+#include "../core/substrate.h"
+#include "../include/instr_metric_plugin.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+/* One metric of the run. */
+typedef struct instr_metric {
+    char *name, *description, *unit;
+    uint32_t base;
+    int32_t exponent;
+    uint32_t value_type, mode, semantics, synchronicity, scope;
+    const char *source; /* "rusage", "perf", "papi" or the plugin's name */
+} instr_metric;
+
+/* A source of metrics: its operations and its instance data. */
+typedef struct instr_metric_source instr_metric_source;
+typedef struct instr_metric_source_ops {
+    /* Per location, on its own thread: the thread's state (NULL: its values stay 0). */
+    void *(*thread_begin)(instr_metric_source *src);
+    /* Hot path: the thread's current values into out[0 .. src->n). t: now, in ticks. */
+    void (*read)(instr_metric_source *src, void *thread, uint64_t *out, uint64_t t);
+    /* Asynchronous metrics: hand their values to `put` (metric index among the run's
+     * asynchronous metrics, time, value), at the end. NULL: none. */
+    void (*collect)(instr_metric_source *src,
+                    void (*put)(void *arg, uint32_t async_index, uint64_t t, uint64_t v),
+                    void *arg);
+    /* At the end, after everything was read (NULL: nothing to do). The source's data stays:
+     * a thread the program did not join may still read until it sees the end. */
+    void (*finish)(instr_metric_source *src);
+} instr_metric_source_ops;
+
+struct instr_metric_source {
+    const instr_metric_source_ops *ops;
+    void *ctx;
+    uint32_t first, n;           /* its synchronous metrics: values[first .. first+n) */
+    uint32_t async_first, async_n; /* its asynchronous metrics among instr_metrics_async */
+};
+
+/* The run's synchronous metrics, by index in the value array, and the asynchronous ones. */
+extern instr_metric *instr_metrics_sync;
+extern uint32_t instr_metrics_nsync;
+extern instr_metric *instr_metrics_async;
+extern uint32_t instr_metrics_nasync;
+
+/* Sources add their metrics while the substrate starts (metrics.c): returns the new metric's
+ * copy (strings copied), or NULL when out of memory. */
+instr_metric *instr_metrics_add(const instr_metric *m);
+/* A built-in source's counter: uint64, accumulated since the start, strictly synchronous,
+ * per thread, base 10 (rusage, perf, PAPI). */
+instr_metric *instr_metrics_add_counter(const char *name, const char *description,
+                                        const char *unit, const char *source);
+/* One value in text by its type, in a field of `width` (0: as short as it goes; profile.json,
+ * profile.txt, the job profile). */
+void instr_metric_fprint(FILE *f, uint32_t type, uint64_t v, int width);
+/* Registers a source whose metrics were just added (first/n and async_first/async_n are
+ * filled in from what it added since instr_metrics_source_begin). */
+void instr_metrics_source_begin(void);
+int instr_metrics_source_end(const instr_metric_source_ops *ops, void *ctx);
+
+/* The built-in sources: parse the variable's value, add their metrics and register. A name
+ * that is unknown or unavailable gets one line naming the variable, the name and why. */
+void instr_metrics_rusage_init(const char *var, const char *spec);
+void instr_metrics_perf_init(const char *var, const char *spec);
+void instr_metrics_papi_init(const char *var, const char *spec);
+/* INSTR_METRIC_PLUGINS. */
+void instr_metrics_plugins_init(const char *var, const char *list);
+
+/* Splits a comma-separated list: calls fn for every non-empty item (blanks around it
+ * trimmed). */
+void instr_metrics_each_item(const char *list, void (*fn)(void *arg, const char *item),
+                             void *arg);
+
+/* The substrate (first in the dispatch order, runtime/core/lifecycle.c). */
+extern const instr_substrate instr_metrics_substrate;
+
+/* The values of the strictly synchronous and synchronous metrics of `loc` as last read (at
+ * its latest enter or exit), and their count; NULL and 0 when no metric is on or the
+ * location has none. */
+const uint64_t *instr_metrics_values_of(instr_location *loc, uint32_t *n);
+/* The same for the calling thread (for substrates that receive events of their own
+ * thread). */
+const uint64_t *instr_metrics_thread_values(uint32_t *n);
+
+/* The asynchronous metrics' values, collected at the end (before the trace is written), in
+ * time order. */
+typedef struct instr_metric_async_value {
+    uint64_t t, value;
+    uint32_t metric; /* index in instr_metrics_async */
+} instr_metric_async_value;
+typedef struct instr_metric_async_values {
+    instr_metric_async_value *v;
+    size_t n, cap, lost;
+} instr_metric_async_values;
+extern instr_metric_async_values instr_metrics_async_values;
+
+/* Value arithmetic by type: the difference now - then, added to acc. */
+static inline uint64_t instr_metric_add_delta(uint32_t type, uint64_t acc, uint64_t now,
+                                              uint64_t then)
+{
+    if (__builtin_expect(type == INSTR_METRIC_DOUBLE, 0)) {
+        double a, x, y;
+        memcpy(&a, &acc, sizeof a);
+        memcpy(&x, &now, sizeof x);
+        memcpy(&y, &then, sizeof y);
+        a += x - y;
+        memcpy(&acc, &a, sizeof a);
+        return acc;
+    }
+    return acc + (now - then); /* uint64 and int64 alike (two's complement) */
+}
+
+/* a < b by type. */
+static inline int instr_metric_less(uint32_t type, uint64_t a, uint64_t b)
+{
+    if (type == INSTR_METRIC_DOUBLE) {
+        double x, y;
+        memcpy(&x, &a, sizeof x);
+        memcpy(&y, &b, sizeof y);
+        return x < y;
+    }
+    if (type == INSTR_METRIC_INT64)
+        return (int64_t)a < (int64_t)b;
+    return a < b;
+}
+
+/* Zero of the type. */
+static inline uint64_t instr_metric_zero(uint32_t type)
+{
+    return type == INSTR_METRIC_DOUBLE ? instr_metric_value_of_double(0.0) : 0;
+}
+
+/* acc + v and acc - v by type. */
+static inline uint64_t instr_metric_sum(uint32_t type, uint64_t acc, uint64_t v)
+{
+    return instr_metric_add_delta(type, acc, v, instr_metric_zero(type));
+}
+
+static inline uint64_t instr_metric_diff(uint32_t type, uint64_t acc, uint64_t v)
+{
+    return instr_metric_add_delta(type, instr_metric_zero(type), acc, v);
+}
+
+#endif

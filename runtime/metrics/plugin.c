@@ -1,0 +1,341 @@
+/* plugin.c — INSTR_METRIC_PLUGINS: loads metric plugins (instr_metric_plugin.h) and makes
+ * each a metric source.
+ *
+ * libinstr_metric_<name>.so is looked for in every directory of INSTR_PLUGIN_PATH (colon
+ * separated), then by the dynamic linker (the library path). Every way a plugin can be bad
+ * (not found, no entry point, another ABI version, missing callbacks, failed initialisation,
+ * a specification that names nothing, a counter it cannot add) is said in one line naming
+ * the variable and the value; the plugin or the metric is left out and the run goes on. */
+#include "metrics.h"
+#include "../core/clock.h"
+#include "../core/config.h"
+#include "../core/log.h"
+#include "../core/text.h"
+
+#include <ctype.h>
+#include <dlfcn.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef struct plugin_ctx {
+    char name[64];
+    const instr_metric_plugin_info *info;
+    char **metric;     /* names of its metrics, in the order of their indices */
+    int32_t *async_id; /* asynchronous: the counter of each metric */
+    uint32_t n;
+    uint64_t delta_ticks; /* INSTR_METRIC_SYNC */
+    int ended;
+} plugin_ctx;
+
+/* Per thread: the counters of this thread (strictly synchronous and synchronous). */
+typedef struct plugin_thread {
+    uint64_t last_asked;
+    int asked;
+    int32_t id[];
+} plugin_thread;
+
+static uint64_t clock_for_plugins(void) { return instr_clock_now(); }
+
+static void *thread_begin(instr_metric_source *src)
+{
+    plugin_ctx *c = src->ctx;
+    if (!src->n)
+        return NULL;
+    plugin_thread *t = calloc(1, sizeof *t + src->n * sizeof t->id[0]);
+    if (!t)
+        return NULL;
+    for (uint32_t i = 0; i < src->n; i++) {
+        t->id[i] = c->info->add_counter(c->metric[i]);
+        if (t->id[i] < 0)
+            instr_warn("INSTR_METRIC_PLUGINS=%s: the plugin cannot count %s on thread %d "
+                       "(add_counter returned %d); its values stay 0 there",
+                       c->name, c->metric[i], (int)gettid(), (int)t->id[i]);
+    }
+    return t;
+}
+
+static void read_strict(instr_metric_source *src, void *thread, uint64_t *out, uint64_t now)
+{
+    (void)now;
+    const plugin_ctx *c = src->ctx;
+    const plugin_thread *t = thread;
+    for (uint32_t i = 0; i < src->n; i++)
+        if (t->id[i] >= 0)
+            out[i] = c->info->get_current_value(t->id[i]);
+}
+
+static void read_optional(instr_metric_source *src, void *thread, uint64_t *out, uint64_t now)
+{
+    const plugin_ctx *c = src->ctx;
+    plugin_thread *t = thread;
+    if (t->asked && now - t->last_asked < c->delta_ticks)
+        return;
+    t->asked = 1;
+    t->last_asked = now;
+    for (uint32_t i = 0; i < src->n; i++) {
+        uint64_t v;
+        if (t->id[i] >= 0 && c->info->get_optional_value(t->id[i], &v))
+            out[i] = v;
+    }
+}
+
+static void end_sync(plugin_ctx *c)
+{
+    if (!c->ended && c->info->synchronize)
+        c->info->synchronize(1, 1);
+    c->ended = 1;
+}
+
+static void collect(instr_metric_source *src,
+                    void (*put)(void *arg, uint32_t index, uint64_t t, uint64_t v), void *arg)
+{
+    plugin_ctx *c = src->ctx;
+    end_sync(c);
+    for (uint32_t i = 0; i < src->async_n; i++) {
+        if (c->async_id[i] < 0)
+            continue;
+        instr_metric_timed_value *v = NULL;
+        uint64_t n = c->info->get_all_values(c->async_id[i], &v);
+        for (uint64_t k = 0; v && k < n; k++)
+            put(arg, src->async_first + i, v[k].timestamp, v[k].value);
+        free(v);
+    }
+}
+
+static void finish(instr_metric_source *src)
+{
+    plugin_ctx *c = src->ctx;
+    end_sync(c);
+    if (c->info->finalize)
+        c->info->finalize();
+    /* The object stays loaded: a thread the program did not join may still be inside it. */
+}
+
+static const instr_metric_source_ops strict_ops = {
+    .thread_begin = thread_begin, .read = read_strict, .collect = collect, .finish = finish};
+static const instr_metric_source_ops optional_ops = {
+    .thread_begin = thread_begin, .read = read_optional, .collect = collect, .finish = finish};
+static const instr_metric_source_ops async_ops = {.collect = collect, .finish = finish};
+
+/* The dlopen handle of libinstr_metric_<name>.so, or NULL after a message. */
+static void *find_plugin(const char *var, const char *name)
+{
+    char file[128], path[PATH_MAX];
+    snprintf(file, sizeof file, "libinstr_metric_%s.so", name);
+    const char *dirs = instr_env("INSTR_PLUGIN_PATH");
+    for (const char *p = dirs; p && *p;) {
+        const char *e = strchr(p, ':');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (len && len + 1 + strlen(file) < sizeof path) {
+            snprintf(path, sizeof path, "%.*s/%s", (int)len, p, file);
+            if (access(path, F_OK) == 0) {
+                void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+                if (!h)
+                    instr_warn("%s=%s: %s cannot be loaded: %s; the run goes on without it",
+                               var, name, path, dlerror());
+                return h;
+            }
+        }
+        p = e ? e + 1 : NULL;
+    }
+    void *h = dlopen(file, RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        char q[INSTR_QUOTE_SIZE];
+        instr_warn("%s=%s: %s was not found in INSTR_PLUGIN_PATH=%s nor in the library path "
+                   "(%s); set INSTR_PLUGIN_PATH to the directory that holds it; the run goes "
+                   "on without it",
+                   var, name, file, instr_quote(q, dirs ? dirs : ""), dlerror());
+    }
+    return h;
+}
+
+/* Callbacks the plugin's synchronicity needs; NULL when all are there, else the first
+ * missing one's name. */
+static const char *missing_callback(const instr_metric_plugin_info *info)
+{
+    if (!info->initialize) return "initialize";
+    if (!info->get_metric_properties) return "get_metric_properties";
+    if (!info->add_counter) return "add_counter";
+    switch (info->synchronicity) {
+    case INSTR_METRIC_STRICTLY_SYNC: return info->get_current_value ? NULL : "get_current_value";
+    case INSTR_METRIC_SYNC: return info->get_optional_value ? NULL : "get_optional_value";
+    default: return info->get_all_values ? NULL : "get_all_values";
+    }
+}
+
+static void free_properties(instr_metric_properties *props)
+{
+    for (instr_metric_properties *p = props; p && p->name; p++) {
+        free((char *)p->name);
+        free((char *)p->description);
+        free((char *)p->unit);
+    }
+    free(props);
+}
+
+/* Adds the plugin's metrics; returns how many. */
+static uint32_t add_metrics(plugin_ctx *c, const char *spec_var, const char *spec,
+                            instr_metric_properties *props)
+{
+    const instr_metric_plugin_info *info = c->info;
+    int async = info->synchronicity >= INSTR_METRIC_ASYNC_EVENT;
+    uint32_t count = 0;
+    for (instr_metric_properties *p = props; p && p->name; p++)
+        count++;
+    c->metric = calloc(count ? count : 1, sizeof *c->metric);
+    c->async_id = calloc(count ? count : 1, sizeof *c->async_id);
+    if (!c->metric || !c->async_id)
+        return 0;
+    uint32_t n = 0;
+    for (instr_metric_properties *p = props; p && p->name; p++) {
+        if (p->value_type > INSTR_METRIC_DOUBLE || p->mode > INSTR_METRIC_ABSOLUTE ||
+            p->semantics > INSTR_METRIC_NEXT) {
+            instr_warn("%s=%s: metric %s has a value type, mode or semantics this runtime does "
+                       "not know (%u, %u, %u); left out",
+                       spec_var, spec, p->name, p->value_type, p->mode, p->semantics);
+            continue;
+        }
+        int32_t id = -1;
+        if (async && (id = info->add_counter(p->name)) < 0) {
+            instr_warn("%s=%s: the plugin cannot count %s (add_counter returned %d); left out",
+                       spec_var, spec, p->name, (int)id);
+            continue;
+        }
+        instr_metric m = {
+            .name = (char *)p->name,
+            .description = (char *)p->description,
+            .unit = (char *)p->unit,
+            .base = p->base,
+            .exponent = p->exponent,
+            .value_type = p->value_type,
+            .mode = p->mode,
+            .semantics = p->semantics,
+            .synchronicity = info->synchronicity,
+            .scope = async ? info->scope : INSTR_METRIC_PER_THREAD,
+            .source = c->name,
+        };
+        instr_metric *added = instr_metrics_add(&m);
+        if (!added)
+            continue;
+        c->metric[n] = added->name;
+        c->async_id[n] = id;
+        n++;
+    }
+    return n;
+}
+
+static void load_one(void *arg, const char *name)
+{
+    const char *var = arg;
+    char q[INSTR_QUOTE_SIZE];
+    size_t len = strlen(name);
+    int ok = len > 0 && len < 48;
+    for (size_t i = 0; ok && i < len; i++)
+        ok = isalnum((unsigned char)name[i]) || name[i] == '_' || name[i] == '-';
+    if (!ok) {
+        instr_warn("%s: %s is not a plugin name (letters, digits, '_' and '-', at most 47): "
+                   "left out",
+                   var, instr_quote(q, name));
+        return;
+    }
+    void *h = find_plugin(var, name);
+    if (!h)
+        return;
+    const instr_metric_plugin_info *(*entry)(void);
+    *(void **)&entry = dlsym(h, INSTR_METRIC_PLUGIN_ENTRY_NAME);
+    if (!entry) {
+        instr_warn("%s=%s: libinstr_metric_%s.so has no entry point %s() "
+                   "(INSTR_METRIC_PLUGIN_ENTRY in instr_metric_plugin.h); left out",
+                   var, name, name, INSTR_METRIC_PLUGIN_ENTRY_NAME);
+        return;
+    }
+    const instr_metric_plugin_info *info = entry();
+    if (!info) {
+        instr_warn("%s=%s: the plugin's entry point returned no description; left out", var,
+                   name);
+        return;
+    }
+    if (info->plugin_version != INSTR_METRIC_PLUGIN_VERSION) {
+        instr_warn("%s=%s: the plugin was built for metric plugin interface version %u, this "
+                   "runtime has version %u; rebuild it against this instr_metric_plugin.h; "
+                   "left out",
+                   var, name, info->plugin_version, INSTR_METRIC_PLUGIN_VERSION);
+        return;
+    }
+    const char *missing = missing_callback(info);
+    if (info->synchronicity > INSTR_METRIC_ASYNC || info->scope > INSTR_METRIC_ONCE) {
+        instr_warn("%s=%s: the plugin's synchronicity %u or scope %u is not one this runtime "
+                   "knows; left out",
+                   var, name, info->synchronicity, info->scope);
+        return;
+    }
+    if (missing) {
+        instr_warn("%s=%s: the plugin does not provide %s, which its synchronicity needs; "
+                   "left out",
+                   var, name, missing);
+        return;
+    }
+    /* The specification variable: INSTR_METRIC_<NAME>, '-' as '_'. */
+    char spec_var[80];
+    int k = snprintf(spec_var, sizeof spec_var, "INSTR_METRIC_");
+    for (size_t i = 0; i < len; i++)
+        spec_var[k++] = name[i] == '-' ? '_' : (char)toupper((unsigned char)name[i]);
+    spec_var[k] = '\0';
+    const char *spec = instr_env(spec_var);
+    if (!spec)
+        spec = "";
+
+    if (info->set_clock)
+        info->set_clock(clock_for_plugins);
+    int32_t rc = info->initialize();
+    if (rc != 0) {
+        instr_warn("%s=%s: the plugin failed to initialise (initialize returned %d); left out",
+                   var, name, (int)rc);
+        return;
+    }
+    plugin_ctx *c = calloc(1, sizeof *c);
+    if (!c) {
+        if (info->finalize)
+            info->finalize();
+        return;
+    }
+    snprintf(c->name, sizeof c->name, "%s", name);
+    c->info = info;
+    if (info->synchronicity == INSTR_METRIC_SYNC) {
+        double ticks = (double)info->delta_t * instr_clock_hz() / 1e9;
+        c->delta_ticks = ticks > 0 ? (uint64_t)ticks : 0;
+    }
+    instr_metric_properties *props = info->get_metric_properties(spec);
+    instr_metrics_source_begin();
+    uint32_t n = props && props->name ? add_metrics(c, spec_var, instr_quote(q, spec), props) : 0;
+    free_properties(props);
+    if (n == 0) {
+        instr_warn("%s=%s: %s=%s names no metric the plugin has (see docs/metrics.md and the "
+                   "plugin's own documentation); left out",
+                   var, name, spec_var, instr_quote(q, spec));
+        if (info->finalize)
+            info->finalize();
+        free(c->metric);
+        free(c->async_id);
+        free(c);
+        return;
+    }
+    const instr_metric_source_ops *ops = info->synchronicity == INSTR_METRIC_STRICTLY_SYNC
+                                             ? &strict_ops
+                                         : info->synchronicity == INSTR_METRIC_SYNC
+                                             ? &optional_ops
+                                             : &async_ops;
+    if (instr_metrics_source_end(ops, c) != 0)
+        return;
+    if (info->synchronize)
+        info->synchronize(1, 0);
+    instr_info(1, "%s=%s: %u metric%s from %s", var, name, n, n == 1 ? "" : "s", spec_var);
+}
+
+void instr_metrics_plugins_init(const char *var, const char *list)
+{
+    instr_metrics_each_item(list, load_one, (void *)var);
+}

@@ -1,0 +1,169 @@
+/* metric_events.c — metrics in the trace (docs/metrics.md, "Metrics in the trace").
+ *
+ * Synchronous metrics: at every enter and exit the metrics substrate, which sees the event
+ * first, appends one compact record per metric (kind INSTR_TREC_METRIC, the metric's index,
+ * the value in the time field) to the thread's buffer; the conversion (convert.c) collects
+ * them and writes one OTF2 Metric event of the class of all synchronous metrics right after
+ * the Enter or Leave that follows, at its time.
+ *
+ * Asynchronous metrics: their values (collected at the end, in time order, by
+ * runtime/metrics/) go to a location of their own, of type METRIC, in the process's location
+ * group: one Metric event per value, at its own time, so every stream stays in time order.
+ *
+ * Definitions: one MetricMember per metric, class 0 for the synchronous ones (strictly
+ * synchronous), then one class per asynchronous metric. Not in an MPI job's trace yet (its
+ * definitions are unified across ranks, job.c): there the metrics are in the profile only. */
+#include "trace.h"
+#include "../core/config.h"
+#include "../core/log.h"
+#include "../metrics/metrics.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Metrics per OTF2 Metric event at most (its count is a uint8_t). */
+#define MAX_PER_EVENT 255u
+
+static uint32_t nsync_traced(void)
+{
+    return instr_metrics_nsync < MAX_PER_EVENT ? instr_metrics_nsync : MAX_PER_EVENT;
+}
+
+/* The class of asynchronous metric k: after the synchronous class (OTF2 wants metric
+ * references dense, in order). */
+static OTF2_MetricRef async_class(uint32_t k) { return (nsync_traced() ? 1 : 0) + k; }
+
+int instr_trace_metrics_wanted(void) { return !instr_trace_job_pending && nsync_traced() > 0; }
+
+static OTF2_Type otf2_type(uint32_t value_type)
+{
+    return value_type == INSTR_METRIC_DOUBLE  ? OTF2_TYPE_DOUBLE
+           : value_type == INSTR_METRIC_INT64 ? OTF2_TYPE_INT64
+                                              : OTF2_TYPE_UINT64;
+}
+
+static OTF2_MetricMode otf2_mode(const instr_metric *m)
+{
+    static const OTF2_MetricMode acc[] = {OTF2_METRIC_ACCUMULATED_START,
+                                          OTF2_METRIC_ACCUMULATED_POINT,
+                                          OTF2_METRIC_ACCUMULATED_LAST,
+                                          OTF2_METRIC_ACCUMULATED_NEXT};
+    /* OTF2 has no absolute START: a reading stands for its own time. */
+    static const OTF2_MetricMode abs[] = {OTF2_METRIC_ABSOLUTE_POINT, OTF2_METRIC_ABSOLUTE_POINT,
+                                          OTF2_METRIC_ABSOLUTE_LAST, OTF2_METRIC_ABSOLUTE_NEXT};
+    uint32_t sem = m->semantics <= INSTR_METRIC_NEXT ? m->semantics : 0;
+    return m->mode == INSTR_METRIC_ABSOLUTE ? abs[sem] : acc[sem];
+}
+
+void instr_trace_metric_record(instr_tloc *s, uint32_t index, uint64_t value)
+{
+    if (!s->mpend) {
+        uint32_t n = nsync_traced();
+        if (!n || !(s->mpend = calloc(n, sizeof *s->mpend)))
+            return;
+    }
+    if (index >= nsync_traced())
+        return;
+    if (index == 0)
+        s->mpend_n = 0; /* a new event's set */
+    s->mpend[index].unsigned_int = value;
+    s->mpend_n++;
+}
+
+void instr_trace_metric_emit(instr_tloc *s, uint64_t t)
+{
+    uint32_t n = nsync_traced();
+    if (!s->mpend || s->mpend_n != n)
+        return;
+    s->mpend_n = 0;
+    static OTF2_Type types[MAX_PER_EVENT];
+    static int typed;
+    if (!__atomic_load_n(&typed, __ATOMIC_ACQUIRE)) {
+        for (uint32_t i = 0; i < n; i++)
+            types[i] = otf2_type(instr_metrics_sync[i].value_type);
+        __atomic_store_n(&typed, 1, __ATOMIC_RELEASE);
+    }
+    if (OTF2_EvtWriter_Metric(s->writer, NULL, t, 0, (uint8_t)n, types, s->mpend) !=
+        OTF2_SUCCESS)
+        s->refused++;
+}
+
+/* The location of the asynchronous values: after every thread's. */
+static uint64_t async_ref;
+static uint64_t async_events;
+
+int instr_trace_metric_async_write(OTF2_Archive *a, uint64_t t_start, uint64_t *t_last)
+{
+    const instr_metric_async_values *v = &instr_metrics_async_values;
+    if (instr_trace_job_pending || !v->n)
+        return 0;
+    for (instr_tloc *s = instr_trace_locs; s; s = s->next)
+        if (s->ref >= async_ref)
+            async_ref = s->ref + 1;
+    OTF2_EvtWriter *w = OTF2_Archive_GetEvtWriter(a, async_ref);
+    if (!w)
+        return -1;
+    int rc = 0;
+    for (size_t i = 0; i < v->n; i++) {
+        const instr_metric_async_value *x = &v->v[i];
+        if (x->metric >= instr_metrics_nasync || x->t < t_start)
+            continue;
+        OTF2_Type type = otf2_type(instr_metrics_async[x->metric].value_type);
+        OTF2_MetricValue value = {.unsigned_int = x->value};
+        if (OTF2_EvtWriter_Metric(w, NULL, x->t, async_class(x->metric), 1, &type, &value) !=
+            OTF2_SUCCESS) {
+            rc = -1;
+            break;
+        }
+        async_events++;
+        if (x->t > *t_last)
+            *t_last = x->t;
+    }
+    if (OTF2_Archive_CloseEvtWriter(a, w) != OTF2_SUCCESS)
+        rc = -1;
+    return rc;
+}
+
+int instr_trace_metric_async_local_defs(OTF2_Archive *a)
+{
+    if (!async_events)
+        return 0;
+    OTF2_DefWriter *dw = OTF2_Archive_GetDefWriter(a, async_ref);
+    return dw && OTF2_Archive_CloseDefWriter(a, dw) == OTF2_SUCCESS ? 0 : -1;
+}
+
+OTF2_ErrorCode instr_trace_metric_defs(OTF2_GlobalDefWriter *w, instr_strtab *st)
+{
+    if (instr_trace_job_pending)
+        return OTF2_SUCCESS;
+    OTF2_ErrorCode rc = OTF2_SUCCESS;
+    uint32_t nsync = nsync_traced();
+    OTF2_MetricMemberRef members[MAX_PER_EVENT];
+    for (uint32_t k = 0; k < nsync + instr_metrics_nasync && rc == OTF2_SUCCESS; k++) {
+        const instr_metric *m = k < nsync ? &instr_metrics_sync[k]
+                                          : &instr_metrics_async[k - nsync];
+        rc = OTF2_GlobalDefWriter_WriteMetricMember(
+            w, k, instr_strtab_ref(st, m->name), instr_strtab_ref(st, m->description),
+            strcmp(m->source, "papi") == 0 ? OTF2_METRIC_TYPE_PAPI : OTF2_METRIC_TYPE_OTHER,
+            otf2_mode(m), otf2_type(m->value_type), m->base == 2 ? OTF2_BASE_BINARY
+                                                                : OTF2_BASE_DECIMAL,
+            m->exponent, instr_strtab_ref(st, m->unit));
+        if (k < nsync)
+            members[k] = k;
+    }
+    if (nsync && rc == OTF2_SUCCESS)
+        rc = OTF2_GlobalDefWriter_WriteMetricClass(w, 0, (uint8_t)nsync, members,
+                                                   OTF2_METRIC_SYNCHRONOUS_STRICT,
+                                                   OTF2_RECORDER_KIND_CPU);
+    for (uint32_t k = 0; k < instr_metrics_nasync && rc == OTF2_SUCCESS; k++) {
+        OTF2_MetricMemberRef member = nsync + k;
+        rc = OTF2_GlobalDefWriter_WriteMetricClass(w, async_class(k), 1, &member,
+                                                   OTF2_METRIC_ASYNCHRONOUS,
+                                                   OTF2_RECORDER_KIND_ABSTRACT);
+    }
+    if (async_events && rc == OTF2_SUCCESS)
+        rc = OTF2_GlobalDefWriter_WriteLocation(w, async_ref,
+                                                instr_strtab_ref(st, "asynchronous metrics"),
+                                                OTF2_LOCATION_TYPE_METRIC, async_events, 0);
+    return rc;
+}

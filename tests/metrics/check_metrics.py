@@ -1,0 +1,390 @@
+#!/usr/bin/env python3
+"""End-to-end checks of metrics (docs/metrics.md): the built-in sources and metric plugins
+give the values the test programs make predictable, bad input gets one clear line and the
+run goes on. Usage: check_metrics.py CASE --bin DIR --work DIR --plugins DIR --bad-plugins DIR
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+
+LIB = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib")
+sys.path.insert(0, LIB)
+from cases import Fail, clean_env, expect, fresh_dir, run_case  # noqa: E402
+import profile as P  # noqa: E402
+
+A = None
+
+
+def run(prog, args=(), env=None, name=None):
+    """Runs a test program in a fresh directory; returns (stdout, instr lines, experiment)."""
+    work = fresh_dir(os.path.join(A.work, A.case, name or prog))
+    p = subprocess.run([os.path.join(A.bin, "metrics_" + prog)] + [str(a) for a in args],
+                       cwd=work, env=clean_env(env), capture_output=True, timeout=100)
+    err = p.stderr.decode(errors="replace")
+    expect(p.returncode == 0, "%s exited with %d:\n%s" % (prog, p.returncode, err))
+    mine = [l for l in err.splitlines() if l.startswith("instr: ")]
+    other = [l for l in err.splitlines() if not l.startswith("instr: ")]
+    expect(not other, "the program's stderr changed: %r" % other)
+    expect(not any("not a variable instr knows" in l for l in mine),
+           "an INSTR_METRIC_* variable was taken for unknown: %r" % mine)
+    return p.stdout.decode(), mine, P.find_experiment(work)
+
+
+def metrics_of(prof):
+    return [m["name"] for m in prof["metrics"]]
+
+
+def node(prof, path):
+    """The tree node of a call path given as "main/a/b"."""
+    names = {r["id"]: r["name"] for r in prof["regions"]}
+    by_id = {n["id"]: n for n in prof["tree"]}
+
+    def path_of(n):
+        p = []
+        while n is not None:
+            p.append(names[n["region"]])
+            n = by_id.get(n["parent"])
+        return "/".join(reversed(p))
+    found = [n for n in prof["tree"] if path_of(n) == path]
+    expect(len(found) == 1, "call path %s: %d nodes" % (path, len(found)))
+    return found[0]
+
+
+def value(prof, path, metric, row="inclusive"):
+    return node(prof, path)["metrics"][row][metrics_of(prof).index(metric)]
+
+
+def exclusive_consistent(prof):
+    """Exclusive = inclusive less the children's inclusive, for every accumulated metric."""
+    kids = {}
+    for n in prof["tree"]:
+        kids.setdefault(n["parent"], []).append(n)
+    for n in prof["tree"]:
+        for i, name in enumerate(metrics_of(prof)):
+            incl = n["metrics"]["inclusive"][i]
+            want = incl - sum(c["metrics"]["inclusive"][i] for c in kids.get(n["id"], []))
+            got = n["metrics"]["exclusive"][i]
+            expect(abs(got - want) <= 1e-9 * max(1, abs(incl)),
+                   "node %d metric %s: exclusive %r, inclusive less children %r"
+                   % (n["id"], name, got, want))
+
+
+def line(mine, *parts):
+    """The one instr line that holds all parts."""
+    found = [l for l in mine if all(p in l for p in parts)]
+    expect(len(found) == 1, "expected one line with %r, got:\n%s" % (parts, "\n".join(mine)))
+    return found[0]
+
+
+def case_rusage():
+    out, mine, exp = run("touch_pages", [1000, 100], {"INSTR_METRIC_RUSAGE": "all"})
+    expect(out == "touched 1000 pages\n", "stdout %r" % out)
+    prof = P.load(exp)
+    expect(metrics_of(prof) == ["ru_utime", "ru_stime", "ru_maxrss", "ru_minflt", "ru_majflt",
+                                "ru_inblock", "ru_oublock", "ru_nvcsw", "ru_nivcsw"],
+           "all: %r" % metrics_of(prof))
+    flt = value(prof, "main/touch", "ru_minflt")
+    expect(flt >= 1000, "ru_minflt in touch() is %d, it touched 1000 new pages" % flt)
+    cpu = value(prof, "main/spin", "ru_utime") + value(prof, "main/spin", "ru_stime")
+    spin_us = node(prof, "main/spin")["inclusive"] / 1000
+    expect(0 < cpu <= spin_us * 1.05 + 4000,
+           "CPU time of spin() %d us, its wall time %d us" % (cpu, spin_us))
+    exclusive_consistent(prof)
+    txt = open(os.path.join(exp, "profile.txt")).read()
+    expect("Metrics per call path" in txt and "ru_minflt" in txt, "profile.txt lacks metrics")
+
+
+def case_perf_software():
+    env = {"INSTR_METRIC_PERF": "page-faults,task-clock,context-switches",
+           "INSTR_METRIC_RUSAGE": "ru_utime,ru_stime"}
+    _, mine, exp = run("touch_pages", [1000, 300], env)
+    prof = P.load(exp)
+    expect(metrics_of(prof) == ["ru_utime", "ru_stime", "page-faults", "task-clock",
+                                "context-switches"], "metrics %r" % metrics_of(prof))
+    pf = value(prof, "main/touch", "page-faults")
+    expect(pf >= 1000, "page-faults in touch() is %d, it touched 1000 new pages" % pf)
+    # task-clock is the thread's CPU time: at most its wall time, and within 10 % of the CPU
+    # time getrusage gives (the wall time itself on an idle machine; shared machines give the
+    # thread less CPU than wall time).
+    tc = value(prof, "main", "task-clock")
+    wall = node(prof, "main")["inclusive"]
+    expect(tc <= wall * 1.01 + 100000, "task-clock of main %d ns > its time %d ns" % (tc, wall))
+    ru = (value(prof, "main", "ru_utime") + value(prof, "main", "ru_stime")) * 1000
+    expect(abs(tc - ru) <= 0.1 * ru + 8e6,
+           "task-clock of main %d ns, getrusage CPU time %d ns" % (tc, ru))
+    exclusive_consistent(prof)
+
+
+def case_hardware_or_message():
+    _, mine, exp = run("touch_pages", [10, 10], {"INSTR_METRIC_PERF": "instructions,page-faults"})
+    prof = P.load(exp)
+    refused = [l for l in mine if "INSTR_METRIC_PERF: event instructions is not available" in l]
+    if refused:
+        # A machine without hardware counters: one clear line, the rest is recorded.
+        expect(len(refused) == 1 and ("does not expose" in refused[0] or
+                                      "not permitted" in refused[0]), "line %r" % refused)
+        expect(metrics_of(prof) == ["page-faults"], "metrics %r" % metrics_of(prof))
+    else:
+        expect(metrics_of(prof) == ["instructions", "page-faults"], "%r" % metrics_of(prof))
+        expect(value(prof, "main/spin", "instructions") > 1000, "instructions of spin()")
+
+
+def count_env(spec=None, extra=None):
+    env = {"INSTR_PLUGIN_PATH": A.plugins, "INSTR_METRIC_PLUGINS": "count"}
+    if spec is not None:
+        env["INSTR_METRIC_COUNT"] = spec
+    env.update(extra or {})
+    return env
+
+
+def case_count_exact():
+    out, mine, exp = run("calls", [0], count_env())
+    expect(out == "sink=6\n", "stdout %r" % out)
+    prof = P.load(exp)
+    expect(metrics_of(prof) == ["events", "events_neg", "events_half"], "%r" % metrics_of(prof))
+    kinds = [m["type"] for m in prof["metrics"]]
+    expect(kinds == ["uint64", "int64", "double"], "types %r" % kinds)
+    # k instrumented calls inside a visit: 2k + 1 events from its enter to its exit.
+    want = {"main": (19, 4, 1, 19), "main/a": (15, 9, 3, 5), "main/a/b": (6, 6, 6, 1)}
+    for path, (incl, excl, visits, per_visit) in want.items():
+        n = node(prof, path)
+        expect(n["visits"] == visits, "%s visits %d" % (path, n["visits"]))
+        m = n["metrics"]
+        expect(m["inclusive"] == [incl, -incl, incl / 2], "%s inclusive %r" % (path, m))
+        expect(m["exclusive"] == [excl, -excl, excl / 2], "%s exclusive %r" % (path, m))
+        expect(m["min_inclusive"][0] == per_visit and m["max_inclusive"][0] == per_visit,
+               "%s per visit %r" % (path, m))
+    exclusive_consistent(prof)
+
+
+def case_count_threads():
+    out, mine, exp = run("calls", [4], count_env("events"))
+    prof = P.load(exp)
+    expect(metrics_of(prof) == ["events"], "%r" % metrics_of(prof))
+    w = node(prof, "worker")
+    expect(len(w["locations"]) == 4 and all(l["metrics"]["inclusive"] == [19]
+                                            for l in w["locations"]),
+           "worker per thread: %r" % w["locations"])
+    expect(w["metrics"]["inclusive"] == [76], "worker over threads %r" % w["metrics"])
+    expect(value(prof, "worker/a/b", "events") == 4 * 6, "b under worker")
+    expect(value(prof, "main", "events") == 19, "main")
+    exclusive_consistent(prof)
+
+
+def case_count_columns():
+    _, mine, exp = run("calls", [0], count_env(extra={
+        "INSTR_PROFILE_METRIC_COLUMNS": "events_half,evnts"}))
+    line(mine, "INSTR_PROFILE_METRIC_COLUMNS", "'evnts'", "not a metric")
+    txt = open(os.path.join(exp, "profile.txt")).read()
+    part = txt[txt.index("Metrics per call path"):]
+    expect("events_half" in part and "events_neg" not in part, "columns:\n" + part)
+    expect(re.search(r"^\s+9\.5\s+2 \| main$", part, re.M), "main's row:\n" + part)
+
+
+def case_bad_names():
+    env = {"INSTR_METRIC_RUSAGE": "ru_utme", "INSTR_METRIC_PERF": "instrctions",
+           "INSTR_METRIC_PAPI": "", "INSTR_VERBOSE": "1"}
+    out, mine, exp = run("calls", [0], env)
+    expect(out == "sink=6\n", "stdout %r" % out)
+    line(mine, "INSTR_METRIC_RUSAGE", "'ru_utme'", "not a getrusage field")
+    line(mine, "INSTR_METRIC_PERF", "'instrctions'", "not a perf event")
+    line(mine, "no metric is recorded")
+    expect(not any("substrate metrics: on" in l for l in mine), "metrics substrate on")
+    prof = P.load(exp)
+    expect(prof["metrics"] == [] and all("metrics" not in n for n in prof["tree"]),
+           "metrics without any metric on")
+    expect(node(prof, "main/a")["visits"] == 3, "the profile is still measured")
+
+
+def case_bad_plugins():
+    env = {"INSTR_PLUGIN_PATH": A.bad_plugins + ":" + A.plugins,
+           "INSTR_METRIC_PLUGINS": "bad_no_entry, bad_version,bad_init,bad_no_callback,count",
+           "INSTR_METRIC_COUNT": "events"}
+    out, mine, exp = run("calls", [0], env)
+    expect(out == "sink=6\n", "stdout %r" % out)
+    line(mine, "INSTR_METRIC_PLUGINS=bad_no_entry", "no entry point")
+    line(mine, "INSTR_METRIC_PLUGINS=bad_version", "version 99", "version 1")
+    line(mine, "INSTR_METRIC_PLUGINS=bad_init", "failed to initialise", "-7")
+    line(mine, "INSTR_METRIC_PLUGINS=bad_no_callback", "get_current_value")
+    prof = P.load(exp)
+    expect(metrics_of(prof) == ["events"], "the good plugin's metric: %r" % metrics_of(prof))
+    expect(value(prof, "main", "events") == 19, "events of main")
+    # A specification with a typo names nothing: said, and the run goes on without it.
+    out, mine, exp = run("calls", [0], count_env("evnts*"), name="typo")
+    line(mine, "INSTR_METRIC_PLUGINS=count", "INSTR_METRIC_COUNT='evnts*'", "names no metric")
+    expect(P.load(exp)["metrics"] == [], "metrics from a spec that names none")
+
+
+def case_plugin_not_found():
+    env = {"INSTR_PLUGIN_PATH": A.plugins, "INSTR_METRIC_PLUGINS": "nosuch,../count,count",
+           "INSTR_METRIC_COUNT": "events"}
+    out, mine, exp = run("calls", [0], env)
+    line(mine, "INSTR_METRIC_PLUGINS=nosuch", "libinstr_metric_nosuch.so was not found",
+         "INSTR_PLUGIN_PATH")
+    line(mine, "INSTR_METRIC_PLUGINS", "'../count'", "not a plugin name")
+    expect(metrics_of(P.load(exp)) == ["events"], "count still loaded")
+
+
+def case_no_metric_no_cost_path():
+    _, mine, exp = run("calls", [0], {"INSTR_VERBOSE": "1"})
+    expect(not any(l.startswith("instr: metric") or "substrate metrics" in l for l in mine),
+           "a metrics line without metrics: %r" % mine)
+    prof = P.load(exp)
+    expect(prof["metrics"] == [], "metrics list %r" % prof["metrics"])
+
+
+def trace_events(exp):
+    """(location, kind, time, detail) of every event, in file order, from otf2-print; the
+    trace first checked with tests/lib/otf2check.py."""
+    import otf2check as T
+    tr = T.load(exp)
+    problems = tr.problems()
+    expect(not problems, "trace problems:\n  " + "\n  ".join(problems[:10]))
+    p = subprocess.run([T.OTF2_PRINT, os.path.join(exp, "traces.otf2")], capture_output=True,
+                       timeout=60)
+    out = []
+    for l in p.stdout.decode().splitlines():
+        m = re.match(r"^(ENTER|LEAVE|METRIC)\s+(\d+)\s+(\d+)\s+(.*)$", l)
+        if m:
+            out.append((int(m.group(2)), m.group(1), int(m.group(3)), m.group(4)))
+    return tr, out
+
+
+def case_trace_sync():
+    env = count_env("events,events_half", {"INSTR_ENABLE_TRACING": "1"})
+    _, mine, exp = run("calls", [2], env)
+    tr, evs = trace_events(exp)
+    by_loc = {}
+    for loc, kind, t, detail in evs:
+        by_loc.setdefault(loc, []).append((kind, t, detail))
+    expect(len(by_loc) == 3, "locations %r" % sorted(by_loc))
+    for loc, es in by_loc.items():
+        # Every Enter and Leave is followed by the metric set at its own time, whose events
+        # value grows by exactly one per event (the count plugin's meaning).
+        expect(len(es) % 2 == 0, "location %d: %d records" % (loc, len(es)))
+        last = None
+        for (k1, t1, _), (k2, t2, d2) in zip(es[0::2], es[1::2]):
+            expect(k1 in ("ENTER", "LEAVE") and k2 == "METRIC" and t1 == t2,
+                   "location %d: %s at %d then %s at %d" % (loc, k1, t1, k2, t2))
+            m = re.search(r'\("events" <\d+>; UINT64; (\d+)\), \("events_half" <\d+>; '
+                          r'DOUBLE; ([0-9.e+]+)\)', d2)
+            expect(m, "metric record %r" % d2)
+            v = int(m.group(1))
+            expect(float(m.group(2)) == v / 2, "events_half %r" % d2)
+            expect(last is None or v == last + 1, "location %d: events %d after %r" % (loc, v, last))
+            last = v
+    prof = P.load(exp)
+    expect(value(prof, "main", "events") == 19, "the profile of a traced run")
+
+
+def case_trace_async():
+    env = {"INSTR_PLUGIN_PATH": A.plugins, "INSTR_METRIC_PLUGINS": "meminfo",
+           "INSTR_METRIC_MEMINFO": "MemFree,MemAvail*", "INSTR_ENABLE_TRACING": "1"}
+    _, mine, exp = run("touch_pages", [100, 200], env)
+    line(mine, "2 asynchronous metrics", "trace only")
+    tr, evs = trace_events(exp)
+    metric_locs = [r for r, d in tr.locations.items() if d["type"] == "METRIC"]
+    expect(len(metric_locs) == 1, "locations %r" % tr.locations)
+    vals = [(t, d) for loc, kind, t, d in evs if loc == metric_locs[0]]
+    expect(all(k == "METRIC" for loc, k, _, _ in evs if loc == metric_locs[0]), "kinds")
+    times = [t for t, _ in vals]
+    expect(times == sorted(times), "asynchronous values out of time order")
+    free = [d for _, d in vals if '"MemFree"' in d]
+    avail = [d for _, d in vals if '"MemAvailable"' in d]
+    # Sampled every 10 ms over a run of about 200 ms, plus one at the start and at the end.
+    expect(len(free) >= 5 and len(free) == len(avail), "%d MemFree, %d MemAvailable values"
+           % (len(free), len(avail)))
+    main = [t for loc, k, t, _ in evs if k == "ENTER" and loc != metric_locs[0]]
+    expect(times[0] <= main[0] + 1 and times[-1] >= main[-1], "the values span the run")
+    expect(P.load(exp)["metrics"] == [], "an asynchronous metric in the profile")
+
+
+def case_mpi_job():
+    """The job profile of an MPI job has the metric rows of every rank."""
+    work = fresh_dir(os.path.join(A.work, A.case))
+    exe = os.path.join(work, "halo")
+    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "mpi", "progs", "halo.c")
+    b = subprocess.run([A.instr, A.mpicc, "-O1", src, "-o", exe], capture_output=True, timeout=120)
+    expect(b.returncode == 0, "instr mpicc: %s" % b.stderr.decode(errors="replace"))
+    env = count_env("events")
+    cmd = [A.mpirun, "--oversubscribe", "--allow-run-as-root", "-np", "2"]
+    for k in env:
+        cmd += ["-x", k]
+    p = subprocess.run(cmd + [exe], cwd=work, env=clean_env(env), capture_output=True,
+                       timeout=240)
+    expect(p.returncode == 0, "mpirun: %s" % p.stderr.decode(errors="replace")[-2000:])
+    job = P.load(P.find_experiment(work))
+    expect(metrics_of(job) == ["events"], "job metrics %r" % job.get("metrics"))
+    names = {r["id"]: r["name"] for r in job["regions"]}
+    mains = [n for n in job["tree"] if names[n["region"]] == "main" and n["parent"] is None]
+    expect(len(mains) == 1 and len(mains[0]["locations"]) == 2, "main over two ranks")
+    per_rank = [l["metrics"]["inclusive"][0] for l in mains[0]["locations"]]
+    expect(per_rank[0] == per_rank[1] and mains[0]["metrics"]["inclusive"] == [sum(per_rank)],
+           "main's events per rank %r, over the job %r" % (per_rank, mains[0]["metrics"]))
+    # main's events: 2k + 1 for the k instrumented calls made inside it, on every rank.
+    calls = sum(n["visits"] for n in job["tree"] if n["parent"] is not None) // 2
+    expect(per_rank[0] == 2 * calls + 1, "main's events %d, %d calls inside" % (per_rank[0], calls))
+    exclusive_consistent(job)
+
+
+def case_openmp():
+    """OpenMP (libomp, OMPT): every thread's leaf update_row spans exactly one event per
+    visit, and each thread's rows add up."""
+    work = fresh_dir(os.path.join(A.work, A.case))
+    exe = os.path.join(work, "heat_omp")
+    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples",
+                       "heat_omp", "heat_omp.c")
+    b = subprocess.run([A.instr, A.clang, "-fopenmp", "-O2", src, "-o", exe, "-lm"],
+                       capture_output=True, timeout=120)
+    expect(b.returncode == 0, "instr clang -fopenmp: %s" % b.stderr.decode(errors="replace"))
+    env = count_env("events", {"OMP_NUM_THREADS": "3"})
+    p = subprocess.run([exe, "64", "10"], cwd=work, env=clean_env(env), capture_output=True,
+                       timeout=120)
+    expect(p.returncode == 0, "heat_omp: %s" % p.stderr.decode(errors="replace"))
+    prof = P.load(P.find_experiment(work))
+    names = {r["id"]: r["name"] for r in prof["regions"]}
+    rows = [n for n in prof["tree"] if names[n["region"]] == "update_row"]
+    expect(rows, "no update_row node")
+    threads = set()
+    for n in rows:
+        for l in n["locations"]:
+            expect(l["metrics"]["inclusive"] == [l["visits"]] and
+                   l["metrics"]["max_inclusive"] == [1],
+                   "update_row on location %d: %d visits, metrics %r"
+                   % (l["location"], l["visits"], l["metrics"]))
+            threads.add(l["location"])
+    expect(len(threads) == 3, "update_row ran on locations %r" % sorted(threads))
+
+
+def case_papi():
+    _, mine, exp = run("touch_pages", [10, 10], {"INSTR_METRIC_PAPI": "PAPI_TOT_INS,PAPI_NOPE"})
+    line(mine, "INSTR_METRIC_PAPI", "'PAPI_NOPE'", "not a PAPI event")
+    prof = P.load(exp)
+    refused = [l for l in mine if "INSTR_METRIC_PAPI" in l and "PAPI_TOT_INS" in l]
+    if refused or any("PAPI cannot" in l for l in mine):
+        expect(metrics_of(prof) == [], "metrics %r" % metrics_of(prof))
+    else:
+        expect(value(prof, "main/spin", "PAPI_TOT_INS") > 1000, "PAPI_TOT_INS of spin()")
+
+
+def main():
+    global A
+    ap = argparse.ArgumentParser()
+    ap.add_argument("case")
+    ap.add_argument("--bin", required=True)
+    ap.add_argument("--work", required=True)
+    ap.add_argument("--plugins", required=True)
+    ap.add_argument("--bad-plugins", required=True)
+    ap.add_argument("--instr")
+    ap.add_argument("--mpicc")
+    ap.add_argument("--mpirun")
+    ap.add_argument("--clang")
+    A = ap.parse_args()
+    import otf2check as T
+    return run_case(globals(), A.case, (P.ProfileError, T.TraceError))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
