@@ -234,13 +234,13 @@ def check_signals(prog, mode, memory, runs=3):
                                             "INSTR_TOTAL_MEMORY": memory})
         expect(rc == 0 and rest == [], "rc %r, stderr %r" % (rc, rest))
         m = re.match(r"^work (\d+) handler (\d+)$", out.strip())
-        expect(m and int(m.group(1)) == calls, "output %r" % out)
-        handled = int(m.group(2))
+        expect(m and int(m.group(1)) >= calls, "output %r" % out)
+        made, handled = int(m.group(1)), int(m.group(2))
         expect(handled > 0, "the handler never ran: the case tests nothing")
         tr, _ = check_archive(exp, mine, profile=False)
         got = tr.enters_by_region()
-        expect(got.get("work") == calls and got.get("inner") == 3 * calls,
-               "interrupted code's counts %r, want work %d inner %d" % (got, calls, 3 * calls))
+        expect(got.get("work") == made and got.get("inner") == 3 * made,
+               "interrupted code's counts %r, want work %d inner %d" % (got, made, 3 * made))
         dropped = dropped_by_handlers(mine)
         recorded = got.get("on_signal", 0) - 1  # one call before the timer (signals.c)
         expect(got.get("tick", 0) == recorded + 1, "handler %r" % got)
