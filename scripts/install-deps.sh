@@ -23,8 +23,11 @@ packages=(
   valgrind
   # profile.html and instr-export's outputs opened in a browser (ctest label report); npm
   # installs speedscope into the build tree at test set-up (tests/report)
-  chromium nodejs npm
+  chromium
 )
+# Node.js and npm: Debian's packages, unless the machine already has an npm (NodeSource's
+# nodejs package ships its own npm and conflicts with Debian's npm package)
+if ! command -v npm >/dev/null 2>&1; then packages+=(nodejs npm); fi
 
 missing=()
 for p in "${packages[@]}"; do
