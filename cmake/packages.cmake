@@ -6,18 +6,26 @@ set(_pkg_static_libs "")
 if(INSTR_RT_HAVE_TRACE)
   set(_pkg_static_libs ${INSTR_OTF2_LIBRARY})
 endif()
+# What each file's directory is below the prefix, and the way back up to the prefix.
+set(INSTR_PC_DIR ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+set(INSTR_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/instr)
+set(INSTR_MODULE_DIR ${CMAKE_INSTALL_DATADIR}/modulefiles/instr)
+file(RELATIVE_PATH INSTR_PC_TO_PREFIX /instr-prefix/${INSTR_PC_DIR} /instr-prefix)
+file(RELATIVE_PATH INSTR_CMAKE_TO_PREFIX /instr-prefix/${INSTR_CMAKE_DIR} /instr-prefix)
+string(REGEX MATCHALL "[^/]+" _module_parts "${INSTR_MODULE_DIR}/file")
+list(LENGTH _module_parts INSTR_MODULE_DEPTH) # path components from the prefix to the file
+
 set(_pkg ${CMAKE_CURRENT_LIST_DIR})
-configure_file(${_pkg}/instr.pc.in ${CMAKE_BINARY_DIR}/lib/pkgconfig/instr.pc @ONLY)
-configure_file(${_pkg}/instrConfig.cmake.in ${CMAKE_BINARY_DIR}/lib/cmake/instr/instrConfig.cmake
+configure_file(${_pkg}/instr.pc.in ${CMAKE_BINARY_DIR}/${INSTR_PC_DIR}/instr.pc @ONLY)
+configure_file(${_pkg}/instrConfig.cmake.in ${CMAKE_BINARY_DIR}/${INSTR_CMAKE_DIR}/instrConfig.cmake
                @ONLY)
 configure_file(${_pkg}/instrConfigVersion.cmake.in
-               ${CMAKE_BINARY_DIR}/lib/cmake/instr/instrConfigVersion.cmake @ONLY)
+               ${CMAKE_BINARY_DIR}/${INSTR_CMAKE_DIR}/instrConfigVersion.cmake @ONLY)
 configure_file(${_pkg}/instr.lua.in
-               ${CMAKE_BINARY_DIR}/share/modulefiles/instr/${PROJECT_VERSION}.lua @ONLY)
-# lib, not CMAKE_INSTALL_LIBDIR: the wrapper and these files find the runtime in <prefix>/lib
-install(FILES ${CMAKE_BINARY_DIR}/lib/pkgconfig/instr.pc DESTINATION lib/pkgconfig)
-install(FILES ${CMAKE_BINARY_DIR}/lib/cmake/instr/instrConfig.cmake
-              ${CMAKE_BINARY_DIR}/lib/cmake/instr/instrConfigVersion.cmake
-        DESTINATION lib/cmake/instr)
-install(FILES ${CMAKE_BINARY_DIR}/share/modulefiles/instr/${PROJECT_VERSION}.lua
-        DESTINATION share/modulefiles/instr)
+               ${CMAKE_BINARY_DIR}/${INSTR_MODULE_DIR}/${PROJECT_VERSION}.lua @ONLY)
+install(FILES ${CMAKE_BINARY_DIR}/${INSTR_PC_DIR}/instr.pc DESTINATION ${INSTR_PC_DIR})
+install(FILES ${CMAKE_BINARY_DIR}/${INSTR_CMAKE_DIR}/instrConfig.cmake
+              ${CMAKE_BINARY_DIR}/${INSTR_CMAKE_DIR}/instrConfigVersion.cmake
+        DESTINATION ${INSTR_CMAKE_DIR})
+install(FILES ${CMAKE_BINARY_DIR}/${INSTR_MODULE_DIR}/${PROJECT_VERSION}.lua
+        DESTINATION ${INSTR_MODULE_DIR})

@@ -6,7 +6,8 @@ instrumented (its profile has the project's functions) and no configure step lea
 experiment directory behind.
 find_package(instr) with instr_instrument(), pkg-config and instr-config are checked on
 the same sources (package/, project/manual.c).
-Usage: check_buildsys.py CASE --prefix DIR --src DIR --work DIR   (DIR: a build or install tree)
+Usage: check_buildsys.py CASE --prefix DIR --src DIR --work DIR [--libdir REL]
+       (--prefix: a build or install tree; --libdir: its lib directory, default lib)
 """
 import argparse
 import glob
@@ -230,7 +231,7 @@ def manual_api(flags, name):
 def case_pkg_config():
     """pkg-config instr and instr-config give the flags of the manual API."""
     pc = sh(["pkg-config", "--cflags", "--libs", "instr"], A.work,
-            {"PKG_CONFIG_PATH": os.path.join(A.prefix, "lib", "pkgconfig")}).stdout.split()
+            {"PKG_CONFIG_PATH": os.path.join(A.prefix, A.libdir, "pkgconfig")}).stdout.split()
     manual_api(pc, "pkg-config")
     ic = sh([os.path.join(A.prefix, "bin", "instr-config"), "--cflags", "--libs"],
             A.work).stdout.split()
@@ -240,7 +241,7 @@ def case_pkg_config():
     manual_api(st, "instr-config-static")
     v = sh([os.path.join(A.prefix, "bin", "instr-config"), "--version"], A.work).stdout.strip()
     pv = sh(["pkg-config", "--modversion", "instr"], A.work,
-            {"PKG_CONFIG_PATH": os.path.join(A.prefix, "lib", "pkgconfig")}).stdout.strip()
+            {"PKG_CONFIG_PATH": os.path.join(A.prefix, A.libdir, "pkgconfig")}).stdout.strip()
     expect(v and v == pv, "instr-config --version %r, pkg-config --modversion %r" % (v, pv))
     bad = sh([os.path.join(A.prefix, "bin", "instr-config"), "--clfags"], A.work, ok=False)
     expect(bad.returncode == 2 and "--clfags" in bad.stderr, "a bad option: %d %r"
@@ -254,6 +255,7 @@ def main():
     ap.add_argument("--prefix", required=True)
     ap.add_argument("--src", required=True)
     ap.add_argument("--work", required=True)
+    ap.add_argument("--libdir", default="lib", help="the tree's lib directory, relative")
     A = ap.parse_args()
     A.bindir = os.path.join(A.prefix, "bin")
     return run_case(globals(), A.case)

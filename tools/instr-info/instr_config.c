@@ -3,7 +3,7 @@
 #define _GNU_SOURCE
 #include "instr_config.h"
 #include "build_info.h"
-#include "self_prefix.h"
+#include "install_layout.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -50,8 +50,8 @@ int instr_config_main(int argc, char **argv)
         printf("%s\n", INSTR_INFO_VERSION);
         return 0;
     }
-    char prefix[PATH_MAX];
-    if (self_prefix(prefix, sizeof prefix) != 0) {
+    instr_layout here;
+    if (instr_layout_find(&here) != 0) {
         fprintf(stderr, "instr-config: cannot find my own executable (/proc/self/exe)\n");
         return 1;
     }
@@ -61,18 +61,18 @@ int instr_config_main(int argc, char **argv)
         sep = " ";
     }
     if (prefix_wanted) {
-        printf("%s%s", sep, prefix);
+        printf("%s%s", sep, here.prefix);
         sep = " ";
     }
     if (cflags) {
-        printf("%s-I%s/include/instr", sep, prefix);
+        printf("%s-I%s", sep, here.include);
         sep = " ";
     }
     if (libs) {
         if (is_static)
-            printf("%s%s/lib/libinstr-rt.a %s -lyaml", sep, prefix, INSTR_INFO_STATIC_LIBS);
+            printf("%s%s/libinstr-rt.a %s -lyaml", sep, here.lib, INSTR_INFO_STATIC_LIBS);
         else
-            printf("%s-L%s/lib -Wl,-rpath,%s/lib%s -linstr-rt", sep, prefix, prefix,
+            printf("%s-L%s -Wl,-rpath,%s%s -linstr-rt", sep, here.lib, here.lib,
                    mpi ? " -linstr-rt-mpi" : "");
         printf(" -lpthread -ldl");
     }

@@ -7,7 +7,7 @@
 #include "build_info.h"
 #include "config_vars.h"
 #include "instr_config.h"
-#include "self_prefix.h"
+#include "install_layout.h"
 
 #include <dirent.h>
 #include <limits.h>
@@ -48,13 +48,14 @@ static int config_vars(int full)
  * the `instr` wrapper will find, also in a moved install tree. */
 static void plugins_here(void)
 {
-    char self[PATH_MAX], dir[PATH_MAX + 16];
-    if (self_prefix(self, sizeof self) != 0) {
+    instr_layout here;
+    char dir[PATH_MAX + 8];
+    if (instr_layout_find(&here) != 0) {
         printf("  plugins here:      unknown (/proc/self/exe unreadable)\n");
         return;
     }
-    printf("  prefix:            %s\n", self);
-    snprintf(dir, sizeof dir, "%s/lib/instr", self);
+    printf("  prefix:            %s\n", here.prefix);
+    snprintf(dir, sizeof dir, "%s/instr", here.lib);
     struct dirent **list;
     int count = scandir(dir, &list, NULL, alphasort);
     printf("  plugins here:     ");

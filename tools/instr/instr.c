@@ -3,11 +3,13 @@
  * Adds what instrumentation needs to one compiler command and runs it (exec: the compiler's
  * output and exit status are the wrapper's): the plugin and its options when compiling, the
  * runtime when linking; every other argument is passed through unchanged. Everything is found
- * relative to this executable (<prefix>/bin/instr -> <prefix>/lib), so the build tree and the
- * install tree work alike. Works as CC="instr gcc" in make and CMake builds: commands without
- * input files (--version, -dumpversion, ...) are passed through untouched. */
+ * relative to this executable (<prefix>/bin/instr -> <prefix>/lib: tools/layout), so the build
+ * tree, the install tree and a moved install tree work alike. Works as CC="instr gcc" in make
+ * and CMake builds: commands without input files (--version, -dumpversion, ...) are passed
+ * through untouched. */
 #define _GNU_SOURCE
 #include "find_program.h"
+#include "install_layout.h"
 #include "instr_filter.h"
 #include "response_file.h"
 #include "wrapper.h"
@@ -312,23 +314,15 @@ static int instr_main(int argc, char **argv)
     int linking = inputs > 0 && !compile_only;
     int instrumenting = sources > 0 && !preprocess_only;
 
-    /* Where we are: <prefix>/bin/instr. */
-    char self[PATH_MAX], prefix[PATH_MAX], lib[PATH_MAX + 8], inc[PATH_MAX + 16];
+    /* Where we are: <prefix>/bin/instr; the runtime, plugins and headers beside it. */
+    instr_layout here;
     char opt[3 * PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n <= 0) {
-        fprintf(stderr, "instr: cannot find my own executable (/proc/self/exe)\n");
+    if (instr_layout_find(&here) != 0) {
+        fprintf(stderr, "instr: cannot find my own executable (/proc/self/exe) and so not the "
+                        "runtime beside it; is /proc mounted?\n");
         return 1;
     }
-    self[n] = '\0';
-    snprintf(prefix, sizeof prefix, "%s", self);
-    for (int up = 0; up < 2; up++) {
-        char *s = strrchr(prefix, '/');
-        if (s)
-            *s = '\0';
-    }
-    snprintf(lib, sizeof lib, "%s/lib", prefix);
-    snprintf(inc, sizeof inc, "%s/include/instr", prefix);
+    const char *lib = here.lib, *inc = here.include;
 
     char spec[PATH_MAX] = "";
     if (filter && instrumenting) {
