@@ -197,7 +197,11 @@ def case_cmake_package():
     wd = fresh_dir(os.path.join(A.work, A.case))
     src = os.path.join(os.path.dirname(A.src), "package")
     build = os.path.join(wd, "build")
-    sh(["cmake", "-S", src, "-B", build, "-DCMAKE_PREFIX_PATH=" + A.prefix], wd)
+    where = ["-DCMAKE_PREFIX_PATH=" + A.prefix]
+    if A.libdir != "lib":
+        # CMake searches <prefix>/lib64/cmake only where the platform uses lib64 (not Debian)
+        where.append("-Dinstr_DIR=" + os.path.join(A.prefix, A.libdir, "cmake", "instr"))
+    sh(["cmake", "-S", src, "-B", build] + where, wd)
     expect_no_experiment(wd, "cmake configure with find_package(instr)")
     sh(["cmake", "--build", build], wd)
     exp = os.path.join(wd, "exp")

@@ -234,8 +234,11 @@ def case_packages():
         f.write("cmake_minimum_required(VERSION 3.21)\nproject(p C)\nfind_package(instr REQUIRED)\n"
                 "add_executable(heat %s)\ntarget_link_libraries(heat PRIVATE m)\n"
                 "instr_instrument(heat)\n" % src("heat.c"))
-    run(["cmake", "-S", proj, "-B", os.path.join(proj, "b"), "-DCMAKE_PREFIX_PATH=" + A.prefix],
-        wd)
+    where = ["-DCMAKE_PREFIX_PATH=" + A.prefix]
+    if A.libdir != "lib":
+        # CMake searches <prefix>/lib64/cmake only where the platform uses lib64 (not Debian)
+        where.append("-Dinstr_DIR=" + os.path.join(lib(), "cmake", "instr"))
+    run(["cmake", "-S", proj, "-B", os.path.join(proj, "b")] + where, wd)
     run(["cmake", "--build", os.path.join(proj, "b")], wd)
     run([os.path.join(proj, "b", "heat"), "32", "5"], proj)
     v = P().visits_by_region(P().load(os.path.join(one_experiment(proj), "profile.json")))
