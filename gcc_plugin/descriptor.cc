@@ -123,6 +123,41 @@ bool region_facts_from_tree(tree list, region_facts *rf)
     return true;
 }
 
+// One reference to the runtime's link-check symbol per translation unit with hooks, from a
+// static pointer (not code): linked without the runtime, the linker's error names what to do
+// (INSTR_LINK_CHECK_SYMBOL, runtime/include/instr_abi.h).
+static void emit_link_check()
+{
+    if (state.link_check_emitted)
+        return;
+    state.link_check_emitted = true;
+    tree byte = build_qualified_type(char_type_node, TYPE_QUAL_CONST);
+    tree target = build_decl(BUILTINS_LOCATION, VAR_DECL,
+                             get_identifier("__instr_compiled_with_instr_but_not_linked_with_it"
+                                            "__link_through_instr_or_add_linstr_rt"),
+                             byte);
+    TREE_PUBLIC(target) = 1;
+    DECL_EXTERNAL(target) = 1;
+    DECL_ARTIFICIAL(target) = 1;
+    TREE_READONLY(target) = 1;
+    DECL_VISIBILITY(target) = VISIBILITY_DEFAULT;
+    DECL_VISIBILITY_SPECIFIED(target) = 1;
+    TREE_ADDRESSABLE(target) = 1;
+    tree ptr = build_pointer_type(byte);
+    tree ref = build_decl(BUILTINS_LOCATION, VAR_DECL, get_identifier("__instr_link_check"), ptr);
+    TREE_STATIC(ref) = 1;
+    TREE_PUBLIC(ref) = 0;
+    DECL_EXTERNAL(ref) = 0;
+    DECL_ARTIFICIAL(ref) = 1;
+    DECL_IGNORED_P(ref) = 1;
+    TREE_USED(ref) = 1;
+    TREE_READONLY(ref) = 1;
+    DECL_PRESERVE_P(ref) = 1;  // __attribute__((used)): nothing in the program reads it
+    DECL_CONTEXT(ref) = NULL_TREE;
+    DECL_INITIAL(ref) = build_fold_addr_expr(target);
+    varpool_node::finalize_decl(ref);
+}
+
 // The descriptor of the function body FNDECL (addr = &FNDECL: for a clone or split part
 // the body that runs), described by RF (the function the user wrote).
 tree make_region(tree fndecl, const region_facts &rf)
@@ -167,6 +202,7 @@ tree make_region(tree fndecl, const region_facts &rf)
     TREE_STATIC(init) = 1;
     DECL_INITIAL(var) = init;
     varpool_node::finalize_decl(var);
+    emit_link_check();
     return var;
 }
 

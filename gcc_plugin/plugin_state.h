@@ -19,6 +19,7 @@ struct plugin_state {
     unsigned long excluded_file = 0, excluded_name = 0, excluded_size = 0,
                   excluded_builtin = 0;
     unsigned next_region = 0;
+    bool link_check_emitted = false;  // descriptor.cc: one reference per translation unit
     // -fplugin-arg-instr-inline=after (default): the hooks go into the final bodies after
     // IPA inlining (late_pass.cc); before: into the lowered body, before any inlining.
     bool after_inlining = true;

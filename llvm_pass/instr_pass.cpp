@@ -53,6 +53,9 @@ namespace {
 // leaves such functions alone. The module also gets the named metadata !instr.instrumented.
 constexpr const char *kDecisionAttr = "instr-decision";
 constexpr const char *kModuleMarker = "instr.instrumented";
+// INSTR_LINK_CHECK_SYMBOL
+constexpr const char *kLinkCheck =
+    "__instr_compiled_with_instr_but_not_linked_with_it__link_through_instr_or_add_linstr_rt";
 constexpr const char *kSection = "instr_regions";  // INSTR_REGIONS_SECTION
 constexpr uint32_t kHandleExcluded = UINT32_MAX;   // INSTR_HANDLE_EXCLUDED
 constexpr uint32_t kRegionXRay = 0x1;              // INSTR_REGION_XRAY
@@ -498,6 +501,20 @@ bool ModuleInstrumenter::run() {
     }
     GlobalVariable *D = makeDescriptor(r, 0);
     instrumentHooks(F, D);
+  }
+  if (EnterFn) {
+    // One reference to the runtime's link-check symbol per module with hooks, from a static
+    // pointer (not code): linked without the runtime, the linker's error names what to do
+    // (INSTR_LINK_CHECK_SYMBOL, runtime/include/instr_abi.h).
+    Type *Byte = Type::getInt8Ty(C);
+    GlobalVariable *Target = M.getGlobalVariable(kLinkCheck);
+    if (!Target)
+      Target = new GlobalVariable(M, Byte, /*isConstant=*/true, GlobalValue::ExternalLinkage,
+                                  nullptr, kLinkCheck);
+    if (!M.getGlobalVariable("__instr_link_check", /*AllowLocal=*/true))
+      used.push_back(new GlobalVariable(M, Ptr, /*isConstant=*/true,
+                                        GlobalValue::PrivateLinkage, Target,
+                                        "__instr_link_check"));
   }
 
   if (!used.empty())

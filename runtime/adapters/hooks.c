@@ -187,3 +187,9 @@ EXPORT void __instr_exit(struct instr_region *d)
         return;
     exit_slow(h);
 }
+
+/* What instrumented objects refer to so that a link without the runtime says what to do
+ * (instr_abi.h, INSTR_LINK_CHECK_SYMBOL). Here, beside the hooks: the member of
+ * libinstr-rt.a that resolves one resolves the other. */
+EXPORT const char
+    __instr_compiled_with_instr_but_not_linked_with_it__link_through_instr_or_add_linstr_rt = 1;

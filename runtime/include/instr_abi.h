@@ -38,6 +38,16 @@ struct instr_region {
 void __instr_enter(struct instr_region *region);
 void __instr_exit(struct instr_region *region);
 
+/* An object with hooks also refers, once, to this runtime symbol (from a static pointer,
+ * never on the hot path). Linked without the runtime, the linker's own error then names
+ * what to do: "undefined reference to `__instr_compiled_with_instr_but_not_linked_with_it_
+ * _link_through_instr_or_add_linstr_rt'" beside the ones to the hooks. Defined where the hooks
+ * are, so the static runtime's member that resolves one resolves the other. */
+#define INSTR_LINK_CHECK_SYMBOL \
+    "__instr_compiled_with_instr_but_not_linked_with_it__link_through_instr_or_add_linstr_rt"
+extern const char
+    __instr_compiled_with_instr_but_not_linked_with_it__link_through_instr_or_add_linstr_rt;
+
 #ifdef __cplusplus
 }
 #endif

@@ -111,3 +111,8 @@ void __instr_exit(struct instr_region *r)
     if (depth < MAX_DEPTH && stack[depth] != r->handle)
         fail("exit does not close the innermost open region", r);
 }
+
+/* A replacement runtime defines the ABI's link-check symbol too (INSTR_LINK_CHECK_SYMBOL in
+ * runtime/include/instr_abi.h): each object with hooks refers to it. */
+const char
+    __instr_compiled_with_instr_but_not_linked_with_it__link_through_instr_or_add_linstr_rt = 1;

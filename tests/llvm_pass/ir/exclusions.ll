@@ -15,7 +15,7 @@ source_filename = "exclusions.cpp"
 ; Only `kept` gets a descriptor and hooks.
 ; CHECK: @__instr_region._Z4keptv = private global
 ; CHECK-NOT: @__instr_region.
-; CHECK: @llvm.compiler.used = appending global [1 x ptr] [ptr @__instr_region._Z4keptv]
+; CHECK: @llvm.compiler.used = appending global [2 x ptr] [ptr @__instr_region._Z4keptv, ptr @__instr_link_check]
 
 ; CHECK-LABEL: define void @_Z4keptv()
 ; CHECK: call void @__instr_enter(ptr @__instr_region._Z4keptv)

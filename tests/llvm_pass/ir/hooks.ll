@@ -11,7 +11,10 @@ source_filename = "hooks.c"
 ; CHECK-DAG: @[[FILE:.str.instr[.0-9]*]] = private unnamed_addr constant {{.*}}hooks.c\00"
 ; CHECK-DAG: @__instr_region.two = private global %instr.region { i32 0, i32 0, ptr @[[NAME]], ptr @[[NAME]], ptr @[[FILE]], i32 0, i32 0, ptr @two }, section "instr_regions", align 8
 ; CHECK-DAG: @__instr_region.inl = private global %instr.region {{.*}} ptr @inl }, section "instr_regions", comdat($inl), align 8
-; CHECK-DAG: @llvm.compiler.used = appending global [2 x ptr] [ptr @__instr_region.two, ptr @__instr_region.inl], section "llvm.metadata"
+; The link check (instr_abi.h, INSTR_LINK_CHECK_SYMBOL): one reference per module with hooks.
+; CHECK-DAG: @__instr_compiled_with_instr_but_not_linked_with_it__link_through_instr_or_add_linstr_rt = external constant i8
+; CHECK-DAG: @__instr_link_check = private constant ptr @__instr_compiled_with_instr_but_not_linked_with_it__link_through_instr_or_add_linstr_rt
+; CHECK-DAG: @llvm.compiler.used = appending global [3 x ptr] [ptr @__instr_region.two, ptr @__instr_region.inl, ptr @__instr_link_check], section "llvm.metadata"
 
 $inl = comdat any
 

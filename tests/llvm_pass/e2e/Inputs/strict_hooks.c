@@ -83,3 +83,8 @@ __attribute__((destructor)) static void strict_report(void)
     if (errors || depth || enters != exits)
         _exit(99);
 }
+
+/* A replacement runtime defines the ABI's link-check symbol too (INSTR_LINK_CHECK_SYMBOL in
+ * runtime/include/instr_abi.h): each object with hooks refers to it. */
+const char
+    __instr_compiled_with_instr_but_not_linked_with_it__link_through_instr_or_add_linstr_rt = 1;
