@@ -2,10 +2,11 @@
 # CMake package (instrConfig.cmake: find_package(instr), instr_instrument()) and an Lmod
 # modulefile. Each finds the prefix relative to itself; they are written into the build tree
 # too, which has the install tree's shape.
-set(_pkg_static_libs "")
-if(INSTR_RT_HAVE_TRACE)
-  set(_pkg_static_libs ${INSTR_OTF2_LIBRARY})
-endif()
+# What libinstr-rt.a needs after it (runtime/CMakeLists.txt): instr.pc's Libs.private and
+# instr::runtime_static's link interface.
+list(TRANSFORM INSTR_RT_STATIC_LIBS PREPEND "-l" OUTPUT_VARIABLE INSTR_PC_LIBS_PRIVATE)
+string(REPLACE ";" " " INSTR_PC_LIBS_PRIVATE "${INSTR_PC_LIBS_PRIVATE}")
+set(INSTR_CMAKE_STATIC_LIBS "${INSTR_RT_STATIC_LIBS}")
 # What each file's directory is below the prefix, and the way back up to the prefix.
 set(INSTR_PC_DIR ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 set(INSTR_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/instr)

@@ -6,7 +6,9 @@ instrumented (its profile has the project's functions) and no configure step lea
 experiment directory behind.
 find_package(instr) with instr_instrument(), pkg-config and instr-config are checked on
 the same sources (package/, project/manual.c).
-Usage: check_buildsys.py CASE --prefix DIR --src DIR --work DIR [--libdir REL]
+Usage: check_buildsys.py CASE --prefix DIR --src DIR --work DIR [--libdir REL] [--clang C]
+                         [--source-root DIR] [--mpirun R]
+A case whose tool is missing exits 77 (a ctest skip) saying which package has it.
        (--prefix: a build or install tree; --libdir: its lib directory, default lib)
 """
 import argparse
@@ -38,11 +40,21 @@ def sh(cmd, cwd, extra=None, ok=True):
     return p
 
 
-def project(name):
-    """A fresh copy of the project (autotools and Meson write into their source tree)."""
+class Skip(Exception):
+    """A case that cannot run here: main() says why and exits 77 (a ctest skip)."""
+
+
+def need(tool, package):
+    if not shutil.which(tool):
+        raise Skip("%s not found (Debian: %s)" % (tool, package))
+
+
+def project(name, src_dir=None):
+    """A fresh copy of a project (autotools and Meson write into their source tree): the
+    C project in project/ unless src_dir names another."""
     wd = fresh_dir(os.path.join(A.work, A.case, name))
     src = os.path.join(wd, "src")
-    shutil.copytree(A.src, src)
+    shutil.copytree(src_dir or A.src, src)
     return wd, src
 
 
@@ -116,7 +128,69 @@ def case_make_link():
     expect_instrumented(os.path.join(src, "app"), wd)
 
 
+ADVICE = "__instr_compiled_with_instr_but_not_linked_with_it__link_through_instr_or_add_linstr_rt"
+
+
+def expect_link_advice(p, what):
+    """A link of instrumented objects without the runtime fails, and the linker's own error
+    names the symbol whose name says what to do."""
+    out = p.stdout + p.stderr
+    expect(p.returncode != 0, "%s linked without the runtime" % what)
+    expect("undefined reference to `%s'" % ADVICE in out or
+           "undefined symbol: %s" % ADVICE in out,
+           "%s: the linker does not name %s:\n%s" % (what, ADVICE, out[-3000:]))
+
+
+def case_link_advice():
+    """Compiled with instr, linked without it: the link error says what to do, with the GCC
+    and the LLVM plugin, with ld and lld, for make's LINK= and for a CMake compiler launcher
+    without the linker launcher. Either fix then links and records: linking through instr,
+    or adding -linstr-rt (shared) or libinstr-rt.a with what it needs (static)."""
+    wd, src = project("link")
+    lib = os.path.join(A.prefix, A.libdir)
+    # make with LINK= lacking instr
+    p = sh(["make", "-f", "Makefile.plain", "CC=instr cc", "LINK=cc"], src, ok=False)
+    expect_link_advice(p, "make LINK=cc")
+    # each plugin, ld (and lld where clang has it)
+    compilers = [("gcc", [])]
+    if A.clang:
+        compilers.append((A.clang, []))
+        if shutil.which("ld.lld"):
+            compilers.append((A.clang, ["-fuse-ld=lld"]))
+    else:
+        print("no LLVM plugin in this build: the clang part is not checked")
+    for cc, ld in compilers:
+        objs = []
+        for c in ("app.c", "kernel.c"):
+            o = os.path.join(wd, "%s-%s.o" % (os.path.basename(cc), c[:-2]))
+            sh(["instr", cc, "-c", "-O1", c, "-o", o], src)
+            objs.append(o)
+        exe = os.path.join(wd, "app-" + os.path.basename(cc))
+        p = sh([cc] + ld + objs + ["-o", exe], wd, ok=False)
+        expect_link_advice(p, "%s %s" % (cc, " ".join(ld)))
+        sh([cc] + ld + objs + ["-o", exe, "-L" + lib, "-Wl,-rpath," + lib, "-linstr-rt"], wd)
+        expect_instrumented(exe, wd)
+    # through instr, and the static runtime with what instr-config --static says it needs
+    exe = os.path.join(wd, "app-instr")
+    sh(["instr", "gcc", os.path.join(wd, "gcc-app.o"),
+        os.path.join(wd, "gcc-kernel.o"), "-o", exe], wd)
+    expect_instrumented(exe, wd)
+    st = sh([os.path.join(A.bindir, "instr-config"), "--libs", "--static"], wd).stdout.split()
+    exe = os.path.join(wd, "app-static")
+    sh(["gcc", os.path.join(wd, "gcc-app.o"), os.path.join(wd, "gcc-kernel.o"), "-o", exe] + st,
+       wd)
+    expect("libinstr-rt" not in sh(["ldd", exe], wd).stdout, "app-static links libinstr-rt.so")
+    expect_instrumented(exe, wd)
+    # CMake with the compiler launcher only
+    build = os.path.join(wd, "build")
+    sh(["cmake", "-S", src, "-B", build, "-DCMAKE_C_COMPILER_LAUNCHER=instr"], wd,
+       {"INSTR_WRAPPER": "off"})
+    p = sh(["cmake", "--build", build], wd, ok=False)
+    expect_link_advice(p, "CMake with CMAKE_C_COMPILER_LAUNCHER=instr alone")
+
+
 def case_autotools():
+    need("autoreconf", "autoconf automake")
     wd, src = project("autotools")
     sh(["autoreconf", "-i"], src)
     build = os.path.join(wd, "build")
@@ -128,6 +202,7 @@ def case_autotools():
 
 
 def case_autotools_probe():
+    need("autoreconf", "autoconf automake")
     wd, src = project("autotools")
     sh(["autoreconf", "-i"], src)
     sh(["./configure", "CC=instr-cc"], src)
@@ -137,6 +212,7 @@ def case_autotools_probe():
 
 
 def case_meson():
+    need("meson", "meson")
     wd, src = project("meson")
     build = os.path.join(wd, "build")
     sh(["meson", "setup", build, src], wd, {"INSTR_WRAPPER": "off", "CC": "instr-cc"})
@@ -149,6 +225,49 @@ def case_make():
     wd, src = project("make")
     sh(["make", "-f", "Makefile.plain", "CC=instr-cc"], src)
     expect_instrumented(os.path.join(src, "app"), wd)
+
+
+def case_cxx():
+    """instr-c++ as CMake's C++ compiler (project_cxx/): configured plainly, built
+    instrumented; the profile names the C++ functions as C++ does."""
+    wd, src = project("cxx", os.path.join(os.path.dirname(A.src), "project_cxx"))
+    build = os.path.join(wd, "build")
+    sh(["cmake", "-S", src, "-B", build, "-DCMAKE_CXX_COMPILER=instr-c++"], wd,
+       {"INSTR_WRAPPER": "off"})
+    expect_no_experiment(wd, "cmake configure with instr-c++ (INSTR_WRAPPER=off)")
+    sh(["cmake", "--build", build], wd)
+    exp = os.path.join(wd, "exp")
+    p = sh([os.path.join(build, "grid")], wd, {"INSTR_EXPERIMENT_DIRECTORY": exp})
+    expect(p.stdout == "grid 8.000 caught 1\n", "grid printed %r" % p.stdout)
+    visits = P.visits_by_region(P.load(os.path.join(exp, "profile.json")))
+    for name, n in (("main", 1), ("heat::Grid::step(double)", 4),
+                    ("heat::Grid::sum() const", 1), ("double heat::checked<double>(double)", 2)):
+        expect(visits.get(name) == n, "grid: %s visited %r times, expected %d (%r)"
+               % (name, visits.get(name), n, visits))
+
+
+def case_mpicc():
+    """instr-mpicc as make's CC (project_mpi/), run under mpirun with 2 ranks: one job
+    profile with the program's functions and its MPI calls."""
+    if not A.mpirun:
+        raise Skip("this instr has no MPI layer, or mpirun was not found when it was "
+                   "configured (Debian: libopenmpi-dev openmpi-bin)")
+    wd, src = project("mpi", os.path.join(os.path.dirname(A.src), "project_mpi"))
+    sh(["make", "CC=instr-mpicc"], src)
+    run_dir = fresh_dir(os.path.join(wd, "run"))
+    p = sh([A.mpirun, "-np", "2", "--oversubscribe", "--allow-run-as-root", "--bind-to", "none",
+            os.path.join(src, "ring")], run_dir, {"OMPI_MCA_btl": "self,vader"})
+    expect(p.stdout == "ring token 3 sum 1\n", "ring printed %r" % p.stdout)
+    exps = experiments_under(run_dir)
+    expect(len(exps) >= 1 and all(e.startswith(exps[0]) for e in exps),
+           "expected one job experiment directory, found %r" % exps)
+    prof = P.load(os.path.join(exps[0], "profile.json"))
+    expect(prof["run"]["mpi"]["ranks"] == 2, "run.mpi: %r" % prof["run"]["mpi"])
+    visits = P.visits_by_region(prof)
+    for name, n in (("main", 2), ("pass_token", 6), ("MPI_Send", 6), ("MPI_Recv", 6),
+                    ("MPI_Allreduce", 2), ("MPI_Init", 2)):
+        expect(visits.get(name) == n, "ring: %s visited %r times, expected %d (%r)"
+               % (name, visits.get(name), n, visits))
 
 
 def case_wrapper_off():
@@ -219,6 +338,26 @@ def case_cmake_package():
     expect(p.stdout == "other 42\n", "other printed %r" % p.stdout)
     expect_no_experiment(os.path.join(wd, "build"), "running other")
     expect(not os.path.exists(os.path.join(wd, "exp-other")), "other recorded an experiment")
+    # instrumented libraries: the consumers themselves are not (no main in the profile)
+    for consumer in ("static_consumer", "shared_consumer"):
+        exe = os.path.join(build, consumer)
+        exp = os.path.join(wd, "exp-" + consumer)
+        p = sh([exe], wd, {"INSTR_EXPERIMENT_DIRECTORY": exp})
+        expect(p.stdout == "kernel 1.998\n", "%s printed %r" % (consumer, p.stdout))
+        visits = P.visits_by_region(P.load(os.path.join(exp, "profile.json")))
+        expect(visits == {"kernel_run": 1, "kernel_step": 10},
+               "%s: %r (expected the library's kernel_run once and kernel_step 10 times, "
+               "main not instrumented)" % (consumer, visits))
+    # MODE cyg: -finstrument-functions, the functions named from the ELF symbols
+    cyg = os.path.join(build, "cygapp")
+    nm = sh(["nm", "-u", cyg], wd).stdout
+    expect("__cyg_profile_func_enter" in nm and "__instr_enter" not in nm,
+           "cygapp is not a -finstrument-functions build:\n%s" % nm)
+    exp = os.path.join(wd, "exp-cyg")
+    sh([cyg], wd, {"INSTR_EXPERIMENT_DIRECTORY": exp})
+    visits = P.visits_by_region(P.load(os.path.join(exp, "profile.json")))
+    expect(visits.get("main") == 1 and visits.get("kernel_run") == 1 and
+           visits.get("kernel_step") == 10, "cygapp: %r" % visits)
 
 
 def manual_api(flags, name):
@@ -252,6 +391,58 @@ def case_pkg_config():
            % (bad.returncode, bad.stderr))
 
 
+SUMMARY_PARTS = ("LLVM plugin", "GCC plugin", "XRay adapter", "trace (OTF2)", "MPI",
+                 "OpenMP (OMPT)")
+
+
+def summary(info):
+    """instr-info config-summary as {section: text}, after checking its shape."""
+    p = sh([info, "config-summary"], A.work)
+    lines = p.stdout.splitlines()
+    expect(lines and lines[0].startswith("instr ") and "build)" in lines[0],
+           "config-summary's first line: %r" % lines[:1])
+    got = {}
+    for line in lines[1:]:
+        key, _, value = line.strip().partition(":")
+        got[key] = value.strip()
+    for part in ("built with",) + SUMMARY_PARTS + ("prefix", "plugins here"):
+        expect(got.get(part), "config-summary has no '%s:' line:\n%s" % (part, p.stdout))
+    for part in SUMMARY_PARTS:
+        v = got[part]
+        expect(not v.startswith("not built") or
+               (v.startswith("not built (") and v.endswith(")") and len(v) > 14),
+               "%s: %r is not built without a reason" % (part, v))
+    return got
+
+
+def case_info_summary():
+    """config-summary of this tree: every section, the prefix and the plugins beside it; and
+    of a tree configured without plugins and without MPI: each of those says why (the XRay
+    adapter is built either way: plain -fxray-instrument builds use it, docs/xray.md)."""
+    got = summary(os.path.join(A.bindir, "instr-info"))
+    expect(got["prefix"] == os.path.realpath(A.prefix), "prefix %r, expected %r"
+           % (got["prefix"], os.path.realpath(A.prefix)))
+    plugdir = os.path.join(A.prefix, A.libdir, "instr")
+    here = sorted(os.listdir(plugdir)) if os.path.isdir(plugdir) else []
+    expect(got["plugins here"].split() == (here or ["none"]),
+           "plugins here: %r, %s holds %r" % (got["plugins here"], plugdir, here))
+    # a tree with parts left out, configured from the same sources
+    wd = fresh_dir(os.path.join(A.work, A.case))
+    build = os.path.join(wd, "build")
+    sh(["cmake", "-S", A.source_root, "-B", build, "-DINSTR_BUILD_PLUGINS=OFF",
+        "-DCMAKE_DISABLE_FIND_PACKAGE_MPI=ON", "-DBUILD_TESTING=OFF"], wd)
+    sh(["cmake", "--build", build, "--target", "instr-info"], wd)
+    got = summary(os.path.join(build, "bin", "instr-info"))
+    for part, reason in (("LLVM plugin", "INSTR_BUILD_PLUGINS=OFF"),
+                         ("GCC plugin", "INSTR_BUILD_PLUGINS=OFF"),
+                         ("MPI", "libopenmpi-dev")):
+        expect(got[part].startswith("not built (") and reason in got[part],
+               "%s in a tree without it: %r (expected the reason to name %s)"
+               % (part, got[part], reason))
+    expect(got["plugins here"] == "none", "plugins here: %r in a tree without plugins"
+           % got["plugins here"])
+
+
 def main():
     global A
     ap = argparse.ArgumentParser()
@@ -260,9 +451,16 @@ def main():
     ap.add_argument("--src", required=True)
     ap.add_argument("--work", required=True)
     ap.add_argument("--libdir", default="lib", help="the tree's lib directory, relative")
+    ap.add_argument("--clang", help="a clang with an LLVM plugin in the tree")
+    ap.add_argument("--source-root", help="instr's source tree (info_summary configures it)")
+    ap.add_argument("--mpirun", help="mpirun, where this instr has its MPI layer")
     A = ap.parse_args()
     A.bindir = os.path.join(A.prefix, "bin")
-    return run_case(globals(), A.case)
+    try:
+        return run_case(globals(), A.case)
+    except Skip as e:
+        print("SKIP %s: %s" % (A.case, e))
+        return 77
 
 
 if __name__ == "__main__":

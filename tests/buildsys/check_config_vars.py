@@ -6,7 +6,8 @@ config-vars --full` prints it, against what reads and documents them:
             it is read) has a row (a literal ending in "_" is a prefix: a family row covers
             it); INSTR_TEST_* are the test suite's doubles
   docs      docs/runtime.md's variable table lists exactly the rows the runtime and the XRay
-            adapter read; every other row is named in some docs/ page
+            adapter read, each with the table's type and default; every other row is named
+            in some docs/ page
   defaults  a program run without INSTR_* settings records in instr.cfg exactly the table's
             defaults
 Usage: check_config_vars.py CASE --info BIN --wrapper BIN --source DIR --work DIR
@@ -80,7 +81,9 @@ def case_docs():
     rows = table()
     with open(os.path.join(A.source, "docs", "runtime.md")) as f:
         runtime_md = f.read()
-    documented = set(re.findall(r"^\| `(INSTR_[A-Z0-9_*]+)` \|", runtime_md, re.M))
+    cells = {m.group(1): (m.group(2).strip(), m.group(3).strip()) for m in re.finditer(
+        r"^\| `(INSTR_[A-Z0-9_*]+)` \|([^|]*)\|([^|]*)\|", runtime_md, re.M)}
+    documented = set(cells)
     runtime_rows = {n for n, r in rows.items()
                     if "runtime" in r["read by"] or "XRay" in r["read by"]}
     expect(runtime_rows - documented <= set(),
@@ -89,6 +92,25 @@ def case_docs():
     expect(documented - runtime_rows <= set(),
            "in docs/runtime.md's table but not a run-time row of the table: %s"
            % sorted(documented - runtime_rows))
+    # each row's type and default as the table has them: a set default is the cell `value`,
+    # an unset one "none" (optionally ": what happens then")
+    wrong = []
+    for name, (typ, default) in sorted(cells.items()):
+        r = rows.get(name)
+        if not r:
+            continue
+        if typ != r["type"]:
+            wrong.append("%s: type %r in docs/runtime.md, %r in the table" % (name, typ, r["type"]))
+        want = r["default"]
+        if want == "(unset)":
+            if not (default == "none" or default.startswith("none:")):
+                wrong.append("%s: default %r in docs/runtime.md, but the table has none (write "
+                             "'none' or 'none: what happens')" % (name, default))
+        elif default != "`%s`" % want:
+            wrong.append("%s: default %r in docs/runtime.md, `%s` in the table"
+                         % (name, default, want))
+    expect(not wrong, "docs/runtime.md's table disagrees with runtime/core/config_vars.c:\n  "
+           + "\n  ".join(wrong))
     docs = ""
     for f in sorted(os.listdir(os.path.join(A.source, "docs"))):
         if f.endswith(".md"):

@@ -15,7 +15,8 @@ static void usage(FILE *f)
           "  --cflags   the include directory of <instr.h> (the manual API) and <instr_abi.h>\n"
           "  --libs     link the runtime: -L, -rpath, -linstr-rt and what it needs\n"
           "  --mpi      with --libs: the PMPI layer (libinstr-rt-mpi) before the runtime\n"
-          "  --static   with --libs: the static runtime (libinstr-rt.a)\n"
+          "  --static   with --libs: the static runtime (libinstr-rt.a) and what it needs\n"
+          "             (not with --mpi: the PMPI layer is a shared library only)\n"
           "  --version  instr's version\n"
           "  --prefix   where this instr is installed\n"
           "Flags print on one line, in the order given. To instrument code, compile it with\n"
@@ -46,6 +47,12 @@ int instr_config_main(int argc, char **argv)
             return 2;
         }
     }
+    if (libs && mpi && is_static) {
+        fprintf(stderr, "instr-config: --mpi and --static together: the PMPI layer "
+                        "(libinstr-rt-mpi) is a shared library only; link MPI programs "
+                        "with --libs --mpi, without --static\n");
+        return 2;
+    }
     if (version && !cflags && !libs && !prefix_wanted) {
         printf("%s\n", INSTR_INFO_VERSION);
         return 0;
@@ -70,7 +77,7 @@ int instr_config_main(int argc, char **argv)
     }
     if (libs) {
         if (is_static)
-            printf("%s%s/libinstr-rt.a %s -lyaml", sep, here.lib, INSTR_INFO_STATIC_LIBS);
+            printf("%s%s/libinstr-rt.a %s", sep, here.lib, INSTR_INFO_STATIC_LIBS);
         else
             printf("%s-L%s -Wl,-rpath,%s%s -linstr-rt", sep, here.lib, here.lib,
                    mpi ? " -linstr-rt-mpi" : "");

@@ -12,6 +12,7 @@
 #include "install_layout.h"
 #include "instr_filter.h"
 #include "response_file.h"
+#include "static_libs.h"
 #include "wrapper.h"
 
 #include <errno.h>
@@ -434,10 +435,9 @@ static int instr_main(int argc, char **argv)
                                 "is a shared library only; link without -static for them)\n");
             snprintf(opt, sizeof opt, "%s/libinstr-rt.a", lib);
             push(&out, opt);
-            push(&out, "-lyaml");
-#ifdef INSTR_STATIC_TRACE_LIB
-            push(&out, INSTR_STATIC_TRACE_LIB); /* the runtime's trace substrate needs OTF2 */
-#endif
+            static const char *const static_libs[] = {INSTR_STATIC_LIBS};
+            for (int k = 0; static_libs[k]; k++)
+                push(&out, static_libs[k]);
         } else {
             snprintf(opt, sizeof opt, "-L%s", lib);
             push(&out, opt);
