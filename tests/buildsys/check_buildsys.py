@@ -382,6 +382,17 @@ def case_pkg_config():
     st = sh([os.path.join(A.prefix, "bin", "instr-config"), "--cflags", "--libs", "--static"],
             A.work).stdout.split()
     manual_api(st, "instr-config-static")
+    # Libs.private: what the static runtime needs, as instr-config --static says
+    pcs = sh(["pkg-config", "--static", "--libs", "instr"], A.work,
+             {"PKG_CONFIG_PATH": os.path.join(A.prefix, A.libdir, "pkgconfig")}).stdout.split()
+    needed = [f for f in st if f.startswith("-l")]
+    expect(needed and all(f in pcs for f in needed),
+           "pkg-config --static --libs instr: %r lacks some of instr-config --static's %r"
+           % (pcs, needed))
+    bad = sh([os.path.join(A.prefix, "bin", "instr-config"), "--libs", "--static", "--mpi"],
+             A.work, ok=False)
+    expect(bad.returncode == 2 and "shared library only" in bad.stderr,
+           "instr-config --static --mpi: %d %r" % (bad.returncode, bad.stderr))
     v = sh([os.path.join(A.prefix, "bin", "instr-config"), "--version"], A.work).stdout.strip()
     pv = sh(["pkg-config", "--modversion", "instr"], A.work,
             {"PKG_CONFIG_PATH": os.path.join(A.prefix, A.libdir, "pkgconfig")}).stdout.strip()
