@@ -19,6 +19,8 @@ packages=(
   libelf-dev libdw-dev
   libpapi-dev
   uftrace
+  # the modulefile of the install tree, loaded by tests/install
+  lmod
   # the hot path's instruction budget (ctest label perf, bench/hotpath)
   valgrind
   # profile.html and instr-export's outputs opened in a browser (ctest label report); npm

@@ -10,6 +10,7 @@ moved tree from there as a user would:
   packages  instr-config, pkg-config instr and find_package(instr) give the moved prefix's
             paths, and a program built with each records; no installed file (ELF run paths,
             .pc, .cmake, .lua) names the build tree or the source tree
+  lmod      `module load instr` (Lmod) from the moved tree's share/modulefiles
 Usage: check_install.py CASE --build DIR --source DIR --libdir REL [--mpicc C --mpirun R]
                         [--clang C]
 Exits 77 (a ctest skip) with the reason when no mount namespace can be made (not root).
@@ -58,6 +59,11 @@ def outer():
         print("SKIP: this instr has no MPI layer, or mpicc/mpirun were not found when it was "
               "configured (Debian: libopenmpi-dev openmpi-bin)")
         return SKIP
+    if A.case == "lmod":
+        A.lmod_init = lmod_init()
+        if not A.lmod_init:
+            print("SKIP: Lmod not found (Debian: lmod; or set LMOD_PKG)")
+            return SKIP
     if A.case == "xray" and not A.clang:
         print("SKIP: no LLVM plugin with a clang and its XRay runtime in this build (Debian: "
               "clang-19 llvm-19-dev libclang-rt-19-dev)")
@@ -93,9 +99,9 @@ def outer():
                build, source, sys.executable, os.path.join(inputs, "check_install.py"),
                A.case, "--inside", "--prefix", p2, "--top", top, "--libdir", A.libdir,
                "--build", build, "--source", source]
-        for opt in ("mpicc", "mpirun", "clang"):
-            if getattr(A, opt):
-                cmd += ["--" + opt, getattr(A, opt)]
+        for opt in ("mpicc", "mpirun", "clang", "lmod_init"):
+            if getattr(A, opt, None):
+                cmd += ["--" + opt.replace("_", "-"), getattr(A, opt)]
         p = subprocess.run(cmd, cwd=top, capture_output=True, text=True, timeout=600)
         sys.stdout.write(p.stdout)
         sys.stdout.write(p.stderr)
@@ -267,6 +273,37 @@ def case_packages():
     print("packages: instr-config, pkg-config and find_package(instr) use the moved prefix")
 
 
+LMOD_INIT = ("/usr/share/lmod/lmod/init/bash", "/opt/apps/lmod/lmod/init/bash")
+
+
+def lmod_init():
+    pkg = os.environ.get("LMOD_PKG")
+    for path in ([os.path.join(pkg, "init", "bash")] if pkg else []) + list(LMOD_INIT):
+        if os.path.isfile(path):
+            return path
+    return None
+
+
+def case_lmod():
+    """The modulefile from the moved tree: `module load instr` puts the moved bin/ on PATH,
+    its pkg-config directory on PKG_CONFIG_PATH and the prefix on CMAKE_PREFIX_PATH."""
+    wd = work("lmod")
+    script = ('source "$1" && module use "$2" && module load instr && '
+              'echo "instr=$(command -v instr)" && echo "pkg=$PKG_CONFIG_PATH" && '
+              'echo "cmake=$CMAKE_PREFIX_PATH" && echo "version=$(pkg-config --modversion instr)" '
+              '&& echo "config=$(instr-config --prefix)"')
+    p = run(["bash", "-c", script, "bash", A.lmod_init,
+             os.path.join(A.prefix, "share", "modulefiles")], wd)
+    got = dict(l.split("=", 1) for l in p.stdout.splitlines() if "=" in l)
+    want = {"instr": bin_("instr"), "pkg": os.path.join(lib(), "pkgconfig"), "cmake": A.prefix,
+            "config": A.prefix}
+    for k, v in want.items():
+        expect(got.get(k, "").split(":")[0] == v, "module load instr: %s is %r, expected %r"
+               "\n%s%s" % (k, got.get(k), v, p.stdout, p.stderr))
+    expect(got.get("version"), "pkg-config found no instr after module load:\n" + p.stderr)
+    print("lmod: module load instr from the moved tree, instr %s" % got["version"])
+
+
 def inner():
     for tree in (A.build, A.source):
         # empty, or gone (a build tree inside the source tree is under the source's mount)
@@ -294,6 +331,7 @@ def main():
     ap.add_argument("--mpicc")
     ap.add_argument("--mpirun")
     ap.add_argument("--clang")
+    ap.add_argument("--lmod-init", dest="lmod_init")
     ap.add_argument("--inside", action="store_true")
     ap.add_argument("--prefix")
     ap.add_argument("--top")
