@@ -168,7 +168,14 @@ def case_demo():
     # -O2 inlines sweep; update_row runs for the 62 inner rows of each step
     expect(v.get("main") == 1 and v.get("update_row", 0) > 0 and v["update_row"] % 62 == 0,
            "heat 64: expected main once and update_row 62 times a step: %r" % v)
-    print("demo: heat built by the moved instr gcc, %d steps recorded" % (v["update_row"] // 62))
+    # the same through the instr-cc link (a relative symbolic link to instr)
+    exe2 = os.path.join(wd, "heat-cc")
+    run([bin_("instr-cc"), "-O2", src("heat.c"), "-o", exe2, "-lm"], wd,
+        {"INSTR_WRAPPER_COMPILER": "gcc"})
+    expect_runpath(exe2, wd)
+    expect("__instr_enter" in run(["nm", "-u", exe2], wd).stdout, "instr-cc did not instrument")
+    print("demo: heat built by the moved instr gcc, %d steps recorded; instr-cc too"
+          % (v["update_row"] // 62))
 
 
 def case_mpi():
