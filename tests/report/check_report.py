@@ -16,9 +16,15 @@ Cases:
   chrome_threads, chrome_mpi
                 instr-export --chrome round-trips the trace: complete events per location
                 and region equal the Enter records, every MPI message one matched flow
+  speedscope_install
+                set-up: npm installs the pinned speedscope into the build tree (skips when
+                npm or the registry is missing, and the speedscope cases skip with the reason)
+  speedscope    instr-export --speedscope and --chrome of a run loaded into speedscope in
+                headless Chromium (DevTools protocol): no error, the title, the profiles, the
+                sandwich view's times against the file, every frame painted in the chart
   memory        instr-export --chrome on a trace and on one 10x longer: peak memory printed
                 and required to stay flat
-Exit 77 (skipped) with a message when Chromium, MPI or OTF2 tools are missing.
+Exit 77 (skipped) with a message when Chromium, MPI, OTF2 tools or speedscope are missing.
 """
 import argparse
 import json
@@ -476,6 +482,131 @@ def case_profile_exports(args):
     p = subprocess.run([args.export, "--svg", bad, "-o", out], capture_output=True, text=True)
     expect(p.returncode == 1 and not os.path.exists(out) and not os.path.exists(out + ".partial"),
            "a failed export left a file behind")
+
+
+# ---- the exports in speedscope itself
+
+def case_speedscope_install(args):
+    """Set-up of the speedscope cases: npm installs the pinned package into the build tree."""
+    import speedscope
+    ok, msg = speedscope.install(args.bin)
+    print(msg)
+    if not ok:
+        skip(msg + ": the speedscope cases will skip")
+
+
+def need_speedscope(args):
+    import speedscope
+    why = speedscope.missing(args.bin)
+    if why:
+        skip("speedscope is not installed: %s; the exports were not loaded into it" % why)
+    return speedscope
+
+
+def speedscope_expected(path):
+    """What speedscope should show for a file instr-export wrote, from the file itself:
+    (the name in the title, profile names, the first profile's {frame: (total, self)} in ns,
+    how the file was imported)."""
+    doc = json.load(open(path))
+    if "$schema" in doc:
+        frames = [f["name"] for f in doc["shared"]["frames"]]
+        first = doc["profiles"][0]
+        want = {}
+        for stack, w in zip(first["samples"], first["weights"]):
+            for i in set(stack):
+                t, s = want.get(frames[i], (0, 0))
+                want[frames[i]] = (t + w, s)
+            t, s = want[frames[stack[-1]]]
+            want[frames[stack[-1]]] = (t, s + w)
+        return (doc["name"], [p["name"] for p in doc["profiles"]], want,
+                "Importing as speedscope json file")
+    # Chrome trace events: one profile per (pid, tid) with events, in (pid, tid) order;
+    # speedscope names them after our process_name and thread_name metadata.
+    events = doc["traceEvents"]
+    pname = {e["pid"]: e["args"]["name"] for e in events if e["ph"] == "M" and e["name"] == "process_name"}
+    tname = {(e["pid"], e["tid"]): e["args"]["name"] for e in events
+             if e["ph"] == "M" and e["name"] == "thread_name"}
+    tracks = sorted({(e["pid"], e["tid"]) for e in events if e["ph"] == "X"})
+    names = ["%s (pid %d), %s (tid %d)" % (pname[p], p, tname[(p, t)], t) for p, t in tracks]
+    want, open_ = {}, []   # open_: [name, end, duration, children's time] of enclosing slices
+    xs = sorted((e for e in events if e["ph"] == "X" and (e["pid"], e["tid"]) == tracks[0]),
+                key=lambda e: (e["ts"], -e["dur"]))
+
+    def close(upto):
+        while open_ and open_[-1][1] <= upto:
+            name, end, dur, kids = open_.pop()
+            t, s = want.get(name, (0, 0))
+            outer = all(o[0] != name for o in open_)
+            want[name] = (t + (dur if outer else 0), s + dur - kids)
+            if open_:
+                open_[-1][3] += dur
+    for e in xs:
+        close(e["ts"])
+        open_.append([e["name"], e["ts"] + e["dur"], e["dur"], 0])
+    close(float("inf"))
+    want = {k: (t * 1000, s * 1000) for k, (t, s) in want.items()}   # us -> ns
+    return os.path.basename(path), names, want, "Importing as Trace Event Format profile"
+
+
+def near(shown, exact):
+    """speedscope prints a time with about four digits: 1 % is far above its rounding."""
+    return abs(shown - exact) <= 0.01 * exact + 10
+
+
+def check_in_speedscope(args, ss, path):
+    title, names, want, importer = speedscope_expected(path)
+    label = os.path.basename(path)
+    import cdp
+    try:
+        v = ss.open_in_speedscope(need_chromium(), args.bin, path, args.work,
+                                  os.path.join(args.work, label + ".png"))
+    except cdp.Error as e:
+        fail("%s in speedscope: %s" % (label, e))
+    print("%s: title %r, profiles %r" % (label, v.title, v.profiles))
+    for line in v.console:
+        print("  page: " + line[:200])
+    expect(not v.problems, "speedscope reported errors for %s:\n  %s" % (label, "\n  ".join(v.problems)))
+    expect(any(importer in line for line in v.console),
+           "speedscope did not import %s as intended (%r): %r" % (label, importer, v.console))
+    expect(v.title == title + " - speedscope", "title %r, expected the profile's name %r"
+           % (v.title, title))
+    expect(v.profiles == names, "speedscope lists the profiles %r, expected %r" % (v.profiles, names))
+    expect(not v.requests, "speedscope requested %r" % v.requests)
+    chart = [c for c in v.canvases if c[2] >= 1000 and c[3] >= 300]
+    expect(chart, "no flame chart canvas of the window's size: %r" % v.canvases)
+    got = v.sandwich
+    expect(set(got) == set(want), "sandwich view of %s: frames %r, expected %r"
+           % (names[0], sorted(got), sorted(want)))
+    for name, (total, self_) in want.items():
+        expect(near(got[name][0], total) and near(got[name][1], self_),
+               "%s in %s: speedscope shows total %.0f ns, self %.0f ns; the file says %d, %d"
+               % (name, names[0], got[name][0], got[name][1], total, self_))
+    print("sandwich of %s: %s" % (names[0], ", ".join("%s %.2f ms" % (k, t[1] / 1e6)
+                                                     for k, t in sorted(got.items()))))
+    # Every frame of the first profile is painted in the flame chart in its own colour
+    # (the chart's WebGL shading differs from the table's swatch by a few levels).
+    for name, css in v.colours.items():
+        rgb = [int(c) for c in css[css.index("(") + 1:css.index(")")].split(",")[:3]]
+        px = sum(n for k, n in v.pixels.items()
+                 if all(abs(int(a) - b) <= 10 for a, b in zip(k.split(","), rgb)))
+        expect(px >= 50, "frame %s (colour %s) is not in the flame chart: %d pixels" % (name, css, px))
+    expect(set(v.colours) == set(want), "swatches %r" % sorted(v.colours))
+    print("flame chart: every frame painted; screenshot %s" % os.path.join(args.work, label + ".png"))
+
+
+def case_speedscope(args):
+    """instr-export --speedscope and --chrome of one run, loaded into speedscope."""
+    ss = need_speedscope(args)
+    need_chromium()
+    work = fresh(os.path.join(args.work, "run"))
+    run([os.path.join(args.bin, "report_tree")], env={"INSTR_ENABLE_TRACING": "1"}, cwd=work)
+    exp = experiment(work)
+    out = os.path.join(args.work, "profile.speedscope.json")
+    run([args.export, "--speedscope", os.path.join(exp, "profile.json"), "-o", out])
+    check_in_speedscope(args, ss, out)
+    out = os.path.join(args.work, "trace.json")
+    run([args.export, "--chrome", os.path.join(exp, "traces.otf2"), "-o", out])
+    check_in_speedscope(args, ss, out)
 
 
 # ---- memory on long traces
