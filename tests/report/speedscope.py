@@ -141,7 +141,11 @@ def open_in_speedscope(chromium, build, profile, workdir, screenshot):
         view.title = shown
         # The time-ordered flame chart: WebGL draws it after the title changed.
         b.wait_for("document.querySelectorAll('canvas').length > 0", "a canvas")
-        b.pump(1.0)
+        # speedscope draws on animation frames: let a few pass before the screenshot.
+        for _ in range(3):
+            b.evaluate("new Promise(r => requestAnimationFrame(() => requestAnimationFrame("
+                       "() => r(true))))")
+            b.pump(0.2)
         view.canvases = b.evaluate(CANVASES)
         shot = b.screenshot(screenshot)
         # The largest canvas is the flame chart (the minimap is its top 100 pixels).
