@@ -161,6 +161,37 @@ class Browser:
                 raise Error("%s: not after %d s (%s was %r)" % (what, self.timeout, expression, v))
             self.pump(0.2)
 
+    def center(self, selector):
+        """Viewport coordinates of the middle of the first element matching a CSS selector,
+        scrolled into view first."""
+        r = self.evaluate("(() => { const e = document.querySelector(%s); if (!e) return null;"
+                          " e.scrollIntoView({block: 'center', inline: 'center'});"
+                          " const r = e.getBoundingClientRect();"
+                          " return [r.x + r.width / 2, r.y + r.height / 2]; })()"
+                          % json.dumps(selector))
+        if r is None:
+            raise Error("no element %s in the page" % selector)
+        return r
+
+    def hover(self, selector):
+        """Move the mouse onto an element, as a user does (real input events)."""
+        x, y = self.center(selector)
+        self.send("Input.dispatchMouseEvent", session=True, type="mouseMoved", x=x, y=y)
+
+    def click(self, selector):
+        """Click an element with the left button, as a user does (real input events)."""
+        x, y = self.center(selector)
+        self.send("Input.dispatchMouseEvent", session=True, type="mouseMoved", x=x, y=y)
+        for kind in ("mousePressed", "mouseReleased"):
+            self.send("Input.dispatchMouseEvent", session=True, type=kind, x=x, y=y,
+                      button="left", clickCount=1)
+
+    def type_text(self, selector, text):
+        """Focus an input and type into it, one key event per character."""
+        self.click(selector)
+        for ch in text:
+            self.send("Input.dispatchKeyEvent", session=True, type="char", text=ch)
+
     def screenshot(self, path):
         data = self.send("Page.captureScreenshot", session=True, format="png")["data"]
         with open(path, "wb") as f:

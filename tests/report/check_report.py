@@ -8,6 +8,9 @@ Cases:
   html_single   a 3-thread run's profile.html in headless Chromium: one frame per call path,
                 one table row per region, the spread over the threads, no network request,
                 a screenshot (DIR/profile.png)
+  html_metrics  a run with rusage metrics: the flat profile's metric columns per region and
+                the hover text of every call path (real mouse events through the DevTools
+                protocol) against profile.json
   formats       INSTR_PROFILING_FORMAT picks the files; a bad word is named and ignored
   aggregate     a 12,000-path, 1,000-thread profile: what is too small is aggregated, every
                 path accounted for, the table and the spread stay bounded
@@ -200,6 +203,100 @@ def case_formats(args):
             expect(not warned, "INSTR_PROFILING_FORMAT=%r warned: %r" % (value, warned))
         cfg = open(os.path.join(exp, "instr.cfg")).read()
         expect("INSTR_PROFILING_FORMAT" in cfg, "instr.cfg does not record INSTR_PROFILING_FORMAT")
+
+
+# ---- profile.html through the DevTools protocol: metrics, hover
+
+def open_page(chromium, html, work):
+    """A cdp.Browser showing profile.html, after its script finished drawing."""
+    import cdp
+    b = cdp.Browser(chromium, work)
+    try:
+        b.navigate("file://" + os.path.abspath(html))
+        b.wait_for("document.body.dataset.ready == '1'", "profile.html drew its views")
+    except cdp.Error as e:
+        b.close()
+        fail("%s in headless Chromium: %s" % (html, e))
+    return b
+
+
+FLAT_HEADS = """Array.from(document.querySelectorAll('#flat thead th')).map(th =>
+  [th.textContent, th.dataset.metric || '', th.dataset.kind || ''])"""
+FLAT_ROWS = """Array.from(document.querySelectorAll('#flat tbody tr')).map(tr =>
+  Array.from(tr.cells).map(td => td.textContent))"""
+TIP = "document.getElementById('tip').hidden ? null : document.getElementById('tip').textContent"
+
+
+def region_metrics(prof):
+    """{region name: {metric: (inclusive, exclusive)}} as the flat profile should show them:
+    exclusive summed over the region's call paths, inclusive over its outermost ones."""
+    names = {r["id"]: r["name"] for r in prof["regions"]}
+    metrics = [m["name"] for m in prof["metrics"]]
+    tree = prof["tree"]
+    out = {}
+    for n in tree:
+        outer, p = True, n["parent"]
+        while p is not None:
+            outer = outer and tree[p]["region"] != n["region"]
+            p = tree[p]["parent"]
+        r = out.setdefault(names[n["region"]], {m: (0, 0) for m in metrics})
+        for i, m in enumerate(metrics):
+            inc, exc = r[m]
+            r[m] = (inc + (n["metrics"]["inclusive"][i] if outer else 0),
+                    exc + n["metrics"]["exclusive"][i])
+    return out
+
+
+def case_html_metrics(args):
+    """A run with two rusage metrics: profile.html shows them per region in the flat profile
+    and per call path on hover (profile.json version 2 keeps them in node.metrics)."""
+    chromium = need_chromium()
+    work = fresh(os.path.join(args.work, "run"))
+    run([os.path.join(args.bin, "report_tree")],
+        env={"INSTR_METRIC_RUSAGE": "ru_minflt,ru_utime"}, cwd=work)
+    exp = experiment(work)
+    prof = json.load(open(os.path.join(exp, "profile.json")))
+    metrics = [m["name"] for m in prof.get("metrics", [])]
+    expect(metrics == ["ru_minflt", "ru_utime"], "metrics in profile.json: %r" % metrics)
+    want = region_metrics(prof)
+    expect(any(v[0] or v[1] for r in want.values() for v in r.values()),
+           "every metric is 0 in every region: nothing to check the page against")
+    b = open_page(chromium, os.path.join(exp, "profile.html"), args.work)
+    with b:
+        heads = b.evaluate(FLAT_HEADS)
+        rows = b.evaluate(FLAT_ROWS)
+        col = {(h[1], h[2]): i for i, h in enumerate(heads) if h[1]}
+        print("flat columns: %r" % [h[0] for h in heads])
+        for m in metrics:
+            for kind in ("inclusive", "exclusive"):
+                expect((m, kind) in col, "the flat profile has no column for %s %s: %r"
+                       % (m, kind, [h[0] for h in heads]))
+        expect(len(col) == 2 * len(metrics), "metric columns %r" % sorted(col))
+        expect(sorted(r[0] for r in rows) == sorted(want), "flat rows %r" % [r[0] for r in rows])
+        for r in rows:
+            for m in metrics:
+                got = (r[col[(m, "inclusive")]], r[col[(m, "exclusive")]])
+                expect(got == tuple(str(v) for v in want[r[0]][m]),
+                       "flat profile, %s, %s: shows inclusive %s, exclusive %s; profile.json "
+                       "gives %r" % (r[0], m, got[0], got[1], want[r[0]][m]))
+        print("flat profile: %s per region as profile.json: %s" % (", ".join(metrics), ", ".join(
+            "%s %s" % (k, "/".join("%d:%d" % v for v in want[k].values())) for k in sorted(want))))
+        # Hover every call path's frame: its metrics, inclusive and exclusive.
+        names = {r["id"]: r["name"] for r in prof["regions"]}
+        for n in prof["tree"]:
+            b.hover('#flame .frame[data-node="%d"]' % n["id"])
+            tip = b.evaluate(TIP)
+            expect(tip and tip.split("\n")[0] == names[n["region"]],
+                   "hovering call path %d (%s) shows %r" % (n["id"], names[n["region"]], tip))
+            for i, m in enumerate(prof["metrics"]):
+                line = "%s: inclusive %s, exclusive %s" % (m["name"], n["metrics"]["inclusive"][i],
+                                                           n["metrics"]["exclusive"][i])
+                expect(any(l.startswith(line) for l in tip.split("\n")),
+                       "hovering %s: no line %r in %r" % (names[n["region"]], line, tip))
+        print("hover: metrics of all %d call paths shown; e.g.\n  %s"
+              % (len(prof["tree"]), tip.replace("\n", "\n  ")))
+        expect(not b.problems(), "profile.html reported: %r" % b.problems())
+        expect(not b.requests(), "profile.html requested %r" % b.requests())
 
 
 # ---- many call paths and locations
