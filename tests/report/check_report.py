@@ -25,6 +25,9 @@ Cases:
   speedscope    instr-export --speedscope and --chrome of a run loaded into speedscope in
                 headless Chromium (DevTools protocol): no error, the title, the profiles, the
                 sandwich view's times against the file, every frame painted in the chart
+  metric_exports
+                a traced run with rusage metrics: --folded --metric NAME for each metric,
+                --chrome's counters against otf2-print's METRIC records
   memory        instr-export --chrome on a trace and on one 10x longer: peak memory printed
                 and required to stay flat
 Exit 77 (skipped) with a message when Chromium, MPI, OTF2 tools or speedscope are missing.
@@ -440,6 +443,10 @@ def case_html_mpi(args):
 def load_trace(args, exp):
     sys.path.insert(0, args.lib)
     import otf2check as T
+    if not shutil.which(T.OTF2_PRINT):
+        skip("otf2-print is not installed (%r; Debian: apt-get install otf2-tools, "
+             "scripts/install-deps.sh does it): the export was not checked against the trace"
+             % T.OTF2_PRINT)
     tr = T.load(exp)
     expect(not tr.problems(), "trace problems: %r" % tr.problems()[:5])
     return tr
@@ -502,6 +509,84 @@ def case_chrome_mpi(args):
     sends = sum(tr.other.get(k, 0) for k in ("MPI_SEND", "MPI_ISEND"))
     expect(sends == 4 * 2 * 20, "%d sends in the trace, progs/mpi_threads.c makes %d"
            % (sends, 4 * 2 * 20))
+
+
+# ---- metrics in the exports
+
+def case_metric_exports(args):
+    """A traced run with two rusage metrics: --folded --metric for each (the exclusive values
+    of profile.json version 2), and --chrome's counter events against otf2-print's METRIC
+    records, one counter track per thread and metric."""
+    work = fresh(os.path.join(args.work, "run"))
+    run([os.path.join(args.bin, "report_tree")],
+        env={"INSTR_METRIC_RUSAGE": "ru_minflt,ru_utime", "INSTR_ENABLE_TRACING": "1"}, cwd=work)
+    exp = experiment(work)
+    src = os.path.join(exp, "profile.json")
+    prof = json.load(open(src))
+    metrics = [m["name"] for m in prof["metrics"]]
+    expect(metrics == ["ru_minflt", "ru_utime"], "metrics in profile.json: %r" % metrics)
+    names = {r["id"]: r["name"] for r in prof["regions"]}
+    paths = {}
+    for n in prof["tree"]:
+        paths[n["id"]] = (paths[n["parent"]] + ";" if n["parent"] is not None else "") + names[n["region"]]
+    for i, m in enumerate(metrics):
+        text = run([args.export, "--folded", "--metric", m, src]).stdout
+        got = {}
+        for line in text.splitlines():
+            stack, value = line.rsplit(" ", 1)
+            got[stack] = got.get(stack, 0) + int(value)
+        want = {}
+        for n in prof["tree"]:
+            v = n["metrics"]["exclusive"][i]
+            if v:
+                want[paths[n["id"]]] = want.get(paths[n["id"]], 0) + v
+        expect(want, "%s is 0 on every call path: nothing to check --folded against" % m)
+        expect(got == want, "--folded --metric %s: %r, profile.json's exclusive values %r"
+               % (m, got, want))
+        print("--folded --metric %s: %d stacks match profile.json (%s)" % (m, len(got), text.strip().replace("\n", ", ")))
+    p = subprocess.run([args.export, "--folded", "--metric", "nope", src], capture_output=True, text=True)
+    expect(p.returncode == 1 and "'nope'" in p.stderr and all(m in p.stderr for m in metrics)
+           and "exclusive" in p.stderr, "unknown metric: exit %d, %r" % (p.returncode, p.stderr))
+    print("unknown metric: " + p.stderr.strip())
+
+    tr = load_trace(args, exp)
+    expect(tr.metric_values, "the trace has no METRIC records")
+    out = os.path.join(args.work, "trace.json")
+    run([args.export, "--chrome", os.path.join(exp, "traces.otf2"), "-o", out])
+    events = json.load(open(out))["traceEvents"]
+    tracks = {(e["pid"], e["tid"]): e["args"] for e in events
+              if e["ph"] == "M" and e["name"] == "thread_name"}
+    got = {}
+    for e in events:
+        if e["ph"] == "C":
+            expect(list(e["args"]) == ["value"], "counter event args %r" % e["args"])
+            got.setdefault(tracks[(e["pid"], e["tid"])]["otf2_location"], []).append(
+                (e["ts"], e["name"], e["args"]["value"]))
+    res, offset = tr.clock[0], tr.clock[1]
+    want = {}
+    for loc, records in tr.metric_values.items():
+        thread = tr.locations[loc]["name"]
+        want[loc] = [((t - offset) * 1e6 / res, "%s (%s)" % (name, thread), v)
+                     for t, vals in records for name, v in vals]
+    expect(sorted(got) == sorted(want), "counters on locations %r, METRIC records on %r"
+           % (sorted(got), sorted(want)))
+    for loc in want:
+        expect(len(got[loc]) == len(want[loc]), "location %d: %d counter events for %d metric "
+               "values" % (loc, len(got[loc]), len(want[loc])))
+        for g, w in zip(got[loc], want[loc]):
+            expect(g[1:] == w[1:] and abs(g[0] - w[0]) <= 0.0015,
+                   "location %d: counter %r, otf2-print %r" % (loc, g, w))
+    # One track per thread and metric: a counter's name is never used by two threads of a
+    # process (viewers key counters by process and name).
+    owner = {}
+    for e in events:
+        if e["ph"] == "C":
+            key = (e["pid"], e["name"])
+            expect(owner.setdefault(key, e["tid"]) == e["tid"],
+                   "counter %r of process %d written from threads %d and %d"
+                   % (e["name"], e["pid"], owner[key], e["tid"]))
+    print("counters: %d values on %d locations equal the METRIC records (%s)"
+          % (sum(len(v) for v in want.values()), len(want), ", ".join(sorted({k[1] for k in owner}))))
 
 
 # ---- exports of a profile
@@ -571,7 +656,8 @@ def case_profile_exports(args):
     p = subprocess.run([args.export, "--svg", bad], capture_output=True, text=True)
     expect(":2:" in p.stderr, "the error does not say where: %r" % p.stderr)
     p = subprocess.run([args.export, "--folded", "--metric", "nope", src], capture_output=True, text=True)
-    expect(p.returncode == 1 and "nope" in p.stderr and "exclusive" in p.stderr,
+    expect(p.returncode == 1 and "nope" in p.stderr and "exclusive" in p.stderr
+           and "the run recorded no metrics" in p.stderr,
            "unknown metric: %d %r" % (p.returncode, p.stderr))
     p = subprocess.run([args.export, "--bogus"], capture_output=True, text=True)
     expect(p.returncode == 2 and "--bogus" in p.stderr, "usage error: %d %r" % (p.returncode, p.stderr))
