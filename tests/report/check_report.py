@@ -11,6 +11,9 @@ Cases:
   html_metrics  a run with rusage metrics: the flat profile's metric columns per region and
                 the hover text of every call path (real mouse events through the DevTools
                 protocol) against profile.json
+  html_interactions
+                profile.html with real mouse and key events: click to zoom and select, click
+                a caller, reset zoom, search, sort the flat profile
   formats       INSTR_PROFILING_FORMAT picks the files; a bad word is named and ignored
   aggregate     a 12,000-path, 1,000-thread profile: what is too small is aggregated, every
                 path accounted for, the table and the spread stay bounded
@@ -300,6 +303,95 @@ def case_html_metrics(args):
               % (len(prof["tree"]), tip.replace("\n", "\n  ")))
         expect(not b.problems(), "profile.html reported: %r" % b.problems())
         expect(not b.requests(), "profile.html requested %r" % b.requests())
+
+
+FLAME = """(() => { const f = document.getElementById('flame'), W = f.clientWidth;
+  return {focus: +f.dataset.focus, frames: +f.dataset.frames, width: W,
+    own: Array.from(f.querySelectorAll('.frame')).filter(e => !e.classList.contains('ancestor')
+      && !e.classList.contains('agg') && e.dataset.node != '-1').map(e => [+e.dataset.node,
+      e.getBoundingClientRect().width, e.classList.contains('selected'), e.classList.contains('match')]),
+    ancestors: Array.from(f.querySelectorAll('.frame.ancestor')).map(e => +e.dataset.node),
+    spread: +document.getElementById('spread').dataset.locations,
+    info: document.getElementById('search-info').textContent}; })()"""
+
+
+def case_html_interactions(args):
+    """profile.html used as a user does, with real mouse and key events through the DevTools
+    protocol: click a frame (zoom and select), click its caller, reset; search; sort the flat
+    profile by a column and back."""
+    chromium = need_chromium()
+    work = fresh(os.path.join(args.work, "run"))
+    run([os.path.join(args.bin, "report_tree")], cwd=work)
+    exp = experiment(work)
+    prof = json.load(open(os.path.join(exp, "profile.json")))
+    tree = prof["tree"]
+    names = {r["id"]: r["name"] for r in prof["regions"]}
+    kids = {}
+    for n in tree:
+        kids.setdefault(n["parent"], []).append(n["id"])
+
+    def subtree(i):
+        return 1 + sum(subtree(k) for k in kids.get(i, []))
+
+    solve = [n for n in tree if names[n["region"]] == "solve"]
+    expect(len(solve) == 1 and kids.get(solve[0]["id"]), "report_tree has one solve with callees")
+    solve = solve[0]
+    with open_page(chromium, os.path.join(exp, "profile.html"), args.work) as b:
+        f0 = b.evaluate(FLAME)
+        expect(f0["focus"] == -1 and f0["frames"] == len(tree), "at the start: %r" % f0)
+        # Click solve: it fills the width, its callers stay above, its subtree is drawn.
+        b.click('#flame .frame[data-node="%d"]:not(.ancestor)' % solve["id"])
+        f = b.evaluate(FLAME)
+        own = {e[0]: e for e in f["own"]}
+        expect(f["focus"] == solve["id"] and f["frames"] == subtree(solve["id"]) == len(own),
+               "after clicking solve (%d call paths below it): %r" % (subtree(solve["id"]), f))
+        expect(abs(own[solve["id"]][1] - f["width"]) <= 1 and own[solve["id"]][2],
+               "the zoomed frame is %.1f of %d pixels wide, selected %r"
+               % (own[solve["id"]][1], f["width"], own[solve["id"]][2]))
+        expect(f["ancestors"][-1] == solve["parent"], "callers above solve: %r" % f["ancestors"])
+        expect(f["spread"] == len(solve["locations"]), "the spread shows %d locations, solve ran "
+               "on %d" % (f["spread"], len(solve["locations"])))
+        print("click solve: zoomed (%d frames), callers %r above, selected" % (f["frames"], f["ancestors"]))
+        # Click the caller above: zoom out one level.
+        b.click('#flame .frame.ancestor[data-node="%d"]' % solve["parent"])
+        f = b.evaluate(FLAME)
+        expect(f["focus"] == solve["parent"] and f["frames"] == subtree(solve["parent"]),
+               "after clicking the caller: %r" % f)
+        b.click("#reset")
+        f = b.evaluate(FLAME)
+        expect(f["focus"] == -1 and f["frames"] == len(tree), "after reset zoom: %r" % f)
+        print("click the caller, then reset zoom: %d frames again" % f["frames"])
+        # Search: the frames whose name holds the text are marked; the line says how many
+        # call paths and what share of the time (outermost matches only).
+        b.type_text("#search", "KERN")
+        f = b.evaluate(FLAME)
+        hits = [n for n in tree if "kern" in names[n["region"]].lower()]
+        marked = sorted(e[0] for e in f["own"] if e[3])
+        expect(marked == sorted(n["id"] for n in hits), "search 'KERN' marked %r, expected %r"
+               % (marked, [n["id"] for n in hits]))
+        total = sum(n["inclusive"] for n in tree if n["parent"] is None)
+        share = 100.0 * sum(n["inclusive"] for n in hits) / total   # no kernel calls kernel
+        info = f["info"].split()
+        expect(len(info) >= 5 and info[0] == str(len(hits)) and abs(float(info[4]) - share) <= 0.051,
+               "search line %r, expected %d call paths, %.1f %%" % (f["info"], len(hits), share))
+        print("search 'KERN': %s" % f["info"])
+        # Sort: a column's header sorts by it, descending; again, ascending.
+        heads = b.evaluate(FLAT_HEADS)
+        col = [h[0] for h in heads].index("exclusive")
+        for clicks, desc in ((1, True), (2, False)):
+            if clicks == 1:
+                b.click("#flat thead th:nth-child(%d)" % (col + 2))   # away from the default
+            b.click("#flat thead th:nth-child(%d)" % (col + 1))
+            rows = [r[0] for r in b.evaluate(FLAT_ROWS)]
+            want = [names[x["region"]] for x in sorted(prof["flat"], key=lambda x: x["exclusive"],
+                                                       reverse=desc)]
+            expect(rows == want, "sorted by exclusive time, %s: %r, expected %r"
+                   % ("descending" if desc else "ascending", rows, want))
+        b.click("#flat thead th:nth-child(1)")
+        rows = [r[0] for r in b.evaluate(FLAT_ROWS)]
+        expect(rows == sorted(rows), "sorted by name: %r" % rows)
+        print("sort: exclusive descending, ascending, by name: as profile.json orders them")
+        expect(not b.problems(), "profile.html reported: %r" % b.problems())
 
 
 # ---- many call paths and locations
