@@ -122,8 +122,8 @@ def duration_ns(text):
 
 class View:
     """What speedscope showed for one file: title, profiles, the first profile's sandwich
-    rows {name: (total ns, self ns)}, frame colours and how many pixels of the flame chart
-    have each, what the page logged, threw and requested."""
+    rows {name: (total ns, self ns)} and their swatch colours, the colours of the flame
+    chart's pixels ({"r,g,b": count}), what the page logged, threw and requested."""
 
 
 def open_in_speedscope(chromium, build, profile, workdir, screenshot):
@@ -148,8 +148,10 @@ def open_in_speedscope(chromium, build, profile, workdir, screenshot):
             b.pump(0.2)
         view.canvases = b.evaluate(CANVASES)
         shot = b.screenshot(screenshot)
-        # The largest canvas is the flame chart (the minimap is its top 100 pixels).
-        x, y, w, h = max(view.canvases, key=lambda r: r[2] * r[3])
+        # The flame chart is the lowest of the canvases as wide as the window (one covers the
+        # whole page for overlays, the minimap is above the chart).
+        wide = [r for r in view.canvases if r[2] >= 1000] or view.canvases
+        x, y, w, h = max(wide, key=lambda r: r[1])
         with open(shot, "rb") as f:
             data = base64.b64encode(f.read()).decode()
         view.pixels = b.evaluate(PIXELS % (data, int(x), int(y), int(w), int(h)))
