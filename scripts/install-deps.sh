@@ -23,8 +23,9 @@ packages=(
   lmod
   # the hot path's instruction budget (ctest label perf, bench/hotpath)
   valgrind
-  # profile.html and instr-export's outputs opened in a browser (ctest label report); npm
-  # installs speedscope into the build tree at test set-up (tests/report)
+  # profile.html and instr-export's outputs opened in a browser (ctest label report); the
+  # test set-up (report.speedscope_install) npm-installs a pinned speedscope into the build
+  # tree, from the npm registry
   chromium
 )
 # Node.js and npm: Debian's packages, unless the machine already has an npm (NodeSource's

@@ -6,6 +6,7 @@ Import from a test with:
     tr.problems() == []                       # list of problems, empty when fine
     tr.enters_by_region()["main"] == 1
     tr.regions[0]["file"], tr.locations[0]["events"], tr.flushes
+    tr.metric_values[0]                      # [(timestamp, [(metric, value)])] per METRIC
 
 load() raises TraceError when otf2-print fails or says anything on stderr, so a trace that
 loads was read completely. Python 3 standard library only.
@@ -33,6 +34,7 @@ _CLOCK = re.compile(r'^CLOCK_PROPERTIES\s+Ticks per Seconds: (\d+), Global Offse
                     r'Length: (\d+)')
 _EVENT = re.compile(r'^([A-Z_]+)\s+(\d+)\s+(\d+)\s*(.*)$')
 _REF = re.compile(r'<(\d+)>$')
+_VALUE = re.compile(r'\("(.*?)" <\d+>; (\w+); ([^)]*)\)')
 
 
 def anchor(path):
@@ -63,6 +65,8 @@ class Trace:
         self.events = {}      # location ref -> [(type, timestamp, region ref or None)]
         self.flushes = 0      # BUFFER_FLUSH records over all locations
         self.other = {}       # other event type -> count
+        self.metric_values = {}  # location ref -> [(timestamp, [(member name, value)])],
+                                 # one entry per METRIC record (value int or float)
 
     def enters_by_region(self, location=None):
         """{region name: Enter records}, over all locations or one."""
@@ -188,6 +192,10 @@ def load(path):
                 tr.flushes += 1
             else:
                 tr.other[typ] = tr.other.get(typ, 0) + 1
+            if typ == "METRIC":
+                vals = [(name, float(v) if kind == "DOUBLE" else int(v))
+                        for name, kind, v in _VALUE.findall(rest)]
+                tr.metric_values.setdefault(loc, []).append((ts, vals))
             tr.events.setdefault(loc, []).append((typ, ts, reg))
     s = tr.strings
     for (ref, name, canon, descr, role, paradigm, flags, file, begin, end) in pending_regions:

@@ -8,6 +8,12 @@ Cases:
   html_single   a 3-thread run's profile.html in headless Chromium: one frame per call path,
                 one table row per region, the spread over the threads, no network request,
                 a screenshot (DIR/profile.png)
+  html_metrics  a run with rusage metrics: the flat profile's metric columns per region and
+                the hover text of every call path (real mouse events through the DevTools
+                protocol) against profile.json
+  html_interactions
+                profile.html with real mouse and key events: click to zoom and select, click
+                a caller, reset zoom, search, sort the flat profile
   formats       INSTR_PROFILING_FORMAT picks the files; a bad word is named and ignored
   aggregate     a 12,000-path, 1,000-thread profile: what is too small is aggregated, every
                 path accounted for, the table and the spread stay bounded
@@ -16,9 +22,21 @@ Cases:
   chrome_threads, chrome_mpi
                 instr-export --chrome round-trips the trace: complete events per location
                 and region equal the Enter records, every MPI message one matched flow
+  speedscope_install
+                set-up: npm installs the pinned speedscope into the build tree (skips when
+                npm or the registry is missing, and the speedscope cases skip with the reason)
+  speedscope    instr-export --speedscope and --chrome of a run loaded into speedscope in
+                headless Chromium (DevTools protocol): no error, the title, the profiles, the
+                sandwich view's times against the file, every frame painted in the chart
+  metric_exports
+                a traced run with rusage metrics: --folded --metric NAME for each metric,
+                --chrome's counters against otf2-print's METRIC records
+  speedscope_mpi
+                the MPI job's --speedscope (a profile per rank and thread) and --chrome,
+                checked and loaded into speedscope
   memory        instr-export --chrome on a trace and on one 10x longer: peak memory printed
                 and required to stay flat
-Exit 77 (skipped) with a message when Chromium, MPI or OTF2 tools are missing.
+Exit 77 (skipped) with a message when Chromium, MPI, OTF2 tools or speedscope are missing.
 """
 import argparse
 import json
@@ -196,6 +214,189 @@ def case_formats(args):
         expect("INSTR_PROFILING_FORMAT" in cfg, "instr.cfg does not record INSTR_PROFILING_FORMAT")
 
 
+# ---- profile.html through the DevTools protocol: metrics, hover
+
+def open_page(chromium, html, work):
+    """A cdp.Browser showing profile.html, after its script finished drawing."""
+    import cdp
+    b = cdp.Browser(chromium, work)
+    try:
+        b.navigate("file://" + os.path.abspath(html))
+        b.wait_for("document.body.dataset.ready == '1'", "profile.html drew its views")
+    except cdp.Error as e:
+        b.close()
+        fail("%s in headless Chromium: %s" % (html, e))
+    return b
+
+
+FLAT_HEADS = """Array.from(document.querySelectorAll('#flat thead th')).map(th =>
+  [th.textContent, th.dataset.metric || '', th.dataset.kind || ''])"""
+FLAT_ROWS = """Array.from(document.querySelectorAll('#flat tbody tr')).map(tr =>
+  Array.from(tr.cells).map(td => td.textContent))"""
+TIP = "document.getElementById('tip').hidden ? null : document.getElementById('tip').textContent"
+
+
+def region_metrics(prof):
+    """{region name: {metric: (inclusive, exclusive)}} as the flat profile should show them:
+    exclusive summed over the region's call paths, inclusive over its outermost ones."""
+    names = {r["id"]: r["name"] for r in prof["regions"]}
+    metrics = [m["name"] for m in prof["metrics"]]
+    tree = prof["tree"]
+    out = {}
+    for n in tree:
+        outer, p = True, n["parent"]
+        while p is not None:
+            outer = outer and tree[p]["region"] != n["region"]
+            p = tree[p]["parent"]
+        r = out.setdefault(names[n["region"]], {m: (0, 0) for m in metrics})
+        for i, m in enumerate(metrics):
+            inc, exc = r[m]
+            r[m] = (inc + (n["metrics"]["inclusive"][i] if outer else 0),
+                    exc + n["metrics"]["exclusive"][i])
+    return out
+
+
+def case_html_metrics(args):
+    """A run with two rusage metrics: profile.html shows them per region in the flat profile
+    and per call path on hover (profile.json version 2 keeps them in node.metrics)."""
+    chromium = need_chromium()
+    work = fresh(os.path.join(args.work, "run"))
+    run([os.path.join(args.bin, "report_tree")],
+        env={"INSTR_METRIC_RUSAGE": "ru_minflt,ru_utime"}, cwd=work)
+    exp = experiment(work)
+    prof = json.load(open(os.path.join(exp, "profile.json")))
+    metrics = [m["name"] for m in prof.get("metrics", [])]
+    expect(metrics == ["ru_minflt", "ru_utime"], "metrics in profile.json: %r" % metrics)
+    want = region_metrics(prof)
+    expect(any(v[0] or v[1] for r in want.values() for v in r.values()),
+           "every metric is 0 in every region: nothing to check the page against")
+    b = open_page(chromium, os.path.join(exp, "profile.html"), args.work)
+    with b:
+        heads = b.evaluate(FLAT_HEADS)
+        rows = b.evaluate(FLAT_ROWS)
+        col = {(h[1], h[2]): i for i, h in enumerate(heads) if h[1]}
+        print("flat columns: %r" % [h[0] for h in heads])
+        for m in metrics:
+            for kind in ("inclusive", "exclusive"):
+                expect((m, kind) in col, "the flat profile has no column for %s %s: %r"
+                       % (m, kind, [h[0] for h in heads]))
+        expect(len(col) == 2 * len(metrics), "metric columns %r" % sorted(col))
+        expect(sorted(r[0] for r in rows) == sorted(want), "flat rows %r" % [r[0] for r in rows])
+        for r in rows:
+            for m in metrics:
+                got = (r[col[(m, "inclusive")]], r[col[(m, "exclusive")]])
+                expect(got == tuple(str(v) for v in want[r[0]][m]),
+                       "flat profile, %s, %s: shows inclusive %s, exclusive %s; profile.json "
+                       "gives %r" % (r[0], m, got[0], got[1], want[r[0]][m]))
+        print("flat profile: %s per region as profile.json: %s" % (", ".join(metrics), ", ".join(
+            "%s %s" % (k, "/".join("%d:%d" % v for v in want[k].values())) for k in sorted(want))))
+        # Hover every call path's frame: its metrics, inclusive and exclusive.
+        names = {r["id"]: r["name"] for r in prof["regions"]}
+        for n in prof["tree"]:
+            b.hover('#flame .frame[data-node="%d"]' % n["id"])
+            tip = b.evaluate(TIP)
+            expect(tip and tip.split("\n")[0] == names[n["region"]],
+                   "hovering call path %d (%s) shows %r" % (n["id"], names[n["region"]], tip))
+            for i, m in enumerate(prof["metrics"]):
+                line = "%s: inclusive %s, exclusive %s" % (m["name"], n["metrics"]["inclusive"][i],
+                                                           n["metrics"]["exclusive"][i])
+                expect(any(l.startswith(line) for l in tip.split("\n")),
+                       "hovering %s: no line %r in %r" % (names[n["region"]], line, tip))
+        print("hover: metrics of all %d call paths shown; e.g.\n  %s"
+              % (len(prof["tree"]), tip.replace("\n", "\n  ")))
+        expect(not b.problems(), "profile.html reported: %r" % b.problems())
+        expect(not b.requests(), "profile.html requested %r" % b.requests())
+
+
+FLAME = """(() => { const f = document.getElementById('flame'), W = f.clientWidth;
+  return {focus: +f.dataset.focus, frames: +f.dataset.frames, width: W,
+    own: Array.from(f.querySelectorAll('.frame')).filter(e => !e.classList.contains('ancestor')
+      && !e.classList.contains('agg') && e.dataset.node != '-1').map(e => [+e.dataset.node,
+      e.getBoundingClientRect().width, e.classList.contains('selected'), e.classList.contains('match')]),
+    ancestors: Array.from(f.querySelectorAll('.frame.ancestor')).map(e => +e.dataset.node),
+    spread: +document.getElementById('spread').dataset.locations,
+    info: document.getElementById('search-info').textContent}; })()"""
+
+
+def case_html_interactions(args):
+    """profile.html used as a user does, with real mouse and key events through the DevTools
+    protocol: click a frame (zoom and select), click its caller, reset; search; sort the flat
+    profile by a column and back."""
+    chromium = need_chromium()
+    work = fresh(os.path.join(args.work, "run"))
+    run([os.path.join(args.bin, "report_tree")], cwd=work)
+    exp = experiment(work)
+    prof = json.load(open(os.path.join(exp, "profile.json")))
+    tree = prof["tree"]
+    names = {r["id"]: r["name"] for r in prof["regions"]}
+    kids = {}
+    for n in tree:
+        kids.setdefault(n["parent"], []).append(n["id"])
+
+    def subtree(i):
+        return 1 + sum(subtree(k) for k in kids.get(i, []))
+
+    solve = [n for n in tree if names[n["region"]] == "solve"]
+    expect(len(solve) == 1 and kids.get(solve[0]["id"]), "report_tree has one solve with callees")
+    solve = solve[0]
+    with open_page(chromium, os.path.join(exp, "profile.html"), args.work) as b:
+        f0 = b.evaluate(FLAME)
+        expect(f0["focus"] == -1 and f0["frames"] == len(tree), "at the start: %r" % f0)
+        # Click solve: it fills the width, its callers stay above, its subtree is drawn.
+        b.click('#flame .frame[data-node="%d"]:not(.ancestor)' % solve["id"])
+        f = b.evaluate(FLAME)
+        own = {e[0]: e for e in f["own"]}
+        expect(f["focus"] == solve["id"] and f["frames"] == subtree(solve["id"]) == len(own),
+               "after clicking solve (%d call paths below it): %r" % (subtree(solve["id"]), f))
+        expect(abs(own[solve["id"]][1] - f["width"]) <= 1 and own[solve["id"]][2],
+               "the zoomed frame is %.1f of %d pixels wide, selected %r"
+               % (own[solve["id"]][1], f["width"], own[solve["id"]][2]))
+        expect(f["ancestors"][-1] == solve["parent"], "callers above solve: %r" % f["ancestors"])
+        expect(f["spread"] == len(solve["locations"]), "the spread shows %d locations, solve ran "
+               "on %d" % (f["spread"], len(solve["locations"])))
+        print("click solve: zoomed (%d frames), callers %r above, selected" % (f["frames"], f["ancestors"]))
+        # Click the caller above: zoom out one level.
+        b.click('#flame .frame.ancestor[data-node="%d"]' % solve["parent"])
+        f = b.evaluate(FLAME)
+        expect(f["focus"] == solve["parent"] and f["frames"] == subtree(solve["parent"]),
+               "after clicking the caller: %r" % f)
+        b.click("#reset")
+        f = b.evaluate(FLAME)
+        expect(f["focus"] == -1 and f["frames"] == len(tree), "after reset zoom: %r" % f)
+        print("click the caller, then reset zoom: %d frames again" % f["frames"])
+        # Search: the frames whose name holds the text are marked; the line says how many
+        # call paths and what share of the time (outermost matches only).
+        b.type_text("#search", "KERN")
+        f = b.evaluate(FLAME)
+        hits = [n for n in tree if "kern" in names[n["region"]].lower()]
+        marked = sorted(e[0] for e in f["own"] if e[3])
+        expect(marked == sorted(n["id"] for n in hits), "search 'KERN' marked %r, expected %r"
+               % (marked, [n["id"] for n in hits]))
+        total = sum(n["inclusive"] for n in tree if n["parent"] is None)
+        share = 100.0 * sum(n["inclusive"] for n in hits) / total   # no kernel calls kernel
+        info = f["info"].split()
+        expect(len(info) >= 5 and info[0] == str(len(hits)) and abs(float(info[4]) - share) <= 0.051,
+               "search line %r, expected %d call paths, %.1f %%" % (f["info"], len(hits), share))
+        print("search 'KERN': %s" % f["info"])
+        # Sort: a column's header sorts by it, descending; again, ascending.
+        heads = b.evaluate(FLAT_HEADS)
+        col = [h[0] for h in heads].index("exclusive")
+        for clicks, desc in ((1, True), (2, False)):
+            if clicks == 1:
+                b.click("#flat thead th:nth-child(%d)" % (col + 2))   # away from the default
+            b.click("#flat thead th:nth-child(%d)" % (col + 1))
+            rows = [r[0] for r in b.evaluate(FLAT_ROWS)]
+            want = [names[x["region"]] for x in sorted(prof["flat"], key=lambda x: x["exclusive"],
+                                                       reverse=desc)]
+            expect(rows == want, "sorted by exclusive time, %s: %r, expected %r"
+                   % ("descending" if desc else "ascending", rows, want))
+        b.click("#flat thead th:nth-child(1)")
+        rows = [r[0] for r in b.evaluate(FLAT_ROWS)]
+        expect(rows == sorted(rows), "sorted by name: %r" % rows)
+        print("sort: exclusive descending, ascending, by name: as profile.json orders them")
+        expect(not b.problems(), "profile.html reported: %r" % b.problems())
+
+
 # ---- many call paths and locations
 
 def synthetic(nodes, nlocs, nregions):
@@ -337,6 +538,10 @@ def case_html_mpi(args):
 def load_trace(args, exp):
     sys.path.insert(0, args.lib)
     import otf2check as T
+    if not shutil.which(T.OTF2_PRINT):
+        skip("otf2-print is not installed (%r; Debian: apt-get install otf2-tools, "
+             "scripts/install-deps.sh does it): the export was not checked against the trace"
+             % T.OTF2_PRINT)
     tr = T.load(exp)
     expect(not tr.problems(), "trace problems: %r" % tr.problems()[:5])
     return tr
@@ -401,7 +606,140 @@ def case_chrome_mpi(args):
            % (sends, 4 * 2 * 20))
 
 
+# ---- metrics in the exports
+
+def case_metric_exports(args):
+    """A traced run with two rusage metrics: --folded --metric for each (the exclusive values
+    of profile.json version 2), and --chrome's counter events against otf2-print's METRIC
+    records, one counter track per thread and metric."""
+    work = fresh(os.path.join(args.work, "run"))
+    run([os.path.join(args.bin, "report_tree")],
+        env={"INSTR_METRIC_RUSAGE": "ru_minflt,ru_utime", "INSTR_ENABLE_TRACING": "1"}, cwd=work)
+    exp = experiment(work)
+    src = os.path.join(exp, "profile.json")
+    prof = json.load(open(src))
+    metrics = [m["name"] for m in prof["metrics"]]
+    expect(metrics == ["ru_minflt", "ru_utime"], "metrics in profile.json: %r" % metrics)
+    names = {r["id"]: r["name"] for r in prof["regions"]}
+    paths = {}
+    for n in prof["tree"]:
+        paths[n["id"]] = (paths[n["parent"]] + ";" if n["parent"] is not None else "") + names[n["region"]]
+    for i, m in enumerate(metrics):
+        text = run([args.export, "--folded", "--metric", m, src]).stdout
+        got = {}
+        for line in text.splitlines():
+            stack, value = line.rsplit(" ", 1)
+            got[stack] = got.get(stack, 0) + int(value)
+        want = {}
+        for n in prof["tree"]:
+            v = n["metrics"]["exclusive"][i]
+            if v:
+                want[paths[n["id"]]] = want.get(paths[n["id"]], 0) + v
+        expect(want, "%s is 0 on every call path: nothing to check --folded against" % m)
+        expect(got == want, "--folded --metric %s: %r, profile.json's exclusive values %r"
+               % (m, got, want))
+        print("--folded --metric %s: %d stacks match profile.json (%s)" % (m, len(got), text.strip().replace("\n", ", ")))
+    p = subprocess.run([args.export, "--folded", "--metric", "nope", src], capture_output=True, text=True)
+    expect(p.returncode == 1 and "'nope'" in p.stderr and all(m in p.stderr for m in metrics)
+           and "exclusive" in p.stderr, "unknown metric: exit %d, %r" % (p.returncode, p.stderr))
+    print("unknown metric: " + p.stderr.strip())
+
+    tr = load_trace(args, exp)
+    expect(tr.metric_values, "the trace has no METRIC records")
+    out = os.path.join(args.work, "trace.json")
+    run([args.export, "--chrome", os.path.join(exp, "traces.otf2"), "-o", out])
+    events = json.load(open(out))["traceEvents"]
+    tracks = {(e["pid"], e["tid"]): e["args"] for e in events
+              if e["ph"] == "M" and e["name"] == "thread_name"}
+    got = {}
+    for e in events:
+        if e["ph"] == "C":
+            expect(list(e["args"]) == ["value"], "counter event args %r" % e["args"])
+            got.setdefault(tracks[(e["pid"], e["tid"])]["otf2_location"], []).append(
+                (e["ts"], e["name"], e["args"]["value"]))
+    res, offset = tr.clock[0], tr.clock[1]
+    want = {}
+    for loc, records in tr.metric_values.items():
+        thread = tr.locations[loc]["name"]
+        want[loc] = [((t - offset) * 1e6 / res, "%s (%s)" % (name, thread), v)
+                     for t, vals in records for name, v in vals]
+    expect(sorted(got) == sorted(want), "counters on locations %r, METRIC records on %r"
+           % (sorted(got), sorted(want)))
+    for loc in want:
+        expect(len(got[loc]) == len(want[loc]), "location %d: %d counter events for %d metric "
+               "values" % (loc, len(got[loc]), len(want[loc])))
+        for g, w in zip(got[loc], want[loc]):
+            expect(g[1:] == w[1:] and abs(g[0] - w[0]) <= 0.0015,
+                   "location %d: counter %r, otf2-print %r" % (loc, g, w))
+    # One track per thread and metric: a counter's name is never used by two threads of a
+    # process (viewers key counters by process and name).
+    owner = {}
+    for e in events:
+        if e["ph"] == "C":
+            key = (e["pid"], e["name"])
+            expect(owner.setdefault(key, e["tid"]) == e["tid"],
+                   "counter %r of process %d written from threads %d and %d"
+                   % (e["name"], e["pid"], owner[key], e["tid"]))
+    print("counters: %d values on %d locations equal the METRIC records (%s)"
+          % (sum(len(v) for v in want.values()), len(want), ", ".join(sorted({k[1] for k in owner}))))
+
+
+def case_speedscope_mpi(args):
+    """The MPI job (4 ranks, 2 threads each): --speedscope of the job's profile.json (one
+    profile per rank and thread) and --chrome of its trace, checked and loaded into speedscope."""
+    ss = need_speedscope(args)
+    need_chromium()
+    work = fresh(args.work)
+    exp = run_mpi(args, build_mpi(args, work), work, {"INSTR_ENABLE_TRACING": "1"})
+    prof = json.load(open(os.path.join(exp, "profile.json")))
+    expect(len(prof["location_groups"]) == 4, "job profile has %d ranks" % len(prof["location_groups"]))
+    out = os.path.join(args.work, "job.speedscope.json")
+    run([args.export, "--speedscope", os.path.join(exp, "profile.json"), "-o", out])
+    doc = json.load(open(out))
+    check_speedscope_file(prof, doc)
+    expect(len(doc["profiles"]) == 8, "%d speedscope profiles for 4 ranks with 2 threads each"
+           % len(doc["profiles"]))
+    check_in_speedscope(args, ss, out)
+    out = os.path.join(args.work, "job.trace.json")
+    run([args.export, "--chrome", os.path.join(exp, "traces.otf2"), "-o", out])
+    check_in_speedscope(args, ss, out)
+
+
 # ---- exports of a profile
+
+def call_paths(prof):
+    """{node id: "main;solve;kernel"} of a profile.json."""
+    names = {r["id"]: r["name"] for r in prof["regions"]}
+    paths = {}
+    for n in prof["tree"]:
+        paths[n["id"]] = (paths[n["parent"]] + ";" if n["parent"] is not None else "") + names[n["region"]]
+    return paths
+
+
+def check_speedscope_file(prof, ss):
+    """instr-export --speedscope's file against the profile.json it came from: one profile per
+    location named as the location is (rank and thread in a job), weights summing to the
+    location's exclusive time, every sample a call path."""
+    expect(ss["$schema"] == "https://www.speedscope.app/file-format-schema.json", "schema %r" % ss.get("$schema"))
+    paths = call_paths(prof)
+    frames = [f["name"] for f in ss["shared"]["frames"]]
+    per_loc = {}
+    for n in prof["tree"]:
+        for l in n["locations"]:
+            if l["exclusive"]:
+                per_loc[l["location"]] = per_loc.get(l["location"], 0) + l["exclusive"]
+    locname = {l["id"]: l["name"] for l in prof["locations"]}   # "rank R thread T" in a job
+    got = {p["name"]: sum(p["weights"]) for p in ss["profiles"]}
+    expect(got == {locname[k]: v for k, v in per_loc.items()},
+           "--speedscope weights per thread %r, profile.json %r" % (got, per_loc))
+    for p in ss["profiles"]:
+        expect(p["type"] == "sampled" and len(p["samples"]) == len(p["weights"]) and
+               p["endValue"] == sum(p["weights"]), "profile %s malformed" % p["name"])
+        stacks = {";".join(frames[i] for i in s) for s in p["samples"]}
+        expect(stacks <= set(paths.values()), "speedscope stacks %r are not call paths" % stacks)
+    print("--speedscope: %d profiles (%s), weights match per thread"
+          % (len(ss["profiles"]), ", ".join(p["name"] for p in ss["profiles"][:4])))
+
 
 def case_profile_exports(args):
     work = fresh(os.path.join(args.work, "run"))
@@ -430,24 +768,7 @@ def case_profile_exports(args):
         expect(got == want, "--folded %s: %r, expected %r" % (field, got, want))
         print("--folded %s: %d stacks match profile.json" % (field, len(got)))
 
-    ss = json.loads(export("--speedscope"))
-    expect(ss["$schema"] == "https://www.speedscope.app/file-format-schema.json", "schema %r" % ss.get("$schema"))
-    frames = [f["name"] for f in ss["shared"]["frames"]]
-    per_loc = {}
-    for n in prof["tree"]:
-        for l in n["locations"]:
-            if l["exclusive"]:
-                per_loc[l["location"]] = per_loc.get(l["location"], 0) + l["exclusive"]
-    locname = {l["id"]: l["name"] for l in prof["locations"]}
-    got = {p["name"]: sum(p["weights"]) for p in ss["profiles"]}
-    expect(got == {locname[k]: v for k, v in per_loc.items()},
-           "--speedscope weights per thread %r, profile.json %r" % (got, per_loc))
-    for p in ss["profiles"]:
-        expect(p["type"] == "sampled" and len(p["samples"]) == len(p["weights"]) and
-               p["endValue"] == sum(p["weights"]), "profile %s malformed" % p["name"])
-        stacks = {";".join(frames[i] for i in s) for s in p["samples"]}
-        expect(stacks <= set(paths.values()), "speedscope stacks %r are not call paths" % stacks)
-    print("--speedscope: %d profiles, weights match per thread" % len(ss["profiles"]))
+    check_speedscope_file(prof, json.loads(export("--speedscope")))
 
     import xml.etree.ElementTree as ET
     svg = ET.fromstring(export("--svg"))
@@ -468,7 +789,8 @@ def case_profile_exports(args):
     p = subprocess.run([args.export, "--svg", bad], capture_output=True, text=True)
     expect(":2:" in p.stderr, "the error does not say where: %r" % p.stderr)
     p = subprocess.run([args.export, "--folded", "--metric", "nope", src], capture_output=True, text=True)
-    expect(p.returncode == 1 and "nope" in p.stderr and "exclusive" in p.stderr,
+    expect(p.returncode == 1 and "nope" in p.stderr and "exclusive" in p.stderr
+           and "the run recorded no metrics" in p.stderr,
            "unknown metric: %d %r" % (p.returncode, p.stderr))
     p = subprocess.run([args.export, "--bogus"], capture_output=True, text=True)
     expect(p.returncode == 2 and "--bogus" in p.stderr, "usage error: %d %r" % (p.returncode, p.stderr))
@@ -476,6 +798,135 @@ def case_profile_exports(args):
     p = subprocess.run([args.export, "--svg", bad, "-o", out], capture_output=True, text=True)
     expect(p.returncode == 1 and not os.path.exists(out) and not os.path.exists(out + ".partial"),
            "a failed export left a file behind")
+
+
+# ---- the exports in speedscope itself
+
+def case_speedscope_install(args):
+    """Set-up of the speedscope cases: npm installs the pinned package into the build tree."""
+    import speedscope
+    ok, msg = speedscope.install(args.bin)
+    print(msg)
+    if not ok:
+        skip(msg + ": the speedscope cases will skip")
+
+
+def need_speedscope(args):
+    import speedscope
+    why = speedscope.missing(args.bin)
+    if why:
+        skip("speedscope is not installed: %s; the exports were not loaded into it" % why)
+    return speedscope
+
+
+def speedscope_expected(path):
+    """What speedscope should show for a file instr-export wrote, from the file itself:
+    (the name in the title, profile names, the first profile's {frame: (total, self)} in ns,
+    how the file was imported)."""
+    doc = json.load(open(path))
+    if "$schema" in doc:
+        frames = [f["name"] for f in doc["shared"]["frames"]]
+        first = doc["profiles"][0]
+        want = {}
+        for stack, w in zip(first["samples"], first["weights"]):
+            for i in set(stack):
+                t, s = want.get(frames[i], (0, 0))
+                want[frames[i]] = (t + w, s)
+            t, s = want[frames[stack[-1]]]
+            want[frames[stack[-1]]] = (t, s + w)
+        return (doc["name"], [p["name"] for p in doc["profiles"]], want,
+                "Importing as speedscope json file")
+    # Chrome trace events: one profile per (pid, tid) with events, in (pid, tid) order;
+    # speedscope names them after our process_name and thread_name metadata.
+    events = doc["traceEvents"]
+    pname = {e["pid"]: e["args"]["name"] for e in events if e["ph"] == "M" and e["name"] == "process_name"}
+    tname = {(e["pid"], e["tid"]): e["args"]["name"] for e in events
+             if e["ph"] == "M" and e["name"] == "thread_name"}
+    tracks = sorted({(e["pid"], e["tid"]) for e in events if e["ph"] == "X"})
+    names = ["%s (pid %d), %s (tid %d)" % (pname[p], p, tname[(p, t)], t) for p, t in tracks]
+    want, open_ = {}, []   # open_: [name, end, duration, children's time] of enclosing slices
+    xs = sorted((e for e in events if e["ph"] == "X" and (e["pid"], e["tid"]) == tracks[0]),
+                key=lambda e: (e["ts"], -e["dur"]))
+
+    def close(upto):
+        while open_ and open_[-1][1] <= upto:
+            name, end, dur, kids = open_.pop()
+            t, s = want.get(name, (0, 0))
+            outer = all(o[0] != name for o in open_)
+            want[name] = (t + (dur if outer else 0), s + dur - kids)
+            if open_:
+                open_[-1][3] += dur
+    for e in xs:
+        close(e["ts"])
+        open_.append([e["name"], e["ts"] + e["dur"], e["dur"], 0])
+    close(float("inf"))
+    want = {k: (t * 1000, s * 1000) for k, (t, s) in want.items()}   # us -> ns
+    return os.path.basename(path), names, want, "Importing as Trace Event Format profile"
+
+
+def near(shown, exact):
+    """speedscope prints a time with about four digits: 1 % is far above its rounding."""
+    return abs(shown - exact) <= 0.01 * exact + 10
+
+
+def check_in_speedscope(args, ss, path):
+    title, names, want, importer = speedscope_expected(path)
+    label = os.path.basename(path)
+    import cdp
+    try:
+        v = ss.open_in_speedscope(need_chromium(), args.bin, path, args.work,
+                                  os.path.join(args.work, label + ".png"))
+    except cdp.Error as e:
+        fail("%s in speedscope: %s" % (label, e))
+    print("%s: title %r, profiles %r" % (label, v.title, v.profiles))
+    for line in v.console:
+        print("  page: " + line[:200])
+    expect(not v.problems, "speedscope reported errors for %s:\n  %s" % (label, "\n  ".join(v.problems)))
+    expect(any(importer in line for line in v.console),
+           "speedscope did not import %s as intended (%r): %r" % (label, importer, v.console))
+    expect(v.title == title + " - speedscope", "title %r, expected the profile's name %r"
+           % (v.title, title))
+    expect(v.profiles == names, "speedscope lists the profiles %r, expected %r" % (v.profiles, names))
+    expect(not v.requests, "speedscope requested %r" % v.requests)
+    chart = [c for c in v.canvases if c[2] >= 1000 and c[3] >= 300]
+    expect(chart, "no flame chart canvas of the window's size: %r" % v.canvases)
+    got = v.sandwich
+    expect(set(got) == set(want), "sandwich view of %s: frames %r, expected %r"
+           % (names[0], sorted(got), sorted(want)))
+    for name, (total, self_) in want.items():
+        expect(near(got[name][0], total) and near(got[name][1], self_),
+               "%s in %s: speedscope shows total %.0f ns, self %.0f ns; the file says %d, %d"
+               % (name, names[0], got[name][0], got[name][1], total, self_))
+    print("sandwich of %s: %s" % (names[0], ", ".join("%s %.2f ms" % (k, t[1] / 1e6)
+                                                     for k, t in sorted(got.items()))))
+    # The flame chart is painted: the frames of the first profile wide enough to see (3 % of
+    # its time: 38 of the chart's 1,280 pixels) each need a colour of their own there. (The
+    # chart's colours are not the table's swatches, so they are counted, not matched.)
+    expect(set(v.colours) == set(want), "swatches %r" % sorted(v.colours))
+    whole = max(t for t, _ in want.values())
+    wide = [name for name, (t, _) in want.items() if t >= 0.03 * whole]
+    painted = {k: n for k, n in v.pixels.items() if n >= 50 and
+               max(map(int, k.split(","))) - min(map(int, k.split(","))) >= 20}
+    expect(len(painted) >= len(wide), "the flame chart shows %d frame colours (%r) for the %d "
+           "frames of 3 %% of the time or more (%s)" % (len(painted), painted, len(wide), wide))
+    print("flame chart: %d frame colours painted for %d frames of 3 %% of the time or more (%s); "
+          "screenshot %s" % (len(painted), len(wide), ", ".join(sorted(wide)),
+                             os.path.join(args.work, label + ".png")))
+
+
+def case_speedscope(args):
+    """instr-export --speedscope and --chrome of one run, loaded into speedscope."""
+    ss = need_speedscope(args)
+    need_chromium()
+    work = fresh(os.path.join(args.work, "run"))
+    run([os.path.join(args.bin, "report_tree")], env={"INSTR_ENABLE_TRACING": "1"}, cwd=work)
+    exp = experiment(work)
+    out = os.path.join(args.work, "profile.speedscope.json")
+    run([args.export, "--speedscope", os.path.join(exp, "profile.json"), "-o", out])
+    check_in_speedscope(args, ss, out)
+    out = os.path.join(args.work, "trace.json")
+    run([args.export, "--chrome", os.path.join(exp, "traces.otf2"), "-o", out])
+    check_in_speedscope(args, ss, out)
 
 
 # ---- memory on long traces

@@ -10,7 +10,8 @@
  *   - a flow ("s" at the send, "f" at the receive) per point-to-point MPI message, matched
  *     in MPI's order: the n-th message of a channel (communicator, sender, receiver, tag)
  *     is received by the n-th receive of that channel;
- *   - a counter event ("C") per metric value. */
+ *   - a counter event ("C") per metric value, named "METRIC (THREAD)": the format keeps
+ *     counters per process, so the thread goes into the name. */
 #include "export.h"
 #include "json_str.h"
 
@@ -459,13 +460,16 @@ static OTF2_CallbackCode ev_metric(OTF2_LocationRef where, OTF2_TimeStamp t, voi
     for (uint32_t i = 0; i < n && i < c->classes[metric][0]; i++) {
         uint32_t m = c->classes[metric][i + 1];
         const char *name = str(c, m < c->nmembers ? c->member_name[m] : UINT32_MAX);
+        /* Counters belong to a process in this format (pid and name, tid ignored): the
+         * thread goes into the name, or the threads' values would share one track. */
+        char track[1024];
+        snprintf(track, sizeof track, "%s (%s)", name, str(c, l->name));
         sep(c);
         fputs("{\"ph\": \"C\", \"name\": ", c->out);
-        instr_json_str(c->out, name);
+        instr_json_str(c->out, track);
         fprintf(c->out, ", \"pid\": %" PRIu32 ", \"tid\": %zu, ", l->group, index_of(c, l));
         ts(c, "ts", t);
-        fputs(", \"args\": {", c->out);
-        instr_json_str(c->out, name);
+        fputs(", \"args\": {\"value\"", c->out);
         if (types[i] == OTF2_TYPE_DOUBLE)
             fprintf(c->out, ": %.17g}}", values[i].floating_point);
         else if (types[i] == OTF2_TYPE_INT64)

@@ -47,6 +47,17 @@
     Object.keys(o).forEach(function (k) { if (!KNOWN[k] && typeof o[k] === 'number') m.push(k); });
     return m;
   }
+  /* Metrics of profile.json version 2: their names in D.metrics, their values per node in
+   * node.metrics.inclusive[i] and .exclusive[i] (docs/profile-format.md). */
+  var METRICS = D.metrics || [];
+  function metricUnit(m) { /* '' for a plain count */
+    var scale = m.exponent ? '×' + (m.base || 10) + '^' + m.exponent : '';
+    var unit = m.unit && m.unit !== '#' ? m.unit : '';
+    return scale && unit ? scale + ' ' + unit : scale || unit;
+  }
+  function metricValue(n, kind, i) {
+    return n.metrics && n.metrics[kind] && typeof n.metrics[kind][i] === 'number' ? n.metrics[kind][i] : 0;
+  }
 
   var locs = {}, groups = {};
   (D.locations || []).forEach(function (l) { locs[l.id] = l; });
@@ -80,6 +91,10 @@
     lines.push('inclusive ' + ns(n.inclusive) + ' (' + pct(n.inclusive, total) + ')',
       'exclusive ' + ns(n.exclusive) + ' (' + pct(n.exclusive, total) + ')', 'visits ' + n.visits);
     metricsOf(n).forEach(function (k) { lines.push(k + ' ' + n[k]); });
+    METRICS.forEach(function (m, i) {
+      lines.push(m.name + ': inclusive ' + metricValue(n, 'inclusive', i) + ', exclusive ' +
+        metricValue(n, 'exclusive', i) + (metricUnit(m) ? ' ' + metricUnit(m) : ''));
+    });
     return lines.join('\n');
   }
   function showTip(ev, n) {
@@ -237,6 +252,28 @@
   /* ---- flat profile ---- */
   var flat = D.flat || [], fmetrics = [];
   flat.forEach(function (f) { metricsOf(f).forEach(function (m) { if (fmetrics.indexOf(m) < 0) fmetrics.push(m); }); });
+  /* The flat entries carry no metrics: per region, exclusive sums over all its call paths,
+   * inclusive over its outermost ones (no caller of the same region), as flat's inclusive. */
+  var regionMetrics = {};
+  if (METRICS.length) {
+    var onStack = {}, todo = roots.slice().reverse().map(function (n) { return [n, false]; });
+    while (todo.length) {
+      var item = todo.pop(), n = item[0], r = n.region;
+      if (item[1]) { onStack[r]--; continue; }
+      var rm = regionMetrics[r] || (regionMetrics[r] = { inclusive: [], exclusive: [] });
+      METRICS.forEach(function (m, i) {
+        rm.exclusive[i] = (rm.exclusive[i] || 0) + metricValue(n, 'exclusive', i);
+        rm.inclusive[i] = (rm.inclusive[i] || 0) + (onStack[r] ? 0 : metricValue(n, 'inclusive', i));
+      });
+      onStack[r] = (onStack[r] || 0) + 1;
+      todo.push([n, true]);
+      for (var k = n.kids.length - 1; k >= 0; k--) todo.push([n.kids[k], false]);
+    }
+  }
+  function regionMetric(f, kind, i) {
+    var rm = regionMetrics[f.region];
+    return rm ? rm[kind][i] || 0 : 0;
+  }
   var cols = [
     { h: 'region', cls: 'name', key: function (f) { return (regions[f.region] || {}).name || '?'; }, fmt: String },
     { h: 'exclusive', key: function (f) { return f.exclusive; }, fmt: ns },
@@ -247,6 +284,13 @@
   ].concat(fmetrics.map(function (m) {
     return { h: m, key: function (f) { return f[m] || 0; }, fmt: String };
   }));
+  METRICS.forEach(function (m, i) {
+    ['inclusive', 'exclusive'].forEach(function (kind) {
+      cols.push({ h: m.name + (kind === 'inclusive' ? ' incl' : ' excl') + (metricUnit(m) ? ' (' + metricUnit(m) + ')' : ''),
+        metric: m.name, kind: kind,
+        key: function (f) { return regionMetric(f, kind, i); }, fmt: String });
+    });
+  });
   var sortCol = 1, sortDesc = true;
   function table() {
     var thead = document.querySelector('#flat thead'), tbody = document.querySelector('#flat tbody');
@@ -255,6 +299,7 @@
     var tr = el('tr');
     cols.forEach(function (c, i) {
       var th = el('th', c.cls || '', c.h);
+      if (c.metric) { th.dataset.metric = c.metric; th.dataset.kind = c.kind; }
       if (i === sortCol) th.classList.add(sortDesc ? 'sorted-desc' : 'sorted-asc');
       th.addEventListener('click', function () {
         sortDesc = i === sortCol ? !sortDesc : i !== 0;
