@@ -777,9 +777,16 @@ static void cube_row(const void *ctx, uint32_t i, instr_cube_cell *cells)
         const jstats *s = &n->locs[k].s;
         if (n->locs[k].location < j->nlocs)
             cells[n->locs[k].location] = (instr_cube_cell){
-                s->visits, s->excl, s->min_incl == UINT64_MAX ? 0 : s->min_incl, s->max_incl,
-                s->bytes_sent, s->bytes_received};
+                s->visits, s->incl, s->min_incl == UINT64_MAX ? 0 : s->min_incl, s->max_incl,
+                s->bytes_sent, s->bytes_received, s->sends, s->receives, n->locs[k].m};
     }
+}
+
+static void cube_metric(const void *ctx, uint32_t i, instr_cube_metric *out)
+{
+    const instr_job_metrics *jm = &((const instr_job *)ctx)->metrics;
+    *out = (instr_cube_metric){jm->name[i], jm->unit[i], jm->description[i], jm->type[i],
+                               jm->base[i], jm->exponent[i], INSTR_MROW_INCL * jm->n + i};
 }
 
 /* The ranks' locations are contiguous in j->locs (one blob each, added whole). */
@@ -803,12 +810,14 @@ static int job_cube(FILE *f, const instr_job *j)
         while (first + n < j->nlocs && j->locs[first + n].rank == jg->rank)
             n++;
         snprintf(names[ng], sizeof names[ng], "rank %d", jg->rank);
-        groups[ng++] = (instr_cube_group){names[ng], jg->host, jg->rank, first, n};
+        groups[ng] = (instr_cube_group){names[ng], jg->host, jg->rank, first, n};
+        ng++;
     }
     instr_cube_src src = {
         .ctx = j, .nregions = j->nregions, .region = cube_region, .ncnodes = j->n,
         .cnode = cube_cnode, .groups = groups, .ngroups = ng, .nlocs = j->nlocs,
         .location = cube_location, .row = cube_row, .messages = 1,
+        .nmetrics = j->metrics.n, .metric = cube_metric,
         .creator = "instr " INSTR_VERSION_STRING,
     };
     int rc = instr_cube_write(f, &src);

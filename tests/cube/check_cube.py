@@ -105,6 +105,7 @@ def case_damaged():
         "calleeId": ("anchor.xml", lambda d: d.replace(b'calleeId="0"', b'calleeId="99999"', 1)),
         "cnode order": ("anchor.xml", lambda d: d.replace(b'<cnode id="1"', b'<cnode id="7"', 1)),
         "metric type": ("anchor.xml", lambda d: d.replace(b'type="EXCLUSIVE"', b'type="INCLUSIVE"', 1)),
+        "time's kind": ("anchor.xml", lambda d: d.replace(b'type="INCLUSIVE"', b'type="EXCLUSIVE"', 1)),
     }
     for what, (member, change) in damages.items():
         rewrite(good, bad, member, change)
@@ -127,6 +128,18 @@ def case_damaged():
     cube, prof = agrees(exp)
     cube.metrics["visits"][0][0] += 1
     expect(cubex.check_against_json(cube, prof), "a changed visit count went unnoticed")
+    # The rows of the INCLUSIVE time in depth-first order (as an EXCLUSIVE metric's), not in
+    # CUBE's wide order: the values land on the wrong call paths.
+    cube, prof = agrees(exp)
+    wide = cube.wide_order()
+    expect(wide != list(range(len(cube.cnodes))), "the test tree has no depth where the orders differ")
+    stored = [cube.metrics["time"][c] for c in wide]
+    cube.metrics["time"] = stored
+    expect(cubex.check_against_json(cube, prof), "time rows in depth-first order went unnoticed")
+    # A region's file or lines that differ from profile.json's.
+    cube, prof = agrees(exp)
+    cube.regions[cube.cnodes[0][1]]["begin"] += 1
+    expect(cubex.check_against_json(cube, prof), "a changed region line went unnoticed")
 
 
 def case_mpi():
@@ -143,15 +156,21 @@ def case_mpi():
     exps = glob.glob(os.path.join(d, "instr-*"))
     expect(len(exps) == 1, f"one experiment directory, found {exps}")
     cube, prof = agrees(exps[0])
-    expect(sorted(g["rank"] for g in cube.groups) == [0, 1, 2, 3], f"groups {cube.groups}")
-    expect("bytes_sent" in cube.metrics and "bytes_received" in cube.metrics, "message metrics")
+    expect([(g["rank"], g["name"]) for g in cube.groups] == [(r, f"rank {r}") for r in range(4)],
+           f"groups {cube.groups}")
+    for m in ("bytes_sent", "bytes_received", "messages_sent", "messages_received"):
+        expect(m in cube.metrics, f"message metric {m} missing")
     sent = sum(sum(r) for r in cube.metrics["bytes_sent"])
     recv = sum(sum(r) for r in cube.metrics["bytes_received"])
     expect(sent == recv > 0, f"bytes sent {sent}, received {recv}")
+    nsent = sum(sum(r) for r in cube.metrics["messages_sent"])
+    nrecv = sum(sum(r) for r in cube.metrics["messages_received"])
+    jsent = sum(n.get("messages_sent", 0) for n in prof["tree"])
+    expect(nsent == nrecv == jsent > 0, f"messages sent {nsent}, received {nrecv}, profile.json {jsent}")
     par = {r["name"]: r["paradigm"] for r in cube.regions}
     expect(par.get("MPI_Send") == "mpi" and par.get("main") == "compiler", f"paradigms {par}")
     print(f"mpi: 4 ranks, {len(cube.locations)} locations, {len(cube.cnodes)} cnodes, "
-          f"{sent} bytes sent = received; agrees with the job's profile.json")
+          f"{sent} bytes and {nsent} messages sent = received; agrees with the job's profile.json")
 
 
 def main():
