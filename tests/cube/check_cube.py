@@ -142,6 +142,50 @@ def case_damaged():
     expect(cubex.check_against_json(cube, prof), "a changed region line went unnoticed")
 
 
+def count_env(extra=None):
+    """The exact count plugin (examples/metric_plugins/count.c): `events` counts the thread's
+    enters and exits, so a region making k instrumented calls has 2k + 1 per visit."""
+    return dict(extra or {}, INSTR_PLUGIN_PATH=A.plugins, INSTR_METRIC_PLUGINS="count")
+
+
+def metric_rows(cube, name):
+    """The cube metric whose display name is name."""
+    uniq = [u for u, i in cube.metric_info.items() if i["disp"] == name]
+    expect(len(uniq) == 1, f"metric {name}: {uniq}")
+    return cube.metric_info[uniq[0]], cube.metrics[uniq[0]]
+
+
+def case_metrics():
+    d = fresh_dir(os.path.join(A.work, "metrics"))
+    exp = os.path.join(d, "exp")
+    r = subprocess.run([A.metrics_prog, "0"], cwd=d, capture_output=True, text=True, timeout=120,
+                       env=clean_env(count_env({"INSTR_EXPERIMENT_DIRECTORY": exp,
+                                                "INSTR_METRIC_RUSAGE": "all"})))
+    expect(r.returncode == 0, f"metrics_calls exited {r.returncode}: {r.stderr}")
+    cube, prof = agrees(exp)
+    names = [m["name"] for m in prof["metrics"]]
+    expect(names[:3] == ["ru_utime", "ru_stime", "ru_maxrss"] and
+           names[-3:] == ["events", "events_neg", "events_half"], f"metrics {names}")
+    dtypes = {n: metric_rows(cube, n)[0]["dtype"] for n in ("events", "events_neg", "events_half")}
+    expect(dtypes == {"events": "UINT64", "events_neg": "INT64", "events_half": "DOUBLE"}, f"{dtypes}")
+    info, _ = metric_rows(cube, "ru_utime")
+    expect(info["uom"] == prof["metrics"][0]["unit"] and info["kind"] == "INCLUSIVE", f"ru_utime {info}")
+    # The exact values: inclusive and, derived as Cube does, exclusive (tests/metrics'
+    # count_exact: main makes 9 calls, each a() 2).
+    want = {("main",): (19, 4), ("main", "a"): (15, 9), ("main", "a", "b"): (6, 6)}
+    for path, (incl, excl) in want.items():
+        c = [k for k in range(len(cube.cnodes)) if cube.path(k) == path]
+        expect(len(c) == 1, f"call path {path}: {c}")
+        for name, sign in (("events", 1), ("events_neg", -1), ("events_half", 0.5)):
+            _, rows = metric_rows(cube, name)
+            uniq = [u for u, i in cube.metric_info.items() if i["disp"] == name][0]
+            got = (rows[c[0]][0], cube.exclusive(uniq, c[0], 0))
+            expect(got == (incl * sign, excl * sign), f"{'/'.join(path)} {name}: {got}, "
+                   f"expected {(incl * sign, excl * sign)}")
+    print(f"metrics: {len(names)} metrics ({', '.join(names)}) agree with profile.json; "
+          f"events exact on main, a and b")
+
+
 def case_mpi():
     d = fresh_dir(os.path.join(A.work, "mpi"))
     exe = os.path.join(d, "halo")
@@ -149,9 +193,13 @@ def case_mpi():
     c = subprocess.run([A.instr, A.mpicc, "-O1", A.mpi_source, "-o", exe], cwd=d, env=env,
                        capture_output=True, text=True, timeout=300)
     expect(c.returncode == 0, f"instr mpicc failed: {c.stderr}")
+    # With the count plugin when it is built: the job's cubex carries the metric too.
+    counted = count_env() if A.plugins else {}
+    env.update(counted)
+    forward = [a for k in counted for a in ("-x", k)]
     r = subprocess.run([A.mpirun, "-np", "4", "--oversubscribe", "--allow-run-as-root",
-                        "--bind-to", "none", exe], cwd=d, env=env, capture_output=True,
-                       text=True, timeout=300)
+                        "--bind-to", "none"] + forward + [exe], cwd=d, env=env,
+                       capture_output=True, text=True, timeout=300)
     expect(r.returncode == 0, f"mpirun exited {r.returncode}: {r.stderr}")
     exps = glob.glob(os.path.join(d, "instr-*"))
     expect(len(exps) == 1, f"one experiment directory, found {exps}")
@@ -167,6 +215,11 @@ def case_mpi():
     nrecv = sum(sum(r) for r in cube.metrics["messages_received"])
     jsent = sum(n.get("messages_sent", 0) for n in prof["tree"])
     expect(nsent == nrecv == jsent > 0, f"messages sent {nsent}, received {nrecv}, profile.json {jsent}")
+    if counted:
+        _, events = metric_rows(cube, "events")
+        mains = [c for c in range(len(cube.cnodes)) if cube.path(c) == ("main",)]
+        expect(len(mains) == 1 and all(v > 0 for v in events[mains[0]]),
+               f"main's events per rank: {mains and events[mains[0]]}")
     par = {r["name"]: r["paradigm"] for r in cube.regions}
     expect(par.get("MPI_Send") == "mpi" and par.get("main") == "compiler", f"paradigms {par}")
     print(f"mpi: 4 ranks, {len(cube.locations)} locations, {len(cube.cnodes)} cnodes, "
@@ -178,7 +231,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", required=True)
     ap.add_argument("--work", required=True)
-    for a in ("instr", "mpicc", "mpirun", "mpi-source"):
+    for a in ("instr", "mpicc", "mpirun", "mpi-source", "plugins", "metrics-prog"):
         ap.add_argument("--" + a)
     ap.add_argument("case")
     A = ap.parse_args()
