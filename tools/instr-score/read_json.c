@@ -8,7 +8,6 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -49,41 +48,6 @@ static char *slurp(const char *path, size_t *len, char *err, size_t errsize)
 
 static char *dup_or_empty(const char *s) { return strdup(s ? s : ""); }
 
-/* MPI records besides enter and exit, per visit and per message (see score.h). */
-static int mpi_collective(const char *name)
-{
-    static const char *const names[] = {
-        "Barrier", "Bcast", "Reduce", "Allreduce", "Gather", "Gatherv", "Allgather",
-        "Allgatherv", "Scatter", "Scatterv", "Alltoall", "Alltoallv", "Alltoallw", "Scan",
-        "Exscan", "Reduce_scatter", "Reduce_scatter_block"};
-    if (strncmp(name, "MPI_", 4) != 0)
-        return 0;
-    name += 4;
-    if (name[0] == 'I' && name[1] >= 'a' && name[1] <= 'z') /* MPI_Ibcast, MPI_Iallreduce */
-        name++;
-    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
-        if (strcasecmp(name, names[i]) == 0)
-            return 1;
-    return 0;
-}
-
-static uint64_t node_bytes(const score_region *r, const json_value *loc)
-{
-    uint64_t visits = json_u64(loc, "visits", 0);
-    uint64_t bytes = 2 * visits * SCORE_BYTES_PER_EVENT;
-    if (r->type != SCORE_MPI)
-        return bytes;
-    uint64_t sent = json_u64(loc, "messages_sent", 0), recv = json_u64(loc, "messages_received", 0);
-    int nonblocking_send = strncmp(r->name, "MPI_I", 5) == 0;
-    int completion = strncmp(r->name, "MPI_Wait", 8) == 0 || strncmp(r->name, "MPI_Test", 8) == 0;
-    uint64_t records = (nonblocking_send ? 2 : 1) * sent + (completion ? 2 : 1) * recv;
-    if (mpi_collective(r->name))
-        records += 2 * visits;
-    return bytes + records * SCORE_BYTES_PER_MPI_RECORD;
-}
-
-static int is_parallel(const score_region *r) { return r->type == SCORE_MPI || r->type == SCORE_OMP; }
-
 static int build(score_profile *p, const json_value *doc, char *err, size_t errsize)
 {
     const json_value *groups = json_get(doc, "location_groups"), *locs = json_get(doc, "locations");
@@ -113,11 +77,12 @@ static int build(score_profile *p, const json_value *doc, char *err, size_t errs
         return -1;
     }
     size_t *ridx = malloc((max_rid + 1) * sizeof *ridx), *lgroup = malloc((max_lid + 1) * sizeof *lgroup);
-    uint8_t *leads = calloc(tree->n + 1, 1);
+    int64_t *parents = malloc((tree->n + 1) * sizeof *parents);
+    size_t *nregion = malloc((tree->n + 1) * sizeof *nregion);
     p->regions = calloc(p->nregions + 1, sizeof *p->regions);
     p->group_callpaths = calloc(p->ngroups + 1, sizeof *p->group_callpaths);
     int rc = -1;
-    if (!ridx || !lgroup || !leads || !p->regions || !p->group_callpaths) {
+    if (!ridx || !lgroup || !parents || !nregion || !p->regions || !p->group_callpaths) {
         snprintf(err, errsize, "out of memory");
         goto out;
     }
@@ -173,30 +138,26 @@ static int build(score_profile *p, const json_value *doc, char *err, size_t errs
         for (size_t k = 0; nl && nl->kind == JSON_ARRAY && k < nl->n; k++) {
             uint64_t lid = json_u64(&nl->items[k], "location", 0);
             size_t g = lid <= max_lid ? lgroup[lid] : 0;
-            p->regions[ridx[id]].group_bytes[g] += node_bytes(&p->regions[ridx[id]], &nl->items[k]);
+            const json_value *l = &nl->items[k];
+            p->regions[ridx[id]].group_bytes[g] += score_node_bytes(
+                &p->regions[ridx[id]], json_u64(l, "visits", 0), json_u64(l, "messages_sent", 0),
+                json_u64(l, "messages_received", 0));
             p->group_callpaths[g]++;
         }
     }
-    for (size_t i = 0; i < p->nregions; i++)
-        for (size_t g = 0; g < p->ngroups; g++)
-            if (p->regions[i].group_bytes[g] > p->regions[i].max_buf)
-                p->regions[i].max_buf = p->regions[i].group_bytes[g];
-    for (size_t i = tree->n; i-- > 0;) {
-        const json_value *n = &tree->items[i];
-        score_region *sr = &p->regions[ridx[json_u64(n, "region", 0)]];
-        const json_value *parent = json_get(n, "parent");
-        if (is_parallel(sr))
-            leads[i] = 1;
-        else if (leads[i])
-            sr->type = SCORE_COM;
-        if (leads[i] && parent && parent->kind == JSON_NUMBER && parent->u < i)
-            leads[parent->u] = 1;
+    for (size_t i = 0; i < tree->n; i++) {
+        const json_value *parent = json_get(&tree->items[i], "parent");
+        parents[i] = parent && parent->kind == JSON_NUMBER && parent->is_int && parent->u < i
+                         ? (int64_t)parent->u : -1;
+        nregion[i] = ridx[json_u64(&tree->items[i], "region", 0)];
     }
+    score_finish(p, parents, nregion, tree->n);
     rc = 0;
 out:
     free(ridx);
     free(lgroup);
-    free(leads);
+    free(parents);
+    free(nregion);
     return rc;
 }
 

@@ -4,11 +4,68 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 const char *score_type_name(int type)
 {
     static const char *const names[] = {"USR", "COM", "MPI", "OMP", "ALL"};
     return type >= 0 && type <= SCORE_NTYPES ? names[type] : "?";
+}
+
+/* MPI records besides enter and exit, per visit and per message (see score.h). */
+static int mpi_collective(const char *name)
+{
+    static const char *const names[] = {
+        "Barrier", "Bcast", "Reduce", "Allreduce", "Gather", "Gatherv", "Allgather",
+        "Allgatherv", "Scatter", "Scatterv", "Alltoall", "Alltoallv", "Alltoallw", "Scan",
+        "Exscan", "Reduce_scatter", "Reduce_scatter_block"};
+    if (strncmp(name, "MPI_", 4) != 0)
+        return 0;
+    name += 4;
+    if (name[0] == 'I' && name[1] >= 'a' && name[1] <= 'z') /* MPI_Ibcast, MPI_Iallreduce */
+        name++;
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (strcasecmp(name, names[i]) == 0)
+            return 1;
+    return 0;
+}
+
+uint64_t score_node_bytes(const score_region *r, uint64_t visits, uint64_t sent, uint64_t received)
+{
+    uint64_t bytes = 2 * visits * SCORE_BYTES_PER_EVENT;
+    if (r->type != SCORE_MPI)
+        return bytes;
+    int nonblocking_send = strncmp(r->name, "MPI_I", 5) == 0;
+    int completion = strncmp(r->name, "MPI_Wait", 8) == 0 || strncmp(r->name, "MPI_Test", 8) == 0;
+    uint64_t records = (nonblocking_send ? 2 : 1) * sent + (completion ? 2 : 1) * received;
+    if (mpi_collective(r->name))
+        records += 2 * visits;
+    return bytes + records * SCORE_BYTES_PER_MPI_RECORD;
+}
+
+static int is_parallel(const score_region *r) { return r->type == SCORE_MPI || r->type == SCORE_OMP; }
+
+void score_finish(score_profile *p, const int64_t *parent, const size_t *region, size_t n)
+{
+    for (size_t i = 0; i < p->nregions; i++)
+        for (size_t g = 0; g < p->ngroups; g++)
+            if (p->regions[i].group_bytes[g] > p->regions[i].max_buf)
+                p->regions[i].max_buf = p->regions[i].group_bytes[g];
+    /* Which call paths lead to MPI or OpenMP: children come after their parents, so a walk
+     * backwards sees a node's whole subtree before the node. */
+    uint8_t *leads = calloc(n + 1, 1);
+    if (!leads)
+        return;
+    for (size_t i = n; i-- > 0;) {
+        score_region *sr = &p->regions[region[i]];
+        if (is_parallel(sr))
+            leads[i] = 1;
+        else if (leads[i])
+            sr->type = SCORE_COM;
+        if (leads[i] && parent[i] >= 0 && (size_t)parent[i] < i)
+            leads[parent[i]] = 1;
+    }
+    free(leads);
 }
 
 static int by_string(const void *a, const void *b)

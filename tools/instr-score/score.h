@@ -47,7 +47,17 @@ typedef struct score_profile {
 
 /* Reads DIR/profile.json into p. 0, or -1 with a message in err (what and where). */
 int score_read_json(const char *dir, score_profile *p, char *err, size_t errsize);
+/* Reads DIR/profile.cubex (CUBE4, as instr or Score-P writes it) into p; the same. */
+int score_read_cubex(const char *dir, score_profile *p, char *err, size_t errsize);
 void score_free(score_profile *p);
+
+/* The readers' common part. Trace bytes of one call path on one location: its enters and
+ * exits, and for MPI regions the message records. */
+uint64_t score_node_bytes(const score_region *r, uint64_t visits, uint64_t sent, uint64_t received);
+/* After the readers filled regions (with group_bytes) and the call tree (n call paths,
+ * parent[i] < i or -1, region[i] an index in p->regions): max_buf per region, and USR
+ * regions on a path to MPI or OpenMP become COM. */
+void score_finish(score_profile *p, const int64_t *parent, const size_t *region, size_t n);
 
 const char *score_type_name(int type);
 
