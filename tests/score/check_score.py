@@ -4,6 +4,8 @@
 
 estimate  the estimated trace size is within 10 % of the real trace of the same run, on the
           bench workloads calls, particles, stencil and the accessor code tests/score/progs
+estimate_metrics  the same with synchronous metrics on (count plugin, getrusage), from
+          profile.json and from profile.cubex
 estimate_mpi  the same for a 4-rank MPI job (tests/mpi/progs/halo.c) traced with mpirun
 errors    a missing, wrong or damaged experiment and bad options: clear message, exit 1 / 2
 filter    -f: the regions a spec leaves out are marked and the totals after it are right
@@ -89,6 +91,35 @@ def case_estimate():
         err = 100.0 * (est - real) / real
         print(f"estimate {name}: estimated {est} bytes, real trace {real} bytes ({err:+.2f} %)")
         expect(real > 0 and abs(err) <= 10.0, f"{name}: estimate {est} vs real {real} ({err:+.1f} %)")
+
+
+def case_estimate_metrics():
+    """With synchronous metrics on, a Metric event follows every enter and exit: the estimate
+    (from profile.json and from a cubex-only copy) is within 10 % of the real trace, on bench
+    calls with the count plugin's three types (uint64, int64, double) and with getrusage
+    fields; and a metric adds what it costs (the estimate grows by at least half the real
+    growth)."""
+    d = fresh_dir(os.path.join(A.work, "estimate_metrics"))
+    exe = build("calls", d)
+    plain, _ = measure(exe, d, "plain", {"INSTR_ENABLE_TRACING": "1"})
+    base_real, base_est = trace_bytes(plain), estimate_of(score(plain).stdout)
+    runs = {"count": {"INSTR_PLUGIN_PATH": A.plugins, "INSTR_METRIC_PLUGINS": "count"},
+            "rusage": {"INSTR_METRIC_RUSAGE": "ru_utime,ru_minflt,ru_nvcsw"}}
+    for tag, env in runs.items():
+        exp, _ = measure(exe, d, tag, dict(env, INSTR_ENABLE_TRACING="1",
+                                           INSTR_PROFILING_FORMAT="json,cubex"))
+        prof = json.load(open(os.path.join(exp, "profile.json")))
+        expect(prof["metrics"], f"{tag}: no metric in the profile")
+        real = trace_bytes(exp)
+        for src, where in (("profile.json", exp), ("profile.cubex", cubex_only(exp, d, tag))):
+            est = estimate_of(score(where).stdout)
+            err = 100.0 * (est - real) / real
+            print(f"estimate_metrics {tag} ({len(prof['metrics'])} metrics, from {src}): "
+                  f"estimated {est} bytes, real trace {real} bytes ({err:+.2f} %)")
+            expect(abs(err) <= 10.0, f"{tag} from {src}: estimate {est} vs real {real} ({err:+.1f} %)")
+            expect(est - base_est >= (real - base_real) / 2,
+                   f"{tag} from {src}: the metrics add {est - base_est} bytes to the estimate, "
+                   f"{real - base_real} to the trace")
 
 
 def case_estimate_mpi():
@@ -363,6 +394,7 @@ def main():
         ap.add_argument("--" + a, required=True)
     ap.add_argument("--mpicc")
     ap.add_argument("--mpirun")
+    ap.add_argument("--plugins")
     ap.add_argument("case")
     A = ap.parse_args()
     A.work = os.path.abspath(A.work)

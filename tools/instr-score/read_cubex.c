@@ -598,6 +598,64 @@ static int to_u64(const anchor *A, uint64_t *cells, int is_double, int inclusive
 
 /* ---- the model ---- */
 
+/* What the synchronous metrics add to each event of each location (*out indexed by column;
+ * NULL: none, or an MPI job, whose trace has no metric records yet). The counters are the
+ * INCLUSIVE metrics besides time (instr's and Score-P's strictly synchronous metrics); their
+ * totals per location are the sums over the outermost call paths. */
+static int metric_costs(const archive *a, const anchor *A, const size_t *wide, int job,
+                        score_metric_cost **out, char *err, size_t errsize)
+{
+    *out = NULL;
+    size_t n = A->ncnodes, nl = A->nlocs, nm = 0;
+    for (size_t i = 0; i < A->nmetrics; i++)
+        nm += A->metrics[i].inclusive && A->metrics[i].uniq && strcmp(A->metrics[i].uniq, "time") != 0;
+    if (!nm || job)
+        return 0;
+    uint32_t *types = calloc(nm, sizeof *types);
+    double *totals = calloc(nl * nm, sizeof *totals);
+    *out = calloc(nl, sizeof **out);
+    int rc = -1;
+    if (!types || !totals || !*out) {
+        snprintf(err, errsize, "out of memory");
+        goto out;
+    }
+    size_t j = 0;
+    for (size_t i = 0; i < A->nmetrics; i++) {
+        const cmetric *cm = &A->metrics[i];
+        if (!cm->inclusive || !cm->uniq || strcmp(cm->uniq, "time") == 0)
+            continue;
+        int incl = 0, dbl = 0;
+        uint64_t *cells = metric_cells(a, A, wide, cm->uniq, &incl, &dbl, err, errsize);
+        if (!cells)
+            goto out;
+        int is_signed = cm->dtype && strcmp(cm->dtype, "INT64") == 0;
+        types[j] = dbl ? SCORE_METRIC_DOUBLE : is_signed ? SCORE_METRIC_INT64 : SCORE_METRIC_UINT64;
+        for (size_t c = 0; c < n; c++) {
+            if (A->cnodes[c].parent >= 0)
+                continue;
+            for (size_t l = 0; l < nl; l++) {
+                uint64_t v = cells[c * nl + l];
+                double d;
+                memcpy(&d, &v, sizeof d);
+                totals[l * nm + j] += dbl ? d : is_signed ? (double)(int64_t)v : (double)v;
+            }
+        }
+        free(cells);
+        j++;
+    }
+    for (size_t l = 0; l < nl; l++)
+        (*out)[l] = score_metric_cost_of(nm, types, &totals[l * nm]);
+    rc = 0;
+out:
+    if (rc != 0) {
+        free(*out);
+        *out = NULL;
+    }
+    free(types);
+    free(totals);
+    return rc;
+}
+
 static const char *source_of(const char *paradigm)
 {
     if (!paradigm)
@@ -635,6 +693,7 @@ static int build(score_profile *p, const archive *a, anchor *A, char *err, size_
     int64_t *parents = malloc((n + 1) * sizeof *parents);
     uint64_t *visits = NULL, *tincl = NULL, *texcl = NULL, *sent = NULL, *recv = NULL;
     uint64_t *sent_other = NULL, *recv_other = NULL;
+    score_metric_cost *lcost = NULL;
     int rc = -1, incl_kind = 0, dbl = 0;
     p->regions = calloc(A->nregions + 1, sizeof *p->regions);
     p->group_callpaths = calloc(A->ngroups + 1, sizeof *p->group_callpaths);
@@ -681,7 +740,9 @@ static int build(score_profile *p, const archive *a, anchor *A, char *err, size_
         sr->file = strdup(cr->file ? cr->file : "");
         sr->source = strdup(source_of(cr->paradigm));
         sr->group_bytes = calloc(p->ngroups + 1, sizeof *sr->group_bytes);
-        if (!sr->name || !sr->mangled || !sr->file || !sr->source || !sr->group_bytes) {
+        sr->group_buffer = calloc(p->ngroups + 1, sizeof *sr->group_buffer);
+        if (!sr->name || !sr->mangled || !sr->file || !sr->source || !sr->group_bytes ||
+            !sr->group_buffer) {
             snprintf(err, errsize, "out of memory");
             goto out;
         }
@@ -724,6 +785,8 @@ static int build(score_profile *p, const archive *a, anchor *A, char *err, size_
         }
         *o = in;
     }
+    if (metric_costs(a, A, wide, sent || recv, &lcost, err, errsize) != 0)
+        goto out;
     /* Per region: visits and exclusive time over all its call paths, inclusive time over
      * the outermost ones (a recursive region's inner call paths are inside the outer). */
     for (size_t c = 0; c < n; c++) {
@@ -741,7 +804,8 @@ static int build(score_profile *p, const archive *a, anchor *A, char *err, size_
                 sr->incl_ns += tincl[i];
             if (v) {
                 size_t g = A->loc_group[l];
-                sr->group_bytes[g] += score_node_bytes(sr, v, sent ? sent[i] : 0, recv ? recv[i] : 0);
+                score_add_node(sr, g, v, sent ? sent[i] : 0, recv ? recv[i] : 0,
+                               lcost ? &lcost[col[l]] : NULL);
                 p->group_callpaths[g]++;
             }
         }
@@ -761,6 +825,7 @@ out:
     free(recv);
     free(sent_other);
     free(recv_other);
+    free(lcost);
     return rc;
 }
 

@@ -30,7 +30,7 @@ static int mpi_collective(const char *name)
     return 0;
 }
 
-uint64_t score_node_bytes(const score_region *r, uint64_t visits, uint64_t sent, uint64_t received)
+static uint64_t node_bytes(const score_region *r, uint64_t visits, uint64_t sent, uint64_t received)
 {
     uint64_t bytes = 2 * visits * SCORE_BYTES_PER_EVENT;
     if (r->type != SCORE_MPI)
@@ -41,6 +41,41 @@ uint64_t score_node_bytes(const score_region *r, uint64_t visits, uint64_t sent,
     if (mpi_collective(r->name))
         records += 2 * visits;
     return bytes + records * SCORE_BYTES_PER_MPI_RECORD;
+}
+
+/* Expected size of one compressed value of a counter whose values spread evenly over
+ * 0 .. total: 1 byte and the value's significant bytes. */
+static double value_bytes(uint32_t type, double total)
+{
+    if (type == SCORE_METRIC_DOUBLE)
+        return total != 0.0 ? 9.0 : 1.0; /* a double's 64 bits, high ones set */
+    if (total < 0)
+        return 9.0; /* two's complement: all bytes significant */
+    double bytes = 1.0, step = 1.0;
+    for (int k = 0; k < 8; k++, step *= 256.0)
+        if (total + 1.0 > step) /* P(value >= 256^k) */
+            bytes += (total + 1.0 - step) / (total + 1.0);
+    return bytes;
+}
+
+score_metric_cost score_metric_cost_of(size_t n, const uint32_t *types, const double *totals)
+{
+    score_metric_cost c = {0.0, 0};
+    if (!n)
+        return c;
+    c.disk = SCORE_METRIC_EVENT_BYTES;
+    for (size_t i = 0; i < n; i++)
+        c.disk += 1.0 + value_bytes(types[i], totals[i]);
+    c.buffer = SCORE_METRIC_BUFFER_BYTES * n;
+    return c;
+}
+
+void score_add_node(score_region *r, size_t g, uint64_t visits, uint64_t sent, uint64_t received,
+                    const score_metric_cost *mc)
+{
+    uint64_t base = node_bytes(r, visits, sent, received);
+    r->group_bytes[g] += base + (mc ? (uint64_t)(2.0 * (double)visits * mc->disk + 0.5) : 0);
+    r->group_buffer[g] += base + (mc ? 2 * visits * mc->buffer : 0);
 }
 
 static int is_parallel(const score_region *r) { return r->type == SCORE_MPI || r->type == SCORE_OMP; }
@@ -104,7 +139,7 @@ void score_totals_of(const score_profile *p, int all, score_totals *t)
     memset(t, 0, sizeof *t);
     uint64_t busiest_memory = 0;
     for (size_t g = 0; g < p->ngroups; g++) {
-        uint64_t bytes[SCORE_NTYPES + 1] = {0};
+        uint64_t bytes[SCORE_NTYPES + 1] = {0}, buffer = 0;
         for (size_t i = 0; i < p->nregions; i++) {
             const score_region *r = &p->regions[i];
             if (!all && r->filtered)
@@ -112,12 +147,13 @@ void score_totals_of(const score_profile *p, int all, score_totals *t)
             uint64_t b = r->group_bytes[g];
             bytes[r->type] += b;
             bytes[SCORE_NTYPES] += b;
+            buffer += r->group_buffer[g];
         }
         for (int k = 0; k <= SCORE_NTYPES; k++)
             if (bytes[k] > t->max_buf[k])
                 t->max_buf[k] = bytes[k];
         t->trace_bytes += bytes[SCORE_NTYPES];
-        uint64_t mem = bytes[SCORE_NTYPES] + p->group_callpaths[g] * SCORE_BYTES_PER_CALL_PATH;
+        uint64_t mem = buffer + p->group_callpaths[g] * SCORE_BYTES_PER_CALL_PATH;
         if (mem > busiest_memory)
             busiest_memory = mem;
     }
