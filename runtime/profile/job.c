@@ -861,6 +861,39 @@ static int job_file(const char *name, job_args *a)
     return rc;
 }
 
+/* The hint of a job dominated by its instrumentation, once, from the merged profile: per
+ * region its visits over all call paths and its inclusive time over the outermost ones. */
+static void job_hint(const instr_job *j, const char *dir)
+{
+    uint64_t *visits = calloc((size_t)j->nregions + 1, sizeof *visits);
+    uint64_t *incl = calloc((size_t)j->nregions + 1, sizeof *incl);
+    if (visits && incl) {
+        for (uint32_t i = 0; i < j->n; i++) {
+            const jnode *mn = &j->nodes[i];
+            if (mn->region < 1 || mn->region > j->nregions)
+                continue;
+            visits[mn->region] += mn->s.visits;
+            int outer = 1;
+            for (int32_t p = mn->parent; p >= 0 && outer; p = j->nodes[p].parent)
+                outer = j->nodes[p].region != mn->region;
+            if (outer)
+                incl[mn->region] += mn->s.incl;
+        }
+        uint32_t n = 0, top = 0;
+        for (uint32_t r = 1; r <= j->nregions; r++) {
+            if (!instr_profile_hint_region(visits[r], incl[r]))
+                continue;
+            n++;
+            if (!top || visits[r] > visits[top])
+                top = r;
+        }
+        if (n)
+            instr_profile_hint("MPI job", dir, n, j->regions[top - 1].name, visits[top], incl[top]);
+    }
+    free(visits);
+    free(incl);
+}
+
 INSTR_EXT_EXPORT int instr_ext_job_write(instr_job *j, const char *dir, int nranks)
 {
     if (!j || !dir)
@@ -883,5 +916,6 @@ INSTR_EXT_EXPORT int instr_ext_job_write(instr_job *j, const char *dir, int nran
         if (!j->groups[i].present)
             instr_warn("job profile: rank %d is missing from %s/profile.json (its own files, if "
                        "any, are in %s/rank-%d)", j->groups[i].rank, dir, dir, j->groups[i].rank);
+    job_hint(j, dir);
     return 0;
 }

@@ -17,7 +17,8 @@ loop      build, run, -g, rebuild with the spec: the excluded functions have no 
           new binary, the run records none of their visits, the program's output is the same
 cubex     an experiment with only profile.cubex: the same table, -f table and -g spec as from
           profile.json of the same run; a damaged cubex gets a clear message
-cubex_mpi the same for a 4-rank MPI job (COM and MPI types, message records)"""
+cubex_mpi the same for a 4-rank MPI job (COM and MPI types, message records)
+hint_mpi  a 4-rank job dominated on every rank: one hint line, for the job, from rank 0"""
 import argparse
 import json
 import os
@@ -340,6 +341,33 @@ def case_cubex_mpi():
     expect(types.get("main") == "COM" and types.get("MPI_Sendrecv") == "MPI" and
            types.get("MPI_Isend") == "MPI", f"types from the cubex: {types}")
     print(f"cubex_mpi: {rows} rows agree with the job's profile.json; types {types}")
+
+
+def case_hint_mpi():
+    """A 4-rank job whose every rank is dominated by its instrumentation: one hint line for
+    the job (rank 0, from the merged profile, naming the job's directory), none per rank;
+    INSTR_VERBOSE=quiet silences it."""
+    d = fresh_dir(os.path.join(A.work, "hint_mpi"))
+    exe = os.path.join(d, "hot_mpi")
+    env = {"OMPI_MCA_btl": "self,vader"}
+    run([A.instr, A.mpicc, "-O2", os.path.join(A.src, "tests/score/progs/hot_mpi.c"), "-o", exe],
+        d, env)
+    for tag, extra in (("loud", {}), ("quiet", {"INSTR_VERBOSE": "quiet"})):
+        w = fresh_dir(os.path.join(d, tag))
+        forward = [a for k in extra for a in ("-x", k)]
+        r = run([A.mpirun, "-np", "4", "--oversubscribe", "--allow-run-as-root", "--bind-to",
+                 "none"] + forward + [exe], w, dict(env, **extra))
+        expect(r.stdout == "total=16800000\n", f"output {r.stdout!r}")
+        lines = [l for l in r.stderr.splitlines() if "instrumentation dominated" in l]
+        if tag == "quiet":
+            expect(not lines, f"INSTR_VERBOSE=quiet still hints: {lines}")
+            continue
+        jobs = [os.path.join(w, e) for e in os.listdir(w) if e.startswith("instr-")]
+        expect(len(jobs) == 1, f"one job directory: {jobs}")
+        expect(len(lines) == 1, f"expected one hint line for the job, got {len(lines)}: {lines}")
+        expect("this MPI job" in lines[0] and f"instr-score -g {jobs[0]}" in lines[0]
+               and "tiny: 4800000 visits" in lines[0], lines[0])
+        print(f"hint_mpi: {lines[0]}")
 
 
 def objdump_calls(exe, symbols):
