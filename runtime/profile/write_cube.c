@@ -144,19 +144,38 @@ static const char *paradigm(const char *source)
     return "compiler";
 }
 
-/* Score-P's region roles for OpenMP constructs, from the construct's name ("!$omp for @f"). */
+/* Score-P's region roles (its region types' names) for the OpenMP adapter's regions, from
+ * the construct's name ("!$omp for @f.c:28", runtime/ompt/names.c); the first prefix that
+ * matches decides. Waiting parts ("(wait)") have their construct's role. Score-P has no role
+ * for taskgroup, teams, the initial task, reduction and scope: those are "artificial". */
 static const char *role(const char *source, const char *name)
 {
     if (strcmp(source, "openmp") != 0)
         return "function";
     static const struct { const char *prefix, *role; } roles[] = {
-        {"!$omp implicit barrier", "implicit barrier"}, {"!$omp implicit task", "task"},
-        {"!$omp parallel", "parallel"}, {"!$omp barrier", "barrier"}, {"!$omp for", "loop"},
-        {"!$omp loop", "loop"}, {"!$omp single", "single"}, {"!$omp master", "master"},
-        {"!$omp masked", "master"}, {"!$omp critical", "critical"}, {"!$omp atomic", "atomic"},
-        {"!$omp sections", "sections"}, {"!$omp section", "section"},
-        {"!$omp ordered", "ordered"}, {"!$omp taskwait", "taskwait"},
-        {"!$omp taskgroup", "taskgroup"}, {"!$omp task", "task"},
+        {"!$omp parallel", "parallel"},
+        {"!$omp implicit task", "task"},
+        {"!$omp implicit barrier", "implicit barrier"},
+        {"!$omp barrier (runtime)", "implicit barrier"},
+        {"!$omp barrier", "barrier"},
+        {"!$omp for", "loop"},
+        {"!$omp loop", "loop"},
+        {"!$omp taskloop", "loop"},
+        {"!$omp distribute", "loop"},
+        {"!$omp sections", "sections"},
+        {"!$omp section", "section"},
+        {"!$omp workshare", "workshare"},
+        {"!$omp single", "single"},
+        {"!$omp master", "master"},
+        {"!$omp masked", "master"},
+        {"!$omp critical", "critical"},
+        {"!$omp atomic", "atomic"},
+        {"!$omp ordered", "ordered"},
+        {"!$omp taskwait", "taskwait"},
+        {"!$omp task (create)", "task create"},
+        {"!$omp taskgroup", "artificial"},
+        {"!$omp task", "task"},
+        {"omp_", "wrapper"}, /* the lock routines */
     };
     for (size_t i = 0; i < sizeof roles / sizeof *roles; i++)
         if (strncmp(name, roles[i].prefix, strlen(roles[i].prefix)) == 0)

@@ -20,21 +20,22 @@ from cases import Fail, clean_env, expect, fresh_dir, run_case  # noqa: E402
 A = None
 
 
-def measure(prog, case, env=None, args=()):
-    d = fresh_dir(os.path.join(A.work, case))
+def measure(prog, case, env=None, args=(), prog_path=False):
+    d = os.path.join(A.work, case) if prog_path else fresh_dir(os.path.join(A.work, case))
     exp = os.path.join(d, "exp")
-    r = subprocess.run([os.path.join(A.bin, prog)] + list(args), cwd=d, capture_output=True,
+    r = subprocess.run([prog if prog_path else os.path.join(A.bin, prog)] + list(args), cwd=d,
+                       capture_output=True,
                        text=True, env=clean_env(dict(env or {}, INSTR_EXPERIMENT_DIRECTORY=exp)),
                        timeout=120)
     expect(r.returncode == 0, f"{prog} exited {r.returncode}: {r.stderr}")
     return exp, r.stderr
 
 
-def agrees(exp):
+def agrees(exp, stats=None):
     cube = cubex.read(os.path.join(exp, "profile.cubex"))
     with open(os.path.join(exp, "profile.json")) as f:
         prof = json.load(f)
-    bad = cubex.check_against_json(cube, prof)
+    bad = cubex.check_against_json(cube, prof, stats)
     expect(not bad, f"profile.cubex differs from profile.json: {bad[:10]}")
     return cube, prof
 
@@ -186,6 +187,46 @@ def case_metrics():
           f"events exact on main, a and b")
 
 
+# The OpenMP adapter's regions and the roles Score-P gives the same constructs.
+OMP_ROLES = {"!$omp parallel": "parallel", "!$omp implicit task": "task", "!$omp for": "loop",
+             "!$omp implicit barrier": "implicit barrier", "!$omp barrier": "barrier",
+             "!$omp critical": "critical", "!$omp critical (wait)": "critical",
+             "!$omp single": "single", "!$omp task": "task", "!$omp task (create)": "task create",
+             "!$omp taskwait": "taskwait", "!$omp masked": "master", "omp_set_lock": "wrapper",
+             "omp_set_lock (wait)": "wrapper"}
+
+
+def case_openmp():
+    """tests/openmp's constructs.c on libomp (clang -fopenmp through instr, 4 threads): the
+    cubex agrees with profile.json, its OpenMP regions have paradigm openmp and Score-P's
+    roles, the program's functions paradigm compiler and role function."""
+    d = fresh_dir(os.path.join(A.work, "openmp"))
+    exe = os.path.join(d, "constructs")
+    c = subprocess.run([A.instr, A.omp_cc, "-fopenmp", "-g", "-O1", A.omp_source, "-o", exe],
+                       cwd=d, capture_output=True, text=True, timeout=300, env=clean_env())
+    expect(c.returncode == 0, f"instr {A.omp_cc} -fopenmp failed: {c.stderr}")
+    exp, _ = measure(exe, "openmp", {"OMP_NUM_THREADS": "4"}, prog_path=True)
+    stats = {}
+    cube, prof = agrees(exp, stats)
+    expect(len(cube.locations) == 4, f"{len(cube.locations)} locations for 4 threads")
+    seen = {}
+    for r in cube.regions:
+        construct = r["name"].split(" @")[0]
+        if construct in OMP_ROLES:
+            seen[construct] = (r["paradigm"], r["role"])
+            expect((r["paradigm"], r["role"]) == ("openmp", OMP_ROLES[construct]),
+                   f"{r['name']}: paradigm {r['paradigm']}, role {r['role']}; expected openmp, "
+                   f"{OMP_ROLES[construct]}")
+        elif r["name"] in ("main", "kernel", "leaf", "task_body"):
+            expect((r["paradigm"], r["role"]) == ("compiler", "function"), f"{r}")
+    for must in ("!$omp parallel", "!$omp implicit task", "!$omp for", "!$omp implicit barrier",
+                 "!$omp task", "!$omp task (create)"):
+        expect(must in seen, f"no {must} region in the cubex: {sorted(seen)}")
+    print(f"openmp: {len(cube.regions)} regions ({len(seen)} OpenMP constructs with Score-P's "
+          f"roles), {len(cube.cnodes)} cnodes on 4 threads agree with profile.json; "
+          f"{stats.get('task_bookkeeping', 0)} task-running node(s) whose exclusive time differs")
+
+
 def case_mpi():
     d = fresh_dir(os.path.join(A.work, "mpi"))
     exe = os.path.join(d, "halo")
@@ -231,7 +272,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", required=True)
     ap.add_argument("--work", required=True)
-    for a in ("instr", "mpicc", "mpirun", "mpi-source", "plugins", "metrics-prog"):
+    for a in ("instr", "mpicc", "mpirun", "mpi-source", "plugins", "metrics-prog", "omp-cc",
+              "omp-source"):
         ap.add_argument("--" + a)
     ap.add_argument("case")
     A = ap.parse_args()

@@ -18,7 +18,8 @@ loop      build, run, -g, rebuild with the spec: the excluded functions have no 
 cubex     an experiment with only profile.cubex: the same table, -f table and -g spec as from
           profile.json of the same run; a damaged cubex gets a clear message
 cubex_mpi the same for a 4-rank MPI job (COM and MPI types, message records)
-hint_mpi  a 4-rank job dominated on every rank: one hint line, for the job, from rank 0"""
+hint_mpi  a 4-rank job dominated on every rank: one hint line, for the job, from rank 0
+openmp    the OMP, COM and USR types of an OpenMP program, from profile.json and profile.cubex"""
 import argparse
 import json
 import os
@@ -343,6 +344,26 @@ def case_cubex_mpi():
     print(f"cubex_mpi: {rows} rows agree with the job's profile.json; types {types}")
 
 
+def case_openmp():
+    """Score-P's types on an OpenMP program (tests/openmp's constructs.c on libomp, 4
+    threads), from profile.json and from profile.cubex: the OpenMP adapter's regions OMP,
+    main (on the path to them) COM, the functions called inside USR."""
+    d = fresh_dir(os.path.join(A.work, "openmp"))
+    exe = os.path.join(d, "constructs")
+    run([A.instr, A.omp_cc, "-fopenmp", "-g", "-O1",
+         os.path.join(A.src, "tests/openmp/progs/constructs.c"), "-o", exe], d)
+    exp, _ = measure(exe, d, "run", {"OMP_NUM_THREADS": "4", "INSTR_PROFILING_FORMAT": "json,cubex"})
+    only = cubex_only(exp, d, "openmp")
+    for src, where in (("profile.json", exp), ("profile.cubex", only)):
+        types = {name: t for name, (_, t, _) in region_rows(score("-r", where).stdout).items()}
+        omp = {n: t for n, t in types.items() if n.startswith(("!$omp", "omp_"))}
+        expect(len(omp) >= 10 and set(omp.values()) == {"OMP"}, f"{src}: OpenMP regions {omp}")
+        want = {"main": "COM", "kernel": "USR", "leaf": "USR", "task_body": "USR"}
+        got = {n: types.get(n) for n in want}
+        expect(got == want, f"{src}: types {got}, expected {want}")
+        print(f"openmp ({src}): {len(omp)} OMP regions, {got}")
+
+
 def case_hint_mpi():
     """A 4-rank job whose every rank is dominated by its instrumentation: one hint line for
     the job (rank 0, from the merged profile, naming the job's directory), none per rank;
@@ -423,6 +444,7 @@ def main():
     ap.add_argument("--mpicc")
     ap.add_argument("--mpirun")
     ap.add_argument("--plugins")
+    ap.add_argument("--omp-cc")
     ap.add_argument("case")
     A = ap.parse_args()
     A.work = os.path.abspath(A.work)
