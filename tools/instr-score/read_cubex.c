@@ -6,6 +6,7 @@
  * CubeW's wide order for INCLUSIVE), dense or sparse indexes, either byte order. */
 #define _GNU_SOURCE /* O_CLOEXEC, strdup */
 #include "score.h"
+#include "ustar.h"
 #include "xml.h"
 
 #include <errno.h>
@@ -20,145 +21,6 @@
 #define MAX_ANCHOR_BYTES (1ull << 30)
 /* A data member larger than this likewise. */
 #define MAX_DATA_BYTES (8ull << 30)
-
-/* ---- the archive ---- */
-
-typedef struct member {
-    char name[272]; /* ustar: prefix (155) / name (100) */
-    uint64_t off, size;
-} member;
-
-typedef struct archive {
-    int fd;
-    const char *path;
-    member *m;
-    size_t n;
-} archive;
-
-static uint64_t octal(const unsigned char *p, size_t n, int *ok)
-{
-    if (p[0] & 0x80) { /* GNU base-256 for sizes of 8 GiB and more */
-        uint64_t v = p[0] & 0x7f;
-        for (size_t i = 1; i < n; i++)
-            v = v << 8 | p[i];
-        return v;
-    }
-    uint64_t v = 0;
-    size_t i = 0;
-    while (i < n && p[i] == ' ')
-        i++;
-    int digits = 0;
-    for (; i < n && p[i] >= '0' && p[i] <= '7'; i++, digits++)
-        v = v * 8 + (uint64_t)(p[i] - '0');
-    if (!digits || (i < n && p[i] != ' ' && p[i] != '\0'))
-        *ok = 0;
-    return v;
-}
-
-static int read_at(int fd, void *buf, size_t len, uint64_t off)
-{
-    size_t got = 0;
-    while (got < len) {
-        ssize_t r = pread(fd, (char *)buf + got, len - got, (off_t)(off + got));
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            return -1;
-        got += (size_t)r;
-    }
-    return 0;
-}
-
-static int walk(archive *a, uint64_t fsize, char *err, size_t errsize)
-{
-    size_t cap = 0;
-    for (uint64_t off = 0;;) {
-        unsigned char h[512];
-        if (off + 512 > fsize) {
-            if (off == fsize && a->n) /* no end blocks: tolerated, like tar does */
-                return 0;
-            snprintf(err, errsize, "%s: cut short at byte %llu (a tar header was expected)",
-                     a->path, (unsigned long long)off);
-            return -1;
-        }
-        if (read_at(a->fd, h, sizeof h, off) != 0) {
-            snprintf(err, errsize, "%s: %s", a->path, strerror(errno ? errno : EIO));
-            return -1;
-        }
-        int zero = 1;
-        for (size_t i = 0; i < sizeof h && zero; i++)
-            zero = h[i] == 0;
-        if (zero) {
-            if (a->n)
-                return 0;
-            snprintf(err, errsize, "%s: an empty tar archive", a->path);
-            return -1;
-        }
-        int ok = 1;
-        uint64_t sum = octal(h + 148, 8, &ok), mine = 0;
-        for (size_t i = 0; i < sizeof h; i++)
-            mine += i >= 148 && i < 156 ? ' ' : h[i];
-        uint64_t size = octal(h + 124, 12, &ok);
-        if (!ok || sum != mine) {
-            snprintf(err, errsize, "%s: not a tar archive (bad header at byte %llu)%s", a->path,
-                     (unsigned long long)off,
-                     off ? "; the file is damaged" : "; profile.cubex is a ustar archive");
-            return -1;
-        }
-        uint64_t next = off + 512 + (size + 511) / 512 * 512;
-        if (off + 512 + size > fsize) {
-            snprintf(err, errsize, "%s: member at byte %llu is cut short (the file is damaged "
-                                   "or was not written to its end)", a->path, (unsigned long long)off);
-            return -1;
-        }
-        if (h[156] == '0' || h[156] == '\0') {
-            if (a->n == cap) {
-                cap = cap ? 2 * cap : 32;
-                member *m = realloc(a->m, cap * sizeof *m);
-                if (!m) {
-                    snprintf(err, errsize, "out of memory");
-                    return -1;
-                }
-                a->m = m;
-            }
-            member *m = &a->m[a->n++];
-            if (memcmp(h + 257, "ustar", 5) == 0 && h[345])
-                snprintf(m->name, sizeof m->name, "%.155s/%.100s", (const char *)h + 345,
-                         (const char *)h);
-            else
-                snprintf(m->name, sizeof m->name, "%.100s", (const char *)h);
-            m->off = off + 512;
-            m->size = size;
-        }
-        off = next;
-    }
-}
-
-static const member *find(const archive *a, const char *name)
-{
-    for (size_t i = 0; i < a->n; i++)
-        if (strcmp(a->m[i].name, name) == 0)
-            return &a->m[i];
-    return NULL;
-}
-
-static char *load(const archive *a, const member *m, uint64_t cap, char *err, size_t errsize)
-{
-    if (m->size > cap) {
-        snprintf(err, errsize, "%s: %s is larger than instr-score reads (%llu bytes)", a->path,
-                 m->name, (unsigned long long)m->size);
-        return NULL;
-    }
-    char *buf = malloc((size_t)m->size + 1);
-    if (!buf || read_at(a->fd, buf, (size_t)m->size, m->off) != 0) {
-        snprintf(err, errsize, "%s: %s: %s", a->path, m->name,
-                 buf ? "could not be read" : "out of memory");
-        free(buf);
-        return NULL;
-    }
-    buf[m->size] = '\0';
-    return buf;
-}
 
 /* ---- anchor.xml ---- */
 
@@ -428,7 +290,7 @@ static uint32_t swap32(uint32_t v) { return __builtin_bswap32(v); }
 /* The values of metric `uniq` as cells[cnode * nlocs + column] (8-byte words, native byte
  * order, cnodes in document order), and its kind and whether it is a double. NULL with err
  * set, or NULL with err empty when the archive has no such metric. */
-static uint64_t *metric_cells(const archive *a, const anchor *A, const size_t *wide,
+static uint64_t *metric_cells(const ustar *a, const anchor *A, const size_t *wide,
                               const char *uniq, int *inclusive, int *is_double, char *err,
                               size_t errsize)
 {
@@ -454,7 +316,7 @@ static uint64_t *metric_cells(const archive *a, const anchor *A, const size_t *w
     char iname[64], dname[64];
     snprintf(iname, sizeof iname, "%ld.index", cm->id);
     snprintf(dname, sizeof dname, "%ld.data", cm->id);
-    const member *im = find(a, iname), *dm = find(a, dname);
+    const ustar_member *im = ustar_find(a, iname), *dm = ustar_find(a, dname);
     if (!im || !dm) {
         snprintf(err, errsize, "%s: metric %s has no %s", a->path, uniq, im ? dname : iname);
         return NULL;
@@ -462,7 +324,7 @@ static uint64_t *metric_cells(const archive *a, const anchor *A, const size_t *w
     size_t n = A->ncnodes, nl = A->nlocs;
     uint64_t *cells = calloc(n * nl + 1, sizeof *cells);
     uint32_t *rows = NULL;
-    char *idx = load(a, im, MAX_DATA_BYTES, err, errsize), *data = NULL;
+    char *idx = ustar_load(a, im, MAX_DATA_BYTES, err, errsize), *data = NULL;
     if (!cells || !idx)
         goto bad;
     if (im->size < 18 || memcmp(idx, "CUBEX.INDEX", 11) != 0) {
@@ -514,7 +376,7 @@ static uint64_t *metric_cells(const archive *a, const anchor *A, const size_t *w
     }
     if (dm->size >= 11) {
         char marker[12];
-        if (read_at(a->fd, marker, 11, dm->off) == 0 && memcmp(marker, "ZCUBEX.DATA", 11) == 0) {
+        if (ustar_read_at(a, marker, 11, dm->off) == 0 && memcmp(marker, "ZCUBEX.DATA", 11) == 0) {
             snprintf(err, errsize, "%s: %s is compressed (CubeW with zlib); instr-score reads "
                                    "uncompressed archives: cube_dump or cube_cut can write one",
                      a->path, dname);
@@ -526,7 +388,7 @@ static uint64_t *metric_cells(const archive *a, const anchor *A, const size_t *w
                  dname, (unsigned long long)dm->size, count, nl, 10 + 8ull * count * nl);
         goto bad;
     }
-    data = load(a, dm, MAX_DATA_BYTES, err, errsize);
+    data = ustar_load(a, dm, MAX_DATA_BYTES, err, errsize);
     if (!data)
         goto bad;
     if (memcmp(data, "CUBEX.DATA", 10) != 0) {
@@ -602,7 +464,7 @@ static int to_u64(const anchor *A, uint64_t *cells, int is_double, int inclusive
  * NULL: none, or an MPI job, whose trace has no metric records yet). The counters are the
  * INCLUSIVE metrics besides time (instr's and Score-P's strictly synchronous metrics); their
  * totals per location are the sums over the outermost call paths. */
-static int metric_costs(const archive *a, const anchor *A, const size_t *wide, int job,
+static int metric_costs(const ustar *a, const anchor *A, const size_t *wide, int job,
                         score_metric_cost **out, char *err, size_t errsize)
 {
     *out = NULL;
@@ -669,7 +531,7 @@ static const char *source_of(const char *paradigm)
     return "compiler";
 }
 
-static int build(score_profile *p, const archive *a, anchor *A, char *err, size_t errsize)
+static int build(score_profile *p, const ustar *a, anchor *A, char *err, size_t errsize)
 {
     size_t n = A->ncnodes, nl = A->nlocs;
     if (!n || !nl || !A->nregions) {
@@ -835,7 +697,7 @@ int score_read_cubex(const char *dir, score_profile *p, char *err, size_t errsiz
     char path[4096];
     snprintf(path, sizeof path, "%s/profile.cubex", dir);
     snprintf(p->source, sizeof p->source, "profile.cubex");
-    archive a = {open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK), path, NULL, 0};
+    ustar a = {open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK), path, NULL, 0};
     struct stat st;
     if (a.fd < 0) {
         snprintf(err, errsize, "%s: %s", path, strerror(errno));
@@ -849,14 +711,14 @@ int score_read_cubex(const char *dir, score_profile *p, char *err, size_t errsiz
         snprintf(err, errsize, "%s: not a regular file", path);
         goto out;
     }
-    if (walk(&a, (uint64_t)st.st_size, err, errsize) != 0)
+    if (ustar_walk(&a, (uint64_t)st.st_size, err, errsize) != 0)
         goto out;
-    const member *am = find(&a, "anchor.xml");
+    const ustar_member *am = ustar_find(&a, "anchor.xml");
     if (!am) {
         snprintf(err, errsize, "%s: no anchor.xml in the archive: not a CUBE4 profile", path);
         goto out;
     }
-    if (!(xml = load(&a, am, MAX_ANCHOR_BYTES, err, errsize)))
+    if (!(xml = ustar_load(&a, am, MAX_ANCHOR_BYTES, err, errsize)))
         goto out;
     xml_handler h = {&A, on_start, on_end};
     char why[512];
