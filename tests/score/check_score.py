@@ -18,6 +18,8 @@ loop      build, run, -g, rebuild with the spec: the excluded functions have no 
 cubex     an experiment with only profile.cubex: the same table, -f table and -g spec as from
           profile.json of the same run; a damaged cubex gets a clear message
 cubex_mpi the same for a 4-rank MPI job (COM and MPI types, message records)
+cubex_foreign  an archive as other CUBE writers make it (big-endian, dense index, nested
+          metrics, ...): the values instr-score derives are the archive's
 hint_mpi  a 4-rank job dominated on every rank: one hint line, for the job, from rank 0
 openmp    the OMP, COM and USR types of an OpenMP program, from profile.json and profile.cubex"""
 import argparse
@@ -322,6 +324,98 @@ def case_cubex():
         expect(want in r.stderr and "profile.cubex" in r.stderr, f"{what}: {r.stderr}")
         print(f"cubex damaged ({what}): {r.stderr.splitlines()[0]}")
     print(f"cubex: {rows} table rows and the -g spec agree with profile.json's")
+
+
+def foreign_cubex(path):
+    """A CUBE4 archive as other writers make it, which instr's writer never does: big-endian
+    numbers, dense indexes (format 0, no row list), metrics nested in metrics, attributes,
+    cnode parameters, nested system-tree nodes, an element instr-score does not know, two
+    processes (of two threads and of one), location Ids not in document order. The call
+    tree: main > foo > bar and main > bar, on each location: main 1 visit, 1.0 s inclusive;
+    foo 10 visits, 0.4 s; foo/bar 5 visits, 0.1 s; main/bar 3 visits, 0.2 s; the location
+    of Id 1 (rank 1's only thread) makes 4 times the visits."""
+    import struct
+    import tarfile
+    import io
+    anchor = """<?xml version="1.0" encoding="UTF-8"?>
+<cube version="4.7">
+<attr key="Creator" value="a test of another writer"/>
+<doc><mirrors><murl>http://example.org/</murl></mirrors></doc>
+<metrics>
+  <metric id="0" type="EXCLUSIVE"><disp_name>Visits</disp_name><uniq_name>visits</uniq_name>
+    <dtype>UINT64</dtype><uom>occ</uom><url/><descr>Number of visits</descr></metric>
+  <metric id="1" type="INCLUSIVE"><disp_name>Time</disp_name><uniq_name>time</uniq_name>
+    <dtype>DOUBLE</dtype><uom>sec</uom><url/><descr>Total &amp; more</descr>
+    <metric id="2" type="EXCLUSIVE"><disp_name>Part</disp_name><uniq_name>part</uniq_name>
+      <dtype>DOUBLE</dtype><uom>sec</uom><url/><descr>a child metric</descr></metric>
+  </metric>
+</metrics>
+<program>
+  <region id="0" mod="/src/m.c" begin="1" end="9"><name>main</name><mangled_name>main</mangled_name><paradigm>compiler</paradigm><role>function</role><url/><descr/></region>
+  <region id="1" mod="/src/m.c" begin="10" end="12"><name>foo</name><mangled_name>foo</mangled_name><paradigm>compiler</paradigm><role>function</role><url/><descr/></region>
+  <region id="2" mod="/src/m.c" begin="13" end="15"><name>bar</name><mangled_name>bar</mangled_name><paradigm>compiler</paradigm><role>function</role><url/><descr/></region>
+  <cnode id="7" calleeId="0">
+    <cnode id="8" calleeId="1"><parameter partype="numeric" parkey="n" parvalue="3"/>
+      <cnode id="9" calleeId="2"/>
+    </cnode>
+    <cnode id="5" calleeId="2"/>
+  </cnode>
+</program>
+<system>
+  <systemtreenode Id="0"><name>machine</name><class>machine</class>
+    <systemtreenode Id="1"><name>node a</name><class>node</class><attr key="k" value="v"/>
+      <locationgroup Id="0"><name>rank 0</name><rank>0</rank><type>process</type>
+        <location Id="2"><name>thread 0</name><rank>0</rank><type>thread</type></location>
+        <location Id="0"><name>thread 1</name><rank>1</rank><type>thread</type></location>
+      </locationgroup>
+      <locationgroup Id="1"><name>rank 1</name><rank>1</rank><type>process</type>
+        <location Id="1"><name>thread 0</name><rank>0</rank><type>thread</type></location>
+      </locationgroup>
+    </systemtreenode>
+  </systemtreenode>
+  <topologies/>
+</system>
+<!-- the end -->
+</cube>
+"""
+    # Cnodes in document order: main, foo, foo/bar, main/bar. Depth-first rows for the
+    # EXCLUSIVE metrics; CubeW's wide order (main, foo, main/bar, foo/bar) for INCLUSIVE time.
+    visits = [1, 10, 5, 3]
+    incl = [1.0, 0.4, 0.1, 0.2]
+    wide = [0, 1, 3, 2]
+    files = {"anchor.xml": anchor.encode()}
+    for m, rows, fmt in ((0, [visits[c] for c in range(4)], ">Q"), (1, [incl[c] for c in wide], ">d"),
+                         (2, [0.0] * 4, ">d")):
+        files[f"{m}.index"] = b"CUBEX.INDEX" + struct.pack(">IHB", 1, 0, 0)
+        scale = (1, 4, 1) if m == 0 else (1, 1, 1)  # per column: location Id 0, 1, 2
+        files[f"{m}.data"] = b"CUBEX.DATA" + b"".join(
+            b"".join(struct.pack(fmt, v * k) for k in scale) for v in rows)
+    with tarfile.open(path, "w", format=tarfile.USTAR_FORMAT) as t:
+        for name, data in files.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            t.addfile(info, io.BytesIO(data))
+
+
+def case_cubex_foreign():
+    """instr-score on a CUBE4 archive written the way other writers (CubeW) may write it:
+    the values it derives are the ones the archive holds."""
+    d = fresh_dir(os.path.join(A.work, "cubex_foreign"))
+    foreign_cubex(os.path.join(d, "profile.cubex"))
+    out = score("-r", d).stdout
+    expect("(from profile.cubex: 2 processes, 3 threads, 3 regions, 4 call paths)" in out, out)
+    rows = {}
+    for line in out.splitlines():
+        m = ROW.match(line)
+        if m and m.group(8) in ("main", "foo", "bar", "ALL"):
+            rows[m.group(8)] = (int(m.group(3).replace(",", "")), int(m.group(4).replace(",", "")),
+                                m.group(5), m.group(2))
+    # Per region over the locations: visits and exclusive time; max_buf (24 bytes per visit)
+    # of the busiest process, rank 1 (4 times one location's visits; rank 0 has 2 times).
+    want = {"main": (96, 6, "1.200", "USR"), "foo": (960, 60, "0.900", "USR"),
+            "bar": (768, 48, "0.900", "USR"), "ALL": (1824, 114, "3.000", "ALL")}
+    expect(rows == want, f"rows {rows}, expected {want}:\n{out}")
+    print(f"cubex_foreign: big-endian, dense, nested metrics: {rows}")
 
 
 def case_cubex_mpi():
