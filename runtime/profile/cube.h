@@ -3,8 +3,8 @@
  *
  * The writer knows the format only; what it writes comes through instr_cube_src, so the
  * profile of one process (cube_process.c, from the merged tree) and the profile of an MPI job
- * (job.c, from the merged ranks) share it. Metric values of the metrics substrate would be
- * more columns of instr_cube_cell and more entries of the metric table in write_cube.c. */
+ * (job.c, from the merged ranks) share it. The metrics of the metrics substrate come as
+ * instr_cube_src.metric definitions and instr_cube_cell.m values. */
 #ifndef INSTR_RT_PROFILE_CUBE_H
 #define INSTR_RT_PROFILE_CUBE_H
 
@@ -26,8 +26,20 @@ typedef struct instr_cube_group {
 
 /* The values of one call path on one location; times in ns. */
 typedef struct instr_cube_cell {
-    uint64_t visits, excl_ns, min_incl_ns, max_incl_ns, bytes_sent, bytes_received;
+    uint64_t visits, incl_ns, min_incl_ns, max_incl_ns;
+    uint64_t bytes_sent, bytes_received, messages_sent, messages_received;
+    const uint64_t *m; /* the metrics' inclusive sums, each the 64 bits of its type and at
+                        * its instr_cube_metric.slot; NULL: all zero */
 } instr_cube_cell;
+
+/* A metric of the metrics substrate (docs/metrics.md). */
+typedef struct instr_cube_metric {
+    const char *name, *unit, *description;
+    uint32_t type;     /* INSTR_METRIC_UINT64, _INT64 or _DOUBLE */
+    uint32_t base;     /* 2 or 10: with exponent, the unit's prefix */
+    int32_t exponent;
+    uint32_t slot;     /* where instr_cube_cell.m holds its value */
+} instr_cube_metric;
 
 typedef struct instr_cube_src {
     const void *ctx;
@@ -43,7 +55,9 @@ typedef struct instr_cube_src {
     void (*location)(const void *ctx, uint32_t l, char *name, size_t size, uint32_t *rank);
     /* Fills cells[0..nlocs-1] (zeroed by the caller) with call path i's values. */
     void (*row)(const void *ctx, uint32_t i, instr_cube_cell *cells);
-    int messages; /* write bytes_sent and bytes_received */
+    int messages; /* write bytes_sent, bytes_received, messages_sent, messages_received */
+    uint32_t nmetrics;
+    void (*metric)(const void *ctx, uint32_t i, instr_cube_metric *out);
     const char *creator;
 } instr_cube_src;
 

@@ -4,7 +4,9 @@
 #include "cube.h"
 #include "../core/event.h"
 #include "../core/registry.h"
+#include "../metrics/metrics.h"
 
+#include <stdlib.h>
 #include <unistd.h>
 
 #ifndef INSTR_VERSION_STRING
@@ -14,6 +16,7 @@
 typedef struct process_src {
     const instr_run *run;
     const instr_mtree *t;
+    uint32_t *shown; /* the accumulated metrics (those of profile.json), by index */
 } process_src;
 
 static void region(const void *ctx, uint32_t i, instr_cube_region *out)
@@ -40,17 +43,26 @@ static void location(const void *ctx, uint32_t l, char *name, size_t size, uint3
     *rank = loc->id;
 }
 
+static void metric(const void *ctx, uint32_t i, instr_cube_metric *out)
+{
+    const process_src *p = ctx;
+    const instr_metric *m = &instr_metrics_sync[p->shown[i]];
+    *out = (instr_cube_metric){m->name, m->unit, m->description, m->value_type, m->base,
+                               m->exponent, INSTR_MROW_INCL * p->t->nm + p->shown[i]};
+}
+
 static void row(const void *ctx, uint32_t i, instr_cube_cell *cells)
 {
     const process_src *p = ctx;
     const instr_mnode *mn = &p->t->nodes[i];
     for (uint32_t k = 0; k < mn->nlocs; k++) {
-        const instr_pstats *s = &mn->locs[k].s;
-        if (mn->locs[k].location >= p->run->nlocations)
+        const instr_mloc *l = &mn->locs[k];
+        if (l->location >= p->run->nlocations)
             continue;
-        cells[mn->locs[k].location] = (instr_cube_cell){
-            s->visits, instr_profile_ns(s->excl), instr_profile_min_ns(s->min_incl),
-            instr_profile_ns(s->max_incl), 0, 0};
+        cells[l->location] = (instr_cube_cell){
+            .visits = l->s.visits, .incl_ns = instr_profile_ns(l->s.incl),
+            .min_incl_ns = instr_profile_min_ns(l->s.min_incl),
+            .max_incl_ns = instr_profile_ns(l->s.max_incl), .m = l->m};
     }
 }
 
@@ -60,11 +72,19 @@ int instr_profile_write_cube(FILE *f, const instr_run *run, const instr_mtree *t
     gethostname(host, sizeof host - 1);
     snprintf(name, sizeof name, "process %d", run->pid);
     instr_cube_group group = {name, host, 0, 0, run->nlocations};
-    process_src p = {run, t};
+    process_src p = {run, t, calloc((size_t)t->nm + 1, sizeof *p.shown)};
+    uint32_t nshown = 0;
+    if (!p.shown)
+        return -1;
+    for (uint32_t i = 0; i < t->nm; i++)
+        if (instr_profile_metric_shown(i))
+            p.shown[nshown++] = i;
     instr_cube_src src = {
         .ctx = &p, .nregions = t->nregions, .region = region, .ncnodes = t->n, .cnode = cnode,
         .groups = &group, .ngroups = 1, .nlocs = run->nlocations, .location = location,
-        .row = row, .messages = 0, .creator = "instr " INSTR_VERSION_STRING,
+        .row = row, .messages = 0, .nmetrics = nshown, .metric = metric, .creator = "instr " INSTR_VERSION_STRING,
     };
-    return instr_cube_write(f, &src);
+    int rc = instr_cube_write(f, &src);
+    free(p.shown);
+    return rc;
 }

@@ -777,9 +777,16 @@ static void cube_row(const void *ctx, uint32_t i, instr_cube_cell *cells)
         const jstats *s = &n->locs[k].s;
         if (n->locs[k].location < j->nlocs)
             cells[n->locs[k].location] = (instr_cube_cell){
-                s->visits, s->excl, s->min_incl == UINT64_MAX ? 0 : s->min_incl, s->max_incl,
-                s->bytes_sent, s->bytes_received};
+                s->visits, s->incl, s->min_incl == UINT64_MAX ? 0 : s->min_incl, s->max_incl,
+                s->bytes_sent, s->bytes_received, s->sends, s->receives, n->locs[k].m};
     }
+}
+
+static void cube_metric(const void *ctx, uint32_t i, instr_cube_metric *out)
+{
+    const instr_job_metrics *jm = &((const instr_job *)ctx)->metrics;
+    *out = (instr_cube_metric){jm->name[i], jm->unit[i], jm->description[i], jm->type[i],
+                               jm->base[i], jm->exponent[i], INSTR_MROW_INCL * jm->n + i};
 }
 
 /* The ranks' locations are contiguous in j->locs (one blob each, added whole). */
@@ -803,12 +810,14 @@ static int job_cube(FILE *f, const instr_job *j)
         while (first + n < j->nlocs && j->locs[first + n].rank == jg->rank)
             n++;
         snprintf(names[ng], sizeof names[ng], "rank %d", jg->rank);
-        groups[ng++] = (instr_cube_group){names[ng], jg->host, jg->rank, first, n};
+        groups[ng] = (instr_cube_group){names[ng], jg->host, jg->rank, first, n};
+        ng++;
     }
     instr_cube_src src = {
         .ctx = j, .nregions = j->nregions, .region = cube_region, .ncnodes = j->n,
         .cnode = cube_cnode, .groups = groups, .ngroups = ng, .nlocs = j->nlocs,
         .location = cube_location, .row = cube_row, .messages = 1,
+        .nmetrics = j->metrics.n, .metric = cube_metric,
         .creator = "instr " INSTR_VERSION_STRING,
     };
     int rc = instr_cube_write(f, &src);
@@ -852,6 +861,39 @@ static int job_file(const char *name, job_args *a)
     return rc;
 }
 
+/* The hint of a job dominated by its instrumentation, once, from the merged profile: per
+ * region its visits over all call paths and its inclusive time over the outermost ones. */
+static void job_hint(const instr_job *j, const char *dir)
+{
+    uint64_t *visits = calloc((size_t)j->nregions + 1, sizeof *visits);
+    uint64_t *incl = calloc((size_t)j->nregions + 1, sizeof *incl);
+    if (visits && incl) {
+        for (uint32_t i = 0; i < j->n; i++) {
+            const jnode *mn = &j->nodes[i];
+            if (mn->region < 1 || mn->region > j->nregions)
+                continue;
+            visits[mn->region] += mn->s.visits;
+            int outer = 1;
+            for (int32_t p = mn->parent; p >= 0 && outer; p = j->nodes[p].parent)
+                outer = j->nodes[p].region != mn->region;
+            if (outer)
+                incl[mn->region] += mn->s.incl;
+        }
+        uint32_t n = 0, top = 0;
+        for (uint32_t r = 1; r <= j->nregions; r++) {
+            if (!instr_profile_hint_region(visits[r], incl[r]))
+                continue;
+            n++;
+            if (!top || visits[r] > visits[top])
+                top = r;
+        }
+        if (n)
+            instr_profile_hint("MPI job", dir, n, j->regions[top - 1].name, visits[top], incl[top]);
+    }
+    free(visits);
+    free(incl);
+}
+
 INSTR_EXT_EXPORT int instr_ext_job_write(instr_job *j, const char *dir, int nranks)
 {
     if (!j || !dir)
@@ -874,5 +916,6 @@ INSTR_EXT_EXPORT int instr_ext_job_write(instr_job *j, const char *dir, int nran
         if (!j->groups[i].present)
             instr_warn("job profile: rank %d is missing from %s/profile.json (its own files, if "
                        "any, are in %s/rank-%d)", j->groups[i].rank, dir, dir, j->groups[i].rank);
+    job_hint(j, dir);
     return 0;
 }

@@ -4,6 +4,7 @@
 #include "graft.h"
 #include "write_html.h"
 #include "../core/config.h"
+#include "../core/core.h"
 #include "../core/experiment.h"
 #include "../core/log.h"
 #include "../core/registry.h"
@@ -46,17 +47,37 @@ static int write_cube(FILE *f, const instr_run *run, const instr_mtree *t)
 #define HINT_MIN_VISITS 1000000u
 #define HINT_MAX_NS_PER_VISIT 100u
 
+int instr_profile_hint_region(uint64_t visits, uint64_t incl_ns)
+{
+    return visits > HINT_MIN_VISITS && incl_ns < (uint64_t)HINT_MAX_NS_PER_VISIT * visits;
+}
+
+void instr_profile_hint(const char *what, const char *dir, uint32_t n, const char *top,
+                        uint64_t visits, uint64_t incl_ns)
+{
+    if (instr_verbose < 0 || !dir || !n)
+        return;
+    char name[96], d[512];
+    instr_escaped(name, sizeof name, top ? top : "?");
+    instr_escaped(d, sizeof d, dir);
+    instr_warn("instrumentation dominated this %s: %u region%s with more than %u visits of under "
+               "%u ns each (%s: %llu visits, %.1f ns each); `instr-score -g %s` writes a spec that "
+               "leaves them out at compile time (instr --filter=SPEC)",
+               what, n, n == 1 ? "" : "s", HINT_MIN_VISITS, HINT_MAX_NS_PER_VISIT, name,
+               (unsigned long long)visits, (double)incl_ns / (double)visits, d);
+}
+
 /* One line at the end of a dominated run naming the costliest such region and the command
- * that writes a spec leaving them out. Never more than one line; INSTR_VERBOSE=quiet: none. */
+ * that writes a spec leaving them out. Never more than one line; INSTR_VERBOSE=quiet: none.
+ * A rank of an MPI job says nothing: rank 0 says it once for the job (job.c). */
 static void dominated_hint(const instr_run *run, const instr_mtree *t)
 {
-    if (instr_verbose < 0 || !run->dir)
+    if (instr_job_hook)
         return;
     uint32_t n = 0, top = 0;
     for (uint32_t h = 1; h <= t->nregions; h++) {
         const instr_flat *fl = &t->flat[h];
-        if (fl->visits <= HINT_MIN_VISITS ||
-            instr_profile_ns(fl->incl) >= (uint64_t)HINT_MAX_NS_PER_VISIT * fl->visits)
+        if (!instr_profile_hint_region(fl->visits, instr_profile_ns(fl->incl)))
             continue;
         n++;
         if (!top || fl->visits > t->flat[top].visits)
@@ -65,15 +86,8 @@ static void dominated_hint(const instr_run *run, const instr_mtree *t)
     if (!n)
         return;
     const instr_region_info *r = instr_registry_get(top);
-    char name[96], dir[512];
-    instr_escaped(name, sizeof name, r ? r->name : "?");
-    instr_escaped(dir, sizeof dir, run->dir);
-    instr_warn("instrumentation dominated this run: %u region%s with more than %u visits of under "
-               "%u ns each (%s: %llu visits, %.1f ns each); `instr-score -g %s` writes a spec that "
-               "leaves them out at compile time (instr --filter=SPEC)",
-               n, n == 1 ? "" : "s", HINT_MIN_VISITS, HINT_MAX_NS_PER_VISIT, name,
-               (unsigned long long)t->flat[top].visits,
-               (double)instr_profile_ns(t->flat[top].incl) / (double)t->flat[top].visits, dir);
+    instr_profile_hint("run", run->dir, n, r ? r->name : "?", t->flat[top].visits,
+                       instr_profile_ns(t->flat[top].incl));
 }
 
 typedef struct html_args {

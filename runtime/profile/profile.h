@@ -115,6 +115,13 @@ int instr_profile_write_cube(FILE *f, const instr_run *run, const instr_mtree *t
 /* How many call paths profile.folded shortens at max_depth. */
 uint64_t instr_profile_folded_shortened(const instr_mtree *t, uint32_t max_depth);
 
+/* The end-of-run hint (docs/score.md): whether a region with these totals counts as
+ * dominated by its instrumentation, and the one line that says so for a run or an MPI job
+ * (`what`) written to dir, naming the region `top` with the most visits. */
+int instr_profile_hint_region(uint64_t visits, uint64_t incl_ns);
+void instr_profile_hint(const char *what, const char *dir, uint32_t n, const char *top,
+                        uint64_t visits, uint64_t incl_ns);
+
 /* Min/max fields of a stats record in nanoseconds (0 when never set). */
 uint64_t instr_profile_ns(uint64_t ticks);
 uint64_t instr_profile_min_ns(uint64_t ticks);

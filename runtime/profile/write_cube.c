@@ -1,34 +1,111 @@
 /* write_cube.c — the CUBE4 archive (docs/profile-format.md, "profile.cubex").
  *
  * A POSIX tar (ustar) archive of anchor.xml (metrics, regions, the call tree, the system
- * tree) and, per metric N, N.index and N.data. Every metric is of CUBE's EXCLUSIVE kind, as
- * Score-P writes them: a cell holds the call path's own value (a reader sums a subtree for
- * the inclusive one), and the rows are in the order of a depth-first walk of the call tree,
- * which is also the cnode numbering, so the sparse index lists 0 .. N-1 and the data file
- * holds N rows of one value per location in location order. Numbers are in the writing
- * machine's byte order; the index's endianness word (1) tells a reader which that is. */
+ * tree) and, per metric N, N.index and N.data. The metrics are of the kinds Score-P gives
+ * them: `time` and the metrics substrate's counters are INCLUSIVE (a cell holds the call
+ * path's value with its callees; a reader derives the exclusive one by subtracting the
+ * children's), visits, min_time, max_time and the message metrics EXCLUSIVE (the call path's
+ * own value). CUBE stores the rows of a metric in an order that depends on its kind: an
+ * EXCLUSIVE metric's in the depth-first order of the call tree, which is also the cnode
+ * numbering, an INCLUSIVE metric's in CubeW's "wide" order (wide_order below). The sparse
+ * index lists the positions 0 .. N-1 of that order, so the data file holds N rows of one
+ * value per location in location order. Numbers are in the writing machine's byte order;
+ * the index's endianness word (1) tells a reader which that is. */
 #include "cube.h"
 #include "../core/text.h"
+#include "../include/instr_metric_plugin.h"
 
 #include <float.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum { M_VISITS, M_TIME, M_MIN_TIME, M_MAX_TIME, M_BYTES_SENT, M_BYTES_RECEIVED, M_COUNT };
+/* What a metric's cells hold. */
+enum { K_VISITS, K_TIME, K_MIN_TIME, K_MAX_TIME, K_BYTES_SENT, K_BYTES_RECEIVED,
+       K_MESSAGES_SENT, K_MESSAGES_RECEIVED, K_BUILTIN, K_COUNTER = K_BUILTIN };
 
-static const struct {
+typedef struct cube_metric {
     const char *uniq, *disp, *dtype, *uom, *descr;
-} metrics[M_COUNT] = {
-    {"visits", "Visits", "UINT64", "occ", "Number of visits"},
-    {"time", "Time", "DOUBLE", "sec", "Time spent in the call path, callees excluded"},
-    {"min_time", "Minimum Inclusive Time", "MINDOUBLE", "sec",
-     "Shortest single visit of the call path, callees included"},
-    {"max_time", "Maximum Inclusive Time", "MAXDOUBLE", "sec",
-     "Longest single visit of the call path, callees included"},
-    {"bytes_sent", "Bytes Sent", "UINT64", "bytes", "Bytes sent in point-to-point and collective MPI calls"},
-    {"bytes_received", "Bytes Received", "UINT64", "bytes",
-     "Bytes received in point-to-point and collective MPI calls"},
+    int inclusive;
+    int kind;
+    uint32_t slot; /* K_COUNTER: instr_cube_metric.slot */
+    char uniq_buf[64], uom_buf[96];
+} cube_metric;
+
+#define BUILTIN(u, d, t, unit, text, incl, k) \
+    {.uniq = u, .disp = d, .dtype = t, .uom = unit, .descr = text, .inclusive = incl, .kind = k}
+static const cube_metric builtin[K_BUILTIN] = {
+    BUILTIN("visits", "Visits", "UINT64", "occ", "Number of visits", 0, K_VISITS),
+    BUILTIN("time", "Time", "DOUBLE", "sec", "Time spent in the call path, callees included", 1,
+            K_TIME),
+    BUILTIN("min_time", "Minimum Inclusive Time", "MINDOUBLE", "sec",
+            "Shortest single visit of the call path, callees included", 0, K_MIN_TIME),
+    BUILTIN("max_time", "Maximum Inclusive Time", "MAXDOUBLE", "sec",
+            "Longest single visit of the call path, callees included", 0, K_MAX_TIME),
+    BUILTIN("bytes_sent", "Bytes Sent", "UINT64", "bytes",
+            "Bytes sent in point-to-point and collective MPI calls", 0, K_BYTES_SENT),
+    BUILTIN("bytes_received", "Bytes Received", "UINT64", "bytes",
+            "Bytes received in point-to-point and collective MPI calls", 0, K_BYTES_RECEIVED),
+    BUILTIN("messages_sent", "Messages Sent", "UINT64", "occ",
+            "Point-to-point messages sent in the call path's MPI calls", 0, K_MESSAGES_SENT),
+    BUILTIN("messages_received", "Messages Received", "UINT64", "occ",
+            "Point-to-point messages received in the call path's MPI calls", 0,
+            K_MESSAGES_RECEIVED),
 };
+#undef BUILTIN
+
+static int is_message_metric(int kind) { return kind >= K_BYTES_SENT && kind <= K_MESSAGES_RECEIVED; }
+
+/* The archive's metrics: the built-in ones, then the source's counters. A counter's
+ * uniq_name is its name with every character that is not a letter, digit or '_' as '_'
+ * (CubePL, the language of Cube's derived metrics, names metrics so), made unique with _2,
+ * _3, ...; its display name is its own name. NULL when memory ran out. */
+static cube_metric *metric_table(const instr_cube_src *src, uint32_t *count)
+{
+    cube_metric *t = calloc(K_BUILTIN + (size_t)src->nmetrics, sizeof *t);
+    uint32_t n = 0;
+    if (!t)
+        return NULL;
+    for (int k = 0; k < K_BUILTIN; k++)
+        if (src->messages || !is_message_metric(k))
+            t[n++] = builtin[k];
+    for (uint32_t i = 0; i < src->nmetrics; i++) {
+        instr_cube_metric m = {0};
+        src->metric(src->ctx, i, &m);
+        cube_metric *c = &t[n];
+        char base[48];
+        size_t l = 0;
+        for (const char *p = m.name ? m.name : ""; *p && l + 1 < sizeof base; p++)
+            base[l++] = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+                                (*p >= '0' && *p <= '9') || *p == '_' ? *p : '_';
+        base[l] = '\0';
+        snprintf(c->uniq_buf, sizeof c->uniq_buf, "%s", l ? base : "metric");
+        for (int dup = 2;; dup++) {
+            uint32_t k = 0;
+            while (k < n && strcmp(t[k].uniq, c->uniq_buf) != 0)
+                k++;
+            if (k == n)
+                break;
+            snprintf(c->uniq_buf, sizeof c->uniq_buf, "%s_%d", l ? base : "metric", dup);
+        }
+        if (m.exponent)
+            snprintf(c->uom_buf, sizeof c->uom_buf, "%u^%d %s", m.base, m.exponent,
+                     m.unit ? m.unit : "");
+        else
+            snprintf(c->uom_buf, sizeof c->uom_buf, "%s", m.unit ? m.unit : "");
+        c->uniq = c->uniq_buf;
+        c->disp = m.name ? m.name : "";
+        c->uom = c->uom_buf;
+        c->descr = m.description ? m.description : "";
+        c->dtype = m.type == INSTR_METRIC_DOUBLE ? "DOUBLE"
+                   : m.type == INSTR_METRIC_INT64 ? "INT64" : "UINT64";
+        c->inclusive = 1;
+        c->kind = K_COUNTER;
+        c->slot = m.slot;
+        n++;
+    }
+    *count = n;
+    return t;
+}
 
 /* XML text: the five special characters as entities; controls that XML 1.0 cannot carry and
  * bytes that are not well-formed UTF-8 as U+FFFD. */
@@ -67,19 +144,38 @@ static const char *paradigm(const char *source)
     return "compiler";
 }
 
-/* Score-P's region roles for OpenMP constructs, from the construct's name ("!$omp for @f"). */
+/* Score-P's region roles (its region types' names) for the OpenMP adapter's regions, from
+ * the construct's name ("!$omp for @f.c:28", runtime/ompt/names.c); the first prefix that
+ * matches decides. Waiting parts ("(wait)") have their construct's role. Score-P has no role
+ * for taskgroup, teams, the initial task, reduction and scope: those are "artificial". */
 static const char *role(const char *source, const char *name)
 {
     if (strcmp(source, "openmp") != 0)
         return "function";
     static const struct { const char *prefix, *role; } roles[] = {
-        {"!$omp implicit barrier", "implicit barrier"}, {"!$omp implicit task", "task"},
-        {"!$omp parallel", "parallel"}, {"!$omp barrier", "barrier"}, {"!$omp for", "loop"},
-        {"!$omp loop", "loop"}, {"!$omp single", "single"}, {"!$omp master", "master"},
-        {"!$omp masked", "master"}, {"!$omp critical", "critical"}, {"!$omp atomic", "atomic"},
-        {"!$omp sections", "sections"}, {"!$omp section", "section"},
-        {"!$omp ordered", "ordered"}, {"!$omp taskwait", "taskwait"},
-        {"!$omp taskgroup", "taskgroup"}, {"!$omp task", "task"},
+        {"!$omp parallel", "parallel"},
+        {"!$omp implicit task", "task"},
+        {"!$omp implicit barrier", "implicit barrier"},
+        {"!$omp barrier (runtime)", "implicit barrier"},
+        {"!$omp barrier", "barrier"},
+        {"!$omp for", "loop"},
+        {"!$omp loop", "loop"},
+        {"!$omp taskloop", "loop"},
+        {"!$omp distribute", "loop"},
+        {"!$omp sections", "sections"},
+        {"!$omp section", "section"},
+        {"!$omp workshare", "workshare"},
+        {"!$omp single", "single"},
+        {"!$omp master", "master"},
+        {"!$omp masked", "master"},
+        {"!$omp critical", "critical"},
+        {"!$omp atomic", "atomic"},
+        {"!$omp ordered", "ordered"},
+        {"!$omp taskwait", "taskwait"},
+        {"!$omp task (create)", "task create"},
+        {"!$omp taskgroup", "artificial"},
+        {"!$omp task", "task"},
+        {"omp_", "wrapper"}, /* the lock routines */
     };
     for (size_t i = 0; i < sizeof roles / sizeof *roles; i++)
         if (strncmp(name, roles[i].prefix, strlen(roles[i].prefix)) == 0)
@@ -138,6 +234,65 @@ out:
     free(last);
     free(stack);
     return order;
+}
+
+/* The order of an INCLUSIVE metric's rows, as CubeW writes them and CubeLib reads them: per
+ * root the root, then expand(root), where expand(v) is v's children in document order
+ * followed by expand() of each child in turn. `order` is the depth-first order (cnode id ->
+ * source index); the result holds source indices. NULL when memory ran out. */
+static uint32_t *wide_order(const instr_cube_src *src, const uint32_t *order)
+{
+    uint32_t n = src->ncnodes;
+    uint32_t *cid = malloc(((size_t)n + 1) * sizeof *cid);
+    uint32_t *first = malloc(((size_t)n + 1) * sizeof *first);
+    uint32_t *next = malloc(((size_t)n + 1) * sizeof *next);
+    uint32_t *last = malloc(((size_t)n + 1) * sizeof *last);
+    uint32_t *stack = malloc(((size_t)n + 1) * sizeof *stack);
+    uint32_t *out = malloc(((size_t)n + 1) * sizeof *out);
+    if (!cid || !first || !next || !last || !stack || !out) {
+        free(out);
+        out = NULL;
+        goto done;
+    }
+    for (uint32_t k = 0; k < n; k++)
+        cid[order[k]] = k;
+    /* Children by cnode id; slot n is the virtual root. Ids grow in document order. */
+    for (uint32_t k = 0; k <= n; k++)
+        first[k] = next[k] = last[k] = UINT32_MAX;
+    for (uint32_t k = 0; k < n; k++) {
+        int32_t parent;
+        uint32_t region;
+        src->cnode(src->ctx, order[k], &parent, &region);
+        uint32_t p = parent < 0 || (uint32_t)parent >= order[k] ? n : cid[parent];
+        if (last[p] == UINT32_MAX)
+            first[p] = k;
+        else
+            next[last[p]] = k;
+        last[p] = k;
+    }
+    uint32_t m = 0;
+    for (uint32_t r = first[n]; r != UINT32_MAX; r = next[r]) {
+        uint32_t sp = 0;
+        out[m++] = order[r];
+        stack[sp++] = r;
+        while (sp) {
+            uint32_t v = stack[--sp], nc = 0;
+            for (uint32_t c = first[v]; c != UINT32_MAX; c = next[c], nc++)
+                out[m++] = order[c];
+            /* expand() of the first child comes first: pushed last. */
+            uint32_t at = sp + nc;
+            for (uint32_t c = first[v]; c != UINT32_MAX; c = next[c])
+                stack[--at] = c;
+            sp += nc;
+        }
+    }
+done:
+    free(cid);
+    free(first);
+    free(next);
+    free(last);
+    free(stack);
+    return out;
 }
 
 static void cnodes_xml(FILE *f, const instr_cube_src *src, const uint32_t *order)
@@ -231,7 +386,8 @@ static uint32_t *location_order(const instr_cube_src *src)
     return map;
 }
 
-static char *anchor(const instr_cube_src *src, const uint32_t *order, size_t *len)
+static char *anchor(const instr_cube_src *src, const uint32_t *order, const cube_metric *mt,
+                    uint32_t nmt, size_t *len)
 {
     char *buf = NULL;
     FILE *f = open_memstream(&buf, len);
@@ -241,14 +397,17 @@ static char *anchor(const instr_cube_src *src, const uint32_t *order, size_t *le
     fputs("<attr key=\"CUBE_CT_AGGR\" value=\"SUM\"/>\n<attr key=\"Creator\" value=\"", f);
     xml_str(f, src->creator);
     fputs("\"/>\n<doc>\n<mirrors>\n</mirrors>\n</doc>\n<metrics>\n", f);
-    for (int m = 0; m < M_COUNT; m++) {
-        if (!src->messages && (m == M_BYTES_SENT || m == M_BYTES_RECEIVED))
-            continue;
-        fprintf(f, "<metric id=\"%d\" type=\"EXCLUSIVE\">\n<disp_name>%s</disp_name>\n"
-                   "<uniq_name>%s</uniq_name>\n<dtype>%s</dtype>\n<uom>%s</uom>\n<url></url>\n"
-                   "<descr>%s</descr>\n</metric>\n",
-                m, metrics[m].disp, metrics[m].uniq, metrics[m].dtype, metrics[m].uom,
-                metrics[m].descr);
+    for (uint32_t m = 0; m < nmt; m++) {
+        fprintf(f, "<metric id=\"%u\" type=\"%s\">\n<disp_name>", m,
+                mt[m].inclusive ? "INCLUSIVE" : "EXCLUSIVE");
+        xml_str(f, mt[m].disp);
+        fputs("</disp_name>\n<uniq_name>", f);
+        xml_str(f, mt[m].uniq);
+        fprintf(f, "</uniq_name>\n<dtype>%s</dtype>\n<uom>", mt[m].dtype);
+        xml_str(f, mt[m].uom);
+        fputs("</uom>\n<url></url>\n<descr>", f);
+        xml_str(f, mt[m].descr);
+        fputs("</descr>\n</metric>\n", f);
     }
     fputs("</metrics>\n<program>\n", f);
     for (uint32_t i = 0; i < src->nregions; i++) {
@@ -314,17 +473,21 @@ static void tar_file(FILE *f, const char *name, const void *data, size_t len)
     tar_pad(f, len);
 }
 
-static void put_cell(FILE *f, int m, const instr_cube_cell *c)
+static void put_cell(FILE *f, const cube_metric *m, const instr_cube_cell *c)
 {
     uint64_t u;
     double d;
-    switch (m) {
-    case M_VISITS: u = c->visits; break;
-    case M_BYTES_SENT: u = c->bytes_sent; break;
-    case M_BYTES_RECEIVED: u = c->bytes_received; break;
-    case M_TIME: d = (double)c->excl_ns / 1e9; goto dbl;
-    case M_MIN_TIME: d = c->visits ? (double)c->min_incl_ns / 1e9 : DBL_MAX; goto dbl;
-    default: d = c->visits ? (double)c->max_incl_ns / 1e9 : 0.0; goto dbl;
+    switch (m->kind) {
+    case K_VISITS: u = c->visits; break;
+    case K_BYTES_SENT: u = c->bytes_sent; break;
+    case K_BYTES_RECEIVED: u = c->bytes_received; break;
+    case K_MESSAGES_SENT: u = c->messages_sent; break;
+    case K_MESSAGES_RECEIVED: u = c->messages_received; break;
+    case K_TIME: d = (double)c->incl_ns / 1e9; goto dbl;
+    case K_MIN_TIME: d = c->visits ? (double)c->min_incl_ns / 1e9 : DBL_MAX; goto dbl;
+    case K_MAX_TIME: d = c->visits ? (double)c->max_incl_ns / 1e9 : 0.0; goto dbl;
+    default: /* a counter: its 64 bits are those of its CUBE type (0 is 0.0 too) */
+        u = c->m ? c->m[m->slot] : 0;
     }
     fwrite(&u, sizeof u, 1, f);
     return;
@@ -337,23 +500,23 @@ int instr_cube_write(FILE *f, const instr_cube_src *src)
     int rc = -1;
     size_t alen = 0;
     char *xml = NULL;
-    uint32_t *order = dfs_order(src), *locs = location_order(src);
+    uint32_t nmt = 0;
+    uint32_t *order = dfs_order(src), *locs = location_order(src), *wide = NULL;
+    cube_metric *mt = metric_table(src, &nmt);
     instr_cube_cell *cells = calloc((size_t)src->nlocs + 1, sizeof *cells);
-    if (!order || !locs || !cells)
+    if (!order || !locs || !cells || !mt || !(wide = wide_order(src, order)))
         goto out;
-    xml = anchor(src, order, &alen);
+    xml = anchor(src, order, mt, nmt, &alen);
     if (!xml)
         goto out;
     tar_file(f, "anchor.xml", xml, alen);
-    for (int m = 0; m < M_COUNT; m++) {
-        if (!src->messages && (m == M_BYTES_SENT || m == M_BYTES_RECEIVED))
-            continue;
+    for (uint32_t m = 0; m < nmt; m++) {
         char name[32];
         /* Index: marker, endianness word, version 0, format 1 (sparse), N, ids 0..N-1. */
         uint32_t one = 1, n = src->ncnodes;
         uint16_t version = 0;
         uint8_t format = 1;
-        snprintf(name, sizeof name, "%d.index", m);
+        snprintf(name, sizeof name, "%u.index", m);
         uint64_t isize = 11 + 4 + 2 + 1 + 4 + 4ull * n;
         tar_header(f, name, isize);
         fwrite("CUBEX.INDEX", 1, 11, f);
@@ -364,16 +527,17 @@ int instr_cube_write(FILE *f, const instr_cube_src *src)
         for (uint32_t k = 0; k < n; k++)
             fwrite(&k, 4, 1, f);
         tar_pad(f, isize);
-        /* Data: marker, then one row of nlocs 8-byte values per cnode. */
-        snprintf(name, sizeof name, "%d.data", m);
+        /* Data: marker, then one row of nlocs 8-byte values per cnode, in the metric's order. */
+        const uint32_t *rows = mt[m].inclusive ? wide : order;
+        snprintf(name, sizeof name, "%u.data", m);
         uint64_t dsize = 10 + 8ull * n * src->nlocs;
         tar_header(f, name, dsize);
         fwrite("CUBEX.DATA", 1, 10, f);
         for (uint32_t k = 0; k < n; k++) {
             memset(cells, 0, (size_t)src->nlocs * sizeof *cells);
-            src->row(src->ctx, order[k], cells);
+            src->row(src->ctx, rows[k], cells);
             for (uint32_t l = 0; l < src->nlocs; l++)
-                put_cell(f, m, &cells[locs[l]]);
+                put_cell(f, &mt[m], &cells[locs[l]]);
         }
         tar_pad(f, dsize);
     }
@@ -383,7 +547,9 @@ int instr_cube_write(FILE *f, const instr_cube_src *src)
 out:
     free(xml);
     free(order);
+    free(wide);
     free(locs);
+    free(mt);
     free(cells);
     return rc;
 }

@@ -20,21 +20,22 @@ from cases import Fail, clean_env, expect, fresh_dir, run_case  # noqa: E402
 A = None
 
 
-def measure(prog, case, env=None, args=()):
-    d = fresh_dir(os.path.join(A.work, case))
+def measure(prog, case, env=None, args=(), prog_path=False):
+    d = os.path.join(A.work, case) if prog_path else fresh_dir(os.path.join(A.work, case))
     exp = os.path.join(d, "exp")
-    r = subprocess.run([os.path.join(A.bin, prog)] + list(args), cwd=d, capture_output=True,
+    r = subprocess.run([prog if prog_path else os.path.join(A.bin, prog)] + list(args), cwd=d,
+                       capture_output=True,
                        text=True, env=clean_env(dict(env or {}, INSTR_EXPERIMENT_DIRECTORY=exp)),
                        timeout=120)
     expect(r.returncode == 0, f"{prog} exited {r.returncode}: {r.stderr}")
     return exp, r.stderr
 
 
-def agrees(exp):
+def agrees(exp, stats=None):
     cube = cubex.read(os.path.join(exp, "profile.cubex"))
     with open(os.path.join(exp, "profile.json")) as f:
         prof = json.load(f)
-    bad = cubex.check_against_json(cube, prof)
+    bad = cubex.check_against_json(cube, prof, stats)
     expect(not bad, f"profile.cubex differs from profile.json: {bad[:10]}")
     return cube, prof
 
@@ -105,6 +106,7 @@ def case_damaged():
         "calleeId": ("anchor.xml", lambda d: d.replace(b'calleeId="0"', b'calleeId="99999"', 1)),
         "cnode order": ("anchor.xml", lambda d: d.replace(b'<cnode id="1"', b'<cnode id="7"', 1)),
         "metric type": ("anchor.xml", lambda d: d.replace(b'type="EXCLUSIVE"', b'type="INCLUSIVE"', 1)),
+        "time's kind": ("anchor.xml", lambda d: d.replace(b'type="INCLUSIVE"', b'type="EXCLUSIVE"', 1)),
     }
     for what, (member, change) in damages.items():
         rewrite(good, bad, member, change)
@@ -127,6 +129,102 @@ def case_damaged():
     cube, prof = agrees(exp)
     cube.metrics["visits"][0][0] += 1
     expect(cubex.check_against_json(cube, prof), "a changed visit count went unnoticed")
+    # The rows of the INCLUSIVE time in depth-first order (as an EXCLUSIVE metric's), not in
+    # CUBE's wide order: the values land on the wrong call paths.
+    cube, prof = agrees(exp)
+    wide = cube.wide_order()
+    expect(wide != list(range(len(cube.cnodes))), "the test tree has no depth where the orders differ")
+    stored = [cube.metrics["time"][c] for c in wide]
+    cube.metrics["time"] = stored
+    expect(cubex.check_against_json(cube, prof), "time rows in depth-first order went unnoticed")
+    # A region's file or lines that differ from profile.json's.
+    cube, prof = agrees(exp)
+    cube.regions[cube.cnodes[0][1]]["begin"] += 1
+    expect(cubex.check_against_json(cube, prof), "a changed region line went unnoticed")
+
+
+def count_env(extra=None):
+    """The exact count plugin (examples/metric_plugins/count.c): `events` counts the thread's
+    enters and exits, so a region making k instrumented calls has 2k + 1 per visit."""
+    return dict(extra or {}, INSTR_PLUGIN_PATH=A.plugins, INSTR_METRIC_PLUGINS="count")
+
+
+def metric_rows(cube, name):
+    """The cube metric whose display name is name."""
+    uniq = [u for u, i in cube.metric_info.items() if i["disp"] == name]
+    expect(len(uniq) == 1, f"metric {name}: {uniq}")
+    return cube.metric_info[uniq[0]], cube.metrics[uniq[0]]
+
+
+def case_metrics():
+    d = fresh_dir(os.path.join(A.work, "metrics"))
+    exp = os.path.join(d, "exp")
+    r = subprocess.run([A.metrics_prog, "0"], cwd=d, capture_output=True, text=True, timeout=120,
+                       env=clean_env(count_env({"INSTR_EXPERIMENT_DIRECTORY": exp,
+                                                "INSTR_METRIC_RUSAGE": "all"})))
+    expect(r.returncode == 0, f"metrics_calls exited {r.returncode}: {r.stderr}")
+    cube, prof = agrees(exp)
+    names = [m["name"] for m in prof["metrics"]]
+    expect(names[:3] == ["ru_utime", "ru_stime", "ru_maxrss"] and
+           names[-3:] == ["events", "events_neg", "events_half"], f"metrics {names}")
+    dtypes = {n: metric_rows(cube, n)[0]["dtype"] for n in ("events", "events_neg", "events_half")}
+    expect(dtypes == {"events": "UINT64", "events_neg": "INT64", "events_half": "DOUBLE"}, f"{dtypes}")
+    info, _ = metric_rows(cube, "ru_utime")
+    expect(info["uom"] == prof["metrics"][0]["unit"] and info["kind"] == "INCLUSIVE", f"ru_utime {info}")
+    # The exact values: inclusive and, derived as Cube does, exclusive (tests/metrics'
+    # count_exact: main makes 9 calls, each a() 2).
+    want = {("main",): (19, 4), ("main", "a"): (15, 9), ("main", "a", "b"): (6, 6)}
+    for path, (incl, excl) in want.items():
+        c = [k for k in range(len(cube.cnodes)) if cube.path(k) == path]
+        expect(len(c) == 1, f"call path {path}: {c}")
+        for name, sign in (("events", 1), ("events_neg", -1), ("events_half", 0.5)):
+            _, rows = metric_rows(cube, name)
+            uniq = [u for u, i in cube.metric_info.items() if i["disp"] == name][0]
+            got = (rows[c[0]][0], cube.exclusive(uniq, c[0], 0))
+            expect(got == (incl * sign, excl * sign), f"{'/'.join(path)} {name}: {got}, "
+                   f"expected {(incl * sign, excl * sign)}")
+    print(f"metrics: {len(names)} metrics ({', '.join(names)}) agree with profile.json; "
+          f"events exact on main, a and b")
+
+
+# The OpenMP adapter's regions and the roles Score-P gives the same constructs.
+OMP_ROLES = {"!$omp parallel": "parallel", "!$omp implicit task": "task", "!$omp for": "loop",
+             "!$omp implicit barrier": "implicit barrier", "!$omp barrier": "barrier",
+             "!$omp critical": "critical", "!$omp critical (wait)": "critical",
+             "!$omp single": "single", "!$omp task": "task", "!$omp task (create)": "task create",
+             "!$omp taskwait": "taskwait", "!$omp masked": "master", "omp_set_lock": "wrapper",
+             "omp_set_lock (wait)": "wrapper"}
+
+
+def case_openmp():
+    """tests/openmp's constructs.c on libomp (clang -fopenmp through instr, 4 threads): the
+    cubex agrees with profile.json, its OpenMP regions have paradigm openmp and Score-P's
+    roles, the program's functions paradigm compiler and role function."""
+    d = fresh_dir(os.path.join(A.work, "openmp"))
+    exe = os.path.join(d, "constructs")
+    c = subprocess.run([A.instr, A.omp_cc, "-fopenmp", "-g", "-O1", A.omp_source, "-o", exe],
+                       cwd=d, capture_output=True, text=True, timeout=300, env=clean_env())
+    expect(c.returncode == 0, f"instr {A.omp_cc} -fopenmp failed: {c.stderr}")
+    exp, _ = measure(exe, "openmp", {"OMP_NUM_THREADS": "4"}, prog_path=True)
+    stats = {}
+    cube, prof = agrees(exp, stats)
+    expect(len(cube.locations) == 4, f"{len(cube.locations)} locations for 4 threads")
+    seen = {}
+    for r in cube.regions:
+        construct = r["name"].split(" @")[0]
+        if construct in OMP_ROLES:
+            seen[construct] = (r["paradigm"], r["role"])
+            expect((r["paradigm"], r["role"]) == ("openmp", OMP_ROLES[construct]),
+                   f"{r['name']}: paradigm {r['paradigm']}, role {r['role']}; expected openmp, "
+                   f"{OMP_ROLES[construct]}")
+        elif r["name"] in ("main", "kernel", "leaf", "task_body"):
+            expect((r["paradigm"], r["role"]) == ("compiler", "function"), f"{r}")
+    for must in ("!$omp parallel", "!$omp implicit task", "!$omp for", "!$omp implicit barrier",
+                 "!$omp task", "!$omp task (create)"):
+        expect(must in seen, f"no {must} region in the cubex: {sorted(seen)}")
+    print(f"openmp: {len(cube.regions)} regions ({len(seen)} OpenMP constructs with Score-P's "
+          f"roles), {len(cube.cnodes)} cnodes on 4 threads agree with profile.json; "
+          f"{stats.get('task_bookkeeping', 0)} task-running node(s) whose exclusive time differs")
 
 
 def case_mpi():
@@ -136,22 +234,37 @@ def case_mpi():
     c = subprocess.run([A.instr, A.mpicc, "-O1", A.mpi_source, "-o", exe], cwd=d, env=env,
                        capture_output=True, text=True, timeout=300)
     expect(c.returncode == 0, f"instr mpicc failed: {c.stderr}")
+    # With the count plugin when it is built: the job's cubex carries the metric too.
+    counted = count_env() if A.plugins else {}
+    env.update(counted)
+    forward = [a for k in counted for a in ("-x", k)]
     r = subprocess.run([A.mpirun, "-np", "4", "--oversubscribe", "--allow-run-as-root",
-                        "--bind-to", "none", exe], cwd=d, env=env, capture_output=True,
-                       text=True, timeout=300)
+                        "--bind-to", "none"] + forward + [exe], cwd=d, env=env,
+                       capture_output=True, text=True, timeout=300)
     expect(r.returncode == 0, f"mpirun exited {r.returncode}: {r.stderr}")
     exps = glob.glob(os.path.join(d, "instr-*"))
     expect(len(exps) == 1, f"one experiment directory, found {exps}")
     cube, prof = agrees(exps[0])
-    expect(sorted(g["rank"] for g in cube.groups) == [0, 1, 2, 3], f"groups {cube.groups}")
-    expect("bytes_sent" in cube.metrics and "bytes_received" in cube.metrics, "message metrics")
+    expect([(g["rank"], g["name"]) for g in cube.groups] == [(r, f"rank {r}") for r in range(4)],
+           f"groups {cube.groups}")
+    for m in ("bytes_sent", "bytes_received", "messages_sent", "messages_received"):
+        expect(m in cube.metrics, f"message metric {m} missing")
     sent = sum(sum(r) for r in cube.metrics["bytes_sent"])
     recv = sum(sum(r) for r in cube.metrics["bytes_received"])
     expect(sent == recv > 0, f"bytes sent {sent}, received {recv}")
+    nsent = sum(sum(r) for r in cube.metrics["messages_sent"])
+    nrecv = sum(sum(r) for r in cube.metrics["messages_received"])
+    jsent = sum(n.get("messages_sent", 0) for n in prof["tree"])
+    expect(nsent == nrecv == jsent > 0, f"messages sent {nsent}, received {nrecv}, profile.json {jsent}")
+    if counted:
+        _, events = metric_rows(cube, "events")
+        mains = [c for c in range(len(cube.cnodes)) if cube.path(c) == ("main",)]
+        expect(len(mains) == 1 and all(v > 0 for v in events[mains[0]]),
+               f"main's events per rank: {mains and events[mains[0]]}")
     par = {r["name"]: r["paradigm"] for r in cube.regions}
     expect(par.get("MPI_Send") == "mpi" and par.get("main") == "compiler", f"paradigms {par}")
     print(f"mpi: 4 ranks, {len(cube.locations)} locations, {len(cube.cnodes)} cnodes, "
-          f"{sent} bytes sent = received; agrees with the job's profile.json")
+          f"{sent} bytes and {nsent} messages sent = received; agrees with the job's profile.json")
 
 
 def main():
@@ -159,7 +272,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", required=True)
     ap.add_argument("--work", required=True)
-    for a in ("instr", "mpicc", "mpirun", "mpi-source"):
+    for a in ("instr", "mpicc", "mpirun", "mpi-source", "plugins", "metrics-prog", "omp-cc",
+              "omp-source"):
         ap.add_argument("--" + a)
     ap.add_argument("case")
     A = ap.parse_args()

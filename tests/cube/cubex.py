@@ -5,6 +5,7 @@ profile.json of the same experiment.
     python3 cubex.py EXPERIMENT_DIR   # checks, prints a summary, exit 1 with the reason
 
 read(path) -> Cube; check_against_json(cube, profile) -> list of problems."""
+import re
 import struct
 import sys
 import tarfile
@@ -12,6 +13,13 @@ import xml.etree.ElementTree as ET
 
 DTYPES = {"UINT64": "Q", "INT64": "q", "DOUBLE": "d", "MINDOUBLE": "d", "MAXDOUBLE": "d"}
 PARADIGMS = {"compiler", "user", "mpi", "openmp"}
+# CUBE's kind of the built-in metrics, as Score-P writes them; every other metric (the
+# metrics substrate's counters) is INCLUSIVE, as Score-P writes its strictly synchronous ones.
+KINDS = {"visits": "EXCLUSIVE", "time": "INCLUSIVE", "min_time": "EXCLUSIVE",
+         "max_time": "EXCLUSIVE", "bytes_sent": "EXCLUSIVE", "bytes_received": "EXCLUSIVE",
+         "messages_sent": "EXCLUSIVE", "messages_received": "EXCLUSIVE"}
+# profile.json region source -> CUBE paradigm.
+PARADIGM_OF = {"mpi": "mpi", "openmp": "openmp", "manual": "user"}
 
 
 class CubeError(Exception):
@@ -26,7 +34,8 @@ def need(cond, what):
 class Cube:
     """regions: list of dicts (id = index); cnodes: list of (parent or None, region id) with
     ids = index = depth-first order; locations: list of (group index, name, rank);
-    groups: list of dicts; metrics: {uniq_name: rows}, rows[cnode][location]."""
+    groups: list of dicts; metrics: {uniq_name: rows}, rows[cnode id][location] (rows of an
+    INCLUSIVE metric already put back from CUBE's order into cnode ids)."""
 
     def __init__(self):
         self.regions, self.cnodes, self.locations, self.groups = [], [], [], []
@@ -38,6 +47,35 @@ class Cube:
             out.append(self.regions[self.cnodes[c][1]]["name"])
             c = self.cnodes[c][0]
         return tuple(reversed(out))
+
+    def children(self, c):
+        if getattr(self, "_kids", None) is None:
+            self._kids = {}
+            for d, (parent, _) in enumerate(self.cnodes):
+                self._kids.setdefault(parent, []).append(d)
+        return self._kids.get(c, [])
+
+    def exclusive(self, metric, c, loc):
+        """An INCLUSIVE metric's exclusive value: the cell less its children's cells."""
+        rows = self.metrics[metric]
+        return rows[c][loc] - sum(rows[d][loc] for d in self.children(c))
+
+    def wide_order(self):
+        """The order of an INCLUSIVE metric's rows (CubeW's and CubeLib's): per root the root,
+        then expand(root) = the node's children, then expand() of each child in turn."""
+        kids = {}
+        for c, (parent, _) in enumerate(self.cnodes):
+            kids.setdefault(parent, []).append(c)
+        out = []
+
+        def expand(v):
+            out.extend(kids.get(v, []))
+            for k in kids.get(v, []):
+                expand(k)
+        for r in kids.get(None, []):
+            out.append(r)
+            expand(r)
+        return out
 
     def subtree(self, c):
         """Cnode ids of c's subtree: depth-first numbering makes it a contiguous range."""
@@ -100,12 +138,15 @@ def read(path):
         mid = _int(m, "id", "metric")
         uniq = _text(m, "uniq_name", f"metric {mid}")
         dtype = _text(m, "dtype", f"metric {uniq}")
-        need(m.get("type") == "EXCLUSIVE", f"metric {uniq}: type {m.get('type')}, the writer's rows are for EXCLUSIVE")
+        kind = KINDS.get(uniq, "INCLUSIVE")
+        need(m.get("type") == kind, f"metric {uniq}: type {m.get('type')}, expected {kind}")
         need(dtype in DTYPES, f"metric {uniq}: dtype {dtype}")
+        need(re.fullmatch(r"[A-Za-z0-9_]+", uniq), f"metric {uniq}: uniq_name is not a CubePL name")
         need(uniq not in cube.metric_info, f"metric {uniq} twice")
         for tag in ("disp_name", "uom", "url", "descr"):
             _text(m, tag, f"metric {uniq}")
-        cube.metric_info[uniq] = {"id": mid, "dtype": dtype, "uom": _text(m, "uom", uniq)}
+        cube.metric_info[uniq] = {"id": mid, "dtype": dtype, "uom": _text(m, "uom", uniq),
+                                  "kind": kind, "disp": _text(m, "disp_name", uniq)}
     # regions and cnodes
     prog = root.find("program")
     for r in prog.findall("region"):
@@ -168,11 +209,16 @@ def read(path):
         count = struct.unpack(endian + "I", idx[18:22])[0]
         need(len(idx) == 22 + 4 * count, f"metric {uniq}: index size {len(idx)} for {count} ids")
         rows = list(struct.unpack(f"{endian}{count}I", idx[22:]))
-        need(rows == list(range(n)), f"metric {uniq}: index is not the depth-first order 0..{n - 1}")
+        need(rows == list(range(n)), f"metric {uniq}: index does not list all {n} positions 0..{n - 1}")
         need(data[:10] == b"CUBEX.DATA", f"metric {uniq}: data marker")
         need(len(data) == 10 + 8 * n * nl, f"metric {uniq}: data size {len(data)}, expected {10 + 8 * n * nl}")
         vals = struct.unpack(f"{endian}{n * nl}{DTYPES[info['dtype']]}", data[10:])
-        cube.metrics[uniq] = [list(vals[c * nl:(c + 1) * nl]) for c in range(n)]
+        # Row k is the k-th cnode of the metric's order: depth-first (the cnode ids) for
+        # EXCLUSIVE, CubeW's wide order for INCLUSIVE.
+        seq = range(n) if info["kind"] == "EXCLUSIVE" else cube.wide_order()
+        cube.metrics[uniq] = [None] * n
+        for k, c in enumerate(seq):
+            cube.metrics[uniq][c] = list(vals[k * nl:(k + 1) * nl])
     for must in ("visits", "time", "min_time", "max_time"):
         need(must in cube.metrics, f"metric {must} missing")
     for c in range(n):
@@ -189,12 +235,47 @@ def ns(seconds):
     return round(seconds * 1e9)
 
 
-def check_against_json(cube, prof):
-    """Visits, exclusive time, min/max inclusive time per call path and location equal
-    profile.json's exactly; inclusive time (a subtree's sum of exclusive times) is at most
-    profile.json's and less by fewer ns than the subtree has nodes (each node's time is
-    rounded down to whole ns on its own)."""
+def check_regions(cube, prof):
+    """Every region a cnode calls has profile.json's mangled name, file, lines and the
+    paradigm of its source."""
     bad = []
+    by_name = {}
+    for r in prof["regions"]:
+        by_name.setdefault(r["name"], []).append(r)
+    used = {callee for _, callee in cube.cnodes}
+    for rid in sorted(used):
+        r = cube.regions[rid]
+        js = by_name.get(r["name"], [])
+        want = [(j["mangled"], j["file"], j["line_begin"] or -1, j["line_end"] or -1,
+                 PARADIGM_OF.get(j["source"], "compiler")) for j in js]
+        got = (r["mangled"], r["file"], r["begin"], r["end"], r["paradigm"])
+        if got not in want:
+            bad.append(f"region {rid} {r['name']}: {got}, profile.json has {want}")
+    return bad
+
+
+# OpenMP nodes that may run explicit tasks (docs/openmp.md): a task that ran there is
+# grafted under its creation path, and profile.json's inclusive time of the node is reduced
+# by the task's time as its own node measured it, while its exclusive time is the node's own
+# time on the thread's stack; the two differ by the task switches' bookkeeping, so the
+# exclusive time Cube derives there (inclusive less the children's) is larger by that much.
+TASK_RUNNERS = ("barrier", "implicit barrier", "taskwait")
+
+
+def runs_tasks(region):
+    return region["paradigm"] == "openmp" and (region["role"] in TASK_RUNNERS or
+                                               region["name"].startswith("!$omp taskgroup"))
+
+
+def check_against_json(cube, prof, stats=None):
+    """Visits, inclusive time, min/max inclusive time and every metric of profile.json's
+    `metrics` list (its inclusive sums) per call path and location equal profile.json's
+    exactly; exclusive time (a cell less its children's cells) is profile.json's
+    `exclusive` up to rounding: each value is rounded down to whole ns on its own, so the
+    derived value is at least profile.json's and more by at most the number of children;
+    at OpenMP nodes that run tasks (TASK_RUNNERS) it is at least profile.json's. stats, a
+    dict, gets the count of such nodes whose exclusive time differs ("task_bookkeeping")."""
+    bad = check_regions(cube, prof)
     regions = {r["id"]: r["name"] for r in prof["regions"]}
     tree = prof["tree"]
     paths = {}
@@ -213,32 +294,56 @@ def check_against_json(cube, prof):
         return bad
     order = sorted(range(len(jlocs)), key=lambda i: (jlocs[i]["group"], i))
     to_cube = {jlocs[i]["id"]: k for k, i in enumerate(order)}
+    # profile.json's metrics -> the cube's, by display name.
+    jmetrics = [m["name"] for m in prof.get("metrics", [])]
+    by_disp = {info["disp"]: u for u, info in cube.metric_info.items() if u not in KINDS}
+    if sorted(by_disp) != sorted(jmetrics):
+        bad.append(f"cube metrics {sorted(by_disp)}, profile.json has {jmetrics}")
+        jmetrics = [m for m in jmetrics if m in by_disp]
+    zero = {"visits": 0, "exclusive": 0, "inclusive": 0, "min_inclusive": 0, "max_inclusive": 0}
     for c in range(len(cube.cnodes)):
         p = cube.path(c)
         node = by_path.get(p)
         if node is None:
             bad.append(f"cnode {c} {';'.join(p)} is not in profile.json")
             continue
-        sub = cube.subtree(c)
+        nkids = len(cube.children(c))
         per = {loc["location"]: loc for loc in node["locations"]}
+        where = ';'.join(p)
         for jid, k in to_cube.items():
-            loc = per.get(jid, {"visits": 0, "exclusive": 0, "inclusive": 0, "min_inclusive": 0, "max_inclusive": 0})
+            loc = per.get(jid, zero)
             v = cube.metrics["visits"][c][k]
             if v != loc["visits"]:
-                bad.append(f"{';'.join(p)} location {jid}: visits {v} != {loc['visits']}")
-            if ns(cube.metrics["time"][c][k]) != loc["exclusive"]:
-                bad.append(f"{';'.join(p)} location {jid}: exclusive {ns(cube.metrics['time'][c][k])} != {loc['exclusive']}")
+                bad.append(f"{where} location {jid}: visits {v} != {loc['visits']}")
+            incl = ns(cube.metrics["time"][c][k])
+            if incl != loc["inclusive"]:
+                bad.append(f"{where} location {jid}: inclusive {incl} != {loc['inclusive']}")
+            excl = ns(cube.exclusive("time", c, k))
+            tasks = runs_tasks(cube.regions[cube.cnodes[c][1]])
+            if tasks and excl - loc["exclusive"] > nkids and stats is not None:
+                stats["task_bookkeeping"] = stats.get("task_bookkeeping", 0) + 1
+            if not (0 <= excl - loc["exclusive"] <= nkids or (tasks and excl >= loc["exclusive"])):
+                bad.append(f"{where} location {jid}: exclusive {excl} vs {loc['exclusive']} "
+                           f"({nkids} children)")
             if v:
                 for m, key in (("min_time", "min_inclusive"), ("max_time", "max_inclusive")):
                     if ns(cube.metrics[m][c][k]) != loc[key]:
-                        bad.append(f"{';'.join(p)} location {jid}: {m} {ns(cube.metrics[m][c][k])} != {loc[key]}")
-            incl = sum(ns(cube.metrics["time"][d][k]) for d in sub)
-            if not (0 <= loc["inclusive"] - incl < len(sub) + 1):
-                bad.append(f"{';'.join(p)} location {jid}: inclusive {incl} vs {loc['inclusive']} ({len(sub)} nodes)")
-        for m, key in (("bytes_sent", "bytes_sent"), ("bytes_received", "bytes_received")):
-            if m in cube.metrics and sum(cube.metrics[m][c]) != node.get(key, 0):
-                bad.append(f"{';'.join(p)}: {m} {sum(cube.metrics[m][c])} != {node.get(key, 0)}")
+                        bad.append(f"{where} location {jid}: {m} {ns(cube.metrics[m][c][k])} != {loc[key]}")
+            jm = loc.get("metrics", {}).get("inclusive")
+            for i, name in enumerate(jmetrics):
+                want = jm[prof_metric_index(prof, name)] if jm else 0
+                got = cube.metrics[by_disp[name]][c][k]
+                if got != want:
+                    bad.append(f"{where} location {jid}: metric {name} {got!r} != {want!r}")
+        for m in KINDS:
+            if m.startswith(("bytes_", "messages_")) and m in cube.metrics \
+                    and sum(cube.metrics[m][c]) != node.get(m, 0):
+                bad.append(f"{where}: {m} {sum(cube.metrics[m][c])} != {node.get(m, 0)}")
     return bad
+
+
+def prof_metric_index(prof, name):
+    return [m["name"] for m in prof["metrics"]].index(name)
 
 
 def main(argv):

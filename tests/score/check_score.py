@@ -4,6 +4,8 @@
 
 estimate  the estimated trace size is within 10 % of the real trace of the same run, on the
           bench workloads calls, particles, stencil and the accessor code tests/score/progs
+estimate_metrics  the same with synchronous metrics on (count plugin, getrusage), from
+          profile.json and from profile.cubex
 estimate_mpi  the same for a 4-rank MPI job (tests/mpi/progs/halo.c) traced with mpirun
 errors    a missing, wrong or damaged experiment and bad options: clear message, exit 1 / 2
 filter    -f: the regions a spec leaves out are marked and the totals after it are right
@@ -12,11 +14,19 @@ generate  -g and -g --scorep: specs that filter/ reads back and that exclude exa
 hint      a run dominated by its instrumentation ends with one line naming instr-score -g;
           INSTR_VERBOSE=quiet silences it; a run that is not dominated has none
 loop      build, run, -g, rebuild with the spec: the excluded functions have no hooks in the
-          new binary, the run records none of their visits, the program's output is the same"""
+          new binary, the run records none of their visits, the program's output is the same
+cubex     an experiment with only profile.cubex: the same table, -f table and -g spec as from
+          profile.json of the same run; a damaged cubex gets a clear message
+cubex_mpi the same for a 4-rank MPI job (COM and MPI types, message records)
+cubex_foreign  an archive as other CUBE writers make it (big-endian, dense index, nested
+          metrics, ...): the values instr-score derives are the archive's
+hint_mpi  a 4-rank job dominated on every rank: one hint line, for the job, from rank 0
+openmp    the OMP, COM and USR types of an OpenMP program, from profile.json and profile.cubex"""
 import argparse
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 
@@ -85,6 +95,35 @@ def case_estimate():
         err = 100.0 * (est - real) / real
         print(f"estimate {name}: estimated {est} bytes, real trace {real} bytes ({err:+.2f} %)")
         expect(real > 0 and abs(err) <= 10.0, f"{name}: estimate {est} vs real {real} ({err:+.1f} %)")
+
+
+def case_estimate_metrics():
+    """With synchronous metrics on, a Metric event follows every enter and exit: the estimate
+    (from profile.json and from a cubex-only copy) is within 10 % of the real trace, on bench
+    calls with the count plugin's three types (uint64, int64, double) and with getrusage
+    fields; and a metric adds what it costs (the estimate grows by at least half the real
+    growth)."""
+    d = fresh_dir(os.path.join(A.work, "estimate_metrics"))
+    exe = build("calls", d)
+    plain, _ = measure(exe, d, "plain", {"INSTR_ENABLE_TRACING": "1"})
+    base_real, base_est = trace_bytes(plain), estimate_of(score(plain).stdout)
+    runs = {"count": {"INSTR_PLUGIN_PATH": A.plugins, "INSTR_METRIC_PLUGINS": "count"},
+            "rusage": {"INSTR_METRIC_RUSAGE": "ru_utime,ru_minflt,ru_nvcsw"}}
+    for tag, env in runs.items():
+        exp, _ = measure(exe, d, tag, dict(env, INSTR_ENABLE_TRACING="1",
+                                           INSTR_PROFILING_FORMAT="json,cubex"))
+        prof = json.load(open(os.path.join(exp, "profile.json")))
+        expect(prof["metrics"], f"{tag}: no metric in the profile")
+        real = trace_bytes(exp)
+        for src, where in (("profile.json", exp), ("profile.cubex", cubex_only(exp, d, tag))):
+            est = estimate_of(score(where).stdout)
+            err = 100.0 * (est - real) / real
+            print(f"estimate_metrics {tag} ({len(prof['metrics'])} metrics, from {src}): "
+                  f"estimated {est} bytes, real trace {real} bytes ({err:+.2f} %)")
+            expect(abs(err) <= 10.0, f"{tag} from {src}: estimate {est} vs real {real} ({err:+.1f} %)")
+            expect(est - base_est >= (real - base_real) / 2,
+                   f"{tag} from {src}: the metrics add {est - base_est} bytes to the estimate, "
+                   f"{real - base_real} to the trace")
 
 
 def case_estimate_mpi():
@@ -214,6 +253,238 @@ def case_hint():
     print(f"hint: {lines[0]}")
 
 
+def cubex_only(exp, d, tag):
+    """A copy of experiment exp without its profile.json: what instr-score sees where a run
+    wrote INSTR_PROFILING_FORMAT=cubex."""
+    out = fresh_dir(os.path.join(d, "cubex-only-" + tag))
+    shutil.copy(os.path.join(exp, "profile.cubex"), out)
+    return out
+
+
+# Columns of a table row: flt, type, max_buf, visits, time[s], time[%], time/visit[us], region.
+ROW = re.compile(r"^\s*([-+*]?)\s*(ALL|USR|COM|MPI|OMP|FLT)\s+([\d,]+)\s+([\d,]+)\s+([\d.]+)"
+                 r"\s+([\d.]+)\s+([\d.]+)\s+(.*)$")
+
+
+def same_table(from_json, from_cubex):
+    """The two tables agree line by line: the estimates, types, max_buf, visits and regions
+    exactly; the time columns up to the rounding of the cubex's exclusive time (profile.json
+    has each node's exclusive ns; the cubex has inclusive seconds, and the exclusive time of
+    a call path is its inclusive less its children's, each rounded down to whole ns on its
+    own: docs/profile-format.md), so within one unit of the last digit of time[s] and
+    time[%] and 0.01 us of time/visit."""
+    a, b = from_json.splitlines(), from_cubex.splitlines()
+    expect(len(a) == len(b), f"{len(a)} lines from profile.json, {len(b)} from profile.cubex")
+    rows = 0
+    for x, y in zip(a, b):
+        if x.startswith("(from profile.json"):
+            expect(y == x.replace("profile.json", "profile.cubex"), f"{x!r} vs {y!r}")
+            continue
+        mx, my = ROW.match(x), ROW.match(y)
+        if not mx:
+            expect(x == y, f"line differs: {x!r} vs {y!r}")
+            continue
+        expect(my, f"row {x!r} vs {y!r}")
+        rows += 1
+        gx, gy = mx.groups(), my.groups()
+        expect(gx[:4] + gx[7:] == gy[:4] + gy[7:], f"row differs: {x!r} vs {y!r}")
+        for k, tol in ((4, 0.0011), (5, 0.11), (6, 0.011)):
+            expect(abs(float(gx[k]) - float(gy[k])) <= tol, f"time columns differ: {x!r} vs {y!r}")
+    return rows
+
+
+def case_cubex():
+    """instr-score on an experiment with only profile.cubex: the same table (-r, -f) and the
+    same -g spec as from profile.json of the same run; a damaged cubex gets a clear message."""
+    d = fresh_dir(os.path.join(A.work, "cubex"))
+    exe = build("domain", d)
+    exp, _ = measure(exe, d, "run", {"INSTR_PROFILING_FORMAT": "json,cubex"})
+    only = cubex_only(exp, d, "domain")
+    spec = os.path.join(d, "acc.spec")
+    with open(spec, "w") as fh:
+        fh.write("exclude function Domain::x\n")
+    rows = same_table(score("-r", exp).stdout, score("-r", only).stdout)
+    rows += same_table(score("-r", "-f", spec, exp).stdout, score("-r", "-f", spec, only).stdout)
+    gj, gc = os.path.join(d, "json.spec"), os.path.join(d, "cubex.spec")
+    score("-g", "-o", gj, exp)
+    score("-g", "-o", gc, only)
+    tj = [l for l in open(gj) if "Generated by" not in l]
+    tc = [l for l in open(gc) if "Generated by" not in l]
+    expect(tj == tc and any(l.startswith("exclude") for l in tc), f"-g differs:\n{tj}\n{tc}")
+    # Damage: cut short, a broken anchor.xml, not a tar archive.
+    cube = os.path.join(only, "profile.cubex")
+    raw = open(cube, "rb").read()
+    for what, data, want in (
+            ("cut", raw[: len(raw) // 2], "cut short"),
+            ("anchor", raw.replace(b"</region>", b"</regiox>", 1), "anchor.xml: line "),
+            ("garbage", b"x" * 4096, "not a tar archive")):
+        with open(cube, "wb") as fh:
+            fh.write(data)
+        r = score(only, ok=(1,))
+        expect(want in r.stderr and "profile.cubex" in r.stderr, f"{what}: {r.stderr}")
+        print(f"cubex damaged ({what}): {r.stderr.splitlines()[0]}")
+    print(f"cubex: {rows} table rows and the -g spec agree with profile.json's")
+
+
+def foreign_cubex(path):
+    """A CUBE4 archive as other writers make it, which instr's writer never does: big-endian
+    numbers, dense indexes (format 0, no row list), metrics nested in metrics, attributes,
+    cnode parameters, nested system-tree nodes, an element instr-score does not know, two
+    processes (of two threads and of one), location Ids not in document order. The call
+    tree: main > foo > bar and main > bar, on each location: main 1 visit, 1.0 s inclusive;
+    foo 10 visits, 0.4 s; foo/bar 5 visits, 0.1 s; main/bar 3 visits, 0.2 s; the location
+    of Id 1 (rank 1's only thread) makes 4 times the visits."""
+    import struct
+    import tarfile
+    import io
+    anchor = """<?xml version="1.0" encoding="UTF-8"?>
+<cube version="4.7">
+<attr key="Creator" value="a test of another writer"/>
+<doc><mirrors><murl>http://example.org/</murl></mirrors></doc>
+<metrics>
+  <metric id="0" type="EXCLUSIVE"><disp_name>Visits</disp_name><uniq_name>visits</uniq_name>
+    <dtype>UINT64</dtype><uom>occ</uom><url/><descr>Number of visits</descr></metric>
+  <metric id="1" type="INCLUSIVE"><disp_name>Time</disp_name><uniq_name>time</uniq_name>
+    <dtype>DOUBLE</dtype><uom>sec</uom><url/><descr>Total &amp; more</descr>
+    <metric id="2" type="EXCLUSIVE"><disp_name>Part</disp_name><uniq_name>part</uniq_name>
+      <dtype>DOUBLE</dtype><uom>sec</uom><url/><descr>a child metric</descr></metric>
+  </metric>
+</metrics>
+<program>
+  <region id="0" mod="/src/m.c" begin="1" end="9"><name>main</name><mangled_name>main</mangled_name><paradigm>compiler</paradigm><role>function</role><url/><descr/></region>
+  <region id="1" mod="/src/m.c" begin="10" end="12"><name>foo</name><mangled_name>foo</mangled_name><paradigm>compiler</paradigm><role>function</role><url/><descr/></region>
+  <region id="2" mod="/src/m.c" begin="13" end="15"><name>bar</name><mangled_name>bar</mangled_name><paradigm>compiler</paradigm><role>function</role><url/><descr/></region>
+  <cnode id="7" calleeId="0">
+    <cnode id="8" calleeId="1"><parameter partype="numeric" parkey="n" parvalue="3"/>
+      <cnode id="9" calleeId="2"/>
+    </cnode>
+    <cnode id="5" calleeId="2"/>
+  </cnode>
+</program>
+<system>
+  <systemtreenode Id="0"><name>machine</name><class>machine</class>
+    <systemtreenode Id="1"><name>node a</name><class>node</class><attr key="k" value="v"/>
+      <locationgroup Id="0"><name>rank 0</name><rank>0</rank><type>process</type>
+        <location Id="2"><name>thread 0</name><rank>0</rank><type>thread</type></location>
+        <location Id="0"><name>thread 1</name><rank>1</rank><type>thread</type></location>
+      </locationgroup>
+      <locationgroup Id="1"><name>rank 1</name><rank>1</rank><type>process</type>
+        <location Id="1"><name>thread 0</name><rank>0</rank><type>thread</type></location>
+      </locationgroup>
+    </systemtreenode>
+  </systemtreenode>
+  <topologies/>
+</system>
+<!-- the end -->
+</cube>
+"""
+    # Cnodes in document order: main, foo, foo/bar, main/bar. Depth-first rows for the
+    # EXCLUSIVE metrics; CubeW's wide order (main, foo, main/bar, foo/bar) for INCLUSIVE time.
+    visits = [1, 10, 5, 3]
+    incl = [1.0, 0.4, 0.1, 0.2]
+    wide = [0, 1, 3, 2]
+    files = {"anchor.xml": anchor.encode()}
+    for m, rows, fmt in ((0, [visits[c] for c in range(4)], ">Q"), (1, [incl[c] for c in wide], ">d"),
+                         (2, [0.0] * 4, ">d")):
+        files[f"{m}.index"] = b"CUBEX.INDEX" + struct.pack(">IHB", 1, 0, 0)
+        scale = (1, 4, 1) if m == 0 else (1, 1, 1)  # per column: location Id 0, 1, 2
+        files[f"{m}.data"] = b"CUBEX.DATA" + b"".join(
+            b"".join(struct.pack(fmt, v * k) for k in scale) for v in rows)
+    with tarfile.open(path, "w", format=tarfile.USTAR_FORMAT) as t:
+        for name, data in files.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            t.addfile(info, io.BytesIO(data))
+
+
+def case_cubex_foreign():
+    """instr-score on a CUBE4 archive written the way other writers (CubeW) may write it:
+    the values it derives are the ones the archive holds."""
+    d = fresh_dir(os.path.join(A.work, "cubex_foreign"))
+    foreign_cubex(os.path.join(d, "profile.cubex"))
+    out = score("-r", d).stdout
+    expect("(from profile.cubex: 2 processes, 3 threads, 3 regions, 4 call paths)" in out, out)
+    rows = {}
+    for line in out.splitlines():
+        m = ROW.match(line)
+        if m and m.group(8) in ("main", "foo", "bar", "ALL"):
+            rows[m.group(8)] = (int(m.group(3).replace(",", "")), int(m.group(4).replace(",", "")),
+                                m.group(5), m.group(2))
+    # Per region over the locations: visits and exclusive time; max_buf (24 bytes per visit)
+    # of the busiest process, rank 1 (4 times one location's visits; rank 0 has 2 times).
+    want = {"main": (96, 6, "1.200", "USR"), "foo": (960, 60, "0.900", "USR"),
+            "bar": (768, 48, "0.900", "USR"), "ALL": (1824, 114, "3.000", "ALL")}
+    expect(rows == want, f"rows {rows}, expected {want}:\n{out}")
+    print(f"cubex_foreign: big-endian, dense, nested metrics: {rows}")
+
+
+def case_cubex_mpi():
+    """The same for a 4-rank MPI job: types (COM on the paths to MPI, MPI) and the message
+    records of the estimate from the job's cubex."""
+    d = fresh_dir(os.path.join(A.work, "cubex_mpi"))
+    exe = os.path.join(d, "halo")
+    env = {"OMPI_MCA_btl": "self,vader"}
+    run([A.instr, A.mpicc, "-O1", os.path.join(A.src, "tests/mpi/progs/halo.c"), "-o", exe], d, env)
+    run([A.mpirun, "-np", "4", "--oversubscribe", "--allow-run-as-root", "--bind-to", "none",
+         exe], d, env)
+    exps = [os.path.join(d, e) for e in os.listdir(d) if e.startswith("instr-")]
+    expect(len(exps) == 1, f"one job directory: {exps}")
+    only = cubex_only(exps[0], d, "halo")
+    out = score("-r", only).stdout
+    rows = same_table(score("-r", exps[0]).stdout, out)
+    types = {name: t for name, (_, t, _) in region_rows(out).items()}
+    expect(types.get("main") == "COM" and types.get("MPI_Sendrecv") == "MPI" and
+           types.get("MPI_Isend") == "MPI", f"types from the cubex: {types}")
+    print(f"cubex_mpi: {rows} rows agree with the job's profile.json; types {types}")
+
+
+def case_openmp():
+    """Score-P's types on an OpenMP program (tests/openmp's constructs.c on libomp, 4
+    threads), from profile.json and from profile.cubex: the OpenMP adapter's regions OMP,
+    main (on the path to them) COM, the functions called inside USR."""
+    d = fresh_dir(os.path.join(A.work, "openmp"))
+    exe = os.path.join(d, "constructs")
+    run([A.instr, A.omp_cc, "-fopenmp", "-g", "-O1",
+         os.path.join(A.src, "tests/openmp/progs/constructs.c"), "-o", exe], d)
+    exp, _ = measure(exe, d, "run", {"OMP_NUM_THREADS": "4", "INSTR_PROFILING_FORMAT": "json,cubex"})
+    only = cubex_only(exp, d, "openmp")
+    for src, where in (("profile.json", exp), ("profile.cubex", only)):
+        types = {name: t for name, (_, t, _) in region_rows(score("-r", where).stdout).items()}
+        omp = {n: t for n, t in types.items() if n.startswith(("!$omp", "omp_"))}
+        expect(len(omp) >= 10 and set(omp.values()) == {"OMP"}, f"{src}: OpenMP regions {omp}")
+        want = {"main": "COM", "kernel": "USR", "leaf": "USR", "task_body": "USR"}
+        got = {n: types.get(n) for n in want}
+        expect(got == want, f"{src}: types {got}, expected {want}")
+        print(f"openmp ({src}): {len(omp)} OMP regions, {got}")
+
+
+def case_hint_mpi():
+    """A 4-rank job whose every rank is dominated by its instrumentation: one hint line for
+    the job (rank 0, from the merged profile, naming the job's directory), none per rank;
+    INSTR_VERBOSE=quiet silences it."""
+    d = fresh_dir(os.path.join(A.work, "hint_mpi"))
+    exe = os.path.join(d, "hot_mpi")
+    env = {"OMPI_MCA_btl": "self,vader"}
+    run([A.instr, A.mpicc, "-O2", os.path.join(A.src, "tests/score/progs/hot_mpi.c"), "-o", exe],
+        d, env)
+    for tag, extra in (("loud", {}), ("quiet", {"INSTR_VERBOSE": "quiet"})):
+        w = fresh_dir(os.path.join(d, tag))
+        forward = [a for k in extra for a in ("-x", k)]
+        r = run([A.mpirun, "-np", "4", "--oversubscribe", "--allow-run-as-root", "--bind-to",
+                 "none"] + forward + [exe], w, dict(env, **extra))
+        expect(r.stdout == "total=16800000\n", f"output {r.stdout!r}")
+        lines = [l for l in r.stderr.splitlines() if "instrumentation dominated" in l]
+        if tag == "quiet":
+            expect(not lines, f"INSTR_VERBOSE=quiet still hints: {lines}")
+            continue
+        jobs = [os.path.join(w, e) for e in os.listdir(w) if e.startswith("instr-")]
+        expect(len(jobs) == 1, f"one job directory: {jobs}")
+        expect(len(lines) == 1, f"expected one hint line for the job, got {len(lines)}: {lines}")
+        expect("this MPI job" in lines[0] and f"instr-score -g {jobs[0]}" in lines[0]
+               and "tiny: 4800000 visits" in lines[0], lines[0])
+        print(f"hint_mpi: {lines[0]}")
+
+
 def objdump_calls(exe, symbols):
     """{demangled function: calls of __instr_enter/exit in its body} for the symbols present."""
     dis = run(["objdump", "-d", "-C", "--no-show-raw-insn", exe], A.work).stdout
@@ -266,6 +537,8 @@ def main():
         ap.add_argument("--" + a, required=True)
     ap.add_argument("--mpicc")
     ap.add_argument("--mpirun")
+    ap.add_argument("--plugins")
+    ap.add_argument("--omp-cc")
     ap.add_argument("case")
     A = ap.parse_args()
     A.work = os.path.abspath(A.work)

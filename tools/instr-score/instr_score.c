@@ -24,7 +24,8 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: instr-score [options] EXPERIMENT_DIR\n"
             "\n"
-            "Reads EXPERIMENT_DIR/profile.json and estimates what tracing the same run costs:\n"
+            "Reads EXPERIMENT_DIR/profile.json (or profile.cubex where there is no\n"
+            "profile.json) and estimates what tracing the same run costs:\n"
             "trace size, the busiest process's buffer, INSTR_TOTAL_MEMORY; per region type\n"
             "(ALL, USR, COM, MPI, OMP) and with -r per region (docs/score.md).\n"
             "\n"
@@ -157,6 +158,22 @@ static int generate(const score_profile *p, const score_gen_options *o, const ch
     return 0;
 }
 
+/* DIR/profile.json, or DIR/profile.cubex when there is no profile.json. */
+static int read_profile(const char *dir, score_profile *p, char *err, size_t errsize)
+{
+    char path[4096];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/profile.json", dir);
+    if (lstat(path, &st) == 0 || errno != ENOENT)
+        return score_read_json(dir, p, err, errsize);
+    snprintf(path, sizeof path, "%s/profile.cubex", dir);
+    if (lstat(path, &st) == 0 || errno != ENOENT)
+        return score_read_cubex(dir, p, err, errsize);
+    memset(p, 0, sizeof *p);
+    snprintf(err, errsize, "%s has neither profile.json nor profile.cubex", dir);
+    return -1;
+}
+
 static int parse_u64(const char *s, uint64_t *out)
 {
     char *end;
@@ -225,9 +242,10 @@ int main(int argc, char **argv)
     }
     score_profile p;
     char err[1024];
-    if (score_read_json(dir, &p, err, sizeof err) != 0) {
-        fprintf(stderr, "instr-score: %s\n(instr-score reads profile.json: run with "
-                        "INSTR_ENABLE_PROFILING=1 and json in INSTR_PROFILING_FORMAT)\n", err);
+    if (read_profile(dir, &p, err, sizeof err) != 0) {
+        fprintf(stderr, "instr-score: %s\n(instr-score reads profile.json, or profile.cubex where "
+                        "there is no profile.json: run with INSTR_ENABLE_PROFILING=1 and json or "
+                        "cubex in INSTR_PROFILING_FORMAT)\n", err);
         score_free(&p);
         return 1;
     }

@@ -8,7 +8,6 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -49,40 +48,59 @@ static char *slurp(const char *path, size_t *len, char *err, size_t errsize)
 
 static char *dup_or_empty(const char *s) { return strdup(s ? s : ""); }
 
-/* MPI records besides enter and exit, per visit and per message (see score.h). */
-static int mpi_collective(const char *name)
+static double number(const json_value *v)
 {
-    static const char *const names[] = {
-        "Barrier", "Bcast", "Reduce", "Allreduce", "Gather", "Gatherv", "Allgather",
-        "Allgatherv", "Scatter", "Scatterv", "Alltoall", "Alltoallv", "Alltoallw", "Scan",
-        "Exscan", "Reduce_scatter", "Reduce_scatter_block"};
-    if (strncmp(name, "MPI_", 4) != 0)
+    return v && v->kind == JSON_NUMBER ? (v->is_int ? (double)v->u : v->d) : 0.0;
+}
+
+/* What the synchronous metrics add to each event of each location (*out indexed by location
+ * id; NULL: no metric, or an MPI job, whose trace has no metric records yet): from the
+ * `metrics` list's types and the location's totals, the sums over its outermost call
+ * paths. */
+static int metric_costs(const json_value *doc, const json_value *tree, uint64_t max_lid,
+                        score_metric_cost **out, char *err, size_t errsize)
+{
+    const json_value *ml = json_get(doc, "metrics"), *run = json_get(doc, "run");
+    *out = NULL;
+    if (!ml || ml->kind != JSON_ARRAY || !ml->n || (run && json_get(run, "mpi")))
         return 0;
-    name += 4;
-    if (name[0] == 'I' && name[1] >= 'a' && name[1] <= 'z') /* MPI_Ibcast, MPI_Iallreduce */
-        name++;
-    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
-        if (strcasecmp(name, names[i]) == 0)
-            return 1;
+    size_t nm = ml->n;
+    uint32_t *types = calloc(nm, sizeof *types);
+    double *totals = calloc((max_lid + 1) * nm, sizeof *totals);
+    *out = calloc(max_lid + 1, sizeof **out);
+    if (!types || !totals || !*out) {
+        free(types);
+        free(totals);
+        free(*out);
+        *out = NULL;
+        snprintf(err, errsize, "out of memory");
+        return -1;
+    }
+    for (size_t i = 0; i < nm; i++) {
+        const char *t = json_str(&ml->items[i], "type", "uint64");
+        types[i] = strcmp(t, "double") == 0  ? SCORE_METRIC_DOUBLE
+                   : strcmp(t, "int64") == 0 ? SCORE_METRIC_INT64
+                                             : SCORE_METRIC_UINT64;
+    }
+    for (size_t i = 0; i < tree->n; i++) {
+        const json_value *n = &tree->items[i], *parent = json_get(n, "parent");
+        const json_value *nl = json_get(n, "locations");
+        if (parent && parent->kind != JSON_NULL)
+            continue;
+        for (size_t k = 0; nl && nl->kind == JSON_ARRAY && k < nl->n; k++) {
+            uint64_t lid = json_u64(&nl->items[k], "location", 0);
+            const json_value *m = json_get(&nl->items[k], "metrics");
+            const json_value *incl = m ? json_get(m, "inclusive") : NULL;
+            for (size_t j = 0; lid <= max_lid && incl && incl->kind == JSON_ARRAY && j < incl->n && j < nm; j++)
+                totals[lid * nm + j] += number(&incl->items[j]);
+        }
+    }
+    for (uint64_t l = 0; l <= max_lid; l++)
+        (*out)[l] = score_metric_cost_of(nm, types, &totals[l * nm]);
+    free(types);
+    free(totals);
     return 0;
 }
-
-static uint64_t node_bytes(const score_region *r, const json_value *loc)
-{
-    uint64_t visits = json_u64(loc, "visits", 0);
-    uint64_t bytes = 2 * visits * SCORE_BYTES_PER_EVENT;
-    if (r->type != SCORE_MPI)
-        return bytes;
-    uint64_t sent = json_u64(loc, "messages_sent", 0), recv = json_u64(loc, "messages_received", 0);
-    int nonblocking_send = strncmp(r->name, "MPI_I", 5) == 0;
-    int completion = strncmp(r->name, "MPI_Wait", 8) == 0 || strncmp(r->name, "MPI_Test", 8) == 0;
-    uint64_t records = (nonblocking_send ? 2 : 1) * sent + (completion ? 2 : 1) * recv;
-    if (mpi_collective(r->name))
-        records += 2 * visits;
-    return bytes + records * SCORE_BYTES_PER_MPI_RECORD;
-}
-
-static int is_parallel(const score_region *r) { return r->type == SCORE_MPI || r->type == SCORE_OMP; }
 
 static int build(score_profile *p, const json_value *doc, char *err, size_t errsize)
 {
@@ -113,11 +131,13 @@ static int build(score_profile *p, const json_value *doc, char *err, size_t errs
         return -1;
     }
     size_t *ridx = malloc((max_rid + 1) * sizeof *ridx), *lgroup = malloc((max_lid + 1) * sizeof *lgroup);
-    uint8_t *leads = calloc(tree->n + 1, 1);
+    int64_t *parents = malloc((tree->n + 1) * sizeof *parents);
+    size_t *nregion = malloc((tree->n + 1) * sizeof *nregion);
+    score_metric_cost *lcost = NULL;
     p->regions = calloc(p->nregions + 1, sizeof *p->regions);
     p->group_callpaths = calloc(p->ngroups + 1, sizeof *p->group_callpaths);
     int rc = -1;
-    if (!ridx || !lgroup || !leads || !p->regions || !p->group_callpaths) {
+    if (!ridx || !lgroup || !parents || !nregion || !p->regions || !p->group_callpaths) {
         snprintf(err, errsize, "out of memory");
         goto out;
     }
@@ -141,7 +161,9 @@ static int build(score_profile *p, const json_value *doc, char *err, size_t errs
         sr->file = dup_or_empty(json_str(r, "file", ""));
         sr->source = dup_or_empty(json_str(r, "source", ""));
         sr->group_bytes = calloc(p->ngroups + 1, sizeof *sr->group_bytes);
-        if (!sr->name || !sr->mangled || !sr->file || !sr->source || !sr->group_bytes) {
+        sr->group_buffer = calloc(p->ngroups + 1, sizeof *sr->group_buffer);
+        if (!sr->name || !sr->mangled || !sr->file || !sr->source || !sr->group_bytes ||
+            !sr->group_buffer) {
             snprintf(err, errsize, "out of memory");
             goto out;
         }
@@ -160,8 +182,9 @@ static int build(score_profile *p, const json_value *doc, char *err, size_t errs
         sr->excl_ns = json_u64(&flat->items[i], "exclusive", 0);
         p->total_excl_ns += sr->excl_ns;
     }
-    /* Records per process, and which call paths lead to MPI or OpenMP: children come after
-     * their parents, so a walk backwards sees a node's whole subtree before the node. */
+    if (metric_costs(doc, tree, max_lid, &lcost, err, errsize) != 0)
+        goto out;
+    /* Records per process. */
     for (size_t i = 0; i < tree->n; i++) {
         const json_value *n = &tree->items[i];
         uint64_t id = json_u64(n, "region", 0);
@@ -173,30 +196,27 @@ static int build(score_profile *p, const json_value *doc, char *err, size_t errs
         for (size_t k = 0; nl && nl->kind == JSON_ARRAY && k < nl->n; k++) {
             uint64_t lid = json_u64(&nl->items[k], "location", 0);
             size_t g = lid <= max_lid ? lgroup[lid] : 0;
-            p->regions[ridx[id]].group_bytes[g] += node_bytes(&p->regions[ridx[id]], &nl->items[k]);
+            const json_value *l = &nl->items[k];
+            score_add_node(&p->regions[ridx[id]], g, json_u64(l, "visits", 0),
+                           json_u64(l, "messages_sent", 0), json_u64(l, "messages_received", 0),
+                           lcost && lid <= max_lid ? &lcost[lid] : NULL);
             p->group_callpaths[g]++;
         }
     }
-    for (size_t i = 0; i < p->nregions; i++)
-        for (size_t g = 0; g < p->ngroups; g++)
-            if (p->regions[i].group_bytes[g] > p->regions[i].max_buf)
-                p->regions[i].max_buf = p->regions[i].group_bytes[g];
-    for (size_t i = tree->n; i-- > 0;) {
-        const json_value *n = &tree->items[i];
-        score_region *sr = &p->regions[ridx[json_u64(n, "region", 0)]];
-        const json_value *parent = json_get(n, "parent");
-        if (is_parallel(sr))
-            leads[i] = 1;
-        else if (leads[i])
-            sr->type = SCORE_COM;
-        if (leads[i] && parent && parent->kind == JSON_NUMBER && parent->u < i)
-            leads[parent->u] = 1;
+    for (size_t i = 0; i < tree->n; i++) {
+        const json_value *parent = json_get(&tree->items[i], "parent");
+        parents[i] = parent && parent->kind == JSON_NUMBER && parent->is_int && parent->u < i
+                         ? (int64_t)parent->u : -1;
+        nregion[i] = ridx[json_u64(&tree->items[i], "region", 0)];
     }
+    score_finish(p, parents, nregion, tree->n);
     rc = 0;
 out:
     free(ridx);
     free(lgroup);
-    free(leads);
+    free(parents);
+    free(nregion);
+    free(lcost);
     return rc;
 }
 
@@ -241,6 +261,7 @@ void score_free(score_profile *p)
         free(p->regions[i].file);
         free(p->regions[i].source);
         free(p->regions[i].group_bytes);
+        free(p->regions[i].group_buffer);
     }
     free(p->regions);
     free(p->group_callpaths);

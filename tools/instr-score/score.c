@@ -4,11 +4,103 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 const char *score_type_name(int type)
 {
     static const char *const names[] = {"USR", "COM", "MPI", "OMP", "ALL"};
     return type >= 0 && type <= SCORE_NTYPES ? names[type] : "?";
+}
+
+/* MPI records besides enter and exit, per visit and per message (see score.h). */
+static int mpi_collective(const char *name)
+{
+    static const char *const names[] = {
+        "Barrier", "Bcast", "Reduce", "Allreduce", "Gather", "Gatherv", "Allgather",
+        "Allgatherv", "Scatter", "Scatterv", "Alltoall", "Alltoallv", "Alltoallw", "Scan",
+        "Exscan", "Reduce_scatter", "Reduce_scatter_block"};
+    if (strncmp(name, "MPI_", 4) != 0)
+        return 0;
+    name += 4;
+    if (name[0] == 'I' && name[1] >= 'a' && name[1] <= 'z') /* MPI_Ibcast, MPI_Iallreduce */
+        name++;
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (strcasecmp(name, names[i]) == 0)
+            return 1;
+    return 0;
+}
+
+static uint64_t node_bytes(const score_region *r, uint64_t visits, uint64_t sent, uint64_t received)
+{
+    uint64_t bytes = 2 * visits * SCORE_BYTES_PER_EVENT;
+    if (r->type != SCORE_MPI)
+        return bytes;
+    int nonblocking_send = strncmp(r->name, "MPI_I", 5) == 0;
+    int completion = strncmp(r->name, "MPI_Wait", 8) == 0 || strncmp(r->name, "MPI_Test", 8) == 0;
+    uint64_t records = (nonblocking_send ? 2 : 1) * sent + (completion ? 2 : 1) * received;
+    if (mpi_collective(r->name))
+        records += 2 * visits;
+    return bytes + records * SCORE_BYTES_PER_MPI_RECORD;
+}
+
+/* Expected size of one compressed value of a counter whose values spread evenly over
+ * 0 .. total: 1 byte and the value's significant bytes. */
+static double value_bytes(uint32_t type, double total)
+{
+    if (type == SCORE_METRIC_DOUBLE)
+        return total != 0.0 ? 9.0 : 1.0; /* a double's 64 bits, high ones set */
+    if (total < 0)
+        return 9.0; /* two's complement: all bytes significant */
+    double bytes = 1.0, step = 1.0;
+    for (int k = 0; k < 8; k++, step *= 256.0)
+        if (total + 1.0 > step) /* P(value >= 256^k) */
+            bytes += (total + 1.0 - step) / (total + 1.0);
+    return bytes;
+}
+
+score_metric_cost score_metric_cost_of(size_t n, const uint32_t *types, const double *totals)
+{
+    score_metric_cost c = {0.0, 0};
+    if (!n)
+        return c;
+    c.disk = SCORE_METRIC_EVENT_BYTES;
+    for (size_t i = 0; i < n; i++)
+        c.disk += 1.0 + value_bytes(types[i], totals[i]);
+    c.buffer = SCORE_METRIC_BUFFER_BYTES * n;
+    return c;
+}
+
+void score_add_node(score_region *r, size_t g, uint64_t visits, uint64_t sent, uint64_t received,
+                    const score_metric_cost *mc)
+{
+    uint64_t base = node_bytes(r, visits, sent, received);
+    r->group_bytes[g] += base + (mc ? (uint64_t)(2.0 * (double)visits * mc->disk + 0.5) : 0);
+    r->group_buffer[g] += base + (mc ? 2 * visits * mc->buffer : 0);
+}
+
+static int is_parallel(const score_region *r) { return r->type == SCORE_MPI || r->type == SCORE_OMP; }
+
+void score_finish(score_profile *p, const int64_t *parent, const size_t *region, size_t n)
+{
+    for (size_t i = 0; i < p->nregions; i++)
+        for (size_t g = 0; g < p->ngroups; g++)
+            if (p->regions[i].group_bytes[g] > p->regions[i].max_buf)
+                p->regions[i].max_buf = p->regions[i].group_bytes[g];
+    /* Which call paths lead to MPI or OpenMP: children come after their parents, so a walk
+     * backwards sees a node's whole subtree before the node. */
+    uint8_t *leads = calloc(n + 1, 1);
+    if (!leads)
+        return;
+    for (size_t i = n; i-- > 0;) {
+        score_region *sr = &p->regions[region[i]];
+        if (is_parallel(sr))
+            leads[i] = 1;
+        else if (leads[i])
+            sr->type = SCORE_COM;
+        if (leads[i] && parent[i] >= 0 && (size_t)parent[i] < i)
+            leads[parent[i]] = 1;
+    }
+    free(leads);
 }
 
 static int by_string(const void *a, const void *b)
@@ -47,7 +139,7 @@ void score_totals_of(const score_profile *p, int all, score_totals *t)
     memset(t, 0, sizeof *t);
     uint64_t busiest_memory = 0;
     for (size_t g = 0; g < p->ngroups; g++) {
-        uint64_t bytes[SCORE_NTYPES + 1] = {0};
+        uint64_t bytes[SCORE_NTYPES + 1] = {0}, buffer = 0;
         for (size_t i = 0; i < p->nregions; i++) {
             const score_region *r = &p->regions[i];
             if (!all && r->filtered)
@@ -55,12 +147,13 @@ void score_totals_of(const score_profile *p, int all, score_totals *t)
             uint64_t b = r->group_bytes[g];
             bytes[r->type] += b;
             bytes[SCORE_NTYPES] += b;
+            buffer += r->group_buffer[g];
         }
         for (int k = 0; k <= SCORE_NTYPES; k++)
             if (bytes[k] > t->max_buf[k])
                 t->max_buf[k] = bytes[k];
         t->trace_bytes += bytes[SCORE_NTYPES];
-        uint64_t mem = bytes[SCORE_NTYPES] + p->group_callpaths[g] * SCORE_BYTES_PER_CALL_PATH;
+        uint64_t mem = buffer + p->group_callpaths[g] * SCORE_BYTES_PER_CALL_PATH;
         if (mem > busiest_memory)
             busiest_memory = mem;
     }

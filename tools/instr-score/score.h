@@ -25,12 +25,21 @@ enum score_type { SCORE_USR, SCORE_COM, SCORE_MPI, SCORE_OMP, SCORE_NTYPES };
 #define SCORE_DEF_BYTES_PER_LOCATION 80u
 /* Call-tree memory per call path (docs/performance.md), counted into INSTR_TOTAL_MEMORY. */
 #define SCORE_BYTES_PER_CALL_PATH 136u
+/* Synchronous metrics (docs/score.md; measured on bench calls with the count plugin): in a
+ * single process's trace one OTF2 Metric event follows every enter and exit, 4 bytes and per
+ * metric its type (1 byte) and its value, compressed to 1 byte and the value's significant
+ * bytes (a double or a negative int64 takes 9). The trace's own buffer holds one 12-byte
+ * record per metric and event instead. */
+#define SCORE_METRIC_EVENT_BYTES 4u
+#define SCORE_METRIC_BUFFER_BYTES 12u
+enum { SCORE_METRIC_UINT64, SCORE_METRIC_INT64, SCORE_METRIC_DOUBLE };
 
 typedef struct score_region {
     char *name, *mangled, *file, *source;
     int type;
     uint64_t visits, incl_ns, excl_ns; /* over the whole run or job */
     uint64_t *group_bytes;             /* trace bytes per process (location group) */
+    uint64_t *group_buffer;            /* the same in the trace's buffer (metrics differ) */
     uint64_t max_buf;                  /* trace bytes on the busiest process */
     int filtered;                      /* -f: the spec excludes it */
     int is_main;
@@ -47,7 +56,26 @@ typedef struct score_profile {
 
 /* Reads DIR/profile.json into p. 0, or -1 with a message in err (what and where). */
 int score_read_json(const char *dir, score_profile *p, char *err, size_t errsize);
+/* Reads DIR/profile.cubex (CUBE4, as instr or Score-P writes it) into p; the same. */
+int score_read_cubex(const char *dir, score_profile *p, char *err, size_t errsize);
 void score_free(score_profile *p);
+
+/* The readers' common part. What the metrics add to each enter and exit of a location. */
+typedef struct score_metric_cost {
+    double disk;     /* bytes of the Metric event */
+    uint64_t buffer; /* bytes in the trace's buffer */
+} score_metric_cost;
+/* n metrics of these types (SCORE_METRIC_*) whose values on the location grow from about 0
+ * to these totals (the sums over its outermost call paths). */
+score_metric_cost score_metric_cost_of(size_t n, const uint32_t *types, const double *totals);
+/* Adds the trace bytes of one call path on one location of process g to r: its enters and
+ * exits, for MPI regions the message records, and the metrics' records (mc; NULL: none). */
+void score_add_node(score_region *r, size_t g, uint64_t visits, uint64_t sent, uint64_t received,
+                    const score_metric_cost *mc);
+/* After the readers filled regions (with group_bytes) and the call tree (n call paths,
+ * parent[i] < i or -1, region[i] an index in p->regions): max_buf per region, and USR
+ * regions on a path to MPI or OpenMP become COM. */
+void score_finish(score_profile *p, const int64_t *parent, const size_t *region, size_t n);
 
 const char *score_type_name(int type);
 
