@@ -25,6 +25,7 @@
 #ifdef INSTR_RT_HAVE_TRACE
 #include "../trace/trace.h"
 #endif
+#include "../plugins/substrate_plugins.h"
 #include "../../xray_adapter/xray_report.h"
 
 #include <dlfcn.h>
@@ -43,6 +44,7 @@ static const instr_substrate *const all_substrates[] = {
 #ifdef INSTR_RT_HAVE_TRACE
     &instr_trace_substrate,
 #endif
+    &instr_plugins_substrate, /* INSTR_SUBSTRATE_PLUGINS; not active without a plugin */
     &instr_xray_substrate, /* no events: writes xray.txt when the program has XRay */
 };
 

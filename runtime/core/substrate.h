@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <time.h>
 
-#define INSTR_MAX_SUBSTRATES 4
+#define INSTR_MAX_SUBSTRATES 5
 
 typedef struct instr_location instr_location;
 
@@ -40,6 +40,9 @@ typedef struct instr_substrate {
     /* Per location (thread), on its first event; the returned pointer is passed back as
      * `data`. NULL means this substrate ignores the location. */
     void *(*location_begin)(instr_location *loc);
+    /* Per location, on its thread when the thread ends, after its open regions were closed
+     * at t; NULL: nothing to do (locations alive at the program's end are ended by `write`). */
+    void (*location_end)(void *data, uint64_t t);
     /* Hot path: per-thread data only, no locks, no allocation after warm-up. NULL: the
      * substrate does not want the event type. Calls are balanced per location: the core
      * repairs unbalanced input and closes open regions at thread and program end. */

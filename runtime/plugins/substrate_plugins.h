@@ -1,0 +1,29 @@
+/* substrate_plugins.h — INSTR_SUBSTRATE_PLUGINS: the substrate that hands the event stream to
+ * substrate plugins (include/instr_substrate_plugin.h, docs/plugins.md).
+ *
+ * One built-in substrate stands for all loaded plugins: the core dispatches to it like to the
+ * profile or the trace, and it calls the null-terminated list of the plugins' functions for
+ * the event. Its enter/exit are set only when a plugin wants them, and it is not active at
+ * all without a loaded plugin: events then take exactly the paths they take without it. */
+#ifndef INSTR_RT_SUBSTRATE_PLUGINS_H
+#define INSTR_RT_SUBSTRATE_PLUGINS_H
+
+#include "../core/substrate.h"
+
+#include <stddef.h>
+
+extern instr_substrate instr_plugins_substrate;
+
+/* Communication between processes for plugins (instr_substrate_callbacks comm_*): set by
+ * libinstr-rt-mpi once MPI is initialised; NULL: the single-process versions. */
+typedef struct instr_plugins_comm {
+    int (*rank)(void);
+    int (*size)(void);
+    int (*barrier)(void);
+    int (*bcast)(void *buf, uint64_t count, uint32_t type, int root);
+    int (*gather)(const void *send, void *recv, uint64_t count, uint32_t type, int root);
+    int (*reduce)(const void *send, void *recv, uint64_t count, uint32_t type, uint32_t op,
+                  int root);
+} instr_plugins_comm;
+
+#endif

@@ -1,0 +1,261 @@
+#!/usr/bin/env python3
+"""End-to-end checks of substrate plugins (docs/plugins.md): the callcount example counts
+exactly, several plugins run at once with their own per-location data and next to the profile
+and trace writers, bad plugins get one clear line and the run goes on.
+Usage: check_substrate.py CASE --bin DIR --work DIR --plugins DIR --test-plugins DIR
+"""
+import argparse
+import collections
+import os
+import subprocess
+import sys
+
+LIB = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib")
+sys.path.insert(0, LIB)
+from cases import Fail, clean_env, expect, fresh_dir, run_case  # noqa: E402
+import profile as P  # noqa: E402
+
+A = None
+
+
+def experiment(work):
+    dirs = [os.path.join(work, d) for d in os.listdir(work) if d.startswith("instr-")]
+    expect(len(dirs) == 1, "expected one experiment directory in %s: %r" % (work, dirs))
+    return dirs[0]
+
+
+def run(cmd, env, name=None, want_out=None, plugin_says=None):
+    """Runs cmd (a test program's name under --bin, or a list) in a fresh directory; returns
+    (instr lines, experiment directory)."""
+    work = fresh_dir(os.path.join(A.work, A.case, name or "run"))
+    if isinstance(cmd, str):
+        cmd = [os.path.join(A.bin, "substrate_" + cmd)]
+    p = subprocess.run([str(c) for c in cmd], cwd=work, env=clean_env(env),
+                       capture_output=True, timeout=100)
+    err = p.stderr.decode(errors="replace")
+    expect(p.returncode == 0, "%s exited with %d:\n%s" % (cmd, p.returncode, err))
+    if want_out is not None:
+        expect(p.stdout.decode() == want_out, "stdout %r" % p.stdout.decode())
+    mine = [l for l in err.splitlines() if l.startswith("instr: ")]
+    other = [l for l in err.splitlines() if not l.startswith("instr: ") and
+             not (plugin_says and l.startswith(plugin_says))]
+    expect(not other, "the program's stderr changed: %r" % other)
+    expect(not any("not a variable instr knows" in l for l in mine),
+           "a plugin's own variable was taken for unknown: %r" % mine)
+    return mine, experiment(work)
+
+
+def env_for(plugins, extra=None):
+    env = {"INSTR_PLUGIN_PATH": A.test_plugins + ":" + A.plugins,
+           "INSTR_SUBSTRATE_PLUGINS": plugins}
+    env.update(extra or {})
+    return env
+
+
+def callcount(exp, name="callcount.txt"):
+    """{scope: {(rank, location, thread, region): calls}} from callcount's file."""
+    path = os.path.join(exp, name)
+    expect(os.path.isfile(path), "no %s in %s: %r" % (name, exp, os.listdir(exp)))
+    rows = collections.defaultdict(dict)
+    lines = open(path).read().splitlines()
+    expect(lines and lines[0] == "scope\trank\tlocation\tthread\tcalls\tregion",
+           "header %r" % lines[:1])
+    for l in lines[1:]:
+        scope, rank, loc, thread, calls, region = l.split("\t", 5)
+        key = (rank, loc, thread, region)
+        expect(key not in rows[scope], "row twice: %r" % l)
+        rows[scope][key] = int(calls)
+    return rows
+
+
+def per_location(rows):
+    """{location: {region: calls}}."""
+    out = collections.defaultdict(dict)
+    for (rank, loc, thread, region), n in rows["location"].items():
+        out[int(loc)][region] = n
+    return out
+
+
+def totals(rows, scope):
+    return {k[3]: n for k, n in rows[scope].items()}
+
+
+def line(mine, *parts):
+    found = [l for l in mine if all(p in l for p in parts)]
+    expect(len(found) == 1, "expected one line with %r, got:\n%s" % (parts, "\n".join(mine)))
+    return found[0]
+
+
+def probe(exp):
+    text = open(os.path.join(exp, "probe.txt")).read()
+    out = {"region": []}
+    for l in text.splitlines():
+        if l.startswith("region\t"):
+            out["region"].append(l.split("\t")[1:])
+            continue
+        k, _, v = l.partition(" ")
+        out[k] = v
+    return out
+
+
+def profile_visits(exp):
+    """{(location, region name): visits} from profile.json."""
+    prof = P.load(exp)
+    names = {r["id"]: r["name"] for r in prof["regions"]}
+    v = collections.Counter()
+    for n in prof["tree"]:
+        for l in n["locations"]:
+            v[(l["location"], names[n["region"]])] += l["visits"]
+    return v
+
+
+def case_plain():
+    mine, exp = run("calls", env_for("callcount"), want_out="sink=6\n")
+    rows = callcount(exp)
+    locs = per_location(rows)
+    expect(locs == {0: {"main": 1, "a": 3, "b": 6}}, "per location %r" % dict(locs))
+    expect(totals(rows, "process") == {"main": 1, "a": 3, "b": 6}, "process %r" % rows)
+    expect(totals(rows, "job") == {"main": 1, "a": 3, "b": 6}, "job %r" % rows)
+    line(mine, "callcount's results written to")
+    # The exact counts agree with the profile's visits.
+    for (loc, region), n in profile_visits(exp).items():
+        expect(locs[loc].get(region) == n, "%s on %d: profile %d, callcount %r"
+               % (region, loc, n, locs[loc].get(region)))
+
+
+def case_threads():
+    mine, exp = run([os.path.join(A.bin, "substrate_calls"), 4], env_for("callcount"),
+                    want_out="sink=30\n")
+    rows = callcount(exp)
+    locs = per_location(rows)
+    expect(len(locs) == 5, "locations %r" % dict(locs))
+    expect(locs[0] == {"main": 1, "a": 3, "b": 6}, "main thread %r" % locs[0])
+    for l in range(1, 5):
+        expect(locs[l] == {"worker": 1, "a": 3, "b": 6}, "thread %d: %r" % (l, locs[l]))
+    threads = {k[2] for k in rows["location"]}
+    expect(len(threads) == 5, "OS thread ids %r" % threads)
+    expect(totals(rows, "job") == {"main": 1, "worker": 4, "a": 15, "b": 30}, "%r" % rows["job"])
+
+
+def case_config():
+    """The plugin reads its own INSTR_CALLCOUNT_FILE (not warned about as unknown); a bad
+    value makes it fail to initialise: said once, the run goes on."""
+    mine, exp = run("calls", env_for("callcount", {"INSTR_CALLCOUNT_FILE": "counts.tsv"}))
+    expect(per_location(callcount(exp, "counts.tsv"))[0]["b"] == 6, "counts.tsv")
+    mine, exp = run("calls", env_for("callcount", {"INSTR_CALLCOUNT_FILE": "../x"}), "bad",
+                    plugin_says="callcount: INSTR_CALLCOUNT_FILE=../x is not a file name")
+    line(mine, "INSTR_SUBSTRATE_PLUGINS=callcount", "failed to initialise")
+    expect(not os.path.exists(os.path.join(exp, "callcount.txt")), "written anyway")
+    expect(os.path.isfile(os.path.join(exp, "profile.json")), "the profile is still written")
+
+
+def case_several():
+    """callcount and probe at once, with the profile and the trace: each plugin keeps its own
+    per-location data, the management events come in order, counts agree with the profile."""
+    env = env_for("probe,callcount", {"INSTR_ENABLE_TRACING": "1", "INSTR_PROBE_WORD": "w1"})
+    mine, exp = run([os.path.join(A.bin, "substrate_calls"), 3], env)
+    expect(os.path.isfile(os.path.join(exp, "traces.otf2")), "no trace: %r" % os.listdir(exp))
+    rows = callcount(exp)
+    locs = per_location(rows)
+    for (loc, region), n in profile_visits(exp).items():
+        expect(locs[loc].get(region) == n, "%s on %d: profile %d, callcount %r"
+               % (region, loc, n, locs[loc].get(region)))
+    pr = probe(exp)
+    expect(pr["config"] == "w1" and pr["id"] == "0", "probe config/id %r" % pr)
+    expect(pr["slot_errors"] == "0" and pr["depth_errors"] == "0", "probe slots %r" % pr)
+    calls = sum(sum(r.values()) for r in locs.values())
+    expect(pr["events"] == "%d %d" % (calls, calls), "probe events %r, %d calls"
+           % (pr["events"], calls))
+    order = pr["order"].split(" ")
+    expect(order[0] == "initialize" and order[-2:] == ["pre_unify", "write_data"],
+           "order %r" % order)
+    for l in range(4):
+        seq = [e.split(":")[0] for e in order if e.endswith(":%d" % l)]
+        expect(seq == ["create", "activate", "deactivate", "delete"],
+               "location %d: %r" % (l, seq))
+    names = {r[0]: r for r in pr["region"]}
+    expect(set(names) == {"main", "a", "b", "worker"}, "regions defined %r" % sorted(names))
+    # -finstrument-functions regions come from ELF symbols: no file or lines, kind function.
+    expect(all(r[4] == "0" for r in names.values()), "kinds %r" % names)
+    expect(pr["metrics"] == "0 0 metric_values 0", "metrics %r" % pr["metrics"])
+    expect(pr["clock"] == "1" and pr["comm"] == "0 1 1", "clock/comm %r" % pr)
+
+
+def case_metrics():
+    """With a strictly synchronous metric on, enter and exit carry its values."""
+    env = env_for("probe", {"INSTR_METRIC_PLUGINS": "count", "INSTR_METRIC_COUNT": "events",
+                            "INSTR_PLUGIN_PATH": A.test_plugins + ":" + A.metric_plugins})
+    mine, exp = run("calls", env)
+    pr = probe(exp)
+    expect(pr["metrics"] == "1 1 metric_values 10", "metrics %r" % pr["metrics"])
+
+
+def case_profile_off():
+    """A plugin alone (INSTR_ENABLE_PROFILING=0): the events still reach it."""
+    mine, exp = run("calls", env_for("callcount", {"INSTR_ENABLE_PROFILING": "0"}))
+    expect(per_location(callcount(exp))[0] == {"main": 1, "a": 3, "b": 6}, "counts")
+    expect(not os.path.exists(os.path.join(exp, "profile.json")), "a profile anyway")
+
+
+def case_bad_plugins():
+    env = env_for("nosuch,bad_no_entry, bad_version,bad_init,../x,callcount")
+    mine, exp = run("calls", env, want_out="sink=6\n")
+    line(mine, "INSTR_SUBSTRATE_PLUGINS=nosuch", "libinstr_substrate_nosuch.so was not found",
+         "INSTR_PLUGIN_PATH")
+    line(mine, "INSTR_SUBSTRATE_PLUGINS=bad_no_entry", "no entry point",
+         "instr_substrate_plugin_get_info")
+    line(mine, "INSTR_SUBSTRATE_PLUGINS=bad_version", "version 99", "version 1")
+    line(mine, "INSTR_SUBSTRATE_PLUGINS=bad_init", "failed to initialise", "-7")
+    line(mine, "INSTR_SUBSTRATE_PLUGINS", "'../x'", "not a plugin name")
+    expect(len(mine) == 6, "one line each and the summary:\n%s" % "\n".join(mine))
+    expect(per_location(callcount(exp))[0] == {"main": 1, "a": 3, "b": 6}, "callcount")
+
+
+def case_none_loaded():
+    """No plugin loads: the substrate is not active (events keep their inline path)."""
+    mine, exp = run("calls", env_for("nosuch", {"INSTR_VERBOSE": "1"}))
+    expect(not any("substrate plugins: on" in l for l in mine), "plugins substrate on: %r" % mine)
+    expect(any("substrate profile: on" in l for l in mine), "profile on: %r" % mine)
+    mine, exp = run("calls", env_for("callcount", {"INSTR_VERBOSE": "1"}), "loaded")
+    line(mine, "substrate plugins: on")
+
+
+def case_openmp():
+    """OpenMP (libomp through clang): each of the 3 threads calls work() exactly 10 times."""
+    work = fresh_dir(os.path.join(A.work, A.case, "build"))
+    exe = os.path.join(work, "omp_calls")
+    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "progs", "omp_calls.c")
+    b = subprocess.run([A.instr, A.clang, "-fopenmp", "-O1", src, "-o", exe],
+                       capture_output=True, timeout=120)
+    expect(b.returncode == 0, "instr clang -fopenmp: %s" % b.stderr.decode(errors="replace"))
+    mine, exp = run([exe], env_for("callcount,probe"), want_out="sink=435\n")
+    locs = per_location(callcount(exp))
+    work_calls = sorted(r.get("work", 0) for r in locs.values())
+    expect(work_calls.count(10) == 3 and sum(work_calls) == 30,
+           "work() per location %r" % dict(locs))
+    pr = probe(exp)
+    expect(pr["slot_errors"] == "0" and pr["depth_errors"] == "0", "probe %r" % pr)
+    kinds = {r[0]: r[4] for r in pr["region"]}
+    expect(kinds.get("main") == "0" and "3" in kinds.values(),
+           "an OpenMP construct among the regions: %r" % kinds)
+
+
+def main():
+    global A
+    ap = argparse.ArgumentParser()
+    ap.add_argument("case")
+    ap.add_argument("--bin", required=True)
+    ap.add_argument("--work", required=True)
+    ap.add_argument("--plugins", required=True)
+    ap.add_argument("--test-plugins", required=True)
+    ap.add_argument("--metric-plugins")
+    ap.add_argument("--instr")
+    ap.add_argument("--clang")
+    ap.add_argument("--mpicc")
+    ap.add_argument("--mpirun")
+    A = ap.parse_args()
+    return run_case(globals(), A.case, (P.ProfileError,))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,175 @@
+/* libinstr_substrate_probe.so — a test double: records what the runtime calls and checks,
+ * at every event, that its own data slot of the location holds what it put there (another
+ * plugin's slot next to it must not disturb it). At the end it writes probe.txt into the
+ * experiment directory:
+ *   config <value of INSTR_PROBE_WORD or (unset)>
+ *   id <its plugin id>
+ *   order <management events in the order they came, locations by id>
+ *   events <enters> <exits>   balanced per location
+ *   slot_errors <events whose slot held something else>
+ *   depth_errors <exits without an open enter on their location>
+ *   region<TAB>name<TAB>file<TAB>line_begin<TAB>line_end<TAB>kind   per defined region
+ *   metrics <count>  metric_values <enters that came with values>
+ *   clock <1 when clock_ticks grows and the frequency is above 1 MHz>
+ *   comm <rank> <size> <reduce sum of rank+1> */
+#define _GNU_SOURCE
+#include <instr/instr_substrate_plugin.h>
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const instr_substrate_callbacks *cb;
+static uint32_t me;
+static char word[64] = "(unset)";
+static char order[4096];
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static uint64_t enters, exits, slot_errors, depth_errors, with_values;
+static uint32_t defined[4096], ndefined, metric_defs;
+
+typedef struct mine {
+    uint32_t magic, id;
+    int64_t depth;
+} mine;
+#define MAGIC 0x9e0be
+
+static void note(const char *what, const instr_substrate_location *loc)
+{
+    pthread_mutex_lock(&lock);
+    size_t n = strlen(order);
+    if (loc)
+        snprintf(order + n, sizeof order - n, "%s%s:%u", n ? " " : "", what, cb->location_id(loc));
+    else
+        snprintf(order + n, sizeof order - n, "%s%s", n ? " " : "", what);
+    pthread_mutex_unlock(&lock);
+}
+
+static int32_t initialize(const instr_substrate_init *init)
+{
+    cb = init->cb;
+    me = init->plugin_id;
+    const char *w = cb->config(me, "WORD");
+    if (w)
+        snprintf(word, sizeof word, "%s", w);
+    if (cb->size < sizeof *cb)
+        return -1;
+    note("initialize", NULL);
+    return 0;
+}
+
+static void new_definition(uint32_t kind, uint32_t handle)
+{
+    if (kind == INSTR_SUBSTRATE_DEF_METRIC)
+        metric_defs++;
+    else if (kind == INSTR_SUBSTRATE_DEF_REGION && ndefined < 4096)
+        defined[ndefined++] = handle;
+}
+
+static void create_location(instr_substrate_location *loc, uint32_t type)
+{
+    mine *m = calloc(1, sizeof *m);
+    if (type != INSTR_SUBSTRATE_LOCATION_CPU_THREAD || cb->location_get_data(loc, me) != NULL)
+        slot_errors++;
+    m->magic = MAGIC;
+    m->id = cb->location_id(loc);
+    cb->location_set_data(loc, me, m);
+    note("create", loc);
+}
+
+static void activate(instr_substrate_location *loc) { note("activate", loc); }
+static void deactivate(instr_substrate_location *loc) { note("deactivate", loc); }
+
+static void delete_location(instr_substrate_location *loc)
+{
+    mine *m = cb->location_get_data(loc, me);
+    if (m && m->depth != 0)
+        depth_errors++;
+    note("delete", loc);
+}
+
+static mine *slot(instr_substrate_location *loc)
+{
+    mine *m = cb->location_get_data(loc, me);
+    if (!m || m->magic != MAGIC || m->id != cb->location_id(loc)) {
+        __atomic_fetch_add(&slot_errors, 1, __ATOMIC_RELAXED);
+        return NULL;
+    }
+    return m;
+}
+
+static void enter(instr_substrate_location *loc, uint64_t t, uint32_t region,
+                  const uint64_t *values)
+{
+    (void)t, (void)region;
+    mine *m = slot(loc);
+    if (m)
+        m->depth++;
+    __atomic_fetch_add(&enters, 1, __ATOMIC_RELAXED);
+    if (values)
+        __atomic_fetch_add(&with_values, 1, __ATOMIC_RELAXED);
+}
+
+static void leave(instr_substrate_location *loc, uint64_t t, uint32_t region,
+                  const uint64_t *values)
+{
+    (void)t, (void)region, (void)values;
+    mine *m = slot(loc);
+    if (m && --m->depth < 0)
+        __atomic_fetch_add(&depth_errors, 1, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&exits, 1, __ATOMIC_RELAXED);
+}
+
+static void pre_unify(void) { note("pre_unify", NULL); }
+
+static int32_t write_data(const char *dir)
+{
+    note("write_data", NULL);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/probe.txt", dir);
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
+    if (!f)
+        return -1;
+    fprintf(f, "config %s\nid %u\norder %s\n", word, me, order);
+    fprintf(f, "events %llu %llu\nslot_errors %llu\ndepth_errors %llu\n",
+            (unsigned long long)enters, (unsigned long long)exits,
+            (unsigned long long)slot_errors, (unsigned long long)depth_errors);
+    for (uint32_t i = 0; i < ndefined; i++) {
+        uint32_t r = defined[i];
+        fprintf(f, "region\t%s\t%s\t%u\t%u\t%u\n", cb->region_name(r),
+                *cb->region_file(r) ? cb->region_file(r) : "-", cb->region_line_begin(r),
+                cb->region_line_end(r), cb->region_kind(r));
+    }
+    fprintf(f, "metrics %u %u metric_values %llu\n", cb->metric_count(), metric_defs,
+            (unsigned long long)with_values);
+    uint64_t a = cb->clock_ticks(), b = cb->clock_ticks();
+    fprintf(f, "clock %d\n", b >= a && cb->clock_frequency() > 1000000);
+    int32_t rank = cb->comm_rank(), size = cb->comm_size();
+    int64_t one = rank + 1, sum = -1;
+    cb->comm_reduce(&one, &sum, 1, INSTR_SUBSTRATE_INT64, INSTR_SUBSTRATE_SUM, 0);
+    fprintf(f, "comm %d %d %lld\n", (int)rank, (int)size, rank == 0 ? (long long)sum : 0LL);
+    return fclose(f) == 0 ? 0 : -1;
+}
+
+static void finalize(void) {}
+
+INSTR_SUBSTRATE_PLUGIN_ENTRY
+{
+    static const instr_substrate_plugin_info info = {
+        .plugin_version = INSTR_SUBSTRATE_PLUGIN_VERSION,
+        .initialize = initialize,
+        .new_definition = new_definition,
+        .create_location = create_location,
+        .activate_location = activate,
+        .deactivate_location = deactivate,
+        .delete_location = delete_location,
+        .pre_unify = pre_unify,
+        .write_data = write_data,
+        .finalize = finalize,
+        .events = {.enter_region = enter, .exit_region = leave},
+    };
+    return &info;
+}
