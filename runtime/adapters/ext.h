@@ -60,6 +60,13 @@ INSTR_EXT_EXPORT void instr_ext_job_missing(instr_job *job, int rank);
 INSTR_EXT_EXPORT int instr_ext_job_write(instr_job *job, const char *jobdir, int nranks);
 INSTR_EXT_EXPORT void instr_ext_job_free(instr_job *job);
 
+/* Substrate plugins (runtime/plugins/): 1 when a plugin is loaded. plugins_comm hands them
+ * the job's communication (NULL: one process again); the first non-NULL call is their
+ * init_mpp. */
+struct instr_plugins_comm;
+INSTR_EXT_EXPORT int instr_ext_plugins_active(void);
+INSTR_EXT_EXPORT void instr_ext_plugins_comm(const struct instr_plugins_comm *comm);
+
 /* The trace of an MPI job (runtime/trace/job.c; docs/mpi.md "Trace"). All of it answers
  * "no" (0, -1, NULL) in a runtime built without OTF2 or with INSTR_ENABLE_TRACING=0. */
 /* 1 when this process would trace an MPI job. */

@@ -77,6 +77,12 @@ void instr_mpi_wait_end(instr_mpi_wait_t *w, int rc, int count, const MPI_Reques
 /* 1 while the job's trace is open: the helpers below write records. */
 extern int instr_mpi_tracing;
 /* MPI_Init (every rank, collective over comm). */
+/* Substrate plugins' communication (mpi_plugins.c): begin in MPI_Init (collective, on every
+ * rank), alone before a rank ends its measurement without the others, end before
+ * PMPI_Finalize. */
+void instr_mpi_plugins_begin(void);
+void instr_mpi_plugins_alone(void);
+void instr_mpi_plugins_end(void);
 void instr_mpi_trace_begin(MPI_Comm comm, int rank, int size, const char *jobdir);
 /* After MPI_Finalize, before the runtime ends: the second clock offset (collective). */
 void instr_mpi_trace_measure_end(MPI_Comm comm, int rank, int size);

@@ -14,6 +14,7 @@
 #include "../core/plugin_load.h"
 #include "../core/registry.h"
 #include "../core/text.h"
+#include "../adapters/ext.h"
 #include "../include/instr_substrate_plugin.h"
 #include "../metrics/metrics.h"
 
@@ -203,6 +204,23 @@ static const instr_substrate_callbacks callbacks = {
     .comm_gather = cb_comm_gather,
     .comm_reduce = cb_comm_reduce,
 };
+
+INSTR_EXT_EXPORT int instr_ext_plugins_active(void)
+{
+    return instr_substrate_slot(&instr_plugins_substrate) >= 0;
+}
+
+INSTR_EXT_EXPORT void instr_ext_plugins_comm(const instr_plugins_comm *c)
+{
+    static int mpp_told;
+    comm = c;
+    if (!c || mpp_told)
+        return;
+    mpp_told = 1;
+    for (uint32_t i = 0; i < nplugins; i++)
+        if (plugins[i].info->init_mpp)
+            plugins[i].info->init_mpp();
+}
 
 /* ---- loading ---- */
 

@@ -16,7 +16,7 @@ extern instr_substrate instr_plugins_substrate;
 
 /* Communication between processes for plugins (instr_substrate_callbacks comm_*): set by
  * libinstr-rt-mpi once MPI is initialised; NULL: the single-process versions. */
-typedef struct instr_plugins_comm {
+struct instr_plugins_comm {
     int (*rank)(void);
     int (*size)(void);
     int (*barrier)(void);
@@ -24,6 +24,7 @@ typedef struct instr_plugins_comm {
     int (*gather)(const void *send, void *recv, uint64_t count, uint32_t type, int root);
     int (*reduce)(const void *send, void *recv, uint64_t count, uint32_t type, uint32_t op,
                   int root);
-} instr_plugins_comm;
+};
+typedef struct instr_plugins_comm instr_plugins_comm;
 
 #endif

@@ -240,6 +240,49 @@ def case_openmp():
            "an OpenMP construct among the regions: %r" % kinds)
 
 
+def case_mpi():
+    """4 ranks: callcount's per-location counts in every rank's directory, the job's sums on
+    rank 0 through the communication callbacks; the probe's reduce over the job."""
+    work = fresh_dir(os.path.join(A.work, A.case, "build"))
+    exe = os.path.join(work, "mpi_calls")
+    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "progs", "mpi_calls.c")
+    b = subprocess.run([A.instr, A.mpicc, "-O1", src, "-o", exe], capture_output=True,
+                       timeout=120)
+    expect(b.returncode == 0, "instr mpicc: %s" % b.stderr.decode(errors="replace"))
+    env = env_for("callcount,probe")
+    cmd = [A.mpirun, "--oversubscribe", "--allow-run-as-root", "-np", "4"]
+    for k in env:
+        cmd += ["-x", k]
+    run_dir = fresh_dir(os.path.join(A.work, A.case, "run"))
+    p = subprocess.run(cmd + [exe], cwd=run_dir, env=clean_env(env), capture_output=True,
+                       timeout=240)
+    expect(p.returncode == 0, "mpirun: %s" % p.stderr.decode(errors="replace")[-2000:])
+    # sink per rank: 6 + 2 (rank + 1); over 4 ranks 24 + 20.
+    expect(p.stdout.decode() == "sum=44\n", "stdout %r" % p.stdout.decode())
+    job = experiment(run_dir)
+    want_c = {}
+    for r in range(4):
+        rows = callcount(os.path.join(job, "rank-%d" % r))
+        locs = per_location(rows)
+        expect(list(locs) == [0], "rank %d locations %r" % (r, dict(locs)))
+        got = {k: v for k, v in locs[0].items() if not k.startswith("MPI_")}
+        expect(got == {"main": 1, "a": 3, "b": 6, "c": r + 1}, "rank %d: %r" % (r, got))
+        expect(locs[0].get("MPI_Allreduce") == 1, "rank %d MPI_Allreduce %r" % (r, locs[0]))
+        expect(all(k[0] == str(r) for k in rows["location"]), "rank column %r" % rows)
+        expect(("job" in rows) == (r == 0), "job rows on rank %d: %r" % (r, rows.get("job")))
+        pr = probe(os.path.join(job, "rank-%d" % r))
+        expect(pr["comm"] == ("0 4 10" if r == 0 else "%d 4 0" % r), "probe comm %r" % pr["comm"])
+        order = pr["order"].split(" ")
+        expect(order[:2] == ["initialize", "init_mpp"] or
+               (order[0] == "initialize" and "init_mpp" in order), "order %r" % order)
+        want_c[r] = r + 1
+    jobrows = totals(callcount(os.path.join(job, "rank-0")), "job")
+    got = {k: v for k, v in jobrows.items() if not k.startswith("MPI_")}
+    expect(got == {"main": 4, "a": 12, "b": 24, "c": 10}, "job %r" % jobrows)
+    expect(jobrows.get("MPI_Allreduce") == 4 and jobrows.get("MPI_Init") == 4,
+           "job MPI rows %r" % jobrows)
+
+
 def main():
     global A
     ap = argparse.ArgumentParser()

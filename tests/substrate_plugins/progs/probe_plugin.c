@@ -123,6 +123,7 @@ static void leave(instr_substrate_location *loc, uint64_t t, uint32_t region,
 }
 
 static void pre_unify(void) { note("pre_unify", NULL); }
+static void init_mpp(void) { note("init_mpp", NULL); }
 
 static int32_t write_data(const char *dir)
 {
@@ -161,6 +162,7 @@ INSTR_SUBSTRATE_PLUGIN_ENTRY
     static const instr_substrate_plugin_info info = {
         .plugin_version = INSTR_SUBSTRATE_PLUGIN_VERSION,
         .initialize = initialize,
+        .init_mpp = init_mpp,
         .new_definition = new_definition,
         .create_location = create_location,
         .activate_location = activate,
