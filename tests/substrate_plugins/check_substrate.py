@@ -7,6 +7,7 @@ Usage: check_substrate.py CASE --bin DIR --work DIR --plugins DIR --test-plugins
 import argparse
 import collections
 import os
+import re
 import subprocess
 import sys
 
@@ -238,6 +239,61 @@ def case_openmp():
     kinds = {r[0]: r[4] for r in pr["region"]}
     expect(kinds.get("main") == "0" and "3" in kinds.values(),
            "an OpenMP construct among the regions: %r" % kinds)
+
+
+def dot_edges(exp, name="eventflow.dot"):
+    """{cluster label: {(from label, to label): edge label}} from eventflow's DOT file."""
+    text = open(os.path.join(exp, name)).read()
+    expect(text.startswith("digraph eventflow {") and text.rstrip().endswith("}"), text)
+    graphs = {}
+    for m in re.finditer(r'subgraph cluster_\d+ \{\n    label="([^"]*)";\n(.*?)\n  \}', text,
+                         re.S):
+        body = m.group(2)
+        nodes = dict(re.findall(r'^    (l\d+n\d+) \[label="([^"]*)"\];$', body, re.M))
+        edges = {}
+        for a, b, label in re.findall(r'^    (l\d+n\d+) -> (l\d+n\d+) \[label="([^"]*)"\];$',
+                                      body, re.M):
+            key = (nodes[a], nodes[b])
+            expect(key not in edges, "edge twice: %r" % (key,))
+            edges[key] = label
+        graphs[m.group(1)] = edges
+    return graphs
+
+
+def case_eventflow():
+    """The event flow graph of flow.c's known sequence, with the iteration notation (the
+    traversals of each call stack at which each transition is taken) and with counts."""
+    mine, exp = run("flow", env_for("eventflow"), want_out="sink=8\n")
+    graphs = dot_edges(exp)
+    expect(list(graphs) == ["rank 0 thread 0"], "clusters %r" % list(graphs))
+    want = {
+        ("thread 0", "main"): "1",
+        ("main", "a"): "1,2,1,3,2",   # main's traversals 1, 2 and 4, 5: twice a run of 2
+        ("main", "b"): "3,6,3",
+        ("main", "thread 0"): "7",
+        ("a", "leaf"): "1,7,2",
+        ("a", "main"): "2,8,2",
+        ("leaf", "a"): "1,4,1",
+        ("b", "main"): "1,2,1",
+    }
+    expect(graphs["rank 0 thread 0"] == want, "edges %r" % graphs["rank 0 thread 0"])
+    mine, exp = run("flow", env_for("eventflow", {"INSTR_EVENTFLOW_LABELS": "counts"}),
+                    "counts")
+    counts = dot_edges(exp)["rank 0 thread 0"]
+    expect(counts == {("thread 0", "main"): "1x", ("main", "a"): "4x", ("main", "b"): "2x",
+                      ("main", "thread 0"): "1x", ("a", "leaf"): "4x", ("a", "main"): "4x",
+                      ("leaf", "a"): "4x", ("b", "main"): "2x"}, "counts %r" % counts)
+    # Threads: one cluster each, next to callcount.
+    mine, exp = run([os.path.join(A.bin, "substrate_calls"), 2], env_for("eventflow,callcount"),
+                    "threads")
+    graphs = dot_edges(exp)
+    expect(sorted(graphs) == ["rank 0 thread 0", "rank 0 thread 1", "rank 0 thread 2"],
+           "clusters %r" % sorted(graphs))
+    expect(graphs["rank 0 thread 1"] == {
+        ("thread 1", "worker"): "1", ("worker", "a"): "1,3,1", ("a", "b"): "1,2,1,3,3",
+        ("b", "a"): "1,6,1", ("a", "worker"): "3,9,3", ("worker", "thread 1"): "4"},
+        "worker's graph %r" % graphs["rank 0 thread 1"])
+    expect(per_location(callcount(exp))[1] == {"worker": 1, "a": 3, "b": 6}, "callcount")
 
 
 def case_mpi():
