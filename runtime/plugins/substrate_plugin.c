@@ -293,6 +293,21 @@ static void put(instr_substrate_region_fn *list, instr_substrate_region_fn fn)
 
 /* ---- the substrate ---- */
 
+/* One plugin wants the event: its function directly (a tail call). */
+static void sp_enter_one(void *data, uint32_t region, uint64_t t)
+{
+    instr_substrate_location *l = data;
+    if (l)
+        enter_list[0](l, t, region, l->metrics);
+}
+
+static void sp_exit_one(void *data, uint32_t region, uint64_t t)
+{
+    instr_substrate_location *l = data;
+    if (l)
+        exit_list[0](l, t, region, l->metrics);
+}
+
 static void sp_enter(void *data, uint32_t region, uint64_t t)
 {
     instr_substrate_location *l = data;
@@ -334,8 +349,8 @@ static int sp_init(void)
         put(exit_list, plugins[i].info->events.exit_region);
     }
     /* An event no plugin wants is not dispatched to this substrate at all. */
-    instr_plugins_substrate.enter = enter_list[0] ? sp_enter : NULL;
-    instr_plugins_substrate.exit = exit_list[0] ? sp_exit : NULL;
+    instr_plugins_substrate.enter = !enter_list[0] ? NULL : enter_list[1] ? sp_enter : sp_enter_one;
+    instr_plugins_substrate.exit = !exit_list[0] ? NULL : exit_list[1] ? sp_exit : sp_exit_one;
     for (uint32_t i = 0; i < nplugins; i++) {
         if (!plugins[i].info->new_definition)
             continue;
