@@ -66,6 +66,15 @@ INSTR_EXT_EXPORT void instr_ext_job_free(instr_job *job);
 struct instr_plugins_comm;
 INSTR_EXT_EXPORT int instr_ext_plugins_active(void);
 INSTR_EXT_EXPORT void instr_ext_plugins_comm(const struct instr_plugins_comm *comm);
+/* The MPI events plugins registered for (INSTR_EXT_PLUGINS_* bits), fixed from start-up on;
+ * the adapter calls the functions below only for those. On the calling thread, now. */
+enum { INSTR_EXT_PLUGINS_SEND = 1, INSTR_EXT_PLUGINS_RECV = 2, INSTR_EXT_PLUGINS_COLL = 4 };
+INSTR_EXT_EXPORT unsigned instr_ext_plugins_mpi_events(void);
+INSTR_EXT_EXPORT void instr_ext_plugins_mpi_msg(int recv, int partner, uint64_t comm, int tag,
+                                                uint64_t bytes);
+INSTR_EXT_EXPORT void instr_ext_plugins_mpi_coll_begin(void);
+INSTR_EXT_EXPORT void instr_ext_plugins_mpi_coll_end(uint32_t op, uint64_t comm, int root,
+                                                     uint64_t sent, uint64_t recvd);
 
 /* The trace of an MPI job (runtime/trace/job.c; docs/mpi.md "Trace"). All of it answers
  * "no" (0, -1, NULL) in a runtime built without OTF2 or with INSTR_ENABLE_TRACING=0. */

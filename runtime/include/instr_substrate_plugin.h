@@ -120,10 +120,33 @@ typedef struct instr_substrate_init {
     const instr_substrate_callbacks *cb;
 } instr_substrate_init;
 
+/* MPI collective operations (mpi_collective_end), numbered as OTF2's. */
+enum instr_substrate_collective {
+    INSTR_SUBSTRATE_COLL_BARRIER = 0, INSTR_SUBSTRATE_COLL_BCAST, INSTR_SUBSTRATE_COLL_GATHER,
+    INSTR_SUBSTRATE_COLL_GATHERV, INSTR_SUBSTRATE_COLL_SCATTER, INSTR_SUBSTRATE_COLL_SCATTERV,
+    INSTR_SUBSTRATE_COLL_ALLGATHER, INSTR_SUBSTRATE_COLL_ALLGATHERV,
+    INSTR_SUBSTRATE_COLL_ALLTOALL, INSTR_SUBSTRATE_COLL_ALLTOALLV,
+    INSTR_SUBSTRATE_COLL_ALLTOALLW, INSTR_SUBSTRATE_COLL_ALLREDUCE, INSTR_SUBSTRATE_COLL_REDUCE,
+    INSTR_SUBSTRATE_COLL_REDUCE_SCATTER, INSTR_SUBSTRATE_COLL_SCAN, INSTR_SUBSTRATE_COLL_EXSCAN,
+    INSTR_SUBSTRATE_COLL_REDUCE_SCATTER_BLOCK
+};
+
 /* Application events. Every one carries the location (of the calling thread) and the time in
  * clock ticks. */
 typedef void (*instr_substrate_region_fn)(instr_substrate_location *loc, uint64_t timestamp,
                                           uint32_t region, const uint64_t *metric_values);
+/* A message: partner (rank in the communicator), communicator (its Fortran handle,
+ * MPI_Comm_c2f: 0 is MPI_COMM_WORLD in Open MPI), tag, bytes. */
+typedef void (*instr_substrate_mpi_msg_fn)(instr_substrate_location *loc, uint64_t timestamp,
+                                           int32_t partner, uint64_t comm, int32_t tag,
+                                           uint64_t bytes);
+typedef void (*instr_substrate_mpi_coll_begin_fn)(instr_substrate_location *loc,
+                                                  uint64_t timestamp);
+/* op: enum instr_substrate_collective; root: rank in the communicator, -1 when none. */
+typedef void (*instr_substrate_mpi_coll_end_fn)(instr_substrate_location *loc,
+                                                uint64_t timestamp, uint32_t op, uint64_t comm,
+                                                int32_t root, uint64_t bytes_sent,
+                                                uint64_t bytes_received);
 
 typedef struct instr_substrate_events {
     /* Enter and exit of a region, balanced per location (regions still open at a thread's
@@ -132,6 +155,16 @@ typedef struct instr_substrate_events {
      * is on. */
     instr_substrate_region_fn enter_region;
     instr_substrate_region_fn exit_region;
+    /* MPI (libinstr-rt-mpi), inside the MPI call's region: a send when it is posted
+     * (MPI_Send and its modes, MPI_Isend and its modes, MPI_Sendrecv's send part), a receive
+     * when it completed (blocking receives on return, non-blocking ones in the wait or test
+     * that completed them; partner and tag from the status). */
+    instr_substrate_mpi_msg_fn mpi_send;
+    instr_substrate_mpi_msg_fn mpi_recv;
+    /* Blocking collectives: begin before the operation, end after it with its sizes.
+     * Non-blocking collectives are not delivered. */
+    instr_substrate_mpi_coll_begin_fn mpi_collective_begin;
+    instr_substrate_mpi_coll_end_fn mpi_collective_end;
 } instr_substrate_events;
 
 typedef struct instr_substrate_plugin_info {

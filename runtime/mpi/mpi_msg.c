@@ -26,6 +26,7 @@ typedef struct pending {
     int op, root;     /* COLL */
     uint64_t id;      /* OTF2 request id (traced) */
     uint64_t sent, recvd; /* COLL */
+    MPI_Comm mpi_comm;    /* RECV: for substrate plugins */
 } pending;
 
 static pending *table;
@@ -127,6 +128,7 @@ void instr_mpi_sent(int rc, int count, MPI_Datatype datatype, int dest, int tag,
         return;
     uint64_t b = type_bytes(count, datatype);
     instr_ext_messages(b, 0, 1, 0);
+    instr_mpi_plugins_msg(0, dest, comm, tag, b);
     uint32_t c;
     if (tracing() && (c = instr_mpi_comm_ref(comm)) != UINT32_MAX)
         instr_mpi_trace_send(dest, c, tag, b);
@@ -139,6 +141,7 @@ void instr_mpi_isent(int rc, int count, MPI_Datatype datatype, int dest, int tag
         return;
     uint64_t b = type_bytes(count, datatype);
     instr_ext_messages(b, 0, 1, 0);
+    instr_mpi_plugins_msg(0, dest, comm, tag, b);
     uint32_t c;
     if (!tracing() || !request || *request == MPI_REQUEST_NULL ||
         (c = instr_mpi_comm_ref(comm)) == UINT32_MAX)
@@ -179,6 +182,7 @@ void instr_mpi_received(int rc, const MPI_Status *status, MPI_Comm comm)
     if (rc != MPI_SUCCESS || (n = received_bytes(status)) < 0)
         return;
     instr_ext_messages(0, (uint64_t)n, 0, 1);
+    instr_mpi_plugins_msg(1, status->MPI_SOURCE, comm, status->MPI_TAG, (uint64_t)n);
     uint32_t c;
     if (tracing() && (c = instr_mpi_comm_ref(comm)) != UINT32_MAX)
         instr_mpi_trace_recv(status->MPI_SOURCE, c, status->MPI_TAG, (uint64_t)n);
@@ -189,7 +193,7 @@ void instr_mpi_irecv(int rc, const MPI_Request *request, int source, int tag, MP
     (void)tag;
     if (rc != MPI_SUCCESS || !request || *request == MPI_REQUEST_NULL || source == MPI_PROC_NULL)
         return;
-    pending e = {.kind = RECV, .comm = UINT32_MAX};
+    pending e = {.kind = RECV, .comm = UINT32_MAX, .mpi_comm = comm};
     if (tracing() && (e.comm = instr_mpi_comm_ref(comm)) != UINT32_MAX) {
         e.id = instr_mpi_request_id();
         instr_mpi_trace_irecv_request(e.id);
@@ -250,6 +254,7 @@ static void completed(MPI_Request before, MPI_Status *status)
         if (status == MPI_STATUS_IGNORE || (n = received_bytes(status)) < 0)
             return;
         instr_ext_messages(0, (uint64_t)n, 0, 1);
+        instr_mpi_plugins_msg(1, status->MPI_SOURCE, e.mpi_comm, status->MPI_TAG, (uint64_t)n);
         if (e.comm != UINT32_MAX && tracing())
             instr_mpi_trace_irecv(status->MPI_SOURCE, e.comm, status->MPI_TAG, (uint64_t)n,
                                   e.id);

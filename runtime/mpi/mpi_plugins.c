@@ -11,6 +11,7 @@
 #include "../plugins/substrate_plugins.h"
 #include "../include/instr_substrate_plugin.h"
 
+unsigned instr_mpi_plugin_events;
 static MPI_Comm comm = MPI_COMM_NULL;
 static int rank, size;
 
@@ -80,8 +81,10 @@ void instr_mpi_plugins_begin(void)
         return;
     PMPI_Comm_rank(comm, &rank);
     PMPI_Comm_size(comm, &size);
-    if (instr_ext_plugins_active())
+    if (instr_ext_plugins_active()) {
         instr_ext_plugins_comm(&functions);
+        instr_mpi_plugin_events = instr_ext_plugins_mpi_events();
+    }
 }
 
 void instr_mpi_plugins_alone(void) { instr_ext_plugins_comm(NULL); }

@@ -81,6 +81,15 @@ extern int instr_mpi_tracing;
  * rank), alone before a rank ends its measurement without the others, end before
  * PMPI_Finalize. */
 void instr_mpi_plugins_begin(void);
+/* The MPI events substrate plugins want (INSTR_EXT_PLUGINS_* bits; 0 before MPI_Init). */
+extern unsigned instr_mpi_plugin_events;
+static inline void instr_mpi_plugins_msg(int recv, int partner, MPI_Comm comm, int tag,
+                                         uint64_t bytes)
+{
+    if (instr_mpi_plugin_events & (recv ? INSTR_EXT_PLUGINS_RECV : INSTR_EXT_PLUGINS_SEND))
+        instr_ext_plugins_mpi_msg(recv, partner, (uint64_t)(uint32_t)PMPI_Comm_c2f(comm), tag,
+                                  bytes);
+}
 void instr_mpi_plugins_alone(void);
 void instr_mpi_plugins_end(void);
 void instr_mpi_trace_begin(MPI_Comm comm, int rank, int size, const char *jobdir);

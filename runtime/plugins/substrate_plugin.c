@@ -46,6 +46,9 @@ struct instr_substrate_location {
 /* One null-terminated list per event type. */
 static instr_substrate_region_fn enter_list[MAX_PLUGINS + 1];
 static instr_substrate_region_fn exit_list[MAX_PLUGINS + 1];
+static instr_substrate_mpi_msg_fn send_list[MAX_PLUGINS + 1], recv_list[MAX_PLUGINS + 1];
+static instr_substrate_mpi_coll_begin_fn coll_begin_list[MAX_PLUGINS + 1];
+static instr_substrate_mpi_coll_end_fn coll_end_list[MAX_PLUGINS + 1];
 
 /* ---- callbacks into the runtime ---- */
 
@@ -222,6 +225,56 @@ INSTR_EXT_EXPORT void instr_ext_plugins_comm(const instr_plugins_comm *c)
             plugins[i].info->init_mpp();
 }
 
+/* The calling thread's location for an event of an adapter, or NULL when nothing is
+ * recorded on it now. */
+static instr_substrate_location *self(void)
+{
+    instr_location *loc = instr_tls_loc;
+    int slot = instr_substrate_slot(&instr_plugins_substrate);
+    if (!loc || slot < 0 || instr_state_get() != INSTR_STATE_RUNNING)
+        return NULL;
+    return loc->sub[slot];
+}
+
+INSTR_EXT_EXPORT unsigned instr_ext_plugins_mpi_events(void)
+{
+    return (send_list[0] ? INSTR_EXT_PLUGINS_SEND : 0) |
+           (recv_list[0] ? INSTR_EXT_PLUGINS_RECV : 0) |
+           (coll_begin_list[0] || coll_end_list[0] ? INSTR_EXT_PLUGINS_COLL : 0);
+}
+
+INSTR_EXT_EXPORT void instr_ext_plugins_mpi_msg(int recv, int partner, uint64_t comm, int tag,
+                                                uint64_t bytes)
+{
+    instr_substrate_location *l = self();
+    if (!l)
+        return;
+    uint64_t t = instr_clock_now();
+    for (instr_substrate_mpi_msg_fn *f = recv ? recv_list : send_list; *f; f++)
+        (*f)(l, t, partner, comm, tag, bytes);
+}
+
+INSTR_EXT_EXPORT void instr_ext_plugins_mpi_coll_begin(void)
+{
+    instr_substrate_location *l = self();
+    if (!l)
+        return;
+    uint64_t t = instr_clock_now();
+    for (instr_substrate_mpi_coll_begin_fn *f = coll_begin_list; *f; f++)
+        (*f)(l, t);
+}
+
+INSTR_EXT_EXPORT void instr_ext_plugins_mpi_coll_end(uint32_t op, uint64_t comm, int root,
+                                                     uint64_t sent, uint64_t recvd)
+{
+    instr_substrate_location *l = self();
+    if (!l)
+        return;
+    uint64_t t = instr_clock_now();
+    for (instr_substrate_mpi_coll_end_fn *f = coll_end_list; *f; f++)
+        (*f)(l, t, op, comm, root, sent, recvd);
+}
+
 /* ---- loading ---- */
 
 static void load_one(void *arg, const char *name)
@@ -282,14 +335,14 @@ static void load_one(void *arg, const char *name)
                info->events.exit_region ? ", exit" : "");
 }
 
-static void put(instr_substrate_region_fn *list, instr_substrate_region_fn fn)
-{
-    if (!fn)
-        return;
-    while (*list)
-        list++;
-    *list = fn;
-}
+/* Appends fn (when not NULL) to a null-terminated list of function pointers. */
+#define PUT(list, fn)                                                                        \
+    do {                                                                                     \
+        unsigned k_ = 0;                                                                     \
+        while ((list)[k_])                                                                   \
+            k_++;                                                                            \
+        (list)[k_] = (fn);                                                                   \
+    } while (0)
 
 /* ---- the substrate ---- */
 
@@ -345,8 +398,13 @@ static int sp_init(void)
     if (nplugins == 0)
         return -1;
     for (uint32_t i = 0; i < nplugins; i++) {
-        put(enter_list, plugins[i].info->events.enter_region);
-        put(exit_list, plugins[i].info->events.exit_region);
+        const instr_substrate_events *e = &plugins[i].info->events;
+        PUT(enter_list, e->enter_region);
+        PUT(exit_list, e->exit_region);
+        PUT(send_list, e->mpi_send);
+        PUT(recv_list, e->mpi_recv);
+        PUT(coll_begin_list, e->mpi_collective_begin);
+        PUT(coll_end_list, e->mpi_collective_end);
     }
     /* An event no plugin wants is not dispatched to this substrate at all. */
     instr_plugins_substrate.enter = !enter_list[0] ? NULL : enter_list[1] ? sp_enter : sp_enter_one;

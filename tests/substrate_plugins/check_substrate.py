@@ -94,6 +94,9 @@ def probe(exp):
         if l.startswith("region\t"):
             out["region"].append(l.split("\t")[1:])
             continue
+        if l.startswith("mpi\t"):
+            out.setdefault("mpi", []).append(l[4:])
+            continue
         k, _, v = l.partition(" ")
         out[k] = v
     return out
@@ -323,7 +326,8 @@ def case_mpi():
         expect(list(locs) == [0], "rank %d locations %r" % (r, dict(locs)))
         got = {k: v for k, v in locs[0].items() if not k.startswith("MPI_")}
         expect(got == {"main": 1, "a": 3, "b": 6, "c": r + 1}, "rank %d: %r" % (r, got))
-        expect(locs[0].get("MPI_Allreduce") == 1, "rank %d MPI_Allreduce %r" % (r, locs[0]))
+        expect(locs[0].get("MPI_Allreduce") == 1 and locs[0].get("MPI_Sendrecv") == 1,
+               "rank %d MPI calls %r" % (r, locs[0]))
         expect(all(k[0] == str(r) for k in rows["location"]), "rank column %r" % rows)
         expect(("job" in rows) == (r == 0), "job rows on rank %d: %r" % (r, rows.get("job")))
         pr = probe(os.path.join(job, "rank-%d" % r))
@@ -331,6 +335,15 @@ def case_mpi():
         order = pr["order"].split(" ")
         expect(order[:2] == ["initialize", "init_mpp"] or
                (order[0] == "initialize" and "init_mpp" in order), "order %r" % order)
+        # MPI events: Sendrecv (4 bytes, tag 5), Isend/Irecv (8 bytes, tag 6) completed in
+        # Waitall, Allreduce (op 11, no root), Barrier (op 0), all on MPI_COMM_WORLD.
+        right, left = (r + 1) % 4, (r + 3) % 4
+        world = pr["mpi"][0].split(" ")[4]
+        want = ["send %d 5 4 %s" % (right, world), "recv %d 5 4 %s" % (left, world),
+                "send %d 6 8 %s" % (right, world), "recv %d 6 8 %s" % (left, world),
+                "coll_begin", "coll_end 11 -1 %s" % world,
+                "coll_begin", "coll_end 0 -1 %s" % world]
+        expect(pr["mpi"] == want, "rank %d MPI events %r, expected %r" % (r, pr["mpi"], want))
         want_c[r] = r + 1
     jobrows = totals(callcount(os.path.join(job, "rank-0")), "job")
     got = {k: v for k, v in jobrows.items() if not k.startswith("MPI_")}

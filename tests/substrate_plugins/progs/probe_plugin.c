@@ -11,7 +11,9 @@
  *   region<TAB>name<TAB>file<TAB>line_begin<TAB>line_end<TAB>kind   per defined region
  *   metrics <count>  metric_values <enters that came with values>
  *   clock <1 when clock_ticks grows and the frequency is above 1 MHz>
- *   comm <rank> <size> <reduce sum of rank+1> */
+ *   comm <rank> <size> <reduce sum of rank+1>
+ *   send|recv <partner> <tag> <bytes> <comm>, coll_begin, coll_end <op> <root> <comm>: MPI
+ *   events in their order (the first 64) */
 #define _GNU_SOURCE
 #include <instr/instr_substrate_plugin.h>
 
@@ -122,6 +124,48 @@ static void leave(instr_substrate_location *loc, uint64_t t, uint32_t region,
     __atomic_fetch_add(&exits, 1, __ATOMIC_RELAXED);
 }
 
+static char mpi[64][80];
+static unsigned nmpi;
+
+static void mpi_line(const char *fmt, long long a, long long b, long long c, long long d)
+{
+    pthread_mutex_lock(&lock);
+    if (nmpi < 64)
+        snprintf(mpi[nmpi++], sizeof mpi[0], fmt, a, b, c, d);
+    pthread_mutex_unlock(&lock);
+}
+
+static void on_send(instr_substrate_location *loc, uint64_t t, int32_t partner, uint64_t comm,
+                    int32_t tag, uint64_t bytes)
+{
+    (void)t;
+    slot(loc);
+    mpi_line("send %lld %lld %lld %lld", partner, tag, (long long)bytes, (long long)comm);
+}
+
+static void on_recv(instr_substrate_location *loc, uint64_t t, int32_t partner, uint64_t comm,
+                    int32_t tag, uint64_t bytes)
+{
+    (void)t;
+    slot(loc);
+    mpi_line("recv %lld %lld %lld %lld", partner, tag, (long long)bytes, (long long)comm);
+}
+
+static void on_coll_begin(instr_substrate_location *loc, uint64_t t)
+{
+    (void)t;
+    slot(loc);
+    mpi_line("coll_begin", 0, 0, 0, 0);
+}
+
+static void on_coll_end(instr_substrate_location *loc, uint64_t t, uint32_t op, uint64_t comm,
+                        int32_t root, uint64_t sent, uint64_t received)
+{
+    (void)t, (void)sent, (void)received;
+    slot(loc);
+    mpi_line("coll_end %lld %lld %lld", op, root, (long long)comm, 0);
+}
+
 static void pre_unify(void) { note("pre_unify", NULL); }
 static void init_mpp(void) { note("init_mpp", NULL); }
 
@@ -152,6 +196,8 @@ static int32_t write_data(const char *dir)
     int64_t one = rank + 1, sum = -1;
     cb->comm_reduce(&one, &sum, 1, INSTR_SUBSTRATE_INT64, INSTR_SUBSTRATE_SUM, 0);
     fprintf(f, "comm %d %d %lld\n", (int)rank, (int)size, rank == 0 ? (long long)sum : 0LL);
+    for (unsigned i = 0; i < nmpi; i++)
+        fprintf(f, "mpi\t%s\n", mpi[i]);
     return fclose(f) == 0 ? 0 : -1;
 }
 
@@ -171,7 +217,9 @@ INSTR_SUBSTRATE_PLUGIN_ENTRY
         .pre_unify = pre_unify,
         .write_data = write_data,
         .finalize = finalize,
-        .events = {.enter_region = enter, .exit_region = leave},
+        .events = {.enter_region = enter, .exit_region = leave, .mpi_send = on_send,
+                   .mpi_recv = on_recv, .mpi_collective_begin = on_coll_begin,
+                   .mpi_collective_end = on_coll_end},
     };
     return &info;
 }
