@@ -142,6 +142,11 @@ typedef void (*instr_substrate_mpi_msg_fn)(instr_substrate_location *loc, uint64
                                            uint64_t bytes);
 typedef void (*instr_substrate_mpi_coll_begin_fn)(instr_substrate_location *loc,
                                                   uint64_t timestamp);
+/* A thread event without more to say (thread begin/end, OpenMP join). */
+typedef void (*instr_substrate_plain_fn)(instr_substrate_location *loc, uint64_t timestamp);
+/* An OpenMP event about an object: a team's size (fork), a task, a lock. */
+typedef void (*instr_substrate_omp_fn)(instr_substrate_location *loc, uint64_t timestamp,
+                                       uint64_t what);
 /* op: enum instr_substrate_collective; root: rank in the communicator, -1 when none. */
 typedef void (*instr_substrate_mpi_coll_end_fn)(instr_substrate_location *loc,
                                                 uint64_t timestamp, uint32_t op, uint64_t comm,
@@ -165,6 +170,23 @@ typedef struct instr_substrate_events {
      * Non-blocking collectives are not delivered. */
     instr_substrate_mpi_coll_begin_fn mpi_collective_begin;
     instr_substrate_mpi_coll_end_fn mpi_collective_end;
+    /* Threads: the location's first event is just after thread_begin; thread_end comes after
+     * its last one (at the thread's end, or the program's for threads alive then). */
+    instr_substrate_plain_fn thread_begin;
+    instr_substrate_plain_fn thread_end;
+    /* OpenMP (OMPT, LLVM's libomp), on the thread the runtime reports them on, inside the
+     * regions of the constructs: fork (what: the team size asked for) before the parallel
+     * region's enter, join after its exit; explicit tasks by their OMPT task data address:
+     * created (on the creating thread), switched to (the task starts or resumes on this
+     * thread), completed; locks, critical, ordered and atomic sections by their OMPT wait
+     * id: acquired, released. */
+    instr_substrate_omp_fn omp_fork;
+    instr_substrate_plain_fn omp_join;
+    instr_substrate_omp_fn omp_task_create;
+    instr_substrate_omp_fn omp_task_switch;
+    instr_substrate_omp_fn omp_task_complete;
+    instr_substrate_omp_fn omp_acquire_lock;
+    instr_substrate_omp_fn omp_release_lock;
 } instr_substrate_events;
 
 typedef struct instr_substrate_plugin_info {

@@ -49,6 +49,12 @@ static instr_substrate_region_fn exit_list[MAX_PLUGINS + 1];
 static instr_substrate_mpi_msg_fn send_list[MAX_PLUGINS + 1], recv_list[MAX_PLUGINS + 1];
 static instr_substrate_mpi_coll_begin_fn coll_begin_list[MAX_PLUGINS + 1];
 static instr_substrate_mpi_coll_end_fn coll_end_list[MAX_PLUGINS + 1];
+static instr_substrate_plain_fn thread_begin_list[MAX_PLUGINS + 1];
+static instr_substrate_plain_fn thread_end_list[MAX_PLUGINS + 1];
+static instr_substrate_plain_fn join_list[MAX_PLUGINS + 1];
+/* By enum instr_plugins_omp_event (the join's list is join_list). */
+static instr_substrate_omp_fn omp_lists[INSTR_PLUGINS_OMP_N][MAX_PLUGINS + 1];
+int instr_plugins_omp;
 
 /* ---- callbacks into the runtime ---- */
 
@@ -236,6 +242,21 @@ static instr_substrate_location *self(void)
     return loc->sub[slot];
 }
 
+void instr_plugins_omp_event(int event, uint64_t what)
+{
+    instr_substrate_location *l = self();
+    if (!l || event < 0 || event >= INSTR_PLUGINS_OMP_N)
+        return;
+    uint64_t t = instr_clock_now();
+    if (event == INSTR_PLUGINS_OMP_JOIN) {
+        for (instr_substrate_plain_fn *f = join_list; *f; f++)
+            (*f)(l, t);
+        return;
+    }
+    for (instr_substrate_omp_fn *f = omp_lists[event]; *f; f++)
+        (*f)(l, t, what);
+}
+
 INSTR_EXT_EXPORT unsigned instr_ext_plugins_mpi_events(void)
 {
     return (send_list[0] ? INSTR_EXT_PLUGINS_SEND : 0) |
@@ -405,7 +426,21 @@ static int sp_init(void)
         PUT(recv_list, e->mpi_recv);
         PUT(coll_begin_list, e->mpi_collective_begin);
         PUT(coll_end_list, e->mpi_collective_end);
+        PUT(thread_begin_list, e->thread_begin);
+        PUT(thread_end_list, e->thread_end);
+        PUT(join_list, e->omp_join);
+        PUT(omp_lists[INSTR_PLUGINS_OMP_FORK], e->omp_fork);
+        PUT(omp_lists[INSTR_PLUGINS_OMP_TASK_CREATE], e->omp_task_create);
+        PUT(omp_lists[INSTR_PLUGINS_OMP_TASK_SWITCH], e->omp_task_switch);
+        PUT(omp_lists[INSTR_PLUGINS_OMP_TASK_COMPLETE], e->omp_task_complete);
+        PUT(omp_lists[INSTR_PLUGINS_OMP_ACQUIRE_LOCK], e->omp_acquire_lock);
+        PUT(omp_lists[INSTR_PLUGINS_OMP_RELEASE_LOCK], e->omp_release_lock);
     }
+    for (int k = 0; k < INSTR_PLUGINS_OMP_N; k++)
+        if (omp_lists[k][0])
+            instr_plugins_omp = 1;
+    if (join_list[0])
+        instr_plugins_omp = 1;
     /* An event no plugin wants is not dispatched to this substrate at all. */
     instr_plugins_substrate.enter = !enter_list[0] ? NULL : enter_list[1] ? sp_enter : sp_enter_one;
     instr_plugins_substrate.exit = !exit_list[0] ? NULL : exit_list[1] ? sp_exit : sp_exit_one;
@@ -441,6 +476,11 @@ static void *sp_location_begin(instr_location *loc)
     for (uint32_t i = 0; i < nplugins; i++)
         if (plugins[i].info->activate_location)
             plugins[i].info->activate_location(l);
+    if (thread_begin_list[0]) {
+        uint64_t t = instr_clock_now();
+        for (instr_substrate_plain_fn *f = thread_begin_list; *f; f++)
+            (*f)(l, t);
+    }
     return l;
 }
 
@@ -449,6 +489,11 @@ static void delete_location(instr_substrate_location *l)
     if (!l || l->deleted)
         return;
     l->deleted = 1;
+    if (thread_end_list[0]) {
+        uint64_t t = instr_clock_now();
+        for (instr_substrate_plain_fn *f = thread_end_list; *f; f++)
+            (*f)(l, t);
+    }
     for (uint32_t i = 0; i < nplugins; i++)
         if (plugins[i].info->deactivate_location)
             plugins[i].info->deactivate_location(l);

@@ -27,4 +27,15 @@ struct instr_plugins_comm {
 };
 typedef struct instr_plugins_comm instr_plugins_comm;
 
+/* OpenMP events for plugins (runtime/ompt/), on the calling thread; instr_plugins_omp is 1
+ * when a plugin registered for one of them (set at start-up), so that adapters test one
+ * flag and call nothing otherwise. */
+enum instr_plugins_omp_event {
+    INSTR_PLUGINS_OMP_FORK, INSTR_PLUGINS_OMP_JOIN, INSTR_PLUGINS_OMP_TASK_CREATE,
+    INSTR_PLUGINS_OMP_TASK_SWITCH, INSTR_PLUGINS_OMP_TASK_COMPLETE,
+    INSTR_PLUGINS_OMP_ACQUIRE_LOCK, INSTR_PLUGINS_OMP_RELEASE_LOCK, INSTR_PLUGINS_OMP_N
+};
+extern int instr_plugins_omp;
+void instr_plugins_omp_event(int event, uint64_t what);
+
 #endif

@@ -232,13 +232,20 @@ def case_openmp():
     b = subprocess.run([A.instr, A.clang, "-fopenmp", "-O1", src, "-o", exe],
                        capture_output=True, timeout=120)
     expect(b.returncode == 0, "instr clang -fopenmp: %s" % b.stderr.decode(errors="replace"))
-    mine, exp = run([exe], env_for("callcount,probe"), want_out="sink=435\n")
+    mine, exp = run([exe], env_for("callcount,probe"), want_out="sink=448\n")
     locs = per_location(callcount(exp))
     work_calls = sorted(r.get("work", 0) for r in locs.values())
     expect(work_calls.count(10) == 3 and sum(work_calls) == 30,
            "work() per location %r" % dict(locs))
+    expect(sum(r.get("task_work", 0) for r in locs.values()) == 4, "task_work %r" % dict(locs))
     pr = probe(exp)
     expect(pr["slot_errors"] == "0" and pr["depth_errors"] == "0", "probe %r" % pr)
+    omp = dict(kv.split("=") for kv in pr["omp"].split(" "))
+    nloc = len(locs)
+    want = {"fork": "1/3", "join": "1", "create": "4", "switch": "4", "complete": "4",
+            "same_tasks": "1", "acquire": "3", "release": "3",
+            "threads": "%d/%d" % (nloc, nloc)}
+    expect(omp == want, "OpenMP events %r, expected %r" % (omp, want))
     kinds = {r[0]: r[4] for r in pr["region"]}
     expect(kinds.get("main") == "0" and "3" in kinds.values(),
            "an OpenMP construct among the regions: %r" % kinds)

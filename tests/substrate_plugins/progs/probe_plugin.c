@@ -12,6 +12,8 @@
  *   metrics <count>  metric_values <enters that came with values>
  *   clock <1 when clock_ticks grows and the frequency is above 1 MHz>
  *   comm <rank> <size> <reduce sum of rank+1>
+ *   omp fork=N/T join=N create=N switch=N complete=N same_tasks=0|1 acquire=N release=N
+ *       threads=B/E   (T: sum of the team sizes; same_tasks: completed = created)
  *   send|recv <partner> <tag> <bytes> <comm>, coll_begin, coll_end <op> <root> <comm>: MPI
  *   events in their order (the first 64) */
 #define _GNU_SOURCE
@@ -166,6 +168,86 @@ static void on_coll_end(instr_substrate_location *loc, uint64_t t, uint32_t op, 
     mpi_line("coll_end %lld %lld %lld", op, root, (long long)comm, 0);
 }
 
+static uint64_t n_fork, team_sum, n_join, n_switch, n_acquire, n_release, t_begin, t_end;
+static uint64_t created[256], completed[256];
+static unsigned ncreated, ncompleted;
+
+static void on_fork(instr_substrate_location *loc, uint64_t t, uint64_t n)
+{
+    (void)t;
+    slot(loc);
+    __atomic_fetch_add(&n_fork, 1, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&team_sum, n, __ATOMIC_RELAXED);
+}
+
+static void on_join(instr_substrate_location *loc, uint64_t t)
+{
+    (void)t;
+    slot(loc);
+    __atomic_fetch_add(&n_join, 1, __ATOMIC_RELAXED);
+}
+
+static void on_task_create(instr_substrate_location *loc, uint64_t t, uint64_t task)
+{
+    (void)t;
+    slot(loc);
+    pthread_mutex_lock(&lock);
+    if (ncreated < 256)
+        created[ncreated++] = task;
+    pthread_mutex_unlock(&lock);
+}
+
+static void on_task_switch(instr_substrate_location *loc, uint64_t t, uint64_t task)
+{
+    (void)t, (void)task;
+    slot(loc);
+    __atomic_fetch_add(&n_switch, 1, __ATOMIC_RELAXED);
+}
+
+static void on_task_complete(instr_substrate_location *loc, uint64_t t, uint64_t task)
+{
+    (void)t;
+    slot(loc);
+    pthread_mutex_lock(&lock);
+    if (ncompleted < 256)
+        completed[ncompleted++] = task;
+    pthread_mutex_unlock(&lock);
+}
+
+static void on_acquire(instr_substrate_location *loc, uint64_t t, uint64_t id)
+{
+    (void)t, (void)id;
+    slot(loc);
+    __atomic_fetch_add(&n_acquire, 1, __ATOMIC_RELAXED);
+}
+
+static void on_release(instr_substrate_location *loc, uint64_t t, uint64_t id)
+{
+    (void)t, (void)id;
+    slot(loc);
+    __atomic_fetch_add(&n_release, 1, __ATOMIC_RELAXED);
+}
+
+static void on_thread_begin(instr_substrate_location *loc, uint64_t t)
+{
+    (void)t;
+    slot(loc);
+    __atomic_fetch_add(&t_begin, 1, __ATOMIC_RELAXED);
+}
+
+static void on_thread_end(instr_substrate_location *loc, uint64_t t)
+{
+    (void)t;
+    slot(loc);
+    __atomic_fetch_add(&t_end, 1, __ATOMIC_RELAXED);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
 static void pre_unify(void) { note("pre_unify", NULL); }
 static void init_mpp(void) { note("init_mpp", NULL); }
 
@@ -196,6 +278,16 @@ static int32_t write_data(const char *dir)
     int64_t one = rank + 1, sum = -1;
     cb->comm_reduce(&one, &sum, 1, INSTR_SUBSTRATE_INT64, INSTR_SUBSTRATE_SUM, 0);
     fprintf(f, "comm %d %d %lld\n", (int)rank, (int)size, rank == 0 ? (long long)sum : 0LL);
+    qsort(created, ncreated, sizeof *created, cmp_u64);
+    qsort(completed, ncompleted, sizeof *completed, cmp_u64);
+    int same = ncreated == ncompleted &&
+               memcmp(created, completed, ncreated * sizeof *created) == 0;
+    fprintf(f, "omp fork=%llu/%llu join=%llu create=%u switch=%llu complete=%u same_tasks=%d "
+               "acquire=%llu release=%llu threads=%llu/%llu\n",
+            (unsigned long long)n_fork, (unsigned long long)team_sum, (unsigned long long)n_join,
+            ncreated, (unsigned long long)n_switch, ncompleted, same,
+            (unsigned long long)n_acquire, (unsigned long long)n_release,
+            (unsigned long long)t_begin, (unsigned long long)t_end);
     for (unsigned i = 0; i < nmpi; i++)
         fprintf(f, "mpi\t%s\n", mpi[i]);
     return fclose(f) == 0 ? 0 : -1;
@@ -219,7 +311,11 @@ INSTR_SUBSTRATE_PLUGIN_ENTRY
         .finalize = finalize,
         .events = {.enter_region = enter, .exit_region = leave, .mpi_send = on_send,
                    .mpi_recv = on_recv, .mpi_collective_begin = on_coll_begin,
-                   .mpi_collective_end = on_coll_end},
+                   .mpi_collective_end = on_coll_end, .thread_begin = on_thread_begin,
+                   .thread_end = on_thread_end, .omp_fork = on_fork, .omp_join = on_join,
+                   .omp_task_create = on_task_create, .omp_task_switch = on_task_switch,
+                   .omp_task_complete = on_task_complete, .omp_acquire_lock = on_acquire,
+                   .omp_release_lock = on_release},
     };
     return &info;
 }
