@@ -246,6 +246,7 @@ static void finalize(int from_signal)
     run.pid = pid;
     run.ppid = ppid;
     run.fork_of = fork_of;
+    run.from_signal = from_signal;
     instr_io_guard g;
     instr_io_guard_begin(&g);
     run.dropped_in_handlers = __atomic_load_n(&instr_events_dropped_in_handlers, __ATOMIC_RELAXED);

@@ -27,6 +27,7 @@ typedef struct instr_run {
     int pid, ppid, fork_of;             /* fork_of: parent's pid in a forked child, else 0 */
     uint64_t unmatched_exits, closed_at_end;
     uint64_t dropped_in_handlers; /* events of signal handlers that interrupted the runtime */
+    int from_signal; /* written from a termination signal: no job-wide (collective) steps */
 } instr_run;
 
 typedef void (*instr_event_fn)(void *data, uint32_t region, uint64_t t);

@@ -510,6 +510,10 @@ static void sp_location_end(void *data, uint64_t t)
 
 static int sp_write(const instr_run *run, char *files, size_t size)
 {
+    /* From a signal handler the other processes are not at their end: a plugin's collective
+     * would wait for ever. The plugins see a job of one process. */
+    if (run->from_signal)
+        comm = NULL;
     int slot = instr_substrate_slot(&instr_plugins_substrate);
     for (uint32_t i = 0; slot >= 0 && i < run->nlocations; i++)
         delete_location(run->locations[i]->sub[slot]);
