@@ -34,7 +34,8 @@ extern "C" {
 typedef struct instr_substrate_location instr_substrate_location;
 
 enum instr_substrate_location_type {
-    INSTR_SUBSTRATE_LOCATION_CPU_THREAD = 0 /* a thread of the program (OpenMP threads too) */
+    INSTR_SUBSTRATE_LOCATION_CPU_THREAD = 0, /* a thread of the program */
+    INSTR_SUBSTRATE_LOCATION_OPENMP_THREAD   /* a worker thread of the OpenMP runtime (OMPT) */
 };
 
 /* What made a region. */
@@ -47,8 +48,10 @@ enum instr_substrate_region_kind {
 
 /* new_definition: what was defined. */
 enum instr_substrate_definition {
-    INSTR_SUBSTRATE_DEF_REGION = 0, /* handle: the region (region_* callbacks) */
-    INSTR_SUBSTRATE_DEF_METRIC      /* handle: index of a synchronous metric (metric_*) */
+    INSTR_SUBSTRATE_DEF_REGION = 0,  /* handle: the region (region_* callbacks) */
+    INSTR_SUBSTRATE_DEF_METRIC,      /* handle: index of a synchronous metric (metric_*) */
+    INSTR_SUBSTRATE_DEF_ASYNC_METRIC, /* handle: index of an asynchronous one (async_metric_*) */
+    INSTR_SUBSTRATE_DEF_LOCATION     /* handle: the location's id, just before create_location */
 };
 
 /* Data types and operations of the communication callbacks. */
@@ -88,6 +91,11 @@ typedef struct instr_substrate_callbacks {
     const char *(*metric_name)(uint32_t index);
     const char *(*metric_unit)(uint32_t index);
     uint32_t (*metric_value_type)(uint32_t index); /* enum instr_metric_value_type */
+    /* The asynchronous metrics (their values: events.async_metric_value). */
+    uint32_t (*async_metric_count)(void);
+    const char *(*async_metric_name)(uint32_t index);
+    const char *(*async_metric_unit)(uint32_t index);
+    uint32_t (*async_metric_value_type)(uint32_t index);
 
     /* The runtime's clock, whose readings are the events' timestamps. */
     uint64_t (*clock_ticks)(void);
@@ -187,6 +195,11 @@ typedef struct instr_substrate_events {
     instr_substrate_omp_fn omp_task_complete;
     instr_substrate_omp_fn omp_acquire_lock;
     instr_substrate_omp_fn omp_release_lock;
+    /* The values of the asynchronous metrics (metric plugins that collect on their own),
+     * handed over at the end, in time order, before pre_unify: which metric (index of
+     * async_metric_*), when, the value (a 64-bit word of its value type). No location: such
+     * metrics belong to a process, a host or the job. */
+    void (*async_metric_value)(uint32_t metric, uint64_t timestamp, uint64_t value);
 } instr_substrate_events;
 
 typedef struct instr_substrate_plugin_info {

@@ -128,7 +128,8 @@ static void pop(int construct, uintptr_t tag)
 
 static void on_thread_begin(ompt_thread_t type, ompt_data_t *thread_data)
 {
-    (void)type, (void)thread_data;
+    (void)thread_data;
+    instr_plugins_openmp_worker = type == ompt_thread_worker;
     location(); /* a thread becomes a location when it starts */
 }
 

@@ -37,6 +37,7 @@ static uint32_t nplugins;
 
 struct instr_substrate_location {
     instr_location *core;
+    uint32_t type; /* enum instr_substrate_location_type */
     const uint64_t *metrics; /* the metrics substrate's values of this location, or NULL */
     char name[32];
     int deleted;
@@ -54,6 +55,8 @@ static instr_substrate_plain_fn thread_end_list[MAX_PLUGINS + 1];
 static instr_substrate_plain_fn join_list[MAX_PLUGINS + 1];
 /* By enum instr_plugins_omp_event (the join's list is join_list). */
 static instr_substrate_omp_fn omp_lists[INSTR_PLUGINS_OMP_N][MAX_PLUGINS + 1];
+static void (*async_list[MAX_PLUGINS + 1])(uint32_t, uint64_t, uint64_t);
+_Thread_local int instr_plugins_openmp_worker;
 int instr_plugins_omp;
 
 /* ---- callbacks into the runtime ---- */
@@ -80,11 +83,7 @@ static uint32_t cb_region_kind(uint32_t h)
 
 static uint32_t cb_location_id(const instr_substrate_location *l) { return l->core->id; }
 static const char *cb_location_name(const instr_substrate_location *l) { return l->name; }
-static uint32_t cb_location_type(const instr_substrate_location *l)
-{
-    (void)l;
-    return INSTR_SUBSTRATE_LOCATION_CPU_THREAD;
-}
+static uint32_t cb_location_type(const instr_substrate_location *l) { return l->type; }
 static int32_t cb_location_thread(const instr_substrate_location *l) { return l->core->tid; }
 static int32_t cb_location_rank(const instr_substrate_location *l)
 {
@@ -115,6 +114,20 @@ static const char *cb_metric_unit(uint32_t i)
 static uint32_t cb_metric_value_type(uint32_t i)
 {
     return i < instr_metrics_nsync ? instr_metrics_sync[i].value_type : 0;
+}
+
+static uint32_t cb_async_metric_count(void) { return instr_metrics_nasync; }
+static const char *cb_async_metric_name(uint32_t i)
+{
+    return i < instr_metrics_nasync ? instr_metrics_async[i].name : "";
+}
+static const char *cb_async_metric_unit(uint32_t i)
+{
+    return i < instr_metrics_nasync ? instr_metrics_async[i].unit : "";
+}
+static uint32_t cb_async_metric_value_type(uint32_t i)
+{
+    return i < instr_metrics_nasync ? instr_metrics_async[i].value_type : 0;
 }
 
 static uint64_t cb_clock_ticks(void) { return instr_clock_now(); }
@@ -203,6 +216,10 @@ static const instr_substrate_callbacks callbacks = {
     .metric_name = cb_metric_name,
     .metric_unit = cb_metric_unit,
     .metric_value_type = cb_metric_value_type,
+    .async_metric_count = cb_async_metric_count,
+    .async_metric_name = cb_async_metric_name,
+    .async_metric_unit = cb_async_metric_unit,
+    .async_metric_value_type = cb_async_metric_value_type,
     .clock_ticks = cb_clock_ticks,
     .clock_frequency = cb_clock_frequency,
     .config = cb_config,
@@ -435,6 +452,7 @@ static int sp_init(void)
         PUT(omp_lists[INSTR_PLUGINS_OMP_TASK_COMPLETE], e->omp_task_complete);
         PUT(omp_lists[INSTR_PLUGINS_OMP_ACQUIRE_LOCK], e->omp_acquire_lock);
         PUT(omp_lists[INSTR_PLUGINS_OMP_RELEASE_LOCK], e->omp_release_lock);
+        PUT(async_list, e->async_metric_value);
     }
     for (int k = 0; k < INSTR_PLUGINS_OMP_N; k++)
         if (omp_lists[k][0])
@@ -449,6 +467,8 @@ static int sp_init(void)
             continue;
         for (uint32_t m = 0; m < instr_metrics_nsync; m++)
             plugins[i].info->new_definition(INSTR_SUBSTRATE_DEF_METRIC, m);
+        for (uint32_t m = 0; m < instr_metrics_nasync; m++)
+            plugins[i].info->new_definition(INSTR_SUBSTRATE_DEF_ASYNC_METRIC, m);
         for (uint32_t r = 1; r <= instr_registry_count(); r++)
             plugins[i].info->new_definition(INSTR_SUBSTRATE_DEF_REGION, r);
     }
@@ -470,9 +490,14 @@ static void *sp_location_begin(instr_location *loc)
     if (!n)
         l->metrics = NULL;
     snprintf(l->name, sizeof l->name, "thread %u", loc->id);
+    l->type = instr_plugins_openmp_worker ? INSTR_SUBSTRATE_LOCATION_OPENMP_THREAD
+                                          : INSTR_SUBSTRATE_LOCATION_CPU_THREAD;
+    for (uint32_t i = 0; i < nplugins; i++)
+        if (plugins[i].info->new_definition)
+            plugins[i].info->new_definition(INSTR_SUBSTRATE_DEF_LOCATION, loc->id);
     for (uint32_t i = 0; i < nplugins; i++)
         if (plugins[i].info->create_location)
-            plugins[i].info->create_location(l, INSTR_SUBSTRATE_LOCATION_CPU_THREAD);
+            plugins[i].info->create_location(l, l->type);
     for (uint32_t i = 0; i < nplugins; i++)
         if (plugins[i].info->activate_location)
             plugins[i].info->activate_location(l);
@@ -517,6 +542,11 @@ static int sp_write(const instr_run *run, char *files, size_t size)
     int slot = instr_substrate_slot(&instr_plugins_substrate);
     for (uint32_t i = 0; slot >= 0 && i < run->nlocations; i++)
         delete_location(run->locations[i]->sub[slot]);
+    /* Collected by the metrics substrate's write, which comes first. */
+    const instr_metric_async_values *a = &instr_metrics_async_values;
+    for (size_t k = 0; async_list[0] && k < a->n; k++)
+        for (void (**f)(uint32_t, uint64_t, uint64_t) = async_list; *f; f++)
+            (*f)(a->v[k].metric, a->v[k].t, a->v[k].value);
     for (uint32_t i = 0; i < nplugins; i++)
         if (plugins[i].info->pre_unify)
             plugins[i].info->pre_unify();

@@ -36,6 +36,9 @@ enum instr_plugins_omp_event {
     INSTR_PLUGINS_OMP_ACQUIRE_LOCK, INSTR_PLUGINS_OMP_RELEASE_LOCK, INSTR_PLUGINS_OMP_N
 };
 extern int instr_plugins_omp;
+/* Set by the OMPT adapter on a worker thread of the OpenMP runtime before its location is
+ * created: its location type for plugins. */
+extern _Thread_local int instr_plugins_openmp_worker;
 void instr_plugins_omp_event(int event, uint64_t what);
 
 #endif

@@ -183,6 +183,8 @@ def case_several():
     expect(all(r[4] == "0" for r in names.values()), "kinds %r" % names)
     expect(pr["metrics"] == "0 0 metric_values 0", "metrics %r" % pr["metrics"])
     expect(pr["clock"] == "1" and pr["comm"] == "0 1 1", "clock/comm %r" % pr)
+    expect(pr["types"] == "4 0 def_locations 4", "location types %r" % pr["types"])
+    expect(pr["async"] == "0 sorted=1", "asynchronous values %r" % pr["async"])
 
 
 def case_metrics():
@@ -192,6 +194,20 @@ def case_metrics():
     mine, exp = run("calls", env)
     pr = probe(exp)
     expect(pr["metrics"] == "1 1 metric_values 10", "metrics %r" % pr["metrics"])
+
+
+def case_async_metrics():
+    """An asynchronous metric plugin (meminfo): its values reach the plugin at the end, in time
+    order, at least the two the plugin takes at the start and the end, for each metric."""
+    env = env_for("probe", {"INSTR_METRIC_PLUGINS": "meminfo",
+                            "INSTR_METRIC_MEMINFO": "MemFree,MemAvail*",
+                            "INSTR_PLUGIN_PATH": A.test_plugins + ":" + A.metric_plugins})
+    mine, exp = run("calls", env)
+    words = probe(exp)["async"].split(" ")
+    per = dict(w.split("=") for w in words[2:])
+    expect(words[1] == "sorted=1" and set(per) == {"MemFree", "MemAvailable"} and
+           int(per["MemFree"]) >= 2 and per["MemFree"] == per["MemAvailable"] and
+           int(words[0]) == 2 * int(per["MemFree"]), "asynchronous values %r" % words)
 
 
 def case_profile_off():
@@ -246,6 +262,8 @@ def case_openmp():
             "same_tasks": "1", "acquire": "3", "release": "3",
             "threads": "%d/%d" % (nloc, nloc)}
     expect(omp == want, "OpenMP events %r, expected %r" % (omp, want))
+    expect(pr["types"] == "1 %d def_locations %d" % (nloc - 1, nloc),
+           "location types %r (%d locations)" % (pr["types"], nloc))
     kinds = {r[0]: r[4] for r in pr["region"]}
     expect(kinds.get("main") == "0" and "3" in kinds.values(),
            "an OpenMP construct among the regions: %r" % kinds)

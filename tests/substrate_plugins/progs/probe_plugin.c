@@ -14,6 +14,8 @@
  *   comm <rank> <size> <reduce sum of rank+1>
  *   omp fork=N/T join=N create=N switch=N complete=N same_tasks=0|1 acquire=N release=N
  *       threads=B/E   (T: sum of the team sizes; same_tasks: completed = created)
+ *   types <CPU thread locations> <OpenMP worker locations> def_locations <n>
+ *   async <values> sorted=0|1 <name>=<values> ...   asynchronous metric values
  *   send|recv <partner> <tag> <bytes> <comm>, coll_begin, coll_end <op> <root> <comm>: MPI
  *   events in their order (the first 64) */
 #define _GNU_SOURCE
@@ -32,7 +34,8 @@ static char word[64] = "(unset)";
 static char order[4096];
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t enters, exits, slot_errors, depth_errors, with_values;
-static uint32_t defined[4096], ndefined, metric_defs;
+static uint32_t defined[4096], ndefined, metric_defs, location_defs, cpu_locs, omp_locs;
+static uint64_t async_n, async_last, async_unsorted, async_per[16];
 
 typedef struct mine {
     uint32_t magic, id;
@@ -68,6 +71,8 @@ static void new_definition(uint32_t kind, uint32_t handle)
 {
     if (kind == INSTR_SUBSTRATE_DEF_METRIC)
         metric_defs++;
+    else if (kind == INSTR_SUBSTRATE_DEF_LOCATION)
+        __atomic_fetch_add(&location_defs, 1, __ATOMIC_RELAXED);
     else if (kind == INSTR_SUBSTRATE_DEF_REGION && ndefined < 4096)
         defined[ndefined++] = handle;
 }
@@ -75,8 +80,12 @@ static void new_definition(uint32_t kind, uint32_t handle)
 static void create_location(instr_substrate_location *loc, uint32_t type)
 {
     mine *m = calloc(1, sizeof *m);
-    if (type != INSTR_SUBSTRATE_LOCATION_CPU_THREAD || cb->location_get_data(loc, me) != NULL)
+    if (type != cb->location_type(loc) || cb->location_get_data(loc, me) != NULL)
         slot_errors++;
+    if (type == INSTR_SUBSTRATE_LOCATION_OPENMP_THREAD)
+        __atomic_fetch_add(&omp_locs, 1, __ATOMIC_RELAXED);
+    else
+        __atomic_fetch_add(&cpu_locs, 1, __ATOMIC_RELAXED);
     m->magic = MAGIC;
     m->id = cb->location_id(loc);
     cb->location_set_data(loc, me, m);
@@ -248,6 +257,18 @@ static int cmp_u64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* Called on one thread at the end, in time order. */
+static void on_async(uint32_t metric, uint64_t t, uint64_t value)
+{
+    (void)value;
+    if (async_n && t < async_last)
+        async_unsorted++;
+    async_last = t;
+    async_n++;
+    if (metric < 16)
+        async_per[metric]++;
+}
+
 static void pre_unify(void) { note("pre_unify", NULL); }
 static void init_mpp(void) { note("init_mpp", NULL); }
 
@@ -288,6 +309,11 @@ static int32_t write_data(const char *dir)
             ncreated, (unsigned long long)n_switch, ncompleted, same,
             (unsigned long long)n_acquire, (unsigned long long)n_release,
             (unsigned long long)t_begin, (unsigned long long)t_end);
+    fprintf(f, "types %u %u def_locations %u\n", cpu_locs, omp_locs, location_defs);
+    fprintf(f, "async %llu sorted=%d", (unsigned long long)async_n, async_unsorted == 0);
+    for (uint32_t m = 0; m < cb->async_metric_count() && m < 16; m++)
+        fprintf(f, " %s=%llu", cb->async_metric_name(m), (unsigned long long)async_per[m]);
+    fprintf(f, "\n");
     for (unsigned i = 0; i < nmpi; i++)
         fprintf(f, "mpi\t%s\n", mpi[i]);
     return fclose(f) == 0 ? 0 : -1;
@@ -315,7 +341,7 @@ INSTR_SUBSTRATE_PLUGIN_ENTRY
                    .thread_end = on_thread_end, .omp_fork = on_fork, .omp_join = on_join,
                    .omp_task_create = on_task_create, .omp_task_switch = on_task_switch,
                    .omp_task_complete = on_task_complete, .omp_acquire_lock = on_acquire,
-                   .omp_release_lock = on_release},
+                   .omp_release_lock = on_release, .async_metric_value = on_async},
     };
     return &info;
 }
