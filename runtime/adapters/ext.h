@@ -68,10 +68,16 @@ INSTR_EXT_EXPORT int instr_ext_plugins_active(void);
 INSTR_EXT_EXPORT void instr_ext_plugins_comm(const struct instr_plugins_comm *comm);
 /* The MPI events plugins registered for (INSTR_EXT_PLUGINS_* bits), fixed from start-up on;
  * the adapter calls the functions below only for those. On the calling thread, now. */
-enum { INSTR_EXT_PLUGINS_SEND = 1, INSTR_EXT_PLUGINS_RECV = 2, INSTR_EXT_PLUGINS_COLL = 4 };
+enum {
+    INSTR_EXT_PLUGINS_SEND = 1, INSTR_EXT_PLUGINS_RECV = 2, INSTR_EXT_PLUGINS_COLL = 4,
+    INSTR_EXT_PLUGINS_ISEND = 8, INSTR_EXT_PLUGINS_IRECV = 16
+};
 INSTR_EXT_EXPORT unsigned instr_ext_plugins_mpi_events(void);
-INSTR_EXT_EXPORT void instr_ext_plugins_mpi_msg(int recv, int partner, uint64_t comm, int tag,
-                                                uint64_t bytes);
+/* kind: one of the SEND, RECV, ISEND, IRECV bits; request: the non-blocking ones' id. */
+INSTR_EXT_EXPORT void instr_ext_plugins_mpi_msg(unsigned kind, int partner, uint64_t comm,
+                                                int tag, uint64_t bytes, uint64_t request);
+/* A non-blocking send completed (ISEND) or a receive was posted (IRECV). */
+INSTR_EXT_EXPORT void instr_ext_plugins_mpi_request(unsigned kind, uint64_t request);
 INSTR_EXT_EXPORT void instr_ext_plugins_mpi_coll_begin(void);
 INSTR_EXT_EXPORT void instr_ext_plugins_mpi_coll_end(uint32_t op, uint64_t comm, int root,
                                                      uint64_t sent, uint64_t recvd);

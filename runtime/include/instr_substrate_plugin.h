@@ -152,9 +152,15 @@ typedef void (*instr_substrate_mpi_coll_begin_fn)(instr_substrate_location *loc,
                                                   uint64_t timestamp);
 /* A thread event without more to say (thread begin/end, OpenMP join). */
 typedef void (*instr_substrate_plain_fn)(instr_substrate_location *loc, uint64_t timestamp);
-/* An OpenMP event about an object: a team's size (fork), a task, a lock. */
-typedef void (*instr_substrate_omp_fn)(instr_substrate_location *loc, uint64_t timestamp,
+/* An event about an object: an MPI request, an OpenMP team's size (fork), task or lock. */
+typedef void (*instr_substrate_id_fn)(instr_substrate_location *loc, uint64_t timestamp,
                                        uint64_t what);
+/* A non-blocking message: as instr_substrate_mpi_msg_fn, and its request's id (unique in
+ * the process, never 0). */
+typedef void (*instr_substrate_mpi_req_msg_fn)(instr_substrate_location *loc,
+                                               uint64_t timestamp, int32_t partner,
+                                               uint64_t comm, int32_t tag, uint64_t bytes,
+                                               uint64_t request);
 /* op: enum instr_substrate_collective; root: rank in the communicator, -1 when none. */
 typedef void (*instr_substrate_mpi_coll_end_fn)(instr_substrate_location *loc,
                                                 uint64_t timestamp, uint32_t op, uint64_t comm,
@@ -168,12 +174,19 @@ typedef struct instr_substrate_events {
      * is on. */
     instr_substrate_region_fn enter_region;
     instr_substrate_region_fn exit_region;
-    /* MPI (libinstr-rt-mpi), inside the MPI call's region: a send when it is posted
-     * (MPI_Send and its modes, MPI_Isend and its modes, MPI_Sendrecv's send part), a receive
-     * when it completed (blocking receives on return, non-blocking ones in the wait or test
-     * that completed them; partner and tag from the status). */
+    /* MPI (libinstr-rt-mpi), inside the MPI call's region. Blocking point-to-point: a send
+     * (MPI_Send and its modes, MPI_Sendrecv's send), a receive on return (partner and tag
+     * from the status). */
     instr_substrate_mpi_msg_fn mpi_send;
     instr_substrate_mpi_msg_fn mpi_recv;
+    /* Non-blocking point-to-point, by request: a send when posted (MPI_Isend and its modes)
+     * and its completion (in the wait or test that completed it); a receive when posted
+     * (mpi_irecv_request) and when it completed (mpi_irecv, partner and tag from the status;
+     * a cancelled receive gets none). */
+    instr_substrate_mpi_req_msg_fn mpi_isend;
+    instr_substrate_id_fn mpi_isend_complete;
+    instr_substrate_id_fn mpi_irecv_request;
+    instr_substrate_mpi_req_msg_fn mpi_irecv;
     /* Blocking collectives: begin before the operation, end after it with its sizes.
      * Non-blocking collectives are not delivered. */
     instr_substrate_mpi_coll_begin_fn mpi_collective_begin;
@@ -188,13 +201,13 @@ typedef struct instr_substrate_events {
      * created (on the creating thread), switched to (the task starts or resumes on this
      * thread), completed; locks, critical, ordered and atomic sections by their OMPT wait
      * id: acquired, released. */
-    instr_substrate_omp_fn omp_fork;
+    instr_substrate_id_fn omp_fork;
     instr_substrate_plain_fn omp_join;
-    instr_substrate_omp_fn omp_task_create;
-    instr_substrate_omp_fn omp_task_switch;
-    instr_substrate_omp_fn omp_task_complete;
-    instr_substrate_omp_fn omp_acquire_lock;
-    instr_substrate_omp_fn omp_release_lock;
+    instr_substrate_id_fn omp_task_create;
+    instr_substrate_id_fn omp_task_switch;
+    instr_substrate_id_fn omp_task_complete;
+    instr_substrate_id_fn omp_acquire_lock;
+    instr_substrate_id_fn omp_release_lock;
     /* The values of the asynchronous metrics (metric plugins that collect on their own),
      * handed over at the end, in time order, before pre_unify: which metric (index of
      * async_metric_*), when, the value (a 64-bit word of its value type). No location: such

@@ -87,6 +87,12 @@ void instr_mpi_plugins_begin(void)
     }
 }
 
+uint64_t instr_mpi_plugins_request_id(void)
+{
+    static uint64_t next;
+    return __atomic_add_fetch(&next, 1, __ATOMIC_RELAXED);
+}
+
 void instr_mpi_plugins_alone(void) { instr_ext_plugins_comm(NULL); }
 
 void instr_mpi_plugins_end(void)

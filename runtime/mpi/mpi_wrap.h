@@ -83,13 +83,16 @@ extern int instr_mpi_tracing;
 void instr_mpi_plugins_begin(void);
 /* The MPI events substrate plugins want (INSTR_EXT_PLUGINS_* bits; 0 before MPI_Init). */
 extern unsigned instr_mpi_plugin_events;
-static inline void instr_mpi_plugins_msg(int recv, int partner, MPI_Comm comm, int tag,
-                                         uint64_t bytes)
+/* kind: an INSTR_EXT_PLUGINS_* message bit; request: a non-blocking one's id. */
+static inline void instr_mpi_plugins_msg(unsigned kind, int partner, MPI_Comm comm, int tag,
+                                         uint64_t bytes, uint64_t request)
 {
-    if (instr_mpi_plugin_events & (recv ? INSTR_EXT_PLUGINS_RECV : INSTR_EXT_PLUGINS_SEND))
-        instr_ext_plugins_mpi_msg(recv, partner, (uint64_t)(uint32_t)PMPI_Comm_c2f(comm), tag,
-                                  bytes);
+    if (instr_mpi_plugin_events & kind)
+        instr_ext_plugins_mpi_msg(kind, partner, (uint64_t)(uint32_t)PMPI_Comm_c2f(comm), tag,
+                                  bytes, request);
 }
+/* A new id for a non-blocking request (never 0). */
+uint64_t instr_mpi_plugins_request_id(void);
 void instr_mpi_plugins_alone(void);
 void instr_mpi_plugins_end(void);
 void instr_mpi_trace_begin(MPI_Comm comm, int rank, int size, const char *jobdir);

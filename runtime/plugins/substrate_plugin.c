@@ -48,13 +48,16 @@ struct instr_substrate_location {
 static instr_substrate_region_fn enter_list[MAX_PLUGINS + 1];
 static instr_substrate_region_fn exit_list[MAX_PLUGINS + 1];
 static instr_substrate_mpi_msg_fn send_list[MAX_PLUGINS + 1], recv_list[MAX_PLUGINS + 1];
+static instr_substrate_mpi_req_msg_fn isend_list[MAX_PLUGINS + 1], irecv_list[MAX_PLUGINS + 1];
+static instr_substrate_id_fn isend_complete_list[MAX_PLUGINS + 1];
+static instr_substrate_id_fn irecv_request_list[MAX_PLUGINS + 1];
 static instr_substrate_mpi_coll_begin_fn coll_begin_list[MAX_PLUGINS + 1];
 static instr_substrate_mpi_coll_end_fn coll_end_list[MAX_PLUGINS + 1];
 static instr_substrate_plain_fn thread_begin_list[MAX_PLUGINS + 1];
 static instr_substrate_plain_fn thread_end_list[MAX_PLUGINS + 1];
 static instr_substrate_plain_fn join_list[MAX_PLUGINS + 1];
 /* By enum instr_plugins_omp_event (the join's list is join_list). */
-static instr_substrate_omp_fn omp_lists[INSTR_PLUGINS_OMP_N][MAX_PLUGINS + 1];
+static instr_substrate_id_fn omp_lists[INSTR_PLUGINS_OMP_N][MAX_PLUGINS + 1];
 static void (*async_list[MAX_PLUGINS + 1])(uint32_t, uint64_t, uint64_t);
 _Thread_local int instr_plugins_openmp_worker;
 int instr_plugins_omp;
@@ -270,7 +273,7 @@ void instr_plugins_omp_event(int event, uint64_t what)
             (*f)(l, t);
         return;
     }
-    for (instr_substrate_omp_fn *f = omp_lists[event]; *f; f++)
+    for (instr_substrate_id_fn *f = omp_lists[event]; *f; f++)
         (*f)(l, t, what);
 }
 
@@ -278,18 +281,40 @@ INSTR_EXT_EXPORT unsigned instr_ext_plugins_mpi_events(void)
 {
     return (send_list[0] ? INSTR_EXT_PLUGINS_SEND : 0) |
            (recv_list[0] ? INSTR_EXT_PLUGINS_RECV : 0) |
-           (coll_begin_list[0] || coll_end_list[0] ? INSTR_EXT_PLUGINS_COLL : 0);
+           (coll_begin_list[0] || coll_end_list[0] ? INSTR_EXT_PLUGINS_COLL : 0) |
+           (isend_list[0] || isend_complete_list[0] ? INSTR_EXT_PLUGINS_ISEND : 0) |
+           (irecv_list[0] || irecv_request_list[0] ? INSTR_EXT_PLUGINS_IRECV : 0);
 }
 
-INSTR_EXT_EXPORT void instr_ext_plugins_mpi_msg(int recv, int partner, uint64_t comm, int tag,
-                                                uint64_t bytes)
+INSTR_EXT_EXPORT void instr_ext_plugins_mpi_msg(unsigned kind, int partner, uint64_t comm,
+                                                int tag, uint64_t bytes, uint64_t request)
 {
     instr_substrate_location *l = self();
     if (!l)
         return;
     uint64_t t = instr_clock_now();
-    for (instr_substrate_mpi_msg_fn *f = recv ? recv_list : send_list; *f; f++)
-        (*f)(l, t, partner, comm, tag, bytes);
+    if (kind == INSTR_EXT_PLUGINS_SEND || kind == INSTR_EXT_PLUGINS_RECV) {
+        for (instr_substrate_mpi_msg_fn *f = kind == INSTR_EXT_PLUGINS_RECV ? recv_list : send_list;
+             *f; f++)
+            (*f)(l, t, partner, comm, tag, bytes);
+        return;
+    }
+    for (instr_substrate_mpi_req_msg_fn *f = kind == INSTR_EXT_PLUGINS_IRECV ? irecv_list
+                                                                              : isend_list;
+         *f; f++)
+        (*f)(l, t, partner, comm, tag, bytes, request);
+}
+
+INSTR_EXT_EXPORT void instr_ext_plugins_mpi_request(unsigned kind, uint64_t request)
+{
+    instr_substrate_location *l = self();
+    if (!l)
+        return;
+    uint64_t t = instr_clock_now();
+    for (instr_substrate_id_fn *f = kind == INSTR_EXT_PLUGINS_IRECV ? irecv_request_list
+                                                                     : isend_complete_list;
+         *f; f++)
+        (*f)(l, t, request);
 }
 
 INSTR_EXT_EXPORT void instr_ext_plugins_mpi_coll_begin(void)
@@ -441,6 +466,10 @@ static int sp_init(void)
         PUT(exit_list, e->exit_region);
         PUT(send_list, e->mpi_send);
         PUT(recv_list, e->mpi_recv);
+        PUT(isend_list, e->mpi_isend);
+        PUT(irecv_list, e->mpi_irecv);
+        PUT(isend_complete_list, e->mpi_isend_complete);
+        PUT(irecv_request_list, e->mpi_irecv_request);
         PUT(coll_begin_list, e->mpi_collective_begin);
         PUT(coll_end_list, e->mpi_collective_end);
         PUT(thread_begin_list, e->thread_begin);

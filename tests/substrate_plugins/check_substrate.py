@@ -364,8 +364,11 @@ def case_mpi():
         # Waitall, Allreduce (op 11, no root), Barrier (op 0), all on MPI_COMM_WORLD.
         right, left = (r + 1) % 4, (r + 3) % 4
         world = pr["mpi"][0].split(" ")[4]
+        # The non-blocking ones by request: the Irecv's is 1, the Isend's 2; Waitall completes
+        # them in the order of its array (the receive first).
         want = ["send %d 5 4 %s" % (right, world), "recv %d 5 4 %s" % (left, world),
-                "send %d 6 8 %s" % (right, world), "recv %d 6 8 %s" % (left, world),
+                "irecv_request 1", "isend %d 6 8 %s" % (right, world), "  request 2",
+                "irecv %d 6 8 %s" % (left, world), "  request 1", "isend_complete 2",
                 "coll_begin", "coll_end 11 -1 %s" % world,
                 "coll_begin", "coll_end 0 -1 %s" % world]
         expect(pr["mpi"] == want, "rank %d MPI events %r, expected %r" % (r, pr["mpi"], want))

@@ -16,8 +16,9 @@
  *       threads=B/E   (T: sum of the team sizes; same_tasks: completed = created)
  *   types <CPU thread locations> <OpenMP worker locations> def_locations <n>
  *   async <values> sorted=0|1 <name>=<values> ...   asynchronous metric values
- *   send|recv <partner> <tag> <bytes> <comm>, coll_begin, coll_end <op> <root> <comm>: MPI
- *   events in their order (the first 64) */
+ *   send|recv <partner> <tag> <bytes> <comm>, isend|irecv <partner> <tag> <bytes> <comm>
+ *   <request>, isend_complete|irecv_request <request>, coll_begin, coll_end <op> <root>
+ *   <comm>: MPI events in their order (the first 64) */
 #define _GNU_SOURCE
 #include <instr/instr_substrate_plugin.h>
 
@@ -160,6 +161,38 @@ static void on_recv(instr_substrate_location *loc, uint64_t t, int32_t partner, 
     (void)t;
     slot(loc);
     mpi_line("recv %lld %lld %lld %lld", partner, tag, (long long)bytes, (long long)comm);
+}
+
+static void on_isend(instr_substrate_location *loc, uint64_t t, int32_t partner, uint64_t comm,
+                     int32_t tag, uint64_t bytes, uint64_t req)
+{
+    (void)t;
+    slot(loc);
+    mpi_line("isend %lld %lld %lld %lld", partner, tag, (long long)bytes, (long long)comm);
+    mpi_line("  request %lld", (long long)req, 0, 0, 0);
+}
+
+static void on_irecv(instr_substrate_location *loc, uint64_t t, int32_t partner, uint64_t comm,
+                     int32_t tag, uint64_t bytes, uint64_t req)
+{
+    (void)t;
+    slot(loc);
+    mpi_line("irecv %lld %lld %lld %lld", partner, tag, (long long)bytes, (long long)comm);
+    mpi_line("  request %lld", (long long)req, 0, 0, 0);
+}
+
+static void on_isend_complete(instr_substrate_location *loc, uint64_t t, uint64_t req)
+{
+    (void)t;
+    slot(loc);
+    mpi_line("isend_complete %lld", (long long)req, 0, 0, 0);
+}
+
+static void on_irecv_request(instr_substrate_location *loc, uint64_t t, uint64_t req)
+{
+    (void)t;
+    slot(loc);
+    mpi_line("irecv_request %lld", (long long)req, 0, 0, 0);
 }
 
 static void on_coll_begin(instr_substrate_location *loc, uint64_t t)
@@ -336,7 +369,9 @@ INSTR_SUBSTRATE_PLUGIN_ENTRY
         .write_data = write_data,
         .finalize = finalize,
         .events = {.enter_region = enter, .exit_region = leave, .mpi_send = on_send,
-                   .mpi_recv = on_recv, .mpi_collective_begin = on_coll_begin,
+                   .mpi_recv = on_recv, .mpi_isend = on_isend, .mpi_irecv = on_irecv,
+                   .mpi_isend_complete = on_isend_complete,
+                   .mpi_irecv_request = on_irecv_request, .mpi_collective_begin = on_coll_begin,
                    .mpi_collective_end = on_coll_end, .thread_begin = on_thread_begin,
                    .thread_end = on_thread_end, .omp_fork = on_fork, .omp_join = on_join,
                    .omp_task_create = on_task_create, .omp_task_switch = on_task_switch,
