@@ -27,7 +27,8 @@ def experiment(work):
 
 def run(cmd, env, name=None, want_out=None, plugin_says=None):
     """Runs cmd (a test program's name under --bin, or a list) in a fresh directory; returns
-    (instr lines, experiment directory)."""
+    (instr lines, experiment directory), and with plugin_says (a prefix of the lines a
+    plugin may write on stderr) those lines third."""
     work = fresh_dir(os.path.join(A.work, A.case, name or "run"))
     if isinstance(cmd, str):
         cmd = [os.path.join(A.bin, "substrate_" + cmd)]
@@ -43,6 +44,8 @@ def run(cmd, env, name=None, want_out=None, plugin_says=None):
     expect(not other, "the program's stderr changed: %r" % other)
     expect(not any("not a variable instr knows" in l for l in mine),
            "a plugin's own variable was taken for unknown: %r" % mine)
+    if plugin_says:
+        return mine, experiment(work), [l for l in err.splitlines() if l.startswith(plugin_says)]
     return mine, experiment(work)
 
 
@@ -146,8 +149,10 @@ def case_config():
     value makes it fail to initialise: said once, the run goes on."""
     mine, exp = run("calls", env_for("callcount", {"INSTR_CALLCOUNT_FILE": "counts.tsv"}))
     expect(per_location(callcount(exp, "counts.tsv"))[0]["b"] == 6, "counts.tsv")
-    mine, exp = run("calls", env_for("callcount", {"INSTR_CALLCOUNT_FILE": "../x"}), "bad",
-                    plugin_says="callcount: INSTR_CALLCOUNT_FILE=../x is not a file name")
+    mine, exp, said = run("calls", env_for("callcount", {"INSTR_CALLCOUNT_FILE": "../x"}),
+                          "bad", plugin_says="callcount: ")
+    expect(len(said) == 1 and "INSTR_CALLCOUNT_FILE=../x is not a file name" in said[0],
+           "the plugin's own message %r" % said)
     line(mine, "INSTR_SUBSTRATE_PLUGINS=callcount", "failed to initialise")
     expect(not os.path.exists(os.path.join(exp, "callcount.txt")), "written anyway")
     expect(os.path.isfile(os.path.join(exp, "profile.json")), "the profile is still written")
@@ -208,6 +213,30 @@ def case_async_metrics():
     expect(words[1] == "sorted=1" and set(per) == {"MemFree", "MemAvailable"} and
            int(per["MemFree"]) >= 2 and per["MemFree"] == per["MemAvailable"] and
            int(words[0]) == 2 * int(per["MemFree"]), "asynchronous values %r" % words)
+
+
+def case_doc_example():
+    """The complete example of docs/plugins.md builds against the installed header layout and
+    does what the page says: the enters of each thread, printed when the thread ends."""
+    doc = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs",
+                       "plugins.md")
+    blocks = re.findall(r"```c\n(.*?)```", open(doc).read(), re.S)
+    expect(len(blocks) == 1, "%d C blocks in docs/plugins.md" % len(blocks))
+    work = fresh_dir(os.path.join(A.work, A.case, "build"))
+    src = os.path.join(work, "enters.c")
+    with open(src, "w") as f:
+        f.write(blocks[0])
+    b = subprocess.run([A.cc, "-std=c11", "-Wall", "-Wextra", "-Werror", "-O2", "-fPIC",
+                        "-shared", "-I" + A.include, src, "-o",
+                        os.path.join(work, "libinstr_substrate_enters.so")],
+                       capture_output=True, timeout=120)
+    expect(b.returncode == 0, "the example does not build: %s" % b.stderr.decode(errors="replace"))
+    env = {"INSTR_PLUGIN_PATH": work, "INSTR_SUBSTRATE_PLUGINS": "enters"}
+    mine, exp, said = run([os.path.join(A.bin, "substrate_calls"), 2], env,
+                          plugin_says="enters: ")
+    said.sort()
+    expect(said == ["enters: thread 0: 10", "enters: thread 1: 10", "enters: thread 2: 10"],
+           "the example printed %r" % said)
 
 
 def case_profile_off():
@@ -390,6 +419,8 @@ def main():
     ap.add_argument("--test-plugins", required=True)
     ap.add_argument("--metric-plugins")
     ap.add_argument("--instr")
+    ap.add_argument("--cc")
+    ap.add_argument("--include")
     ap.add_argument("--clang")
     ap.add_argument("--mpicc")
     ap.add_argument("--mpirun")
