@@ -8,6 +8,7 @@ import argparse
 import collections
 import os
 import re
+import shutil
 import subprocess
 import sys
 
@@ -237,6 +238,40 @@ def case_doc_example():
     said.sort()
     expect(said == ["enters: thread 0: 10", "enters: thread 1: 10", "enters: thread 2: 10"],
            "the example printed %r" % said)
+
+
+def per_call(env):
+    """callgrind's instructions per call of bench/callheavy.c (inside main, at 100,000 and
+    200,000 calls, subtracted; 1.1 calls per iteration with the warm-up)."""
+    exe = os.path.join(A.bin, "substrate_callheavy")
+    work = fresh_dir(os.path.join(A.work, A.case, "cg"))
+    counts = []
+    for n in (100000, 200000):
+        out = os.path.join(work, "cg.out")
+        p = subprocess.run(["valgrind", "--tool=callgrind", "--toggle-collect=main",
+                            "--callgrind-out-file=" + out, exe, str(n)], cwd=work,
+                           env=clean_env(dict(env, INSTR_VERBOSE="quiet")), capture_output=True,
+                           timeout=200)
+        m = re.search(r"Collected : (\d+)", p.stderr.decode())
+        expect(p.returncode == 0 and m, "callgrind: %s" % p.stderr.decode()[-500:])
+        counts.append(int(m.group(1)))
+    return (counts[1] - counts[0]) / 110000
+
+
+def case_no_cost():
+    """A plugin that registers for no application event leaves the events' path as it is:
+    the same instructions per call as without any plugin (profile, and trace)."""
+    if not shutil.which("valgrind"):
+        print("SKIP: valgrind is not installed; the cost is not measured")
+        sys.exit(77)
+    quiet = {"INSTR_PLUGIN_PATH": A.test_plugins, "INSTR_SUBSTRATE_PLUGINS": "quiet"}
+    for mode in ({}, {"INSTR_ENABLE_PROFILING": "0", "INSTR_ENABLE_TRACING": "1"}):
+        without = per_call(mode)
+        with_plugin = per_call(dict(mode, **quiet))
+        expect(round(with_plugin, 1) == round(without, 1),
+               "%r: %.1f instructions per call with a plugin without events, %.1f without"
+               % (mode, with_plugin, without))
+        print("%r: %.1f instructions per call, with and without" % (mode, without))
 
 
 def case_profile_off():
