@@ -292,7 +292,6 @@ static void create_location(instr_substrate_location *loc, uint32_t type)
         return;
     }
     g->location = cb->location_id(loc);
-    g->rank = cb->location_rank(loc);
     snprintf(g->name, sizeof g->name, "%s", cb->location_name(loc));
     cb->location_set_data(loc, my_id, g);
 }
@@ -303,6 +302,7 @@ static void delete_location(instr_substrate_location *loc)
     if (!g)
         return;
     cb->location_set_data(loc, my_id, NULL);
+    g->rank = cb->location_rank(loc); /* now: the main thread's location predates MPI_Init */
     pthread_mutex_lock(&lock);
     graph **p = &done; /* in location order */
     while (*p && (*p)->location < g->location)

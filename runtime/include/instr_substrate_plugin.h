@@ -80,7 +80,8 @@ typedef struct instr_substrate_callbacks {
     const char *(*location_name)(const instr_substrate_location *loc);
     uint32_t (*location_type)(const instr_substrate_location *loc);
     int32_t (*location_thread)(const instr_substrate_location *loc); /* OS thread id */
-    int32_t (*location_rank)(const instr_substrate_location *loc);   /* MPI rank, else 0 */
+    /* The process's MPI rank: 0 without MPI, and before MPI_Init. */
+    int32_t (*location_rank)(const instr_substrate_location *loc);
     /* The plugin's own slot in the location (NULL until set); plugin_id: from initialize. */
     void *(*location_get_data)(const instr_substrate_location *loc, uint32_t plugin_id);
     void (*location_set_data)(instr_substrate_location *loc, uint32_t plugin_id, void *data);

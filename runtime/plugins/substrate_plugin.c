@@ -139,9 +139,9 @@ static uint64_t cb_clock_frequency(void) { return (uint64_t)(instr_clock_hz() + 
 static const char *cb_config(uint32_t id, const char *suffix)
 {
     char name[160];
-    if (id >= nplugins || !suffix)
+    if (id >= nplugins || !suffix ||
+        (size_t)snprintf(name, sizeof name, "%s%s", plugins[id].prefix, suffix) >= sizeof name)
         return NULL;
-    snprintf(name, sizeof name, "%s%s", plugins[id].prefix, suffix);
     return instr_env(name);
 }
 
@@ -585,8 +585,9 @@ static int sp_write(const instr_run *run, char *files, size_t size)
         if (!info->write_data)
             continue;
         if (info->write_data(run->dir) != 0) {
-            instr_warn("%s=%s: the plugin could not write its results (write_data failed)",
-                       VAR, plugins[i].name);
+            instr_warn("%s=%s: the plugin could not write its results into %s (write_data "
+                       "failed; its own message, if any, says why)",
+                       VAR, plugins[i].name, run->dir ? run->dir : "(no directory)");
             failed = 1;
             continue;
         }

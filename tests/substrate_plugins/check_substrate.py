@@ -397,7 +397,7 @@ def case_mpi():
     b = subprocess.run([A.instr, A.mpicc, "-O1", src, "-o", exe], capture_output=True,
                        timeout=120)
     expect(b.returncode == 0, "instr mpicc: %s" % b.stderr.decode(errors="replace"))
-    env = env_for("callcount,probe")
+    env = env_for("callcount,probe,eventflow")
     cmd = [A.mpirun, "--oversubscribe", "--allow-run-as-root", "-np", "4"]
     for k in env:
         cmd += ["-x", k]
@@ -437,6 +437,13 @@ def case_mpi():
                 "coll_begin", "coll_end 0 -1 %s" % world]
         expect(pr["mpi"] == want, "rank %d MPI events %r, expected %r" % (r, pr["mpi"], want))
         want_c[r] = r + 1
+        # eventflow's cluster names the rank (read at the end, after MPI_Init).
+        g = dot_edges(os.path.join(job, "rank-%d" % r))
+        expect(list(g) == ["rank %d thread 0" % r], "rank %d clusters %r" % (r, list(g)))
+        e = g["rank %d thread 0" % r]
+        expect(e.get(("a", "b")) == "1,2,1,3,3" and e.get(("b", "a")) == "1,6,1" and
+               e.get(("c", "main")) == ("1" if r == 0 else "1,%d,1" % (r + 1)),
+               "rank %d edges %r" % (r, e))
     jobrows = totals(callcount(os.path.join(job, "rank-0")), "job")
     got = {k: v for k, v in jobrows.items() if not k.startswith("MPI_")}
     expect(got == {"main": 4, "a": 12, "b": 24, "c": 10}, "job %r" % jobrows)
