@@ -183,10 +183,13 @@ static int job_rows(FILE *out, char *mine, size_t len)
         return -1;
     char *send = calloc(1, max + 1);
     char *all = rank == 0 ? calloc((size_t)size, max + 1) : NULL;
-    if (!send || (rank == 0 && !all)) {
-        /* Still take part: the others wait for this process. */
-        char dummy[1] = "";
-        cb->comm_gather(dummy, NULL, 0, INSTR_SUBSTRATE_BYTE, 0);
+    /* Every process learns whether all have their buffers: the gather happens everywhere or
+     * nowhere, so that no process waits for one that left it out. */
+    int32_t ok = send && (rank != 0 || all), all_ok = 0;
+    if (cb->comm_reduce(&ok, &all_ok, 1, INSTR_SUBSTRATE_INT32, INSTR_SUBSTRATE_MIN, 0) != 0 ||
+        cb->comm_bcast(&all_ok, 1, INSTR_SUBSTRATE_INT32, 0) != 0 || !all_ok) {
+        if (rank == 0)
+            fprintf(stderr, "callcount: out of memory: the job's sums are not written\n");
         free(send);
         free(all);
         return -1;
