@@ -60,6 +60,28 @@ INSTR_EXT_EXPORT void instr_ext_job_missing(instr_job *job, int rank);
 INSTR_EXT_EXPORT int instr_ext_job_write(instr_job *job, const char *jobdir, int nranks);
 INSTR_EXT_EXPORT void instr_ext_job_free(instr_job *job);
 
+/* Substrate plugins (runtime/plugins/): 1 when a plugin is loaded. plugins_comm hands them
+ * the job's communication (NULL: one process again); the first non-NULL call is their
+ * init_mpp. */
+struct instr_plugins_comm;
+INSTR_EXT_EXPORT int instr_ext_plugins_active(void);
+INSTR_EXT_EXPORT void instr_ext_plugins_comm(const struct instr_plugins_comm *comm);
+/* The MPI events plugins registered for (INSTR_EXT_PLUGINS_* bits), fixed from start-up on;
+ * the adapter calls the functions below only for those. On the calling thread, now. */
+enum {
+    INSTR_EXT_PLUGINS_SEND = 1, INSTR_EXT_PLUGINS_RECV = 2, INSTR_EXT_PLUGINS_COLL = 4,
+    INSTR_EXT_PLUGINS_ISEND = 8, INSTR_EXT_PLUGINS_IRECV = 16
+};
+INSTR_EXT_EXPORT unsigned instr_ext_plugins_mpi_events(void);
+/* kind: one of the SEND, RECV, ISEND, IRECV bits; request: the non-blocking ones' id. */
+INSTR_EXT_EXPORT void instr_ext_plugins_mpi_msg(unsigned kind, int partner, uint64_t comm,
+                                                int tag, uint64_t bytes, uint64_t request);
+/* A non-blocking send completed (ISEND) or a receive was posted (IRECV). */
+INSTR_EXT_EXPORT void instr_ext_plugins_mpi_request(unsigned kind, uint64_t request);
+INSTR_EXT_EXPORT void instr_ext_plugins_mpi_coll_begin(void);
+INSTR_EXT_EXPORT void instr_ext_plugins_mpi_coll_end(uint32_t op, uint64_t comm, int root,
+                                                     uint64_t sent, uint64_t recvd);
+
 /* The trace of an MPI job (runtime/trace/job.c; docs/mpi.md "Trace"). All of it answers
  * "no" (0, -1, NULL) in a runtime built without OTF2 or with INSTR_ENABLE_TRACING=0. */
 /* 1 when this process would trace an MPI job. */

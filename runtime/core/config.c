@@ -391,6 +391,32 @@ static void read_verbose(void)
     set_value(V_VERBOSE, "environment", buf);
 }
 
+/* 1 when `name` (len bytes) is INSTR_<NAME>_... of a plugin <name> listed in
+ * INSTR_SUBSTRATE_PLUGINS (upper case, '-' as '_'): the plugin reads its own variables
+ * (instr_substrate_plugin.h, config callback). */
+static int substrate_plugin_var(char *const *envp, const char *name, size_t len)
+{
+    static const char key[] = "INSTR_SUBSTRATE_PLUGINS=";
+    const char *list = NULL;
+    for (char *const *e = envp; e && *e && !list; e++)
+        if (strncmp(*e, key, sizeof key - 1) == 0)
+            list = *e + sizeof key - 1;
+    for (const char *p = list; p && *p;) {
+        p += strspn(p, ", \t");
+        size_t n = strcspn(p, ", \t");
+        if (n == 0)
+            break;
+        size_t i = 0;
+        int same = len > 6 + n + 1 && name[6 + n] == '_';
+        for (; same && i < n; i++)
+            same = name[6 + i] == (p[i] == '-' ? '_' : toupper((unsigned char)p[i]));
+        if (same)
+            return 1;
+        p += n;
+    }
+    return 0;
+}
+
 /* One line per INSTR_* variable that nothing in instr reads: a typing mistake would
  * otherwise silently give the user the default. */
 static void unknown_names(char *const *envp)
@@ -400,7 +426,7 @@ static void unknown_names(char *const *envp)
             continue; /* INSTR_TEST_*: the test suite's own doubles (tests/lib) */
         const char *eq = strchr(*e, '=');
         size_t len = eq ? (size_t)(eq - *e) : strlen(*e);
-        if (instr_config_var_find(*e, len))
+        if (instr_config_var_find(*e, len) || substrate_plugin_var(envp, *e, len))
             continue;
         char name[80], q[INSTR_QUOTE_SIZE];
         snprintf(name, sizeof name, "%.*s", (int)(len < sizeof name - 1 ? len : sizeof name - 1),

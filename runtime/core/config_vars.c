@@ -53,6 +53,9 @@ const instr_config_var instr_config_vars[] = {
     {"INSTR_METRIC_PLUGINS", "options", "", "runtime",
      "metric plugins to load: comma-separated names of libinstr_metric_<name>.so "
      "(docs/metrics.md)"},
+    {"INSTR_SUBSTRATE_PLUGINS", "options", "", "runtime",
+     "substrate (event consumer) plugins to load: comma-separated names of "
+     "libinstr_substrate_<name>.so (docs/plugins.md)"},
     {"INSTR_PLUGIN_PATH", "paths", "", "runtime",
      "colon-separated directories searched for plugins before the library path"},
     {"INSTR_PROFILE_METRIC_COLUMNS", "options", "", "runtime",

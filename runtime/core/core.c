@@ -172,8 +172,12 @@ static void location_end(void *p)
         return;
     }
     if (live) {
-        loc->closed_at_end += instr_core_close_all(loc, instr_clock_now());
+        uint64_t t = instr_clock_now();
+        loc->closed_at_end += instr_core_close_all(loc, t);
         loc->ended = INSTR_LOC_THREAD_EXIT;
+        for (unsigned i = 0; i < instr_nactive; i++)
+            if (instr_active[i]->location_end)
+                instr_active[i]->location_end(loc->sub[i], t);
     }
     pthread_mutex_unlock(&instr_loc_lock);
     instr_tls_cct = &instr_cct_idle;

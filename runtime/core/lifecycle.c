@@ -25,6 +25,7 @@
 #ifdef INSTR_RT_HAVE_TRACE
 #include "../trace/trace.h"
 #endif
+#include "../plugins/substrate_plugins.h"
 #include "../../xray_adapter/xray_report.h"
 
 #include <dlfcn.h>
@@ -43,6 +44,7 @@ static const instr_substrate *const all_substrates[] = {
 #ifdef INSTR_RT_HAVE_TRACE
     &instr_trace_substrate,
 #endif
+    &instr_plugins_substrate, /* INSTR_SUBSTRATE_PLUGINS; not active without a plugin */
     &instr_xray_substrate, /* no events: writes xray.txt when the program has XRay */
 };
 
@@ -244,6 +246,7 @@ static void finalize(int from_signal)
     run.pid = pid;
     run.ppid = ppid;
     run.fork_of = fork_of;
+    run.from_signal = from_signal;
     instr_io_guard g;
     instr_io_guard_begin(&g);
     run.dropped_in_handlers = __atomic_load_n(&instr_events_dropped_in_handlers, __ATOMIC_RELAXED);

@@ -13,6 +13,7 @@
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static instr_region_info *chunks[MAX_CHUNKS];
 static uint32_t count; /* published with release after the entry is complete */
+void (*instr_registry_on_add)(uint32_t handle);
 
 void instr_registry_lock(void) { pthread_mutex_lock(&lock); }
 void instr_registry_unlock(void) { pthread_mutex_unlock(&lock); }
@@ -46,6 +47,8 @@ uint32_t instr_registry_add_locked(const instr_region_info *info)
     e->addr = info->addr;
     e->source = info->source;
     __atomic_store_n(&count, h, __ATOMIC_RELEASE);
+    if (instr_registry_on_add)
+        instr_registry_on_add(h);
     return h;
 }
 

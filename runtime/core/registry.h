@@ -35,6 +35,9 @@ void instr_registry_unlock(void);
 uint32_t instr_registry_add_locked(const instr_region_info *info);
 /* Any thread, no lock: the entry of a handle returned before, or NULL. */
 const instr_region_info *instr_registry_get(uint32_t handle);
+/* Called with the lock held after a region was added (substrate plugins' new_definition);
+ * NULL: nobody listens. */
+extern void (*instr_registry_on_add)(uint32_t handle);
 /* Handles 1..count are valid. */
 uint32_t instr_registry_count(void);
 const char *instr_region_source_name(int source);

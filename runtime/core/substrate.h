@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <time.h>
 
-#define INSTR_MAX_SUBSTRATES 4
+#define INSTR_MAX_SUBSTRATES 5
 
 typedef struct instr_location instr_location;
 
@@ -27,6 +27,7 @@ typedef struct instr_run {
     int pid, ppid, fork_of;             /* fork_of: parent's pid in a forked child, else 0 */
     uint64_t unmatched_exits, closed_at_end;
     uint64_t dropped_in_handlers; /* events of signal handlers that interrupted the runtime */
+    int from_signal; /* written from a termination signal: no job-wide (collective) steps */
 } instr_run;
 
 typedef void (*instr_event_fn)(void *data, uint32_t region, uint64_t t);
@@ -40,6 +41,9 @@ typedef struct instr_substrate {
     /* Per location (thread), on its first event; the returned pointer is passed back as
      * `data`. NULL means this substrate ignores the location. */
     void *(*location_begin)(instr_location *loc);
+    /* Per location, on its thread when the thread ends, after its open regions were closed
+     * at t; NULL: nothing to do (locations alive at the program's end are ended by `write`). */
+    void (*location_end)(void *data, uint64_t t);
     /* Hot path: per-thread data only, no locks, no allocation after warm-up. NULL: the
      * substrate does not want the event type. Calls are balanced per location: the core
      * repairs unbalanced input and closes open regions at thread and program end. */

@@ -10,6 +10,7 @@
 #include "../core/clock.h"
 #include "../core/config.h"
 #include "../core/log.h"
+#include "../core/plugin_load.h"
 #include "../core/text.h"
 
 #include <ctype.h>
@@ -120,38 +121,6 @@ static const instr_metric_source_ops optional_ops = {
     .thread_begin = thread_begin, .read = read_optional, .collect = collect, .finish = finish};
 static const instr_metric_source_ops async_ops = {.collect = collect, .finish = finish};
 
-/* The dlopen handle of libinstr_metric_<name>.so, or NULL after a message. */
-static void *find_plugin(const char *var, const char *name)
-{
-    char file[128], path[PATH_MAX];
-    snprintf(file, sizeof file, "libinstr_metric_%s.so", name);
-    const char *dirs = instr_env("INSTR_PLUGIN_PATH");
-    for (const char *p = dirs; p && *p;) {
-        const char *e = strchr(p, ':');
-        size_t len = e ? (size_t)(e - p) : strlen(p);
-        if (len && len + 1 + strlen(file) < sizeof path) {
-            snprintf(path, sizeof path, "%.*s/%s", (int)len, p, file);
-            if (access(path, F_OK) == 0) {
-                void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-                if (!h)
-                    instr_warn("%s=%s: %s cannot be loaded: %s; the run goes on without it",
-                               var, name, path, dlerror());
-                return h;
-            }
-        }
-        p = e ? e + 1 : NULL;
-    }
-    void *h = dlopen(file, RTLD_NOW | RTLD_LOCAL);
-    if (!h) {
-        char q[INSTR_QUOTE_SIZE];
-        instr_warn("%s=%s: %s was not found in INSTR_PLUGIN_PATH=%s nor in the library path "
-                   "(%s); set INSTR_PLUGIN_PATH to the directory that holds it; the run goes "
-                   "on without it",
-                   var, name, file, instr_quote(q, dirs ? dirs : ""), dlerror());
-    }
-    return h;
-}
-
 /* Callbacks the plugin's synchronicity needs; NULL when all are there, else the first
  * missing one's name. */
 static const char *missing_callback(const instr_metric_plugin_info *info)
@@ -231,17 +200,9 @@ static void load_one(void *arg, const char *name)
 {
     const char *var = arg;
     char q[INSTR_QUOTE_SIZE];
-    size_t len = strlen(name);
-    int ok = len > 0 && len < 48;
-    for (size_t i = 0; ok && i < len; i++)
-        ok = isalnum((unsigned char)name[i]) || name[i] == '_' || name[i] == '-';
-    if (!ok) {
-        instr_warn("%s: %s is not a plugin name (letters, digits, '_' and '-', at most 47): "
-                   "left out",
-                   var, instr_quote(q, name));
+    if (!instr_plugin_name_ok(var, name))
         return;
-    }
-    void *h = find_plugin(var, name);
+    void *h = instr_plugin_open(var, "instr_metric_", name);
     if (!h)
         return;
     const instr_metric_plugin_info *(*entry)(void);
@@ -280,10 +241,7 @@ static void load_one(void *arg, const char *name)
     }
     /* The specification variable: INSTR_METRIC_<NAME>, '-' as '_'. */
     char spec_var[80];
-    int k = snprintf(spec_var, sizeof spec_var, "INSTR_METRIC_");
-    for (size_t i = 0; i < len; i++)
-        spec_var[k++] = name[i] == '-' ? '_' : (char)toupper((unsigned char)name[i]);
-    spec_var[k] = '\0';
+    instr_plugin_var(spec_var, sizeof spec_var, "METRIC_", name);
     const char *spec = instr_env(spec_var);
     if (!spec)
         spec = "";

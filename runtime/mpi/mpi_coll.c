@@ -45,6 +45,8 @@ static uint64_t sum(const int *counts, int n, MPI_Datatype t)
 
 void instr_mpi_coll_begin(MPI_Comm comm)
 {
+    if (instr_mpi_plugin_events & INSTR_EXT_PLUGINS_COLL)
+        instr_ext_plugins_mpi_coll_begin();
     if (__atomic_load_n(&instr_mpi_tracing, __ATOMIC_RELAXED) &&
         instr_mpi_comm_ref(comm) != UINT32_MAX)
         instr_mpi_trace_coll_begin();
@@ -57,6 +59,10 @@ static void finish(int rc, int op, MPI_Comm comm, int root, uint64_t sent, uint6
 {
     if (rc == MPI_SUCCESS)
         instr_ext_messages(sent, recvd, 0, 0);
+    if (!request && (instr_mpi_plugin_events & INSTR_EXT_PLUGINS_COLL))
+        instr_ext_plugins_mpi_coll_end((uint32_t)op, (uint64_t)(uint32_t)PMPI_Comm_c2f(comm),
+                                       root, rc == MPI_SUCCESS ? sent : 0,
+                                       rc == MPI_SUCCESS ? recvd : 0);
     if (!__atomic_load_n(&instr_mpi_tracing, __ATOMIC_RELAXED))
         return;
     uint32_t c = instr_mpi_comm_ref(comm);

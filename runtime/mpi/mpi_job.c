@@ -121,6 +121,7 @@ static void job_end(void)
         if (job_rank >= 0)
             say("rank %s%d ended without MPI_Finalize: its own results are written, the job "
                 "profile is not merged (merge step: docs/mpi.md)", "", job_rank);
+        instr_mpi_plugins_alone();
         instr_ext_finalize();
         trace_unfinished();
         return;
@@ -134,6 +135,7 @@ static void job_end(void)
     my_blob = NULL;
     if (job_comm != MPI_COMM_NULL)
         PMPI_Comm_free(&job_comm);
+    instr_mpi_plugins_end();
     PMPI_Finalize();
 }
 
@@ -145,6 +147,7 @@ static void job_begin(void)
     PMPI_Comm_dup(MPI_COMM_WORLD, &job_comm);
     PMPI_Comm_rank(job_comm, &job_rank);
     PMPI_Comm_size(job_comm, &job_size);
+    instr_mpi_plugins_begin();
     char dir[PATH_MAX] = "";
     if (job_rank == 0 && instr_ext_experiment_create(dir, sizeof dir) != 0)
         dir[0] = '\0';
@@ -213,6 +216,7 @@ int MPI_Abort(MPI_Comm comm, int errorcode)
         "not merged; the other ranks write their own files only if the launcher ends them "
         "with SIGTERM", "", job_rank);
     finalize_called = 0;
+    instr_mpi_plugins_alone();
     instr_ext_finalize();
     trace_unfinished();
     return PMPI_Abort(comm, errorcode);

@@ -26,6 +26,8 @@ typedef struct pending {
     int op, root;     /* COLL */
     uint64_t id;      /* OTF2 request id (traced) */
     uint64_t sent, recvd; /* COLL */
+    MPI_Comm mpi_comm;    /* RECV: for substrate plugins */
+    uint64_t plugin_request; /* RECV, SEND: the request's id for substrate plugins, or 0 */
 } pending;
 
 static pending *table;
@@ -127,6 +129,7 @@ void instr_mpi_sent(int rc, int count, MPI_Datatype datatype, int dest, int tag,
         return;
     uint64_t b = type_bytes(count, datatype);
     instr_ext_messages(b, 0, 1, 0);
+    instr_mpi_plugins_msg(INSTR_EXT_PLUGINS_SEND, dest, comm, tag, b, 0);
     uint32_t c;
     if (tracing() && (c = instr_mpi_comm_ref(comm)) != UINT32_MAX)
         instr_mpi_trace_send(dest, c, tag, b);
@@ -139,13 +142,19 @@ void instr_mpi_isent(int rc, int count, MPI_Datatype datatype, int dest, int tag
         return;
     uint64_t b = type_bytes(count, datatype);
     instr_ext_messages(b, 0, 1, 0);
-    uint32_t c;
-    if (!tracing() || !request || *request == MPI_REQUEST_NULL ||
-        (c = instr_mpi_comm_ref(comm)) == UINT32_MAX)
+    if (!request || *request == MPI_REQUEST_NULL)
         return;
-    pending e = {.kind = SEND, .comm = c, .id = instr_mpi_request_id()};
-    instr_mpi_trace_isend(dest, c, tag, b, e.id);
-    add(*request, e);
+    pending e = {.kind = SEND, .comm = UINT32_MAX};
+    if (tracing() && (e.comm = instr_mpi_comm_ref(comm)) != UINT32_MAX) {
+        e.id = instr_mpi_request_id();
+        instr_mpi_trace_isend(dest, e.comm, tag, b, e.id);
+    }
+    if (instr_mpi_plugin_events & INSTR_EXT_PLUGINS_ISEND) {
+        e.plugin_request = instr_mpi_plugins_request_id();
+        instr_mpi_plugins_msg(INSTR_EXT_PLUGINS_ISEND, dest, comm, tag, b, e.plugin_request);
+    }
+    if (e.comm != UINT32_MAX || e.plugin_request)
+        add(*request, e);
 }
 
 void instr_mpi_icoll_posted(const MPI_Request *request, int op, uint32_t comm, int root,
@@ -179,6 +188,8 @@ void instr_mpi_received(int rc, const MPI_Status *status, MPI_Comm comm)
     if (rc != MPI_SUCCESS || (n = received_bytes(status)) < 0)
         return;
     instr_ext_messages(0, (uint64_t)n, 0, 1);
+    instr_mpi_plugins_msg(INSTR_EXT_PLUGINS_RECV, status->MPI_SOURCE, comm, status->MPI_TAG,
+                          (uint64_t)n, 0);
     uint32_t c;
     if (tracing() && (c = instr_mpi_comm_ref(comm)) != UINT32_MAX)
         instr_mpi_trace_recv(status->MPI_SOURCE, c, status->MPI_TAG, (uint64_t)n);
@@ -189,10 +200,14 @@ void instr_mpi_irecv(int rc, const MPI_Request *request, int source, int tag, MP
     (void)tag;
     if (rc != MPI_SUCCESS || !request || *request == MPI_REQUEST_NULL || source == MPI_PROC_NULL)
         return;
-    pending e = {.kind = RECV, .comm = UINT32_MAX};
+    pending e = {.kind = RECV, .comm = UINT32_MAX, .mpi_comm = comm};
     if (tracing() && (e.comm = instr_mpi_comm_ref(comm)) != UINT32_MAX) {
         e.id = instr_mpi_request_id();
         instr_mpi_trace_irecv_request(e.id);
+    }
+    if (instr_mpi_plugin_events & INSTR_EXT_PLUGINS_IRECV) {
+        e.plugin_request = instr_mpi_plugins_request_id();
+        instr_ext_plugins_mpi_request(INSTR_EXT_PLUGINS_IRECV, e.plugin_request);
     }
     add(*request, e);
 }
@@ -250,13 +265,18 @@ static void completed(MPI_Request before, MPI_Status *status)
         if (status == MPI_STATUS_IGNORE || (n = received_bytes(status)) < 0)
             return;
         instr_ext_messages(0, (uint64_t)n, 0, 1);
+        if (e.plugin_request)
+            instr_mpi_plugins_msg(INSTR_EXT_PLUGINS_IRECV, status->MPI_SOURCE, e.mpi_comm,
+                                  status->MPI_TAG, (uint64_t)n, e.plugin_request);
         if (e.comm != UINT32_MAX && tracing())
             instr_mpi_trace_irecv(status->MPI_SOURCE, e.comm, status->MPI_TAG, (uint64_t)n,
                                   e.id);
         break;
     case SEND:
-        if (tracing())
+        if (e.comm != UINT32_MAX && tracing())
             instr_mpi_trace_isend_complete(e.id);
+        if (e.plugin_request)
+            instr_ext_plugins_mpi_request(INSTR_EXT_PLUGINS_ISEND, e.plugin_request);
         break;
     case COLL:
         if (tracing())

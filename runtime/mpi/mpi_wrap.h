@@ -77,6 +77,24 @@ void instr_mpi_wait_end(instr_mpi_wait_t *w, int rc, int count, const MPI_Reques
 /* 1 while the job's trace is open: the helpers below write records. */
 extern int instr_mpi_tracing;
 /* MPI_Init (every rank, collective over comm). */
+/* Substrate plugins' communication (mpi_plugins.c): begin in MPI_Init (collective, on every
+ * rank), alone before a rank ends its measurement without the others, end before
+ * PMPI_Finalize. */
+void instr_mpi_plugins_begin(void);
+/* The MPI events substrate plugins want (INSTR_EXT_PLUGINS_* bits; 0 before MPI_Init). */
+extern unsigned instr_mpi_plugin_events;
+/* kind: an INSTR_EXT_PLUGINS_* message bit; request: a non-blocking one's id. */
+static inline void instr_mpi_plugins_msg(unsigned kind, int partner, MPI_Comm comm, int tag,
+                                         uint64_t bytes, uint64_t request)
+{
+    if (instr_mpi_plugin_events & kind)
+        instr_ext_plugins_mpi_msg(kind, partner, (uint64_t)(uint32_t)PMPI_Comm_c2f(comm), tag,
+                                  bytes, request);
+}
+/* A new id for a non-blocking request (never 0). */
+uint64_t instr_mpi_plugins_request_id(void);
+void instr_mpi_plugins_alone(void);
+void instr_mpi_plugins_end(void);
 void instr_mpi_trace_begin(MPI_Comm comm, int rank, int size, const char *jobdir);
 /* After MPI_Finalize, before the runtime ends: the second clock offset (collective). */
 void instr_mpi_trace_measure_end(MPI_Comm comm, int rank, int size);

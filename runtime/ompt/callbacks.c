@@ -18,6 +18,7 @@
 #include "../core/event.h"
 #include "../core/log.h"
 #include "../core/registry.h"
+#include "../plugins/substrate_plugins.h"
 #include "../profile/graft.h"
 #ifdef INSTR_RT_HAVE_TRACE
 #include "../trace/trace.h"
@@ -127,7 +128,8 @@ static void pop(int construct, uintptr_t tag)
 
 static void on_thread_begin(ompt_thread_t type, ompt_data_t *thread_data)
 {
-    (void)type, (void)thread_data;
+    (void)thread_data;
+    instr_plugins_openmp_worker = type == ompt_thread_worker;
     location(); /* a thread becomes a location when it starts */
 }
 
@@ -161,6 +163,8 @@ static void on_parallel_begin(ompt_data_t *encountering_task_data,
     if (location())
         instr_trace_thread_fork(self.loc, requested_parallelism, instr_clock_now());
 #endif
+    if (instr_plugins_omp)
+        instr_plugins_omp_event(INSTR_PLUGINS_OMP_FORK, requested_parallelism);
     push(t->league ? INSTR_OMP_TEAMS : INSTR_OMP_PARALLEL, (uintptr_t)t, codeptr_ra);
     t->fork_point = instr_profile_cursor(self.loc);
 }
@@ -177,6 +181,8 @@ static void on_parallel_end(ompt_data_t *parallel_data, ompt_data_t *encounterin
     if (self.loc)
         instr_trace_thread_join(self.loc, instr_clock_now());
 #endif
+    if (instr_plugins_omp)
+        instr_plugins_omp_event(INSTR_PLUGINS_OMP_JOIN, 0);
     parallel_data->ptr = NULL;
     t->next = self.pool;
     self.pool = t;
@@ -329,12 +335,16 @@ static void on_mutex_acquired(ompt_mutex_t kind, ompt_wait_id_t wait_id, const v
         push(held, (uintptr_t)wait_id, codeptr_ra);
     else
         pop(mutex_construct(kind, 1), (uintptr_t)wait_id);
+    if (instr_plugins_omp)
+        instr_plugins_omp_event(INSTR_PLUGINS_OMP_ACQUIRE_LOCK, (uint64_t)wait_id);
 }
 
 static void on_mutex_released(ompt_mutex_t kind, ompt_wait_id_t wait_id, const void *codeptr_ra)
 {
     (void)codeptr_ra;
     int held = mutex_construct(kind, 0);
+    if (held >= 0 && instr_plugins_omp)
+        instr_plugins_omp_event(INSTR_PLUGINS_OMP_RELEASE_LOCK, (uint64_t)wait_id);
     if (held >= 0)
         pop(held, (uintptr_t)wait_id);
 }
@@ -408,6 +418,8 @@ static void on_task_create(ompt_data_t *encountering_task_data,
         return;
     new_task_data->value = TASK_EXPLICIT | instr_omp_region(INSTR_OMP_TASK, codeptr_ra);
     push(INSTR_OMP_TASK_CREATE, 0, codeptr_ra);
+    if (instr_plugins_omp)
+        instr_plugins_omp_event(INSTR_PLUGINS_OMP_TASK_CREATE, (uint64_t)(uintptr_t)new_task_data);
     /* With a profile: remember where the task was created (docs/openmp.md, "Call paths").
      * Not for untied tasks: they may move to another thread mid-way, and their time could
      * not be given back where they ran. */
@@ -449,8 +461,13 @@ static void on_task_schedule(ompt_data_t *prior_task_data, ompt_task_status_t pr
     if (prior_task_data && (prior_task_data->value & TASK_EXPLICIT) &&
         (prior_task_status == ompt_task_complete || prior_task_status == ompt_task_cancel ||
          prior_task_status == ompt_task_detach)) {
+        if (instr_plugins_omp)
+            instr_plugins_omp_event(INSTR_PLUGINS_OMP_TASK_COMPLETE,
+                                    (uint64_t)(uintptr_t)prior_task_data);
         pop(INSTR_OMP_TASK, (uintptr_t)prior_task_data); /* ends its graft too */
     }
+    if (instr_plugins_omp && next_task_data && (next_task_data->value & TASK_EXPLICIT))
+        instr_plugins_omp_event(INSTR_PLUGINS_OMP_TASK_SWITCH, (uint64_t)(uintptr_t)next_task_data);
     if (next_task_data && (next_task_data->value & TASK_EXPLICIT) &&
         !(next_task_data->value & TASK_STARTED)) {
         /* Tied tasks resume where they were suspended, so a task that ran before is still

@@ -1,0 +1,474 @@
+#!/usr/bin/env python3
+"""End-to-end checks of substrate plugins (docs/plugins.md): the callcount example counts
+exactly, several plugins run at once with their own per-location data and next to the profile
+and trace writers, bad plugins get one clear line and the run goes on.
+Usage: check_substrate.py CASE --bin DIR --work DIR --plugins DIR --test-plugins DIR
+"""
+import argparse
+import collections
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+LIB = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib")
+sys.path.insert(0, LIB)
+from cases import Fail, clean_env, expect, fresh_dir, run_case  # noqa: E402
+import profile as P  # noqa: E402
+
+A = None
+
+
+def experiment(work):
+    dirs = [os.path.join(work, d) for d in os.listdir(work) if d.startswith("instr-")]
+    expect(len(dirs) == 1, "expected one experiment directory in %s: %r" % (work, dirs))
+    return dirs[0]
+
+
+def run(cmd, env, name=None, want_out=None, plugin_says=None):
+    """Runs cmd (a test program's name under --bin, or a list) in a fresh directory; returns
+    (instr lines, experiment directory), and with plugin_says (a prefix of the lines a
+    plugin may write on stderr) those lines third."""
+    work = fresh_dir(os.path.join(A.work, A.case, name or "run"))
+    if isinstance(cmd, str):
+        cmd = [os.path.join(A.bin, "substrate_" + cmd)]
+    p = subprocess.run([str(c) for c in cmd], cwd=work, env=clean_env(env),
+                       capture_output=True, timeout=100)
+    err = p.stderr.decode(errors="replace")
+    expect(p.returncode == 0, "%s exited with %d:\n%s" % (cmd, p.returncode, err))
+    if want_out is not None:
+        expect(p.stdout.decode() == want_out, "stdout %r" % p.stdout.decode())
+    mine = [l for l in err.splitlines() if l.startswith("instr: ")]
+    other = [l for l in err.splitlines() if not l.startswith("instr: ") and
+             not (plugin_says and l.startswith(plugin_says))]
+    expect(not other, "the program's stderr changed: %r" % other)
+    expect(not any("not a variable instr knows" in l for l in mine),
+           "a plugin's own variable was taken for unknown: %r" % mine)
+    if plugin_says:
+        return mine, experiment(work), [l for l in err.splitlines() if l.startswith(plugin_says)]
+    return mine, experiment(work)
+
+
+def env_for(plugins, extra=None):
+    env = {"INSTR_PLUGIN_PATH": A.test_plugins + ":" + A.plugins,
+           "INSTR_SUBSTRATE_PLUGINS": plugins}
+    env.update(extra or {})
+    return env
+
+
+def callcount(exp, name="callcount.txt"):
+    """{scope: {(rank, location, thread, region): calls}} from callcount's file."""
+    path = os.path.join(exp, name)
+    expect(os.path.isfile(path), "no %s in %s: %r" % (name, exp, os.listdir(exp)))
+    rows = collections.defaultdict(dict)
+    lines = open(path).read().splitlines()
+    expect(lines and lines[0] == "scope\trank\tlocation\tthread\tcalls\tregion",
+           "header %r" % lines[:1])
+    for l in lines[1:]:
+        scope, rank, loc, thread, calls, region = l.split("\t", 5)
+        key = (rank, loc, thread, region)
+        expect(key not in rows[scope], "row twice: %r" % l)
+        rows[scope][key] = int(calls)
+    return rows
+
+
+def per_location(rows):
+    """{location: {region: calls}}."""
+    out = collections.defaultdict(dict)
+    for (rank, loc, thread, region), n in rows["location"].items():
+        out[int(loc)][region] = n
+    return out
+
+
+def totals(rows, scope):
+    return {k[3]: n for k, n in rows[scope].items()}
+
+
+def line(mine, *parts):
+    found = [l for l in mine if all(p in l for p in parts)]
+    expect(len(found) == 1, "expected one line with %r, got:\n%s" % (parts, "\n".join(mine)))
+    return found[0]
+
+
+def probe(exp):
+    text = open(os.path.join(exp, "probe.txt")).read()
+    out = {"region": []}
+    for l in text.splitlines():
+        if l.startswith("region\t"):
+            out["region"].append(l.split("\t")[1:])
+            continue
+        if l.startswith("mpi\t"):
+            out.setdefault("mpi", []).append(l[4:])
+            continue
+        k, _, v = l.partition(" ")
+        out[k] = v
+    return out
+
+
+def profile_visits(exp):
+    """{(location, region name): visits} from profile.json."""
+    prof = P.load(exp)
+    names = {r["id"]: r["name"] for r in prof["regions"]}
+    v = collections.Counter()
+    for n in prof["tree"]:
+        for l in n["locations"]:
+            v[(l["location"], names[n["region"]])] += l["visits"]
+    return v
+
+
+def case_plain():
+    mine, exp = run("calls", env_for("callcount"), want_out="sink=6\n")
+    rows = callcount(exp)
+    locs = per_location(rows)
+    expect(locs == {0: {"main": 1, "a": 3, "b": 6}}, "per location %r" % dict(locs))
+    expect(totals(rows, "process") == {"main": 1, "a": 3, "b": 6}, "process %r" % rows)
+    expect(totals(rows, "job") == {"main": 1, "a": 3, "b": 6}, "job %r" % rows)
+    line(mine, "callcount's results written to")
+    # The exact counts agree with the profile's visits.
+    for (loc, region), n in profile_visits(exp).items():
+        expect(locs[loc].get(region) == n, "%s on %d: profile %d, callcount %r"
+               % (region, loc, n, locs[loc].get(region)))
+
+
+def case_threads():
+    mine, exp = run([os.path.join(A.bin, "substrate_calls"), 4], env_for("callcount"),
+                    want_out="sink=30\n")
+    rows = callcount(exp)
+    locs = per_location(rows)
+    expect(len(locs) == 5, "locations %r" % dict(locs))
+    expect(locs[0] == {"main": 1, "a": 3, "b": 6}, "main thread %r" % locs[0])
+    for l in range(1, 5):
+        expect(locs[l] == {"worker": 1, "a": 3, "b": 6}, "thread %d: %r" % (l, locs[l]))
+    threads = {k[2] for k in rows["location"]}
+    expect(len(threads) == 5, "OS thread ids %r" % threads)
+    expect(totals(rows, "job") == {"main": 1, "worker": 4, "a": 15, "b": 30}, "%r" % rows["job"])
+
+
+def case_config():
+    """The plugin reads its own INSTR_CALLCOUNT_FILE (not warned about as unknown); a bad
+    value makes it fail to initialise: said once, the run goes on."""
+    mine, exp = run("calls", env_for("callcount", {"INSTR_CALLCOUNT_FILE": "counts.tsv"}))
+    expect(per_location(callcount(exp, "counts.tsv"))[0]["b"] == 6, "counts.tsv")
+    mine, exp, said = run("calls", env_for("callcount", {"INSTR_CALLCOUNT_FILE": "../x"}),
+                          "bad", plugin_says="callcount: ")
+    expect(len(said) == 1 and "INSTR_CALLCOUNT_FILE=../x is not a file name" in said[0],
+           "the plugin's own message %r" % said)
+    line(mine, "INSTR_SUBSTRATE_PLUGINS=callcount", "failed to initialise")
+    expect(not os.path.exists(os.path.join(exp, "callcount.txt")), "written anyway")
+    expect(os.path.isfile(os.path.join(exp, "profile.json")), "the profile is still written")
+
+
+def case_several():
+    """callcount and probe at once, with the profile and the trace: each plugin keeps its own
+    per-location data, the management events come in order, counts agree with the profile."""
+    env = env_for("probe,callcount", {"INSTR_ENABLE_TRACING": "1", "INSTR_PROBE_WORD": "w1"})
+    mine, exp = run([os.path.join(A.bin, "substrate_calls"), 3], env)
+    expect(os.path.isfile(os.path.join(exp, "traces.otf2")), "no trace: %r" % os.listdir(exp))
+    rows = callcount(exp)
+    locs = per_location(rows)
+    for (loc, region), n in profile_visits(exp).items():
+        expect(locs[loc].get(region) == n, "%s on %d: profile %d, callcount %r"
+               % (region, loc, n, locs[loc].get(region)))
+    pr = probe(exp)
+    expect(pr["config"] == "w1" and pr["id"] == "0", "probe config/id %r" % pr)
+    expect(pr["slot_errors"] == "0" and pr["depth_errors"] == "0", "probe slots %r" % pr)
+    calls = sum(sum(r.values()) for r in locs.values())
+    expect(pr["events"] == "%d %d" % (calls, calls), "probe events %r, %d calls"
+           % (pr["events"], calls))
+    order = pr["order"].split(" ")
+    expect(order[0] == "initialize" and order[-2:] == ["pre_unify", "write_data"],
+           "order %r" % order)
+    for l in range(4):
+        seq = [e.split(":")[0] for e in order if e.endswith(":%d" % l)]
+        expect(seq == ["create", "activate", "deactivate", "delete"],
+               "location %d: %r" % (l, seq))
+    names = {r[0]: r for r in pr["region"]}
+    expect(set(names) == {"main", "a", "b", "worker"}, "regions defined %r" % sorted(names))
+    # -finstrument-functions regions come from ELF symbols: no file or lines, kind function.
+    expect(all(r[4] == "0" for r in names.values()), "kinds %r" % names)
+    expect(pr["metrics"] == "0 0 metric_values 0", "metrics %r" % pr["metrics"])
+    expect(pr["clock"] == "1" and pr["comm"] == "0 1 1", "clock/comm %r" % pr)
+    expect(pr["types"] == "4 0 def_locations 4", "location types %r" % pr["types"])
+    expect(pr["async"] == "0 sorted=1", "asynchronous values %r" % pr["async"])
+
+
+def case_metrics():
+    """With a strictly synchronous metric on, enter and exit carry its values."""
+    env = env_for("probe", {"INSTR_METRIC_PLUGINS": "count", "INSTR_METRIC_COUNT": "events",
+                            "INSTR_PLUGIN_PATH": A.test_plugins + ":" + A.metric_plugins})
+    mine, exp = run("calls", env)
+    pr = probe(exp)
+    expect(pr["metrics"] == "1 1 metric_values 10", "metrics %r" % pr["metrics"])
+
+
+def case_async_metrics():
+    """An asynchronous metric plugin (meminfo): its values reach the plugin at the end, in time
+    order, at least the two the plugin takes at the start and the end, for each metric."""
+    env = env_for("probe", {"INSTR_METRIC_PLUGINS": "meminfo",
+                            "INSTR_METRIC_MEMINFO": "MemFree,MemAvail*",
+                            "INSTR_PLUGIN_PATH": A.test_plugins + ":" + A.metric_plugins})
+    mine, exp = run("calls", env)
+    words = probe(exp)["async"].split(" ")
+    per = dict(w.split("=") for w in words[2:])
+    expect(words[1] == "sorted=1" and set(per) == {"MemFree", "MemAvailable"} and
+           int(per["MemFree"]) >= 2 and per["MemFree"] == per["MemAvailable"] and
+           int(words[0]) == 2 * int(per["MemFree"]), "asynchronous values %r" % words)
+
+
+def case_doc_example():
+    """The complete example of docs/plugins.md builds against the installed header layout and
+    does what the page says: the enters of each thread, printed when the thread ends."""
+    doc = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs",
+                       "plugins.md")
+    blocks = re.findall(r"```c\n(.*?)```", open(doc).read(), re.S)
+    expect(len(blocks) == 1, "%d C blocks in docs/plugins.md" % len(blocks))
+    work = fresh_dir(os.path.join(A.work, A.case, "build"))
+    src = os.path.join(work, "enters.c")
+    with open(src, "w") as f:
+        f.write(blocks[0])
+    b = subprocess.run([A.cc, "-std=c11", "-Wall", "-Wextra", "-Werror", "-O2", "-fPIC",
+                        "-shared", "-I" + A.include, src, "-o",
+                        os.path.join(work, "libinstr_substrate_enters.so")],
+                       capture_output=True, timeout=120)
+    expect(b.returncode == 0, "the example does not build: %s" % b.stderr.decode(errors="replace"))
+    env = {"INSTR_PLUGIN_PATH": work, "INSTR_SUBSTRATE_PLUGINS": "enters"}
+    mine, exp, said = run([os.path.join(A.bin, "substrate_calls"), 2], env,
+                          plugin_says="enters: ")
+    said.sort()
+    expect(said == ["enters: thread 0: 10", "enters: thread 1: 10", "enters: thread 2: 10"],
+           "the example printed %r" % said)
+
+
+def per_call(env):
+    """callgrind's instructions per call of bench/callheavy.c (inside main, at 100,000 and
+    200,000 calls, subtracted; 1.1 calls per iteration with the warm-up)."""
+    exe = os.path.join(A.bin, "substrate_callheavy")
+    work = fresh_dir(os.path.join(A.work, A.case, "cg"))
+    counts = []
+    for n in (100000, 200000):
+        out = os.path.join(work, "cg.out")
+        p = subprocess.run(["valgrind", "--tool=callgrind", "--toggle-collect=main",
+                            "--callgrind-out-file=" + out, exe, str(n)], cwd=work,
+                           env=clean_env(dict(env, INSTR_VERBOSE="quiet")), capture_output=True,
+                           timeout=200)
+        m = re.search(r"Collected : (\d+)", p.stderr.decode())
+        expect(p.returncode == 0 and m, "callgrind: %s" % p.stderr.decode()[-500:])
+        counts.append(int(m.group(1)))
+    return (counts[1] - counts[0]) / 110000
+
+
+def case_no_cost():
+    """A plugin that registers for no application event leaves the events' path as it is:
+    the same instructions per call as without any plugin (profile, and trace)."""
+    if not shutil.which("valgrind"):
+        print("SKIP: valgrind is not installed; the cost is not measured")
+        sys.exit(77)
+    quiet = {"INSTR_PLUGIN_PATH": A.test_plugins, "INSTR_SUBSTRATE_PLUGINS": "quiet"}
+    for mode in ({}, {"INSTR_ENABLE_PROFILING": "0", "INSTR_ENABLE_TRACING": "1"}):
+        without = per_call(mode)
+        with_plugin = per_call(dict(mode, **quiet))
+        expect(round(with_plugin, 1) == round(without, 1),
+               "%r: %.1f instructions per call with a plugin without events, %.1f without"
+               % (mode, with_plugin, without))
+        print("%r: %.1f instructions per call, with and without" % (mode, without))
+
+
+def case_profile_off():
+    """A plugin alone (INSTR_ENABLE_PROFILING=0): the events still reach it."""
+    mine, exp = run("calls", env_for("callcount", {"INSTR_ENABLE_PROFILING": "0"}))
+    expect(per_location(callcount(exp))[0] == {"main": 1, "a": 3, "b": 6}, "counts")
+    expect(not os.path.exists(os.path.join(exp, "profile.json")), "a profile anyway")
+
+
+def case_bad_plugins():
+    env = env_for("nosuch,bad_no_entry, bad_version,bad_init,../x,callcount")
+    mine, exp = run("calls", env, want_out="sink=6\n")
+    line(mine, "INSTR_SUBSTRATE_PLUGINS=nosuch", "libinstr_substrate_nosuch.so was not found",
+         "INSTR_PLUGIN_PATH")
+    line(mine, "INSTR_SUBSTRATE_PLUGINS=bad_no_entry", "no entry point",
+         "instr_substrate_plugin_get_info")
+    line(mine, "INSTR_SUBSTRATE_PLUGINS=bad_version", "version 99", "version 1")
+    line(mine, "INSTR_SUBSTRATE_PLUGINS=bad_init", "failed to initialise", "-7")
+    line(mine, "INSTR_SUBSTRATE_PLUGINS", "'../x'", "not a plugin name")
+    expect(len(mine) == 6, "one line each and the summary:\n%s" % "\n".join(mine))
+    expect(per_location(callcount(exp))[0] == {"main": 1, "a": 3, "b": 6}, "callcount")
+
+
+def case_none_loaded():
+    """No plugin loads: the substrate is not active (events keep their inline path)."""
+    mine, exp = run("calls", env_for("nosuch", {"INSTR_VERBOSE": "1"}))
+    expect(not any("substrate plugins: on" in l for l in mine), "plugins substrate on: %r" % mine)
+    expect(any("substrate profile: on" in l for l in mine), "profile on: %r" % mine)
+    mine, exp = run("calls", env_for("callcount", {"INSTR_VERBOSE": "1"}), "loaded")
+    line(mine, "substrate plugins: on")
+
+
+def case_openmp():
+    """OpenMP (libomp through clang): each of the 3 threads calls work() exactly 10 times."""
+    work = fresh_dir(os.path.join(A.work, A.case, "build"))
+    exe = os.path.join(work, "omp_calls")
+    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "progs", "omp_calls.c")
+    b = subprocess.run([A.instr, A.clang, "-fopenmp", "-O1", src, "-o", exe],
+                       capture_output=True, timeout=120)
+    expect(b.returncode == 0, "instr clang -fopenmp: %s" % b.stderr.decode(errors="replace"))
+    mine, exp = run([exe], env_for("callcount,probe"), want_out="sink=448\n")
+    locs = per_location(callcount(exp))
+    work_calls = sorted(r.get("work", 0) for r in locs.values())
+    expect(work_calls.count(10) == 3 and sum(work_calls) == 30,
+           "work() per location %r" % dict(locs))
+    expect(sum(r.get("task_work", 0) for r in locs.values()) == 4, "task_work %r" % dict(locs))
+    pr = probe(exp)
+    expect(pr["slot_errors"] == "0" and pr["depth_errors"] == "0", "probe %r" % pr)
+    omp = dict(kv.split("=") for kv in pr["omp"].split(" "))
+    nloc = len(locs)
+    want = {"fork": "1/3", "join": "1", "create": "4", "switch": "4", "complete": "4",
+            "same_tasks": "1", "acquire": "3", "release": "3",
+            "threads": "%d/%d" % (nloc, nloc)}
+    expect(omp == want, "OpenMP events %r, expected %r" % (omp, want))
+    expect(pr["types"] == "1 %d def_locations %d" % (nloc - 1, nloc),
+           "location types %r (%d locations)" % (pr["types"], nloc))
+    kinds = {r[0]: r[4] for r in pr["region"]}
+    expect(kinds.get("main") == "0" and "3" in kinds.values(),
+           "an OpenMP construct among the regions: %r" % kinds)
+
+
+def dot_edges(exp, name="eventflow.dot"):
+    """{cluster label: {(from label, to label): edge label}} from eventflow's DOT file."""
+    text = open(os.path.join(exp, name)).read()
+    expect(text.startswith("digraph eventflow {") and text.rstrip().endswith("}"), text)
+    graphs = {}
+    for m in re.finditer(r'subgraph cluster_\d+ \{\n    label="([^"]*)";\n(.*?)\n  \}', text,
+                         re.S):
+        body = m.group(2)
+        nodes = dict(re.findall(r'^    (l\d+n\d+) \[label="([^"]*)"\];$', body, re.M))
+        edges = {}
+        for a, b, label in re.findall(r'^    (l\d+n\d+) -> (l\d+n\d+) \[label="([^"]*)"\];$',
+                                      body, re.M):
+            key = (nodes[a], nodes[b])
+            expect(key not in edges, "edge twice: %r" % (key,))
+            edges[key] = label
+        graphs[m.group(1)] = edges
+    return graphs
+
+
+def case_eventflow():
+    """The event flow graph of flow.c's known sequence, with the iteration notation (the
+    traversals of each call stack at which each transition is taken) and with counts."""
+    mine, exp = run("flow", env_for("eventflow"), want_out="sink=8\n")
+    graphs = dot_edges(exp)
+    expect(list(graphs) == ["rank 0 thread 0"], "clusters %r" % list(graphs))
+    want = {
+        ("thread 0", "main"): "1",
+        ("main", "a"): "1,2,1,3,2",   # main's traversals 1, 2 and 4, 5: twice a run of 2
+        ("main", "b"): "3,6,3",
+        ("main", "thread 0"): "7",
+        ("a", "leaf"): "1,7,2",
+        ("a", "main"): "2,8,2",
+        ("leaf", "a"): "1,4,1",
+        ("b", "main"): "1,2,1",
+    }
+    expect(graphs["rank 0 thread 0"] == want, "edges %r" % graphs["rank 0 thread 0"])
+    mine, exp = run("flow", env_for("eventflow", {"INSTR_EVENTFLOW_LABELS": "counts"}),
+                    "counts")
+    counts = dot_edges(exp)["rank 0 thread 0"]
+    expect(counts == {("thread 0", "main"): "1x", ("main", "a"): "4x", ("main", "b"): "2x",
+                      ("main", "thread 0"): "1x", ("a", "leaf"): "4x", ("a", "main"): "4x",
+                      ("leaf", "a"): "4x", ("b", "main"): "2x"}, "counts %r" % counts)
+    # Threads: one cluster each, next to callcount.
+    mine, exp = run([os.path.join(A.bin, "substrate_calls"), 2], env_for("eventflow,callcount"),
+                    "threads")
+    graphs = dot_edges(exp)
+    expect(sorted(graphs) == ["rank 0 thread 0", "rank 0 thread 1", "rank 0 thread 2"],
+           "clusters %r" % sorted(graphs))
+    expect(graphs["rank 0 thread 1"] == {
+        ("thread 1", "worker"): "1", ("worker", "a"): "1,3,1", ("a", "b"): "1,2,1,3,3",
+        ("b", "a"): "1,6,1", ("a", "worker"): "3,9,3", ("worker", "thread 1"): "4"},
+        "worker's graph %r" % graphs["rank 0 thread 1"])
+    expect(per_location(callcount(exp))[1] == {"worker": 1, "a": 3, "b": 6}, "callcount")
+
+
+def case_mpi():
+    """4 ranks: callcount's per-location counts in every rank's directory, the job's sums on
+    rank 0 through the communication callbacks; the probe's reduce over the job."""
+    work = fresh_dir(os.path.join(A.work, A.case, "build"))
+    exe = os.path.join(work, "mpi_calls")
+    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "progs", "mpi_calls.c")
+    b = subprocess.run([A.instr, A.mpicc, "-O1", src, "-o", exe], capture_output=True,
+                       timeout=120)
+    expect(b.returncode == 0, "instr mpicc: %s" % b.stderr.decode(errors="replace"))
+    env = env_for("callcount,probe,eventflow")
+    cmd = [A.mpirun, "--oversubscribe", "--allow-run-as-root", "-np", "4"]
+    for k in env:
+        cmd += ["-x", k]
+    run_dir = fresh_dir(os.path.join(A.work, A.case, "run"))
+    p = subprocess.run(cmd + [exe], cwd=run_dir, env=clean_env(env), capture_output=True,
+                       timeout=240)
+    expect(p.returncode == 0, "mpirun: %s" % p.stderr.decode(errors="replace")[-2000:])
+    # sink per rank: 6 + 2 (rank + 1); over 4 ranks 24 + 20.
+    expect(p.stdout.decode() == "sum=44\n", "stdout %r" % p.stdout.decode())
+    job = experiment(run_dir)
+    want_c = {}
+    for r in range(4):
+        rows = callcount(os.path.join(job, "rank-%d" % r))
+        locs = per_location(rows)
+        expect(list(locs) == [0], "rank %d locations %r" % (r, dict(locs)))
+        got = {k: v for k, v in locs[0].items() if not k.startswith("MPI_")}
+        expect(got == {"main": 1, "a": 3, "b": 6, "c": r + 1}, "rank %d: %r" % (r, got))
+        expect(locs[0].get("MPI_Allreduce") == 1 and locs[0].get("MPI_Sendrecv") == 1,
+               "rank %d MPI calls %r" % (r, locs[0]))
+        expect(all(k[0] == str(r) for k in rows["location"]), "rank column %r" % rows)
+        expect(("job" in rows) == (r == 0), "job rows on rank %d: %r" % (r, rows.get("job")))
+        pr = probe(os.path.join(job, "rank-%d" % r))
+        expect(pr["comm"] == ("0 4 10" if r == 0 else "%d 4 0" % r), "probe comm %r" % pr["comm"])
+        order = pr["order"].split(" ")
+        expect(order[:2] == ["initialize", "init_mpp"] or
+               (order[0] == "initialize" and "init_mpp" in order), "order %r" % order)
+        # MPI events: Sendrecv (4 bytes, tag 5), Isend/Irecv (8 bytes, tag 6) completed in
+        # Waitall, Allreduce (op 11, no root), Barrier (op 0), all on MPI_COMM_WORLD.
+        right, left = (r + 1) % 4, (r + 3) % 4
+        world = pr["mpi"][0].split(" ")[4]
+        # The non-blocking ones by request: the Irecv's is 1, the Isend's 2; Waitall completes
+        # them in the order of its array (the receive first).
+        want = ["send %d 5 4 %s" % (right, world), "recv %d 5 4 %s" % (left, world),
+                "irecv_request 1", "isend %d 6 8 %s" % (right, world), "  request 2",
+                "irecv %d 6 8 %s" % (left, world), "  request 1", "isend_complete 2",
+                "coll_begin", "coll_end 11 -1 %s" % world,
+                "coll_begin", "coll_end 0 -1 %s" % world]
+        expect(pr["mpi"] == want, "rank %d MPI events %r, expected %r" % (r, pr["mpi"], want))
+        want_c[r] = r + 1
+        # eventflow's cluster names the rank (read at the end, after MPI_Init).
+        g = dot_edges(os.path.join(job, "rank-%d" % r))
+        expect(list(g) == ["rank %d thread 0" % r], "rank %d clusters %r" % (r, list(g)))
+        e = g["rank %d thread 0" % r]
+        expect(e.get(("a", "b")) == "1,2,1,3,3" and e.get(("b", "a")) == "1,6,1" and
+               e.get(("c", "main")) == ("1" if r == 0 else "1,%d,1" % (r + 1)),
+               "rank %d edges %r" % (r, e))
+    jobrows = totals(callcount(os.path.join(job, "rank-0")), "job")
+    got = {k: v for k, v in jobrows.items() if not k.startswith("MPI_")}
+    expect(got == {"main": 4, "a": 12, "b": 24, "c": 10}, "job %r" % jobrows)
+    expect(jobrows.get("MPI_Allreduce") == 4 and jobrows.get("MPI_Init") == 4,
+           "job MPI rows %r" % jobrows)
+
+
+def main():
+    global A
+    ap = argparse.ArgumentParser()
+    ap.add_argument("case")
+    ap.add_argument("--bin", required=True)
+    ap.add_argument("--work", required=True)
+    ap.add_argument("--plugins", required=True)
+    ap.add_argument("--test-plugins", required=True)
+    ap.add_argument("--metric-plugins")
+    ap.add_argument("--instr")
+    ap.add_argument("--cc")
+    ap.add_argument("--include")
+    ap.add_argument("--clang")
+    ap.add_argument("--mpicc")
+    ap.add_argument("--mpirun")
+    A = ap.parse_args()
+    return run_case(globals(), A.case, (P.ProfileError,))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

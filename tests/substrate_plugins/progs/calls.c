@@ -1,0 +1,39 @@
+/* calls: main calls a() 3 times, each a() calls b() twice; with argument N > 0, N threads
+ * each call worker(), which does the same. Enter counts per thread are exact: main 1 (or
+ * worker 1), a 3, b 6. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define NOINLINE __attribute__((noinline))
+
+static volatile int sink;
+
+NOINLINE static void b(void) { sink++; }
+
+NOINLINE static void a(void)
+{
+    b();
+    b();
+}
+
+NOINLINE static void *worker(void *arg)
+{
+    for (int i = 0; i < 3; i++)
+        a();
+    return arg;
+}
+
+int main(int argc, char **argv)
+{
+    int n = argc > 1 ? atoi(argv[1]) : 0;
+    for (int i = 0; i < 3; i++)
+        a();
+    pthread_t t[64];
+    for (int i = 0; i < n && i < 64; i++)
+        pthread_create(&t[i], NULL, worker, NULL);
+    for (int i = 0; i < n && i < 64; i++)
+        pthread_join(t[i], NULL);
+    printf("sink=%d\n", sink);
+    return 0;
+}
