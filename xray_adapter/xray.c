@@ -16,6 +16,7 @@
  * of a function. libinstr-rt is never compiled with -fxray-instrument, so nothing the
  * handler reaches has sleds. */
 #include "xray_internal.h"
+#include "xray_throttle.h"
 #include "../runtime/core/config.h"
 #include "../runtime/core/event.h"
 #include "../runtime/core/log.h"
@@ -23,6 +24,7 @@
 #include "../runtime/core/rtfilter.h"
 #include "../runtime/include/instr_abi.h"
 #include "../runtime/symbols/symbols.h"
+#include "../runtime/throttle/throttle.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -73,17 +75,42 @@ static void handler(int32_t id, enum instr_xray_entry_type type)
             if (h == INSTR_HANDLE_UNREGISTERED)
                 return;
         }
-        if (h != INSTR_HANDLE_EXCLUDED)
+        if (__builtin_expect(instr_handle_throttling(h), 0))
+            instr_throttle_enter(h & ~INSTR_HANDLE_THROTTLING);
+        else if (h != INSTR_HANDLE_EXCLUDED)
             instr_event_enter(h);
         return;
     case INSTR_XRAY_EXIT:
     case INSTR_XRAY_TAIL:
         /* A function never entered while patched has no open frame: nothing to close. */
-        if (h != INSTR_HANDLE_UNREGISTERED && h != INSTR_HANDLE_EXCLUDED)
+        if (__builtin_expect(instr_handle_throttling(h), 0))
+            instr_throttle_exit(h & ~INSTR_HANDLE_THROTTLING);
+        else if (h != INSTR_HANDLE_UNREGISTERED && h != INSTR_HANDLE_EXCLUDED)
             instr_event_exit(h);
         return;
     }
     /* custom and typed events are not routed */
+}
+
+/* Throttling (runtime/throttle/), from an event of the function, so only try-locks: the
+ * program's own patch call may hold the lock on this thread (a signal handler) or another. */
+int instr_xray_throttle(const void *addr, uint32_t h, int unpatch)
+{
+    if (!__atomic_load_n(&instr_xray.attached, __ATOMIC_ACQUIRE) || !addr)
+        return 0;
+    if (pthread_mutex_trylock(&instr_xray_lock) != 0)
+        return -1;
+    for (uint32_t id = 1; id <= instr_xray.max_id; id++) {
+        if (instr_xray.fns[id].addr != addr)
+            continue;
+        __atomic_store_n(&instr_xray.handles[id], h, __ATOMIC_RELEASE);
+        if (unpatch) {
+            instr_xray.fns[id].throttled = 1;
+            instr_xray_set_patched_locked(id, 0);
+        }
+    }
+    pthread_mutex_unlock(&instr_xray_lock);
+    return 0;
 }
 
 /* ---- naming the functions -------------------------------------------------------------- */
