@@ -752,7 +752,7 @@ static void cube_region(const void *ctx, uint32_t i, instr_cube_region *out)
 {
     const jregion *r = &((const instr_job *)ctx)->regions[i];
     *out = (instr_cube_region){r->name, r->mangled, r->file, r->source, r->line_begin,
-                               r->line_end};
+                               r->line_end, NULL};
 }
 
 static void cube_cnode(const void *ctx, uint32_t i, int32_t *parent, uint32_t *region)

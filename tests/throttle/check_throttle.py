@@ -21,6 +21,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from cases import Fail, clean_env, expect, fresh_dir, run_case  # noqa: E402
 
 A = None
+C = None  # tests/cube/cubex.py (the CUBE4 reader)
 P = None  # tests/lib/profile.py
 T = None  # tests/lib/otf2check.py
 
@@ -95,6 +96,14 @@ def check_throttled_run(what, exp, out, short=False):
         expect(re.search(r"\| %s  \[throttled at visit %d\]$" % (name, visit), txt, re.M),
                "%s: profile.txt does not mark %s" % (what, name))
     expect("heavy  [throttled" not in txt, "%s: profile.txt marks heavy" % what)
+    sys.setrecursionlimit(20000)  # the reader walks the cnodes recursively: deep is 1000 deep
+    cube = C.read(os.path.join(exp, "profile.cubex"))
+    C.check_against_json(cube, prof)
+    descr = {r["name"]: r["descr"] for r in cube.regions}
+    for name, visit in THROTTLED.items():
+        expect(descr.get(name, "").startswith("throttled at visit %d " % visit),
+               "%s: profile.cubex: %s has description %r" % (what, name, descr.get(name)))
+    expect(descr.get("heavy") == "", "%s: profile.cubex: heavy described %r" % (what, descr.get("heavy")))
     if A.trace:
         tr = T.load(exp)
         problems = tr.problems()
@@ -212,7 +221,7 @@ def case_not_called():
 
 
 def main():
-    global A, P, T
+    global A, C, P, T
     ap = argparse.ArgumentParser()
     ap.add_argument("case")
     for opt in ("work", "lib"):
@@ -222,12 +231,14 @@ def main():
     ap.add_argument("--trace", type=int, default=0)
     A = ap.parse_args()
     sys.path.insert(0, A.lib)
+    sys.path.insert(0, os.path.join(A.lib, "..", "cube"))
+    import cubex as C_  # noqa: E402
     import profile as P_  # noqa: E402
-    P = P_
+    C, P = C_, P_
     if A.trace:
         import otf2check as T_  # noqa: E402
         T = T_
-    errors = (P.ProfileError,) + ((T.TraceError,) if T else ())
+    errors = (P.ProfileError, C.CubeError) + ((T.TraceError,) if T else ())
     return run_case(globals(), A.case, errors)
 
 
