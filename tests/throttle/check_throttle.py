@@ -6,10 +6,11 @@ INSTR_THROTTLE=200,1000000, then checked with exact counts: the profile's visits
 throttle point, profile.json and profile.txt mark the throttled regions and the visit at which
 they were throttled, the OTF2 trace is balanced (otf2-print -A -Werror, tests/lib/otf2check.py)
 and has as many enters as the profile has visits; in XRay mode the throttled sleds are
-unpatched (xray.txt); callgrind shows that a throttled function's calls no longer reach the
+unpatched (xray.txt); instr-score -r marks the throttled regions and -g leaves them out;
+callgrind shows that a throttled function's calls no longer reach the
 runtime.
-Usage: check_throttle.py CASE --work DIR --lib DIR [--src DIR --wrapper W] [--bin DIR]
-                         [--clang CLANG] [--trace 0|1] [--valgrind V]
+Usage: check_throttle.py CASE --work DIR --lib DIR [--src DIR --wrapper W --score S]
+                         [--bin DIR] [--clang CLANG] [--trace 0|1] [--valgrind V]
 """
 import argparse
 import os
@@ -114,12 +115,32 @@ def check_throttled_run(what, exp, out, short=False):
     return prof
 
 
+def check_score(what, exp):
+    """instr-score -r marks the throttled regions; -g leaves them out (their recorded visits
+    are below its --min-visits) and nothing else."""
+    p = subprocess.run([A.score, "-r", exp], capture_output=True, text=True, timeout=60)
+    expect(p.returncode == 0, "%s: instr-score -r: %d %s" % (what, p.returncode, p.stderr))
+    for name, visit in THROTTLED.items():
+        expect(re.search(r" %s  \[throttled at visit %d\]$" % (name, visit), p.stdout, re.M),
+               "%s: instr-score -r does not mark %s:\n%s" % (what, name, p.stdout))
+    expect("3 regions were throttled by INSTR_THROTTLE" in p.stdout, "%s: no throttle note" % what)
+    spec = os.path.join(os.path.dirname(exp), "generated.spec")
+    p = subprocess.run([A.score, "-g", "-o", spec, exp], capture_output=True, text=True,
+                       timeout=60)
+    expect(p.returncode == 0, "%s: instr-score -g: %d %s" % (what, p.returncode, p.stderr))
+    with open(spec, encoding="utf-8") as f:
+        rules = sorted(l.strip() for l in f if l.strip() and not l.startswith("#"))
+    expect(rules == ["exclude function %s" % n for n in sorted(THROTTLED)],
+           "%s: instr-score -g wrote %r" % (what, rules))
+
+
 def hooks_case(cc):
     exe = build("hooks", cc)
     out, mine, exp = run(exe, env=THROTTLE)
     prof = check_throttled_run("hooks " + cc, exp, out)
     sources = {r["source"] for r in prof["regions"]}
     expect(sources == {"hooks"}, "hooks %s: region sources %r" % (cc, sources))
+    check_score("hooks " + cc, exp)
 
 
 def case_hooks_gcc():
@@ -226,7 +247,7 @@ def main():
     ap.add_argument("case")
     for opt in ("work", "lib"):
         ap.add_argument("--" + opt, required=True)
-    for opt in ("src", "wrapper", "bin", "clang", "valgrind"):
+    for opt in ("src", "wrapper", "bin", "clang", "valgrind", "score"):
         ap.add_argument("--" + opt)
     ap.add_argument("--trace", type=int, default=0)
     A = ap.parse_args()
