@@ -97,12 +97,14 @@ static void handler(int32_t id, enum instr_xray_entry_type type)
 int instr_xray_throttle(const void *addr, uint32_t h, int unpatch)
 {
     if (!__atomic_load_n(&instr_xray.attached, __ATOMIC_ACQUIRE) || !addr)
-        return 0;
+        return 1;
     if (pthread_mutex_trylock(&instr_xray_lock) != 0)
         return -1;
+    int found = 0;
     for (uint32_t id = 1; id <= instr_xray.max_id; id++) {
         if (instr_xray.fns[id].addr != addr)
             continue;
+        found = 1;
         __atomic_store_n(&instr_xray.handles[id], h, __ATOMIC_RELEASE);
         if (unpatch) {
             instr_xray.fns[id].throttled = 1;
@@ -110,7 +112,7 @@ int instr_xray_throttle(const void *addr, uint32_t h, int unpatch)
         }
     }
     pthread_mutex_unlock(&instr_xray_lock);
-    return 0;
+    return found ? 0 : 1;
 }
 
 /* ---- naming the functions -------------------------------------------------------------- */

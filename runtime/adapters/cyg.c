@@ -52,19 +52,19 @@ static inline uint32_t find(uintptr_t a)
     }
 }
 
-void instr_cyg_set_handle_locked(const void *addr, uint32_t h)
+int instr_cyg_set_handle_locked(const void *addr, uint32_t h)
 {
     uintptr_t a = (uintptr_t)addr;
     if (!table || !a)
-        return;
+        return 0;
     for (uint32_t i = hash(a);; i = (i + 1) & (SLOTS - 1)) {
         uintptr_t k = table[i].key;
         if (k == a) {
             __atomic_store_n(&table[i].handle, h, __ATOMIC_RELEASE);
-            return;
+            return 1;
         }
         if (k == 0)
-            return;
+            return 0;
     }
 }
 

@@ -5,7 +5,7 @@
 #include <stdint.h>
 
 /* With the registry lock held: the function at addr gets handle h in the address table
- * (throttling, runtime/throttle/). */
-void instr_cyg_set_handle_locked(const void *addr, uint32_t h);
+ * (throttling, runtime/throttle/). 0 when the table has no such address. */
+int instr_cyg_set_handle_locked(const void *addr, uint32_t h);
 
 #endif

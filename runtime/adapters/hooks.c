@@ -95,16 +95,17 @@ static void by_addr_add(by_addr_slot *slot, struct instr_region *d)
     slot->n++;
 }
 
-void instr_hooks_set_handle_locked(const void *addr, uint32_t h)
+int instr_hooks_set_handle_locked(const void *addr, uint32_t h)
 {
     by_addr_slot *slot = addr ? by_addr_find(addr) : NULL;
     if (!slot)
-        return;
+        return 0;
     /* Copies registered later (a library dlopen'ed after this) come up with h. */
     slot->handle = h;
     __atomic_store_n(&slot->first->handle, h, __ATOMIC_RELEASE);
     for (uint32_t i = 0; i + 1 < slot->n; i++)
         __atomic_store_n(&slot->more[i]->handle, h, __ATOMIC_RELEASE);
+    return 1;
 }
 
 /* With the registry lock held: decides d once (the run-time filter, or the handle of

@@ -9,7 +9,8 @@
 void instr_hooks_register_loaded(void);
 
 /* With the registry lock held: handle h for every descriptor of the function at addr, and
- * for its descriptors registered later (throttling, runtime/throttle/). */
-void instr_hooks_set_handle_locked(const void *addr, uint32_t h);
+ * for its descriptors registered later (throttling, runtime/throttle/). 0 when no descriptor
+ * has that address. */
+int instr_hooks_set_handle_locked(const void *addr, uint32_t h);
 
 #endif

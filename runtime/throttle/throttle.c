@@ -103,19 +103,18 @@ static int throttleable(const instr_region_info *info)
                     info->source == INSTR_SOURCE_XRAY);
 }
 
-/* Publishes handle h for the region in its adapter; 0, or -1 when that must wait (XRay's
- * patching lock is taken). */
+/* Publishes handle h for the region in its adapter; 0; -1 when that must wait (XRay's
+ * patching lock is taken); 1 when the adapter has no handle of the region's to change (a
+ * descriptor without an address): the region cannot be throttled. */
 static int set_handle(const instr_region_info *info, uint32_t h, int unpatch)
 {
     if (info->source == INSTR_SOURCE_XRAY)
         return instr_xray_throttle(info->addr, h, unpatch);
     instr_registry_lock();
-    if (info->source == INSTR_SOURCE_HOOKS)
-        instr_hooks_set_handle_locked(info->addr, h);
-    else
-        instr_cyg_set_handle_locked(info->addr, h);
+    int found = info->source == INSTR_SOURCE_HOOKS ? instr_hooks_set_handle_locked(info->addr, h)
+                                                   : instr_cyg_set_handle_locked(info->addr, h);
     instr_registry_unlock();
-    return 0;
+    return found ? 0 : 1;
 }
 
 /* Step 1, on the deciding thread at the exit that crossed the threshold. */
@@ -133,7 +132,10 @@ static void throttle(uint32_t region, instr_location *loc, counts *k, uint64_t i
         return;
     }
     region_state *st = state_of(region, 1);
-    if (st && st->state == OPEN && set_handle(info, region | INSTR_HANDLE_THROTTLING, 0) == 0) {
+    int set = st && st->state == OPEN ? set_handle(info, region | INSTR_HANDLE_THROTTLING, 0) : -1;
+    if (set == 1)
+        k->settled = 1;
+    if (set == 0) {
         st->mark.visit = k->visits;
         st->mark.mean_ns = (uint64_t)((double)incl * ns_per_tick / (double)k->visits);
         st->mark.location = loc->id;
