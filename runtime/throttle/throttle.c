@@ -62,7 +62,6 @@ typedef struct region_state {
 static region_state *states[MAX_CHUNKS];
 static uint64_t max_visits;
 static double ns_per_tick = 1.0;
-static uint32_t n_throttled;
 /* Serialises the steps (never held across an event of the program). */
 static pthread_mutex_t steps_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -140,7 +139,6 @@ static void throttle(uint32_t region, instr_location *loc, counts *k, uint64_t i
         st->mark.mean_ns = (uint64_t)((double)incl * ns_per_tick / (double)k->visits);
         st->mark.location = loc->id;
         __atomic_store_n(&st->state, DRAINING, __ATOMIC_RELEASE);
-        n_throttled++;
         if (instr_verbose >= 1) {
             char shown[256];
             instr_info(1, "throttle: %s after %llu visits of %llu ns on average (thread %u)",
@@ -291,5 +289,3 @@ int instr_throttle_mark_of(uint32_t region, instr_throttle_mark *out)
     *out = st->mark;
     return 1;
 }
-
-uint32_t instr_throttle_count(void) { return __atomic_load_n(&n_throttled, __ATOMIC_RELAXED); }

@@ -54,7 +54,5 @@ typedef struct instr_throttle_mark {
 
 /* 1 and *out when `region` was throttled in this run; 0 otherwise. */
 int instr_throttle_mark_of(uint32_t region, instr_throttle_mark *out);
-/* Regions throttled in this run. */
-uint32_t instr_throttle_count(void);
 
 #endif
