@@ -102,14 +102,17 @@ static int throttleable(const instr_region_info *info)
                     info->source == INSTR_SOURCE_XRAY);
 }
 
-/* Publishes handle h for the region in its adapter; 0; -1 when that must wait (XRay's
- * patching lock is taken); 1 when the adapter has no handle of the region's to change (a
+/* Publishes handle h for the region in its adapter; 0; -1 when that must wait (a lock is
+ * taken); 1 when the adapter has no handle of the region's to change (a
  * descriptor without an address): the region cannot be throttled. */
 static int set_handle(const instr_region_info *info, uint32_t h, int unpatch)
 {
     if (info->source == INSTR_SOURCE_XRAY)
         return instr_xray_throttle(info->addr, h, unpatch);
-    instr_registry_lock();
+    /* Only tried: the end of a thread closes its frames (and may get here) with the location
+     * lock held, which fork's handler takes after the registry's. */
+    if (!instr_registry_trylock())
+        return -1;
     int found = info->source == INSTR_SOURCE_HOOKS ? instr_hooks_set_handle_locked(info->addr, h)
                                                    : instr_cyg_set_handle_locked(info->addr, h);
     instr_registry_unlock();
