@@ -33,9 +33,9 @@ THROTTLE = {"INSTR_THROTTLE": "200,1000000"}
 VISITS = {"main": 1, "tiny": 200, "heavy": 250, "deep": 1001, "gate": 201, "second": 1}
 # Throttled regions: the deciding thread's visits then.
 THROTTLED = {"tiny": 200, "deep": 200, "gate": 200}
-UNTHROTTLED_VISITS = {"main": 1, "tiny": 100000, "heavy": 250, "deep": 2002, "gate": 10001,
+UNTHROTTLED_VISITS = {"main": 1, "tiny": 1000000, "heavy": 250, "deep": 2002, "gate": 10001,
                       "second": 1}
-OUTPUT = "sink=5000093627 got=2\n"
+OUTPUT = "sink=500000543627 got=2\n"
 
 
 def workdir(name):
@@ -142,6 +142,7 @@ def hooks_case(cc):
     sources = {r["source"] for r in prof["regions"]}
     expect(sources == {"hooks"}, "hooks %s: region sources %r" % (cc, sources))
     check_score("hooks " + cc, exp)
+    check_threads("hooks " + cc, exe)
 
 
 def case_hooks_gcc():
@@ -159,6 +160,33 @@ def case_cyg():
     prof = check_throttled_run("cyg", exp, out)
     sources = {r["source"] for r in prof["regions"]}
     expect(sources == {"cyg"}, "cyg: region sources %r" % sources)
+    check_threads("cyg", os.path.join(A.bin, "throttle_cyg"))
+
+
+def check_threads(what, exe):
+    """Four threads call tiny at once: one throttling decision, the region drains while the
+    others still call it, and it ends excluded; the trace stays balanced. The threshold is
+    20000 visits here, so that the others are calling too when one thread reaches it. Each
+    thread records until it sees the new handle, so the visits are not exact: at least the
+    threshold, and far below the 800000 calls."""
+    out, mine, exp = run(exe, ["threads"], env={"INSTR_THROTTLE": "20000,1000000"},
+                         name="run-threads")
+    expect(out == "sink=80000400000 threads=4\n", "%s threads: output %r" % (what, out))
+    prof = P.load(exp)
+    problems = P.check_consistency(prof)
+    expect(not problems, "%s threads: profile inconsistent: %r" % (what, problems[:10]))
+    visits = P.visits_by_region(prof).get("tiny", 0)
+    expect(20000 <= visits < 400000, "%s threads: tiny has %d visits" % (what, visits))
+    m = marks(prof)
+    expect(list(m) == ["tiny"] and m["tiny"]["visit"] >= 20000 and m["tiny"]["excluded"] is True,
+           "%s threads: marks %r" % (what, m))
+    if A.trace:
+        tr = T.load(exp)
+        problems = tr.problems()
+        expect(not problems, "%s threads: trace invalid:\n  %s" % (what, "\n  ".join(problems[:20])))
+        expect(tr.enters_by_region() == P.visits_by_region(prof),
+               "%s threads: trace enters %r != profile visits %r"
+               % (what, tr.enters_by_region(), P.visits_by_region(prof)))
 
 
 def case_hand_hooks():
@@ -168,6 +196,7 @@ def case_hand_hooks():
     prof = check_throttled_run("hand hooks", exp, out, output=OUTPUT + "copy=excluded\n")
     sources = {r["source"] for r in prof["regions"]}
     expect(sources == {"hooks"}, "hand hooks: region sources %r" % sources)
+    check_threads("hand hooks", os.path.join(A.bin, "throttle_hand_hooks"))
 
 
 def read_xray(exp):
@@ -188,6 +217,7 @@ def case_xray():
     prof = check_throttled_run("xray " + A.clang, exp, out)
     sources = {r["source"] for r in prof["regions"]}
     expect(sources == {"xray"}, "xray: region sources %r" % sources)
+    check_threads("xray", exe)
     fns = read_xray(exp)
     for name in THROTTLED:
         expect(fns.get(name) == (0, 1, 1), "xray.txt: %s is %r, expected unpatched" %

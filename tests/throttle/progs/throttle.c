@@ -4,7 +4,9 @@
  *          1 ms per visit;
  *   deep   a recursion DEPTH deep, called twice: throttled while DEPTH frames are open;
  *   gate   open on a second thread (waiting) while the main thread's calls throttle it.
- * Usage: throttle [all|tiny N]. Prints sink=... (the same with and without the runtime).
+ * "threads": THREADS threads call tiny THREAD_CALLS times each at once (several reach the
+ * threshold at the same time; the region drains while the others still call it).
+ * Usage: throttle [all|tiny N|threads]. Prints sink=... (the same with and without the runtime).
  *
  * With -DHAND_HOOKS the plugin's call sites are written out by hand (a test double of the
  * compiler plugin, for trees whose sanitizers keep the wrapper from building programs): each
@@ -20,12 +22,14 @@
 #include <time.h>
 
 #define NOINLINE __attribute__((noinline))
-#define TINY_CALLS 100000
+#define TINY_CALLS 1000000
 #define HEAVY_CALLS 250
 #define DEPTH 1000
 #define GATE_CALLS 5000
+#define THREADS 4
+#define THREAD_CALLS 200000
 
-static atomic_int gate_open, gate_entered;
+static atomic_int gate_open, gate_entered, callers_go;
 
 #ifdef HAND_HOOKS
 #include <instr_abi.h>
@@ -106,6 +110,17 @@ static void *second(void *arg)
     return NULL;
 }
 
+static void *caller(void *arg)
+{
+    while (!atomic_load(&callers_go)) /* all start at once */
+        ;
+    long sink = 0;
+    for (int i = 0; i < THREAD_CALLS; i++)
+        sink += tiny(i);
+    *(long *)arg = sink;
+    return NULL;
+}
+
 int main(int argc, char **argv)
 {
     ENTER(main);
@@ -115,6 +130,21 @@ int main(int argc, char **argv)
         for (long i = 0; i < n; i++)
             sink += tiny((int)i);
         printf("sink=%ld\n", sink);
+        LEAVE(main);
+        return 0;
+    }
+    if (argc > 1 && strcmp(argv[1], "threads") == 0) {
+        pthread_t t[THREADS];
+        long sinks[THREADS];
+        int n = 0;
+        while (n < THREADS && pthread_create(&t[n], NULL, caller, &sinks[n]) == 0)
+            n++;
+        atomic_store(&callers_go, 1);
+        for (int i = 0; i < n; i++) {
+            pthread_join(t[i], NULL);
+            sink += sinks[i];
+        }
+        printf("sink=%ld threads=%d\n", sink, n);
         LEAVE(main);
         return 0;
     }
