@@ -75,18 +75,21 @@ static void handler(int32_t id, enum instr_xray_entry_type type)
             if (h == INSTR_HANDLE_UNREGISTERED)
                 return;
         }
-        if (__builtin_expect(instr_handle_throttling(h), 0))
-            instr_throttle_enter(h & ~INSTR_HANDLE_THROTTLING);
-        else if (h != INSTR_HANDLE_EXCLUDED)
+        /* One compare for both: region handles lie below INSTR_HANDLE_THROTTLING, excluded
+         * and throttling ones above (runtime/throttle/throttle.h). */
+        if (__builtin_expect(h < INSTR_HANDLE_THROTTLING, 1))
             instr_event_enter(h);
+        else if (h != INSTR_HANDLE_EXCLUDED)
+            instr_throttle_enter(h & ~INSTR_HANDLE_THROTTLING);
         return;
     case INSTR_XRAY_EXIT:
     case INSTR_XRAY_TAIL:
-        /* A function never entered while patched has no open frame: nothing to close. */
-        if (__builtin_expect(instr_handle_throttling(h), 0))
-            instr_throttle_exit(h & ~INSTR_HANDLE_THROTTLING);
-        else if (h != INSTR_HANDLE_UNREGISTERED && h != INSTR_HANDLE_EXCLUDED)
+        /* A function never entered while patched has no open frame: nothing to close. One
+         * compare for a region handle (neither 0 nor at or above INSTR_HANDLE_THROTTLING). */
+        if (__builtin_expect(h - 1 < INSTR_HANDLE_THROTTLING - 1, 1))
             instr_event_exit(h);
+        else if (instr_handle_throttling(h))
+            instr_throttle_exit(h & ~INSTR_HANDLE_THROTTLING);
         return;
     }
     /* custom and typed events are not routed */
