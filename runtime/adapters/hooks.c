@@ -19,6 +19,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -95,6 +97,23 @@ static void by_addr_add(by_addr_slot *slot, struct instr_region *d)
     slot->n++;
 }
 
+/* 1 when descriptor d of the function at addr is still there: a library dlclose'd since it
+ * was registered took its descriptors with it (mincore: the pages are mapped, without a
+ * lock, so also from an event in a signal handler; then the descriptor still names addr). */
+static int still_there(const struct instr_region *d, const void *addr)
+{
+    static uintptr_t page;
+    if (!page) {
+        long ps = sysconf(_SC_PAGESIZE);
+        page = ps > 0 ? (uintptr_t)ps : 4096;
+    }
+    uintptr_t lo = (uintptr_t)d & ~(page - 1), hi = ((uintptr_t)(d + 1) - 1) & ~(page - 1);
+    unsigned char v[2];
+    if (mincore((void *)lo, hi - lo + page, v) != 0)
+        return 0;
+    return __atomic_load_n(&d->addr, __ATOMIC_RELAXED) == addr;
+}
+
 int instr_hooks_set_handle_locked(const void *addr, uint32_t h)
 {
     by_addr_slot *slot = addr ? by_addr_find(addr) : NULL;
@@ -102,9 +121,11 @@ int instr_hooks_set_handle_locked(const void *addr, uint32_t h)
         return 0;
     /* Copies registered later (a library dlopen'ed after this) come up with h. */
     slot->handle = h;
-    __atomic_store_n(&slot->first->handle, h, __ATOMIC_RELEASE);
+    if (still_there(slot->first, addr))
+        __atomic_store_n(&slot->first->handle, h, __ATOMIC_RELEASE);
     for (uint32_t i = 0; i + 1 < slot->n; i++)
-        __atomic_store_n(&slot->more[i]->handle, h, __ATOMIC_RELEASE);
+        if (still_there(slot->more[i], addr))
+            __atomic_store_n(&slot->more[i]->handle, h, __ATOMIC_RELEASE);
     return 1;
 }
 
