@@ -273,6 +273,17 @@ static void count_exit(void *data, uint32_t region, uint64_t t)
         throttle(region, th->loc, k, incl);
 }
 
+/* The forking thread alone goes on in the child: a step another thread was taking at the fork
+ * never ends there, so its lock starts free. The thread's own counts stay (its open frames
+ * stay open in the child). */
+static void fork_child(void *data, uint64_t t)
+{
+    (void)data;
+    (void)t;
+    pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
+    steps_lock = fresh;
+}
+
 const instr_substrate instr_throttle_substrate = {
     .name = "throttle",
     .wanted = wanted,
@@ -280,6 +291,7 @@ const instr_substrate instr_throttle_substrate = {
     .location_begin = location_begin,
     .enter = count_enter,
     .exit = count_exit,
+    .fork_child = fork_child,
 };
 
 /* ---- what the writers show ----------------------------------------------------------- */
