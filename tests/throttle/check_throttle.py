@@ -12,6 +12,7 @@ callgrind shows that a throttled function's calls no longer reach the
 runtime.
 Usage: check_throttle.py CASE --work DIR --lib DIR [--src DIR --wrapper W --score S]
                          [--bin DIR] [--clang CLANG] [--trace 0|1] [--valgrind V]
+                         [--mpicc MPICC --mpirun MPIRUN]
 """
 import argparse
 import os
@@ -251,6 +252,50 @@ def case_off():
             expect(re.search(r"^INSTR_THROTTLE=\s", f.read(), re.M), "instr.cfg: no INSTR_THROTTLE line")
 
 
+def case_mpi():
+    """Two ranks each throttle tiny at visit 200: the job's merged profile.json has its 400
+    visits and a throttled member naming the first rank and both ranks, profile.cubex
+    describes it, instr-score marks it; the job's trace is balanced."""
+    wd = workdir("build-mpi")
+    exe = os.path.join(wd, "throttle_mpi")
+    sh([A.wrapper, A.mpicc, "-O2", os.path.join(A.src, "throttle_mpi.c"), "-o", exe], wd)
+    rd = workdir("run-mpi")
+    env = clean_env(dict(THROTTLE, OMPI_MCA_btl="self,vader",
+                         INSTR_ENABLE_TRACING="1" if A.trace else "0"))
+    cmd = [A.mpirun, "-np", "2", "--oversubscribe", "--allow-run-as-root", "--bind-to", "none",
+           "-x", "INSTR_THROTTLE", "-x", "INSTR_ENABLE_TRACING", exe]
+    p = subprocess.run(cmd, cwd=rd, env=env, capture_output=True, text=True, timeout=240)
+    expect(p.returncode == 0 and p.stdout == "sink=10000100000\n",
+           "mpirun: %d %r %s" % (p.returncode, p.stdout, p.stderr[-3000:]))
+    exp = P.find_experiment(rd)
+    prof = P.load(exp)
+    problems = P.check_consistency(prof)
+    expect(not problems, "mpi: profile inconsistent: %r" % problems[:10])
+    visits = P.visits_by_region(prof)
+    expect(visits.get("tiny") == 400 and visits.get("main") == 2,
+           "mpi: visits %r" % visits)
+    m = marks(prof)
+    expect(list(m) == ["tiny"], "mpi: marks %r" % m)
+    t = m["tiny"]
+    expect(t["visit"] == 200 and t["ranks"] == 2 and t["rank"] in (0, 1) and t["excluded"] is True,
+           "mpi: tiny's mark %r" % t)
+    sys.setrecursionlimit(20000)
+    cube = C.read(os.path.join(exp, "profile.cubex"))
+    descr = {r["name"]: r["descr"] for r in cube.regions}
+    expect(descr.get("tiny", "").startswith("throttled at visit 200 ") and
+           descr["tiny"].endswith("; 2 ranks)"), "mpi: profile.cubex describes tiny as %r"
+           % descr.get("tiny"))
+    p = subprocess.run([A.score, "-r", exp], capture_output=True, text=True, timeout=60)
+    expect(p.returncode == 0 and re.search(r" tiny  \[throttled at visit 200\]$", p.stdout, re.M),
+           "mpi: instr-score -r: %s%s" % (p.stdout, p.stderr))
+    if A.trace:
+        tr = T.load(exp)
+        problems = tr.problems()
+        expect(not problems, "mpi: trace invalid:\n  %s" % "\n  ".join(problems[:20]))
+        expect(tr.enters_by_region().get("tiny") == 400,
+               "mpi: trace enters %r" % tr.enters_by_region())
+
+
 def instructions(exe, n):
     """Instructions callgrind counts for `throttle tiny n` (the whole program)."""
     wd = workdir("callgrind-%s-%d" % (os.path.basename(os.path.dirname(exe)), n))
@@ -287,7 +332,7 @@ def main():
     ap.add_argument("case")
     for opt in ("work", "lib"):
         ap.add_argument("--" + opt, required=True)
-    for opt in ("src", "wrapper", "bin", "clang", "valgrind", "score"):
+    for opt in ("src", "wrapper", "bin", "clang", "valgrind", "score", "mpicc", "mpirun"):
         ap.add_argument("--" + opt)
     ap.add_argument("--trace", type=int, default=0)
     A = ap.parse_args()
