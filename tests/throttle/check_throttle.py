@@ -1,15 +1,14 @@
 #!/usr/bin/env python3
-"""End-to-end checks of run-time throttling (INSTR_THROTTLE, docs/runtime.md "throttling"):
+"""End-to-end checks of run-time throttling (INSTR_THROTTLE, docs/runtime.md "Throttling"):
 progs/throttle.c built with the GCC and LLVM plugins' hooks and in XRay mode through the
 `instr` wrapper, or by CMake (--bin) with -finstrument-functions or with the plugin's call
-sites written by hand, run with
-INSTR_THROTTLE=200,1000000, then checked with exact counts: the profile's visits stop at the
-throttle point, profile.json and profile.txt mark the throttled regions and the visit at which
-they were throttled, the OTF2 trace is balanced (otf2-print -A -Werror, tests/lib/otf2check.py)
-and has as many enters as the profile has visits; in XRay mode the throttled sleds are
-unpatched (xray.txt); instr-score -r marks the throttled regions and -g leaves them out;
-callgrind shows that a throttled function's calls no longer reach the
-runtime.
+sites written by hand, run with INSTR_THROTTLE=200,1000000, then checked with exact counts:
+the profile's visits stop at the throttle point, profile.json, profile.txt and profile.cubex
+mark the throttled regions and the visit at which they were throttled, the OTF2 trace is
+balanced (otf2-print -A -Werror, tests/lib/otf2check.py) and has as many enters as the
+profile has visits; in XRay mode the throttled sleds are unpatched (xray.txt); instr-score -r
+marks the throttled regions and -g leaves them out; a 2-rank MPI job's merged profile marks
+them; callgrind shows that a throttled function's calls no longer reach the runtime.
 Usage: check_throttle.py CASE --work DIR --lib DIR [--src DIR --wrapper W --score S]
                          [--bin DIR] [--clang CLANG] [--trace 0|1] [--valgrind V]
                          [--mpicc MPICC --mpirun MPIRUN]
