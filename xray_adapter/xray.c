@@ -16,6 +16,7 @@
  * of a function. libinstr-rt is never compiled with -fxray-instrument, so nothing the
  * handler reaches has sleds. */
 #include "xray_internal.h"
+#include "xray_throttle.h"
 #include "../runtime/core/config.h"
 #include "../runtime/core/event.h"
 #include "../runtime/core/log.h"
@@ -23,6 +24,7 @@
 #include "../runtime/core/rtfilter.h"
 #include "../runtime/include/instr_abi.h"
 #include "../runtime/symbols/symbols.h"
+#include "../runtime/throttle/throttle.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -73,17 +75,47 @@ static void handler(int32_t id, enum instr_xray_entry_type type)
             if (h == INSTR_HANDLE_UNREGISTERED)
                 return;
         }
-        if (h != INSTR_HANDLE_EXCLUDED)
+        /* One compare for both: region handles lie below INSTR_HANDLE_THROTTLING, excluded
+         * and throttling ones above (runtime/throttle/throttle.h). */
+        if (__builtin_expect(h < INSTR_HANDLE_THROTTLING, 1))
             instr_event_enter(h);
+        else if (h != INSTR_HANDLE_EXCLUDED)
+            instr_throttle_enter(h & ~INSTR_HANDLE_THROTTLING);
         return;
     case INSTR_XRAY_EXIT:
     case INSTR_XRAY_TAIL:
-        /* A function never entered while patched has no open frame: nothing to close. */
-        if (h != INSTR_HANDLE_UNREGISTERED && h != INSTR_HANDLE_EXCLUDED)
+        /* A function never entered while patched has no open frame: nothing to close. One
+         * compare for a region handle (neither 0 nor at or above INSTR_HANDLE_THROTTLING). */
+        if (__builtin_expect(h - 1 < INSTR_HANDLE_THROTTLING - 1, 1))
             instr_event_exit(h);
+        else if (instr_handle_throttling(h))
+            instr_throttle_exit(h & ~INSTR_HANDLE_THROTTLING);
         return;
     }
     /* custom and typed events are not routed */
+}
+
+/* Throttling (runtime/throttle/), from an event of the function, so only try-locks: the
+ * program's own patch call may hold the lock on this thread (a signal handler) or another. */
+int instr_xray_throttle(const void *addr, uint32_t h, int unpatch)
+{
+    if (!__atomic_load_n(&instr_xray.attached, __ATOMIC_ACQUIRE) || !addr)
+        return 1;
+    if (pthread_mutex_trylock(&instr_xray_lock) != 0)
+        return -1;
+    int found = 0;
+    for (uint32_t id = 1; id <= instr_xray.max_id; id++) {
+        if (instr_xray.fns[id].addr != addr)
+            continue;
+        found = 1;
+        __atomic_store_n(&instr_xray.handles[id], h, __ATOMIC_RELEASE);
+        if (unpatch) {
+            instr_xray.fns[id].throttled = 1;
+            instr_xray_set_patched_locked(id, 0);
+        }
+    }
+    pthread_mutex_unlock(&instr_xray_lock);
+    return found ? 0 : 1;
 }
 
 /* ---- naming the functions -------------------------------------------------------------- */

@@ -23,6 +23,7 @@ typedef struct xray_fn {
     int from_descriptor; /* 1: named by the plugin's descriptor, 0: by ELF symbols */
     int patched;         /* under xray_lock */
     int ever_patched;
+    int throttled;       /* unpatched by throttling (runtime/throttle/) */
 } xray_fn;
 
 enum xray_patch_mode { XRAY_PATCH_STARTUP, XRAY_PATCH_MANUAL };

@@ -39,7 +39,7 @@ static int write_report(const instr_run *run, char *files, size_t size)
         uint32_t h = __atomic_load_n(&instr_xray.handles[id], __ATOMIC_ACQUIRE);
         patched += fn->addr && fn->patched;
         ever += fn->addr && fn->ever_patched;
-        entered += h != INSTR_HANDLE_UNREGISTERED && h != INSTR_HANDLE_EXCLUDED;
+        entered += (h != INSTR_HANDLE_UNREGISTERED && h != INSTR_HANDLE_EXCLUDED) || fn->throttled;
     }
     instr_outfile o;
     if (instr_out_open(&o, "xray.txt") != 0) {
@@ -59,7 +59,7 @@ static int write_report(const instr_run *run, char *files, size_t size)
             continue;
         uint32_t h = __atomic_load_n(&instr_xray.handles[id], __ATOMIC_ACQUIRE);
         fprintf(f, "%u\t%d\t%d\t%d\t", id, fn->patched, fn->ever_patched,
-                h != INSTR_HANDLE_UNREGISTERED && h != INSTR_HANDLE_EXCLUDED);
+                (h != INSTR_HANDLE_UNREGISTERED && h != INSTR_HANDLE_EXCLUDED) || fn->throttled);
         field(f, fn->name);
         fputc('\t', f);
         field(f, fn->mangled);

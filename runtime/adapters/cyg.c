@@ -6,6 +6,7 @@
  * symbols (symbols/), demangle, apply the run-time filter and insert. The table never
  * resizes: 2^18 slots (4 MiB of address space, touched only where used) hold ~190000
  * functions; past that, new functions are not recorded and one message says so. */
+#include "cyg.h"
 #include "../core/event.h"
 #include "../core/log.h"
 #include "../core/text.h"
@@ -13,6 +14,7 @@
 #include "../core/rtfilter.h"
 #include "../include/instr_abi.h"
 #include "../symbols/symbols.h"
+#include "../throttle/throttle.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -47,6 +49,22 @@ static inline uint32_t find(uintptr_t a)
             return __atomic_load_n(&t[i].handle, __ATOMIC_RELAXED);
         if (k == 0)
             return INSTR_HANDLE_UNREGISTERED;
+    }
+}
+
+int instr_cyg_set_handle_locked(const void *addr, uint32_t h)
+{
+    uintptr_t a = (uintptr_t)addr;
+    if (!table || !a)
+        return 0;
+    for (uint32_t i = hash(a);; i = (i + 1) & (SLOTS - 1)) {
+        uintptr_t k = table[i].key;
+        if (k == a) {
+            __atomic_store_n(&table[i].handle, h, __ATOMIC_RELEASE);
+            return 1;
+        }
+        if (k == 0)
+            return 0;
     }
 }
 
@@ -120,6 +138,10 @@ __attribute__((noinline, cold)) static void enter_slow(uintptr_t fn, uint32_t h,
         return;
     if (h == INSTR_HANDLE_UNREGISTERED)
         h = resolve(fn);
+    if (__builtin_expect(instr_handle_throttling(h), 0)) {
+        instr_throttle_enter(h & ~INSTR_HANDLE_THROTTLING);
+        return;
+    }
     if (h != INSTR_HANDLE_EXCLUDED && h != INSTR_HANDLE_UNREGISTERED) {
         if (!instr_event_enter_fast(h, sp))
             instr_event_enter_generic(h, sp);
@@ -129,7 +151,9 @@ __attribute__((noinline, cold)) static void enter_slow(uintptr_t fn, uint32_t h,
 
 __attribute__((noinline, cold)) static void exit_slow(uint32_t h)
 {
-    if (h != INSTR_HANDLE_UNREGISTERED && h != INSTR_HANDLE_EXCLUDED)
+    if (__builtin_expect(instr_handle_throttling(h), 0))
+        instr_throttle_exit(h & ~INSTR_HANDLE_THROTTLING);
+    else if (h != INSTR_HANDLE_UNREGISTERED && h != INSTR_HANDLE_EXCLUDED)
         instr_event_exit_generic(h);
 }
 

@@ -14,10 +14,13 @@
 #include "../core/rtfilter.h"
 #include "../include/instr_abi.h"
 #include "../symbols/sections.h"
+#include "../throttle/throttle.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -27,7 +30,10 @@
  * region. Touched only under the registry lock, when a descriptor is first seen. */
 typedef struct by_addr_slot {
     const void *addr; /* NULL: empty */
-    uint32_t handle;  /* a region, or INSTR_HANDLE_EXCLUDED */
+    uint32_t handle;  /* a region, or INSTR_HANDLE_EXCLUDED (or throttling, throttle.h) */
+    uint32_t n;       /* descriptors of the function seen so far */
+    struct instr_region *first;
+    struct instr_region **more; /* the others (n - 1), so throttling can rewrite them all */
 } by_addr_slot;
 
 static by_addr_slot *by_addr;
@@ -50,8 +56,9 @@ static by_addr_slot *by_addr_find(const void *a)
     }
 }
 
-/* Remembers a's handle; a full or unallocatable table only costs the merging. */
-static void by_addr_put(const void *a, uint32_t handle)
+/* Remembers a's handle and its descriptor d; a full or unallocatable table only costs the
+ * merging (and the throttling of d). */
+static void by_addr_put(const void *a, uint32_t handle, struct instr_region *d)
 {
     if (2 * (by_addr_fill + 1) > by_addr_size) {
         size_t size = by_addr_size ? 2 * by_addr_size : 1024;
@@ -72,8 +79,54 @@ static void by_addr_put(const void *a, uint32_t handle)
     size_t i = addr_hash(a, by_addr_size);
     while (by_addr[i].addr)
         i = (i + 1) & (by_addr_size - 1);
-    by_addr[i] = (by_addr_slot){a, handle};
+    by_addr[i] = (by_addr_slot){.addr = a, .handle = handle, .n = 1, .first = d};
     by_addr_fill++;
+}
+
+/* Another descriptor of the slot's function; without memory it is only left unthrottled. */
+static void by_addr_add(by_addr_slot *slot, struct instr_region *d)
+{
+    uint32_t k = slot->n - 1; /* in `more` so far */
+    if ((k & (k - 1)) == 0) { /* 0, 1, 2, 4, ...: full */
+        struct instr_region **grown = realloc(slot->more, (k ? 2 * k : 1) * sizeof *grown);
+        if (!grown)
+            return;
+        slot->more = grown;
+    }
+    slot->more[k] = d;
+    slot->n++;
+}
+
+/* 1 when descriptor d of the function at addr is still there: a library dlclose'd since it
+ * was registered took its descriptors with it (mincore: the pages are mapped, without a
+ * lock, so also from an event in a signal handler; then the descriptor still names addr). */
+static int still_there(const struct instr_region *d, const void *addr)
+{
+    static uintptr_t page;
+    if (!page) {
+        long ps = sysconf(_SC_PAGESIZE);
+        page = ps > 0 ? (uintptr_t)ps : 4096;
+    }
+    uintptr_t lo = (uintptr_t)d & ~(page - 1), hi = ((uintptr_t)(d + 1) - 1) & ~(page - 1);
+    unsigned char v[2];
+    if (mincore((void *)lo, hi - lo + page, v) != 0)
+        return 0;
+    return __atomic_load_n(&d->addr, __ATOMIC_RELAXED) == addr;
+}
+
+int instr_hooks_set_handle_locked(const void *addr, uint32_t h)
+{
+    by_addr_slot *slot = addr ? by_addr_find(addr) : NULL;
+    if (!slot)
+        return 0;
+    /* Copies registered later (a library dlopen'ed after this) come up with h. */
+    slot->handle = h;
+    if (still_there(slot->first, addr))
+        __atomic_store_n(&slot->first->handle, h, __ATOMIC_RELEASE);
+    for (uint32_t i = 0; i + 1 < slot->n; i++)
+        if (still_there(slot->more[i], addr))
+            __atomic_store_n(&slot->more[i]->handle, h, __ATOMIC_RELEASE);
+    return 1;
 }
 
 /* With the registry lock held: decides d once (the run-time filter, or the handle of
@@ -86,6 +139,7 @@ static uint32_t decide_locked(struct instr_region *d)
     by_addr_slot *same = d->addr ? by_addr_find(d->addr) : NULL;
     if (same) {
         h = same->handle;
+        by_addr_add(same, d);
     } else {
         const char *name = d->name && *d->name ? d->name : (d->mangled ? d->mangled : "?");
         if (!instr_rtfilter_includes(name, d->mangled, d->file)) {
@@ -101,7 +155,7 @@ static uint32_t decide_locked(struct instr_region *d)
                 h = INSTR_HANDLE_EXCLUDED; /* registry full: the region is not recorded */
         }
         if (d->addr)
-            by_addr_put(d->addr, h);
+            by_addr_put(d->addr, h, d);
     }
     __atomic_store_n(&d->handle, h, __ATOMIC_RELEASE);
     return h;
@@ -159,7 +213,9 @@ __attribute__((noinline, cold)) static void enter_slow(struct instr_region *d, u
         if (h == INSTR_HANDLE_UNREGISTERED)
             return;
     }
-    if (h != INSTR_HANDLE_EXCLUDED)
+    if (__builtin_expect(instr_handle_throttling(h), 0))
+        instr_throttle_enter(h & ~INSTR_HANDLE_THROTTLING);
+    else if (h != INSTR_HANDLE_EXCLUDED)
         instr_event_enter_generic(h, sp);
 }
 
@@ -176,7 +232,9 @@ EXPORT void __instr_enter(struct instr_region *d)
 
 __attribute__((noinline, cold)) static void exit_slow(uint32_t h)
 {
-    if (h != INSTR_HANDLE_UNREGISTERED && h != INSTR_HANDLE_EXCLUDED)
+    if (__builtin_expect(instr_handle_throttling(h), 0))
+        instr_throttle_exit(h & ~INSTR_HANDLE_THROTTLING);
+    else if (h != INSTR_HANDLE_UNREGISTERED && h != INSTR_HANDLE_EXCLUDED)
         instr_event_exit_generic(h);
 }
 

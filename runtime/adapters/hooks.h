@@ -2,8 +2,15 @@
 #ifndef INSTR_RT_HOOKS_H
 #define INSTR_RT_HOOKS_H
 
+#include <stdint.h>
+
 /* Start-up, after the run-time filter is read: registers every plugin descriptor of the
  * executable and the libraries loaded so far. */
 void instr_hooks_register_loaded(void);
+
+/* With the registry lock held: handle h for every descriptor of the function at addr, and
+ * for its descriptors registered later (throttling, runtime/throttle/). 0 when no descriptor
+ * has that address. */
+int instr_hooks_set_handle_locked(const void *addr, uint32_t h);
 
 #endif

@@ -16,7 +16,7 @@ clockid_t instr_clock_id = CLOCK_MONOTONIC;
 
 static uint64_t tsc0, tsc1, ns0, ns1;
 static const char *timer_name = "clock_gettime";
-static double resolution_ns, cost_ns;
+static double resolution_ns, cost_ns, start_ns_per_tick = 1.0;
 
 /* Reading the TSC costs more than this (ns) on some virtual machines, which trap it: said once
  * at start-up, because every event pays it. */
@@ -64,6 +64,8 @@ static void probe(void)
         step = clock_getres(instr_clock_id, &r) == 0 ? (uint64_t)r.tv_nsec : 0;
     }
     resolution_ns = (double)step * ns_per_tick;
+    if (ns_per_tick > 0)
+        start_ns_per_tick = ns_per_tick;
 }
 
 static void use_clock(clockid_t id, const char *name)
@@ -154,6 +156,8 @@ double instr_clock_hz(void)
         return 1e9;
     return (double)(tsc1 - tsc0) * 1e9 / (double)(ns1 - ns0);
 }
+
+double instr_clock_ns_per_tick_early(void) { return start_ns_per_tick; }
 
 const char *instr_clock_name(void) { return timer_name; }
 double instr_clock_resolution_ns(void) { return resolution_ns; }

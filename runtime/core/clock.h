@@ -44,6 +44,9 @@ void instr_clock_finish(void);
 /* floor(ticks * ns_per_tick): monotone and superadditive, so sums keep their order. */
 uint64_t instr_clock_to_ns(uint64_t ticks);
 double instr_clock_hz(void);
+/* The rate as estimated at start-up over the probe's reads (instr_clock_to_ns needs the
+ * end's calibration): for decisions taken while the program runs (throttling). */
+double instr_clock_ns_per_tick_early(void);
 /* The timer's name as written in the experiment: tsc, monotonic, monotonic_raw, realtime,
  * clock_gettime (the earlier spelling of monotonic, kept when asked for by that name). */
 const char *instr_clock_name(void);

@@ -364,6 +364,33 @@ static void read_formats(void)
     set_value(V_FORMATS, bad ? "environment (unknown words left out)" : "environment", env);
 }
 
+/* INSTR_THROTTLE=<visits>,<ns per visit>: two positive integers; unset or empty: off. */
+static void read_throttle(void)
+{
+    const char *env = instr_env(name_of(V_THROTTLE));
+    if (!env || !*env) {
+        set_value(V_THROTTLE, "default", "");
+        return;
+    }
+    unsigned long long visits = 0, ns = 0;
+    int used = 0;
+    int ok = sscanf(env, " %llu , %llu %n", &visits, &ns, &used) == 2 && env[used] == '\0' &&
+             !strchr(env, '-') && visits > 0 && ns > 0 &&
+             visits < (1ull << 62) && ns < (1ull << 40);
+    if (!ok) {
+        bad_value(V_THROTTLE, env,
+                  "is not <visits>,<ns per visit> (two positive integers, e.g. 100000,100)",
+                  "no throttling");
+        set_value(V_THROTTLE, "default (bad value in environment)", "");
+        return;
+    }
+    instr_cfg.throttle_visits = visits;
+    instr_cfg.throttle_ns = ns;
+    char buf[48];
+    snprintf(buf, sizeof buf, "%llu,%llu", visits, ns);
+    set_value(V_THROTTLE, "environment", buf);
+}
+
 static void read_verbose(void)
 {
     const char *env = instr_env(name_of(V_VERBOSE));
@@ -463,6 +490,7 @@ void instr_config_read_from(char *const *envp, int secure)
     read_bool(V_FATAL, &instr_cfg.write_on_fatal);
     read_folded_depth();
     read_formats();
+    read_throttle();
     if (secure) {
         instr_warn("this program runs with changed privileges (setuid, setgid or file "
                    "capabilities): INSTR_* variables are ignored and nothing is recorded "

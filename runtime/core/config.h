@@ -31,6 +31,8 @@ typedef struct instr_config {
     int write_on_fatal;               /* also write on SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT */
     uint32_t folded_max_depth;        /* profile.folded: deeper paths are shortened */
     uint32_t profiling_formats;       /* INSTR_PROFILING_FORMAT: INSTR_FORMAT_* bits */
+    uint64_t throttle_visits;         /* INSTR_THROTTLE: 0 = off */
+    uint64_t throttle_ns;             /* INSTR_THROTTLE: inclusive ns per visit below which */
     int privileged;                   /* AT_SECURE: environment ignored, nothing recorded */
 } instr_config;
 

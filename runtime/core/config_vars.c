@@ -33,6 +33,9 @@ const instr_config_var instr_config_vars[] = {
     [V_FORMATS] = {"INSTR_PROFILING_FORMAT", "options", "all", "runtime",
                    "profile files to write: comma-separated json, txt, folded, cubex, html, "
                    "all, none"},
+    [V_THROTTLE] = {"INSTR_THROTTLE", "options", "", "runtime",
+                    "<visits>,<ns per visit>: stop recording a region called more often than "
+                    "that with less time per visit (unset: off)"},
     /* read by other parts of instr */
     {"INSTR_XRAY_PATCH", "word", "startup", "XRay adapter",
      "startup: patch what the run-time spec selects before main; manual: nothing until "

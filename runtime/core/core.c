@@ -505,6 +505,26 @@ void instr_event_exit_slow(uint32_t region)
     generic_end(loc);
 }
 
+void instr_event_enter_unrecorded(uint32_t region)
+{
+    int st = instr_state_get();
+    if (st != INSTR_STATE_RUNNING && st != INSTR_STATE_PAUSED)
+        return;
+    instr_location *loc = location_of_thread();
+    if (!loc) {
+        if (tls_in_runtime)
+            dropped_in_handler();
+        return;
+    }
+    /* The cursor and the direct trace path have no unrecorded frames; throttling keeps every
+     * location on the generic path (runtime/throttle/). */
+    if (on_cursor(loc) || on_direct(loc) || !generic_begin(loc))
+        return;
+    if (loc->depth < loc->cap || grow_stack(loc) == 0)
+        loc->stack[loc->depth++] = region | INSTR_FRAME_UNRECORDED;
+    generic_end(loc);
+}
+
 void instr_event_enter_generic_out(uint32_t region, uintptr_t sp)
 {
     instr_event_enter_generic(region, sp);

@@ -224,6 +224,11 @@ static inline void instr_event_exit_generic(uint32_t region)
     loc->busy = 0;
 }
 
+/* An enter that is not recorded (a region being throttled, runtime/throttle/): the generic
+ * path's stack gets an unrecorded frame, so that the region's next exit closes this frame
+ * and not a recorded one of the same region further down; no substrate sees either. */
+void instr_event_enter_unrecorded(uint32_t region) __attribute__((cold));
+
 /* The generic path out of line (core.c), so that an adapter's cursor path needs no stack
  * frame of its own. */
 void instr_event_enter_generic_out(uint32_t region, uintptr_t sp) __attribute__((cold));

@@ -22,6 +22,7 @@
 #include "../adapters/hooks.h"
 #include "../metrics/metrics.h"
 #include "../profile/profile.h"
+#include "../throttle/throttle.h"
 #ifdef INSTR_RT_HAVE_TRACE
 #include "../trace/trace.h"
 #endif
@@ -39,6 +40,9 @@
  * substrate comes first: it reads the metric values of an event before the others see it
  * (active only when a metric is on, so the inline paths below stay as they are otherwise). */
 static const instr_substrate *const all_substrates[] = {
+    /* Throttling counts an event before anyone records it (active only with INSTR_THROTTLE
+     * set; it keeps every event on the generic path). */
+    &instr_throttle_substrate,
     &instr_metrics_substrate,
     &instr_profile_substrate,
 #ifdef INSTR_RT_HAVE_TRACE

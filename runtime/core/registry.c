@@ -17,6 +17,7 @@ void (*instr_registry_on_add)(uint32_t handle);
 
 void instr_registry_lock(void) { pthread_mutex_lock(&lock); }
 void instr_registry_unlock(void) { pthread_mutex_unlock(&lock); }
+int instr_registry_trylock(void) { return pthread_mutex_trylock(&lock) == 0; }
 
 static const char *copy(const char *s)
 {

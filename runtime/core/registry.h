@@ -30,6 +30,8 @@ typedef struct instr_region_info {
 
 void instr_registry_lock(void);
 void instr_registry_unlock(void);
+/* 1 when the lock was free and is now held (callers that may hold other locks: throttling). */
+int instr_registry_trylock(void);
 
 /* With the lock held: copies the strings, returns the new handle, or 0 when full. */
 uint32_t instr_registry_add_locked(const instr_region_info *info);

@@ -15,6 +15,7 @@ typedef struct instr_cube_region {
     const char *name, *mangled, *file;
     const char *source; /* instr_region_source_name(): hooks, cyg, manual, xray, mpi, openmp */
     uint32_t line_begin, line_end; /* 0: unknown */
+    const char *descr;             /* the region's description; NULL: none */
 } instr_cube_region;
 
 /* A process (location group): its locations are src locations first_loc .. first_loc+nlocs-1. */

@@ -5,7 +5,9 @@
 #include "../core/event.h"
 #include "../core/registry.h"
 #include "../metrics/metrics.h"
+#include "../throttle/throttle.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -25,7 +27,16 @@ static void region(const void *ctx, uint32_t i, instr_cube_region *out)
     const instr_region_info *r = instr_registry_get(i + 1);
     *out = (instr_cube_region){r ? r->name : "?", r ? r->mangled : "", r ? r->file : "",
                                r ? instr_region_source_name(r->source) : "",
-                               r ? r->line_begin : 0, r ? r->line_end : 0};
+                               r ? r->line_begin : 0, r ? r->line_end : 0, NULL};
+    /* Used by the writer before the next region is asked for. */
+    static char throttled[128];
+    instr_throttle_mark mark;
+    if (instr_throttle_mark_of(i + 1, &mark)) {
+        snprintf(throttled, sizeof throttled,
+                 "throttled at visit %llu (mean inclusive time %llu ns, thread %u)",
+                 (unsigned long long)mark.visit, (unsigned long long)mark.mean_ns, mark.location);
+        out->descr = throttled;
+    }
 }
 
 static void cnode(const void *ctx, uint32_t i, int32_t *parent, uint32_t *reg)

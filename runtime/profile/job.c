@@ -8,6 +8,8 @@
  *   P <pid> <duration ns> <dropped> <unmatched exits> <closed at end> <timer> <hz>\t<host>
  *   L <location id> <tid> <end: thread-exit|program-end>
  *   R <handle> <line begin> <line end> <source>\t<name>\t<mangled>\t<file>\t<object>
+ *   T <handle> <visit> <location> <mean ns> <excluded 0|1>: the region was throttled
+ *     (INSTR_THROTTLE, runtime/throttle/); after its R line
  *   N <parent node or -1> <region> <location> <visits> <incl> <excl> <min incl> <max incl>
  *     <min excl> <max excl> <bytes sent> <bytes received> <sends> <receives>
  *   M and V lines: metric definitions and a node's metric values (job_metrics.h)
@@ -31,6 +33,7 @@
 #include "../core/registry.h"
 #include "../core/signals.h"
 #include "../include/instr_abi.h"
+#include "../throttle/throttle.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -188,6 +191,10 @@ char *instr_job_blob(const instr_run *run, size_t *len)
         fputc('\t', f);
         instr_job_clean_field(f, r->object);
         fputc('\n', f);
+        instr_throttle_mark mark;
+        if (instr_throttle_mark_of(h, &mark))
+            fprintf(f, "T %u %" PRIu64 " %u %" PRIu64 " %d\n", h, mark.visit, mark.location,
+                    mark.mean_ns, mark.excluded);
     }
     pthread_mutex_lock(&msgs_lock);
     int64_t next = 0;
@@ -238,6 +245,9 @@ typedef struct jregion {
     char *key; /* source \t name \t mangled \t file \t object (owns the strings below) */
     const char *source, *name, *mangled, *file, *object;
     uint32_t line_begin, line_end;
+    uint32_t throttled_ranks;  /* ranks that throttled it (INSTR_THROTTLE); 0: none */
+    int throttled_rank;        /* the first of them, and its mark */
+    instr_throttle_mark throttled;
 } jregion;
 
 typedef struct jlocation {
@@ -502,6 +512,23 @@ static int add_line(instr_job *j, int rank, char *line, vec32 *regs, vec32 *locs
         uint32_t id = region_id(j, line + used, lb, le);
         return id ? vec_set(regs, h, id) : -1;
     }
+    case 'T': {
+        uint32_t h, location;
+        uint64_t visit, mean_ns;
+        int excluded;
+        if (sscanf(line, "T %u %" SCNu64 " %u %" SCNu64 " %d", &h, &visit, &location, &mean_ns,
+                   &excluded) != 5)
+            return -1;
+        uint32_t id = vec_get(regs, h);
+        if (id == UINT32_MAX || id == 0 || id > j->nregions)
+            return -1;
+        jregion *r = &j->regions[id - 1];
+        if (r->throttled_ranks++ == 0) {
+            r->throttled_rank = rank;
+            r->throttled = (instr_throttle_mark){visit, mean_ns, location, excluded != 0};
+        }
+        return 0;
+    }
     case 'N': {
         int64_t parent;
         uint32_t region, loc;
@@ -688,6 +715,12 @@ static void job_json(FILE *f, instr_job *j, const char *dir, int nranks)
         instr_json_str(f, r->source);
         fputs(", \"object\": ", f);
         instr_json_str(f, r->object);
+        if (r->throttled_ranks)
+            fprintf(f, ", \"throttled\": {\"visit\": %" PRIu64 ", \"rank\": %d, \"location\": %u, "
+                       "\"mean_inclusive_ns\": %" PRIu64 ", \"excluded\": %s, \"ranks\": %u}",
+                    r->throttled.visit, r->throttled_rank, r->throttled.location,
+                    r->throttled.mean_ns, r->throttled.excluded ? "true" : "false",
+                    r->throttled_ranks);
         fputc('}', f);
     }
     fputs("\n  ],\n  \"tree\": [", f);
@@ -752,7 +785,17 @@ static void cube_region(const void *ctx, uint32_t i, instr_cube_region *out)
 {
     const jregion *r = &((const instr_job *)ctx)->regions[i];
     *out = (instr_cube_region){r->name, r->mangled, r->file, r->source, r->line_begin,
-                               r->line_end};
+                               r->line_end, NULL};
+    /* Used by the writer before the next region is asked for. */
+    static char throttled[160];
+    if (r->throttled_ranks) {
+        snprintf(throttled, sizeof throttled,
+                 "throttled at visit %" PRIu64 " (mean inclusive time %" PRIu64
+                 " ns, rank %d thread %u; %u rank%s)",
+                 r->throttled.visit, r->throttled.mean_ns, r->throttled_rank,
+                 r->throttled.location, r->throttled_ranks, r->throttled_ranks == 1 ? "" : "s");
+        out->descr = throttled;
+    }
 }
 
 static void cube_cnode(const void *ctx, uint32_t i, int32_t *parent, uint32_t *region)

@@ -422,8 +422,10 @@ static char *anchor(const instr_cube_src *src, const uint32_t *order, const cube
         fputs("</name>\n<mangled_name>", f);
         xml_str(f, r.mangled);
         fprintf(f, "</mangled_name>\n<paradigm>%s</paradigm>\n<role>%s</role>\n<url></url>\n"
-                   "<descr></descr>\n</region>\n",
+                   "<descr>",
                 paradigm(source), role(source, r.name ? r.name : ""));
+        xml_str(f, r.descr ? r.descr : "");
+        fputs("</descr>\n</region>\n", f);
     }
     cnodes_xml(f, src, order);
     fputs("</program>\n", f);

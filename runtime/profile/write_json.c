@@ -6,6 +6,7 @@
 #include "../core/registry.h"
 #include "../core/text.h"
 #include "../metrics/metrics.h"
+#include "../throttle/throttle.h"
 #include "../include/instr_abi.h"
 
 #include <fcntl.h>
@@ -191,6 +192,12 @@ int instr_profile_write_json(FILE *f, const instr_run *run, const instr_mtree *t
         fprintf(f, ", \"line_begin\": %u, \"line_end\": %u, \"source\": \"%s\", \"object\": ",
                 r->line_begin, r->line_end, instr_region_source_name(r->source));
         instr_json_str(f, r->object);
+        instr_throttle_mark mark;
+        if (instr_throttle_mark_of(h, &mark))
+            fprintf(f, ", \"throttled\": {\"visit\": %llu, \"location\": %u, "
+                       "\"mean_inclusive_ns\": %llu, \"excluded\": %s}",
+                    (unsigned long long)mark.visit, mark.location,
+                    (unsigned long long)mark.mean_ns, mark.excluded ? "true" : "false");
         fputc('}', f);
     }
     fputs("\n  ],\n  \"tree\": [", f);

@@ -9,6 +9,7 @@
 #include "../core/registry.h"
 #include "../core/log.h"
 #include "../metrics/metrics.h"
+#include "../throttle/throttle.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +38,9 @@ static void put_rname(FILE *f, uint32_t region)
 {
     const instr_region_info *r = instr_registry_get(region);
     instr_fputs_escaped(f, r ? r->name : "?");
+    instr_throttle_mark mark;
+    if (instr_throttle_mark_of(region, &mark))
+        fprintf(f, "  [throttled at visit %llu]", (unsigned long long)mark.visit);
     fputc('\n', f);
 }
 

@@ -160,7 +160,8 @@ def read(path):
                              "mangled": _text(r, "mangled_name", f"region {rid}"),
                              "file": r.get("mod"), "begin": int(r.get("begin")),
                              "end": int(r.get("end")), "paradigm": par,
-                             "role": _text(r, "role", f"region {rid}")})
+                             "role": _text(r, "role", f"region {rid}"),
+                             "descr": _text(r, "descr", f"region {rid}")})
 
     def walk(e, parent):
         cid = _int(e, "id", "cnode")

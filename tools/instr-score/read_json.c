@@ -171,6 +171,9 @@ static int build(score_profile *p, const json_value *doc, char *err, size_t errs
                    : strcmp(sr->source, "openmp") == 0 ? SCORE_OMP
                                                        : SCORE_USR;
         sr->is_main = strcmp(sr->name, "main") == 0;
+        const json_value *th = json_get(r, "throttled");
+        if (th && th->kind == JSON_OBJECT)
+            sr->throttled_visit = json_u64(th, "visit", 0);
     }
     for (size_t i = 0; i < flat->n; i++) {
         uint64_t id = json_u64(&flat->items[i], "region", 0);

@@ -246,8 +246,16 @@ void score_print(FILE *f, const score_profile *p, int per_region, int with_filte
     fprintf(f, "(hint: when tracing, set INSTR_TOTAL_MEMORY=%lluM to avoid flushes during the run,\n"
                " or leave regions out at compile time: instr-score -g writes a spec for that)\n",
             (unsigned long long)(est->total_memory >> 20));
-    fprintf(f, "(from %s: %zu processes, %zu threads, %zu regions, %zu call paths)\n\n",
+    fprintf(f, "(from %s: %zu processes, %zu threads, %zu regions, %zu call paths)\n",
             p->source, p->ngroups, p->nlocations, p->nregions, p->ncallpaths);
+    size_t throttled = 0;
+    for (size_t i = 0; i < p->nregions; i++)
+        throttled += p->regions[i].throttled_visit != 0;
+    if (throttled)
+        fprintf(f, "(%zu region%s throttled by INSTR_THROTTLE: %s visits stop there, so the trace "
+                   "estimate is low; -r marks them, -g leaves them out)\n",
+                throttled, throttled == 1 ? " was" : "s were", throttled == 1 ? "its" : "their");
+    fputc('\n', f);
     fprintf(f, "flt type        max_buf[B]          visits     time[s] time[%%] time/visit[us]  region\n");
     summary(f, &all, "", all.excl_ns[SCORE_NTYPES]);
     if (with_filter) {
@@ -277,8 +285,13 @@ void score_print(FILE *f, const score_profile *p, int per_region, int with_filte
         const score_region *r = &p->regions[order[k]];
         if (!r->visits)
             continue;
+        char marked[4096];
+        if (r->throttled_visit)
+            snprintf(marked, sizeof marked, "%s  [throttled at visit %llu]", r->name,
+                     (unsigned long long)r->throttled_visit);
         row(f, with_filter ? (r->filtered ? "-" : "+") : "", score_type_name(r->type), r->max_buf,
-            r->visits, r->excl_ns, all.excl_ns[SCORE_NTYPES], r->name);
+            r->visits, r->excl_ns, all.excl_ns[SCORE_NTYPES],
+            r->throttled_visit ? marked : r->name);
     }
     free(order);
 }

@@ -43,6 +43,7 @@ typedef struct score_region {
     uint64_t max_buf;                  /* trace bytes on the busiest process */
     int filtered;                      /* -f: the spec excludes it */
     int is_main;
+    uint64_t throttled_visit;          /* INSTR_THROTTLE stopped it at this visit; 0: never */
 } score_region;
 
 typedef struct score_profile {

@@ -1,0 +1,11 @@
+/* cyg.h — the -finstrument-functions adapter (cyg.c), as the rest of the runtime sees it. */
+#ifndef INSTR_RT_CYG_H
+#define INSTR_RT_CYG_H
+
+#include <stdint.h>
+
+/* With the registry lock held: the function at addr gets handle h in the address table
+ * (throttling, runtime/throttle/). 0 when the table has no such address. */
+int instr_cyg_set_handle_locked(const void *addr, uint32_t h);
+
+#endif
