@@ -158,6 +158,12 @@ static void init_once(void)
         instr_exit_tab[0].fn == instr_profile_exit)
         __atomic_store_n(&instr_fast, instr_clock_use_tsc ? INSTR_FAST_INLINE : INSTR_FAST_CURSOR,
                          __ATOMIC_RELEASE);
+    /* The profile and the metrics substrate with the TSC: the cursor path with metrics. */
+    else if (instr_n_enter == 2 && instr_n_exit == 2 && instr_clock_use_tsc &&
+             instr_enter_tab[0].fn == instr_metrics_substrate.enter &&
+             instr_enter_tab[1].fn == instr_profile_enter &&
+             instr_exit_tab[1].fn == instr_profile_exit)
+        __atomic_store_n(&instr_fast, INSTR_FAST_METRICS, __ATOMIC_RELEASE);
 #ifdef INSTR_RT_HAVE_TRACE
     /* The trace alone with the TSC: hooks append its records directly (event.h). */
     else if (instr_n_enter == 1 && instr_n_exit == 1 && instr_clock_use_tsc &&

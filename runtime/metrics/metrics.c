@@ -28,6 +28,9 @@ typedef struct metrics_loc {
     uint64_t *values;
     void *threads[MAX_SOURCES];
     instr_location *loc;
+    instr_metric_reader reader;
+    instr_metric_getter *getters;
+    uint8_t batch[MAX_SOURCES]; /* read through ops->read on the cursor path */
 } metrics_loc;
 
 /* The trace's slot, when the trace takes metric records (trace/metric_events.c); else -1. */
@@ -208,6 +211,51 @@ static void read_all(metrics_loc *s, uint64_t t)
     }
 }
 
+void instr_metrics_read_batches(const instr_metric_reader *r, uint64_t *out, uint64_t t)
+{
+    metrics_loc *s = r->thread;
+    for (uint32_t i = 0; i < nsources; i++)
+        if (s->batch[i])
+            sources[i].ops->read(&sources[i], s->threads[i], out + sources[i].first, t);
+}
+
+/* The flat reader of a location: getters where a source has them, else its read. */
+static void reader_init(metrics_loc *s)
+{
+    instr_metric_reader *r = &s->reader;
+    r->thread = s;
+    r->all_uint64 = 1;
+    for (uint32_t i = 0; i < instr_metrics_nsync; i++)
+        if (instr_metrics_sync[i].value_type != INSTR_METRIC_UINT64)
+            r->all_uint64 = 0;
+    s->getters = calloc(instr_metrics_nsync + 1, sizeof *s->getters); /* NULL-terminated */
+    for (uint32_t i = 0; i < nsources; i++) {
+        const instr_metric_source *src = &sources[i];
+        if (!src->n || !s->threads[i])
+            continue;
+        if (src->ops->getters && s->getters) {
+            uint32_t k = src->ops->getters(&sources[i], s->threads[i], s->getters + r->ng);
+            for (uint32_t j = 0; j < k; j++)
+                s->getters[r->ng + j].index += src->first;
+            r->ng += k;
+        } else {
+            s->batch[i] = 1;
+            r->nbatch++;
+        }
+    }
+    r->g = s->getters;
+    r->flat = r->all_uint64 && r->nbatch == 0;
+}
+
+instr_metric_reader *instr_metrics_reader_of(instr_location *loc)
+{
+    int slot = instr_substrate_slot(&instr_metrics_substrate);
+    metrics_loc *s = slot >= 0 && loc ? loc->sub[slot] : NULL;
+    return s ? &s->reader : NULL;
+}
+
+int instr_metrics_reader_own(const instr_metric_reader *r) { return r->thread == tls_metrics; }
+
 /* On the location's own thread. */
 static void *location_begin(instr_location *loc)
 {
@@ -224,6 +272,7 @@ static void *location_begin(instr_location *loc)
         s->threads[i] = sources[i].ops->thread_begin ? sources[i].ops->thread_begin(&sources[i])
                                                      : NULL;
     read_all(s, 0);
+    reader_init(s);
     s->loc = loc;
 #ifdef INSTR_RT_HAVE_TRACE
     static int once;
@@ -253,7 +302,7 @@ static void on_event(void *data, uint32_t region, uint64_t t)
 #endif
 }
 
-const uint64_t *instr_metrics_values_of(instr_location *loc, uint32_t *n)
+uint64_t *instr_metrics_values_of(instr_location *loc, uint32_t *n)
 {
     int slot = instr_substrate_slot(&instr_metrics_substrate);
     metrics_loc *s = slot >= 0 && loc ? loc->sub[slot] : NULL;

@@ -30,6 +30,13 @@ typedef struct instr_metric {
     const char *source; /* "rusage", "perf", "papi" or the plugin's name */
 } instr_metric;
 
+/* One counter read by one call: a strictly synchronous plugin's (instr_metric_reader). */
+typedef struct instr_metric_getter {
+    uint64_t (*get)(int32_t id); /* the plugin's get_current_value */
+    int32_t id;                  /* the thread's counter */
+    uint32_t index;              /* in the values array */
+} instr_metric_getter;
+
 /* A source of metrics: its operations and its instance data. */
 typedef struct instr_metric_source instr_metric_source;
 typedef struct instr_metric_source_ops {
@@ -37,6 +44,10 @@ typedef struct instr_metric_source_ops {
     void *(*thread_begin)(instr_metric_source *src);
     /* Hot path: the thread's current values into out[0 .. src->n). t: now, in ticks. */
     void (*read)(instr_metric_source *src, void *thread, uint64_t *out, uint64_t t);
+    /* Optional: a source whose every value is one call of a getter lists them (at most
+     * src->n) into out and returns how many; the cursor path then calls them directly
+     * instead of read (a counter without a getter keeps its value 0). */
+    uint32_t (*getters)(instr_metric_source *src, void *thread, instr_metric_getter *out);
     /* Asynchronous metrics: hand their values to `put` (metric index among the run's
      * asynchronous metrics, time, value), at the end. NULL: none. */
     void (*collect)(instr_metric_source *src,
@@ -91,10 +102,40 @@ void instr_metrics_each_item(const char *list, void (*fn)(void *arg, const char 
 /* The substrate (first in the dispatch order, runtime/core/lifecycle.c). */
 extern const instr_substrate instr_metrics_substrate;
 
+/* A thread's metric readings, flat (the cursor path with metrics, event.h): the counters of
+ * strictly synchronous plugins are read by calling the plugin's getter directly, the other
+ * sources (rusage, perf, PAPI, synchronous plugins) through their read operation. */
+typedef struct instr_metric_reader {
+    const instr_metric_getter *g; /* ng getters, then one whose get is NULL */
+    uint32_t ng;
+    uint32_t nbatch;   /* sources read as a whole (instr_metrics_read_batches) */
+    void *thread;      /* the metrics substrate's per-thread data */
+    int all_uint64;    /* every metric is of type uint64: the profile's sums need no type */
+    int flat;          /* all_uint64 and every value from a getter (nbatch 0) */
+} instr_metric_reader;
+
+/* The sources read as a whole, into out (indices of the values array), at t (ticks). */
+void instr_metrics_read_batches(const instr_metric_reader *r, uint64_t *out, uint64_t t);
+
+/* Every synchronous metric's value now into out[0 .. instr_metrics_nsync). */
+static inline void instr_metrics_read(const instr_metric_reader *r, uint64_t *out, uint64_t t)
+{
+    const instr_metric_getter *g = r->g, *end = g + r->ng;
+    for (; g < end; g++)
+        out[g->index] = g->get(g->id);
+    if (__builtin_expect(r->nbatch != 0, 0))
+        instr_metrics_read_batches(r, out, t);
+}
+
+/* The reader of `loc` (made at its start, on its thread), or NULL when no metric is on. */
+instr_metric_reader *instr_metrics_reader_of(instr_location *loc);
+/* 1 when r is the calling thread's (only its own thread can read its counters). */
+int instr_metrics_reader_own(const instr_metric_reader *r);
+
 /* The values of the strictly synchronous and synchronous metrics of `loc` as last read (at
  * its latest enter or exit), and their count; NULL and 0 when no metric is on or the
  * location has none. */
-const uint64_t *instr_metrics_values_of(instr_location *loc, uint32_t *n);
+uint64_t *instr_metrics_values_of(instr_location *loc, uint32_t *n);
 /* The same for the calling thread (for substrates that receive events of their own
  * thread). */
 const uint64_t *instr_metrics_thread_values(uint32_t *n);

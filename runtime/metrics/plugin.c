@@ -67,6 +67,17 @@ static void read_strict(instr_metric_source *src, void *thread, uint64_t *out, u
             out[i] = c->info->get_current_value(t->id[i]);
 }
 
+static uint32_t getters(instr_metric_source *src, void *thread, instr_metric_getter *out)
+{
+    const plugin_ctx *c = src->ctx;
+    const plugin_thread *t = thread;
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < src->n; i++)
+        if (t->id[i] >= 0)
+            out[k++] = (instr_metric_getter){c->info->get_current_value, t->id[i], i};
+    return k;
+}
+
 static void read_optional(instr_metric_source *src, void *thread, uint64_t *out, uint64_t now)
 {
     const plugin_ctx *c = src->ctx;
@@ -114,8 +125,11 @@ static void finish(instr_metric_source *src)
     /* The object stays loaded: a thread the program did not join may still be inside it. */
 }
 
-static const instr_metric_source_ops strict_ops = {
-    .thread_begin = thread_begin, .read = read_strict, .collect = collect, .finish = finish};
+static const instr_metric_source_ops strict_ops = {.thread_begin = thread_begin,
+                                                   .read = read_strict,
+                                                   .getters = getters,
+                                                   .collect = collect,
+                                                   .finish = finish};
 static const instr_metric_source_ops optional_ops = {
     .thread_begin = thread_begin, .read = read_optional, .collect = collect, .finish = finish};
 static const instr_metric_source_ops async_ops = {.collect = collect, .finish = finish};
