@@ -30,7 +30,8 @@ typedef struct metrics_loc {
     instr_location *loc;
     instr_metric_reader reader;
     instr_metric_getter *getters;
-    uint8_t batch[MAX_SOURCES]; /* read through ops->read on the cursor path */
+    instr_metric_getmany *many;
+    uint8_t by_read[MAX_SOURCES]; /* read through ops->read on the cursor path */
 } metrics_loc;
 
 /* The trace's slot, when the trace takes metric records (trace/metric_events.c); else -1. */
@@ -211,15 +212,16 @@ static void read_all(metrics_loc *s, uint64_t t)
     }
 }
 
-void instr_metrics_read_batches(const instr_metric_reader *r, uint64_t *out, uint64_t t)
+void instr_metrics_read_sources(const instr_metric_reader *r, uint64_t *out, uint64_t t)
 {
     metrics_loc *s = r->thread;
     for (uint32_t i = 0; i < nsources; i++)
-        if (s->batch[i])
+        if (s->by_read[i])
             sources[i].ops->read(&sources[i], s->threads[i], out + sources[i].first, t);
 }
 
-/* The flat reader of a location: getters where a source has them, else its read. */
+/* The flat reader of a location: one call or getters where a source has them, else its
+ * read. */
 static void reader_init(metrics_loc *s)
 {
     instr_metric_reader *r = &s->reader;
@@ -229,22 +231,31 @@ static void reader_init(metrics_loc *s)
         if (instr_metrics_sync[i].value_type != INSTR_METRIC_UINT64)
             r->all_uint64 = 0;
     s->getters = calloc(instr_metrics_nsync + 1, sizeof *s->getters); /* NULL-terminated */
+    s->many = calloc(nsources ? nsources : 1, sizeof *s->many);
     for (uint32_t i = 0; i < nsources; i++) {
         const instr_metric_source *src = &sources[i];
         if (!src->n || !s->threads[i])
             continue;
-        if (src->ops->getters && s->getters) {
-            uint32_t k = src->ops->getters(&sources[i], s->threads[i], s->getters + r->ng);
-            for (uint32_t j = 0; j < k; j++)
-                s->getters[r->ng + j].index += src->first;
-            r->ng += k;
-        } else {
-            s->batch[i] = 1;
-            r->nbatch++;
+        if (!src->ops->getters || !s->getters || !s->many) {
+            s->by_read[i] = 1;
+            r->nread++;
+            continue;
         }
+        instr_metric_getmany many = {0};
+        uint32_t k = src->ops->getters(&sources[i], s->threads[i], s->getters + r->ng, &many);
+        if (many.get) {
+            many.first += src->first;
+            s->many[r->nmany++] = many;
+        }
+        for (uint32_t j = 0; j < k; j++)
+            s->getters[r->ng + j].index += src->first;
+        r->ng += k;
     }
-    r->g = s->getters;
-    r->flat = r->all_uint64 && r->nbatch == 0;
+    static const instr_metric_getter none = {0};
+    r->g = s->getters ? s->getters : &none;
+    r->many = s->many;
+    r->flat = r->all_uint64 && r->nread == 0;
+    r->one = r->nmany == 1 && r->ng == 0 ? r->many : NULL;
 }
 
 instr_metric_reader *instr_metrics_reader_of(instr_location *loc)

@@ -37,6 +37,14 @@ typedef struct instr_metric_getter {
     uint32_t index;              /* in the values array */
 } instr_metric_getter;
 
+/* All counters of one source read by one call: a plugin's get_current_values, into
+ * values[first .. first + n). */
+typedef struct instr_metric_getmany {
+    void (*get)(const int32_t *ids, uint32_t n, uint64_t *values);
+    const int32_t *ids;
+    uint32_t n, first;
+} instr_metric_getmany;
+
 /* A source of metrics: its operations and its instance data. */
 typedef struct instr_metric_source instr_metric_source;
 typedef struct instr_metric_source_ops {
@@ -44,10 +52,13 @@ typedef struct instr_metric_source_ops {
     void *(*thread_begin)(instr_metric_source *src);
     /* Hot path: the thread's current values into out[0 .. src->n). t: now, in ticks. */
     void (*read)(instr_metric_source *src, void *thread, uint64_t *out, uint64_t t);
-    /* Optional: a source whose every value is one call of a getter lists them (at most
-     * src->n) into out and returns how many; the cursor path then calls them directly
-     * instead of read (a counter without a getter keeps its value 0). */
-    uint32_t (*getters)(instr_metric_source *src, void *thread, instr_metric_getter *out);
+    /* Optional: a source whose values are calls of the plugin lists them, for the cursor
+     * path to call directly instead of read: either one call for all (fills *many, whose
+     * first is relative to the source, returns 0) or one getter per counter (at most src->n
+     * into out, indices relative to the source; returns how many; a counter without one
+     * keeps its value 0). */
+    uint32_t (*getters)(instr_metric_source *src, void *thread, instr_metric_getter *out,
+                        instr_metric_getmany *many);
     /* Asynchronous metrics: hand their values to `put` (metric index among the run's
      * asynchronous metrics, time, value), at the end. NULL: none. */
     void (*collect)(instr_metric_source *src,
@@ -106,25 +117,30 @@ extern const instr_substrate instr_metrics_substrate;
  * strictly synchronous plugins are read by calling the plugin's getter directly, the other
  * sources (rusage, perf, PAPI, synchronous plugins) through their read operation. */
 typedef struct instr_metric_reader {
-    const instr_metric_getter *g; /* ng getters, then one whose get is NULL */
+    const instr_metric_getmany *one;  /* the only call when that is all (else NULL) */
+    const instr_metric_getmany *many; /* nmany sources read by one call each */
+    uint32_t nmany;
     uint32_t ng;
-    uint32_t nbatch;   /* sources read as a whole (instr_metrics_read_batches) */
+    const instr_metric_getter *g; /* ng getters, then one whose get is NULL */
+    uint32_t nread;    /* sources read through their read operation (instr_metrics_read_sources) */
     void *thread;      /* the metrics substrate's per-thread data */
     int all_uint64;    /* every metric is of type uint64: the profile's sums need no type */
-    int flat;          /* all_uint64 and every value from a getter (nbatch 0) */
+    int flat;          /* all_uint64 and nread 0: the cursor path's own loops serve */
 } instr_metric_reader;
 
-/* The sources read as a whole, into out (indices of the values array), at t (ticks). */
-void instr_metrics_read_batches(const instr_metric_reader *r, uint64_t *out, uint64_t t);
+/* The sources read through their read operation, into out (indices of the values array), at
+ * t (ticks). */
+void instr_metrics_read_sources(const instr_metric_reader *r, uint64_t *out, uint64_t t);
 
 /* Every synchronous metric's value now into out[0 .. instr_metrics_nsync). */
 static inline void instr_metrics_read(const instr_metric_reader *r, uint64_t *out, uint64_t t)
 {
-    const instr_metric_getter *g = r->g, *end = g + r->ng;
-    for (; g < end; g++)
+    for (uint32_t i = 0; i < r->nmany; i++)
+        r->many[i].get(r->many[i].ids, r->many[i].n, out + r->many[i].first);
+    for (const instr_metric_getter *g = r->g; g->get; g++)
         out[g->index] = g->get(g->id);
-    if (__builtin_expect(r->nbatch != 0, 0))
-        instr_metrics_read_batches(r, out, t);
+    if (__builtin_expect(r->nread != 0, 0))
+        instr_metrics_read_sources(r, out, t);
 }
 
 /* The reader of `loc` (made at its start, on its thread), or NULL when no metric is on. */

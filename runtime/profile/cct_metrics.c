@@ -3,15 +3,19 @@
  * While the profile and the metrics substrate are the only substrates that want enter/exit,
  * the cursor stays the thread's only stack, as on the inline cursor path, and each event
  * costs one call here from the adapter's slow path: the cursor's steps, the clock, and the
- * metrics, read by calling each strictly synchronous plugin's getter directly (metrics.h,
- * instr_metric_reader): at enter into the node's enter words, at exit straight into the
- * visit's differences, sums, minimum and maximum (metric_sums.c has the node's layout).
+ * metrics, read by calling the plugins directly (metrics.h, instr_metric_reader): a plugin's
+ * get_current_values once for all its counters, or get_current_value per counter. At enter
+ * they go to the node's enter row (with one such plugin, its call is the last step); at
+ * exit to the thread's values, whose differences to the enter row are added to the node's
+ * sums, minimum and maximum (metric_sums.c has the node's rows). The clock is read before
+ * the metrics at enter and after them at exit: a region's time holds its own two readings.
+ *
  * Everything else (a new call path, unbalanced exits, longjmp, a signal handler inside a
  * slow path) takes the adapter's slow path, which ends in cct.c's slow paths, where the
- * metrics are read as well; so do sources without getters (rusage, perf, PAPI, synchronous
- * plugins) and metrics of other types than uint64, out of line.
+ * metrics are read as well; so do sources the plugins' calls do not serve (rusage, perf,
+ * PAPI, synchronous plugins) and metrics of other types than uint64, out of line here.
  *
- * Hot: no locks, no allocation, no system call (a plugin's getter must not make one either:
+ * Hot: no locks, no allocation, no system call (a plugin's getters must not make one either:
  * instr_metric_plugin.h). */
 #include "profile.h"
 #include "../core/clock.h"
@@ -22,16 +26,16 @@ enum {
     INCL = INSTR_PNODE_M_INCL,
     ENTER = INSTR_PNODE_M_ENTER,
     MIN = INSTR_PNODE_M_MIN,
-    MAX = INSTR_PNODE_M_MAX,
-    F = INSTR_PNODE_M_FIELDS
+    MAX = INSTR_PNODE_M_MAX
 };
 
-/* Sources without getters, or other types: through the values array. */
+/* Sources read through their read operation, or types other than uint64. */
 __attribute__((noinline, cold)) static void enter_read(instr_pstate *s, instr_pnode *n)
 {
-    instr_metrics_read(s->mread, s->mvals, instr_clock_tsc());
+    uint64_t t = instr_clock_tsc();
+    n->t_enter = t;
+    instr_metrics_read(s->mread, s->mvals, t);
     instr_pnode_metrics_enter(s, n);
-    n->t_enter = instr_clock_tsc();
 }
 
 __attribute__((noinline, cold)) static void exit_read(instr_pstate *s, instr_pnode *n)
@@ -41,21 +45,40 @@ __attribute__((noinline, cold)) static void exit_read(instr_pstate *s, instr_pno
     instr_cct_pop(s, n, instr_clock_tsc());
 }
 
-/* The first visit of a node: its minimum is the visit's difference, whatever it is. */
+/* The plugins' calls only (the reader is flat). Out of line, so that the usual case, one
+ * plugin that answers in one call, keeps few registers across its call. */
+__attribute__((noinline)) static void read_calls(const instr_metric_reader *r, uint64_t *out)
+{
+    for (const instr_metric_getmany *m = r->many, *end = m + r->nmany; m < end; m++)
+        m->get(m->ids, m->n, out + m->first);
+    for (const instr_metric_getter *g = r->g; g->get; g++)
+        out[g->index] = g->get(g->id);
+}
+
+static inline __attribute__((always_inline)) void read_flat(const instr_metric_reader *r,
+                                                            uint64_t *out)
+{
+    const instr_metric_getmany *one = r->one;
+    if (__builtin_expect(one != NULL, 1))
+        one->get(one->ids, one->n, out + one->first);
+    else
+        read_calls(r, out);
+}
+
+/* The first visit of a node: its least and greatest value are the visit's. */
 __attribute__((noinline, cold)) static void exit_first(instr_pstate *s, instr_pnode *n)
 {
+    read_flat(s->mread, s->mvals);
+    uint32_t nm = s->nm;
     uint64_t *m = n->m;
-    for (const instr_metric_getter *g = s->mread->g; g->get; g++) {
-        uint64_t *v = m + g->index * F;
-        uint64_t d = g->get(g->id) - v[ENTER];
-        v[INCL] += d;
-        v[MIN] = v[MAX] = d;
+    for (uint32_t i = 0; i < nm; i++) {
+        uint64_t d = s->mvals[i] - m[ENTER * nm + i];
+        m[INCL * nm + i] += d;
+        m[MIN * nm + i] = m[MAX * nm + i] = d;
     }
     instr_cct_pop(s, n, instr_clock_tsc());
 }
 
-/* The clock is read after the metrics at enter and at exit: a region's time holds one
- * reading of the metrics (its exit's), as a callee's holds one of its parent's. */
 static inline __attribute__((always_inline)) void enter_node(instr_pstate *s, instr_pnode *n)
 {
     const instr_metric_reader *r = s->mread;
@@ -63,10 +86,9 @@ static inline __attribute__((always_inline)) void enter_node(instr_pstate *s, in
         enter_read(s, n);
         return;
     }
-    uint64_t *m = n->m;
-    for (const instr_metric_getter *g = r->g; g->get; g++)
-        m[g->index * F + ENTER] = g->get(g->id);
     n->t_enter = instr_clock_tsc();
+    /* The last step: with one plugin that answers in one call, a jump to it. */
+    read_flat(r, n->m + ENTER * s->nm);
 }
 
 static inline __attribute__((always_inline)) void exit_node(instr_pstate *s, instr_pnode *n)
@@ -80,16 +102,18 @@ static inline __attribute__((always_inline)) void exit_node(instr_pstate *s, ins
         exit_first(s, n);
         return;
     }
-    uint64_t *m = n->m;
-    for (const instr_metric_getter *g = r->g; g->get; g++) {
-        uint64_t v = g->get(g->id);
-        uint64_t *w = m + g->index * F;
-        uint64_t d = v - w[ENTER];
-        w[INCL] += d;
-        if (d < w[MIN])
-            w[MIN] = d;
-        if (d > w[MAX])
-            w[MAX] = d;
+    read_flat(r, s->mvals);
+    uint32_t nm = s->nm;
+    const uint64_t *now = s->mvals;
+    uint64_t *incl = n->m, *enter = incl + ENTER * nm, *lo = incl + MIN * nm,
+             *hi = incl + MAX * nm;
+    for (uint32_t i = 0; i < nm; i++) {
+        uint64_t d = now[i] - enter[i];
+        incl[i] += d;
+        if (d < lo[i])
+            lo[i] = d;
+        if (d > hi[i])
+            hi[i] = d;
     }
     instr_cct_pop(s, n, instr_clock_tsc());
 }

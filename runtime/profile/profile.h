@@ -47,17 +47,17 @@ void instr_profile_fork_child(void *data, uint64_t t);
 /* metric_sums.c: the metric values of a node (instr_pnode.m), from the location's current
  * values (instr_pstate.mvals: refreshed by the metrics substrate before the profile sees an
  * event on the generic path, read by cct.c's slow paths on the cursor path with metrics).
- * Per metric i, four words at m + i * INSTR_PNODE_M_FIELDS. */
+ * Four rows of nm values: row k at m + k * nm. */
 enum {
     INSTR_PNODE_M_INCL = 0, /* inclusive sum over the visits */
     INSTR_PNODE_M_ENTER,    /* the value at the open visit's enter */
     INSTR_PNODE_M_MIN,      /* least and greatest inclusive value of one visit */
     INSTR_PNODE_M_MAX,
-    INSTR_PNODE_M_FIELDS
+    INSTR_PNODE_M_ROWS
 };
 static inline size_t instr_pnode_metrics_size(uint32_t nm)
 {
-    return INSTR_PNODE_M_FIELDS * (size_t)nm * sizeof(uint64_t);
+    return INSTR_PNODE_M_ROWS * (size_t)nm * sizeof(uint64_t);
 }
 void instr_pnode_metrics_init(instr_pnode *n, uint64_t *m, uint32_t nm);
 /* At the node's enter: remembers the values. */

@@ -205,7 +205,7 @@ def case_bad_plugins():
     out, mine, exp = run("calls", [0], env)
     expect(out == "sink=6\n", "stdout %r" % out)
     line(mine, "INSTR_METRIC_PLUGINS=bad_no_entry", "no entry point")
-    line(mine, "INSTR_METRIC_PLUGINS=bad_version", "version 99", "version 1")
+    line(mine, "INSTR_METRIC_PLUGINS=bad_version", "version 99", "versions 1 to 2")
     line(mine, "INSTR_METRIC_PLUGINS=bad_init", "failed to initialise", "-7")
     line(mine, "INSTR_METRIC_PLUGINS=bad_no_callback", "get_current_value")
     prof = P.load(exp)
@@ -225,6 +225,33 @@ def case_plugin_not_found():
          "INSTR_PLUGIN_PATH")
     line(mine, "INSTR_METRIC_PLUGINS", "'../count'", "not a plugin name")
     expect(metrics_of(P.load(exp)) == ["events"], "count still loaded")
+
+
+def case_plugin_v1():
+    """A plugin built for interface version 1 (one get_current_value per counter) gives the
+    same exact values as the count example, alone and next to it (version 2, one
+    get_current_values call per event): the cursor path with metrics through its getters,
+    through the plugin's one call, and through both."""
+    base = {"INSTR_PLUGIN_PATH": A.bad_plugins + ":" + A.plugins, "INSTR_VERBOSE": "1"}
+    for plugins in ("v1", "v1,count", "count"):
+        env = dict(base, INSTR_METRIC_PLUGINS=plugins, INSTR_METRIC_COUNT="events")
+        out, mine, exp = run("calls", [2], env, name="v1_" + plugins.replace(",", "_"))
+        expect(out == "sink=18\n", "stdout %r" % out)
+        expect(not any("left out" in l for l in mine), "%s: %r" % (plugins, mine))
+        prof = P.load(exp)
+        names = [{"v1": "v1_events", "count": "events"}[p] for p in plugins.split(",")]
+        expect(metrics_of(prof) == names, "%s: metrics %r" % (plugins, metrics_of(prof)))
+        for name in names:
+            for path, per_visit, visits in (("main", 19, 1), ("main/a", 5, 3),
+                                            ("main/a/b", 1, 6), ("worker", 19, 2),
+                                            ("worker/a", 5, 6)):
+                n = node(prof, path)
+                i = metrics_of(prof).index(name)
+                m = n["metrics"]
+                expect(n["visits"] == visits and m["inclusive"][i] == per_visit * visits and
+                       m["min_inclusive"][i] == per_visit == m["max_inclusive"][i],
+                       "%s: %s %s: visits %d, %r" % (plugins, name, path, n["visits"], m))
+        exclusive_consistent(prof)
 
 
 def case_no_metric_no_cost_path():
