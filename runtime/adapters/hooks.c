@@ -157,17 +157,9 @@ __attribute__((noinline, cold)) static void enter_miss(uintptr_t region, uintptr
     instr_event_enter_generic((uint32_t)region, sp);
 }
 
-__attribute__((noinline, cold)) static void enter_slow(struct instr_region *d, uint32_t h,
-                                                       uintptr_t sp)
+__attribute__((noinline, cold)) static void enter_other(struct instr_region *d,
+                                                        uint32_t h, uintptr_t sp)
 {
-    /* The cursor path with metrics (event.h): one call, the generic path on a miss. Here,
-     * not in __instr_enter, where gcc would compute the stack address before the cursor
-     * path's flag test (one instruction more on the path without metrics). */
-    if (__atomic_load_n(&instr_fast, __ATOMIC_RELAXED) == INSTR_FAST_METRICS &&
-        h != INSTR_HANDLE_UNREGISTERED && h != INSTR_HANDLE_EXCLUDED) {
-        instr_cct_metrics_enter_region(h, sp, enter_miss);
-        return;
-    }
     if (h == INSTR_HANDLE_UNREGISTERED) {
         h = register_region(d);
         if (h == INSTR_HANDLE_UNREGISTERED)
@@ -175,6 +167,20 @@ __attribute__((noinline, cold)) static void enter_slow(struct instr_region *d, u
     }
     if (h != INSTR_HANDLE_EXCLUDED)
         instr_event_enter_generic(h, sp);
+}
+
+/* Past the cursor path. The cursor path with metrics (event.h): one call, the generic path
+ * on a miss. Here, not in __instr_enter, where gcc would compute the stack address before
+ * the cursor path's flag test (one instruction more on the path without metrics); and
+ * without a frame of its own: both ways out are jumps. */
+__attribute__((noinline, cold)) static void enter_slow(struct instr_region *d, uint32_t h,
+                                                       uintptr_t sp)
+{
+    if (__atomic_load_n(&instr_fast, __ATOMIC_RELAXED) == INSTR_FAST_METRICS &&
+        h != INSTR_HANDLE_UNREGISTERED && h != INSTR_HANDLE_EXCLUDED)
+        instr_cct_metrics_enter_region(h, sp, enter_miss);
+    else
+        enter_other(d, h, sp);
 }
 
 /* Fast path: the handle goes straight to the cursor, whose nodes never carry

@@ -254,7 +254,9 @@ def case_plugin_v1():
         exclusive_consistent(prof)
 
 
-def case_no_metric_no_cost_path():
+def case_no_metric_no_output():
+    """Without metrics nothing says or writes any. (That they cost nothing then is
+    perf.profile_instructions' part: callgrind's count of the hooks without metrics.)"""
     _, mine, exp = run("calls", [0], {"INSTR_VERBOSE": "1"})
     expect(not any(l.startswith("instr: metric") or "substrate metrics" in l for l in mine),
            "a metrics line without metrics: %r" % mine)
