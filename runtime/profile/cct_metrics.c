@@ -6,8 +6,8 @@
  * metrics, read by calling the plugins directly (metrics.h, instr_metric_reader): a plugin's
  * get_current_values once for all its counters, or get_current_value per counter. At enter
  * they go to the node's enter row (with one such plugin, its call is the last step); at
- * exit to the thread's values, whose differences to the enter row are added to the node's
- * sums, minimum and maximum (metric_sums.c has the node's rows). The clock is read before
+ * exit to its exit row, whose differences to the enter row are added to the node's sums,
+ * minimum and maximum (metric_sums.c has the node's rows). The clock is read before
  * the metrics at enter and after them at exit: a region's time holds its own two readings.
  *
  * Everything else (a new call path, unbalanced exits, longjmp, a signal handler inside a
@@ -26,7 +26,8 @@ enum {
     INCL = INSTR_PNODE_M_INCL,
     ENTER = INSTR_PNODE_M_ENTER,
     MIN = INSTR_PNODE_M_MIN,
-    MAX = INSTR_PNODE_M_MAX
+    MAX = INSTR_PNODE_M_MAX,
+    EXIT = INSTR_PNODE_M_EXIT
 };
 
 /* Sources read through their read operation, or types other than uint64. */
@@ -102,19 +103,18 @@ static inline __attribute__((always_inline)) void exit_node(instr_pstate *s, ins
         exit_first(s, n);
         return;
     }
-    read_flat(r, s->mvals);
-    uint32_t nm = s->nm;
-    const uint64_t *now = s->mvals;
-    uint64_t *incl = n->m, *enter = incl + ENTER * nm, *lo = incl + MIN * nm,
-             *hi = incl + MAX * nm;
-    for (uint32_t i = 0; i < nm; i++) {
-        uint64_t d = now[i] - enter[i];
-        incl[i] += d;
-        if (d < lo[i])
-            lo[i] = d;
-        if (d > hi[i])
-            hi[i] = d;
-    }
+    size_t nm = s->nm; /* at least 1 (s->mread is set) */
+    read_flat(r, n->m + EXIT * nm);
+    /* One pointer walks all rows of the node. */
+    uint64_t *v = n->m, *end = v + nm;
+    do {
+        uint64_t d = v[EXIT * nm] - v[ENTER * nm];
+        v[INCL * nm] += d;
+        if (d < v[MIN * nm])
+            v[MIN * nm] = d;
+        if (d > v[MAX * nm])
+            v[MAX * nm] = d;
+    } while (++v < end);
     instr_cct_pop(s, n, instr_clock_tsc());
 }
 

@@ -1,8 +1,8 @@
 /* metric_sums.c — the metric values of a call-path node (docs/metrics.md, "profile").
  *
- * A node's m holds four rows of nm values (INSTR_PNODE_M_*): the inclusive sums over its
- * visits, the values at the open visit's enter, and the least and greatest inclusive value of
- * one visit. The enter row is whole, so that a plugin's get_current_values can fill it in
+ * A node's m holds rows of nm values (INSTR_PNODE_M_*): the inclusive sums over its visits,
+ * the values at the open visit's enter, the least and greatest inclusive value of one visit,
+ * and room for the values at its exit (the cursor path with metrics reads them there). The enter row is whole, so that a plugin's get_current_values can fill it in
  * one call on the cursor path with metrics (cct_metrics.c). Exclusive sums are derived when
  * the profile is written (inclusive less the children's inclusive), so an event adds nothing
  * for them. */

@@ -47,12 +47,14 @@ void instr_profile_fork_child(void *data, uint64_t t);
 /* metric_sums.c: the metric values of a node (instr_pnode.m), from the location's current
  * values (instr_pstate.mvals: refreshed by the metrics substrate before the profile sees an
  * event on the generic path, read by cct.c's slow paths on the cursor path with metrics).
- * Four rows of nm values: row k at m + k * nm. */
+ * Rows of nm values: row k at m + k * nm. */
 enum {
     INSTR_PNODE_M_INCL = 0, /* inclusive sum over the visits */
     INSTR_PNODE_M_ENTER,    /* the value at the open visit's enter */
     INSTR_PNODE_M_MIN,      /* least and greatest inclusive value of one visit */
     INSTR_PNODE_M_MAX,
+    INSTR_PNODE_M_EXIT,     /* the values at the visit's exit, while it is being closed
+                             * (cct_metrics.c: beside the others, so that one index serves) */
     INSTR_PNODE_M_ROWS
 };
 static inline size_t instr_pnode_metrics_size(uint32_t nm)
