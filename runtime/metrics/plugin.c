@@ -28,7 +28,7 @@ typedef struct plugin_ctx {
     int32_t *async_id; /* asynchronous: the counter of each metric */
     uint32_t n;
     uint64_t delta_ticks; /* INSTR_METRIC_SYNC */
-    int ended;
+    int started, ended;   /* synchronize called at the start, at the end */
 } plugin_ctx;
 
 /* Per thread: the counters of this thread (strictly synchronous and synchronous). */
@@ -58,6 +58,10 @@ static void *thread_begin(instr_metric_source *src)
                        "(add_counter returned %d); its values stay 0 there",
                        c->name, c->metric[i], (int)gettid(), (int)t->id[i]);
     }
+    /* The start's synchronize, after the counters of the first thread were added (the
+     * header's promise): once, whichever thread comes first. */
+    if (c->info.synchronize && !__atomic_exchange_n(&c->started, 1, __ATOMIC_ACQ_REL))
+        c->info.synchronize(1, 0);
     return t;
 }
 
@@ -368,8 +372,12 @@ static void load_one(void *arg, const char *name)
                                              : &async_ops;
     if (instr_metrics_source_end(ops, c) != 0)
         return;
-    if (info->synchronize)
+    /* Asynchronous plugins' counters are added by now; the synchronous ones' are added per
+     * thread, and the start's synchronize follows the first thread's (thread_begin). */
+    if (info->synchronize && ops == &async_ops) {
+        c->started = 1;
         info->synchronize(1, 0);
+    }
     instr_info(1, "%s=%s: %u metric%s from %s", var, name, n, n == 1 ? "" : "s", spec_var);
 }
 

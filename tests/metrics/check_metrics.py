@@ -252,6 +252,12 @@ def case_plugin_v1():
                        m["min_inclusive"][i] == per_visit == m["max_inclusive"][i],
                        "%s: %s %s: visits %d, %r" % (plugins, name, path, n["visits"], m))
         exclusive_consistent(prof)
+        if "v1" in plugins:
+            # The header's promises: synchronize(start) after add_counter, finalize at the end.
+            files = os.listdir(os.path.dirname(exp))
+            expect("v1_synchronize_start" in files and "v1_finalize" in files and
+                   "v1_synchronize_start_early" not in files,
+                   "%s: the plugin's calls left %r" % (plugins, sorted(files)))
 
 
 def case_no_metric_no_output():
@@ -306,6 +312,35 @@ def case_trace_sync():
             last = v
     prof = P.load(exp)
     expect(value(prof, "main", "events") == 19, "the profile of a traced run")
+
+
+def case_trace_units():
+    """A metric's unit, base and exponent and its mode reach the trace's definitions; an
+    absolute metric (a reading) is in the trace, each event's value the plugin's, and left
+    out of the profile with one line saying so."""
+    env = {"INSTR_PLUGIN_PATH": A.bad_plugins, "INSTR_METRIC_PLUGINS": "v1",
+           "INSTR_METRIC_V1": "v1_events,v1_level", "INSTR_ENABLE_TRACING": "1"}
+    _, mine, exp = run("calls", [0], env)
+    line(mine, "metric v1_level (v1) gives absolute values", "trace only")
+    import otf2check as T
+    p = subprocess.run([T.OTF2_PRINT, "-G", os.path.join(exp, "traces.otf2")],
+                       capture_output=True, timeout=60)
+    defs = p.stdout.decode()
+    for name, mode, base, exponent, unit in (("v1_events", "ACCUMULATED_START", "DECIMAL", 0, "#"),
+                                             ("v1_level", "ABSOLUTE_POINT", "BINARY", 10, "B")):
+        expect(re.search(r'^METRIC_MEMBER .*Name: "%s" .*Mode: %s, Value Type: UINT64, '
+                         r'Base: %s, Exponent: %d, Unit: "%s"' % (name, mode, base, exponent,
+                                                                  re.escape(unit)), defs, re.M),
+               "definition of %s:\n%s" % (name, "\n".join(l for l in defs.splitlines()
+                                                          if "METRIC" in l)))
+    _, evs = trace_events(exp)
+    levels = [int(m.group(1)) for _, k, _, d in evs if k == "METRIC"
+              for m in [re.search(r'\("v1_level" <\d+>; UINT64; (\d+)\)', d)] if m]
+    expect(len(levels) == 2 * 10 and all(b == a + 1 for a, b in zip(levels, levels[1:])),
+           "v1_level readings %r" % levels)
+    prof = P.load(exp)
+    expect(metrics_of(prof) == ["v1_events"], "profile metrics %r" % metrics_of(prof))
+    expect(value(prof, "main", "v1_events") == 19, "v1_events of main")
 
 
 def case_trace_async():
