@@ -114,6 +114,15 @@ def case_perf_software():
     ru = (value(prof, "main", "ru_utime") + value(prof, "main", "ru_stime")) * 1000
     expect(abs(tc - ru) <= 0.1 * ru + 8e6,
            "task-clock of main %d ns, getrusage CPU time %d ns" % (tc, ru))
+    # The issue's acceptance, task-clock of main within 10 % of main's time, holds where the
+    # thread had a CPU for (nearly) all of that time; on a machine busy with other work it
+    # had less, which getrusage shows, and the comparison above is the one that applies.
+    if ru >= 0.95 * wall:
+        expect(abs(tc - wall) <= 0.1 * wall,
+               "task-clock of main %d ns, its time %d ns" % (tc, wall))
+    else:
+        print("note: main ran on a CPU for %.0f %% of its time (a busy machine): task-clock "
+              "compared with its CPU time only" % (100.0 * ru / wall))
     exclusive_consistent(prof)
 
 
@@ -129,6 +138,23 @@ def case_hardware_or_message():
     else:
         expect(metrics_of(prof) == ["instructions", "page-faults"], "%r" % metrics_of(prof))
         expect(value(prof, "main/spin", "instructions") > 1000, "instructions of spin()")
+
+
+def case_hardware_unavailable():
+    """The machine refuses hardware events (a test double of perf_event_open, LD_PRELOAD):
+    one line per event names the variable, the event and why, and the software event asked
+    for with them is recorded."""
+    env = {"INSTR_METRIC_PERF": "instructions,page-faults,cycles",
+           "LD_PRELOAD": os.path.join(A.bad_plugins, "libno_hw_counters.so")}
+    out, mine, exp = run("touch_pages", [100, 10], env)
+    expect(out == "touched 100 pages\n", "stdout %r" % out)
+    for ev in ("instructions", "cycles"):
+        said = [l for l in mine if "INSTR_METRIC_PERF: event %s is not available" % ev in l]
+        expect(len(said) == 1 and "this machine does not expose it" in said[0] and
+               "goes on" in said[0], "%s: %r" % (ev, mine))
+    prof = P.load(exp)
+    expect(metrics_of(prof) == ["page-faults"], "metrics %r" % metrics_of(prof))
+    expect(value(prof, "main/touch", "page-faults") >= 100, "page-faults of touch()")
 
 
 def count_env(spec=None, extra=None):
