@@ -306,10 +306,18 @@ static void on_event(void *data, uint32_t region, uint64_t t)
 #ifdef INSTR_RT_HAVE_TRACE
     int slot = __atomic_load_n(&trace_slot, __ATOMIC_RELAXED);
     struct instr_tloc *tl = slot >= 0 ? s->loc->sub[slot] : NULL;
-    if (tl)
-        for (uint32_t i = 0; i < instr_metrics_nsync; i++)
-            instr_trace_put(tl, (uint32_t)INSTR_TREC_METRIC << INSTR_TREC_KIND_SHIFT | i,
-                            s->values[i]);
+    if (!tl)
+        return;
+    /* A synchronous plugin's values only where it was asked (trace/metric_events.c). */
+    for (uint32_t i = 0; i < nsources; i++) {
+        instr_metric_source *src = &sources[i];
+        if (!src->n || (src->ops->fresh && (!s->threads[i] ||
+                                            !src->ops->fresh(src, s->threads[i], t))))
+            continue;
+        for (uint32_t k = src->first; k < src->first + src->n; k++)
+            instr_trace_put(tl, (uint32_t)INSTR_TREC_METRIC << INSTR_TREC_KIND_SHIFT | k,
+                            s->values[k]);
+    }
 #endif
 }
 

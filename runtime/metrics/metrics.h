@@ -59,6 +59,9 @@ typedef struct instr_metric_source_ops {
      * keeps its value 0). */
     uint32_t (*getters)(instr_metric_source *src, void *thread, instr_metric_getter *out,
                         instr_metric_getmany *many);
+    /* Optional (synchronous plugins): 1 when the read at time t brought values (the plugin
+     * was asked), 0 when its minimum interval had not passed. NULL: every read does. */
+    int (*fresh)(instr_metric_source *src, void *thread, uint64_t t);
     /* Asynchronous metrics: hand their values to `put` (metric index among the run's
      * asynchronous metrics, time, value), at the end. NULL: none. */
     void (*collect)(instr_metric_source *src,

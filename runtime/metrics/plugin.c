@@ -113,6 +113,13 @@ static void read_optional(instr_metric_source *src, void *thread, uint64_t *out,
     }
 }
 
+static int fresh_optional(instr_metric_source *src, void *thread, uint64_t now)
+{
+    (void)src;
+    const plugin_thread *t = thread;
+    return t->asked && t->last_asked == now;
+}
+
 static void end_sync(plugin_ctx *c)
 {
     if (!c->ended && c->info.synchronize)
@@ -150,8 +157,11 @@ static const instr_metric_source_ops strict_ops = {.thread_begin = thread_begin,
                                                    .getters = getters,
                                                    .collect = collect,
                                                    .finish = finish};
-static const instr_metric_source_ops optional_ops = {
-    .thread_begin = thread_begin, .read = read_optional, .collect = collect, .finish = finish};
+static const instr_metric_source_ops optional_ops = {.thread_begin = thread_begin,
+                                                     .read = read_optional,
+                                                     .fresh = fresh_optional,
+                                                     .collect = collect,
+                                                     .finish = finish};
 static const instr_metric_source_ops async_ops = {.collect = collect, .finish = finish};
 
 /* The dlopen handle of libinstr_metric_<name>.so, or NULL after a message. */

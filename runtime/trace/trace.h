@@ -40,7 +40,8 @@ typedef struct instr_tloc {
     uint32_t nopen, capopen;
     uint64_t repaired;      /* records left out or added to keep the trace nested */
     OTF2_MetricValue *mpend; /* metric values for the next Enter/Leave (metric_events.c) */
-    uint32_t mpend_n;
+    uint8_t *mset;           /* which of them came since the last Enter/Leave */
+    uint32_t mpend_n;        /* how many came */
 
     OTF2_EvtWriter *writer; /* NULL: no writer (yet, or anymore) */
     uint64_t last;          /* last timestamp written: records never go back in time */

@@ -369,6 +369,39 @@ def case_trace_units():
     expect(value(prof, "main", "v1_events") == 19, "v1_events of main")
 
 
+def case_trace_synchronous():
+    """A synchronous plugin (asked at most once per 50 ms per thread) has a class of its own,
+    SYNCHRONOUS, next to the strictly synchronous class, and Metric events of that class only
+    at the events where it was asked: fewer than the Enters and Leaves, each a new value."""
+    env = {"INSTR_PLUGIN_PATH": A.bad_plugins + ":" + A.plugins,
+           "INSTR_METRIC_PLUGINS": "every,count", "INSTR_METRIC_COUNT": "events",
+           "INSTR_ENABLE_TRACING": "1"}
+    _, mine, exp = run("touch_pages", [10, 300], env)
+    import otf2check as T
+    p = subprocess.run([T.OTF2_PRINT, "-G", os.path.join(exp, "traces.otf2")],
+                       capture_output=True, timeout=60)
+    defs = p.stdout.decode()
+    classes = re.findall(r'^METRIC_CLASS\s+(\d+)\s+Occurrence: (\w+), .*Members?: (.*)$', defs,
+                         re.M)
+    expect(sorted((int(c), o, "asked" in m, "events" in m) for c, o, m in classes) ==
+           [(0, "SYNCHRONOUS_STRICT", False, True), (1, "SYNCHRONOUS", True, False)],
+           "classes %r" % classes)
+    _, evs = trace_events(exp)
+    regions = [e for e in evs if e[1] in ("ENTER", "LEAVE")]
+    asked = [int(m.group(1)) for _, k, _, d in evs if k == "METRIC"
+             for m in [re.search(r'^Metric: 1, 1 Values?: \("asked" <\d+>; UINT64; (\d+)\)',
+                                 d)] if m]
+    strict = [d for _, k, _, d in evs if k == "METRIC" and d.startswith("Metric: 0,")]
+    expect(len(strict) == len(regions) == 6, "%d strict metric events, %d enters and leaves"
+           % (len(strict), len(regions)))
+    # Asked at main's enter, and again at spin's exit 300 ms later at the least.
+    expect(2 <= len(asked) < len(regions) and
+           all(b == a + 1 for a, b in zip(asked, asked[1:])),
+           "values of the synchronous class %r" % asked)
+    prof = P.load(exp)
+    expect(value(prof, "main/spin", "asked") >= 1, "asked during spin()")
+
+
 def case_trace_async():
     env = {"INSTR_PLUGIN_PATH": A.plugins, "INSTR_METRIC_PLUGINS": "meminfo",
            "INSTR_METRIC_MEMINFO": "MemFree,MemAvail*", "INSTR_ENABLE_TRACING": "1"}
