@@ -157,6 +157,23 @@ def case_hardware_unavailable():
     expect(value(prof, "main/touch", "page-faults") >= 100, "page-faults of touch()")
 
 
+def case_hardware_multiplexed():
+    """A group of hardware events the CPU counted only a quarter of the time (a test double
+    of perf_event_open and read, LD_PRELOAD): one line at the end names the variable, the
+    group and the share; the clocks' group beside it is not named."""
+    env = {"INSTR_METRIC_PERF": "instructions,cycles,page-faults,task-clock",
+           "LD_PRELOAD": os.path.join(A.bad_plugins, "libfew_hw_counters.so")}
+    out, mine, exp = run("touch_pages", [100, 10], env)
+    expect(out == "touched 100 pages\n", "stdout %r" % out)
+    line(mine, "INSTR_METRIC_PERF", "group instructions,cycles,page-faults",
+         "counted only 25.0 % of the time", "not scaled")
+    expect(not any("task-clock" in l for l in mine), "the clocks' group named: %r" % mine)
+    prof = P.load(exp)
+    expect(metrics_of(prof) == ["instructions", "cycles", "page-faults", "task-clock"],
+           "metrics %r" % metrics_of(prof))
+    expect(value(prof, "main", "task-clock") > 0, "task-clock of main")
+
+
 def count_env(spec=None, extra=None):
     env = {"INSTR_PLUGIN_PATH": A.plugins, "INSTR_METRIC_PLUGINS": "count"}
     if spec is not None:
