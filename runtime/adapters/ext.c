@@ -122,6 +122,16 @@ INSTR_EXT_EXPORT int instr_ext_trace_job_open(const char *jobdir, int rank, int 
 
 INSTR_EXT_EXPORT void instr_ext_trace_job_abandon(void) { instr_trace_job_abandon(); }
 
+INSTR_EXT_EXPORT uint64_t instr_ext_trace_metrics_signature(void)
+{
+    return instr_trace_metrics_signature();
+}
+
+INSTR_EXT_EXPORT void instr_ext_trace_metrics_agreed(int agreed)
+{
+    instr_trace_metrics_job(agreed);
+}
+
 INSTR_EXT_EXPORT uint32_t instr_ext_trace_comm(uint32_t leader, uint32_t seq, const char *name,
                                                uint32_t nmembers, const uint32_t *members)
 {
@@ -190,6 +200,8 @@ INSTR_EXT_EXPORT int instr_ext_trace_job_open(const char *jobdir, int rank, int 
     return -1;
 }
 INSTR_EXT_EXPORT void instr_ext_trace_job_abandon(void) {}
+INSTR_EXT_EXPORT uint64_t instr_ext_trace_metrics_signature(void) { return 0; }
+INSTR_EXT_EXPORT void instr_ext_trace_metrics_agreed(int agreed) { (void)agreed; }
 INSTR_EXT_EXPORT uint32_t instr_ext_trace_comm(uint32_t leader, uint32_t seq, const char *name,
                                                uint32_t nmembers, const uint32_t *members)
 {

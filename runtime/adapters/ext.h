@@ -71,6 +71,10 @@ INSTR_EXT_EXPORT int instr_ext_trace_job_open(const char *jobdir, int rank, int 
                                               void *arg);
 /* When some rank failed instr_ext_trace_job_open: nobody traces. */
 INSTR_EXT_EXPORT void instr_ext_trace_job_abandon(void);
+/* Metrics in the job's trace: this process's metric set as a number (0: none), which every
+ * rank must have alike; and, before instr_ext_trace_job_open, whether they all have it. */
+INSTR_EXT_EXPORT uint64_t instr_ext_trace_metrics_signature(void);
+INSTR_EXT_EXPORT void instr_ext_trace_metrics_agreed(int agreed);
 /* A communicator's local ref (see trace.h: instr_trace_comm_add); UINT32_MAX: none. */
 INSTR_EXT_EXPORT uint32_t instr_ext_trace_comm(uint32_t leader, uint32_t seq, const char *name,
                                                uint32_t nmembers, const uint32_t *members);

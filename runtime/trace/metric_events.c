@@ -14,8 +14,13 @@
  * group: one Metric event per value, at its own time, so every stream stays in time order.
  *
  * Definitions: one MetricMember per metric; the synchronous classes above, then one class
- * per asynchronous metric. Not in an MPI job's trace yet (its
- * definitions are unified across ranks, job.c): there the metrics are in the profile only. */
+ * per asynchronous metric.
+ *
+ * An MPI job: the ranks compare their synchronous metric sets at MPI_Init (before the job's
+ * archive opens and any record is converted); when they are the same, rank 0 writes the
+ * definitions for all (job.c) and every location's Metric events use those refs; when not,
+ * the job's trace has no metrics (one line says so; the profiles have them). Asynchronous
+ * metrics are not in a job's trace yet. */
 #include "trace.h"
 #include "../core/config.h"
 #include "../core/log.h"
@@ -84,7 +89,48 @@ static uint32_t sync_classes(void)
  * references dense, in order). */
 static OTF2_MetricRef async_class(uint32_t k) { return sync_classes() + k; }
 
-int instr_trace_metrics_wanted(void) { return !instr_trace_job_pending && nsync_traced() > 0; }
+/* An MPI job (instr_trace_job_pending): -1 until the ranks compared their metric sets at
+ * MPI_Init, then 1 when they are the same, 0 when not (the records are dropped). */
+static int job_agreed = -1;
+
+/* In an MPI job too: its records wait with the events until MPI_Init said whether the ranks
+ * agree. */
+int instr_trace_metrics_wanted(void) { return nsync_traced() > 0; }
+
+static uint64_t mix(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *c = p;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ c[i]) * 0x100000001b3ull; /* FNV-1a */
+    return h;
+}
+
+uint64_t instr_trace_metrics_signature(void)
+{
+    uint32_t n = nsync_traced();
+    if (!n)
+        return 0;
+    uint64_t h = mix(0xcbf29ce484222325ull, &n, sizeof n);
+    for (uint32_t i = 0; i < n; i++) {
+        const instr_metric *m = &instr_metrics_sync[i];
+        const char *text[] = {m->name, m->unit, m->description, m->source};
+        for (int k = 0; k < 4; k++)
+            h = mix(h, text[k], strlen(text[k]) + 1);
+        uint32_t num[] = {m->base, (uint32_t)m->exponent, m->value_type, m->mode,
+                          m->semantics, m->synchronicity};
+        h = mix(h, num, sizeof num);
+    }
+    return h ? h : 1;
+}
+
+void instr_trace_metrics_job(int agreed) { __atomic_store_n(&job_agreed, agreed, __ATOMIC_RELEASE); }
+
+/* Whether this process's trace takes Metric events and their definitions: always outside a
+ * job; in a job, when the ranks agreed. */
+static int traced(void)
+{
+    return !instr_trace_job_pending || __atomic_load_n(&job_agreed, __ATOMIC_ACQUIRE) == 1;
+}
 
 static OTF2_Type otf2_type(uint32_t value_type)
 {
@@ -109,6 +155,8 @@ static OTF2_MetricMode otf2_mode(const instr_metric *m)
 void instr_trace_metric_record(instr_tloc *s, uint32_t index, uint64_t value)
 {
     uint32_t n = nsync_traced();
+    if (!traced())
+        return;
     if (!s->mpend) {
         if (!n || !(s->mpend = calloc(n, sizeof *s->mpend)) ||
             !(s->mset = calloc(n, sizeof *s->mset))) {
@@ -193,11 +241,14 @@ int instr_trace_metric_async_local_defs(OTF2_Archive *a)
 
 OTF2_ErrorCode instr_trace_metric_defs(OTF2_GlobalDefWriter *w, instr_strtab *st)
 {
-    if (instr_trace_job_pending)
+    if (!traced())
         return OTF2_SUCCESS;
+    /* An MPI job's trace has the synchronous metrics only (the asynchronous values' location
+     * is not among the job's locations yet). */
+    uint32_t nasync = instr_trace_job_pending ? 0 : instr_metrics_nasync;
     OTF2_ErrorCode rc = OTF2_SUCCESS;
     uint32_t nsync = nsync_traced();
-    for (uint32_t k = 0; k < nsync + instr_metrics_nasync && rc == OTF2_SUCCESS; k++) {
+    for (uint32_t k = 0; k < nsync + nasync && rc == OTF2_SUCCESS; k++) {
         const instr_metric *m = k < nsync ? &instr_metrics_sync[k]
                                           : &instr_metrics_async[k - nsync];
         rc = OTF2_GlobalDefWriter_WriteMetricMember(
@@ -216,7 +267,7 @@ OTF2_ErrorCode instr_trace_metric_defs(OTF2_GlobalDefWriter *w, instr_strtab *st
                                                    classes[c].occurrence,
                                                    OTF2_RECORDER_KIND_CPU);
     }
-    for (uint32_t k = 0; k < instr_metrics_nasync && rc == OTF2_SUCCESS; k++) {
+    for (uint32_t k = 0; k < nasync && rc == OTF2_SUCCESS; k++) {
         OTF2_MetricMemberRef member = nsync + k;
         rc = OTF2_GlobalDefWriter_WriteMetricClass(w, async_class(k), 1, &member,
                                                    OTF2_METRIC_ASYNCHRONOUS,

@@ -176,6 +176,10 @@ OTF2_RegionRole instr_trace_openmp_role(const char *name);
 /* 1 when the metrics substrate appends metric records (synchronous metrics on, and not an
  * MPI job, whose definitions do not have them yet). */
 int instr_trace_metrics_wanted(void);
+/* An MPI job: this process's synchronous metric set as a number (0: none), and whether every
+ * rank has the same (set before the job's archive opens; else no Metric events). */
+uint64_t instr_trace_metrics_signature(void);
+void instr_trace_metrics_job(int agreed);
 /* Conversion: a metric record; the set is written after the next Enter/Leave, at time t. */
 void instr_trace_metric_record(instr_tloc *s, uint32_t index, uint64_t value);
 void instr_trace_metric_emit(instr_tloc *s, uint64_t t);

@@ -469,6 +469,66 @@ def case_mpi_job():
     exclusive_consistent(job)
 
 
+def case_mpi_trace():
+    """The trace of a 4-rank MPI job has the metrics: one definition set for the job (the
+    ranks agreed on it at MPI_Init), and on every rank's location a Metric event after each
+    Enter and Leave whose count grows by one per event, read back by otf2-print."""
+    work = fresh_dir(os.path.join(A.work, A.case))
+    exe = os.path.join(work, "halo")
+    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "mpi", "progs", "halo.c")
+    b = subprocess.run([A.instr, A.mpicc, "-O1", src, "-o", exe], capture_output=True, timeout=120)
+    expect(b.returncode == 0, "instr mpicc: %s" % b.stderr.decode(errors="replace"))
+    env = count_env("events", {"INSTR_ENABLE_TRACING": "1"})
+    cmd = [A.mpirun, "--oversubscribe", "--allow-run-as-root", "-np", "4"]
+    for k in env:
+        cmd += ["-x", k]
+    p = subprocess.run(cmd + [exe], cwd=work, env=clean_env(env), capture_output=True,
+                       timeout=240)
+    err = p.stderr.decode(errors="replace")
+    expect(p.returncode == 0, "mpirun: %s" % err[-2000:])
+    expect("different metrics" not in err, "the ranks disagreed: %s" % err[-2000:])
+    exp = P.find_experiment(work)
+    import otf2check as T
+    d = subprocess.run([T.OTF2_PRINT, "-G", os.path.join(exp, "traces.otf2")],
+                       capture_output=True, timeout=60).stdout.decode()
+    expect(re.search(r'^METRIC_MEMBER .*Name: "events" ', d, re.M) and
+           re.search(r'^METRIC_CLASS\s+0\s+Occurrence: SYNCHRONOUS_STRICT, .*"events"', d, re.M),
+           "metric definitions:\n%s" % "\n".join(l for l in d.splitlines() if "METRIC" in l))
+    _, evs = trace_events(exp)
+    by_loc = {}
+    for loc, kind, t, detail in evs:
+        by_loc.setdefault(loc, []).append((kind, t, detail))
+    ranks = {loc >> 32 for loc in by_loc}
+    expect(ranks == {0, 1, 2, 3}, "locations %r" % sorted(by_loc))
+    for loc, es in by_loc.items():
+        expect(len(es) % 2 == 0 and len(es) >= 4, "location %x: %d records" % (loc, len(es)))
+        last = None
+        for (k1, t1, _), (k2, t2, d2) in zip(es[0::2], es[1::2]):
+            m = re.search(r'\("events" <\d+>; UINT64; (\d+)\)', d2)
+            expect(k1 in ("ENTER", "LEAVE") and k2 == "METRIC" and t1 == t2 and m,
+                   "location %x: %s at %d then %s at %d %r" % (loc, k1, t1, k2, t2, d2))
+            v = int(m.group(1))
+            expect(last is None or v == last + 1, "location %x: events %d after %r" %
+                   (loc, v, last))
+            last = v
+    # Ranks with different metric sets: one line, and a trace without metrics that reads.
+    work = fresh_dir(os.path.join(A.work, A.case, "different"))
+    env = count_env(None, {"INSTR_ENABLE_TRACING": "1"})
+    cmd = [A.mpirun, "--oversubscribe", "--allow-run-as-root"]
+    for k in env:
+        cmd += ["-x", k]
+    cmd += ["-np", "2", "env", "INSTR_METRIC_COUNT=events", exe, ":",
+            "-np", "2", "env", "INSTR_METRIC_COUNT=events,events_neg", exe]
+    p = subprocess.run(cmd, cwd=work, env=clean_env(env), capture_output=True, timeout=240)
+    err = p.stderr.decode(errors="replace")
+    expect(p.returncode == 0, "mpirun: %s" % err[-2000:])
+    expect(err.count("the ranks record different metrics") == 1, "stderr: %s" % err[-2000:])
+    exp = P.find_experiment(work)
+    _, evs = trace_events(exp)
+    expect(evs and not any(k == "METRIC" for _, k, _, _ in evs),
+           "%d records, metric ones among them" % len(evs))
+
+
 def case_openmp():
     """OpenMP (libomp, OMPT): every thread's leaf update_row spans exactly one event per
     visit, and each thread's rows add up."""
