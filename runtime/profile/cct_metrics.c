@@ -30,19 +30,21 @@ enum {
     EXIT = INSTR_PNODE_M_EXIT
 };
 
-/* Sources read through their read operation, or types other than uint64. */
+/* Sources read through their read operation, or types other than uint64. Into the node's
+ * own rows, never the location's values: a signal handler's events in between touch other
+ * nodes only. */
 __attribute__((noinline, cold)) static void enter_read(instr_pstate *s, instr_pnode *n)
 {
     uint64_t t = instr_clock_tsc();
     n->t_enter = t;
-    instr_metrics_read(s->mread, s->mvals, t);
-    instr_pnode_metrics_enter(s, n);
+    instr_metrics_read(s->mread, n->m + ENTER * s->nm, t);
 }
 
 __attribute__((noinline, cold)) static void exit_read(instr_pstate *s, instr_pnode *n)
 {
-    instr_metrics_read(s->mread, s->mvals, instr_clock_tsc());
-    instr_pnode_metrics_exit(s, n);
+    uint64_t *now = n->m + EXIT * s->nm;
+    instr_metrics_read(s->mread, now, instr_clock_tsc());
+    instr_pnode_metrics_exit_at(n, s->nm, now);
     instr_cct_pop(s, n, instr_clock_tsc());
 }
 
@@ -69,11 +71,11 @@ static inline __attribute__((always_inline)) void read_flat(const instr_metric_r
 /* The first visit of a node: its least and greatest value are the visit's. */
 __attribute__((noinline, cold)) static void exit_first(instr_pstate *s, instr_pnode *n)
 {
-    read_flat(s->mread, s->mvals);
     uint32_t nm = s->nm;
     uint64_t *m = n->m;
+    read_flat(s->mread, m + EXIT * nm);
     for (uint32_t i = 0; i < nm; i++) {
-        uint64_t d = s->mvals[i] - m[ENTER * nm + i];
+        uint64_t d = m[EXIT * nm + i] - m[ENTER * nm + i];
         m[INCL * nm + i] += d;
         m[MIN * nm + i] = m[MAX * nm + i] = d;
     }

@@ -37,15 +37,19 @@ void instr_pnode_metrics_enter(const instr_pstate *s, instr_pnode *n)
 
 void instr_pnode_metrics_exit(const instr_pstate *s, instr_pnode *n)
 {
+    instr_pnode_metrics_exit_at(n, s->nm, s->mvals);
+}
+
+void instr_pnode_metrics_exit_at(instr_pnode *n, uint32_t nm, const uint64_t *now)
+{
     if (!n->m)
         return;
-    uint32_t nm = s->nm;
     uint64_t *incl = row(n, nm, INCL), *enter = row(n, nm, ENTER);
     uint64_t *lo = row(n, nm, MIN), *hi = row(n, nm, MAX);
     int first = n->s.visits == 0;
     for (uint32_t i = 0; i < nm; i++) {
         uint32_t type = instr_metrics_sync[i].value_type;
-        uint64_t d = instr_metric_diff(type, s->mvals[i], enter[i]);
+        uint64_t d = instr_metric_diff(type, now[i], enter[i]);
         incl[i] = instr_metric_sum(type, incl[i], d);
         if (first || instr_metric_less(type, d, lo[i]))
             lo[i] = d;

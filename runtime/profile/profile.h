@@ -66,6 +66,8 @@ void instr_pnode_metrics_init(instr_pnode *n, uint64_t *m, uint32_t nm);
 void instr_pnode_metrics_enter(const instr_pstate *s, instr_pnode *n);
 /* At the node's exit, before its visit is counted: adds the visit's differences. */
 void instr_pnode_metrics_exit(const instr_pstate *s, instr_pnode *n);
+/* The same with the values `now` (nm of them) instead of the location's. */
+void instr_pnode_metrics_exit_at(instr_pnode *n, uint32_t nm, const uint64_t *now);
 /* Exclusive sums of the node: its inclusive ones less its children's, into out[0..nm). */
 void instr_pnode_metrics_exclusive(const instr_pnode *n, uint32_t nm, uint64_t *out);
 /* The node's values as INSTR_MROWS rows of nm (INSTR_MROW_*: inclusive, exclusive, min, max)
