@@ -116,9 +116,10 @@ void instr_metrics_each_item(const char *list, void (*fn)(void *arg, const char 
 /* The substrate (first in the dispatch order, runtime/core/lifecycle.c). */
 extern const instr_substrate instr_metrics_substrate;
 
-/* A thread's metric readings, flat (the cursor path with metrics, event.h): the counters of
- * strictly synchronous plugins are read by calling the plugin's getter directly, the other
- * sources (rusage, perf, PAPI, synchronous plugins) through their read operation. */
+/* A thread's metric readings, flat (the cursor path with metrics, profile/cct_metrics.c):
+ * strictly synchronous plugins are called directly (get_current_values once for all their
+ * counters, else get_current_value per counter), the other sources (rusage, perf, PAPI,
+ * synchronous plugins) read through their read operation. */
 typedef struct instr_metric_reader {
     const instr_metric_getmany *one;  /* the only call when that is all (else NULL) */
     const instr_metric_getmany *many; /* nmany sources read by one call each */
@@ -151,9 +152,10 @@ instr_metric_reader *instr_metrics_reader_of(instr_location *loc);
 /* 1 when r is the calling thread's (only its own thread can read its counters). */
 int instr_metrics_reader_own(const instr_metric_reader *r);
 
-/* The values of the strictly synchronous and synchronous metrics of `loc` as last read (at
- * its latest enter or exit), and their count; NULL and 0 when no metric is on or the
- * location has none. */
+/* The values of the strictly synchronous and synchronous metrics of `loc` as last read (on
+ * the generic path at its latest enter or exit; on the cursor path with metrics, where the
+ * values go straight to the profile's nodes, at its latest slow path), and their count; NULL
+ * and 0 when no metric is on or the location has none. */
 uint64_t *instr_metrics_values_of(instr_location *loc, uint32_t *n);
 /* The same for the calling thread (for substrates that receive events of their own
  * thread). */
