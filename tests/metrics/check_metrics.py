@@ -216,6 +216,27 @@ def case_count_threads():
     exclusive_consistent(prof)
 
 
+def case_signals():
+    """SIGALRM and SIGPROF handlers with instrumented functions at 1 kHz each, interrupting
+    the events of 2,000,000 calls, some on the cursor path with metrics, some on its slow
+    paths: every recorded event asks the count plugin exactly once (main's events span twice
+    the events recorded below it, plus one), the interrupted code's visits stay exact, and a
+    visit of the leaf without a handler inside spans exactly one event."""
+    out, mine, exp = run("signals", [], count_env("events"))
+    expect(out == "calls=2000000\n", "stdout %r" % out)
+    prof = P.load(exp)
+    below = sum(n["visits"] for n in prof["tree"] if n["parent"] is not None)
+    expect(value(prof, "main", "events") == 2 * below + 1,
+           "main's events %d, %d visits below it" % (value(prof, "main", "events"), below))
+    for path, visits in (("main/work", 20000), ("main/work/inner", 1000000),
+                         ("main/work/other", 1000000)):
+        expect(node(prof, path)["visits"] == visits, "%s visits %d" % (path,
+                                                                    node(prof, path)["visits"]))
+    expect(value(prof, "main/work/inner", "events", "min_inclusive") == 1,
+           "inner's least events per visit")
+    exclusive_consistent(prof)
+
+
 def case_count_columns():
     _, mine, exp = run("calls", [0], count_env(extra={
         "INSTR_PROFILE_METRIC_COLUMNS": "events_half,evnts"}))
