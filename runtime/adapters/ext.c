@@ -6,6 +6,7 @@
 #include "../core/log.h"
 #include "../core/registry.h"
 #include "../core/rtfilter.h"
+#include "../metrics/metrics.h"
 #include "../profile/job.h"
 #ifdef INSTR_RT_HAVE_TRACE
 #include "../core/clock.h"
@@ -92,6 +93,11 @@ INSTR_EXT_EXPORT void instr_ext_set_job_hook(instr_ext_job_fn fn)
 }
 
 INSTR_EXT_EXPORT void instr_ext_finalize(void) { instr_finalize(); }
+
+INSTR_EXT_EXPORT void instr_ext_metrics_elect(int world_rank, int host_rank)
+{
+    instr_metrics_elect(world_rank, host_rank);
+}
 
 #ifdef INSTR_RT_HAVE_TRACE
 INSTR_EXT_EXPORT int instr_ext_trace_wanted(void)

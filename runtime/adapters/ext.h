@@ -60,6 +60,10 @@ INSTR_EXT_EXPORT void instr_ext_job_missing(instr_job *job, int rank);
 INSTR_EXT_EXPORT int instr_ext_job_write(instr_job *job, const char *jobdir, int nranks);
 INSTR_EXT_EXPORT void instr_ext_job_free(instr_job *job);
 
+/* MPI_Init, every rank: its rank in the job and among the ranks of its host (0: the one that
+ * records per-host metrics; runtime/metrics/plugin.c). */
+INSTR_EXT_EXPORT void instr_ext_metrics_elect(int world_rank, int host_rank);
+
 /* The trace of an MPI job (runtime/trace/job.c; docs/mpi.md "Trace"). All of it answers
  * "no" (0, -1, NULL) in a runtime built without OTF2 or with INSTR_ENABLE_TRACING=0. */
 /* 1 when this process would trace an MPI job. */

@@ -116,9 +116,12 @@ static void init_once(void)
             continue;
         unsigned slot = instr_nactive++;
         instr_active[slot] = s;
-        if (s->enter)
+        /* The metrics substrate has nothing to do at events without synchronous metrics
+         * (asynchronous ones only): events keep the paths they have without it. */
+        int events = s != &instr_metrics_substrate || instr_metrics_nsync > 0;
+        if (s->enter && events)
             instr_enter_tab[instr_n_enter++] = (instr_dispatch){s->enter, slot};
-        if (s->exit)
+        if (s->exit && events)
             instr_exit_tab[instr_n_exit++] = (instr_dispatch){s->exit, slot};
         instr_info(1, "substrate %s: on", s->name);
     }

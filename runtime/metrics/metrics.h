@@ -107,6 +107,10 @@ void instr_metrics_perf_init(const char *var, const char *spec);
 void instr_metrics_papi_init(const char *var, const char *spec);
 /* INSTR_METRIC_PLUGINS. */
 void instr_metrics_plugins_init(const char *var, const char *list);
+/* An MPI job's MPI_Init: this process's rank in the job and on its host. Per-host metrics
+ * are recorded by host rank 0, once metrics by rank 0; before (and outside a job) every
+ * process is responsible. Calls the asynchronous plugins' start synchronize. */
+void instr_metrics_elect(int world_rank, int host_rank);
 
 /* Splits a comma-separated list: calls fn for every non-empty item (blanks around it
  * trimmed). */

@@ -41,6 +41,24 @@ typedef struct plugin_thread {
 
 static uint64_t clock_for_plugins(void) { return instr_clock_now(); }
 
+/* ---- which process records the per-host and once metrics ---- */
+
+/* From MPI_Init of an MPI job (instr_metrics_elect); -1 before and outside one. */
+static int elected_world = -1, elected_host = -1;
+/* Asynchronous plugins whose start synchronize waits for MPI_Init. */
+#define MAX_WAITING 32
+static struct plugin_ctx *waiting[MAX_WAITING];
+static uint32_t nwaiting;
+
+static int responsible(uint32_t scope)
+{
+    if (scope == INSTR_METRIC_PER_HOST && elected_host >= 0)
+        return elected_host == 0;
+    if (scope == INSTR_METRIC_ONCE && elected_world >= 0)
+        return elected_world == 0;
+    return 1;
+}
+
 static void *thread_begin(instr_metric_source *src)
 {
     plugin_ctx *c = src->ctx;
@@ -120,11 +138,30 @@ static int fresh_optional(instr_metric_source *src, void *thread, uint64_t now)
     return t->asked && t->last_asked == now;
 }
 
+/* The start's synchronize of an asynchronous plugin (once). */
+static void start_sync(plugin_ctx *c)
+{
+    if (__atomic_exchange_n(&c->started, 1, __ATOMIC_ACQ_REL))
+        return;
+    if (c->info.synchronize)
+        c->info.synchronize(responsible(c->info.scope), 0);
+}
+
 static void end_sync(plugin_ctx *c)
 {
+    if (c->info.synchronicity >= INSTR_METRIC_ASYNC_EVENT)
+        start_sync(c); /* MPI_Init never came */
     if (!c->ended && c->info.synchronize)
-        c->info.synchronize(1, 1);
+        c->info.synchronize(responsible(c->info.scope), 1);
     c->ended = 1;
+}
+
+void instr_metrics_elect(int world_rank, int host_rank)
+{
+    elected_world = world_rank;
+    elected_host = host_rank;
+    for (uint32_t i = 0; i < nwaiting; i++)
+        start_sync(waiting[i]);
 }
 
 static void collect(instr_metric_source *src,
@@ -132,6 +169,8 @@ static void collect(instr_metric_source *src,
 {
     plugin_ctx *c = src->ctx;
     end_sync(c);
+    if (!responsible(c->info.scope))
+        return; /* another process of the host (or job) records them */
     for (uint32_t i = 0; i < src->async_n; i++) {
         if (c->async_id[i] < 0)
             continue;
@@ -382,11 +421,16 @@ static void load_one(void *arg, const char *name)
                                              : &async_ops;
     if (instr_metrics_source_end(ops, c) != 0)
         return;
-    /* Asynchronous plugins' counters are added by now; the synchronous ones' are added per
-     * thread, and the start's synchronize follows the first thread's (thread_begin). */
-    if (info->synchronize && ops == &async_ops) {
-        c->started = 1;
-        info->synchronize(1, 0);
+    /* Asynchronous plugins' counters are added by now: their start's synchronize, which
+     * says whether this process records per-host and once metrics, comes now, or in an MPI
+     * job at MPI_Init, when that is known (instr_metrics_elect; libinstr-rt-mpi defines
+     * instr_mpi_adapter_loaded, as core/lifecycle.c checks). The synchronous ones' are added
+     * per thread, and the start's synchronize follows the first thread's (thread_begin). */
+    if (ops == &async_ops) {
+        if (dlsym(RTLD_DEFAULT, "instr_mpi_adapter_loaded") && nwaiting < MAX_WAITING)
+            waiting[nwaiting++] = c;
+        else
+            start_sync(c);
     }
     instr_info(1, "%s=%s: %u metric%s from %s", var, name, n, n == 1 ? "" : "s", spec_var);
 }

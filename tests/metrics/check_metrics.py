@@ -378,6 +378,19 @@ def case_trace_sync():
     expect(value(prof, "main", "events") == 19, "the profile of a traced run")
 
 
+def case_async_only():
+    """Asynchronous metrics only, without a trace: the run says where they would go, events
+    keep the path without metrics, and the profile is written (without metrics)."""
+    env = {"INSTR_PLUGIN_PATH": A.plugins, "INSTR_METRIC_PLUGINS": "meminfo",
+           "INSTR_METRIC_MEMINFO": "MemFree"}
+    out, mine, exp = run("calls", [2], env)
+    expect(out == "sink=18\n", "stdout %r" % out)
+    line(mine, "asynchronous metric", "MemFree", "this run writes no trace")
+    prof = P.load(exp)
+    expect(prof["metrics"] == [] and node(prof, "main/a")["visits"] == 3, "profile %r" %
+           prof["metrics"])
+
+
 def case_trace_units():
     """A metric's unit, base and exponent and its mode reach the trace's definitions; an
     absolute metric (a reading) is in the trace, each event's value the plugin's, and left
@@ -532,6 +545,24 @@ def case_mpi_trace():
             expect(last is None or v == last + 1, "location %x: events %d after %r" %
                    (loc, v, last))
             last = v
+    # A per-host plugin: one rank of the host (all four share it) is told it is responsible,
+    # at MPI_Init and at the end; the others are told they are not.
+    work = fresh_dir(os.path.join(A.work, A.case, "per_host"))
+    env = {"INSTR_PLUGIN_PATH": A.bad_plugins, "INSTR_METRIC_PLUGINS": "host"}
+    cmd = [A.mpirun, "--oversubscribe", "--allow-run-as-root", "-np", "4"]
+    for k in env:
+        cmd += ["-x", k]
+    p = subprocess.run(cmd + [exe], cwd=work, env=clean_env(env), capture_output=True,
+                       timeout=240)
+    expect(p.returncode == 0, "mpirun: %s" % p.stderr.decode(errors="replace")[-2000:])
+    calls = [f.split(".")[1:] for f in os.listdir(work) if f.startswith("host_sync.")]
+    pids = {pid for pid, _, _ in calls}
+    told = {(pid, end): resp for pid, resp, end in calls}
+    expect(len(pids) == 4 and len(calls) == 8, "synchronize calls %r" % sorted(calls))
+    for end in ("0", "1"):
+        expect(sorted(told[(pid, end)] for pid in pids) == ["0", "0", "0", "1"],
+               "is_end %s: %r" % (end, sorted(calls)))
+    expect(all(told[(pid, "0")] == told[(pid, "1")] for pid in pids), "%r" % sorted(calls))
     # Ranks with different metric sets: one line, and a trace without metrics that reads.
     work = fresh_dir(os.path.join(A.work, A.case, "different"))
     env = count_env(None, {"INSTR_ENABLE_TRACING": "1"})
