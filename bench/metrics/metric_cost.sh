@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Cost of metrics per instrumented call (docs/performance.md, "Metrics"): bench/callheavy.c
 # built with -finstrument-functions against libinstr-rt (profile mode), run with 0 to 4
-# strictly synchronous metrics of an empty plugin (bench/metrics/empty_plugin.c), next to the
-# same program with empty hooks and uninstrumented, all in one run on this machine.
+# strictly synchronous metrics of an empty plugin (bench/metrics/empty_plugin.c; answering
+# in one get_current_values call, and built as a version 1 plugin, one get_current_value
+# call per metric), next to the same program with empty hooks and uninstrumented, all in
+# one run on this machine.
 #   bench/metrics/metric_cost.sh [BUILD_DIR] [N] [REPEATS]
 # BUILD_DIR holds lib/libinstr-rt.so and include/instr/ (default: build/ beside this repo).
 # Each variant runs REPEATS times (default 5); the minimum ns per call is reported. Where
@@ -23,6 +25,8 @@ gcc -O2 -finstrument-functions "$here/../callheavy.c" empty_hooks.o -o empty_hoo
 gcc -O2 -finstrument-functions "$here/../callheavy.c" -o instr_cyg \
     -L"$build/lib" -linstr-rt -Wl,-rpath,"$build/lib"
 gcc -O2 -shared -fPIC -I"$build/include" "$here/empty_plugin.c" -o libinstr_metric_empty.so
+gcc -O2 -shared -fPIC -DEMPTY_V1 -I"$build/include" "$here/empty_plugin.c" \
+    -o libinstr_metric_empty_v1.so
 
 measure() { # command... -> min ns per call
   local best="" t
@@ -54,15 +58,30 @@ printf '%-28s %10s %8.2f %10s\n' uninstrumented "$(icount ./plain)" "$plain" -
 printf '%-28s %10s %8.2f %10.2f\n' "empty hook pair" "$(icount ./empty_hooks)" "$empty" \
   "$(awk -v a="$empty" -v b="$plain" 'BEGIN{print a-b}')"
 base=$(measure ./instr_cyg "$n")
-printf '%-28s %10s %8.2f %10.2f\n' "instr profile, no metric" "$(icount ./instr_cyg)" "$base" \
+base_i=$(icount ./instr_cyg)
+printf '%-28s %10s %8.2f %10.2f\n' "instr profile, no metric" "$base_i" "$base" \
   "$(awk -v a="$base" -v b="$plain" 'BEGIN{print a-b}')"
-prev=$base
-for m in 1 2 3 4; do
-  export INSTR_PLUGIN_PATH=$PWD INSTR_METRIC_PLUGINS=empty INSTR_METRIC_EMPTY=$m
-  t=$(measure ./instr_cyg "$n")
-  printf '%-28s %10s %8.2f %10.2f  (+%.2f ns over %d)\n' "instr profile, $m metric(s)" \
-    "$(icount ./instr_cyg)" "$t" "$(awk -v a="$t" -v b="$plain" 'BEGIN{print a-b}')" \
-    "$(awk -v a="$t" -v b="$prev" 'BEGIN{print a-b}')" $((m - 1))
-  prev=$t
-  unset INSTR_PLUGIN_PATH INSTR_METRIC_PLUGINS INSTR_METRIC_EMPTY
+for plugin in empty empty_v1; do
+  how="one call"
+  [ "$plugin" = empty_v1 ] && how="call per metric"
+  prev=$base prev_i=$base_i first_i=""
+  for m in 1 2 3 4; do
+    export INSTR_PLUGIN_PATH=$PWD INSTR_METRIC_PLUGINS=$plugin INSTR_METRIC_EMPTY=$m \
+      INSTR_METRIC_EMPTY_V1=$m
+    t=$(measure ./instr_cyg "$n")
+    i=$(icount ./instr_cyg)
+    printf '%-28s %10s %8.2f %10.2f  (+%s instr, %+.2f ns over %d)\n' "$m metric(s), $how" \
+      "$i" "$t" "$(awk -v a="$t" -v b="$plain" 'BEGIN{print a-b}')" \
+      "$(awk -v a="$i" -v b="$prev_i" 'BEGIN{print a-b}')" \
+      "$(awk -v a="$t" -v b="$prev" 'BEGIN{print a-b}')" $((m - 1))
+    [ -z "$first_i" ] && first_i=$i
+    prev=$t prev_i=$i
+    unset INSTR_PLUGIN_PATH INSTR_METRIC_PLUGINS INSTR_METRIC_EMPTY INSTR_METRIC_EMPTY_V1
+  done
+  # Per metric: the mean step from 1 to 4 metrics; activation: the first metric's cost
+  # less one such step.
+  [ "$base_i" = - ] && continue
+  awk -v b="$base_i" -v f="$first_i" -v l="$prev_i" -v how="$how" 'BEGIN {
+    per = (l - f) / 3; printf "  %s: activation %.1f instr, each metric %.1f instr\n", how,
+    f - b - per, per }'
 done

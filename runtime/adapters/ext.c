@@ -6,6 +6,7 @@
 #include "../core/log.h"
 #include "../core/registry.h"
 #include "../core/rtfilter.h"
+#include "../metrics/metrics.h"
 #include "../profile/job.h"
 #ifdef INSTR_RT_HAVE_TRACE
 #include "../core/clock.h"
@@ -93,6 +94,11 @@ INSTR_EXT_EXPORT void instr_ext_set_job_hook(instr_ext_job_fn fn)
 
 INSTR_EXT_EXPORT void instr_ext_finalize(void) { instr_finalize(); }
 
+INSTR_EXT_EXPORT void instr_ext_metrics_elect(int world_rank, int host_rank)
+{
+    instr_metrics_elect(world_rank, host_rank);
+}
+
 #ifdef INSTR_RT_HAVE_TRACE
 INSTR_EXT_EXPORT int instr_ext_trace_wanted(void)
 {
@@ -121,6 +127,16 @@ INSTR_EXT_EXPORT int instr_ext_trace_job_open(const char *jobdir, int rank, int 
 }
 
 INSTR_EXT_EXPORT void instr_ext_trace_job_abandon(void) { instr_trace_job_abandon(); }
+
+INSTR_EXT_EXPORT uint64_t instr_ext_trace_metrics_signature(void)
+{
+    return instr_trace_metrics_signature();
+}
+
+INSTR_EXT_EXPORT void instr_ext_trace_metrics_agreed(int agreed)
+{
+    instr_trace_metrics_job(agreed);
+}
 
 INSTR_EXT_EXPORT uint32_t instr_ext_trace_comm(uint32_t leader, uint32_t seq, const char *name,
                                                uint32_t nmembers, const uint32_t *members)
@@ -190,6 +206,8 @@ INSTR_EXT_EXPORT int instr_ext_trace_job_open(const char *jobdir, int rank, int 
     return -1;
 }
 INSTR_EXT_EXPORT void instr_ext_trace_job_abandon(void) {}
+INSTR_EXT_EXPORT uint64_t instr_ext_trace_metrics_signature(void) { return 0; }
+INSTR_EXT_EXPORT void instr_ext_trace_metrics_agreed(int agreed) { (void)agreed; }
 INSTR_EXT_EXPORT uint32_t instr_ext_trace_comm(uint32_t leader, uint32_t seq, const char *name,
                                                uint32_t nmembers, const uint32_t *members)
 {

@@ -81,6 +81,9 @@ INSTR_EXT_EXPORT void instr_ext_plugins_mpi_request(unsigned kind, uint64_t requ
 INSTR_EXT_EXPORT void instr_ext_plugins_mpi_coll_begin(void);
 INSTR_EXT_EXPORT void instr_ext_plugins_mpi_coll_end(uint32_t op, uint64_t comm, int root,
                                                      uint64_t sent, uint64_t recvd);
+/* MPI_Init, every rank: its rank in the job and among the ranks of its host (0: the one that
+ * records per-host metrics; runtime/metrics/plugin.c). */
+INSTR_EXT_EXPORT void instr_ext_metrics_elect(int world_rank, int host_rank);
 
 /* The trace of an MPI job (runtime/trace/job.c; docs/mpi.md "Trace"). All of it answers
  * "no" (0, -1, NULL) in a runtime built without OTF2 or with INSTR_ENABLE_TRACING=0. */
@@ -93,6 +96,10 @@ INSTR_EXT_EXPORT int instr_ext_trace_job_open(const char *jobdir, int rank, int 
                                               void *arg);
 /* When some rank failed instr_ext_trace_job_open: nobody traces. */
 INSTR_EXT_EXPORT void instr_ext_trace_job_abandon(void);
+/* Metrics in the job's trace: this process's metric set as a number (0: none), which every
+ * rank must have alike; and, before instr_ext_trace_job_open, whether they all have it. */
+INSTR_EXT_EXPORT uint64_t instr_ext_trace_metrics_signature(void);
+INSTR_EXT_EXPORT void instr_ext_trace_metrics_agreed(int agreed);
 /* A communicator's local ref (see trace.h: instr_trace_comm_add); UINT32_MAX: none. */
 INSTR_EXT_EXPORT uint32_t instr_ext_trace_comm(uint32_t leader, uint32_t seq, const char *name,
                                                uint32_t nmembers, const uint32_t *members);

@@ -205,8 +205,14 @@ void instr_hooks_register_loaded(void)
                    n, n == 1 ? "" : "s", sections, sections == 1 ? "" : "s");
 }
 
-__attribute__((noinline, cold)) static void enter_slow(struct instr_region *d, uint32_t h,
-                                                       uintptr_t sp)
+/* A miss of the cursor path with metrics: the handle is a region's. */
+__attribute__((noinline, cold)) static void enter_miss(uintptr_t region, uintptr_t sp)
+{
+    instr_event_enter_generic((uint32_t)region, sp);
+}
+
+__attribute__((noinline, cold)) static void enter_other(struct instr_region *d,
+                                                        uint32_t h, uintptr_t sp)
 {
     if (h == INSTR_HANDLE_UNREGISTERED) {
         h = register_region(d);
@@ -217,6 +223,20 @@ __attribute__((noinline, cold)) static void enter_slow(struct instr_region *d, u
         instr_throttle_enter(h & ~INSTR_HANDLE_THROTTLING);
     else if (h != INSTR_HANDLE_EXCLUDED)
         instr_event_enter_generic(h, sp);
+}
+
+/* Past the cursor path. The cursor path with metrics (event.h): one call, the generic path
+ * on a miss. Here, not in __instr_enter, where gcc would compute the stack address before
+ * the cursor path's flag test (one instruction more on the path without metrics); and
+ * without a frame of its own: both ways out are jumps. */
+__attribute__((noinline, cold)) static void enter_slow(struct instr_region *d, uint32_t h,
+                                                       uintptr_t sp)
+{
+    if (__atomic_load_n(&instr_fast, __ATOMIC_RELAXED) == INSTR_FAST_METRICS &&
+        h != INSTR_HANDLE_UNREGISTERED && h != INSTR_HANDLE_EXCLUDED)
+        instr_cct_metrics_enter_region(h, sp, enter_miss);
+    else
+        enter_other(d, h, sp);
 }
 
 /* Fast path: the handle goes straight to the cursor, whose nodes never carry
@@ -238,12 +258,17 @@ __attribute__((noinline, cold)) static void exit_slow(uint32_t h)
         instr_event_exit_generic(h);
 }
 
+static void exit_miss(uintptr_t region) { exit_slow((uint32_t)region); }
+
 EXPORT void __instr_exit(struct instr_region *d)
 {
     uint32_t h = __atomic_load_n(&d->handle, __ATOMIC_ACQUIRE);
     if (__builtin_expect(instr_event_exit_fast(h), 1))
         return;
-    exit_slow(h);
+    if (__atomic_load_n(&instr_fast, __ATOMIC_RELAXED) == INSTR_FAST_METRICS)
+        instr_cct_metrics_exit_region(h, exit_miss);
+    else
+        exit_slow(h);
 }
 
 /* What instrumented objects refer to so that a link without the runtime says what to do

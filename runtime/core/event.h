@@ -14,6 +14,11 @@
  *   reservation is safe against the thread's own signal handlers. No core stack: the trace's
  *   conversion keeps the output nested (trace/convert.c), and the open regions become the
  *   core's stack again when the thread leaves the path (pause, thread end, exit()).
+ * - Cursor path with metrics (instr_fast == INSTR_FAST_METRICS): the profile and the metrics
+ *   substrate are the only ones that want enter/exit and the clock is the TSC. The inline
+ *   paths here fail their flag test; the hooks' and cyg's slow paths test this one flag and
+ *   call the profile's cursor path with metrics (profile/cct_metrics.c) once, out of line.
+ *   Other adapters' events reach the cursor through the core's slow path.
  * - Generic path (profile and trace, other timers, or after the first pause): the core keeps its
  *   own stack of region handles and calls every substrate that wants the event through the
  *   dispatch table. With the profile alone and another timer than the TSC, the cursor is
@@ -66,7 +71,9 @@ enum {
     INSTR_FAST_OFF = 0, /* the generic path (or not recording) */
     INSTR_FAST_INLINE,  /* the cursor path, inline (profile only, TSC) */
     INSTR_FAST_CURSOR,  /* the cursor is the stack, through the slow path (other timers) */
-    INSTR_FAST_TRACE    /* the direct trace path, inline (trace only, TSC) */
+    INSTR_FAST_TRACE,   /* the direct trace path, inline (trace only, TSC) */
+    INSTR_FAST_METRICS  /* the cursor is the stack, with metrics, through the adapters' slow
+                         * paths (profile and metrics only, TSC; profile/cct.h) */
 };
 extern int instr_fast __attribute__((visibility("hidden")));
 /* The calling thread's cursor state: its location's, or instr_cct_idle (whose cursor never

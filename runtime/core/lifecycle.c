@@ -122,9 +122,12 @@ static void init_once(void)
             continue;
         unsigned slot = instr_nactive++;
         instr_active[slot] = s;
-        if (s->enter)
+        /* The metrics substrate has nothing to do at events without synchronous metrics
+         * (asynchronous ones only): events keep the paths they have without it. */
+        int events = s != &instr_metrics_substrate || instr_metrics_nsync > 0;
+        if (s->enter && events)
             instr_enter_tab[instr_n_enter++] = (instr_dispatch){s->enter, slot};
-        if (s->exit)
+        if (s->exit && events)
             instr_exit_tab[instr_n_exit++] = (instr_dispatch){s->exit, slot};
         instr_info(1, "substrate %s: on", s->name);
     }
@@ -164,6 +167,12 @@ static void init_once(void)
         instr_exit_tab[0].fn == instr_profile_exit)
         __atomic_store_n(&instr_fast, instr_clock_use_tsc ? INSTR_FAST_INLINE : INSTR_FAST_CURSOR,
                          __ATOMIC_RELEASE);
+    /* The profile and the metrics substrate with the TSC: the cursor path with metrics. */
+    else if (instr_n_enter == 2 && instr_n_exit == 2 && instr_clock_use_tsc &&
+             instr_enter_tab[0].fn == instr_metrics_substrate.enter &&
+             instr_enter_tab[1].fn == instr_profile_enter &&
+             instr_exit_tab[1].fn == instr_profile_exit)
+        __atomic_store_n(&instr_fast, INSTR_FAST_METRICS, __ATOMIC_RELEASE);
 #ifdef INSTR_RT_HAVE_TRACE
     /* The trace alone with the TSC: hooks append its records directly (event.h). */
     else if (instr_n_enter == 1 && instr_n_exit == 1 && instr_clock_use_tsc &&

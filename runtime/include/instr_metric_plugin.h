@@ -1,4 +1,4 @@
-/* instr_metric_plugin.h — the metric plugin interface of libinstr-rt, version 1.
+/* instr_metric_plugin.h — the metric plugin interface of libinstr-rt, version 2.
  *
  * A metric plugin is a shared object libinstr_metric_<name>.so, loaded when <name> is listed
  * in INSTR_METRIC_PLUGINS (searched in INSTR_PLUGIN_PATH, then the library path). It exports
@@ -25,7 +25,10 @@
 extern "C" {
 #endif
 
-#define INSTR_METRIC_PLUGIN_VERSION 1u
+/* Version 2 added get_current_values at the end of instr_metric_plugin_info. The runtime
+ * still loads version 1 plugins (it reads their description only up to synchronize). */
+#define INSTR_METRIC_PLUGIN_VERSION 2u
+#define INSTR_METRIC_PLUGIN_VERSION_MIN 1u
 
 /* How a metric's values arrive. */
 enum instr_metric_synchronicity {
@@ -83,7 +86,8 @@ typedef struct instr_metric_timed_value {
 } instr_metric_timed_value;
 
 typedef struct instr_metric_plugin_info {
-    /* INSTR_METRIC_PLUGIN_VERSION: read first, and nothing else when it differs. */
+    /* INSTR_METRIC_PLUGIN_VERSION: read first, and nothing else when it is not one this
+     * runtime knows (INSTR_METRIC_PLUGIN_VERSION_MIN .. INSTR_METRIC_PLUGIN_VERSION). */
     uint32_t plugin_version;
     uint32_t synchronicity; /* enum instr_metric_synchronicity */
     uint32_t scope;         /* enum instr_metric_scope */
@@ -120,6 +124,14 @@ typedef struct instr_metric_plugin_info {
      * end (is_end 1, before get_all_values). is_responsible: 1 in the one process that
      * records the per-host/once metrics. */
     void (*synchronize)(int is_responsible, int is_end);
+
+    /* Version 2. Optional (NULL), INSTR_METRIC_STRICTLY_SYNC: the values of n counters of
+     * the calling thread now, values[i] for ids[i] (the ids add_counter returned on this
+     * thread, in the order of the metrics). When present, the runtime asks this once per
+     * enter and exit for all of the thread's counters of the plugin instead of calling
+     * get_current_value for each: one call instead of n, the cheaper way per metric
+     * (docs/performance.md). The same rules as get_current_value. */
+    void (*get_current_values)(const int32_t *ids, uint32_t n, uint64_t *values);
 } instr_metric_plugin_info;
 
 /* The entry point's name, and a macro to define it:

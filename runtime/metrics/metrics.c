@@ -28,6 +28,10 @@ typedef struct metrics_loc {
     uint64_t *values;
     void *threads[MAX_SOURCES];
     instr_location *loc;
+    instr_metric_reader reader;
+    instr_metric_getter *getters;
+    instr_metric_getmany *many;
+    uint8_t by_read[MAX_SOURCES]; /* read through ops->read on the cursor path */
 } metrics_loc;
 
 /* The trace's slot, when the trace takes metric records (trace/metric_events.c); else -1. */
@@ -208,6 +212,61 @@ static void read_all(metrics_loc *s, uint64_t t)
     }
 }
 
+void instr_metrics_read_sources(const instr_metric_reader *r, uint64_t *out, uint64_t t)
+{
+    metrics_loc *s = r->thread;
+    for (uint32_t i = 0; i < nsources; i++)
+        if (s->by_read[i])
+            sources[i].ops->read(&sources[i], s->threads[i], out + sources[i].first, t);
+}
+
+/* The flat reader of a location: one call or getters where a source has them, else its
+ * read. */
+static void reader_init(metrics_loc *s)
+{
+    instr_metric_reader *r = &s->reader;
+    r->thread = s;
+    r->all_uint64 = 1;
+    for (uint32_t i = 0; i < instr_metrics_nsync; i++)
+        if (instr_metrics_sync[i].value_type != INSTR_METRIC_UINT64)
+            r->all_uint64 = 0;
+    s->getters = calloc(instr_metrics_nsync + 1, sizeof *s->getters); /* NULL-terminated */
+    s->many = calloc(nsources ? nsources : 1, sizeof *s->many);
+    for (uint32_t i = 0; i < nsources; i++) {
+        const instr_metric_source *src = &sources[i];
+        if (!src->n || !s->threads[i])
+            continue;
+        if (!src->ops->getters || !s->getters || !s->many) {
+            s->by_read[i] = 1;
+            r->nread++;
+            continue;
+        }
+        instr_metric_getmany many = {0};
+        uint32_t k = src->ops->getters(&sources[i], s->threads[i], s->getters + r->ng, &many);
+        if (many.get) {
+            many.first += src->first;
+            s->many[r->nmany++] = many;
+        }
+        for (uint32_t j = 0; j < k; j++)
+            s->getters[r->ng + j].index += src->first;
+        r->ng += k;
+    }
+    static const instr_metric_getter none = {0};
+    r->g = s->getters ? s->getters : &none;
+    r->many = s->many;
+    r->flat = r->all_uint64 && r->nread == 0;
+    r->one = r->nmany == 1 && r->ng == 0 ? r->many : NULL;
+}
+
+instr_metric_reader *instr_metrics_reader_of(instr_location *loc)
+{
+    int slot = instr_substrate_slot(&instr_metrics_substrate);
+    metrics_loc *s = slot >= 0 && loc ? loc->sub[slot] : NULL;
+    return s ? &s->reader : NULL;
+}
+
+int instr_metrics_reader_own(const instr_metric_reader *r) { return r->thread == tls_metrics; }
+
 /* On the location's own thread. */
 static void *location_begin(instr_location *loc)
 {
@@ -224,6 +283,7 @@ static void *location_begin(instr_location *loc)
         s->threads[i] = sources[i].ops->thread_begin ? sources[i].ops->thread_begin(&sources[i])
                                                      : NULL;
     read_all(s, 0);
+    reader_init(s);
     s->loc = loc;
 #ifdef INSTR_RT_HAVE_TRACE
     static int once;
@@ -246,14 +306,22 @@ static void on_event(void *data, uint32_t region, uint64_t t)
 #ifdef INSTR_RT_HAVE_TRACE
     int slot = __atomic_load_n(&trace_slot, __ATOMIC_RELAXED);
     struct instr_tloc *tl = slot >= 0 ? s->loc->sub[slot] : NULL;
-    if (tl)
-        for (uint32_t i = 0; i < instr_metrics_nsync; i++)
-            instr_trace_put(tl, (uint32_t)INSTR_TREC_METRIC << INSTR_TREC_KIND_SHIFT | i,
-                            s->values[i]);
+    if (!tl)
+        return;
+    /* A synchronous plugin's values only where it was asked (trace/metric_events.c). */
+    for (uint32_t i = 0; i < nsources; i++) {
+        instr_metric_source *src = &sources[i];
+        if (!src->n || (src->ops->fresh && (!s->threads[i] ||
+                                            !src->ops->fresh(src, s->threads[i], t))))
+            continue;
+        for (uint32_t k = src->first; k < src->first + src->n; k++)
+            instr_trace_put(tl, (uint32_t)INSTR_TREC_METRIC << INSTR_TREC_KIND_SHIFT | k,
+                            s->values[k]);
+    }
 #endif
 }
 
-const uint64_t *instr_metrics_values_of(instr_location *loc, uint32_t *n)
+uint64_t *instr_metrics_values_of(instr_location *loc, uint32_t *n)
 {
     int slot = instr_substrate_slot(&instr_metrics_substrate);
     metrics_loc *s = slot >= 0 && loc ? loc->sub[slot] : NULL;

@@ -30,6 +30,21 @@ typedef struct instr_metric {
     const char *source; /* "rusage", "perf", "papi" or the plugin's name */
 } instr_metric;
 
+/* One counter read by one call: a strictly synchronous plugin's (instr_metric_reader). */
+typedef struct instr_metric_getter {
+    uint64_t (*get)(int32_t id); /* the plugin's get_current_value */
+    int32_t id;                  /* the thread's counter */
+    uint32_t index;              /* in the values array */
+} instr_metric_getter;
+
+/* All counters of one source read by one call: a plugin's get_current_values, into
+ * values[first .. first + n). */
+typedef struct instr_metric_getmany {
+    void (*get)(const int32_t *ids, uint32_t n, uint64_t *values);
+    const int32_t *ids;
+    uint32_t n, first;
+} instr_metric_getmany;
+
 /* A source of metrics: its operations and its instance data. */
 typedef struct instr_metric_source instr_metric_source;
 typedef struct instr_metric_source_ops {
@@ -37,6 +52,16 @@ typedef struct instr_metric_source_ops {
     void *(*thread_begin)(instr_metric_source *src);
     /* Hot path: the thread's current values into out[0 .. src->n). t: now, in ticks. */
     void (*read)(instr_metric_source *src, void *thread, uint64_t *out, uint64_t t);
+    /* Optional: a source whose values are calls of the plugin lists them, for the cursor
+     * path to call directly instead of read: either one call for all (fills *many, whose
+     * first is relative to the source, returns 0) or one getter per counter (at most src->n
+     * into out, indices relative to the source; returns how many; a counter without one
+     * keeps its value 0). */
+    uint32_t (*getters)(instr_metric_source *src, void *thread, instr_metric_getter *out,
+                        instr_metric_getmany *many);
+    /* Optional (synchronous plugins): 1 when the read at time t brought values (the plugin
+     * was asked), 0 when its minimum interval had not passed. NULL: every read does. */
+    int (*fresh)(instr_metric_source *src, void *thread, uint64_t t);
     /* Asynchronous metrics: hand their values to `put` (metric index among the run's
      * asynchronous metrics, time, value), at the end. NULL: none. */
     void (*collect)(instr_metric_source *src,
@@ -82,6 +107,10 @@ void instr_metrics_perf_init(const char *var, const char *spec);
 void instr_metrics_papi_init(const char *var, const char *spec);
 /* INSTR_METRIC_PLUGINS. */
 void instr_metrics_plugins_init(const char *var, const char *list);
+/* An MPI job's MPI_Init: this process's rank in the job and on its host. Per-host metrics
+ * are recorded by host rank 0, once metrics by rank 0; before (and outside a job) every
+ * process is responsible. Calls the asynchronous plugins' start synchronize. */
+void instr_metrics_elect(int world_rank, int host_rank);
 
 /* Splits a comma-separated list: calls fn for every non-empty item (blanks around it
  * trimmed). */
@@ -91,10 +120,47 @@ void instr_metrics_each_item(const char *list, void (*fn)(void *arg, const char 
 /* The substrate (first in the dispatch order, runtime/core/lifecycle.c). */
 extern const instr_substrate instr_metrics_substrate;
 
-/* The values of the strictly synchronous and synchronous metrics of `loc` as last read (at
- * its latest enter or exit), and their count; NULL and 0 when no metric is on or the
- * location has none. */
-const uint64_t *instr_metrics_values_of(instr_location *loc, uint32_t *n);
+/* A thread's metric readings, flat (the cursor path with metrics, profile/cct_metrics.c):
+ * strictly synchronous plugins are called directly (get_current_values once for all their
+ * counters, else get_current_value per counter), the other sources (rusage, perf, PAPI,
+ * synchronous plugins) read through their read operation. */
+typedef struct instr_metric_reader {
+    const instr_metric_getmany *one;  /* the only call when that is all (else NULL) */
+    const instr_metric_getmany *many; /* nmany sources read by one call each */
+    uint32_t nmany;
+    uint32_t ng;
+    const instr_metric_getter *g; /* ng getters, then one whose get is NULL */
+    uint32_t nread;    /* sources read through their read operation (instr_metrics_read_sources) */
+    void *thread;      /* the metrics substrate's per-thread data */
+    int all_uint64;    /* every metric is of type uint64: the profile's sums need no type */
+    int flat;          /* all_uint64 and nread 0: the cursor path's own loops serve */
+} instr_metric_reader;
+
+/* The sources read through their read operation, into out (indices of the values array), at
+ * t (ticks). */
+void instr_metrics_read_sources(const instr_metric_reader *r, uint64_t *out, uint64_t t);
+
+/* Every synchronous metric's value now into out[0 .. instr_metrics_nsync). */
+static inline void instr_metrics_read(const instr_metric_reader *r, uint64_t *out, uint64_t t)
+{
+    for (uint32_t i = 0; i < r->nmany; i++)
+        r->many[i].get(r->many[i].ids, r->many[i].n, out + r->many[i].first);
+    for (const instr_metric_getter *g = r->g; g->get; g++)
+        out[g->index] = g->get(g->id);
+    if (__builtin_expect(r->nread != 0, 0))
+        instr_metrics_read_sources(r, out, t);
+}
+
+/* The reader of `loc` (made at its start, on its thread), or NULL when no metric is on. */
+instr_metric_reader *instr_metrics_reader_of(instr_location *loc);
+/* 1 when r is the calling thread's (only its own thread can read its counters). */
+int instr_metrics_reader_own(const instr_metric_reader *r);
+
+/* The values of the strictly synchronous and synchronous metrics of `loc` as last read (on
+ * the generic path at its latest enter or exit; on the cursor path with metrics, where the
+ * values go straight to the profile's nodes, at its latest slow path), and their count; NULL
+ * and 0 when no metric is on or the location has none. */
+uint64_t *instr_metrics_values_of(instr_location *loc, uint32_t *n);
 /* The same for the calling thread (for substrates that receive events of their own
  * thread). */
 const uint64_t *instr_metrics_thread_values(uint32_t *n);

@@ -115,7 +115,11 @@ static int open_event(const perf_name *e, int group_fd)
      * hardware events, the user part only. */
     a.exclude_kernel = 0;
     a.exclude_hv = 1;
-    a.read_format = PERF_FORMAT_GROUP;
+    /* With the times the group was enabled and running: a group of more hardware events
+     * than the CPU has counters is counted only part of the time, or never (said at the
+     * end). */
+    a.read_format = PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED |
+                    PERF_FORMAT_TOTAL_TIME_RUNNING;
     int fd = (int)syscall(SYS_perf_event_open, &a, 0 /* this thread */, -1, group_fd,
                           PERF_FLAG_FD_CLOEXEC);
     if (fd < 0 && (errno == EACCES || errno == EPERM) && !a.exclude_kernel) {
@@ -176,26 +180,73 @@ static void *thread_begin(instr_metric_source *src)
     return t;
 }
 
+/* The least share of its enabled time (per mille) that a group was counted on some thread,
+ * per group (the clocks' group is never short of counters); 1000: always. */
+static uint32_t least_share[2] = {1000, 1000};
+
+static void short_of_counters(int g, uint64_t enabled, uint64_t running)
+{
+    uint32_t share = (uint32_t)(running * 1000 / enabled);
+    uint32_t old = __atomic_load_n(&least_share[g], __ATOMIC_RELAXED);
+    while (share < old && !__atomic_compare_exchange_n(&least_share[g], &old, share, 0,
+                                                       __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+        ;
+}
+
+/* A group read: the count, the times enabled and running, the values. */
+#define HEAD 3
+
 static void read_values(instr_metric_source *src, void *thread, uint64_t *out, uint64_t now)
 {
     (void)now;
     const perf_ctx *c = src->ctx;
     perf_thread *t = thread;
-    uint64_t buf[1 + MAX_EVENTS];
+    uint64_t buf[HEAD + MAX_EVENTS];
     for (int g = 0; g < 2; g++) {
         uint32_t first = g ? t->split : 0, n = (g ? t->n : t->split) - first;
         if (!n)
             continue;
-        ssize_t got = read(t->fd[first], buf, (1 + n) * sizeof *buf);
-        if (got != (ssize_t)((1 + n) * sizeof *buf) || buf[0] != n)
+        ssize_t got = read(t->fd[first], buf, (HEAD + n) * sizeof *buf);
+        if (got != (ssize_t)((HEAD + n) * sizeof *buf) || buf[0] != n)
             return;
+        if (__builtin_expect(buf[2] < buf[1], 0))
+            short_of_counters(g, buf[1], buf[2]);
         for (uint32_t k = 0; k < n; k++)
-            out[c->order[first + k]] = buf[1 + k];
+            out[c->order[first + k]] = buf[HEAD + k];
+    }
+}
+
+/* At the end: one line when a group was not counted all the time. */
+static void finish(instr_metric_source *src)
+{
+    const perf_ctx *c = src->ctx;
+    for (uint32_t g = 0; g < 2; g++) {
+        uint32_t share = __atomic_load_n(&least_share[g], __ATOMIC_RELAXED);
+        if (share >= 1000)
+            continue;
+        char names[256] = "";
+        uint32_t from = g ? c->split : 0, to = g ? c->n : c->split;
+        for (uint32_t i = from; i < to; i++) {
+            size_t len = strlen(names);
+            snprintf(names + len, sizeof names - len, "%s%s", len ? "," : "",
+                     c->ev[c->order[i]]->name);
+        }
+        if (share == 0)
+            instr_warn("%s: the group %s was never counted on some thread (the CPU has fewer "
+                       "counters than these events need at once): their values there are 0; "
+                       "ask for fewer hardware events",
+                       c->var, names);
+        else
+            instr_warn("%s: the group %s was counted only %.1f %% of the time on some thread "
+                       "(the CPU has fewer counters than these events need at once, so the "
+                       "kernel took turns): their values are what was counted, not scaled; "
+                       "ask for fewer hardware events",
+                       c->var, names, share / 10.0);
     }
 }
 
 static const instr_metric_source_ops ops = {
-    .thread_begin = thread_begin, .read = read_values};
+    .thread_begin = thread_begin, .read = read_values, .finish = finish};
 
 static void one_item(void *arg, const char *item)
 {

@@ -14,6 +14,7 @@
 #include "../core/text.h"
 
 #include <ctype.h>
+#include <stddef.h>
 #include <dlfcn.h>
 #include <limits.h>
 #include <stdio.h>
@@ -23,22 +24,41 @@
 
 typedef struct plugin_ctx {
     char name[64];
-    const instr_metric_plugin_info *info;
+    instr_metric_plugin_info info; /* the plugin's, version 1 ones completed with NULLs */
     char **metric;     /* names of its metrics, in the order of their indices */
     int32_t *async_id; /* asynchronous: the counter of each metric */
     uint32_t n;
     uint64_t delta_ticks; /* INSTR_METRIC_SYNC */
-    int ended;
+    int started, ended;   /* synchronize called at the start, at the end */
 } plugin_ctx;
 
 /* Per thread: the counters of this thread (strictly synchronous and synchronous). */
 typedef struct plugin_thread {
     uint64_t last_asked;
     int asked;
+    int all_added; /* every counter has its id here */
     int32_t id[];
 } plugin_thread;
 
 static uint64_t clock_for_plugins(void) { return instr_clock_now(); }
+
+/* ---- which process records the per-host and once metrics ---- */
+
+/* From MPI_Init of an MPI job (instr_metrics_elect); -1 before and outside one. */
+static int elected_world = -1, elected_host = -1;
+/* Asynchronous plugins whose start synchronize waits for MPI_Init. */
+#define MAX_WAITING 32
+static struct plugin_ctx *waiting[MAX_WAITING];
+static uint32_t nwaiting;
+
+static int responsible(uint32_t scope)
+{
+    if (scope == INSTR_METRIC_PER_HOST && elected_host >= 0)
+        return elected_host == 0;
+    if (scope == INSTR_METRIC_ONCE && elected_world >= 0)
+        return elected_world == 0;
+    return 1;
+}
 
 static void *thread_begin(instr_metric_source *src)
 {
@@ -48,13 +68,19 @@ static void *thread_begin(instr_metric_source *src)
     plugin_thread *t = calloc(1, sizeof *t + src->n * sizeof t->id[0]);
     if (!t)
         return NULL;
+    t->all_added = 1;
     for (uint32_t i = 0; i < src->n; i++) {
-        t->id[i] = c->info->add_counter(c->metric[i]);
+        t->id[i] = c->info.add_counter(c->metric[i]);
+        t->all_added &= t->id[i] >= 0;
         if (t->id[i] < 0)
             instr_warn("INSTR_METRIC_PLUGINS=%s: the plugin cannot count %s on thread %d "
                        "(add_counter returned %d); its values stay 0 there",
                        c->name, c->metric[i], (int)gettid(), (int)t->id[i]);
     }
+    /* The start's synchronize, after the counters of the first thread were added (the
+     * header's promise): once, whichever thread comes first. */
+    if (c->info.synchronize && !__atomic_exchange_n(&c->started, 1, __ATOMIC_ACQ_REL))
+        c->info.synchronize(1, 0);
     return t;
 }
 
@@ -63,9 +89,32 @@ static void read_strict(instr_metric_source *src, void *thread, uint64_t *out, u
     (void)now;
     const plugin_ctx *c = src->ctx;
     const plugin_thread *t = thread;
+    if (c->info.get_current_values && t->all_added) {
+        c->info.get_current_values(t->id, src->n, out);
+        return;
+    }
     for (uint32_t i = 0; i < src->n; i++)
         if (t->id[i] >= 0)
-            out[i] = c->info->get_current_value(t->id[i]);
+            out[i] = c->info.get_current_value(t->id[i]);
+}
+
+/* The cursor path's way to read the thread's counters (metrics.h, instr_metric_reader): one
+ * call of get_current_values for all when the plugin has it and every counter was added,
+ * else get_current_value per counter. */
+static uint32_t getters(instr_metric_source *src, void *thread, instr_metric_getter *out,
+                        instr_metric_getmany *many)
+{
+    const plugin_ctx *c = src->ctx;
+    const plugin_thread *t = thread;
+    if (c->info.get_current_values && t->all_added) {
+        *many = (instr_metric_getmany){c->info.get_current_values, t->id, src->n, 0};
+        return 0;
+    }
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < src->n; i++)
+        if (t->id[i] >= 0)
+            out[k++] = (instr_metric_getter){c->info.get_current_value, t->id[i], i};
+    return k;
 }
 
 static void read_optional(instr_metric_source *src, void *thread, uint64_t *out, uint64_t now)
@@ -78,16 +127,42 @@ static void read_optional(instr_metric_source *src, void *thread, uint64_t *out,
     t->last_asked = now;
     for (uint32_t i = 0; i < src->n; i++) {
         uint64_t v;
-        if (t->id[i] >= 0 && c->info->get_optional_value(t->id[i], &v))
+        if (t->id[i] >= 0 && c->info.get_optional_value(t->id[i], &v))
             out[i] = v;
     }
 }
 
+static int fresh_optional(instr_metric_source *src, void *thread, uint64_t now)
+{
+    (void)src;
+    const plugin_thread *t = thread;
+    return t->asked && t->last_asked == now;
+}
+
+/* The start's synchronize of an asynchronous plugin (once). */
+static void start_sync(plugin_ctx *c)
+{
+    if (__atomic_exchange_n(&c->started, 1, __ATOMIC_ACQ_REL))
+        return;
+    if (c->info.synchronize)
+        c->info.synchronize(responsible(c->info.scope), 0);
+}
+
 static void end_sync(plugin_ctx *c)
 {
-    if (!c->ended && c->info->synchronize)
-        c->info->synchronize(1, 1);
+    if (c->info.synchronicity >= INSTR_METRIC_ASYNC_EVENT)
+        start_sync(c); /* MPI_Init never came */
+    if (!c->ended && c->info.synchronize)
+        c->info.synchronize(responsible(c->info.scope), 1);
     c->ended = 1;
+}
+
+void instr_metrics_elect(int world_rank, int host_rank)
+{
+    elected_world = world_rank;
+    elected_host = host_rank;
+    for (uint32_t i = 0; i < nwaiting; i++)
+        start_sync(waiting[i]);
 }
 
 static void collect(instr_metric_source *src,
@@ -95,11 +170,13 @@ static void collect(instr_metric_source *src,
 {
     plugin_ctx *c = src->ctx;
     end_sync(c);
+    if (!responsible(c->info.scope))
+        return; /* another process of the host (or job) records them */
     for (uint32_t i = 0; i < src->async_n; i++) {
         if (c->async_id[i] < 0)
             continue;
         instr_metric_timed_value *v = NULL;
-        uint64_t n = c->info->get_all_values(c->async_id[i], &v);
+        uint64_t n = c->info.get_all_values(c->async_id[i], &v);
         for (uint64_t k = 0; v && k < n; k++)
             put(arg, src->async_first + i, v[k].timestamp, v[k].value);
         free(v);
@@ -110,15 +187,21 @@ static void finish(instr_metric_source *src)
 {
     plugin_ctx *c = src->ctx;
     end_sync(c);
-    if (c->info->finalize)
-        c->info->finalize();
+    if (c->info.finalize)
+        c->info.finalize();
     /* The object stays loaded: a thread the program did not join may still be inside it. */
 }
 
-static const instr_metric_source_ops strict_ops = {
-    .thread_begin = thread_begin, .read = read_strict, .collect = collect, .finish = finish};
-static const instr_metric_source_ops optional_ops = {
-    .thread_begin = thread_begin, .read = read_optional, .collect = collect, .finish = finish};
+static const instr_metric_source_ops strict_ops = {.thread_begin = thread_begin,
+                                                   .read = read_strict,
+                                                   .getters = getters,
+                                                   .collect = collect,
+                                                   .finish = finish};
+static const instr_metric_source_ops optional_ops = {.thread_begin = thread_begin,
+                                                     .read = read_optional,
+                                                     .fresh = fresh_optional,
+                                                     .collect = collect,
+                                                     .finish = finish};
 static const instr_metric_source_ops async_ops = {.collect = collect, .finish = finish};
 
 /* Callbacks the plugin's synchronicity needs; NULL when all are there, else the first
@@ -149,7 +232,7 @@ static void free_properties(instr_metric_properties *props)
 static uint32_t add_metrics(plugin_ctx *c, const char *spec_var, const char *spec,
                             instr_metric_properties *props)
 {
-    const instr_metric_plugin_info *info = c->info;
+    const instr_metric_plugin_info *info = &c->info;
     int async = info->synchronicity >= INSTR_METRIC_ASYNC_EVENT;
     uint32_t count = 0;
     for (instr_metric_properties *p = props; p && p->name; p++)
@@ -213,19 +296,27 @@ static void load_one(void *arg, const char *name)
                    var, name, name, INSTR_METRIC_PLUGIN_ENTRY_NAME);
         return;
     }
-    const instr_metric_plugin_info *info = entry();
-    if (!info) {
+    const instr_metric_plugin_info *given = entry();
+    if (!given) {
         instr_warn("%s=%s: the plugin's entry point returned no description; left out", var,
                    name);
         return;
     }
-    if (info->plugin_version != INSTR_METRIC_PLUGIN_VERSION) {
+    uint32_t version = given->plugin_version;
+    if (version < INSTR_METRIC_PLUGIN_VERSION_MIN || version > INSTR_METRIC_PLUGIN_VERSION) {
         instr_warn("%s=%s: the plugin was built for metric plugin interface version %u, this "
-                   "runtime has version %u; rebuild it against this instr_metric_plugin.h; "
-                   "left out",
-                   var, name, info->plugin_version, INSTR_METRIC_PLUGIN_VERSION);
+                   "runtime reads versions %u to %u; rebuild it against this "
+                   "instr_metric_plugin.h; left out",
+                   var, name, version, INSTR_METRIC_PLUGIN_VERSION_MIN,
+                   INSTR_METRIC_PLUGIN_VERSION);
         return;
     }
+    /* A version 1 description ends after synchronize: only that much is read. */
+    instr_metric_plugin_info full;
+    memset(&full, 0, sizeof full);
+    memcpy(&full, given,
+           version == 1 ? offsetof(instr_metric_plugin_info, get_current_values) : sizeof full);
+    const instr_metric_plugin_info *info = &full;
     const char *missing = missing_callback(info);
     if (info->synchronicity > INSTR_METRIC_ASYNC || info->scope > INSTR_METRIC_ONCE) {
         instr_warn("%s=%s: the plugin's synchronicity %u or scope %u is not one this runtime "
@@ -261,7 +352,7 @@ static void load_one(void *arg, const char *name)
         return;
     }
     snprintf(c->name, sizeof c->name, "%s", name);
-    c->info = info;
+    c->info = *info;
     if (info->synchronicity == INSTR_METRIC_SYNC) {
         double ticks = (double)info->delta_t * instr_clock_hz() / 1e9;
         c->delta_ticks = ticks > 0 ? (uint64_t)ticks : 0;
@@ -288,8 +379,17 @@ static void load_one(void *arg, const char *name)
                                              : &async_ops;
     if (instr_metrics_source_end(ops, c) != 0)
         return;
-    if (info->synchronize)
-        info->synchronize(1, 0);
+    /* Asynchronous plugins' counters are added by now: their start's synchronize, which
+     * says whether this process records per-host and once metrics, comes now, or in an MPI
+     * job at MPI_Init, when that is known (instr_metrics_elect; libinstr-rt-mpi defines
+     * instr_mpi_adapter_loaded, as core/lifecycle.c checks). The synchronous ones' are added
+     * per thread, and the start's synchronize follows the first thread's (thread_begin). */
+    if (ops == &async_ops) {
+        if (dlsym(RTLD_DEFAULT, "instr_mpi_adapter_loaded") && nwaiting < MAX_WAITING)
+            waiting[nwaiting++] = c;
+        else
+            start_sync(c);
+    }
     instr_info(1, "%s=%s: %u metric%s from %s", var, name, n, n == 1 ? "" : "s", spec_var);
 }
 

@@ -156,6 +156,16 @@ static void job_begin(void)
         snprintf(job_dir, sizeof job_dir, "%s", dir);
         instr_ext_experiment_join(dir, job_rank);
     }
+    /* Which rank records the per-host and once metrics: the first of each host (one shared
+     * memory node), and rank 0. */
+    MPI_Comm host_comm;
+    int host_rank = 0;
+    if (PMPI_Comm_split_type(job_comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host_comm) ==
+        MPI_SUCCESS) {
+        PMPI_Comm_rank(host_comm, &host_rank);
+        PMPI_Comm_free(&host_comm);
+    }
+    instr_ext_metrics_elect(job_rank, host_rank);
     instr_mpi_trace_begin(job_comm, job_rank, job_size, job_dir);
     instr_ext_set_job_hook(keep_blob);
     atexit(job_end);

@@ -101,6 +101,15 @@ void instr_mpi_trace_begin(MPI_Comm comm, int rank, int size, const char *jobdir
                             "trace (give it to every rank: mpirun -x INSTR_ENABLE_TRACING=1)\n");
         return;
     }
+    /* Metrics: one set on every rank, or none in the trace (before anything is converted). */
+    uint64_t sig = instr_ext_trace_metrics_signature(), lo = 0, hi = 0;
+    PMPI_Allreduce(&sig, &lo, 1, MPI_UINT64_T, MPI_MIN, comm);
+    PMPI_Allreduce(&sig, &hi, 1, MPI_UINT64_T, MPI_MAX, comm);
+    instr_ext_trace_metrics_agreed(lo == hi);
+    if (lo != hi && rank == 0)
+        fprintf(stderr, "instr: the ranks record different metrics (INSTR_METRIC_* settings, or "
+                        "plugins found on some hosts only): the job's trace has no metrics; "
+                        "each rank's profile has its own (give every rank the same settings)\n");
     int ok = instr_ext_trace_job_open(jobdir, rank, size, setup, &comm) == 0, all_ok = 0;
     PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
     if (!all_ok) {

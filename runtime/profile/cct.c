@@ -79,6 +79,7 @@ void *instr_profile_location_begin(instr_location *loc)
         reset_tree(s);
         own_stack(s);
         s->mvals = instr_metrics_values_of(loc, &s->nm);
+        s->mread = s->nm ? instr_metrics_reader_of(loc) : NULL;
     }
     return s;
 }
@@ -142,6 +143,23 @@ static void enter_below(instr_pstate *s, instr_pnode *p, uint32_t region, uintpt
     s->cursor = n;
 }
 
+/* The cursor path with metrics (s->mread): the slow paths read the values once, into
+ * s->mvals, for the frames they close and the node they enter. A thread that closes another
+ * thread's frames (the end of the run, an OpenMP master) cannot read that thread's counters:
+ * those frames close with the values of their thread's latest exit. */
+static void metrics_now(instr_pstate *s)
+{
+    if (s->mread && instr_metrics_reader_own(s->mread))
+        instr_metrics_read(s->mread, s->mvals, instr_clock_now());
+}
+
+static void close_frame(instr_pstate *s, instr_pnode *p, uint64_t t)
+{
+    if (s->mread)
+        instr_pnode_metrics_exit(s, p);
+    instr_cct_close(p, t);
+}
+
 /* Takes the cursor off the fast paths; NULL when a slow path of this thread already has it. */
 static instr_pnode *take(instr_pstate *s)
 {
@@ -177,6 +195,7 @@ int instr_cct_enter_slow(instr_pstate *s, uint32_t region, uintptr_t sp)
      * inlining), which shares its frame. */
     uint64_t t = 0;
     int timed = 0;
+    metrics_now(s);
     /* A frame on another stack (a handler on its sigaltstack, a coroutine) is a callee. */
     if (sp && on_own_stack(s, sp)) {
         int jumped = instr_cct_jumped;
@@ -187,12 +206,14 @@ int instr_cct_enter_slow(instr_pstate *s, uint32_t region, uintptr_t sp)
                 t = instr_clock_now();
                 timed = 1;
             }
-            instr_cct_close(p, t);
+            close_frame(s, p, t);
             s->resynced++;
             p = p->parent;
         }
     }
     enter_below(s, p, region, sp, !timed, t);
+    if (s->mread && s->cursor != &s->lost)
+        instr_pnode_metrics_enter(s, s->cursor);
     return 0;
 }
 
@@ -219,8 +240,9 @@ int instr_cct_exit_slow(instr_pstate *s, uint32_t region, uint64_t *unmatched)
         return 0;
     }
     uint64_t t = instr_clock_now();
+    metrics_now(s);
     for (;; p = p->parent) {
-        instr_cct_close(p, t);
+        close_frame(s, p, t);
         if (p == k)
             break;
     }
@@ -247,9 +269,11 @@ uint64_t instr_cct_cut(instr_pstate *s, uintptr_t sp)
     }
     uint64_t n = 0, t = 0;
     while (p != &s->root && (p->sp < sp || on_other_stack(s, p->sp))) {
-        if (!n++)
+        if (!n++) {
             t = instr_clock_now();
-        instr_cct_close(p, t);
+            metrics_now(s);
+        }
+        close_frame(s, p, t);
         p = p->parent;
     }
     s->resynced += n;
@@ -286,8 +310,10 @@ uint64_t instr_cct_close_above(instr_pstate *s, uint32_t depth, uint64_t t)
         }
         p = s->lost_parent;
     }
+    if (p->depth > depth)
+        metrics_now(s);
     while (p->depth > depth) {
-        instr_cct_close(p, t);
+        close_frame(s, p, t);
         p = p->parent;
         n++;
     }
@@ -374,6 +400,7 @@ void instr_profile_fork_child(void *data, uint64_t t)
         sps[i - 1] = p->sp;
     }
     reset_tree(s);
+    metrics_now(s);
     for (uint32_t i = 0; i < d; i++) {
         instr_pnode *c = s->cursor;
         if (c == &s->lost) {

@@ -61,8 +61,10 @@ typedef struct instr_pstate {
     uint64_t dropped;           /* enters whose node could not be created */
     uint64_t resynced;          /* frames closed because the stack was left by longjmp */
     struct graft_node *grafts;  /* this location's graft frames, newest first (graft.c) */
-    const uint64_t *mvals;      /* the location's current metric values (runtime/metrics/) */
+    uint64_t *mvals;            /* the location's current metric values (runtime/metrics/) */
     uint32_t nm;                /* how many; 0: no metric is on */
+    /* With metrics on: how the cursor path reads them (metrics.h), else NULL. */
+    const struct instr_metric_reader *mread;
 } instr_pstate;
 
 /* Set by the longjmp family (interpose/longjmp.c): this thread's stack was cut since its last
@@ -162,6 +164,18 @@ static inline void instr_cct_pop(instr_pstate *s, instr_pnode *n, uint64_t t)
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     s->cursor = parent;
 }
+
+/* The cursor path with metrics (INSTR_FAST_METRICS, core/event.h; cct_metrics.c): the cursor
+ * path's steps for the calling thread, by the adapter's key or by region handle, with the
+ * metrics read into the node at enter and its sums at exit. On a miss (the node is not the
+ * cursor's last child, or not the cursor) they call `miss` with the same arguments, which
+ * takes the adapter's slow path. */
+typedef void (*instr_cct_enter_miss)(uintptr_t what, uintptr_t sp);
+typedef void (*instr_cct_exit_miss)(uintptr_t what);
+void instr_cct_metrics_enter_key(uintptr_t key, uintptr_t sp, instr_cct_enter_miss miss);
+void instr_cct_metrics_exit_key(uintptr_t key, instr_cct_exit_miss miss);
+void instr_cct_metrics_enter_region(uintptr_t region, uintptr_t sp, instr_cct_enter_miss miss);
+void instr_cct_metrics_exit_region(uintptr_t region, instr_cct_exit_miss miss);
 
 /* The slow paths of the cursor when it is the thread's only stack (event.h). They take the
  * cursor off the fast paths while they work; 0 when done, -1 when the cursor was already

@@ -31,9 +31,7 @@ void instr_job_blob_metric_values(FILE *f, const instr_pnode *n, uint32_t nm)
     uint64_t *rows = malloc(INSTR_MROWS * (size_t)nm * sizeof *rows);
     if (!rows)
         return;
-    memcpy(rows + INSTR_MROW_INCL * nm, n->m, nm * sizeof *rows);
-    instr_pnode_metrics_exclusive(n, nm, rows + INSTR_MROW_EXCL * nm);
-    memcpy(rows + INSTR_MROW_MIN * nm, n->m + 2 * nm, 2 * nm * sizeof *rows);
+    instr_pnode_metrics_rows(n, nm, rows);
     fputc('V', f);
     for (int r = 0; r < INSTR_MROWS; r++)
         for (uint32_t i = 0; i < nm; i++)

@@ -64,9 +64,7 @@ static uint64_t *node_metric_rows(const instr_pnode *n, uint32_t nm)
     uint64_t *r = malloc(INSTR_MROWS * (size_t)nm * sizeof *r);
     if (!r)
         return NULL;
-    memcpy(r + INSTR_MROW_INCL * nm, n->m, nm * sizeof *r);
-    instr_pnode_metrics_exclusive(n, nm, r + INSTR_MROW_EXCL * nm);
-    memcpy(r + INSTR_MROW_MIN * nm, n->m + 2 * nm, 2 * nm * sizeof *r); /* min, max rows */
+    instr_pnode_metrics_rows(n, nm, r);
     return r;
 }
 

@@ -45,16 +45,34 @@ void instr_profile_exit(void *data, uint32_t region, uint64_t t);
 void instr_profile_fork_child(void *data, uint64_t t);
 
 /* metric_sums.c: the metric values of a node (instr_pnode.m), from the location's current
- * values (instr_pstate.mvals, refreshed by the metrics substrate before the profile sees an
- * event). Only on the generic path, which every event takes while a metric is on. */
-static inline size_t instr_pnode_metrics_size(uint32_t nm) { return 4 * (size_t)nm * sizeof(uint64_t); }
+ * values (instr_pstate.mvals: refreshed by the metrics substrate before the profile sees an
+ * event on the generic path, read by cct.c's slow paths on the cursor path with metrics).
+ * Rows of nm values: row k at m + k * nm. */
+enum {
+    INSTR_PNODE_M_INCL = 0, /* inclusive sum over the visits */
+    INSTR_PNODE_M_ENTER,    /* the value at the open visit's enter */
+    INSTR_PNODE_M_MIN,      /* least and greatest inclusive value of one visit */
+    INSTR_PNODE_M_MAX,
+    INSTR_PNODE_M_EXIT,     /* the values at the visit's exit, while it is being closed
+                             * (cct_metrics.c: beside the others, so that one index serves) */
+    INSTR_PNODE_M_ROWS
+};
+static inline size_t instr_pnode_metrics_size(uint32_t nm)
+{
+    return INSTR_PNODE_M_ROWS * (size_t)nm * sizeof(uint64_t);
+}
 void instr_pnode_metrics_init(instr_pnode *n, uint64_t *m, uint32_t nm);
 /* At the node's enter: remembers the values. */
 void instr_pnode_metrics_enter(const instr_pstate *s, instr_pnode *n);
 /* At the node's exit, before its visit is counted: adds the visit's differences. */
 void instr_pnode_metrics_exit(const instr_pstate *s, instr_pnode *n);
+/* The same with the values `now` (nm of them) instead of the location's. */
+void instr_pnode_metrics_exit_at(instr_pnode *n, uint32_t nm, const uint64_t *now);
 /* Exclusive sums of the node: its inclusive ones less its children's, into out[0..nm). */
 void instr_pnode_metrics_exclusive(const instr_pnode *n, uint32_t nm, uint64_t *out);
+/* The node's values as INSTR_MROWS rows of nm (INSTR_MROW_*: inclusive, exclusive, min, max)
+ * into rows (n->m must be set). */
+void instr_pnode_metrics_rows(const instr_pnode *n, uint32_t nm, uint64_t *rows);
 
 
 /* merge.c: the merged tree, in pre-order, children sorted by inclusive time (descending). */

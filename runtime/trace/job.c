@@ -729,6 +729,9 @@ static int write_global(OTF2_Archive *a, instr_unifier *u)
             OTF2_REGION_FLAG_NONE, *r->file ? instr_strtab_ref(&st, r->file) : empty, r->lb,
             r->le));
     }
+    /* Metrics: the ranks agreed on one set at MPI_Init (metric_events.c), so rank 0's
+     * definitions are everyone's, with the same refs. */
+    CHECK(instr_trace_metric_defs(w, &st));
     /* Groups: 0 the MPI locations by world rank, 1 MPI_COMM_SELF's, then one per other
      * communicator: its members (world ranks). */
     uint64_t *members = calloc((size_t)u->nranks, sizeof *members);

@@ -2,22 +2,31 @@
  *
  * Synchronous metrics: at every enter and exit the metrics substrate, which sees the event
  * first, appends one compact record per metric (kind INSTR_TREC_METRIC, the metric's index,
- * the value in the time field) to the thread's buffer; the conversion (convert.c) collects
- * them and writes one OTF2 Metric event of the class of all synchronous metrics right after
- * the Enter or Leave that follows, at its time.
+ * the value in the time field) to the thread's buffer: every strictly synchronous metric,
+ * and a synchronous plugin's metrics only at the events where the plugin was asked (its
+ * minimum interval passed). The conversion (convert.c) collects them and writes, right after
+ * the Enter or Leave that follows and at its time, one OTF2 Metric event per class whose
+ * values all came: class 0 holds the strictly synchronous metrics (SYNCHRONOUS_STRICT), then
+ * one class per synchronous plugin (SYNCHRONOUS).
  *
  * Asynchronous metrics: their values (collected at the end, in time order, by
  * runtime/metrics/) go to a location of their own, of type METRIC, in the process's location
  * group: one Metric event per value, at its own time, so every stream stays in time order.
  *
- * Definitions: one MetricMember per metric, class 0 for the synchronous ones (strictly
- * synchronous), then one class per asynchronous metric. Not in an MPI job's trace yet (its
- * definitions are unified across ranks, job.c): there the metrics are in the profile only. */
+ * Definitions: one MetricMember per metric; the synchronous classes above, then one class
+ * per asynchronous metric.
+ *
+ * An MPI job: the ranks compare their synchronous metric sets at MPI_Init (before the job's
+ * archive opens and any record is converted); when they are the same, rank 0 writes the
+ * definitions for all (job.c) and every location's Metric events use those refs; when not,
+ * the job's trace has no metrics (one line says so; the profiles have them). Asynchronous
+ * metrics are not in a job's trace yet. */
 #include "trace.h"
 #include "../core/config.h"
 #include "../core/log.h"
 #include "../metrics/metrics.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,11 +38,99 @@ static uint32_t nsync_traced(void)
     return instr_metrics_nsync < MAX_PER_EVENT ? instr_metrics_nsync : MAX_PER_EVENT;
 }
 
-/* The class of asynchronous metric k: after the synchronous class (OTF2 wants metric
- * references dense, in order). */
-static OTF2_MetricRef async_class(uint32_t k) { return (nsync_traced() ? 1 : 0) + k; }
+/* The synchronous classes: made once, from the run's metric set (fixed at start-up). */
+#define MAX_CLASSES 64
+typedef struct sync_class {
+    uint32_t n;
+    OTF2_MetricOccurrence occurrence;
+    const char *source;            /* a synchronous plugin's name; NULL: the strict class */
+    uint32_t member[MAX_PER_EVENT];
+    OTF2_Type type[MAX_PER_EVENT];
+} sync_class;
+static sync_class classes[MAX_CLASSES];
+static uint32_t nclasses;
+static pthread_once_t classes_once = PTHREAD_ONCE_INIT;
 
-int instr_trace_metrics_wanted(void) { return !instr_trace_job_pending && nsync_traced() > 0; }
+static OTF2_Type otf2_type(uint32_t value_type);
+
+static void make_classes(void)
+{
+    uint32_t n = nsync_traced();
+    for (int strict = 1; strict >= 0; strict--)
+        for (uint32_t i = 0; i < n; i++) {
+            const instr_metric *m = &instr_metrics_sync[i];
+            if ((m->synchronicity == INSTR_METRIC_STRICTLY_SYNC) != strict)
+                continue;
+            const char *source = strict ? NULL : m->source;
+            uint32_t c = 0;
+            while (c < nclasses && classes[c].source != source)
+                c++;
+            if (c == nclasses) {
+                if (nclasses == MAX_CLASSES)
+                    continue; /* more synchronous plugins than classes: left out */
+                classes[nclasses++] = (sync_class){
+                    .occurrence = strict ? OTF2_METRIC_SYNCHRONOUS_STRICT
+                                         : OTF2_METRIC_SYNCHRONOUS,
+                    .source = source};
+            }
+            sync_class *k = &classes[c];
+            k->type[k->n] = otf2_type(m->value_type);
+            k->member[k->n++] = i;
+        }
+}
+
+static uint32_t sync_classes(void)
+{
+    pthread_once(&classes_once, make_classes);
+    return nclasses;
+}
+
+/* The class of asynchronous metric k: after the synchronous classes (OTF2 wants metric
+ * references dense, in order). */
+static OTF2_MetricRef async_class(uint32_t k) { return sync_classes() + k; }
+
+/* An MPI job (instr_trace_job_pending): -1 until the ranks compared their metric sets at
+ * MPI_Init, then 1 when they are the same, 0 when not (the records are dropped). */
+static int job_agreed = -1;
+
+/* In an MPI job too: its records wait with the events until MPI_Init said whether the ranks
+ * agree. */
+int instr_trace_metrics_wanted(void) { return nsync_traced() > 0; }
+
+static uint64_t mix(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *c = p;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ c[i]) * 0x100000001b3ull; /* FNV-1a */
+    return h;
+}
+
+uint64_t instr_trace_metrics_signature(void)
+{
+    uint32_t n = nsync_traced();
+    if (!n)
+        return 0;
+    uint64_t h = mix(0xcbf29ce484222325ull, &n, sizeof n);
+    for (uint32_t i = 0; i < n; i++) {
+        const instr_metric *m = &instr_metrics_sync[i];
+        const char *text[] = {m->name, m->unit, m->description, m->source};
+        for (int k = 0; k < 4; k++)
+            h = mix(h, text[k], strlen(text[k]) + 1);
+        uint32_t num[] = {m->base, (uint32_t)m->exponent, m->value_type, m->mode,
+                          m->semantics, m->synchronicity};
+        h = mix(h, num, sizeof num);
+    }
+    return h ? h : 1;
+}
+
+void instr_trace_metrics_job(int agreed) { __atomic_store_n(&job_agreed, agreed, __ATOMIC_RELEASE); }
+
+/* Whether this process's trace takes Metric events and their definitions: always outside a
+ * job; in a job, when the ranks agreed. */
+static int traced(void)
+{
+    return !instr_trace_job_pending || __atomic_load_n(&job_agreed, __ATOMIC_ACQUIRE) == 1;
+}
 
 static OTF2_Type otf2_type(uint32_t value_type)
 {
@@ -57,35 +154,45 @@ static OTF2_MetricMode otf2_mode(const instr_metric *m)
 
 void instr_trace_metric_record(instr_tloc *s, uint32_t index, uint64_t value)
 {
-    if (!s->mpend) {
-        uint32_t n = nsync_traced();
-        if (!n || !(s->mpend = calloc(n, sizeof *s->mpend)))
-            return;
-    }
-    if (index >= nsync_traced())
+    uint32_t n = nsync_traced();
+    if (!traced())
         return;
-    if (index == 0)
-        s->mpend_n = 0; /* a new event's set */
+    if (!s->mpend) {
+        if (!n || !(s->mpend = calloc(n, sizeof *s->mpend)) ||
+            !(s->mset = calloc(n, sizeof *s->mset))) {
+            free(s->mpend);
+            s->mpend = NULL;
+            return;
+        }
+    }
+    if (index >= n)
+        return;
     s->mpend[index].unsigned_int = value;
+    s->mset[index] = 1;
     s->mpend_n++;
 }
 
 void instr_trace_metric_emit(instr_tloc *s, uint64_t t)
 {
-    uint32_t n = nsync_traced();
-    if (!s->mpend || s->mpend_n != n)
+    if (!s->mpend)
         return;
     s->mpend_n = 0;
-    static OTF2_Type types[MAX_PER_EVENT];
-    static int typed;
-    if (!__atomic_load_n(&typed, __ATOMIC_ACQUIRE)) {
-        for (uint32_t i = 0; i < n; i++)
-            types[i] = otf2_type(instr_metrics_sync[i].value_type);
-        __atomic_store_n(&typed, 1, __ATOMIC_RELEASE);
+    uint32_t nc = sync_classes();
+    OTF2_MetricValue values[MAX_PER_EVENT];
+    for (uint32_t c = 0; c < nc; c++) {
+        const sync_class *k = &classes[c];
+        uint32_t got = 0;
+        for (uint32_t j = 0; j < k->n; j++) {
+            got += s->mset[k->member[j]];
+            values[j] = s->mpend[k->member[j]];
+        }
+        if (got != k->n)
+            continue; /* a synchronous plugin not asked at this event */
+        if (OTF2_EvtWriter_Metric(s->writer, NULL, t, c, (uint8_t)k->n, k->type, values) !=
+            OTF2_SUCCESS)
+            s->refused++;
     }
-    if (OTF2_EvtWriter_Metric(s->writer, NULL, t, 0, (uint8_t)n, types, s->mpend) !=
-        OTF2_SUCCESS)
-        s->refused++;
+    memset(s->mset, 0, nsync_traced());
 }
 
 /* The location of the asynchronous values: after every thread's. */
@@ -134,12 +241,14 @@ int instr_trace_metric_async_local_defs(OTF2_Archive *a)
 
 OTF2_ErrorCode instr_trace_metric_defs(OTF2_GlobalDefWriter *w, instr_strtab *st)
 {
-    if (instr_trace_job_pending)
+    if (!traced())
         return OTF2_SUCCESS;
+    /* An MPI job's trace has the synchronous metrics only (the asynchronous values' location
+     * is not among the job's locations yet). */
+    uint32_t nasync = instr_trace_job_pending ? 0 : instr_metrics_nasync;
     OTF2_ErrorCode rc = OTF2_SUCCESS;
     uint32_t nsync = nsync_traced();
-    OTF2_MetricMemberRef members[MAX_PER_EVENT];
-    for (uint32_t k = 0; k < nsync + instr_metrics_nasync && rc == OTF2_SUCCESS; k++) {
+    for (uint32_t k = 0; k < nsync + nasync && rc == OTF2_SUCCESS; k++) {
         const instr_metric *m = k < nsync ? &instr_metrics_sync[k]
                                           : &instr_metrics_async[k - nsync];
         rc = OTF2_GlobalDefWriter_WriteMetricMember(
@@ -148,14 +257,17 @@ OTF2_ErrorCode instr_trace_metric_defs(OTF2_GlobalDefWriter *w, instr_strtab *st
             otf2_mode(m), otf2_type(m->value_type), m->base == 2 ? OTF2_BASE_BINARY
                                                                 : OTF2_BASE_DECIMAL,
             m->exponent, instr_strtab_ref(st, m->unit));
-        if (k < nsync)
-            members[k] = k;
     }
-    if (nsync && rc == OTF2_SUCCESS)
-        rc = OTF2_GlobalDefWriter_WriteMetricClass(w, 0, (uint8_t)nsync, members,
-                                                   OTF2_METRIC_SYNCHRONOUS_STRICT,
+    uint32_t nc = sync_classes();
+    for (uint32_t c = 0; c < nc && rc == OTF2_SUCCESS; c++) {
+        OTF2_MetricMemberRef members[MAX_PER_EVENT];
+        for (uint32_t j = 0; j < classes[c].n; j++)
+            members[j] = classes[c].member[j];
+        rc = OTF2_GlobalDefWriter_WriteMetricClass(w, c, (uint8_t)classes[c].n, members,
+                                                   classes[c].occurrence,
                                                    OTF2_RECORDER_KIND_CPU);
-    for (uint32_t k = 0; k < instr_metrics_nasync && rc == OTF2_SUCCESS; k++) {
+    }
+    for (uint32_t k = 0; k < nasync && rc == OTF2_SUCCESS; k++) {
         OTF2_MetricMemberRef member = nsync + k;
         rc = OTF2_GlobalDefWriter_WriteMetricClass(w, async_class(k), 1, &member,
                                                    OTF2_METRIC_ASYNCHRONOUS,

@@ -40,7 +40,8 @@ typedef struct instr_tloc {
     uint32_t nopen, capopen;
     uint64_t repaired;      /* records left out or added to keep the trace nested */
     OTF2_MetricValue *mpend; /* metric values for the next Enter/Leave (metric_events.c) */
-    uint32_t mpend_n;
+    uint8_t *mset;           /* which of them came since the last Enter/Leave */
+    uint32_t mpend_n;        /* how many came */
 
     OTF2_EvtWriter *writer; /* NULL: no writer (yet, or anymore) */
     uint64_t last;          /* last timestamp written: records never go back in time */
@@ -175,6 +176,10 @@ OTF2_RegionRole instr_trace_openmp_role(const char *name);
 /* 1 when the metrics substrate appends metric records (synchronous metrics on, and not an
  * MPI job, whose definitions do not have them yet). */
 int instr_trace_metrics_wanted(void);
+/* An MPI job: this process's synchronous metric set as a number (0: none), and whether every
+ * rank has the same (set before the job's archive opens; else no Metric events). */
+uint64_t instr_trace_metrics_signature(void);
+void instr_trace_metrics_job(int agreed);
 /* Conversion: a metric record; the set is written after the next Enter/Leave, at time t. */
 void instr_trace_metric_record(instr_tloc *s, uint32_t index, uint64_t value);
 void instr_trace_metric_emit(instr_tloc *s, uint64_t t);

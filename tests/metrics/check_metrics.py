@@ -114,6 +114,15 @@ def case_perf_software():
     ru = (value(prof, "main", "ru_utime") + value(prof, "main", "ru_stime")) * 1000
     expect(abs(tc - ru) <= 0.1 * ru + 8e6,
            "task-clock of main %d ns, getrusage CPU time %d ns" % (tc, ru))
+    # The issue's acceptance, task-clock of main within 10 % of main's time, holds where the
+    # thread had a CPU for (nearly) all of that time; on a machine busy with other work it
+    # had less, which getrusage shows, and the comparison above is the one that applies.
+    if ru >= 0.95 * wall:
+        expect(abs(tc - wall) <= 0.1 * wall,
+               "task-clock of main %d ns, its time %d ns" % (tc, wall))
+    else:
+        print("note: main ran on a CPU for %.0f %% of its time (a busy machine): task-clock "
+              "compared with its CPU time only" % (100.0 * ru / wall))
     exclusive_consistent(prof)
 
 
@@ -129,6 +138,40 @@ def case_hardware_or_message():
     else:
         expect(metrics_of(prof) == ["instructions", "page-faults"], "%r" % metrics_of(prof))
         expect(value(prof, "main/spin", "instructions") > 1000, "instructions of spin()")
+
+
+def case_hardware_unavailable():
+    """The machine refuses hardware events (a test double of perf_event_open, LD_PRELOAD):
+    one line per event names the variable, the event and why, and the software event asked
+    for with them is recorded."""
+    env = {"INSTR_METRIC_PERF": "instructions,page-faults,cycles",
+           "LD_PRELOAD": os.path.join(A.bad_plugins, "libno_hw_counters.so")}
+    out, mine, exp = run("touch_pages", [100, 10], env)
+    expect(out == "touched 100 pages\n", "stdout %r" % out)
+    for ev in ("instructions", "cycles"):
+        said = [l for l in mine if "INSTR_METRIC_PERF: event %s is not available" % ev in l]
+        expect(len(said) == 1 and "this machine does not expose it" in said[0] and
+               "goes on" in said[0], "%s: %r" % (ev, mine))
+    prof = P.load(exp)
+    expect(metrics_of(prof) == ["page-faults"], "metrics %r" % metrics_of(prof))
+    expect(value(prof, "main/touch", "page-faults") >= 100, "page-faults of touch()")
+
+
+def case_hardware_multiplexed():
+    """A group of hardware events the CPU counted only a quarter of the time (a test double
+    of perf_event_open and read, LD_PRELOAD): one line at the end names the variable, the
+    group and the share; the clocks' group beside it is not named."""
+    env = {"INSTR_METRIC_PERF": "instructions,cycles,page-faults,task-clock",
+           "LD_PRELOAD": os.path.join(A.bad_plugins, "libfew_hw_counters.so")}
+    out, mine, exp = run("touch_pages", [100, 10], env)
+    expect(out == "touched 100 pages\n", "stdout %r" % out)
+    line(mine, "INSTR_METRIC_PERF", "group instructions,cycles,page-faults",
+         "counted only 25.0 % of the time", "not scaled")
+    expect(not any("task-clock" in l for l in mine), "the clocks' group named: %r" % mine)
+    prof = P.load(exp)
+    expect(metrics_of(prof) == ["instructions", "cycles", "page-faults", "task-clock"],
+           "metrics %r" % metrics_of(prof))
+    expect(value(prof, "main", "task-clock") > 0, "task-clock of main")
 
 
 def count_env(spec=None, extra=None):
@@ -173,6 +216,27 @@ def case_count_threads():
     exclusive_consistent(prof)
 
 
+def case_signals():
+    """SIGALRM and SIGPROF handlers with instrumented functions at 1 kHz each, interrupting
+    the events of 2,000,000 calls, some on the cursor path with metrics, some on its slow
+    paths: every recorded event asks the count plugin exactly once (main's events span twice
+    the events recorded below it, plus one), the interrupted code's visits stay exact, and a
+    visit of the leaf without a handler inside spans exactly one event."""
+    out, mine, exp = run("signals", [], count_env("events"))
+    expect(out == "calls=2000000\n", "stdout %r" % out)
+    prof = P.load(exp)
+    below = sum(n["visits"] for n in prof["tree"] if n["parent"] is not None)
+    expect(value(prof, "main", "events") == 2 * below + 1,
+           "main's events %d, %d visits below it" % (value(prof, "main", "events"), below))
+    for path, visits in (("main/work", 20000), ("main/work/inner", 1000000),
+                         ("main/work/other", 1000000)):
+        expect(node(prof, path)["visits"] == visits, "%s visits %d" % (path,
+                                                                    node(prof, path)["visits"]))
+    expect(value(prof, "main/work/inner", "events", "min_inclusive") == 1,
+           "inner's least events per visit")
+    exclusive_consistent(prof)
+
+
 def case_count_columns():
     _, mine, exp = run("calls", [0], count_env(extra={
         "INSTR_PROFILE_METRIC_COLUMNS": "events_half,evnts"}))
@@ -205,7 +269,7 @@ def case_bad_plugins():
     out, mine, exp = run("calls", [0], env)
     expect(out == "sink=6\n", "stdout %r" % out)
     line(mine, "INSTR_METRIC_PLUGINS=bad_no_entry", "no entry point")
-    line(mine, "INSTR_METRIC_PLUGINS=bad_version", "version 99", "version 1")
+    line(mine, "INSTR_METRIC_PLUGINS=bad_version", "version 99", "versions 1 to 2")
     line(mine, "INSTR_METRIC_PLUGINS=bad_init", "failed to initialise", "-7")
     line(mine, "INSTR_METRIC_PLUGINS=bad_no_callback", "get_current_value")
     prof = P.load(exp)
@@ -227,7 +291,42 @@ def case_plugin_not_found():
     expect(metrics_of(P.load(exp)) == ["events"], "count still loaded")
 
 
-def case_no_metric_no_cost_path():
+def case_plugin_v1():
+    """A plugin built for interface version 1 (one get_current_value per counter) gives the
+    same exact values as the count example, alone and next to it (version 2, one
+    get_current_values call per event): the cursor path with metrics through its getters,
+    through the plugin's one call, and through both."""
+    base = {"INSTR_PLUGIN_PATH": A.bad_plugins + ":" + A.plugins, "INSTR_VERBOSE": "1"}
+    for plugins in ("v1", "v1,count", "count"):
+        env = dict(base, INSTR_METRIC_PLUGINS=plugins, INSTR_METRIC_COUNT="events")
+        out, mine, exp = run("calls", [2], env, name="v1_" + plugins.replace(",", "_"))
+        expect(out == "sink=18\n", "stdout %r" % out)
+        expect(not any("left out" in l for l in mine), "%s: %r" % (plugins, mine))
+        prof = P.load(exp)
+        names = [{"v1": "v1_events", "count": "events"}[p] for p in plugins.split(",")]
+        expect(metrics_of(prof) == names, "%s: metrics %r" % (plugins, metrics_of(prof)))
+        for name in names:
+            for path, per_visit, visits in (("main", 19, 1), ("main/a", 5, 3),
+                                            ("main/a/b", 1, 6), ("worker", 19, 2),
+                                            ("worker/a", 5, 6)):
+                n = node(prof, path)
+                i = metrics_of(prof).index(name)
+                m = n["metrics"]
+                expect(n["visits"] == visits and m["inclusive"][i] == per_visit * visits and
+                       m["min_inclusive"][i] == per_visit == m["max_inclusive"][i],
+                       "%s: %s %s: visits %d, %r" % (plugins, name, path, n["visits"], m))
+        exclusive_consistent(prof)
+        if "v1" in plugins:
+            # The header's promises: synchronize(start) after add_counter, finalize at the end.
+            files = os.listdir(os.path.dirname(exp))
+            expect("v1_synchronize_start" in files and "v1_finalize" in files and
+                   "v1_synchronize_start_early" not in files,
+                   "%s: the plugin's calls left %r" % (plugins, sorted(files)))
+
+
+def case_no_metric_no_output():
+    """Without metrics nothing says or writes any. (That they cost nothing then is
+    perf.profile_instructions' part: callgrind's count of the hooks without metrics.)"""
     _, mine, exp = run("calls", [0], {"INSTR_VERBOSE": "1"})
     expect(not any(l.startswith("instr: metric") or "substrate metrics" in l for l in mine),
            "a metrics line without metrics: %r" % mine)
@@ -279,6 +378,81 @@ def case_trace_sync():
     expect(value(prof, "main", "events") == 19, "the profile of a traced run")
 
 
+def case_async_only():
+    """Asynchronous metrics only, without a trace: the run says where they would go, events
+    keep the path without metrics, and the profile is written (without metrics)."""
+    env = {"INSTR_PLUGIN_PATH": A.plugins, "INSTR_METRIC_PLUGINS": "meminfo",
+           "INSTR_METRIC_MEMINFO": "MemFree"}
+    out, mine, exp = run("calls", [2], env)
+    expect(out == "sink=18\n", "stdout %r" % out)
+    line(mine, "asynchronous metric", "MemFree", "this run writes no trace")
+    prof = P.load(exp)
+    expect(prof["metrics"] == [] and node(prof, "main/a")["visits"] == 3, "profile %r" %
+           prof["metrics"])
+
+
+def case_trace_units():
+    """A metric's unit, base and exponent and its mode reach the trace's definitions; an
+    absolute metric (a reading) is in the trace, each event's value the plugin's, and left
+    out of the profile with one line saying so."""
+    env = {"INSTR_PLUGIN_PATH": A.bad_plugins, "INSTR_METRIC_PLUGINS": "v1",
+           "INSTR_METRIC_V1": "v1_events,v1_level", "INSTR_ENABLE_TRACING": "1"}
+    _, mine, exp = run("calls", [0], env)
+    line(mine, "metric v1_level (v1) gives absolute values", "trace only")
+    import otf2check as T
+    p = subprocess.run([T.OTF2_PRINT, "-G", os.path.join(exp, "traces.otf2")],
+                       capture_output=True, timeout=60)
+    defs = p.stdout.decode()
+    for name, mode, base, exponent, unit in (("v1_events", "ACCUMULATED_START", "DECIMAL", 0, "#"),
+                                             ("v1_level", "ABSOLUTE_POINT", "BINARY", 10, "B")):
+        expect(re.search(r'^METRIC_MEMBER .*Name: "%s" .*Mode: %s, Value Type: UINT64, '
+                         r'Base: %s, Exponent: %d, Unit: "%s"' % (name, mode, base, exponent,
+                                                                  re.escape(unit)), defs, re.M),
+               "definition of %s:\n%s" % (name, "\n".join(l for l in defs.splitlines()
+                                                          if "METRIC" in l)))
+    _, evs = trace_events(exp)
+    levels = [int(m.group(1)) for _, k, _, d in evs if k == "METRIC"
+              for m in [re.search(r'\("v1_level" <\d+>; UINT64; (\d+)\)', d)] if m]
+    expect(len(levels) == 2 * 10 and all(b == a + 1 for a, b in zip(levels, levels[1:])),
+           "v1_level readings %r" % levels)
+    prof = P.load(exp)
+    expect(metrics_of(prof) == ["v1_events"], "profile metrics %r" % metrics_of(prof))
+    expect(value(prof, "main", "v1_events") == 19, "v1_events of main")
+
+
+def case_trace_synchronous():
+    """A synchronous plugin (asked at most once per 50 ms per thread) has a class of its own,
+    SYNCHRONOUS, next to the strictly synchronous class, and Metric events of that class only
+    at the events where it was asked: fewer than the Enters and Leaves, each a new value."""
+    env = {"INSTR_PLUGIN_PATH": A.bad_plugins + ":" + A.plugins,
+           "INSTR_METRIC_PLUGINS": "every,count", "INSTR_METRIC_COUNT": "events",
+           "INSTR_ENABLE_TRACING": "1"}
+    _, mine, exp = run("touch_pages", [10, 300], env)
+    import otf2check as T
+    p = subprocess.run([T.OTF2_PRINT, "-G", os.path.join(exp, "traces.otf2")],
+                       capture_output=True, timeout=60)
+    defs = p.stdout.decode()
+    classes = re.findall(r'^METRIC_CLASS\s+(\d+)\s+Occurrence: (\w+), .*Members?: (.*)$', defs,
+                         re.M)
+    expect(sorted((int(c), o, "asked" in m, "events" in m) for c, o, m in classes) ==
+           [(0, "SYNCHRONOUS_STRICT", False, True), (1, "SYNCHRONOUS", True, False)],
+           "classes %r" % classes)
+    _, evs = trace_events(exp)
+    regions = [e for e in evs if e[1] in ("ENTER", "LEAVE")]
+    asked = [int(m.group(1)) for _, k, _, d in evs if k == "METRIC"
+             for m in [re.search(r'^Metric: 1, 1 Values?: \("asked" <\d+>; UINT64; (\d+)\)',
+                                 d)] if m]
+    strict = [d for _, k, _, d in evs if k == "METRIC" and d.startswith("Metric: 0,")]
+    expect(len(strict) == len(regions) == 6, "%d strict metric events, %d enters and leaves"
+           % (len(strict), len(regions)))
+    # Asked at main's enter, and again at spin's exit 300 ms later at the least.
+    expect(2 <= len(asked) < len(regions) and
+           all(b == a + 1 for a, b in zip(asked, asked[1:])),
+           "values of the synchronous class %r" % asked)
+    prof = P.load(exp)
+    expect(value(prof, "main/spin", "asked") >= 1, "asked during spin()")
+
+
 def case_trace_async():
     env = {"INSTR_PLUGIN_PATH": A.plugins, "INSTR_METRIC_PLUGINS": "meminfo",
            "INSTR_METRIC_MEMINFO": "MemFree,MemAvail*", "INSTR_ENABLE_TRACING": "1"}
@@ -327,6 +501,84 @@ def case_mpi_job():
     calls = sum(n["visits"] for n in job["tree"] if n["parent"] is not None) // 2
     expect(per_rank[0] == 2 * calls + 1, "main's events %d, %d calls inside" % (per_rank[0], calls))
     exclusive_consistent(job)
+
+
+def case_mpi_trace():
+    """The trace of a 4-rank MPI job has the metrics: one definition set for the job (the
+    ranks agreed on it at MPI_Init), and on every rank's location a Metric event after each
+    Enter and Leave whose count grows by one per event, read back by otf2-print."""
+    work = fresh_dir(os.path.join(A.work, A.case))
+    exe = os.path.join(work, "halo")
+    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "mpi", "progs", "halo.c")
+    b = subprocess.run([A.instr, A.mpicc, "-O1", src, "-o", exe], capture_output=True, timeout=120)
+    expect(b.returncode == 0, "instr mpicc: %s" % b.stderr.decode(errors="replace"))
+    env = count_env("events", {"INSTR_ENABLE_TRACING": "1"})
+    cmd = [A.mpirun, "--oversubscribe", "--allow-run-as-root", "-np", "4"]
+    for k in env:
+        cmd += ["-x", k]
+    p = subprocess.run(cmd + [exe], cwd=work, env=clean_env(env), capture_output=True,
+                       timeout=240)
+    err = p.stderr.decode(errors="replace")
+    expect(p.returncode == 0, "mpirun: %s" % err[-2000:])
+    expect("different metrics" not in err, "the ranks disagreed: %s" % err[-2000:])
+    exp = P.find_experiment(work)
+    import otf2check as T
+    d = subprocess.run([T.OTF2_PRINT, "-G", os.path.join(exp, "traces.otf2")],
+                       capture_output=True, timeout=60).stdout.decode()
+    expect(re.search(r'^METRIC_MEMBER .*Name: "events" ', d, re.M) and
+           re.search(r'^METRIC_CLASS\s+0\s+Occurrence: SYNCHRONOUS_STRICT, .*"events"', d, re.M),
+           "metric definitions:\n%s" % "\n".join(l for l in d.splitlines() if "METRIC" in l))
+    _, evs = trace_events(exp)
+    by_loc = {}
+    for loc, kind, t, detail in evs:
+        by_loc.setdefault(loc, []).append((kind, t, detail))
+    ranks = {loc >> 32 for loc in by_loc}
+    expect(ranks == {0, 1, 2, 3}, "locations %r" % sorted(by_loc))
+    for loc, es in by_loc.items():
+        expect(len(es) % 2 == 0 and len(es) >= 4, "location %x: %d records" % (loc, len(es)))
+        last = None
+        for (k1, t1, _), (k2, t2, d2) in zip(es[0::2], es[1::2]):
+            m = re.search(r'\("events" <\d+>; UINT64; (\d+)\)', d2)
+            expect(k1 in ("ENTER", "LEAVE") and k2 == "METRIC" and t1 == t2 and m,
+                   "location %x: %s at %d then %s at %d %r" % (loc, k1, t1, k2, t2, d2))
+            v = int(m.group(1))
+            expect(last is None or v == last + 1, "location %x: events %d after %r" %
+                   (loc, v, last))
+            last = v
+    # A per-host plugin: one rank of the host (all four share it) is told it is responsible,
+    # at MPI_Init and at the end; the others are told they are not.
+    work = fresh_dir(os.path.join(A.work, A.case, "per_host"))
+    env = {"INSTR_PLUGIN_PATH": A.bad_plugins, "INSTR_METRIC_PLUGINS": "host"}
+    cmd = [A.mpirun, "--oversubscribe", "--allow-run-as-root", "-np", "4"]
+    for k in env:
+        cmd += ["-x", k]
+    p = subprocess.run(cmd + [exe], cwd=work, env=clean_env(env), capture_output=True,
+                       timeout=240)
+    expect(p.returncode == 0, "mpirun: %s" % p.stderr.decode(errors="replace")[-2000:])
+    calls = [f.split(".")[1:] for f in os.listdir(work) if f.startswith("host_sync.")]
+    pids = {pid for pid, _, _ in calls}
+    told = {(pid, end): resp for pid, resp, end in calls}
+    expect(len(pids) == 4 and len(calls) == 8, "synchronize calls %r" % sorted(calls))
+    for end in ("0", "1"):
+        expect(sorted(told[(pid, end)] for pid in pids) == ["0", "0", "0", "1"],
+               "is_end %s: %r" % (end, sorted(calls)))
+    expect(all(told[(pid, "0")] == told[(pid, "1")] for pid in pids), "%r" % sorted(calls))
+    # Ranks with different metric sets: one line, and a trace without metrics that reads.
+    work = fresh_dir(os.path.join(A.work, A.case, "different"))
+    env = count_env(None, {"INSTR_ENABLE_TRACING": "1"})
+    cmd = [A.mpirun, "--oversubscribe", "--allow-run-as-root"]
+    for k in env:
+        cmd += ["-x", k]
+    cmd += ["-np", "2", "env", "INSTR_METRIC_COUNT=events", exe, ":",
+            "-np", "2", "env", "INSTR_METRIC_COUNT=events,events_neg", exe]
+    p = subprocess.run(cmd, cwd=work, env=clean_env(env), capture_output=True, timeout=240)
+    err = p.stderr.decode(errors="replace")
+    expect(p.returncode == 0, "mpirun: %s" % err[-2000:])
+    expect(err.count("the ranks record different metrics") == 1, "stderr: %s" % err[-2000:])
+    exp = P.find_experiment(work)
+    _, evs = trace_events(exp)
+    expect(evs and not any(k == "METRIC" for _, k, _, _ in evs),
+           "%d records, metric ones among them" % len(evs))
 
 
 def case_openmp():

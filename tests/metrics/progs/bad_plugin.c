@@ -1,7 +1,7 @@
 /* Test doubles of broken metric plugins, one per BAD_* definition (tests/metrics): each must
  * be reported with one line and left out, the run going on.
  *   BAD_NO_ENTRY     exports no entry point
- *   BAD_VERSION      built for another interface version
+ *   BAD_VERSION      built for an interface version this runtime does not read (99)
  *   BAD_INIT         initialize fails
  *   BAD_NO_CALLBACK  strictly synchronous without get_current_value */
 #include <instr/instr_metric_plugin.h>
@@ -44,7 +44,7 @@ INSTR_METRIC_PLUGIN_ENTRY
 {
     static const instr_metric_plugin_info info = {
 #ifdef BAD_VERSION
-        .plugin_version = INSTR_METRIC_PLUGIN_VERSION + 98,
+        .plugin_version = 99,
 #else
         .plugin_version = INSTR_METRIC_PLUGIN_VERSION,
 #endif

@@ -1,0 +1,165 @@
+/* cct_metrics.c — the cursor path with metrics (INSTR_FAST_METRICS; core/event.h, cct.h).
+ *
+ * While the profile and the metrics substrate are the only substrates that want enter/exit,
+ * the cursor stays the thread's only stack, as on the inline cursor path, and each event
+ * costs one call here from the adapter's slow path: the cursor's steps, the clock, and the
+ * metrics, read by calling the plugins directly (metrics.h, instr_metric_reader): a plugin's
+ * get_current_values once for all its counters, or get_current_value per counter. At enter
+ * they go to the node's enter row (with one such plugin, its call is the last step); at
+ * exit to its exit row, whose differences to the enter row are added to the node's sums,
+ * minimum and maximum (metric_sums.c has the node's rows). The clock is read before
+ * the metrics at enter and after them at exit: a region's time holds its own two readings.
+ *
+ * Everything else (a new call path, unbalanced exits, longjmp, a signal handler inside a
+ * slow path) takes the adapter's slow path, which ends in cct.c's slow paths, where the
+ * metrics are read as well; so do sources the plugins' calls do not serve (rusage, perf,
+ * PAPI, synchronous plugins) and metrics of other types than uint64, out of line here.
+ *
+ * Hot: no locks, no allocation, no system call (a plugin's getters must not make one either:
+ * instr_metric_plugin.h). */
+#include "profile.h"
+#include "../core/clock.h"
+#include "../core/event.h"
+#include "../metrics/metrics.h"
+
+enum {
+    INCL = INSTR_PNODE_M_INCL,
+    ENTER = INSTR_PNODE_M_ENTER,
+    MIN = INSTR_PNODE_M_MIN,
+    MAX = INSTR_PNODE_M_MAX,
+    EXIT = INSTR_PNODE_M_EXIT
+};
+
+/* Sources read through their read operation, or types other than uint64. Into the node's
+ * own rows, never the location's values: a signal handler's events in between touch other
+ * nodes only. */
+__attribute__((noinline, cold)) static void enter_read(instr_pstate *s, instr_pnode *n)
+{
+    uint64_t t = instr_clock_tsc();
+    n->t_enter = t;
+    instr_metrics_read(s->mread, n->m + ENTER * s->nm, t);
+}
+
+__attribute__((noinline, cold)) static void exit_read(instr_pstate *s, instr_pnode *n)
+{
+    uint64_t *now = n->m + EXIT * s->nm;
+    instr_metrics_read(s->mread, now, instr_clock_tsc());
+    instr_pnode_metrics_exit_at(n, s->nm, now);
+    instr_cct_pop(s, n, instr_clock_tsc());
+}
+
+/* The plugins' calls only (the reader is flat). Out of line, so that the usual case, one
+ * plugin that answers in one call, keeps few registers across its call. */
+__attribute__((noinline)) static void read_calls(const instr_metric_reader *r, uint64_t *out)
+{
+    for (const instr_metric_getmany *m = r->many, *end = m + r->nmany; m < end; m++)
+        m->get(m->ids, m->n, out + m->first);
+    for (const instr_metric_getter *g = r->g; g->get; g++)
+        out[g->index] = g->get(g->id);
+}
+
+static inline __attribute__((always_inline)) void read_flat(const instr_metric_reader *r,
+                                                            uint64_t *out)
+{
+    const instr_metric_getmany *one = r->one;
+    if (__builtin_expect(one != NULL, 1))
+        one->get(one->ids, one->n, out + one->first);
+    else
+        read_calls(r, out);
+}
+
+/* The first visit of a node: its least and greatest value are the visit's. */
+__attribute__((noinline, cold)) static void exit_first(instr_pstate *s, instr_pnode *n)
+{
+    uint32_t nm = s->nm;
+    uint64_t *m = n->m;
+    read_flat(s->mread, m + EXIT * nm);
+    for (uint32_t i = 0; i < nm; i++) {
+        uint64_t d = m[EXIT * nm + i] - m[ENTER * nm + i];
+        m[INCL * nm + i] += d;
+        m[MIN * nm + i] = m[MAX * nm + i] = d;
+    }
+    instr_cct_pop(s, n, instr_clock_tsc());
+}
+
+static inline __attribute__((always_inline)) void enter_node(instr_pstate *s, instr_pnode *n)
+{
+    const instr_metric_reader *r = s->mread;
+    if (__builtin_expect(!r->flat, 0)) {
+        enter_read(s, n);
+        return;
+    }
+    n->t_enter = instr_clock_tsc();
+    /* The last step: with one plugin that answers in one call, a jump to it. */
+    read_flat(r, n->m + ENTER * s->nm);
+}
+
+static inline __attribute__((always_inline)) void exit_node(instr_pstate *s, instr_pnode *n)
+{
+    const instr_metric_reader *r = s->mread;
+    if (__builtin_expect(!r->flat, 0)) {
+        exit_read(s, n);
+        return;
+    }
+    if (__builtin_expect(n->s.visits == 0, 0)) {
+        exit_first(s, n);
+        return;
+    }
+    size_t nm = s->nm; /* at least 1 (s->mread is set) */
+    read_flat(r, n->m + EXIT * nm);
+    /* One pointer walks all rows of the node. */
+    uint64_t *v = n->m, *end = v + nm;
+    do {
+        uint64_t d = v[EXIT * nm] - v[ENTER * nm];
+        v[INCL * nm] += d;
+        if (d < v[MIN * nm])
+            v[MIN * nm] = d;
+        if (d > v[MAX * nm])
+            v[MAX * nm] = d;
+    } while (++v < end);
+    instr_cct_pop(s, n, instr_clock_tsc());
+}
+
+void instr_cct_metrics_enter_key(uintptr_t key, uintptr_t sp, instr_cct_enter_miss miss)
+{
+    instr_pstate *s = instr_tls_cct;
+    instr_pnode *n = instr_cct_push(s, 1, key, sp);
+    if (__builtin_expect(!n, 0)) {
+        miss(key, sp);
+        return;
+    }
+    enter_node(s, n);
+}
+
+void instr_cct_metrics_exit_key(uintptr_t key, instr_cct_exit_miss miss)
+{
+    instr_pstate *s = instr_tls_cct;
+    instr_pnode *n = instr_cct_top(s, 1, key);
+    if (__builtin_expect(!n, 0)) {
+        miss(key);
+        return;
+    }
+    exit_node(s, n);
+}
+
+void instr_cct_metrics_enter_region(uintptr_t region, uintptr_t sp, instr_cct_enter_miss miss)
+{
+    instr_pstate *s = instr_tls_cct;
+    instr_pnode *n = instr_cct_push(s, 0, region, sp);
+    if (__builtin_expect(!n, 0)) {
+        miss(region, sp);
+        return;
+    }
+    enter_node(s, n);
+}
+
+void instr_cct_metrics_exit_region(uintptr_t region, instr_cct_exit_miss miss)
+{
+    instr_pstate *s = instr_tls_cct;
+    instr_pnode *n = instr_cct_top(s, 0, region);
+    if (__builtin_expect(!n, 0)) {
+        miss(region);
+        return;
+    }
+    exit_node(s, n);
+}
