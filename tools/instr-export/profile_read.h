@@ -6,13 +6,13 @@
 #include "json.h"
 
 typedef struct profile {
-    json doc;
-    const json *tree;          /* array of nodes, pre-order */
-    const json *locations;     /* array */
-    const char **region_name;  /* by region id; NULL for ids not defined */
+    json_value doc;
+    const json_value *tree;      /* array of nodes, pre-order */
+    const json_value *locations; /* array */
+    const char **region_name;    /* by region id; NULL for ids not defined */
     uint64_t nregion_ids;
-    int32_t *parent;           /* per node: index of the parent, -1 for roots */
-    uint64_t total;            /* inclusive ns of all roots */
+    int32_t *parent;             /* per node: index of the parent, -1 for roots */
+    uint64_t total;              /* inclusive ns of all roots */
 } profile;
 
 /* Reads and checks path; 0, or 1 after a message on stderr naming the file and what is

@@ -50,7 +50,7 @@ static char *dup_or_empty(const char *s) { return strdup(s ? s : ""); }
 
 static double number(const json_value *v)
 {
-    return v && v->kind == JSON_NUMBER ? (v->is_int ? (double)v->u : v->d) : 0.0;
+    return v && v->kind == JSON_NUMBER ? (v->is_int ? (double)v->u : v->num) : 0.0;
 }
 
 /* What the synchronous metrics add to each event of each location (*out indexed by location
@@ -234,11 +234,11 @@ int score_read_json(const char *dir, score_profile *p, char *err, size_t errsize
     if (!text)
         return -1;
     json_value doc;
-    char jerr[256];
+    json_error jerr;
     int rc = -1;
-    if (json_parse(text, len, &doc, jerr, sizeof jerr) != 0) {
-        snprintf(err, errsize, "%s: not valid JSON (%s); the file is damaged or was cut short",
-                 path, jerr);
+    if (json_parse(text, len, &doc, &jerr) != 0) {
+        snprintf(err, errsize, "%s: not valid JSON (line %zu, column %zu: %s); the file is damaged "
+                               "or was cut short", path, jerr.line, jerr.column, jerr.what);
     } else if (doc.kind != JSON_OBJECT || strcmp(json_str(&doc, "format", ""), "instr-profile") != 0 ||
                json_u64(&doc, "version", 0) < 1 || json_u64(&doc, "version", 0) > 2) {
         /* version 2 adds the metrics (docs/profile-format.md); what is read here is in both */
