@@ -183,114 +183,111 @@ static const char *role(const char *source, const char *name)
     return "artificial";
 }
 
-/* The call tree in depth-first order: order[k] is the source index of cnode k. Children
- * keep the source's order. */
-static uint32_t *dfs_order(const instr_cube_src *src)
+/* The call tree as children lists over source indices, in the source's order: first[v] is
+ * v's first child, next[c] the sibling after c (UINT32_MAX: none). Slot n is a virtual root
+ * above the roots; a node whose parent does not come before it counts as a root. */
+typedef struct tree_links {
+    uint32_t *first, *next;
+} tree_links;
+
+static void links_free(tree_links *t)
+{
+    free(t->first);
+    free(t->next);
+    t->first = t->next = NULL;
+}
+
+/* 0, or -1 when memory ran out. */
+static int links_of(const instr_cube_src *src, tree_links *t)
 {
     uint32_t n = src->ncnodes;
-    uint32_t *first = malloc(((size_t)n + 1) * sizeof *first);
-    uint32_t *next = malloc(((size_t)n + 1) * sizeof *next);
     uint32_t *last = malloc(((size_t)n + 1) * sizeof *last);
-    uint32_t *order = malloc(((size_t)n + 1) * sizeof *order);
-    uint32_t *stack = malloc(((size_t)n + 1) * sizeof *stack);
-    if (!first || !next || !last || !order || !stack) {
-        free(order);
-        order = NULL;
-        goto out;
+    t->first = malloc(((size_t)n + 1) * sizeof *t->first);
+    t->next = malloc(((size_t)n + 1) * sizeof *t->next);
+    if (!last || !t->first || !t->next) {
+        free(last);
+        links_free(t);
+        return -1;
     }
-    /* Slot n is the virtual root above all roots. */
     for (uint32_t i = 0; i <= n; i++)
-        first[i] = next[i] = last[i] = UINT32_MAX;
+        t->first[i] = t->next[i] = last[i] = UINT32_MAX;
     for (uint32_t i = 0; i < n; i++) {
         int32_t parent;
         uint32_t region;
         src->cnode(src->ctx, i, &parent, &region);
         uint32_t p = parent < 0 || (uint32_t)parent >= i ? n : (uint32_t)parent;
         if (last[p] == UINT32_MAX)
-            first[p] = i;
+            t->first[p] = i;
         else
-            next[last[p]] = i;
+            t->next[last[p]] = i;
         last[p] = i;
     }
+    free(last);
+    return 0;
+}
+
+/* The call tree in depth-first order: order[k] is the source index of cnode k. Children
+ * keep the source's order, so siblings' cnode ids grow with their source indices. */
+static uint32_t *dfs_order(const instr_cube_src *src, const tree_links *t)
+{
+    uint32_t n = src->ncnodes;
+    uint32_t *order = malloc(((size_t)n + 1) * sizeof *order);
+    uint32_t *stack = malloc(((size_t)n + 1) * sizeof *stack);
+    if (!order || !stack) {
+        free(order);
+        free(stack);
+        return NULL;
+    }
     uint32_t k = 0, sp = 0;
-    for (uint32_t r = first[n]; r != UINT32_MAX; r = next[r]) {
+    for (uint32_t r = t->first[n]; r != UINT32_MAX; r = t->next[r]) {
         stack[sp++] = r;
         while (sp) {
             uint32_t v = stack[--sp];
             order[k++] = v;
             /* Children pushed last-first so the first child comes out first. */
             uint32_t nc = 0;
-            for (uint32_t c = first[v]; c != UINT32_MAX; c = next[c])
+            for (uint32_t c = t->first[v]; c != UINT32_MAX; c = t->next[c])
                 nc++;
             uint32_t at = sp + nc;
-            for (uint32_t c = first[v]; c != UINT32_MAX; c = next[c])
+            for (uint32_t c = t->first[v]; c != UINT32_MAX; c = t->next[c])
                 stack[--at] = c;
             sp += nc;
         }
     }
-out:
-    free(first);
-    free(next);
-    free(last);
     free(stack);
     return order;
 }
 
 /* The order of an INCLUSIVE metric's rows, as CubeW writes them and CubeLib reads them: per
  * root the root, then expand(root), where expand(v) is v's children in document order
- * followed by expand() of each child in turn. `order` is the depth-first order (cnode id ->
- * source index); the result holds source indices. NULL when memory ran out. */
-static uint32_t *wide_order(const instr_cube_src *src, const uint32_t *order)
+ * followed by expand() of each child in turn. The result holds source indices (siblings are
+ * in the same order by source index as by cnode id: dfs_order). NULL when memory ran out. */
+static uint32_t *wide_order(const instr_cube_src *src, const tree_links *t)
 {
     uint32_t n = src->ncnodes;
-    uint32_t *cid = malloc(((size_t)n + 1) * sizeof *cid);
-    uint32_t *first = malloc(((size_t)n + 1) * sizeof *first);
-    uint32_t *next = malloc(((size_t)n + 1) * sizeof *next);
-    uint32_t *last = malloc(((size_t)n + 1) * sizeof *last);
     uint32_t *stack = malloc(((size_t)n + 1) * sizeof *stack);
     uint32_t *out = malloc(((size_t)n + 1) * sizeof *out);
-    if (!cid || !first || !next || !last || !stack || !out) {
+    if (!stack || !out) {
+        free(stack);
         free(out);
-        out = NULL;
-        goto done;
-    }
-    for (uint32_t k = 0; k < n; k++)
-        cid[order[k]] = k;
-    /* Children by cnode id; slot n is the virtual root. Ids grow in document order. */
-    for (uint32_t k = 0; k <= n; k++)
-        first[k] = next[k] = last[k] = UINT32_MAX;
-    for (uint32_t k = 0; k < n; k++) {
-        int32_t parent;
-        uint32_t region;
-        src->cnode(src->ctx, order[k], &parent, &region);
-        uint32_t p = parent < 0 || (uint32_t)parent >= order[k] ? n : cid[parent];
-        if (last[p] == UINT32_MAX)
-            first[p] = k;
-        else
-            next[last[p]] = k;
-        last[p] = k;
+        return NULL;
     }
     uint32_t m = 0;
-    for (uint32_t r = first[n]; r != UINT32_MAX; r = next[r]) {
+    for (uint32_t r = t->first[n]; r != UINT32_MAX; r = t->next[r]) {
         uint32_t sp = 0;
-        out[m++] = order[r];
+        out[m++] = r;
         stack[sp++] = r;
         while (sp) {
             uint32_t v = stack[--sp], nc = 0;
-            for (uint32_t c = first[v]; c != UINT32_MAX; c = next[c], nc++)
-                out[m++] = order[c];
+            for (uint32_t c = t->first[v]; c != UINT32_MAX; c = t->next[c], nc++)
+                out[m++] = c;
             /* expand() of the first child comes first: pushed last. */
             uint32_t at = sp + nc;
-            for (uint32_t c = first[v]; c != UINT32_MAX; c = next[c])
+            for (uint32_t c = t->first[v]; c != UINT32_MAX; c = t->next[c])
                 stack[--at] = c;
             sp += nc;
         }
     }
-done:
-    free(cid);
-    free(first);
-    free(next);
-    free(last);
     free(stack);
     return out;
 }
@@ -503,10 +500,16 @@ int instr_cube_write(FILE *f, const instr_cube_src *src)
     size_t alen = 0;
     char *xml = NULL;
     uint32_t nmt = 0;
-    uint32_t *order = dfs_order(src), *locs = location_order(src), *wide = NULL;
+    tree_links links = {NULL, NULL};
+    uint32_t *order = NULL, *wide = NULL, *locs = location_order(src);
+    if (links_of(src, &links) == 0) {
+        order = dfs_order(src, &links);
+        wide = wide_order(src, &links);
+        links_free(&links);
+    }
     cube_metric *mt = metric_table(src, &nmt);
     instr_cube_cell *cells = calloc((size_t)src->nlocs + 1, sizeof *cells);
-    if (!order || !locs || !cells || !mt || !(wide = wide_order(src, order)))
+    if (!order || !wide || !locs || !cells || !mt)
         goto out;
     xml = anchor(src, order, mt, nmt, &alen);
     if (!xml)
