@@ -82,22 +82,13 @@ int instr_export_folded(const char *path, const char *metric, FILE *out)
         profile_free(&p);
         return 1;
     }
-    size_t cap = 1 << 16, *stack = malloc(cap * sizeof *stack);
+    size_t *stack = malloc((p.tree->n + 1) * sizeof *stack);
     int rc = stack ? 0 : -1;
     for (size_t i = 0; i < p.tree->n && rc == 0; i++) {
         const json_value *v = node_value(&p, i, metric, m);
         if (!v || v->kind != JSON_NUMBER || v->num == 0)
             continue;
-        size_t n;
-        while ((n = profile_path(&p, i, stack, cap)) == 0) {
-            size_t *s = realloc(stack, 2 * cap * sizeof *stack);
-            if (!s) {
-                rc = -1;
-                break;
-            }
-            stack = s;
-            cap *= 2;
-        }
+        size_t n = profile_path(&p, i, stack);
         for (size_t k = 0; k < n; k++) {
             if (k)
                 fputc(';', out);

@@ -104,14 +104,11 @@ const char *profile_node_name(const profile *p, size_t i)
     return r < p->nregion_ids && p->region_name[r] ? p->region_name[r] : "?";
 }
 
-size_t profile_path(const profile *p, size_t i, size_t *out, size_t cap)
+size_t profile_path(const profile *p, size_t i, size_t *out)
 {
     size_t n = 0;
-    for (int64_t k = (int64_t)i; k >= 0; k = p->parent[k]) {
-        if (n == cap)
-            return 0;
+    for (int64_t k = (int64_t)i; k >= 0; k = p->parent[k])
         out[n++] = (size_t)k;
-    }
     for (size_t a = 0, b = n - 1; a < b; a++, b--) {
         size_t t = out[a];
         out[a] = out[b];

@@ -21,8 +21,9 @@ int profile_read(profile *p, const char *path);
 void profile_free(profile *p);
 /* Region display name of node i. */
 const char *profile_node_name(const profile *p, size_t i);
-/* The call path of node i, outermost first, into out (node indices); returns its length or
- * 0 when it does not fit cap. */
-size_t profile_path(const profile *p, size_t i, size_t *out, size_t cap);
+/* The call path of node i, outermost first, into out (node indices); returns its length.
+ * out has room for p->tree->n entries: a parent comes before its child (profile_read), so
+ * no path is longer. */
+size_t profile_path(const profile *p, size_t i, size_t *out);
 
 #endif

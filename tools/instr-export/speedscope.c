@@ -29,7 +29,7 @@ int instr_export_speedscope(const char *path, FILE *out)
     size_t nloc = p.locations->n;
     per_loc *pl = calloc(nloc + 1, sizeof *pl);
     uint64_t *loc_id = calloc(nloc + 1, sizeof *loc_id);
-    size_t cap = 1 << 16, *stack = malloc(cap * sizeof *stack);
+    size_t *stack = malloc((p.tree->n + 1) * sizeof *stack);
     int rc = pl && loc_id && stack ? 0 : -1;
     for (size_t k = 0; k < nloc && rc == 0; k++)
         loc_id[k] = json_u64(&p.locations->items[k], "id", UINT64_MAX);
@@ -95,16 +95,7 @@ int instr_export_speedscope(const char *path, FILE *out)
             fprintf(out, ", \"unit\": \"nanoseconds\", \"startValue\": 0, \"endValue\": %" PRIu64
                          ",\n   \"samples\": [", total);
             for (size_t k = 0; k < pl[l].n; k++) {
-                size_t n;
-                while ((n = profile_path(&p, pl[l].s[k].node, stack, cap)) == 0) {
-                    size_t *s = realloc(stack, 2 * cap * sizeof *stack);
-                    if (!s) {
-                        rc = -1;
-                        break;
-                    }
-                    stack = s;
-                    cap *= 2;
-                }
+                size_t n = profile_path(&p, pl[l].s[k].node, stack);
                 fputs(k ? ", [" : "[", out);
                 for (size_t d = 0; d < n; d++) {
                     uint64_t r = json_u64(&p.tree->items[stack[d]], "region", 0);
