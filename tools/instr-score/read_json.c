@@ -1,6 +1,6 @@
 /* read_json.c — profile.json (docs/profile-format.md) into instr-score's model: visits and
  * times per region from `flat`, trace records per process and the COM type from `tree`. */
-#define _GNU_SOURCE /* O_CLOEXEC, strdup */
+#define _GNU_SOURCE /* O_CLOEXEC */
 #include "json.h"
 #include "score.h"
 
@@ -45,8 +45,6 @@ static char *slurp(const char *path, size_t *len, char *err, size_t errsize)
     *len = got;
     return buf;
 }
-
-static char *dup_or_empty(const char *s) { return strdup(s ? s : ""); }
 
 static double number(const json_value *v)
 {
@@ -156,21 +154,11 @@ static int build(score_profile *p, const json_value *doc, char *err, size_t errs
         const json_value *r = &regions->items[i];
         score_region *sr = &p->regions[i];
         ridx[json_u64(r, "id", 0)] = i;
-        sr->name = dup_or_empty(json_str(r, "name", ""));
-        sr->mangled = dup_or_empty(json_str(r, "mangled", ""));
-        sr->file = dup_or_empty(json_str(r, "file", ""));
-        sr->source = dup_or_empty(json_str(r, "source", ""));
-        sr->group_bytes = calloc(p->ngroups + 1, sizeof *sr->group_bytes);
-        sr->group_buffer = calloc(p->ngroups + 1, sizeof *sr->group_buffer);
-        if (!sr->name || !sr->mangled || !sr->file || !sr->source || !sr->group_bytes ||
-            !sr->group_buffer) {
+        if (score_region_init(sr, json_str(r, "name", ""), json_str(r, "mangled", ""),
+                              json_str(r, "file", ""), json_str(r, "source", ""), p->ngroups) != 0) {
             snprintf(err, errsize, "out of memory");
             goto out;
         }
-        sr->type = strcmp(sr->source, "mpi") == 0      ? SCORE_MPI
-                   : strcmp(sr->source, "openmp") == 0 ? SCORE_OMP
-                                                       : SCORE_USR;
-        sr->is_main = strcmp(sr->name, "main") == 0;
         const json_value *th = json_get(r, "throttled");
         if (th && th->kind == JSON_OBJECT)
             sr->throttled_visit = json_u64(th, "visit", 0);
