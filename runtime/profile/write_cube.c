@@ -7,7 +7,7 @@
  * children's), visits, min_time, max_time and the message metrics EXCLUSIVE (the call path's
  * own value). CUBE stores the rows of a metric in an order that depends on its kind: an
  * EXCLUSIVE metric's in the depth-first order of the call tree, which is also the cnode
- * numbering, an INCLUSIVE metric's in CubeW's "wide" order (wide_order below). The sparse
+ * numbering, an INCLUSIVE metric's in CubeW's "wide" order (tree_order below). The sparse
  * index lists the positions 0 .. N-1 of that order, so the data file holds N rows of one
  * value per location in location order. Numbers are in the writing machine's byte order;
  * the index's endianness word (1) tells a reader which that is. */
@@ -226,66 +226,49 @@ static int links_of(const instr_cube_src *src, tree_links *t)
     return 0;
 }
 
-/* The call tree in depth-first order: order[k] is the source index of cnode k. Children
- * keep the source's order, so siblings' cnode ids grow with their source indices. */
-static uint32_t *dfs_order(const instr_cube_src *src, const tree_links *t)
+/* Pushes v's children onto stack[sp..] so that the first child is popped first; returns the
+ * new top. */
+static uint32_t push_children(const tree_links *t, uint32_t v, uint32_t *stack, uint32_t sp)
+{
+    uint32_t nc = 0;
+    for (uint32_t c = t->first[v]; c != UINT32_MAX; c = t->next[c])
+        nc++;
+    uint32_t at = sp + nc;
+    for (uint32_t c = t->first[v]; c != UINT32_MAX; c = t->next[c])
+        stack[--at] = c;
+    return sp + nc;
+}
+
+/* The call tree's nodes (source indices) in one of CUBE's two row orders; NULL when memory
+ * ran out.
+ * - depth-first (wide 0): order[k] is the source index of cnode k, the numbering of the
+ *   cnodes and the order of an EXCLUSIVE metric's rows. Children keep the source's order, so
+ *   siblings' cnode ids grow with their source indices.
+ * - wide (1): the order of an INCLUSIVE metric's rows, as CubeW writes them and CubeLib reads
+ *   them: per root the root, then expand(root), where expand(v) is v's children in document
+ *   order followed by expand() of each child in turn. */
+static uint32_t *tree_order(const instr_cube_src *src, const tree_links *t, int wide)
 {
     uint32_t n = src->ncnodes;
-    uint32_t *order = malloc(((size_t)n + 1) * sizeof *order);
+    uint32_t *out = malloc(((size_t)n + 1) * sizeof *out);
     uint32_t *stack = malloc(((size_t)n + 1) * sizeof *stack);
-    if (!order || !stack) {
-        free(order);
+    if (!out || !stack) {
+        free(out);
         free(stack);
         return NULL;
     }
     uint32_t k = 0, sp = 0;
     for (uint32_t r = t->first[n]; r != UINT32_MAX; r = t->next[r]) {
+        if (wide)
+            out[k++] = r;
         stack[sp++] = r;
         while (sp) {
             uint32_t v = stack[--sp];
-            order[k++] = v;
-            /* Children pushed last-first so the first child comes out first. */
-            uint32_t nc = 0;
-            for (uint32_t c = t->first[v]; c != UINT32_MAX; c = t->next[c])
-                nc++;
-            uint32_t at = sp + nc;
-            for (uint32_t c = t->first[v]; c != UINT32_MAX; c = t->next[c])
-                stack[--at] = c;
-            sp += nc;
-        }
-    }
-    free(stack);
-    return order;
-}
-
-/* The order of an INCLUSIVE metric's rows, as CubeW writes them and CubeLib reads them: per
- * root the root, then expand(root), where expand(v) is v's children in document order
- * followed by expand() of each child in turn. The result holds source indices (siblings are
- * in the same order by source index as by cnode id: dfs_order). NULL when memory ran out. */
-static uint32_t *wide_order(const instr_cube_src *src, const tree_links *t)
-{
-    uint32_t n = src->ncnodes;
-    uint32_t *stack = malloc(((size_t)n + 1) * sizeof *stack);
-    uint32_t *out = malloc(((size_t)n + 1) * sizeof *out);
-    if (!stack || !out) {
-        free(stack);
-        free(out);
-        return NULL;
-    }
-    uint32_t m = 0;
-    for (uint32_t r = t->first[n]; r != UINT32_MAX; r = t->next[r]) {
-        uint32_t sp = 0;
-        out[m++] = r;
-        stack[sp++] = r;
-        while (sp) {
-            uint32_t v = stack[--sp], nc = 0;
-            for (uint32_t c = t->first[v]; c != UINT32_MAX; c = t->next[c], nc++)
-                out[m++] = c;
-            /* expand() of the first child comes first: pushed last. */
-            uint32_t at = sp + nc;
-            for (uint32_t c = t->first[v]; c != UINT32_MAX; c = t->next[c])
-                stack[--at] = c;
-            sp += nc;
+            if (!wide)
+                out[k++] = v;
+            for (uint32_t c = t->first[v]; wide && c != UINT32_MAX; c = t->next[c])
+                out[k++] = c;
+            sp = push_children(t, v, stack, sp);
         }
     }
     free(stack);
@@ -503,8 +486,8 @@ int instr_cube_write(FILE *f, const instr_cube_src *src)
     tree_links links = {NULL, NULL};
     uint32_t *order = NULL, *wide = NULL, *locs = location_order(src);
     if (links_of(src, &links) == 0) {
-        order = dfs_order(src, &links);
-        wide = wide_order(src, &links);
+        order = tree_order(src, &links, 0);
+        wide = tree_order(src, &links, 1);
         links_free(&links);
     }
     cube_metric *mt = metric_table(src, &nmt);
