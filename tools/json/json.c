@@ -109,6 +109,7 @@ static char *string(parser *ps)
     while (*ps->p != '"') {
         unsigned char c = (unsigned char)*ps->p++;
         if (c < 0x20) {
+            ps->p--;
             fail(ps, "control character in a string (escape it)");
             free(s);
             return NULL;
@@ -117,6 +118,7 @@ static char *string(parser *ps)
             *o++ = (char)c;
             continue;
         }
+        const char *esc = ps->p - 1; /* errors point at the backslash */
         char e = *ps->p++;
         switch (e) {
         case '"': *o++ = '"'; break;
@@ -130,6 +132,7 @@ static char *string(parser *ps)
         case 'u': {
             unsigned cp, lo;
             if (hex4(ps, &cp) != 0) {
+                ps->p = esc;
                 fail(ps, "\\u needs four hex digits");
                 free(s);
                 return NULL;
@@ -148,7 +151,7 @@ static char *string(parser *ps)
             break;
         }
         default:
-            ps->p--;
+            ps->p = esc;
             if (isprint((unsigned char)e))
                 fail(ps, "unknown escape \\%c in a string", e);
             else
@@ -264,7 +267,7 @@ static int number(parser *ps, json_value *v)
 static int value(parser *ps, json_value *v, int depth)
 {
     memset(v, 0, sizeof *v);
-    if (depth > MAX_DEPTH) {
+    if (depth >= MAX_DEPTH) {
         fail(ps, "nested deeper than %d levels", MAX_DEPTH);
         return -1;
     }
