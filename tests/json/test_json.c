@@ -66,13 +66,16 @@ static void test_numbers(void)
 static void test_strings(void)
 {
     CHECK(parse("[\"q\\\" b\\\\ s\\/ \\b\\f\\n\\r\\t\", \"\\u00e9\\u20ac\", \"\\ud83d\\ude00\","
-                " \"\\ud800x\", \"\\udc00\", \"caf\xc3\xa9\"]") == 0);
+                " \"\\ud800x\", \"\\udc00\", \"caf\xc3\xa9\", \"\\ud800\\u0041\","
+                " \"\\ud800\\ud800\\udc00\"]") == 0);
     CHECK_STR(doc.items[0].str, "q\" b\\ s/ \b\f\n\r\t");
     CHECK_STR(doc.items[1].str, "\xc3\xa9\xe2\x82\xac");
     CHECK_STR(doc.items[2].str, "\xf0\x9f\x98\x80"); /* a surrogate pair joined */
     CHECK_STR(doc.items[3].str, "\xef\xbf\xbdx");     /* lone surrogates: U+FFFD */
     CHECK_STR(doc.items[4].str, "\xef\xbf\xbd");
     CHECK_STR(doc.items[5].str, "caf\xc3\xa9");
+    CHECK_STR(doc.items[6].str, "\xef\xbf\xbd" "A"); /* the escape after a lone one stays */
+    CHECK_STR(doc.items[7].str, "\xef\xbf\xbd\xf0\x90\x80\x80");
     json_free(&doc);
     CHECK_STR(error_of("[\"a\\qb\"]"), "1:4: unknown escape \\q in a string");
     CHECK_STR(error_of("[\"a\\u12\"]"), "1:4: \\u needs four hex digits");

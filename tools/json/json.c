@@ -139,11 +139,14 @@ static char *string(parser *ps)
             }
             if (cp >= 0xd800 && cp < 0xdc00 && ps->end - ps->p >= 6 && ps->p[0] == '\\' &&
                 ps->p[1] == 'u') {
+                const char *next = ps->p;
                 ps->p += 2;
-                if (hex4(ps, &lo) == 0 && lo >= 0xdc00 && lo < 0xe000)
+                if (hex4(ps, &lo) == 0 && lo >= 0xdc00 && lo < 0xe000) {
                     cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
-                else
-                    cp = 0xfffd;
+                } else {
+                    cp = 0xfffd; /* a lone high surrogate; the next escape stands alone */
+                    ps->p = next;
+                }
             } else if (cp >= 0xd800 && cp < 0xe000) {
                 cp = 0xfffd; /* a lone surrogate */
             }
