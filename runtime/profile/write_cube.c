@@ -306,24 +306,36 @@ static void cnodes_xml(FILE *f, const instr_cube_src *src, const uint32_t *order
     free(depth);
 }
 
+/* The system tree has one node per host, in the order of first appearance, and under it its
+ * processes in group order; the locations are numbered in that order (system_xml and
+ * location_order walk it alike). */
+static const char *host_of(const instr_cube_src *src, uint32_t g)
+{
+    return src->groups[g].host ? src->groups[g].host : "";
+}
+
+static int first_on_host(const instr_cube_src *src, uint32_t g)
+{
+    for (uint32_t h = 0; h < g; h++)
+        if (strcmp(host_of(src, h), host_of(src, g)) == 0)
+            return 0;
+    return 1;
+}
+
 static void system_xml(FILE *f, const instr_cube_src *src)
 {
     fputs("<system>\n<systemtreenode Id=\"0\">\n<name>machine</name>\n<class>machine</class>\n", f);
-    /* One node per host, in the order of first appearance; its processes in group order. */
     uint32_t node = 1, loc = 0;
     for (uint32_t g = 0; g < src->ngroups; g++) {
-        const char *host = src->groups[g].host ? src->groups[g].host : "";
-        uint32_t seen = 0;
-        for (uint32_t h = 0; h < g && !seen; h++)
-            seen = strcmp(src->groups[h].host ? src->groups[h].host : "", host) == 0;
-        if (seen)
+        if (!first_on_host(src, g))
             continue;
+        const char *host = host_of(src, g);
         fprintf(f, "<systemtreenode Id=\"%u\">\n<name>", node++);
         xml_str(f, *host ? host : "localhost");
         fputs("</name>\n<class>node</class>\n", f);
         for (uint32_t p = g; p < src->ngroups; p++) {
             const instr_cube_group *gr = &src->groups[p];
-            if (strcmp(gr->host ? gr->host : "", host) != 0)
+            if (strcmp(host_of(src, p), host) != 0)
                 continue;
             fprintf(f, "<locationgroup Id=\"%u\">\n<name>", p);
             xml_str(f, gr->name);
@@ -350,14 +362,10 @@ static uint32_t *location_order(const instr_cube_src *src)
     if (!map)
         return NULL;
     for (uint32_t g = 0; g < src->ngroups; g++) {
-        const char *host = src->groups[g].host ? src->groups[g].host : "";
-        uint32_t seen = 0;
-        for (uint32_t h = 0; h < g && !seen; h++)
-            seen = strcmp(src->groups[h].host ? src->groups[h].host : "", host) == 0;
-        if (seen)
+        if (!first_on_host(src, g))
             continue;
         for (uint32_t p = g; p < src->ngroups; p++)
-            if (strcmp(src->groups[p].host ? src->groups[p].host : "", host) == 0)
+            if (strcmp(host_of(src, p), host_of(src, g)) == 0)
                 for (uint32_t l = 0; l < src->groups[p].nlocs && k < src->nlocs; l++)
                     map[k++] = src->groups[p].first_loc + l;
     }
