@@ -123,6 +123,22 @@ bool region_facts_from_tree(tree list, region_facts *rf)
     return true;
 }
 
+// A variable of the plugin's own in this translation unit: static, local, not in the debug
+// info, and kept though nothing in the program names it (__attribute__((used))).
+static tree local_artifact(location_t loc, const char *name, tree type)
+{
+    tree var = build_decl(loc, VAR_DECL, get_identifier(name), type);
+    TREE_STATIC(var) = 1;
+    TREE_PUBLIC(var) = 0;
+    DECL_EXTERNAL(var) = 0;
+    DECL_ARTIFICIAL(var) = 1;
+    DECL_IGNORED_P(var) = 1;
+    TREE_USED(var) = 1;
+    DECL_PRESERVE_P(var) = 1;
+    DECL_CONTEXT(var) = NULL_TREE;
+    return var;
+}
+
 // One reference to the runtime's link-check symbol per translation unit with hooks, from a
 // static pointer (not code): linked without the runtime, the linker's error names what to do
 // (INSTR_LINK_CHECK_SYMBOL, runtime/include/instr_abi.h).
@@ -144,16 +160,8 @@ static void emit_link_check()
     DECL_VISIBILITY_SPECIFIED(target) = 1;
     TREE_ADDRESSABLE(target) = 1;
     tree ptr = build_pointer_type(byte);
-    tree ref = build_decl(BUILTINS_LOCATION, VAR_DECL, get_identifier("__instr_link_check"), ptr);
-    TREE_STATIC(ref) = 1;
-    TREE_PUBLIC(ref) = 0;
-    DECL_EXTERNAL(ref) = 0;
-    DECL_ARTIFICIAL(ref) = 1;
-    DECL_IGNORED_P(ref) = 1;
-    TREE_USED(ref) = 1;
+    tree ref = local_artifact(BUILTINS_LOCATION, "__instr_link_check", ptr);
     TREE_READONLY(ref) = 1;
-    DECL_PRESERVE_P(ref) = 1;  // __attribute__((used)): nothing in the program reads it
-    DECL_CONTEXT(ref) = NULL_TREE;
     DECL_INITIAL(ref) = build_fold_addr_expr(target);
     varpool_node::finalize_decl(ref);
 }
@@ -164,17 +172,9 @@ tree make_region(tree fndecl, const region_facts &rf)
 {
     char name[64];
     snprintf(name, sizeof name, "__instr_region.%u", state.next_region++);
-    tree var = build_decl(DECL_SOURCE_LOCATION(fndecl), VAR_DECL, get_identifier(name),
-                          region_type);
-    TREE_STATIC(var) = 1;
-    TREE_PUBLIC(var) = 0;
-    DECL_EXTERNAL(var) = 0;
-    DECL_ARTIFICIAL(var) = 1;
-    DECL_IGNORED_P(var) = 1;
-    TREE_USED(var) = 1;
+    // Kept though unnamed: the section is the list of regions.
+    tree var = local_artifact(DECL_SOURCE_LOCATION(fndecl), name, region_type);
     TREE_ADDRESSABLE(var) = 1;
-    DECL_PRESERVE_P(var) = 1;  // __attribute__((used)): the section is the list of regions
-    DECL_CONTEXT(var) = NULL_TREE;
     // Always a local symbol, also for C++ inline functions: GCC keeps one set of flags per
     // named section in a translation unit, so COMDAT and non-COMDAT descriptors cannot share
     // "instr_regions" (a "section type conflict"). An inline function instrumented in

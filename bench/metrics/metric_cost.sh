@@ -9,54 +9,17 @@
 # BUILD_DIR holds lib/libinstr-rt.so and include/instr/ (default: build/ beside this repo).
 # Each variant runs REPEATS times (default 5); the minimum ns per call is reported. Where
 # valgrind is installed, callgrind's instructions per call are shown too (inside main, at
-# 100,000 and 200,000 calls, subtracted: one loop iteration, deterministic).
+# 100,000 and 200,000 calls, subtracted: one loop iteration, deterministic). The measuring
+# is bench/callheavy_cost.sh, shared with bench/substrate_plugins/plugin_cost.sh.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-build=$(cd "${1:-$here/../../build}" && pwd)
-n=${2:-20000000}
-reps=${3:-5}
-work=$(mktemp -d "${TMPDIR:-/tmp}/instr-metric-bench.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-cd "$work"
-
-gcc -O2 "$here/../callheavy.c" -o plain
-gcc -O2 -c "$here/../empty_hooks.c" -o empty_hooks.o
-gcc -O2 -finstrument-functions "$here/../callheavy.c" empty_hooks.o -o empty_hooks
-gcc -O2 -finstrument-functions "$here/../callheavy.c" -o instr_cyg \
-    -L"$build/lib" -linstr-rt -Wl,-rpath,"$build/lib"
+. "$here/../callheavy_cost.sh" metric "${1:-$here/../../build}" "${2:-20000000}" "${3:-5}"
 gcc -O2 -shared -fPIC -I"$build/include" "$here/empty_plugin.c" -o libinstr_metric_empty.so
 gcc -O2 -shared -fPIC -DEMPTY_V1 -I"$build/include" "$here/empty_plugin.c" \
     -o libinstr_metric_empty_v1.so
 
-measure() { # command... -> min ns per call
-  local best="" t
-  for _ in $(seq "$reps"); do
-    rm -rf instr-*
-    t=$("$@" | sed -n 's/.*ns_per_call=\([0-9.]*\).*/\1/p')
-    best=$(awk -v a="$best" -v b="$t" 'BEGIN { if (a == "" || b < a) print b; else print a }')
-  done
-  echo "$best"
-}
-
-# Instructions per call: (Ir(200k) - Ir(100k)) / (1.1 * 100k) (callheavy warms up with N/10).
-icount() { # command... -> instructions per call, or "-"
-  command -v valgrind >/dev/null || { echo -; return; }
-  local a b
-  a=$(valgrind --tool=callgrind --toggle-collect=main --callgrind-out-file=cg.a "$@" 100000 2>/dev/null >/dev/null; sed -n 's/^summary: *//p' cg.a)
-  b=$(valgrind --tool=callgrind --toggle-collect=main --callgrind-out-file=cg.b "$@" 200000 2>/dev/null >/dev/null; sed -n 's/^summary: *//p' cg.b)
-  rm -rf cg.a cg.b instr-*
-  awk -v a="$a" -v b="$b" 'BEGIN { printf "%.1f", (b - a) / 110000 }'
-}
-
-export INSTR_VERBOSE=quiet
-plain=$(measure ./plain "$n")
-empty=$(measure ./empty_hooks "$n")
-echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores, $(uname -sr)"
-echo "calls: $n, best of $reps"
-printf '%-28s %10s %8s %10s\n' variant instr/call ns/call overhead
-printf '%-28s %10s %8.2f %10s\n' uninstrumented "$(icount ./plain)" "$plain" -
-printf '%-28s %10s %8.2f %10.2f\n' "empty hook pair" "$(icount ./empty_hooks)" "$empty" \
-  "$(awk -v a="$empty" -v b="$plain" 'BEGIN{print a-b}')"
+cost_table 28
+row "empty hook pair" ./empty_hooks
 base=$(measure ./instr_cyg "$n")
 base_i=$(icount ./instr_cyg)
 printf '%-28s %10s %8.2f %10.2f\n' "instr profile, no metric" "$base_i" "$base" \

@@ -7,7 +7,7 @@
  * children's), visits, min_time, max_time and the message metrics EXCLUSIVE (the call path's
  * own value). CUBE stores the rows of a metric in an order that depends on its kind: an
  * EXCLUSIVE metric's in the depth-first order of the call tree, which is also the cnode
- * numbering, an INCLUSIVE metric's in CubeW's "wide" order (wide_order below). The sparse
+ * numbering, an INCLUSIVE metric's in CubeW's "wide" order (tree_order below). The sparse
  * index lists the positions 0 .. N-1 of that order, so the data file holds N rows of one
  * value per location in location order. Numbers are in the writing machine's byte order;
  * the index's endianness word (1) tells a reader which that is. */
@@ -183,114 +183,94 @@ static const char *role(const char *source, const char *name)
     return "artificial";
 }
 
-/* The call tree in depth-first order: order[k] is the source index of cnode k. Children
- * keep the source's order. */
-static uint32_t *dfs_order(const instr_cube_src *src)
+/* The call tree as children lists over source indices, in the source's order: first[v] is
+ * v's first child, next[c] the sibling after c (UINT32_MAX: none). Slot n is a virtual root
+ * above the roots; a node whose parent does not come before it counts as a root. */
+typedef struct tree_links {
+    uint32_t *first, *next;
+} tree_links;
+
+static void links_free(tree_links *t)
+{
+    free(t->first);
+    free(t->next);
+    t->first = t->next = NULL;
+}
+
+/* 0, or -1 when memory ran out. */
+static int links_of(const instr_cube_src *src, tree_links *t)
 {
     uint32_t n = src->ncnodes;
-    uint32_t *first = malloc(((size_t)n + 1) * sizeof *first);
-    uint32_t *next = malloc(((size_t)n + 1) * sizeof *next);
     uint32_t *last = malloc(((size_t)n + 1) * sizeof *last);
-    uint32_t *order = malloc(((size_t)n + 1) * sizeof *order);
-    uint32_t *stack = malloc(((size_t)n + 1) * sizeof *stack);
-    if (!first || !next || !last || !order || !stack) {
-        free(order);
-        order = NULL;
-        goto out;
+    t->first = malloc(((size_t)n + 1) * sizeof *t->first);
+    t->next = malloc(((size_t)n + 1) * sizeof *t->next);
+    if (!last || !t->first || !t->next) {
+        free(last);
+        links_free(t);
+        return -1;
     }
-    /* Slot n is the virtual root above all roots. */
     for (uint32_t i = 0; i <= n; i++)
-        first[i] = next[i] = last[i] = UINT32_MAX;
+        t->first[i] = t->next[i] = last[i] = UINT32_MAX;
     for (uint32_t i = 0; i < n; i++) {
         int32_t parent;
         uint32_t region;
         src->cnode(src->ctx, i, &parent, &region);
         uint32_t p = parent < 0 || (uint32_t)parent >= i ? n : (uint32_t)parent;
         if (last[p] == UINT32_MAX)
-            first[p] = i;
+            t->first[p] = i;
         else
-            next[last[p]] = i;
+            t->next[last[p]] = i;
         last[p] = i;
     }
+    free(last);
+    return 0;
+}
+
+/* Pushes v's children onto stack[sp..] so that the first child is popped first; returns the
+ * new top. */
+static uint32_t push_children(const tree_links *t, uint32_t v, uint32_t *stack, uint32_t sp)
+{
+    uint32_t nc = 0;
+    for (uint32_t c = t->first[v]; c != UINT32_MAX; c = t->next[c])
+        nc++;
+    uint32_t at = sp + nc;
+    for (uint32_t c = t->first[v]; c != UINT32_MAX; c = t->next[c])
+        stack[--at] = c;
+    return sp + nc;
+}
+
+/* The call tree's nodes (source indices) in one of CUBE's two row orders; NULL when memory
+ * ran out.
+ * - depth-first (wide 0): order[k] is the source index of cnode k, the numbering of the
+ *   cnodes and the order of an EXCLUSIVE metric's rows. Children keep the source's order, so
+ *   siblings' cnode ids grow with their source indices.
+ * - wide (1): the order of an INCLUSIVE metric's rows, as CubeW writes them and CubeLib reads
+ *   them: per root the root, then expand(root), where expand(v) is v's children in document
+ *   order followed by expand() of each child in turn. */
+static uint32_t *tree_order(const instr_cube_src *src, const tree_links *t, int wide)
+{
+    uint32_t n = src->ncnodes;
+    uint32_t *out = malloc(((size_t)n + 1) * sizeof *out);
+    uint32_t *stack = malloc(((size_t)n + 1) * sizeof *stack);
+    if (!out || !stack) {
+        free(out);
+        free(stack);
+        return NULL;
+    }
     uint32_t k = 0, sp = 0;
-    for (uint32_t r = first[n]; r != UINT32_MAX; r = next[r]) {
+    for (uint32_t r = t->first[n]; r != UINT32_MAX; r = t->next[r]) {
+        if (wide)
+            out[k++] = r;
         stack[sp++] = r;
         while (sp) {
             uint32_t v = stack[--sp];
-            order[k++] = v;
-            /* Children pushed last-first so the first child comes out first. */
-            uint32_t nc = 0;
-            for (uint32_t c = first[v]; c != UINT32_MAX; c = next[c])
-                nc++;
-            uint32_t at = sp + nc;
-            for (uint32_t c = first[v]; c != UINT32_MAX; c = next[c])
-                stack[--at] = c;
-            sp += nc;
+            if (!wide)
+                out[k++] = v;
+            for (uint32_t c = t->first[v]; wide && c != UINT32_MAX; c = t->next[c])
+                out[k++] = c;
+            sp = push_children(t, v, stack, sp);
         }
     }
-out:
-    free(first);
-    free(next);
-    free(last);
-    free(stack);
-    return order;
-}
-
-/* The order of an INCLUSIVE metric's rows, as CubeW writes them and CubeLib reads them: per
- * root the root, then expand(root), where expand(v) is v's children in document order
- * followed by expand() of each child in turn. `order` is the depth-first order (cnode id ->
- * source index); the result holds source indices. NULL when memory ran out. */
-static uint32_t *wide_order(const instr_cube_src *src, const uint32_t *order)
-{
-    uint32_t n = src->ncnodes;
-    uint32_t *cid = malloc(((size_t)n + 1) * sizeof *cid);
-    uint32_t *first = malloc(((size_t)n + 1) * sizeof *first);
-    uint32_t *next = malloc(((size_t)n + 1) * sizeof *next);
-    uint32_t *last = malloc(((size_t)n + 1) * sizeof *last);
-    uint32_t *stack = malloc(((size_t)n + 1) * sizeof *stack);
-    uint32_t *out = malloc(((size_t)n + 1) * sizeof *out);
-    if (!cid || !first || !next || !last || !stack || !out) {
-        free(out);
-        out = NULL;
-        goto done;
-    }
-    for (uint32_t k = 0; k < n; k++)
-        cid[order[k]] = k;
-    /* Children by cnode id; slot n is the virtual root. Ids grow in document order. */
-    for (uint32_t k = 0; k <= n; k++)
-        first[k] = next[k] = last[k] = UINT32_MAX;
-    for (uint32_t k = 0; k < n; k++) {
-        int32_t parent;
-        uint32_t region;
-        src->cnode(src->ctx, order[k], &parent, &region);
-        uint32_t p = parent < 0 || (uint32_t)parent >= order[k] ? n : cid[parent];
-        if (last[p] == UINT32_MAX)
-            first[p] = k;
-        else
-            next[last[p]] = k;
-        last[p] = k;
-    }
-    uint32_t m = 0;
-    for (uint32_t r = first[n]; r != UINT32_MAX; r = next[r]) {
-        uint32_t sp = 0;
-        out[m++] = order[r];
-        stack[sp++] = r;
-        while (sp) {
-            uint32_t v = stack[--sp], nc = 0;
-            for (uint32_t c = first[v]; c != UINT32_MAX; c = next[c], nc++)
-                out[m++] = order[c];
-            /* expand() of the first child comes first: pushed last. */
-            uint32_t at = sp + nc;
-            for (uint32_t c = first[v]; c != UINT32_MAX; c = next[c])
-                stack[--at] = c;
-            sp += nc;
-        }
-    }
-done:
-    free(cid);
-    free(first);
-    free(next);
-    free(last);
     free(stack);
     return out;
 }
@@ -326,24 +306,36 @@ static void cnodes_xml(FILE *f, const instr_cube_src *src, const uint32_t *order
     free(depth);
 }
 
+/* The system tree has one node per host, in the order of first appearance, and under it its
+ * processes in group order; the locations are numbered in that order (system_xml and
+ * location_order walk it alike). */
+static const char *host_of(const instr_cube_src *src, uint32_t g)
+{
+    return src->groups[g].host ? src->groups[g].host : "";
+}
+
+static int first_on_host(const instr_cube_src *src, uint32_t g)
+{
+    for (uint32_t h = 0; h < g; h++)
+        if (strcmp(host_of(src, h), host_of(src, g)) == 0)
+            return 0;
+    return 1;
+}
+
 static void system_xml(FILE *f, const instr_cube_src *src)
 {
     fputs("<system>\n<systemtreenode Id=\"0\">\n<name>machine</name>\n<class>machine</class>\n", f);
-    /* One node per host, in the order of first appearance; its processes in group order. */
     uint32_t node = 1, loc = 0;
     for (uint32_t g = 0; g < src->ngroups; g++) {
-        const char *host = src->groups[g].host ? src->groups[g].host : "";
-        uint32_t seen = 0;
-        for (uint32_t h = 0; h < g && !seen; h++)
-            seen = strcmp(src->groups[h].host ? src->groups[h].host : "", host) == 0;
-        if (seen)
+        if (!first_on_host(src, g))
             continue;
+        const char *host = host_of(src, g);
         fprintf(f, "<systemtreenode Id=\"%u\">\n<name>", node++);
         xml_str(f, *host ? host : "localhost");
         fputs("</name>\n<class>node</class>\n", f);
         for (uint32_t p = g; p < src->ngroups; p++) {
             const instr_cube_group *gr = &src->groups[p];
-            if (strcmp(gr->host ? gr->host : "", host) != 0)
+            if (strcmp(host_of(src, p), host) != 0)
                 continue;
             fprintf(f, "<locationgroup Id=\"%u\">\n<name>", p);
             xml_str(f, gr->name);
@@ -370,14 +362,10 @@ static uint32_t *location_order(const instr_cube_src *src)
     if (!map)
         return NULL;
     for (uint32_t g = 0; g < src->ngroups; g++) {
-        const char *host = src->groups[g].host ? src->groups[g].host : "";
-        uint32_t seen = 0;
-        for (uint32_t h = 0; h < g && !seen; h++)
-            seen = strcmp(src->groups[h].host ? src->groups[h].host : "", host) == 0;
-        if (seen)
+        if (!first_on_host(src, g))
             continue;
         for (uint32_t p = g; p < src->ngroups; p++)
-            if (strcmp(src->groups[p].host ? src->groups[p].host : "", host) == 0)
+            if (strcmp(host_of(src, p), host_of(src, g)) == 0)
                 for (uint32_t l = 0; l < src->groups[p].nlocs && k < src->nlocs; l++)
                     map[k++] = src->groups[p].first_loc + l;
     }
@@ -503,10 +491,16 @@ int instr_cube_write(FILE *f, const instr_cube_src *src)
     size_t alen = 0;
     char *xml = NULL;
     uint32_t nmt = 0;
-    uint32_t *order = dfs_order(src), *locs = location_order(src), *wide = NULL;
+    tree_links links = {NULL, NULL};
+    uint32_t *order = NULL, *wide = NULL, *locs = location_order(src);
+    if (links_of(src, &links) == 0) {
+        order = tree_order(src, &links, 0);
+        wide = tree_order(src, &links, 1);
+        links_free(&links);
+    }
     cube_metric *mt = metric_table(src, &nmt);
     instr_cube_cell *cells = calloc((size_t)src->nlocs + 1, sizeof *cells);
-    if (!order || !locs || !cells || !mt || !(wide = wide_order(src, order)))
+    if (!order || !wide || !locs || !cells || !mt)
         goto out;
     xml = anchor(src, order, mt, nmt, &alen);
     if (!xml)

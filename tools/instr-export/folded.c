@@ -25,12 +25,12 @@ static int node_field(const char *key)
 static void known_fields(const profile *p)
 {
     fputs("give one of the numbers of the call paths:", stderr);
-    const json *n = p->tree->n ? &p->tree->items[0] : NULL;
+    const json_value *n = p->tree->n ? &p->tree->items[0] : NULL;
     for (size_t k = 0; n && k < n->n; k++)
-        if (n->items[k].type == JSON_NUMBER && node_field(n->keys[k]))
+        if (n->items[k].kind == JSON_NUMBER && node_field(n->keys[k]))
             fprintf(stderr, " %s", n->keys[k]);
-    const json *metrics = json_get(&p->doc, "metrics");
-    if (metrics && metrics->type == JSON_ARRAY && metrics->n) {
+    const json_value *metrics = json_get(&p->doc, "metrics");
+    if (metrics && metrics->kind == JSON_ARRAY && metrics->n) {
         fputs("; or a metric of the run (its exclusive values):", stderr);
         for (size_t k = 0; k < metrics->n; k++)
             fprintf(stderr, " %s", json_str(&metrics->items[k], "name", "?"));
@@ -43,8 +43,8 @@ static void known_fields(const profile *p)
 /* Index of a metric of profile.json version 2 by name, or -1. */
 static long metric_index(const profile *p, const char *name)
 {
-    const json *metrics = json_get(&p->doc, "metrics");
-    for (size_t k = 0; metrics && metrics->type == JSON_ARRAY && k < metrics->n; k++)
+    const json_value *metrics = json_get(&p->doc, "metrics");
+    for (size_t k = 0; metrics && metrics->kind == JSON_ARRAY && k < metrics->n; k++)
         if (!strcmp(json_str(&metrics->items[k], "name", ""), name))
             return (long)k;
     return -1;
@@ -52,12 +52,12 @@ static long metric_index(const profile *p, const char *name)
 
 /* The number of node i to write: a field of the node, or with m >= 0 the exclusive value of
  * metric m; NULL when the node has none. */
-static const json *node_value(const profile *p, size_t i, const char *field, long m)
+static const json_value *node_value(const profile *p, size_t i, const char *field, long m)
 {
     if (m < 0)
         return json_get(&p->tree->items[i], field);
-    const json *v = json_get(json_get(&p->tree->items[i], "metrics"), "exclusive");
-    return v && v->type == JSON_ARRAY && (size_t)m < v->n ? &v->items[m] : NULL;
+    const json_value *v = json_get(json_get(&p->tree->items[i], "metrics"), "exclusive");
+    return v && v->kind == JSON_ARRAY && (size_t)m < v->n ? &v->items[m] : NULL;
 }
 
 int instr_export_folded(const char *path, const char *metric, FILE *out)
@@ -71,8 +71,8 @@ int instr_export_folded(const char *path, const char *metric, FILE *out)
     long m = -1;
     int found = 0;
     for (size_t i = 0; i < p.tree->n && !found; i++) {
-        const json *v = json_get(&p.tree->items[i], metric);
-        found = v && v->type == JSON_NUMBER;
+        const json_value *v = json_get(&p.tree->items[i], metric);
+        found = v && v->kind == JSON_NUMBER;
     }
     if (!found && (m = metric_index(&p, metric)) >= 0)
         found = 1;
@@ -82,22 +82,13 @@ int instr_export_folded(const char *path, const char *metric, FILE *out)
         profile_free(&p);
         return 1;
     }
-    size_t cap = 1 << 16, *stack = malloc(cap * sizeof *stack);
+    size_t *stack = malloc((p.tree->n + 1) * sizeof *stack);
     int rc = stack ? 0 : -1;
     for (size_t i = 0; i < p.tree->n && rc == 0; i++) {
-        const json *v = node_value(&p, i, metric, m);
-        if (!v || v->type != JSON_NUMBER || v->num == 0)
+        const json_value *v = node_value(&p, i, metric, m);
+        if (!v || v->kind != JSON_NUMBER || v->num == 0)
             continue;
-        size_t n;
-        while ((n = profile_path(&p, i, stack, cap)) == 0) {
-            size_t *s = realloc(stack, 2 * cap * sizeof *stack);
-            if (!s) {
-                rc = -1;
-                break;
-            }
-            stack = s;
-            cap *= 2;
-        }
+        size_t n = profile_path(&p, i, stack);
         for (size_t k = 0; k < n; k++) {
             if (k)
                 fputc(';', out);

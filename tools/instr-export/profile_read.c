@@ -38,20 +38,20 @@ int profile_read(profile *p, const char *path)
         return bad(path, "cannot be read into memory");
     }
     fclose(f);
-    char err[256];
-    int rc = json_parse(text, len, &p->doc, err, sizeof err);
+    json_error err;
+    int rc = json_parse(text, len, &p->doc, &err);
     free(text);
     if (rc != 0) {
-        fprintf(stderr, "instr-export: %s:%s (not valid JSON); give the profile.json of an "
-                        "experiment directory, complete\n", path, err);
+        fprintf(stderr, "instr-export: %s:%zu:%zu: %s (not valid JSON); give the profile.json of "
+                        "an experiment directory, complete\n", path, err.line, err.column, err.what);
         return 1;
     }
-    const json *regions = json_get(&p->doc, "regions");
+    const json_value *regions = json_get(&p->doc, "regions");
     p->tree = json_get(&p->doc, "tree");
     p->locations = json_get(&p->doc, "locations");
     if (strcmp(json_str(&p->doc, "format", ""), "instr-profile") != 0 || !regions ||
-        regions->type != JSON_ARRAY || !p->tree || p->tree->type != JSON_ARRAY ||
-        !p->locations || p->locations->type != JSON_ARRAY) {
+        regions->kind != JSON_ARRAY || !p->tree || p->tree->kind != JSON_ARRAY ||
+        !p->locations || p->locations->kind != JSON_ARRAY) {
         profile_free(p);
         return bad(path, "not an instr profile (\"format\": \"instr-profile\" with regions, "
                          "tree and locations expected)");
@@ -73,11 +73,11 @@ int profile_read(profile *p, const char *path)
             p->region_name[id] = json_str(&regions->items[i], "name", "?");
     }
     for (size_t i = 0; i < p->tree->n; i++) {
-        const json *n = &p->tree->items[i], *par = json_get(n, "parent");
-        if (!par || par->type == JSON_NULL) {
+        const json_value *n = &p->tree->items[i], *par = json_get(n, "parent");
+        if (!par || par->kind == JSON_NULL) {
             p->parent[i] = -1;
             p->total += json_u64(n, "inclusive", 0);
-        } else if (par->type == JSON_NUMBER && par->u < i) {
+        } else if (par->kind == JSON_NUMBER && par->is_int && par->u < i) {
             p->parent[i] = (int32_t)par->u;
         } else {
             char what[160];
@@ -104,14 +104,11 @@ const char *profile_node_name(const profile *p, size_t i)
     return r < p->nregion_ids && p->region_name[r] ? p->region_name[r] : "?";
 }
 
-size_t profile_path(const profile *p, size_t i, size_t *out, size_t cap)
+size_t profile_path(const profile *p, size_t i, size_t *out)
 {
     size_t n = 0;
-    for (int64_t k = (int64_t)i; k >= 0; k = p->parent[k]) {
-        if (n == cap)
-            return 0;
+    for (int64_t k = (int64_t)i; k >= 0; k = p->parent[k])
         out[n++] = (size_t)k;
-    }
     for (size_t a = 0, b = n - 1; a < b; a++, b--) {
         size_t t = out[a];
         out[a] = out[b];

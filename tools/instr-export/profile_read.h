@@ -6,13 +6,13 @@
 #include "json.h"
 
 typedef struct profile {
-    json doc;
-    const json *tree;          /* array of nodes, pre-order */
-    const json *locations;     /* array */
-    const char **region_name;  /* by region id; NULL for ids not defined */
+    json_value doc;
+    const json_value *tree;      /* array of nodes, pre-order */
+    const json_value *locations; /* array */
+    const char **region_name;    /* by region id; NULL for ids not defined */
     uint64_t nregion_ids;
-    int32_t *parent;           /* per node: index of the parent, -1 for roots */
-    uint64_t total;            /* inclusive ns of all roots */
+    int32_t *parent;             /* per node: index of the parent, -1 for roots */
+    uint64_t total;              /* inclusive ns of all roots */
 } profile;
 
 /* Reads and checks path; 0, or 1 after a message on stderr naming the file and what is
@@ -21,8 +21,9 @@ int profile_read(profile *p, const char *path);
 void profile_free(profile *p);
 /* Region display name of node i. */
 const char *profile_node_name(const profile *p, size_t i);
-/* The call path of node i, outermost first, into out (node indices); returns its length or
- * 0 when it does not fit cap. */
-size_t profile_path(const profile *p, size_t i, size_t *out, size_t cap);
+/* The call path of node i, outermost first, into out (node indices); returns its length.
+ * out has room for p->tree->n entries: a parent comes before its child (profile_read), so
+ * no path is longer. */
+size_t profile_path(const profile *p, size_t i, size_t *out);
 
 #endif

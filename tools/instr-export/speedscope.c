@@ -25,18 +25,18 @@ int instr_export_speedscope(const char *path, FILE *out)
     profile p;
     if (profile_read(&p, path) != 0)
         return 1;
-    const json *regions = json_get(&p.doc, "regions");
+    const json_value *regions = json_get(&p.doc, "regions");
     size_t nloc = p.locations->n;
     per_loc *pl = calloc(nloc + 1, sizeof *pl);
     uint64_t *loc_id = calloc(nloc + 1, sizeof *loc_id);
-    size_t cap = 1 << 16, *stack = malloc(cap * sizeof *stack);
+    size_t *stack = malloc((p.tree->n + 1) * sizeof *stack);
     int rc = pl && loc_id && stack ? 0 : -1;
     for (size_t k = 0; k < nloc && rc == 0; k++)
         loc_id[k] = json_u64(&p.locations->items[k], "id", UINT64_MAX);
     /* Samples per location, in one pass over the tree. */
     for (size_t i = 0; i < p.tree->n && rc == 0; i++) {
-        const json *ls = json_get(&p.tree->items[i], "locations");
-        for (size_t k = 0; ls && ls->type == JSON_ARRAY && k < ls->n && rc == 0; k++) {
+        const json_value *ls = json_get(&p.tree->items[i], "locations");
+        for (size_t k = 0; ls && ls->kind == JSON_ARRAY && k < ls->n && rc == 0; k++) {
             uint64_t id = json_u64(&ls->items[k], "location", UINT64_MAX);
             uint64_t w = json_u64(&ls->items[k], "exclusive", 0);
             size_t l = id < nloc && loc_id[id] == id ? (size_t)id : nloc;
@@ -61,7 +61,7 @@ int instr_export_speedscope(const char *path, FILE *out)
     if (rc == 0) {
         fputs("{\"$schema\": \"https://www.speedscope.app/file-format-schema.json\",\n"
               " \"exporter\": \"instr-export\", \"name\": ", out);
-        const json *run = json_get(&p.doc, "run");
+        const json_value *run = json_get(&p.doc, "run");
         instr_json_str(out, json_str(run, "program", path));
         fputs(",\n \"shared\": {\"frames\": [", out);
         /* frame k is region id k (frame 0 stands for unknown ids) */
@@ -95,16 +95,7 @@ int instr_export_speedscope(const char *path, FILE *out)
             fprintf(out, ", \"unit\": \"nanoseconds\", \"startValue\": 0, \"endValue\": %" PRIu64
                          ",\n   \"samples\": [", total);
             for (size_t k = 0; k < pl[l].n; k++) {
-                size_t n;
-                while ((n = profile_path(&p, pl[l].s[k].node, stack, cap)) == 0) {
-                    size_t *s = realloc(stack, 2 * cap * sizeof *stack);
-                    if (!s) {
-                        rc = -1;
-                        break;
-                    }
-                    stack = s;
-                    cap *= 2;
-                }
+                size_t n = profile_path(&p, pl[l].s[k].node, stack);
                 fputs(k ? ", [" : "[", out);
                 for (size_t d = 0; d < n; d++) {
                     uint64_t r = json_u64(&p.tree->items[stack[d]], "region", 0);

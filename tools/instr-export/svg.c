@@ -61,7 +61,7 @@ int instr_export_svg(const char *path, FILE *out)
     size_t hidden = 0;
     /* Pre-order: a node's parent is placed before it; siblings follow each other. */
     for (size_t i = 0; i < n; i++) {
-        const json *nd = &p.tree->items[i];
+        const json_value *nd = &p.tree->items[i];
         double w = (double)json_u64(nd, "inclusive", 0) * scale;
         int32_t par = p.parent[i];
         if (par >= 0 && !shown[par]) {
@@ -89,7 +89,7 @@ int instr_export_svg(const char *path, FILE *out)
                  "viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\" font-size=\"11\">\n",
             WIDTH + 20, height, WIDTH + 20, height);
     fputs("<text x=\"10\" y=\"18\" font-size=\"15\">Flame graph: ", out);
-    const json *run = json_get(&p.doc, "run");
+    const json_value *run = json_get(&p.doc, "run");
     xml(out, json_str(run, "program", path), 200);
     fprintf(out, "</text>\n<text x=\"10\" y=\"33\" fill=\"#555\">width: inclusive time "
                  "(%.3f ms over all threads); %zu of %zu call paths too narrow to draw</text>\n",
@@ -97,7 +97,7 @@ int instr_export_svg(const char *path, FILE *out)
     for (size_t i = 0; i < n; i++) {
         if (!shown[i])
             continue;
-        const json *nd = &p.tree->items[i];
+        const json_value *nd = &p.tree->items[i];
         const char *name = profile_node_name(&p, i);
         double w = (double)json_u64(nd, "inclusive", 0) * scale;
         double y = height - 10 - (depth[i] + 1.0) * ROW;

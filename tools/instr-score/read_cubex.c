@@ -597,21 +597,12 @@ static int build(score_profile *p, const ustar *a, anchor *A, char *err, size_t 
     for (size_t i = 0; i < A->nregions; i++) {
         const cregion *cr = &A->regions[i];
         score_region *sr = &p->regions[i];
-        sr->name = strdup(cr->name ? cr->name : "");
-        sr->mangled = strdup(cr->mangled && cr->mangled[0] ? cr->mangled : cr->name ? cr->name : "");
-        sr->file = strdup(cr->file ? cr->file : "");
-        sr->source = strdup(source_of(cr->paradigm));
-        sr->group_bytes = calloc(p->ngroups + 1, sizeof *sr->group_bytes);
-        sr->group_buffer = calloc(p->ngroups + 1, sizeof *sr->group_buffer);
-        if (!sr->name || !sr->mangled || !sr->file || !sr->source || !sr->group_bytes ||
-            !sr->group_buffer) {
+        const char *mangled = cr->mangled && cr->mangled[0] ? cr->mangled : cr->name;
+        if (score_region_init(sr, cr->name, mangled, cr->file, source_of(cr->paradigm),
+                              p->ngroups) != 0) {
             snprintf(err, errsize, "out of memory");
             goto out;
         }
-        sr->type = strcmp(sr->source, "mpi") == 0      ? SCORE_MPI
-                   : strcmp(sr->source, "openmp") == 0 ? SCORE_OMP
-                                                       : SCORE_USR;
-        sr->is_main = strcmp(sr->name, "main") == 0;
     }
     /* visits and time are required; the message counts are there in MPI jobs. */
     uint64_t *raw = metric_cells(a, A, wide, "visits", &incl_kind, &dbl, err, errsize);

@@ -1,6 +1,6 @@
 /* read_json.c — profile.json (docs/profile-format.md) into instr-score's model: visits and
  * times per region from `flat`, trace records per process and the COM type from `tree`. */
-#define _GNU_SOURCE /* O_CLOEXEC, strdup */
+#define _GNU_SOURCE /* O_CLOEXEC */
 #include "json.h"
 #include "score.h"
 
@@ -46,11 +46,9 @@ static char *slurp(const char *path, size_t *len, char *err, size_t errsize)
     return buf;
 }
 
-static char *dup_or_empty(const char *s) { return strdup(s ? s : ""); }
-
 static double number(const json_value *v)
 {
-    return v && v->kind == JSON_NUMBER ? (v->is_int ? (double)v->u : v->d) : 0.0;
+    return v && v->kind == JSON_NUMBER ? (v->is_int ? (double)v->u : v->num) : 0.0;
 }
 
 /* What the synchronous metrics add to each event of each location (*out indexed by location
@@ -156,21 +154,11 @@ static int build(score_profile *p, const json_value *doc, char *err, size_t errs
         const json_value *r = &regions->items[i];
         score_region *sr = &p->regions[i];
         ridx[json_u64(r, "id", 0)] = i;
-        sr->name = dup_or_empty(json_str(r, "name", ""));
-        sr->mangled = dup_or_empty(json_str(r, "mangled", ""));
-        sr->file = dup_or_empty(json_str(r, "file", ""));
-        sr->source = dup_or_empty(json_str(r, "source", ""));
-        sr->group_bytes = calloc(p->ngroups + 1, sizeof *sr->group_bytes);
-        sr->group_buffer = calloc(p->ngroups + 1, sizeof *sr->group_buffer);
-        if (!sr->name || !sr->mangled || !sr->file || !sr->source || !sr->group_bytes ||
-            !sr->group_buffer) {
+        if (score_region_init(sr, json_str(r, "name", ""), json_str(r, "mangled", ""),
+                              json_str(r, "file", ""), json_str(r, "source", ""), p->ngroups) != 0) {
             snprintf(err, errsize, "out of memory");
             goto out;
         }
-        sr->type = strcmp(sr->source, "mpi") == 0      ? SCORE_MPI
-                   : strcmp(sr->source, "openmp") == 0 ? SCORE_OMP
-                                                       : SCORE_USR;
-        sr->is_main = strcmp(sr->name, "main") == 0;
         const json_value *th = json_get(r, "throttled");
         if (th && th->kind == JSON_OBJECT)
             sr->throttled_visit = json_u64(th, "visit", 0);
@@ -234,11 +222,11 @@ int score_read_json(const char *dir, score_profile *p, char *err, size_t errsize
     if (!text)
         return -1;
     json_value doc;
-    char jerr[256];
+    json_error jerr;
     int rc = -1;
-    if (json_parse(text, len, &doc, jerr, sizeof jerr) != 0) {
-        snprintf(err, errsize, "%s: not valid JSON (%s); the file is damaged or was cut short",
-                 path, jerr);
+    if (json_parse(text, len, &doc, &jerr) != 0) {
+        snprintf(err, errsize, "%s: not valid JSON (line %zu, column %zu: %s); the file is damaged "
+                               "or was cut short", path, jerr.line, jerr.column, jerr.what);
     } else if (doc.kind != JSON_OBJECT || strcmp(json_str(&doc, "format", ""), "instr-profile") != 0 ||
                json_u64(&doc, "version", 0) < 1 || json_u64(&doc, "version", 0) > 2) {
         /* version 2 adds the metrics (docs/profile-format.md); what is read here is in both */

@@ -1,5 +1,6 @@
 /* score.c — totals and the table (docs/score.md): what the trace of the measured program
  * would cost, per region type and per region, before and after a filter. */
+#define _GNU_SOURCE /* strdup */
 #include "score.h"
 
 #include <stdlib.h>
@@ -68,6 +69,24 @@ score_metric_cost score_metric_cost_of(size_t n, const uint32_t *types, const do
         c.disk += 1.0 + value_bytes(types[i], totals[i]);
     c.buffer = SCORE_METRIC_BUFFER_BYTES * n;
     return c;
+}
+
+int score_region_init(score_region *r, const char *name, const char *mangled, const char *file,
+                      const char *source, size_t ngroups)
+{
+    r->name = strdup(name ? name : "");
+    r->mangled = strdup(mangled ? mangled : "");
+    r->file = strdup(file ? file : "");
+    r->source = strdup(source ? source : "");
+    r->group_bytes = calloc(ngroups + 1, sizeof *r->group_bytes);
+    r->group_buffer = calloc(ngroups + 1, sizeof *r->group_buffer);
+    if (!r->name || !r->mangled || !r->file || !r->source || !r->group_bytes || !r->group_buffer)
+        return -1;
+    r->type = strcmp(r->source, "mpi") == 0      ? SCORE_MPI
+              : strcmp(r->source, "openmp") == 0 ? SCORE_OMP
+                                                 : SCORE_USR;
+    r->is_main = strcmp(r->name, "main") == 0;
+    return 0;
 }
 
 void score_add_node(score_region *r, size_t g, uint64_t visits, uint64_t sent, uint64_t received,

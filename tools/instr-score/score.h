@@ -61,7 +61,13 @@ int score_read_json(const char *dir, score_profile *p, char *err, size_t errsize
 int score_read_cubex(const char *dir, score_profile *p, char *err, size_t errsize);
 void score_free(score_profile *p);
 
-/* The readers' common part. What the metrics add to each enter and exit of a location. */
+/* The readers' common part. A region from its strings (NULL reads as ""): copies of them,
+ * its type from source (instr's region source: compiler, mpi, openmp, manual), zeroed trace
+ * bytes for ngroups processes. 0, or -1 when memory ran out (score_free frees what was
+ * filled). */
+int score_region_init(score_region *r, const char *name, const char *mangled, const char *file,
+                      const char *source, size_t ngroups);
+/* What the metrics add to each enter and exit of a location. */
 typedef struct score_metric_cost {
     double disk;     /* bytes of the Metric event */
     uint64_t buffer; /* bytes in the trace's buffer */

@@ -1,6 +1,8 @@
 /* calls: main calls a() 3 times, each a() calls b() twice; with argument N > 0, N threads
- * each call worker(), which does the same. Enter counts per thread are exact: main 1 (or
- * worker 1), a 3, b 6. */
+ * each do the same in worker(). Built by tests/metrics and tests/substrate_plugins. Enter
+ * counts per thread are exact: main 1 (or worker 1), a 3, b 6; so are the count metric
+ * plugin's values: per visit, `events` inclusive is 2k + 1 for a region that makes k
+ * instrumented calls. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,8 +1,11 @@
-/* json.c — the JSON reader of json.h: recursive descent, nesting capped so that no input
- * can exhaust the stack. */
+/* json.c — the JSON reader of json.h: recursive descent, nesting capped so that no input (a
+ * damaged or hostile file) can exhaust the stack. */
 #include "json.h"
 
+#include <ctype.h>
+#include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,12 +14,14 @@
 
 typedef struct parser {
     const char *p, *end, *start;
-    char *err;
-    size_t errsize;
+    json_error *err;
     int failed;
 } parser;
 
-static void fail(parser *ps, const char *what)
+static void fail(parser *ps, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Only the first failure counts: the innermost place the document went wrong. */
+static void fail(parser *ps, const char *fmt, ...)
 {
     if (ps->failed)
         return;
@@ -30,7 +35,12 @@ static void fail(parser *ps, const char *what)
             col++;
         }
     }
-    snprintf(ps->err, ps->errsize, "%zu:%zu: %s", line, col, what);
+    ps->err->line = line;
+    ps->err->column = col;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(ps->err->what, sizeof ps->err->what, fmt, ap);
+    va_end(ap);
 }
 
 static void ws(parser *ps)
@@ -99,6 +109,7 @@ static char *string(parser *ps)
     while (*ps->p != '"') {
         unsigned char c = (unsigned char)*ps->p++;
         if (c < 0x20) {
+            ps->p--;
             fail(ps, "control character in a string (escape it)");
             free(s);
             return NULL;
@@ -107,6 +118,7 @@ static char *string(parser *ps)
             *o++ = (char)c;
             continue;
         }
+        const char *esc = ps->p - 1; /* errors point at the backslash */
         char e = *ps->p++;
         switch (e) {
         case '"': *o++ = '"'; break;
@@ -120,17 +132,21 @@ static char *string(parser *ps)
         case 'u': {
             unsigned cp, lo;
             if (hex4(ps, &cp) != 0) {
+                ps->p = esc;
                 fail(ps, "\\u needs four hex digits");
                 free(s);
                 return NULL;
             }
             if (cp >= 0xd800 && cp < 0xdc00 && ps->end - ps->p >= 6 && ps->p[0] == '\\' &&
                 ps->p[1] == 'u') {
+                const char *next = ps->p;
                 ps->p += 2;
-                if (hex4(ps, &lo) == 0 && lo >= 0xdc00 && lo < 0xe000)
+                if (hex4(ps, &lo) == 0 && lo >= 0xdc00 && lo < 0xe000) {
                     cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
-                else
-                    cp = 0xfffd;
+                } else {
+                    cp = 0xfffd; /* a lone high surrogate; the next escape stands alone */
+                    ps->p = next;
+                }
             } else if (cp >= 0xd800 && cp < 0xe000) {
                 cp = 0xfffd; /* a lone surrogate */
             }
@@ -138,7 +154,11 @@ static char *string(parser *ps)
             break;
         }
         default:
-            fail(ps, "unknown escape in a string");
+            ps->p = esc;
+            if (isprint((unsigned char)e))
+                fail(ps, "unknown escape \\%c in a string", e);
+            else
+                fail(ps, "unknown escape in a string");
             free(s);
             return NULL;
         }
@@ -148,20 +168,20 @@ static char *string(parser *ps)
     return s;
 }
 
-static int value(parser *ps, json *v, int depth);
+static int value(parser *ps, json_value *v, int depth);
 
-static int push(parser *ps, json *v, size_t *cap)
+static int push(parser *ps, json_value *v, size_t *cap)
 {
     if (v->n < *cap)
         return 0;
     size_t c = *cap ? 2 * *cap : 8;
-    json *items = realloc(v->items, c * sizeof *items);
+    json_value *items = realloc(v->items, c * sizeof *items);
     if (!items) {
         fail(ps, "out of memory");
         return -1;
     }
     v->items = items;
-    if (v->type == JSON_OBJECT) {
+    if (v->kind == JSON_OBJECT) {
         char **keys = realloc(v->keys, c * sizeof *keys);
         if (!keys) {
             fail(ps, "out of memory");
@@ -173,7 +193,7 @@ static int push(parser *ps, json *v, size_t *cap)
     return 0;
 }
 
-static int container(parser *ps, json *v, int depth, char close)
+static int container(parser *ps, json_value *v, int depth, char close)
 {
     size_t cap = 0;
     ps->p++;
@@ -186,9 +206,9 @@ static int container(parser *ps, json *v, int depth, char close)
         if (push(ps, v, &cap) != 0)
             return -1;
         ws(ps);
-        if (v->type == JSON_OBJECT) {
+        if (v->kind == JSON_OBJECT) {
             if (ps->p >= ps->end || *ps->p != '"') {
-                fail(ps, "expected a \"key\"");
+                fail(ps, "expected a member name in quotes");
                 return -1;
             }
             char *k = string(ps);
@@ -198,7 +218,7 @@ static int container(parser *ps, json *v, int depth, char close)
             ws(ps);
             if (ps->p >= ps->end || *ps->p != ':') {
                 free(k);
-                fail(ps, "expected ':' after a key");
+                fail(ps, "expected ':' after a member name");
                 return -1;
             }
             ps->p++;
@@ -216,16 +236,42 @@ static int container(parser *ps, json *v, int depth, char close)
             ps->p++;
             return 0;
         }
-        fail(ps, close == ']' ? "expected ',' or ']'" : "expected ',' or '}'");
+        fail(ps, "expected ',' or '%c'", close);
         return -1;
     }
 }
 
-static int value(parser *ps, json *v, int depth)
+static int number(parser *ps, json_value *v)
+{
+    char buf[64];
+    size_t n = 0;
+    while (ps->p + n < ps->end && n < sizeof buf - 1 && strchr("+-0123456789.eE", ps->p[n]))
+        n++;
+    memcpy(buf, ps->p, n);
+    buf[n] = '\0';
+    char *end;
+    v->kind = JSON_NUMBER;
+    v->num = strtod(buf, &end);
+    if (end != buf + n || !isfinite(v->num)) {
+        fail(ps, "malformed number '%s'", buf);
+        return -1;
+    }
+    if (strspn(buf, "0123456789") == n) {
+        errno = 0;
+        v->u = strtoull(buf, NULL, 10);
+        v->is_int = errno != ERANGE;
+        if (!v->is_int)
+            v->u = 0;
+    }
+    ps->p += n;
+    return 0;
+}
+
+static int value(parser *ps, json_value *v, int depth)
 {
     memset(v, 0, sizeof *v);
-    if (depth > MAX_DEPTH) {
-        fail(ps, "nested too deeply");
+    if (depth >= MAX_DEPTH) {
+        fail(ps, "nested deeper than %d levels", MAX_DEPTH);
         return -1;
     }
     ws(ps);
@@ -235,45 +281,31 @@ static int value(parser *ps, json *v, int depth)
     }
     char c = *ps->p;
     if (c == '{' || c == '[') {
-        v->type = c == '{' ? JSON_OBJECT : JSON_ARRAY;
+        v->kind = c == '{' ? JSON_OBJECT : JSON_ARRAY;
         return container(ps, v, depth, c == '{' ? '}' : ']');
     }
     if (c == '"') {
-        v->type = JSON_STRING;
+        v->kind = JSON_STRING;
         v->str = string(ps);
         return v->str ? 0 : -1;
     }
-    if (lit(ps, "true")) { v->type = JSON_BOOL; v->num = 1; return 0; }
-    if (lit(ps, "false")) { v->type = JSON_BOOL; return 0; }
-    if (lit(ps, "null")) { v->type = JSON_NULL; return 0; }
-    if (c == '-' || (c >= '0' && c <= '9')) {
-        char buf[64];
-        size_t n = 0;
-        while (ps->p + n < ps->end && n < sizeof buf - 1 && strchr("+-0123456789.eE", ps->p[n]))
-            n++;
-        memcpy(buf, ps->p, n);
-        buf[n] = '\0';
-        char *end;
-        v->type = JSON_NUMBER;
-        v->num = strtod(buf, &end);
-        if (end != buf + n || !isfinite(v->num)) {
-            fail(ps, "malformed number");
-            return -1;
-        }
-        if (strspn(buf, "0123456789") == n)
-            v->u = strtoull(buf, NULL, 10);
-        else
-            v->u = v->num >= 0 && v->num < 1.8e19 ? (uint64_t)v->num : 0;
-        ps->p += n;
-        return 0;
-    }
-    fail(ps, "expected a value (object, array, string, number, true, false or null)");
+    if (lit(ps, "true")) { v->kind = JSON_BOOL; v->u = 1; v->num = 1; return 0; }
+    if (lit(ps, "false")) { v->kind = JSON_BOOL; return 0; }
+    if (lit(ps, "null")) { v->kind = JSON_NULL; return 0; }
+    if (c == '-' || (c >= '0' && c <= '9'))
+        return number(ps, v);
+    if (isprint((unsigned char)c))
+        fail(ps, "unexpected character '%c': expected a value (object, array, string, "
+                 "number, true, false or null)", c);
+    else
+        fail(ps, "unexpected byte 0x%02x: expected a value (object, array, string, number, "
+                 "true, false or null)", (unsigned char)c);
     return -1;
 }
 
-int json_parse(const char *text, size_t len, json *out, char *err, size_t errsize)
+int json_parse(const char *text, size_t len, json_value *out, json_error *err)
 {
-    parser ps = {text, text + len, text, err, errsize, 0};
+    parser ps = {text, text + len, text, err, 0};
     if (value(&ps, out, 0) == 0) {
         ws(&ps);
         if (ps.p == ps.end)
@@ -284,9 +316,11 @@ int json_parse(const char *text, size_t len, json *out, char *err, size_t errsiz
     return -1;
 }
 
-void json_free(json *v)
+void json_free(json_value *v)
 {
-    /* Iterative over the items' own storage would need a stack too; depth is capped. */
+    if (!v)
+        return;
+    /* Recursive: the depth is capped by the parser. */
     for (size_t i = 0; i < v->n; i++) {
         json_free(&v->items[i]);
         if (v->keys)
@@ -298,24 +332,24 @@ void json_free(json *v)
     memset(v, 0, sizeof *v);
 }
 
-const json *json_get(const json *v, const char *key)
+const json_value *json_get(const json_value *obj, const char *key)
 {
-    if (!v || v->type != JSON_OBJECT)
+    if (!obj || obj->kind != JSON_OBJECT)
         return NULL;
-    for (size_t i = 0; i < v->n; i++)
-        if (strcmp(v->keys[i], key) == 0)
-            return &v->items[i];
+    for (size_t i = 0; i < obj->n; i++)
+        if (strcmp(obj->keys[i], key) == 0)
+            return &obj->items[i];
     return NULL;
 }
 
-uint64_t json_u64(const json *v, const char *key, uint64_t def)
+uint64_t json_u64(const json_value *obj, const char *key, uint64_t def)
 {
-    const json *m = json_get(v, key);
-    return m && m->type == JSON_NUMBER ? m->u : def;
+    const json_value *v = json_get(obj, key);
+    return v && v->kind == JSON_NUMBER && v->is_int ? v->u : def;
 }
 
-const char *json_str(const json *v, const char *key, const char *def)
+const char *json_str(const json_value *obj, const char *key, const char *def)
 {
-    const json *m = json_get(v, key);
-    return m && m->type == JSON_STRING ? m->str : def;
+    const json_value *v = json_get(obj, key);
+    return v && v->kind == JSON_STRING ? v->str : def;
 }
