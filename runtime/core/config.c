@@ -364,31 +364,48 @@ static void read_formats(void)
     set_value(V_FORMATS, bad ? "environment (unknown words left out)" : "environment", env);
 }
 
-/* INSTR_THROTTLE=<visits>,<ns per visit>: two positive integers; unset or empty: off. */
-static void read_throttle(void)
+/* <visits>,<ns per visit>: two positive integers (INSTR_THROTTLE, INSTR_DOMINATED_HINT);
+ * `off` turns the feature off; unset or empty: the row's default. Returns 0 with both 0 for
+ * off; a bad value warns, naming what is used instead. */
+static void read_visits_ns(int var, const char *off_means, uint64_t *visits_out, uint64_t *ns_out)
 {
-    const char *env = instr_env(name_of(V_THROTTLE));
+    const char *env = instr_env(name_of(var));
+    const char *dflt = instr_config_vars[var].default_value;
+    const char *origin = "environment", *text = env;
     if (!env || !*env) {
-        set_value(V_THROTTLE, "default", "");
+        origin = "default";
+        text = dflt;
+    } else if (strcasecmp(env, "off") == 0) {
+        *visits_out = *ns_out = 0;
+        set_value(var, "environment", "off");
         return;
     }
     unsigned long long visits = 0, ns = 0;
     int used = 0;
-    int ok = sscanf(env, " %llu , %llu %n", &visits, &ns, &used) == 2 && env[used] == '\0' &&
-             !strchr(env, '-') && visits > 0 && ns > 0 &&
+    int ok = *text && sscanf(text, " %llu , %llu %n", &visits, &ns, &used) == 2 &&
+             text[used] == '\0' && !strchr(text, '-') && visits > 0 && ns > 0 &&
              visits < (1ull << 62) && ns < (1ull << 40);
+    if (!ok && text == env) {
+        char instead[96];
+        snprintf(instead, sizeof instead, "%s", *dflt ? dflt : off_means);
+        bad_value(var, env,
+                  "is not <visits>,<ns per visit> (two positive integers, e.g. 100000,100) "
+                  "or off",
+                  instead);
+        origin = "default (bad value in environment)";
+        text = dflt;
+        ok = *text && sscanf(text, " %llu , %llu", &visits, &ns) == 2;
+    }
     if (!ok) {
-        bad_value(V_THROTTLE, env,
-                  "is not <visits>,<ns per visit> (two positive integers, e.g. 100000,100)",
-                  "no throttling");
-        set_value(V_THROTTLE, "default (bad value in environment)", "");
+        *visits_out = *ns_out = 0;
+        set_value(var, origin, "");
         return;
     }
-    instr_cfg.throttle_visits = visits;
-    instr_cfg.throttle_ns = ns;
+    *visits_out = visits;
+    *ns_out = ns;
     char buf[48];
     snprintf(buf, sizeof buf, "%llu,%llu", visits, ns);
-    set_value(V_THROTTLE, "environment", buf);
+    set_value(var, origin, buf);
 }
 
 static void read_verbose(void)
@@ -490,7 +507,9 @@ void instr_config_read_from(char *const *envp, int secure)
     read_bool(V_FATAL, &instr_cfg.write_on_fatal);
     read_folded_depth();
     read_formats();
-    read_throttle();
+    read_visits_ns(V_THROTTLE, "no throttling", &instr_cfg.throttle_visits,
+                   &instr_cfg.throttle_ns);
+    read_visits_ns(V_HINT, "no line", &instr_cfg.hint_visits, &instr_cfg.hint_ns);
     if (secure) {
         instr_warn("this program runs with changed privileges (setuid, setgid or file "
                    "capabilities): INSTR_* variables are ignored and nothing is recorded "

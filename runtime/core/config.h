@@ -32,6 +32,8 @@ typedef struct instr_config {
     uint32_t folded_max_depth;        /* profile.folded: deeper paths are shortened */
     uint32_t profiling_formats;       /* INSTR_PROFILING_FORMAT: INSTR_FORMAT_* bits */
     uint64_t throttle_visits;         /* INSTR_THROTTLE: 0 = off */
+    uint64_t hint_visits;             /* INSTR_DOMINATED_HINT: 0 = off */
+    uint64_t hint_ns;                 /* INSTR_DOMINATED_HINT: ns per visit below which */
     uint64_t throttle_ns;             /* INSTR_THROTTLE: inclusive ns per visit below which */
     int privileged;                   /* AT_SECURE: environment ignored, nothing recorded */
 } instr_config;

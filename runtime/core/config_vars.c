@@ -36,6 +36,9 @@ const instr_config_var instr_config_vars[] = {
     [V_THROTTLE] = {"INSTR_THROTTLE", "options", "", "runtime",
                     "<visits>,<ns per visit>: stop recording a region called more often than "
                     "that with less time per visit (unset: off)"},
+    [V_HINT] = {"INSTR_DOMINATED_HINT", "options", "1000000,100", "runtime",
+                "<visits>,<ns per visit>: the end-of-run line names regions with more visits "
+                "than that of less time each (off: no line)"},
     /* read by other parts of instr */
     {"INSTR_XRAY_PATCH", "word", "startup", "XRay adapter",
      "startup: patch what the run-time spec selects before main; manual: nothing until "

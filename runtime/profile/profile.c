@@ -43,13 +43,14 @@ static int write_cube(FILE *f, const instr_run *run, const instr_mtree *t)
 }
 
 /* A run "dominated by its instrumentation" (docs/score.md): regions with more visits than
- * this, each shorter than this on average, callees included. */
-#define HINT_MIN_VISITS 1000000u
-#define HINT_MAX_NS_PER_VISIT 100u
-
+ * INSTR_DOMINATED_HINT's first number, each shorter than its second on average, callees
+ * included. */
 int instr_profile_hint_region(uint64_t visits, uint64_t incl_ns)
 {
-    return visits > HINT_MIN_VISITS && incl_ns < (uint64_t)HINT_MAX_NS_PER_VISIT * visits;
+    if (!instr_cfg.hint_visits)
+        return 0;
+    return visits > instr_cfg.hint_visits && visits <= UINT64_MAX / instr_cfg.hint_ns &&
+           incl_ns < instr_cfg.hint_ns * visits;
 }
 
 void instr_profile_hint(const char *what, const char *dir, uint32_t n, const char *top,
@@ -60,10 +61,11 @@ void instr_profile_hint(const char *what, const char *dir, uint32_t n, const cha
     char name[96], d[512];
     instr_escaped(name, sizeof name, top ? top : "?");
     instr_escaped(d, sizeof d, dir);
-    instr_warn("instrumentation dominated this %s: %u region%s with more than %u visits of under "
-               "%u ns each (%s: %llu visits, %.1f ns each); `instr-score -g %s` writes a spec that "
-               "leaves them out at compile time (instr --filter=SPEC)",
-               what, n, n == 1 ? "" : "s", HINT_MIN_VISITS, HINT_MAX_NS_PER_VISIT, name,
+    instr_warn("instrumentation dominated this %s: %u region%s with more than %llu visits of "
+               "under %llu ns each (%s: %llu visits, %.1f ns each); `instr-score -g %s` writes a "
+               "spec that leaves them out at compile time (instr --filter=SPEC)",
+               what, n, n == 1 ? "" : "s", (unsigned long long)instr_cfg.hint_visits,
+               (unsigned long long)instr_cfg.hint_ns, name,
                (unsigned long long)visits, (double)incl_ns / (double)visits, d);
 }
 

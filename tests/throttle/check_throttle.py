@@ -237,7 +237,7 @@ def case_off():
     exe = build("hooks", "gcc")
     for i, (env, said) in enumerate((({}, None),
                       ({"INSTR_THROTTLE": "200"}, "INSTR_THROTTLE='200' is not <visits>,<ns per "
-                       "visit> (two positive integers, e.g. 100000,100); using no throttling"),
+                       "visit> (two positive integers, e.g. 100000,100) or off; using no throttling"),
                       ({"INSTR_THROTTLE": "-5,10"}, "INSTR_THROTTLE='-5,10' is not"),
                       ({"INSTR_THROTTLE": "0,100"}, "INSTR_THROTTLE='0,100' is not"))):
         out, mine, exp = run(exe, env=env, name="run%d" % i)
