@@ -475,6 +475,62 @@ def case_trace_async():
     expect(P.load(exp)["metrics"] == [], "an asynchronous metric in the profile")
 
 
+def case_trace_async_event():
+    """An ASYNC_EVENT plugin (a test double whose every get_all_values call hands over one
+    value, the number of that call, at the time of the call): the runtime asks it at every
+    event of the starting thread (delta_t 0) and once at the end, so with two more threads
+    running, the starting thread's 20 Enters and Leaves bring values 1 to 20, each between
+    its event and the next, and the end value 21; in time order on the location of the
+    asynchronous metrics. With a delta_t longer than the run, it is asked at the first event
+    and at the end only. The events of a profile-only run keep their paths (no trace)."""
+    env = {"INSTR_PLUGIN_PATH": A.bad_plugins, "INSTR_METRIC_PLUGINS": "handover",
+           "INSTR_ENABLE_TRACING": "1"}
+    out, mine, exp = run("calls", [2], env)
+    expect(out == "sink=18\n", "stdout %r" % out)
+    line(mine, "asynchronous metric", "handover", "trace only")
+    tr, evs = trace_events(exp)
+    metric_locs = [r for r, d in tr.locations.items() if d["type"] == "METRIC"]
+    expect(len(metric_locs) == 1, "locations %r" % tr.locations)
+    vals = [(t, int(re.search(r'\("handover" <\d+>; UINT64; (\d+)\)', d).group(1)))
+            for loc, k, t, d in evs if loc == metric_locs[0] and k == "METRIC"]
+    times = [t for t, _ in vals]
+    expect(times == sorted(times), "values out of time order: %r" % vals)
+    by_loc = {}
+    for loc, kind, t, _ in evs:
+        if kind in ("ENTER", "LEAVE"):
+            by_loc.setdefault(loc, []).append(t)
+    expect(len(by_loc) == 3, "thread locations %r" % sorted(by_loc))
+    main = by_loc[min(by_loc)]
+    expect(len(main) == 20, "the starting thread's events: %d" % len(main))
+    expect([v for _, v in vals] == list(range(1, 22)),
+           "handed-over values %r (20 events of the starting thread, then the end)" %
+           [v for _, v in vals])
+    for k, (t, v) in enumerate(vals[:20]):
+        nxt = main[k + 1] if k + 1 < 20 else None
+        expect(main[k] <= t and (nxt is None or t <= nxt),
+               "value %d at %d: not between event %d (%d) and the next (%r)"
+               % (v, t, k + 1, main[k], nxt))
+    expect(vals[20][0] >= main[-1], "the end's value before the last event")
+    # delta_t longer than the run: the first event and the end.
+    env["HANDOVER_DELTA_T_NS"] = str(3600 * 10**9)
+    _, _, exp = run("calls", [2], env, name="delta_t")
+    tr, evs = trace_events(exp)
+    vals = [(t, d) for loc, k, t, d in evs
+            if k == "METRIC" and tr.locations[loc]["type"] == "METRIC"]
+    first = min(t for loc, k, t, _ in evs if k == "ENTER")
+    expect(len(vals) == 2 and '; 1)' in vals[0][1] and '; 2)' in vals[1][1] and
+           first <= vals[0][0], "with delta_t 1 h: %r" % vals)
+    # Without a trace the values go nowhere: the run says so, and nothing is asked during it
+    # (the profile's paths are kept), so the profile is as without metrics.
+    del env["INSTR_ENABLE_TRACING"]
+    del env["HANDOVER_DELTA_T_NS"]
+    out, mine, exp = run("calls", [0], env, name="profile")
+    line(mine, "asynchronous metric", "handover", "this run writes no trace")
+    prof = P.load(exp)
+    expect(prof["metrics"] == [] and node(prof, "main/a")["visits"] == 3, "profile %r" %
+           prof["metrics"])
+
+
 def case_mpi_job():
     """The job profile of an MPI job has the metric rows of every rank."""
     work = fresh_dir(os.path.join(A.work, A.case))
