@@ -637,6 +637,73 @@ def case_mpi_trace():
            "%d records, metric ones among them" % len(evs))
 
 
+def case_mpi_trace_async():
+    """Asynchronous metrics in the trace of a 4-rank MPI job on one host, read back by
+    otf2-print: meminfo (per host, ASYNC, a background thread) and the handover test double
+    (per process, ASYNC_EVENT). One definition of each for the job (the ranks agreed on the
+    set at MPI_Init), each with a class of its own, ASYNCHRONOUS; one location of type METRIC
+    per rank, in that rank's group; the MemFree values only in that of rank 0, the host's
+    elected rank; on every rank the handover values 1 to N in time order, one at each event
+    of the rank's thread from the Leave of MPI_Init on (where the plugin's start synchronize
+    came) and one at the end."""
+    work = fresh_dir(os.path.join(A.work, A.case))
+    exe = os.path.join(work, "halo")
+    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "mpi", "progs", "halo.c")
+    b = subprocess.run([A.instr, A.mpicc, "-O1", src, "-o", exe], capture_output=True, timeout=120)
+    expect(b.returncode == 0, "instr mpicc: %s" % b.stderr.decode(errors="replace"))
+    env = {"INSTR_PLUGIN_PATH": A.plugins + ":" + A.bad_plugins,
+           "INSTR_METRIC_PLUGINS": "meminfo,handover", "INSTR_METRIC_MEMINFO": "MemFree",
+           "INSTR_ENABLE_TRACING": "1"}
+    cmd = [A.mpirun, "--oversubscribe", "--allow-run-as-root", "-np", "4"]
+    for k in env:
+        cmd += ["-x", k]
+    p = subprocess.run(cmd + [exe], cwd=work, env=clean_env(env), capture_output=True,
+                       timeout=240)
+    err = p.stderr.decode(errors="replace")
+    expect(p.returncode == 0, "mpirun: %s" % err[-2000:])
+    expect("different metrics" not in err, "the ranks disagreed: %s" % err[-2000:])
+    exp = P.find_experiment(work)
+    import otf2check as T
+    d = subprocess.run([T.OTF2_PRINT, "-G", os.path.join(exp, "traces.otf2")],
+                       capture_output=True, timeout=60).stdout.decode()
+    members = re.findall(r'^METRIC_MEMBER\s+(\d+)\s+Name: "(\w+)"', d, re.M)
+    expect(sorted(n for _, n in members) == ["MemFree", "handover"],
+           "metric members %r" % members)
+    classes = re.findall(r'^METRIC_CLASS\s+(\d+)\s+Occurrence: (\w+), .*Members?: (.*)$', d,
+                         re.M)
+    expect(sorted((o, ("MemFree" in m) + 2 * ("handover" in m)) for _, o, m in classes) ==
+           [("ASYNCHRONOUS", 1), ("ASYNCHRONOUS", 2)], "metric classes %r" % classes)
+    tr, evs = trace_events(exp)
+    metric_locs = sorted(r for r, l in tr.locations.items() if l["type"] == "METRIC")
+    expect([r >> 32 for r in metric_locs] == [0, 1, 2, 3] and
+           all(tr.locations[r]["group"] == r >> 32 for r in metric_locs),
+           "locations of asynchronous values %r" % {r: tr.locations[r] for r in metric_locs})
+    for loc in metric_locs:
+        rank = loc >> 32
+        vals = [(t, dd) for l, k, t, dd in evs if l == loc]
+        expect(all(k == "METRIC" for l, k, _, _ in evs if l == loc), "rank %d: kinds" % rank)
+        times = [t for t, _ in vals]
+        expect(times == sorted(times), "rank %d: values out of time order" % rank)
+        free = [dd for _, dd in vals if '"MemFree"' in dd]
+        expect(bool(free) == (rank == 0), "rank %d: %d MemFree values" % (rank, len(free)))
+        hand = [(t, int(m.group(1))) for t, dd in vals
+                for m in [re.search(r'\("handover" <\d+>; UINT64; (\d+)\)', dd)] if m]
+        threads = [(k, t, dd) for l, k, t, dd in evs
+                   if l >> 32 == rank and l != loc and k in ("ENTER", "LEAVE")]
+        init = [i for i, (k, _, dd) in enumerate(threads)
+                if k == "LEAVE" and '"MPI_Init"' in dd]
+        expect(len(init) == 1, "rank %d: Leave of MPI_Init %r" % (rank, init))
+        after = [t for _, t, _ in threads[init[0]:]]
+        expect([v for _, v in hand] == list(range(1, len(after) + 2)),
+               "rank %d: handover values %r, %d events from MPI_Init's Leave on"
+               % (rank, [v for _, v in hand], len(after)))
+        for k, (t, v) in enumerate(hand[:-1]):
+            nxt = after[k + 1] if k + 1 < len(after) else None
+            expect(after[k] <= t and (nxt is None or t <= nxt),
+                   "rank %d: value %d at %d not between its event (%d) and the next (%r)"
+                   % (rank, v, t, after[k], nxt))
+
+
 def case_openmp():
     """OpenMP (libomp, OMPT): every thread's leaf update_row spans exactly one event per
     visit, and each thread's rows add up."""
