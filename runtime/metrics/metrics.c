@@ -359,6 +359,16 @@ static void on_event(void *data, uint32_t region, uint64_t t)
 #endif
 }
 
+/* A forked child writes no trace: its thread hands nothing over (the values would only pile
+ * up). */
+static void fork_child(void *data, uint64_t t)
+{
+    (void)t;
+    metrics_loc *s = data;
+    if (s)
+        s->hands_over = 0;
+}
+
 uint64_t *instr_metrics_values_of(instr_location *loc, uint32_t *n)
 {
     int slot = instr_substrate_slot(&instr_metrics_substrate);
@@ -440,5 +450,6 @@ const instr_substrate instr_metrics_substrate = {
     .location_begin = location_begin,
     .enter = on_event,
     .exit = on_event,
+    .fork_child = fork_child,
     .write = write_end,
 };
