@@ -425,11 +425,11 @@ static int write_end(const instr_run *run, char *files, size_t size)
         struct timespec ms = {0, 1000000};
         nanosleep(&ms, NULL);
     }
-    if (!got)
+    if (!got) {
         instr_warn("the values of asynchronous metrics were being handed over when the "
                    "measurement ended (a signal interrupted it): they are not in the trace");
-    if (!got)
         a->n = 0;
+    }
     for (uint32_t i = 0; got && i < nsources; i++)
         if (sources[i].async_n && sources[i].ops->collect)
             sources[i].ops->collect(&sources[i], put_async, a);
