@@ -645,7 +645,7 @@ def case_mpi_trace_async():
     per rank, in that rank's group; the MemFree values only in that of rank 0, the host's
     elected rank; on every rank the handover values 1 to N in time order, one at each event
     of the rank's thread from the Leave of MPI_Init on (where the plugin's start synchronize
-    came) and one at the end."""
+    came) and one at the end. The same plugin with scope ONCE: values from rank 0 only."""
     work = fresh_dir(os.path.join(A.work, A.case))
     exe = os.path.join(work, "halo")
     src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "mpi", "progs", "halo.c")
@@ -702,6 +702,22 @@ def case_mpi_trace_async():
             expect(after[k] <= t and (nxt is None or t <= nxt),
                    "rank %d: value %d at %d not between its event (%d) and the next (%r)"
                    % (rank, v, t, after[k], nxt))
+    # The same plugin once for the job (scope ONCE): rank 0 alone records it.
+    work = fresh_dir(os.path.join(A.work, A.case, "once"))
+    env = {"INSTR_PLUGIN_PATH": A.bad_plugins, "INSTR_METRIC_PLUGINS": "handover",
+           "HANDOVER_ONCE": "1", "INSTR_ENABLE_TRACING": "1"}
+    cmd = [A.mpirun, "--oversubscribe", "--allow-run-as-root", "-np", "4"]
+    for k in env:
+        cmd += ["-x", k]
+    p = subprocess.run(cmd + [exe], cwd=work, env=clean_env(env), capture_output=True,
+                       timeout=240)
+    expect(p.returncode == 0, "mpirun: %s" % p.stderr.decode(errors="replace")[-2000:])
+    tr, evs = trace_events(P.find_experiment(work))
+    metric_locs = [r for r, l in tr.locations.items() if l["type"] == "METRIC"]
+    values = {r: sum(1 for l, k, _, _ in evs if l == r and k == "METRIC") for r in metric_locs}
+    expect([r >> 32 for r in metric_locs] == [0] and values[metric_locs[0]] >= 2,
+           "once: locations of asynchronous values (rank, values) %r"
+           % [(r >> 32, n) for r, n in values.items()])
 
 
 def case_openmp():

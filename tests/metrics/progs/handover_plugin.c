@@ -6,7 +6,7 @@
  * end.
  *
  * HANDOVER_DELTA_T_NS (read by the entry point): the plugin's delta_t (default 0: at every
- * event). */
+ * event); HANDOVER_ONCE=1: scope ONCE instead of PER_PROCESS. */
 #include <instr/instr_metric_plugin.h>
 
 #include <stdlib.h>
@@ -61,5 +61,7 @@ INSTR_METRIC_PLUGIN_ENTRY
     };
     const char *delta = getenv("HANDOVER_DELTA_T_NS");
     info.delta_t = delta ? strtoull(delta, NULL, 10) : 0;
+    const char *once = getenv("HANDOVER_ONCE");
+    info.scope = once && strcmp(once, "1") == 0 ? INSTR_METRIC_ONCE : INSTR_METRIC_PER_PROCESS;
     return &info;
 }
