@@ -123,8 +123,9 @@ static void init_once(void)
         unsigned slot = instr_nactive++;
         instr_active[slot] = s;
         /* The metrics substrate has nothing to do at events without synchronous metrics
-         * (asynchronous ones only): events keep the paths they have without it. */
-        int events = s != &instr_metrics_substrate || instr_metrics_nsync > 0;
+         * (asynchronous ones only, unless ASYNC_EVENT ones are traced): events keep the
+         * paths they have without it. */
+        int events = s != &instr_metrics_substrate || instr_metrics_at_events();
         if (s->enter && events)
             instr_enter_tab[instr_n_enter++] = (instr_dispatch){s->enter, slot};
         if (s->exit && events)

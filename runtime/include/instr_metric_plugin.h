@@ -39,9 +39,11 @@ enum instr_metric_synchronicity {
      * (get_optional_value returns 0: the last value stands); the runtime asks at most once
      * per delta_t nanoseconds per thread. Per thread only. */
     INSTR_METRIC_SYNC,
-    /* Timestamped values, collected by the plugin on its own and handed over at the end
-     * (get_all_values). ASYNC_EVENT: the same hand-over; the plugin is told the thread's
-     * events happen through synchronize() only. */
+    /* Timestamped values, collected by the plugin on its own (ASYNC: handed over at the end,
+     * through get_all_values). ASYNC_EVENT: handed over during the run as well, at the
+     * events (enters and exits) of the thread that started the measurement, at most once
+     * per delta_t nanoseconds (0: at every such event), and at the end; in a traced run
+     * (values of asynchronous metrics go to the trace only). */
     INSTR_METRIC_ASYNC_EVENT,
     INSTR_METRIC_ASYNC
 };
@@ -93,7 +95,8 @@ typedef struct instr_metric_plugin_info {
     uint32_t scope;         /* enum instr_metric_scope */
     uint32_t reserved;
     /* INSTR_METRIC_SYNC: the least time between two questions per thread, in nanoseconds
-     * (0: at every event). */
+     * (0: at every event). INSTR_METRIC_ASYNC_EVENT: the least time between two hand-overs
+     * (get_all_values) at events. */
     uint64_t delta_t;
 
     /* Once, before anything else; 0 when ready. Not called again after a failure. */
@@ -114,8 +117,11 @@ typedef struct instr_metric_plugin_info {
     uint64_t (*get_current_value)(int32_t id);
     /* INSTR_METRIC_SYNC: 1 and *value when there is a new value, else 0. */
     int32_t (*get_optional_value)(int32_t id, uint64_t *value);
-    /* Asynchronous: hands over every value collected for the counter, in time order, in an
-     * array allocated with malloc (the runtime frees it); returns how many. */
+    /* Asynchronous: hands over every value collected for the counter since the last call,
+     * in time order, in an array allocated with malloc (the runtime frees it); returns how
+     * many. ASYNC_EVENT: called at events of the starting thread as well (never twice at
+     * the same time), so it runs where the program runs; an instrumented signal handler on
+     * that thread calls it too. */
     uint64_t (*get_all_values)(int32_t id, instr_metric_timed_value **values);
     /* Optional (NULL): the runtime's clock, whose readings are the timestamps of events and
      * of asynchronous values. Called before initialize. */

@@ -1,7 +1,8 @@
 /* metrics.c — the run's metric set and the metrics substrate: reads the values of the
  * synchronous metrics at every enter and exit of a thread, before the other substrates see
- * the event (it is first in the dispatch order), and collects the asynchronous metrics'
- * values at the end for the trace. */
+ * the event (it is first in the dispatch order), takes the values ASYNC_EVENT plugins hand
+ * over at the events of the thread that started the measurement, and collects the
+ * asynchronous metrics' values at the end for the trace. */
 #include "metrics.h"
 #include "../core/config.h"
 #include "../core/core.h"
@@ -12,6 +13,8 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 instr_metric *instr_metrics_sync;
 uint32_t instr_metrics_nsync;
@@ -22,6 +25,13 @@ uint32_t instr_metrics_nasync;
 static instr_metric_source sources[MAX_SOURCES];
 static uint32_t nsources;
 static uint32_t begin_sync, begin_async;
+/* Sources that hand values over at events (ops->at_event), and the thread that takes them:
+ * the one that started the measurement, where asynchronous plugins added their counters. */
+static uint32_t nat_event;
+static int start_tid;
+/* 1 while values are handed over (at an event or at the end): one at a time, and a signal
+ * handler's event meanwhile does not wait. */
+static int handing;
 
 /* Per location. */
 typedef struct metrics_loc {
@@ -32,6 +42,7 @@ typedef struct metrics_loc {
     instr_metric_getter *getters;
     instr_metric_getmany *many;
     uint8_t by_read[MAX_SOURCES]; /* read through ops->read on the cursor path */
+    int hands_over; /* the starting thread of a traced run with ASYNC_EVENT plugins */
 } metrics_loc;
 
 /* The trace's slot, when the trace takes metric records (trace/metric_events.c); else -1. */
@@ -116,6 +127,8 @@ int instr_metrics_source_end(const instr_metric_source_ops *ops, void *ctx)
         instr_metrics_nasync = begin_async;
         return -1;
     }
+    if (ops->at_event)
+        nat_event++;
     sources[nsources++] = (instr_metric_source){
         .ops = ops,
         .ctx = ctx,
@@ -183,9 +196,15 @@ static void say_where_values_go(void)
                                                    "(INSTR_ENABLE_TRACING=1 does)");
 }
 
+/* ASYNC_EVENT values matter for the trace only. */
+static int hands_over_at_events(void) { return nat_event > 0 && instr_cfg.enable_tracing; }
+
+int instr_metrics_at_events(void) { return instr_metrics_nsync > 0 || hands_over_at_events(); }
+
 static int init(void)
 {
     const char *v;
+    start_tid = (int)gettid();
     if ((v = nonempty_env("INSTR_METRIC_RUSAGE")))
         instr_metrics_rusage_init("INSTR_METRIC_RUSAGE", v);
     if ((v = nonempty_env("INSTR_METRIC_PERF")))
@@ -285,6 +304,7 @@ static void *location_begin(instr_location *loc)
     read_all(s, 0);
     reader_init(s);
     s->loc = loc;
+    s->hands_over = hands_over_at_events() && (int)gettid() == start_tid;
 #ifdef INSTR_RT_HAVE_TRACE
     static int once;
     if (!__atomic_exchange_n(&once, 1, __ATOMIC_ACQ_REL) && instr_trace_metrics_wanted())
@@ -295,6 +315,22 @@ static void *location_begin(instr_location *loc)
     return s;
 }
 
+static void put_async(void *arg, uint32_t index, uint64_t t, uint64_t v);
+instr_metric_async_values instr_metrics_async_values;
+
+/* ASYNC_EVENT plugins' values so far, at an event of the starting thread (each plugin keeps
+ * to its least interval). Skipped while another hand-over runs (a signal handler's event in
+ * the middle of one). */
+static void hand_over(uint64_t t)
+{
+    if (__atomic_exchange_n(&handing, 1, __ATOMIC_ACQUIRE))
+        return;
+    for (uint32_t i = 0; i < nsources; i++)
+        if (sources[i].ops->at_event)
+            sources[i].ops->at_event(&sources[i], t, put_async, &instr_metrics_async_values);
+    __atomic_store_n(&handing, 0, __ATOMIC_RELEASE);
+}
+
 /* Hot path (the generic path, which is taken whenever a metric is on). */
 static void on_event(void *data, uint32_t region, uint64_t t)
 {
@@ -303,6 +339,8 @@ static void on_event(void *data, uint32_t region, uint64_t t)
     if (__builtin_expect(s == NULL, 0))
         return;
     read_all(s, t);
+    if (__builtin_expect(s->hands_over, 0))
+        hand_over(t);
 #ifdef INSTR_RT_HAVE_TRACE
     int slot = __atomic_load_n(&trace_slot, __ATOMIC_RELAXED);
     struct instr_tloc *tl = slot >= 0 ? s->loc->sub[slot] : NULL;
@@ -321,6 +359,16 @@ static void on_event(void *data, uint32_t region, uint64_t t)
 #endif
 }
 
+/* A forked child writes no trace: its thread hands nothing over (the values would only pile
+ * up). */
+static void fork_child(void *data, uint64_t t)
+{
+    (void)t;
+    metrics_loc *s = data;
+    if (s)
+        s->hands_over = 0;
+}
+
 uint64_t *instr_metrics_values_of(instr_location *loc, uint32_t *n)
 {
     int slot = instr_substrate_slot(&instr_metrics_substrate);
@@ -337,8 +385,6 @@ const uint64_t *instr_metrics_thread_values(uint32_t *n)
 }
 
 /* ---- the end: asynchronous values for the trace, then every source finishes ---- */
-
-instr_metric_async_values instr_metrics_async_values;
 
 static void put_async(void *arg, uint32_t index, uint64_t t, uint64_t v)
 {
@@ -364,13 +410,27 @@ static int by_time(const void *x, const void *y)
     return a->metric < b->metric ? -1 : a->metric > b->metric;
 }
 
-static int write(const instr_run *run, char *files, size_t size)
+static int write_end(const instr_run *run, char *files, size_t size)
 {
     (void)run;
     (void)files;
     (void)size;
     instr_metric_async_values *a = &instr_metrics_async_values;
-    for (uint32_t i = 0; i < nsources; i++)
+    /* A hand-over at an event of a thread still running ends in a moment; one that a
+     * termination signal interrupted on this very thread never does: its plugins' values
+     * are then left (the array may be half-grown). */
+    int got = 0;
+    for (int waited = 0; !(got = !__atomic_exchange_n(&handing, 1, __ATOMIC_ACQUIRE)) &&
+                         waited < 1000; waited++) {
+        struct timespec ms = {0, 1000000};
+        nanosleep(&ms, NULL);
+    }
+    if (!got) {
+        instr_warn("the values of asynchronous metrics were being handed over when the "
+                   "measurement ended (a signal interrupted it): they are not in the trace");
+        a->n = 0;
+    }
+    for (uint32_t i = 0; got && i < nsources; i++)
         if (sources[i].async_n && sources[i].ops->collect)
             sources[i].ops->collect(&sources[i], put_async, a);
     if (a->n)
@@ -390,5 +450,6 @@ const instr_substrate instr_metrics_substrate = {
     .location_begin = location_begin,
     .enter = on_event,
     .exit = on_event,
-    .write = write,
+    .fork_child = fork_child,
+    .write = write_end,
 };

@@ -6,7 +6,8 @@
  * values; the metrics substrate (the first in the dispatch order) refreshes that array at
  * every enter and exit of the thread, before the other substrates see the event, so the
  * profile (and later substrate plugins) read the values of that instant. Asynchronous
- * metrics have no index: their timestamped values go to the trace at the end.
+ * metrics have no index: their timestamped values go to the trace at the end (ASYNC_EVENT
+ * plugins hand theirs over at the starting thread's events as well).
  *
  * When no metric is on, the substrate is not active: events keep their inline paths and
  * cost not one instruction more. */
@@ -67,6 +68,13 @@ typedef struct instr_metric_source_ops {
     void (*collect)(instr_metric_source *src,
                     void (*put)(void *arg, uint32_t async_index, uint64_t t, uint64_t v),
                     void *arg);
+    /* Optional (ASYNC_EVENT plugins): the values collected so far, to `put` as above, at an
+     * event (time t) of the thread that started the measurement; the source keeps to its
+     * own least interval between two hand-overs. Never at the same time as `collect` or
+     * another hand-over (metrics.c). NULL: values at the end only. */
+    void (*at_event)(instr_metric_source *src, uint64_t t,
+                     void (*put)(void *arg, uint32_t async_index, uint64_t t, uint64_t v),
+                     void *arg);
     /* At the end, after everything was read (NULL: nothing to do). The source's data stays:
      * a thread the program did not join may still read until it sees the end. */
     void (*finish)(instr_metric_source *src);
@@ -119,6 +127,10 @@ void instr_metrics_each_item(const char *list, void (*fn)(void *arg, const char 
 
 /* The substrate (first in the dispatch order, runtime/core/lifecycle.c). */
 extern const instr_substrate instr_metrics_substrate;
+/* 1 when the substrate takes part in events (after its init): a synchronous metric is on, or
+ * an ASYNC_EVENT plugin hands its values over at events of a traced run. 0: events keep the
+ * paths they have without metrics. */
+int instr_metrics_at_events(void);
 
 /* A thread's metric readings, flat (the cursor path with metrics, profile/cct_metrics.c):
  * strictly synchronous plugins are called directly (get_current_values once for all their
@@ -165,8 +177,8 @@ uint64_t *instr_metrics_values_of(instr_location *loc, uint32_t *n);
  * thread). */
 const uint64_t *instr_metrics_thread_values(uint32_t *n);
 
-/* The asynchronous metrics' values, collected at the end (before the trace is written), in
- * time order. */
+/* The asynchronous metrics' values, handed over at events (ASYNC_EVENT) and collected at
+ * the end (before the trace is written), in time order once the end sorted them. */
 typedef struct instr_metric_async_value {
     uint64_t t, value;
     uint32_t metric; /* index in instr_metrics_async */

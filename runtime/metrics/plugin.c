@@ -28,8 +28,11 @@ typedef struct plugin_ctx {
     char **metric;     /* names of its metrics, in the order of their indices */
     int32_t *async_id; /* asynchronous: the counter of each metric */
     uint32_t n;
-    uint64_t delta_ticks; /* INSTR_METRIC_SYNC */
+    uint64_t delta_ticks; /* INSTR_METRIC_SYNC and ASYNC_EVENT: the least interval */
     int started, ended;   /* synchronize called at the start, at the end */
+    int running;          /* asynchronous: the start's synchronize returned */
+    int handed;           /* ASYNC_EVENT: values were handed over at an event, */
+    uint64_t last_handed; /* at this time */
 } plugin_ctx;
 
 /* Per thread: the counters of this thread (strictly synchronous and synchronous). */
@@ -146,6 +149,7 @@ static void start_sync(plugin_ctx *c)
         return;
     if (c->info.synchronize)
         c->info.synchronize(responsible(c->info.scope), 0);
+    __atomic_store_n(&c->running, 1, __ATOMIC_RELEASE);
 }
 
 static void end_sync(plugin_ctx *c)
@@ -165,13 +169,12 @@ void instr_metrics_elect(int world_rank, int host_rank)
         start_sync(waiting[i]);
 }
 
-static void collect(instr_metric_source *src,
-                    void (*put)(void *arg, uint32_t index, uint64_t t, uint64_t v), void *arg)
+/* Every value the plugin collected since the last time, for each of its counters. */
+static void take_values(instr_metric_source *src,
+                        void (*put)(void *arg, uint32_t index, uint64_t t, uint64_t v),
+                        void *arg)
 {
     plugin_ctx *c = src->ctx;
-    end_sync(c);
-    if (!responsible(c->info.scope))
-        return; /* another process of the host (or job) records them */
     for (uint32_t i = 0; i < src->async_n; i++) {
         if (c->async_id[i] < 0)
             continue;
@@ -181,6 +184,31 @@ static void collect(instr_metric_source *src,
             put(arg, src->async_first + i, v[k].timestamp, v[k].value);
         free(v);
     }
+}
+
+static void collect(instr_metric_source *src,
+                    void (*put)(void *arg, uint32_t index, uint64_t t, uint64_t v), void *arg)
+{
+    plugin_ctx *c = src->ctx;
+    end_sync(c);
+    if (!responsible(c->info.scope))
+        return; /* another process of the host (or job) records them */
+    take_values(src, put, arg);
+}
+
+/* ASYNC_EVENT: at an event of the starting thread, once delta_t passed since the last
+ * hand-over; only between the start's synchronize (in an MPI job, at MPI_Init) and the
+ * end's, and only where this process records the plugin's scope. */
+static void at_event(instr_metric_source *src, uint64_t now,
+                     void (*put)(void *arg, uint32_t index, uint64_t t, uint64_t v), void *arg)
+{
+    plugin_ctx *c = src->ctx;
+    if (!__atomic_load_n(&c->running, __ATOMIC_ACQUIRE) || c->ended ||
+        !responsible(c->info.scope) || (c->handed && now - c->last_handed < c->delta_ticks))
+        return;
+    c->handed = 1;
+    c->last_handed = now;
+    take_values(src, put, arg);
 }
 
 static void finish(instr_metric_source *src)
@@ -203,6 +231,8 @@ static const instr_metric_source_ops optional_ops = {.thread_begin = thread_begi
                                                      .collect = collect,
                                                      .finish = finish};
 static const instr_metric_source_ops async_ops = {.collect = collect, .finish = finish};
+static const instr_metric_source_ops async_event_ops = {
+    .collect = collect, .at_event = at_event, .finish = finish};
 
 /* Callbacks the plugin's synchronicity needs; NULL when all are there, else the first
  * missing one's name. */
@@ -353,7 +383,8 @@ static void load_one(void *arg, const char *name)
     }
     snprintf(c->name, sizeof c->name, "%s", name);
     c->info = *info;
-    if (info->synchronicity == INSTR_METRIC_SYNC) {
+    if (info->synchronicity == INSTR_METRIC_SYNC ||
+        info->synchronicity == INSTR_METRIC_ASYNC_EVENT) {
         double ticks = (double)info->delta_t * instr_clock_hz() / 1e9;
         c->delta_ticks = ticks > 0 ? (uint64_t)ticks : 0;
     }
@@ -376,6 +407,8 @@ static void load_one(void *arg, const char *name)
                                              ? &strict_ops
                                          : info->synchronicity == INSTR_METRIC_SYNC
                                              ? &optional_ops
+                                         : info->synchronicity == INSTR_METRIC_ASYNC_EVENT
+                                             ? &async_event_ops
                                              : &async_ops;
     if (instr_metrics_source_end(ops, c) != 0)
         return;
@@ -384,7 +417,7 @@ static void load_one(void *arg, const char *name)
      * job at MPI_Init, when that is known (instr_metrics_elect; libinstr-rt-mpi defines
      * instr_mpi_adapter_loaded, as core/lifecycle.c checks). The synchronous ones' are added
      * per thread, and the start's synchronize follows the first thread's (thread_begin). */
-    if (ops == &async_ops) {
+    if (ops == &async_ops || ops == &async_event_ops) {
         if (dlsym(RTLD_DEFAULT, "instr_mpi_adapter_loaded") && nwaiting < MAX_WAITING)
             waiting[nwaiting++] = c;
         else

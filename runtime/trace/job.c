@@ -164,13 +164,13 @@ void instr_trace_job_clock_offset(uint64_t time, int64_t offset, double stddev)
     }
 }
 
-int instr_trace_job_write_local(const instr_run *run)
+int instr_trace_job_write_local(const instr_run *run, uint64_t t_last)
 {
     /* write.c closed the event writers; the rest needs the other ranks (the adapter calls
      * instr_trace_job_blob and instr_trace_job_close after MPI_Finalize). */
     job.written = 1;
     job.t_start = run->t_start;
-    job.t_last = run->t_end;
+    job.t_last = t_last > run->t_end ? t_last : run->t_end;
     for (instr_tloc *s = instr_trace_locs; s; s = s->next)
         if (s->last > job.t_last)
             job.t_last = s->last;
@@ -330,6 +330,11 @@ int instr_trace_job_blob(int rank, char **out, size_t *len)
         put64(&b, (uint64_t)s->tid);
         put64(&b, s->events);
     }
+    /* The location of this rank's asynchronous metric values (0 events: none). */
+    uint64_t aref = 0, aevents = 0;
+    instr_trace_metric_async_location(&aref, &aevents);
+    put32(&b, (uint32_t)aref);
+    put64(&b, aevents);
 
     uint32_t nreg = instr_registry_count();
     put32(&b, nreg);
@@ -388,6 +393,8 @@ typedef struct grank {
     uint32_t nloc;
     uint32_t *loc_id;
     uint64_t *loc_tid, *loc_events;
+    uint32_t async_id;     /* its location of asynchronous metric values, */
+    uint64_t async_events; /* with this many events (0: none) */
 } grank;
 
 struct instr_unifier {
@@ -582,6 +589,9 @@ int instr_trace_unify_add(instr_unifier *u, int rank, const char *blob, size_t l
         u->events += g->loc_events[i];
     }
     g->nloc = nloc;
+    g->async_id = get32(&b);
+    g->async_events = get64(&b);
+    u->events += g->async_events;
 
     uint32_t nreg = get32(&b);
     put32(&m, nreg);
@@ -716,6 +726,11 @@ static int write_global(OTF2_Archive *a, instr_unifier *u)
             CHECK(OTF2_GlobalDefWriter_WriteLocationProperty(w, ref, tid_name, OTF2_TYPE_UINT64,
                                                              v));
         }
+        if (g->async_events)
+            CHECK(OTF2_GlobalDefWriter_WriteLocation(
+                w, ((uint64_t)r << 32) | g->async_id,
+                instr_strtab_ref(&st, "asynchronous metrics"), OTF2_LOCATION_TYPE_METRIC,
+                g->async_events, (uint32_t)r));
     }
     OTF2_StringRef empty = instr_strtab_ref(&st, "");
     for (uint32_t i = 0; i < u->nregions; i++) {
@@ -826,6 +841,20 @@ static int write_local(OTF2_Archive *a, const char *map, size_t maplen)
                                                 job.off[i].stddev) != OTF2_SUCCESS)
                 rc = -1;
         if (OTF2_Archive_CloseDefWriter(a, dw) != OTF2_SUCCESS)
+            rc = -1;
+    }
+    /* The asynchronous metric values' location: the clock offsets (metric refs are the
+     * job's already). */
+    uint64_t aref, aevents;
+    if (rc == 0 && instr_trace_metric_async_location(&aref, &aevents)) {
+        OTF2_DefWriter *dw = OTF2_Archive_GetDefWriter(a, aref);
+        if (!dw)
+            rc = -1;
+        for (int i = 0; dw && i < job.noff; i++)
+            if (OTF2_DefWriter_WriteClockOffset(dw, job.off[i].time, job.off[i].offset,
+                                                job.off[i].stddev) != OTF2_SUCCESS)
+                rc = -1;
+        if (dw && OTF2_Archive_CloseDefWriter(a, dw) != OTF2_SUCCESS)
             rc = -1;
     }
     if (rmap)

@@ -16,11 +16,13 @@
  * Definitions: one MetricMember per metric; the synchronous classes above, then one class
  * per asynchronous metric.
  *
- * An MPI job: the ranks compare their synchronous metric sets at MPI_Init (before the job's
- * archive opens and any record is converted); when they are the same, rank 0 writes the
- * definitions for all (job.c) and every location's Metric events use those refs; when not,
- * the job's trace has no metrics (one line says so; the profiles have them). Asynchronous
- * metrics are not in a job's trace yet. */
+ * An MPI job: the ranks compare their metric sets (synchronous and asynchronous) at
+ * MPI_Init (before the job's archive opens and any record is converted); when they are the
+ * same, rank 0 writes the definitions for all (job.c) and every location's Metric events use
+ * those refs; when not, the job's trace has no metrics (one line says so; the profiles have
+ * them). Each rank that took asynchronous values (per-host and once metrics: only the
+ * elected rank, runtime/metrics/plugin.c) writes them into a location of its own after its
+ * threads', (rank << 32) | id; job.c defines it in the rank's location group. */
 #include "trace.h"
 #include "../core/config.h"
 #include "../core/log.h"
@@ -107,17 +109,18 @@ static uint64_t mix(uint64_t h, const void *p, size_t n)
 
 uint64_t instr_trace_metrics_signature(void)
 {
-    uint32_t n = nsync_traced();
-    if (!n)
+    uint32_t n = nsync_traced(), na = instr_metrics_nasync;
+    if (!n && !na)
         return 0;
     uint64_t h = mix(0xcbf29ce484222325ull, &n, sizeof n);
-    for (uint32_t i = 0; i < n; i++) {
-        const instr_metric *m = &instr_metrics_sync[i];
+    h = mix(h, &na, sizeof na);
+    for (uint32_t i = 0; i < n + na; i++) {
+        const instr_metric *m = i < n ? &instr_metrics_sync[i] : &instr_metrics_async[i - n];
         const char *text[] = {m->name, m->unit, m->description, m->source};
         for (int k = 0; k < 4; k++)
             h = mix(h, text[k], strlen(text[k]) + 1);
         uint32_t num[] = {m->base, (uint32_t)m->exponent, m->value_type, m->mode,
-                          m->semantics, m->synchronicity};
+                          m->semantics, m->synchronicity, m->scope};
         h = mix(h, num, sizeof num);
     }
     return h ? h : 1;
@@ -202,7 +205,7 @@ static uint64_t async_events;
 int instr_trace_metric_async_write(OTF2_Archive *a, uint64_t t_start, uint64_t *t_last)
 {
     const instr_metric_async_values *v = &instr_metrics_async_values;
-    if (instr_trace_job_pending || !v->n)
+    if (!traced() || !v->n)
         return 0;
     for (instr_tloc *s = instr_trace_locs; s; s = s->next)
         if (s->ref >= async_ref)
@@ -231,6 +234,13 @@ int instr_trace_metric_async_write(OTF2_Archive *a, uint64_t t_start, uint64_t *
     return rc;
 }
 
+int instr_trace_metric_async_location(uint64_t *ref, uint64_t *events)
+{
+    *ref = async_ref;
+    *events = async_events;
+    return async_events > 0;
+}
+
 int instr_trace_metric_async_local_defs(OTF2_Archive *a)
 {
     if (!async_events)
@@ -243,9 +253,7 @@ OTF2_ErrorCode instr_trace_metric_defs(OTF2_GlobalDefWriter *w, instr_strtab *st
 {
     if (!traced())
         return OTF2_SUCCESS;
-    /* An MPI job's trace has the synchronous metrics only (the asynchronous values' location
-     * is not among the job's locations yet). */
-    uint32_t nasync = instr_trace_job_pending ? 0 : instr_metrics_nasync;
+    uint32_t nasync = instr_metrics_nasync;
     OTF2_ErrorCode rc = OTF2_SUCCESS;
     uint32_t nsync = nsync_traced();
     for (uint32_t k = 0; k < nsync + nasync && rc == OTF2_SUCCESS; k++) {
@@ -273,7 +281,8 @@ OTF2_ErrorCode instr_trace_metric_defs(OTF2_GlobalDefWriter *w, instr_strtab *st
                                                    OTF2_METRIC_ASYNCHRONOUS,
                                                    OTF2_RECORDER_KIND_ABSTRACT);
     }
-    if (async_events && rc == OTF2_SUCCESS)
+    /* An MPI job's locations of asynchronous values are the ranks' (job.c). */
+    if (async_events && !instr_trace_job_pending && rc == OTF2_SUCCESS)
         rc = OTF2_GlobalDefWriter_WriteLocation(w, async_ref,
                                                 instr_strtab_ref(st, "asynchronous metrics"),
                                                 OTF2_LOCATION_TYPE_METRIC, async_events, 0);

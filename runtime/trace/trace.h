@@ -142,8 +142,9 @@ uint32_t instr_trace_comm_add(uint32_t leader, uint32_t seq, const char *name,
                               uint32_t nmembers, const uint32_t *members);
 /* A clock offset against rank 0 (global = local + offset), measured at local time `time`. */
 void instr_trace_job_clock_offset(uint64_t time, int64_t offset, double stddev);
-/* write.c at the end: this rank's event writers are closed. */
-int instr_trace_job_write_local(const instr_run *run);
+/* write.c at the end: this rank's event writers are closed (t_last: the latest time
+ * written, asynchronous metric values included). */
+int instr_trace_job_write_local(const instr_run *run, uint64_t t_last);
 /* After the end: this rank's definitions as a blob (malloc'd). 0 or -1. */
 int instr_trace_job_blob(int rank, char **out, size_t *len);
 /* Rank 0: the union of the ranks' definitions, one blob at a time; each blob's mapping
@@ -173,20 +174,23 @@ void instr_trace_thread_join(instr_location *loc, uint64_t t);
 OTF2_RegionRole instr_trace_openmp_role(const char *name);
 
 /* metric_events.c: metrics in the trace (docs/metrics.md). */
-/* 1 when the metrics substrate appends metric records (synchronous metrics on, and not an
- * MPI job, whose definitions do not have them yet). */
+/* 1 when the metrics substrate appends metric records (synchronous metrics on). */
 int instr_trace_metrics_wanted(void);
-/* An MPI job: this process's synchronous metric set as a number (0: none), and whether every
- * rank has the same (set before the job's archive opens; else no Metric events). */
+/* An MPI job: this process's metric set (synchronous and asynchronous) as a number (0:
+ * none), and whether every rank has the same (set before the job's archive opens; else no
+ * Metric events). */
 uint64_t instr_trace_metrics_signature(void);
 void instr_trace_metrics_job(int agreed);
 /* Conversion: a metric record; the set is written after the next Enter/Leave, at time t. */
 void instr_trace_metric_record(instr_tloc *s, uint32_t index, uint64_t value);
 void instr_trace_metric_emit(instr_tloc *s, uint64_t t);
-/* The end: asynchronous values into a location of their own (t_last grows to the latest),
- * its local definitions, and the metric definitions. */
+/* The end: asynchronous values into a location of their own (t_last grows to the latest;
+ * in an MPI job the rank's, (rank << 32) | the id after its threads'), its local definitions
+ * outside a job, and the metric definitions (outside a job with that location's). */
 int instr_trace_metric_async_write(OTF2_Archive *a, uint64_t t_start, uint64_t *t_last);
 int instr_trace_metric_async_local_defs(OTF2_Archive *a);
+/* 1 and its ref and event count when the location of asynchronous values was written. */
+int instr_trace_metric_async_location(uint64_t *ref, uint64_t *events);
 struct instr_strtab;
 OTF2_ErrorCode instr_trace_metric_defs(OTF2_GlobalDefWriter *w, struct instr_strtab *st);
 

@@ -106,11 +106,17 @@ int instr_trace_write(const instr_run *run, char *files, size_t size)
             instr_trace_close_location(s, run->t_end);
             refused += s->refused;
         }
+        /* Asynchronous metrics' values taken by this rank: a location of its own. */
+        uint64_t t_last = run->t_end;
+        if (!instr_trace_write_failed() &&
+            instr_trace_metric_async_write(instr_trace_archive, run->t_start, &t_last) != 0)
+            instr_warn("trace: rank %d: the values of asynchronous metrics could not be "
+                       "written (messages above): the trace lacks them", instr_trace_job_rank);
         report_dropped(run);
         if (refused)
             instr_warn("trace: %llu event record(s) could not be written (messages above): the "
                        "trace is incomplete", (unsigned long long)refused);
-        return instr_trace_job_write_local(run);
+        return instr_trace_job_write_local(run, t_last);
     }
     /* Not an MPI job, or one whose MPI_Init never ran: an archive of this process alone;
      * locations still waiting get their writers now (trace.c). */

@@ -475,6 +475,62 @@ def case_trace_async():
     expect(P.load(exp)["metrics"] == [], "an asynchronous metric in the profile")
 
 
+def case_trace_async_event():
+    """An ASYNC_EVENT plugin (a test double whose every get_all_values call hands over one
+    value, the number of that call, at the time of the call): the runtime asks it at every
+    event of the starting thread (delta_t 0) and once at the end, so with two more threads
+    running, the starting thread's 20 Enters and Leaves bring values 1 to 20, each between
+    its event and the next, and the end value 21; in time order on the location of the
+    asynchronous metrics. With a delta_t longer than the run, it is asked at the first event
+    and at the end only. The events of a profile-only run keep their paths (no trace)."""
+    env = {"INSTR_PLUGIN_PATH": A.bad_plugins, "INSTR_METRIC_PLUGINS": "handover",
+           "INSTR_ENABLE_TRACING": "1"}
+    out, mine, exp = run("calls", [2], env)
+    expect(out == "sink=18\n", "stdout %r" % out)
+    line(mine, "asynchronous metric", "handover", "trace only")
+    tr, evs = trace_events(exp)
+    metric_locs = [r for r, d in tr.locations.items() if d["type"] == "METRIC"]
+    expect(len(metric_locs) == 1, "locations %r" % tr.locations)
+    vals = [(t, int(re.search(r'\("handover" <\d+>; UINT64; (\d+)\)', d).group(1)))
+            for loc, k, t, d in evs if loc == metric_locs[0] and k == "METRIC"]
+    times = [t for t, _ in vals]
+    expect(times == sorted(times), "values out of time order: %r" % vals)
+    by_loc = {}
+    for loc, kind, t, _ in evs:
+        if kind in ("ENTER", "LEAVE"):
+            by_loc.setdefault(loc, []).append(t)
+    expect(len(by_loc) == 3, "thread locations %r" % sorted(by_loc))
+    main = by_loc[min(by_loc)]
+    expect(len(main) == 20, "the starting thread's events: %d" % len(main))
+    expect([v for _, v in vals] == list(range(1, 22)),
+           "handed-over values %r (20 events of the starting thread, then the end)" %
+           [v for _, v in vals])
+    for k, (t, v) in enumerate(vals[:20]):
+        nxt = main[k + 1] if k + 1 < 20 else None
+        expect(main[k] <= t and (nxt is None or t <= nxt),
+               "value %d at %d: not between event %d (%d) and the next (%r)"
+               % (v, t, k + 1, main[k], nxt))
+    expect(vals[20][0] >= main[-1], "the end's value before the last event")
+    # delta_t longer than the run: the first event and the end.
+    env["HANDOVER_DELTA_T_NS"] = str(3600 * 10**9)
+    _, _, exp = run("calls", [2], env, name="delta_t")
+    tr, evs = trace_events(exp)
+    vals = [(t, d) for loc, k, t, d in evs
+            if k == "METRIC" and tr.locations[loc]["type"] == "METRIC"]
+    first = min(t for loc, k, t, _ in evs if k == "ENTER")
+    expect(len(vals) == 2 and '; 1)' in vals[0][1] and '; 2)' in vals[1][1] and
+           first <= vals[0][0], "with delta_t 1 h: %r" % vals)
+    # Without a trace the values go nowhere: the run says so, and nothing is asked during it
+    # (the profile's paths are kept), so the profile is as without metrics.
+    del env["INSTR_ENABLE_TRACING"]
+    del env["HANDOVER_DELTA_T_NS"]
+    out, mine, exp = run("calls", [0], env, name="profile")
+    line(mine, "asynchronous metric", "handover", "this run writes no trace")
+    prof = P.load(exp)
+    expect(prof["metrics"] == [] and node(prof, "main/a")["visits"] == 3, "profile %r" %
+           prof["metrics"])
+
+
 def case_mpi_job():
     """The job profile of an MPI job has the metric rows of every rank."""
     work = fresh_dir(os.path.join(A.work, A.case))
@@ -579,6 +635,89 @@ def case_mpi_trace():
     _, evs = trace_events(exp)
     expect(evs and not any(k == "METRIC" for _, k, _, _ in evs),
            "%d records, metric ones among them" % len(evs))
+
+
+def case_mpi_trace_async():
+    """Asynchronous metrics in the trace of a 4-rank MPI job on one host, read back by
+    otf2-print: meminfo (per host, ASYNC, a background thread) and the handover test double
+    (per process, ASYNC_EVENT). One definition of each for the job (the ranks agreed on the
+    set at MPI_Init), each with a class of its own, ASYNCHRONOUS; one location of type METRIC
+    per rank, in that rank's group; the MemFree values only in that of rank 0, the host's
+    elected rank; on every rank the handover values 1 to N in time order, one at each event
+    of the rank's thread from the Leave of MPI_Init on (where the plugin's start synchronize
+    came) and one at the end. The same plugin with scope ONCE: values from rank 0 only."""
+    work = fresh_dir(os.path.join(A.work, A.case))
+    exe = os.path.join(work, "halo")
+    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "mpi", "progs", "halo.c")
+    b = subprocess.run([A.instr, A.mpicc, "-O1", src, "-o", exe], capture_output=True, timeout=120)
+    expect(b.returncode == 0, "instr mpicc: %s" % b.stderr.decode(errors="replace"))
+    env = {"INSTR_PLUGIN_PATH": A.plugins + ":" + A.bad_plugins,
+           "INSTR_METRIC_PLUGINS": "meminfo,handover", "INSTR_METRIC_MEMINFO": "MemFree",
+           "INSTR_ENABLE_TRACING": "1"}
+    cmd = [A.mpirun, "--oversubscribe", "--allow-run-as-root", "-np", "4"]
+    for k in env:
+        cmd += ["-x", k]
+    p = subprocess.run(cmd + [exe], cwd=work, env=clean_env(env), capture_output=True,
+                       timeout=240)
+    err = p.stderr.decode(errors="replace")
+    expect(p.returncode == 0, "mpirun: %s" % err[-2000:])
+    expect("different metrics" not in err, "the ranks disagreed: %s" % err[-2000:])
+    exp = P.find_experiment(work)
+    import otf2check as T
+    d = subprocess.run([T.OTF2_PRINT, "-G", os.path.join(exp, "traces.otf2")],
+                       capture_output=True, timeout=60).stdout.decode()
+    members = re.findall(r'^METRIC_MEMBER\s+(\d+)\s+Name: "(\w+)"', d, re.M)
+    expect(sorted(n for _, n in members) == ["MemFree", "handover"],
+           "metric members %r" % members)
+    classes = re.findall(r'^METRIC_CLASS\s+(\d+)\s+Occurrence: (\w+), .*Members?: (.*)$', d,
+                         re.M)
+    expect(sorted((o, ("MemFree" in m) + 2 * ("handover" in m)) for _, o, m in classes) ==
+           [("ASYNCHRONOUS", 1), ("ASYNCHRONOUS", 2)], "metric classes %r" % classes)
+    tr, evs = trace_events(exp)
+    metric_locs = sorted(r for r, l in tr.locations.items() if l["type"] == "METRIC")
+    expect([r >> 32 for r in metric_locs] == [0, 1, 2, 3] and
+           all(tr.locations[r]["group"] == r >> 32 for r in metric_locs),
+           "locations of asynchronous values %r" % {r: tr.locations[r] for r in metric_locs})
+    for loc in metric_locs:
+        rank = loc >> 32
+        vals = [(t, dd) for l, k, t, dd in evs if l == loc]
+        expect(all(k == "METRIC" for l, k, _, _ in evs if l == loc), "rank %d: kinds" % rank)
+        times = [t for t, _ in vals]
+        expect(times == sorted(times), "rank %d: values out of time order" % rank)
+        free = [dd for _, dd in vals if '"MemFree"' in dd]
+        expect(bool(free) == (rank == 0), "rank %d: %d MemFree values" % (rank, len(free)))
+        hand = [(t, int(m.group(1))) for t, dd in vals
+                for m in [re.search(r'\("handover" <\d+>; UINT64; (\d+)\)', dd)] if m]
+        threads = [(k, t, dd) for l, k, t, dd in evs
+                   if l >> 32 == rank and l != loc and k in ("ENTER", "LEAVE")]
+        init = [i for i, (k, _, dd) in enumerate(threads)
+                if k == "LEAVE" and '"MPI_Init"' in dd]
+        expect(len(init) == 1, "rank %d: Leave of MPI_Init %r" % (rank, init))
+        after = [t for _, t, _ in threads[init[0]:]]
+        expect([v for _, v in hand] == list(range(1, len(after) + 2)),
+               "rank %d: handover values %r, %d events from MPI_Init's Leave on"
+               % (rank, [v for _, v in hand], len(after)))
+        for k, (t, v) in enumerate(hand[:-1]):
+            nxt = after[k + 1] if k + 1 < len(after) else None
+            expect(after[k] <= t and (nxt is None or t <= nxt),
+                   "rank %d: value %d at %d not between its event (%d) and the next (%r)"
+                   % (rank, v, t, after[k], nxt))
+    # The same plugin once for the job (scope ONCE): rank 0 alone records it.
+    work = fresh_dir(os.path.join(A.work, A.case, "once"))
+    env = {"INSTR_PLUGIN_PATH": A.bad_plugins, "INSTR_METRIC_PLUGINS": "handover",
+           "HANDOVER_ONCE": "1", "INSTR_ENABLE_TRACING": "1"}
+    cmd = [A.mpirun, "--oversubscribe", "--allow-run-as-root", "-np", "4"]
+    for k in env:
+        cmd += ["-x", k]
+    p = subprocess.run(cmd + [exe], cwd=work, env=clean_env(env), capture_output=True,
+                       timeout=240)
+    expect(p.returncode == 0, "mpirun: %s" % p.stderr.decode(errors="replace")[-2000:])
+    tr, evs = trace_events(P.find_experiment(work))
+    metric_locs = [r for r, l in tr.locations.items() if l["type"] == "METRIC"]
+    values = {r: sum(1 for l, k, _, _ in evs if l == r and k == "METRIC") for r in metric_locs}
+    expect([r >> 32 for r in metric_locs] == [0] and values[metric_locs[0]] >= 2,
+           "once: locations of asynchronous values (rank, values) %r"
+           % [(r >> 32, n) for r, n in values.items()])
 
 
 def case_openmp():
