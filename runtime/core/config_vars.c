@@ -34,6 +34,11 @@ const instr_config_var instr_config_vars[] = {
                    "profile files to write: comma-separated json, txt, folded, cubex, html, "
                    "all, none"},
     /* read by other parts of instr */
+    {"INSTR_CRITICAL_PATH", "boolean", "0", "runtime",
+     "compute the critical path of an MPI job while it runs: critical-path.json "
+     "(docs/critical-path.md)"},
+    {"INSTR_CRITICAL_PATH_REGIONS", "integer", "32", "runtime",
+     "regions the critical path names, the longest first; the rest is other (1 to 64)"},
     {"INSTR_XRAY_PATCH", "word", "startup", "XRay adapter",
      "startup: patch what the run-time spec selects before main; manual: nothing until "
      "instr_xray_patch"},

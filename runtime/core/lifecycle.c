@@ -20,6 +20,7 @@
 #include "signals.h"
 #include "text.h"
 #include "../adapters/hooks.h"
+#include "../critpath/critpath.h"
 #include "../metrics/metrics.h"
 #include "../profile/profile.h"
 #ifdef INSTR_RT_HAVE_TRACE
@@ -44,6 +45,7 @@ static const instr_substrate *const all_substrates[] = {
     &instr_trace_substrate,
 #endif
     &instr_xray_substrate, /* no events: writes xray.txt when the program has XRay */
+    &instr_critpath_substrate, /* INSTR_CRITICAL_PATH=1 only */
 };
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;

@@ -26,6 +26,7 @@ typedef struct pending {
     int op, root;     /* COLL */
     uint64_t id;      /* OTF2 request id (traced) */
     uint64_t sent, recvd; /* COLL */
+    MPI_Comm mcomm;   /* RECV: the receive's communicator (the critical path's piggyback) */
 } pending;
 
 static pending *table;
@@ -125,6 +126,8 @@ void instr_mpi_sent(int rc, int count, MPI_Datatype datatype, int dest, int tag,
 {
     if (rc != MPI_SUCCESS || dest == MPI_PROC_NULL)
         return;
+    if (instr_mpi_cp)
+        instr_mpi_cp_send(dest, tag, comm);
     uint64_t b = type_bytes(count, datatype);
     instr_ext_messages(b, 0, 1, 0);
     uint32_t c;
@@ -137,6 +140,8 @@ void instr_mpi_isent(int rc, int count, MPI_Datatype datatype, int dest, int tag
 {
     if (rc != MPI_SUCCESS || dest == MPI_PROC_NULL)
         return;
+    if (instr_mpi_cp)
+        instr_mpi_cp_send(dest, tag, comm);
     uint64_t b = type_bytes(count, datatype);
     instr_ext_messages(b, 0, 1, 0);
     uint32_t c;
@@ -178,6 +183,8 @@ void instr_mpi_received(int rc, const MPI_Status *status, MPI_Comm comm)
     int64_t n;
     if (rc != MPI_SUCCESS || (n = received_bytes(status)) < 0)
         return;
+    if (instr_mpi_cp)
+        instr_mpi_cp_recv(status, comm);
     instr_ext_messages(0, (uint64_t)n, 0, 1);
     uint32_t c;
     if (tracing() && (c = instr_mpi_comm_ref(comm)) != UINT32_MAX)
@@ -189,7 +196,7 @@ void instr_mpi_irecv(int rc, const MPI_Request *request, int source, int tag, MP
     (void)tag;
     if (rc != MPI_SUCCESS || !request || *request == MPI_REQUEST_NULL || source == MPI_PROC_NULL)
         return;
-    pending e = {.kind = RECV, .comm = UINT32_MAX};
+    pending e = {.kind = RECV, .comm = UINT32_MAX, .mcomm = comm};
     if (tracing() && (e.comm = instr_mpi_comm_ref(comm)) != UINT32_MAX) {
         e.id = instr_mpi_request_id();
         instr_mpi_trace_irecv_request(e.id);
@@ -249,6 +256,8 @@ static void completed(MPI_Request before, MPI_Status *status)
     case RECV:
         if (status == MPI_STATUS_IGNORE || (n = received_bytes(status)) < 0)
             return;
+        if (instr_mpi_cp)
+            instr_mpi_cp_recv(status, e.mcomm);
         instr_ext_messages(0, (uint64_t)n, 0, 1);
         if (e.comm != UINT32_MAX && tracing())
             instr_mpi_trace_irecv(status->MPI_SOURCE, e.comm, status->MPI_TAG, (uint64_t)n,

@@ -1,0 +1,59 @@
+/* barrier_loop.c — an imbalanced compute-then-barrier loop: every rank runs balanced_work,
+ * the last rank also imbalance_work (as long again), then all meet in MPI_Barrier. The
+ * critical path of useful computation is, per iteration, the longest rank's compute phase.
+ * Each rank measures its own phases (CLOCK_MONOTONIC) and prints them at the end, one line
+ * per phase: "phase <rank> <iteration> <balanced s> <imbalance s>", so that the check
+ * (check_critpath.py) computes the path from what really happened on a loaded machine. */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#define ITERS 6
+
+static volatile unsigned long sink;
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* A macro, not a function: the time is the exclusive time of the region that runs it. */
+#define SPIN(n)                                                                              \
+    do {                                                                                     \
+        unsigned long x_ = sink;                                                             \
+        for (unsigned long i_ = 0; i_ < (n); i_++)                                           \
+            x_ = x_ * 6364136223846793005ul + 1442695040888963407ul;                         \
+        sink = x_;                                                                           \
+    } while (0)
+
+__attribute__((noinline)) void balanced_work(unsigned long n) { SPIN(n); }
+__attribute__((noinline)) void imbalance_work(unsigned long n) { SPIN(n); }
+
+int main(int argc, char **argv)
+{
+    unsigned long n = argc > 1 ? strtoul(argv[1], NULL, 10) : 20000000ul;
+    int rank, size;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    double bal[ITERS], imb[ITERS];
+    for (int it = 0; it < ITERS; it++) {
+        double t0 = now();
+        balanced_work(n);
+        double t1 = now();
+        if (rank == size - 1)
+            imbalance_work(n);
+        double t2 = now();
+        bal[it] = t1 - t0;
+        imb[it] = t2 - t1;
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
+    for (int it = 0; it < ITERS; it++)
+        printf("phase %d %d %.9f %.9f\n", rank, it, bal[it], imb[it]);
+    fflush(stdout);
+    MPI_Finalize();
+    return 0;
+}
