@@ -18,6 +18,7 @@
  * totals and the names of the regions on the path and writes critical-path.json. */
 #include "mpi_wrap.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -156,4 +157,75 @@ void instr_mpi_cp_finalize(int rank, int size)
     free(displs);
     free(procs);
     instr_mpi_cp = 0; /* what comes after MPI_Finalize is not exchanged */
+}
+
+/* Persistent requests: a short list (programs make few), guarded by a mutex. */
+typedef struct persistent {
+    MPI_Request req;
+    int send, peer, tag;
+    MPI_Comm comm;
+} persistent;
+static persistent *plist;
+static size_t pn, pcap;
+static pthread_mutex_t plock = PTHREAD_MUTEX_INITIALIZER;
+
+void instr_mpi_cp_persistent(int rc, const MPI_Request *request, int send, int peer, int tag,
+                             MPI_Comm comm)
+{
+    if (!instr_mpi_cp || rc != MPI_SUCCESS || !request || *request == MPI_REQUEST_NULL ||
+        peer == MPI_PROC_NULL)
+        return;
+    pthread_mutex_lock(&plock);
+    if (pn == pcap) {
+        size_t ncap = pcap ? 2 * pcap : 16;
+        persistent *g = realloc(plist, ncap * sizeof *g);
+        if (g) {
+            plist = g;
+            pcap = ncap;
+        }
+    }
+    if (pn < pcap)
+        plist[pn++] = (persistent){*request, send, peer, tag, comm};
+    pthread_mutex_unlock(&plock);
+}
+
+static int find_persistent(MPI_Request r, persistent *out)
+{
+    for (size_t i = 0; i < pn; i++)
+        if (memcmp(&plist[i].req, &r, sizeof r) == 0) {
+            *out = plist[i];
+            return 1;
+        }
+    return 0;
+}
+
+void instr_mpi_cp_start(int rc, int count, const MPI_Request *requests)
+{
+    if (!instr_mpi_cp || rc != MPI_SUCCESS || !requests)
+        return;
+    for (int i = 0; i < count; i++) {
+        persistent p;
+        pthread_mutex_lock(&plock);
+        int known = find_persistent(requests[i], &p);
+        pthread_mutex_unlock(&plock);
+        if (!known)
+            continue;
+        if (p.send)
+            instr_mpi_cp_send(p.peer, p.tag, p.comm);
+        else
+            instr_mpi_cp_irecv(&requests[i], p.comm);
+    }
+}
+
+void instr_mpi_cp_forget(MPI_Request request)
+{
+    if (!__atomic_load_n(&pn, __ATOMIC_RELAXED))
+        return;
+    pthread_mutex_lock(&plock);
+    for (size_t i = 0; i < pn; i++)
+        if (memcmp(&plist[i].req, &request, sizeof request) == 0) {
+            plist[i] = plist[--pn];
+            break;
+        }
+    pthread_mutex_unlock(&plock);
 }

@@ -27,6 +27,7 @@ typedef struct pending {
     uint64_t id;      /* OTF2 request id (traced) */
     uint64_t sent, recvd; /* COLL */
     MPI_Comm mcomm;   /* RECV: the receive's communicator (the critical path's piggyback) */
+    int cp_only;      /* RECV: a persistent receive, tracked for its piggyback only */
 } pending;
 
 static pending *table;
@@ -204,6 +205,12 @@ void instr_mpi_irecv(int rc, const MPI_Request *request, int source, int tag, MP
     add(*request, e);
 }
 
+void instr_mpi_cp_irecv(const MPI_Request *request, MPI_Comm comm)
+{
+    if (request && *request != MPI_REQUEST_NULL)
+        add(*request, (pending){.kind = RECV, .comm = UINT32_MAX, .mcomm = comm, .cp_only = 1});
+}
+
 void instr_mpi_forget(MPI_Request request)
 {
     if (!__atomic_load_n(&ntracked, __ATOMIC_RELAXED))
@@ -258,6 +265,8 @@ static void completed(MPI_Request before, MPI_Status *status)
             return;
         if (instr_mpi_cp)
             instr_mpi_cp_recv(status, e.mcomm);
+        if (e.cp_only)
+            return;
         instr_ext_messages(0, (uint64_t)n, 0, 1);
         if (e.comm != UINT32_MAX && tracing())
             instr_mpi_trace_irecv(status->MPI_SOURCE, e.comm, status->MPI_TAG, (uint64_t)n,

@@ -154,6 +154,15 @@ void instr_mpi_cp_send(int dest, int tag, MPI_Comm comm);
 void instr_mpi_cp_recv(const MPI_Status *status, MPI_Comm comm);
 /* After a blocking collective over comm: every participant keeps the longest path. */
 void instr_mpi_cp_coll(MPI_Comm comm);
+/* Persistent requests (send: 1, receive: 0), remembered so that MPI_Start/MPI_Startall send
+ * a send's piggyback and let a receive's completion take its own; forgotten when freed. */
+void instr_mpi_cp_persistent(int rc, const MPI_Request *request, int send, int peer, int tag,
+                             MPI_Comm comm);
+void instr_mpi_cp_start(int rc, int count, const MPI_Request *requests);
+void instr_mpi_cp_forget(MPI_Request request);
+/* mpi_msg.c: a started persistent receive, completed by a wait/test like a nonblocking one
+ * (its piggyback only: persistent receives are not counted in the profile). */
+void instr_mpi_cp_irecv(const MPI_Request *request, MPI_Comm comm);
 
 #pragma GCC visibility pop
 

@@ -15,6 +15,8 @@ Cases:
   barrier    imbalanced compute-then-barrier loop: per iteration the slowest rank's phase
   chain      message chain (ANY_SOURCE, Irecv+Wait, Ssend on a duplicated communicator)
              where one rank's own work is longer than the chain before it
+  mixed      MPI_Sendrecv ring, persistent send and receive (restarted), MPI_Allreduce and
+             MPI_Bcast over a split communicator, with one slow rank
   regions_k  INSTR_CRITICAL_PATH_REGIONS=1: one region named, the rest is other_s
   off        without INSTR_CRITICAL_PATH: no critical-path.json, same program output
 """
@@ -182,6 +184,44 @@ def case_chain():
         expect(cp["processes"][r]["syncs"] >= (2 if r == 0 else 3),
                "rank %d exchanged %d clocks (MPI_Init, receive, MPI_Finalize)"
                % (r, cp["processes"][r]["syncs"]))
+
+
+def case_mixed():
+    exp, p = run("mixed", {"INSTR_CRITICAL_PATH": "1"}, "mixed")
+    cp = load(exp)
+    check_common(cp)
+    ph = {int(r): (float(a), float(b)) for _, r, a, b, _, _ in phases(p.stdout)}
+    n = A.np
+    expect(sorted(ph) == list(range(n)), "phases printed: %r" % ph)
+
+    def longer(x, y):
+        return x if x[0] >= y[0] else y
+
+    def plus(x, t, region):
+        regs = dict(x[1])
+        regs[region] = regs.get(region, 0.0) + t
+        return (x[0] + t, regs)
+
+    # (length, {region: time}) per rank, following the program's dependencies.
+    own = [plus((0.0, {}), ph[r][0], "slow_work" if r == 1 else "own_work") for r in range(n)]
+    ring = [longer(own[r], own[(r - 1) % n]) for r in range(n)]
+    b = [plus(ring[r], ph[r][1], "own_work") for r in range(n)]
+    b[0] = longer(b[0], b[n - 1])  # the persistent message from the last rank
+    for group in (range(0, n, 2), range(1, n, 2)):
+        best = (0.0, {})
+        for r in group:
+            best = longer(best, b[r])
+        for r in group:
+            b[r] = best
+    final = (0.0, {})
+    for r in range(n):
+        final = longer(final, b[r])
+    near(cp["application"]["useful_s"], final[0], "useful critical path")
+    check_regions(cp, final[1])
+    expect(regions(cp)["slow_work"]["first_rank"] == 1, "slow_work named by rank %d"
+           % regions(cp)["slow_work"]["first_rank"])
+    sums = sorted(int(l[-1]) for l in phases(p.stdout))
+    expect(sums == sorted(len(range(r % 2, n, 2)) for r in range(n)), "sums %r" % sums)
 
 
 def case_regions_k():
