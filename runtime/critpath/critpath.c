@@ -28,6 +28,7 @@
 static int enabled;   /* INSTR_CRITICAL_PATH */
 static int regions_k = 32;
 static int my_rank;
+static int finished; /* the path's end was taken (MPI_Finalize) */
 
 /* The tracked thread's state. */
 static struct cp_state {
@@ -302,6 +303,7 @@ INSTR_EXT_EXPORT void instr_ext_cp_merge(const instr_cp_record *in, size_t len)
 INSTR_EXT_EXPORT void instr_ext_cp_process(instr_cp_process *out)
 {
     memset(out, 0, sizeof *out);
+    finished = 1;
     if (!cp || !tls_tracked)
         return;
     close_segment(cp, instr_clock_now());
@@ -357,6 +359,20 @@ INSTR_EXT_EXPORT int instr_ext_cp_write(const char *jobdir, int nranks,
     return instr_cp_write_json(jobdir, nranks, procs, path, names, names_len, regions_k);
 }
 
+/* At the end of the process: a program that is no MPI job (or ended before MPI_Finalize)
+ * has no path to write; it says so rather than leaving the user to wonder. */
+static int write(const instr_run *run, char *files, size_t size)
+{
+    (void)run;
+    (void)files;
+    (void)size;
+    if (!finished)
+        instr_warn("INSTR_CRITICAL_PATH=1: no critical path from this process: it did not "
+                   "reach MPI_Finalize through libinstr-rt-mpi with the path measured on every "
+                   "rank (docs/critical-path.md)");
+    return 0;
+}
+
 const instr_substrate instr_critpath_substrate = {
     .name = "critical-path",
     .wanted = wanted,
@@ -364,4 +380,5 @@ const instr_substrate instr_critpath_substrate = {
     .location_begin = location_begin,
     .enter = cp_enter,
     .exit = cp_exit,
+    .write = write,
 };
