@@ -249,11 +249,12 @@ INSTR_EXT_EXPORT int instr_ext_cp_mpi_begin(void)
         instr_core_location_self(); /* the first location is the tracked one */
     if (!tls_tracked)
         return 0;
-    if (cp->in_mpi++ == 0) {
+    if (cp->in_mpi == 0) {
         uint64_t t = instr_clock_now();
-        charge(cp, t);
-        cp->mpi -= t; /* + the end's time: ticks inside */
+        charge(cp, t); /* the computation up to here was useful */
+        cp->mpi -= t;  /* + the end's time: ticks inside */
     }
+    cp->in_mpi++;
     return 1;
 }
 

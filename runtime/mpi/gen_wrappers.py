@@ -11,7 +11,8 @@ Every prototype line becomes
         <before>
         int rc_ = PMPI_X(args);
         <after>
-        INSTR_MPI_CP_COLL(rc_, comm);    (blocking collectives: the path's maximum)
+        INSTR_MPI_CP_COLL(rc_, comm);    (blocking collectives: the path's maximum;
+                                          nonblocking ones: INSTR_MPI_CP_ICOLL)
         instr_ext_exit(h_);
         INSTR_MPI_CP_END();
         return rc_;
@@ -95,6 +96,8 @@ def emit(calls, out):
             w("    %s\n" % c["after"])
         if c["group"] == "collective":
             w("    INSTR_MPI_CP_COLL(rc_, comm);\n")
+        elif c["group"] == "collective_nonblocking":
+            w("    INSTR_MPI_CP_ICOLL(rc_, comm, request);\n")
         w("    instr_ext_exit(h_);\n    INSTR_MPI_CP_END();\n    return rc_;\n}\n\n")
 
 

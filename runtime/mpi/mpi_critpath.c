@@ -229,3 +229,45 @@ void instr_mpi_cp_forget(MPI_Request request)
         }
     pthread_mutex_unlock(&plock);
 }
+
+/* A nonblocking collective: the reduction of the records as of its start, itself started now
+ * (every participant starts it right after the program's call, so in the same order), and
+ * waited for when the program's request completes. */
+typedef struct icoll {
+    MPI_Request req;
+    instr_cp_record mine, all;
+} icoll;
+
+void instr_mpi_cp_icoll(MPI_Comm comm, const MPI_Request *request)
+{
+    int inter = 0;
+    if (!request || *request == MPI_REQUEST_NULL || comm == MPI_COMM_NULL ||
+        PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
+        return;
+    /* Every participant must start the reduction: out of memory, this rank starts it in a
+     * buffer of its own and waits for it at once (the others started theirs already or
+     * will right after their own call, so this never waits for long). */
+    static icoll spare;
+    icoll *c = malloc(sizeof *c);
+    icoll *use = c ? c : &spare;
+    size_t used = instr_ext_cp_snapshot(&use->mine);
+    memset((char *)&use->mine + used, 0, sizeof use->mine - used);
+    if (PMPI_Iallreduce(&use->mine, &use->all, 1, cp_type, cp_op, comm, &use->req) !=
+        MPI_SUCCESS) {
+        free(c);
+        return;
+    }
+    if (c) {
+        instr_mpi_cp_icoll_posted(request, c);
+    } else if (PMPI_Wait(&spare.req, MPI_STATUS_IGNORE) == MPI_SUCCESS) {
+        instr_ext_cp_merge(&spare.all, sizeof spare.all);
+    }
+}
+
+void instr_mpi_cp_icoll_done(void *state)
+{
+    icoll *c = state;
+    if (PMPI_Wait(&c->req, MPI_STATUS_IGNORE) == MPI_SUCCESS)
+        instr_ext_cp_merge(&c->all, sizeof c->all);
+    free(c);
+}

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { RECV, SEND, COLL };
+enum { RECV, SEND, COLL, CP_COLL };
 
 typedef struct pending {
     MPI_Request req;
@@ -28,6 +28,7 @@ typedef struct pending {
     uint64_t sent, recvd; /* COLL */
     MPI_Comm mcomm;   /* RECV: the receive's communicator (the critical path's piggyback) */
     int cp_only;      /* RECV: a persistent receive, tracked for its piggyback only */
+    void *cp_state;   /* CP_COLL: the critical path's reduction of a nonblocking collective */
 } pending;
 
 static pending *table;
@@ -211,12 +212,18 @@ void instr_mpi_cp_irecv(const MPI_Request *request, MPI_Comm comm)
         add(*request, (pending){.kind = RECV, .comm = UINT32_MAX, .mcomm = comm, .cp_only = 1});
 }
 
+void instr_mpi_cp_icoll_posted(const MPI_Request *request, void *state)
+{
+    add(*request, (pending){.kind = CP_COLL, .comm = UINT32_MAX, .cp_state = state});
+}
+
 void instr_mpi_forget(MPI_Request request)
 {
     if (!__atomic_load_n(&ntracked, __ATOMIC_RELAXED))
         return;
     pthread_mutex_lock(&lock);
-    take(request, NULL);
+    while (take(request, NULL))
+        ;
     pthread_mutex_unlock(&lock);
 }
 
@@ -250,14 +257,10 @@ MPI_Status *instr_mpi_statuses(instr_mpi_wait_t *w, MPI_Status *statuses)
     return w->statuses ? w->statuses : statuses;
 }
 
-static void completed(MPI_Request before, MPI_Status *status)
+/* One tracked operation of a completed request. */
+static void finish(const pending *ep, MPI_Status *status)
 {
-    pending e;
-    pthread_mutex_lock(&lock);
-    int was = take(before, &e);
-    pthread_mutex_unlock(&lock);
-    if (!was)
-        return;
+    pending e = *ep;
     int64_t n;
     switch (e.kind) {
     case RECV:
@@ -280,6 +283,24 @@ static void completed(MPI_Request before, MPI_Status *status)
         if (tracing())
             instr_mpi_trace_icoll_complete(e.op, e.comm, e.root, e.sent, e.recvd, e.id);
         break;
+    case CP_COLL:
+        instr_mpi_cp_icoll_done(e.cp_state);
+        break;
+    }
+}
+
+/* A request may be tracked twice (a traced nonblocking collective also has the critical
+ * path's reduction): every entry of it is finished. */
+static void completed(MPI_Request before, MPI_Status *status)
+{
+    pending e;
+    for (;;) {
+        pthread_mutex_lock(&lock);
+        int was = take(before, &e);
+        pthread_mutex_unlock(&lock);
+        if (!was)
+            return;
+        finish(&e, status);
     }
 }
 

@@ -154,6 +154,14 @@ void instr_mpi_cp_send(int dest, int tag, MPI_Comm comm);
 void instr_mpi_cp_recv(const MPI_Status *status, MPI_Comm comm);
 /* After a blocking collective over comm: every participant keeps the longest path. */
 void instr_mpi_cp_coll(MPI_Comm comm);
+/* After a nonblocking collective was started: the same reduction, started now (so that every
+ * participant starts it in the same order) and merged when a wait/test completes the
+ * program's request (mpi_msg.c calls instr_mpi_cp_icoll_done with the state). */
+#define INSTR_MPI_CP_ICOLL(rc, comm, request) do { if (instr_mpi_cp && (rc) == MPI_SUCCESS) instr_mpi_cp_icoll(comm, request); } while (0)
+void instr_mpi_cp_icoll(MPI_Comm comm, const MPI_Request *request);
+void instr_mpi_cp_icoll_done(void *state);
+/* mpi_msg.c: remembers the state with the program's request until it completes. */
+void instr_mpi_cp_icoll_posted(const MPI_Request *request, void *state);
 /* Persistent requests (send: 1, receive: 0), remembered so that MPI_Start/MPI_Startall send
  * a send's piggyback and let a receive's completion take its own; forgotten when freed. */
 void instr_mpi_cp_persistent(int rc, const MPI_Request *request, int send, int peer, int tag,

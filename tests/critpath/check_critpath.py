@@ -13,6 +13,7 @@ measured path must agree within 2 %, and so must each region's contribution.
 
 Cases:
   barrier    imbalanced compute-then-barrier loop: per iteration the slowest rank's phase
+  ibarrier   the same with MPI_Ibarrier + MPI_Wait, the slow rank changing every iteration
   chain      message chain (ANY_SOURCE, Irecv+Wait, Ssend on a duplicated communicator)
              where one rank's own work is longer than the chain before it
   mixed      MPI_Sendrecv ring, persistent send and receive (restarted), MPI_Allreduce and
@@ -45,11 +46,11 @@ def build(prog):
     return exe
 
 
-def run(prog, extra_env, name):
+def run(prog, extra_env, name, args=()):
     exe = build(prog)
     exp = os.path.join(A.workdir, name)
     env = clean_env(dict(extra_env, INSTR_EXPERIMENT_DIRECTORY=exp, OMPI_MCA_btl="self,vader"))
-    cmd = [A.mpirun] + MPIRUN_FLAGS + ["-np", str(A.np), exe, str(WORK)]
+    cmd = [A.mpirun] + MPIRUN_FLAGS + ["-np", str(A.np), exe, str(WORK)] + list(args)
     print("$ " + " ".join(cmd), flush=True)
     p = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=A.workdir,
                        timeout=240)
@@ -123,8 +124,9 @@ def phases(stdout):
     return [l.split() for l in stdout.splitlines() if l.startswith("phase ")]
 
 
-def case_barrier():
-    exp, p = run("barrier_loop", {"INSTR_CRITICAL_PATH": "1"}, "barrier")
+def check_barrier(nonblocking):
+    exp, p = run("barrier_loop", {"INSTR_CRITICAL_PATH": "1"},
+                 "ibarrier" if nonblocking else "barrier", ["ibarrier"] if nonblocking else [])
     cp = load(exp)
     check_common(cp)
     ph = {}
@@ -140,9 +142,10 @@ def case_barrier():
         imb_on += ph[(r, it)][1]
     near(cp["application"]["useful_s"], path, "useful critical path")
     check_regions(cp, {"balanced_work": bal_on, "imbalance_work": imb_on})
-    expect(regions(cp)["imbalance_work"]["first_rank"] == A.np - 1,
-           "imbalance_work is named by rank %d, only rank %d runs it"
-           % (regions(cp)["imbalance_work"]["first_rank"], A.np - 1))
+    slow = 0 if nonblocking else A.np - 1  # the slow rank of the first iteration
+    expect(regions(cp)["imbalance_work"]["first_rank"] == slow,
+           "imbalance_work is named by rank %d, expected rank %d"
+           % (regions(cp)["imbalance_work"]["first_rank"], slow))
     # Per rank, the useful computation is its phases; load balance follows.
     per = [sum(sum(ph[(r, it)]) for it in iters) for r in range(A.np)]
     for r in range(A.np):
@@ -151,6 +154,18 @@ def case_barrier():
     # Serialisation: the slowest rank overall against the slowest rank of each iteration (1
     # when one rank is the slowest every time; contention on a shared machine may vary it).
     near(cp["pop"]["serialisation_efficiency"], max(per) / path, "serialisation efficiency")
+    if nonblocking:
+        # A path that missed the barriers would be one rank's phases only.
+        expect(path > 1.1 * max(per), "construction: the iterations' slowest phases (%.6f s) "
+               "are not clearly longer than one rank's (%.6f s)" % (path, max(per)))
+
+
+def case_barrier():
+    check_barrier(False)
+
+
+def case_ibarrier():
+    check_barrier(True)
 
 
 def case_chain():

@@ -3,10 +3,14 @@
  * critical path of useful computation is, per iteration, the longest rank's compute phase.
  * Each rank measures its own phases (CLOCK_MONOTONIC) and prints them at the end, one line
  * per phase: "phase <rank> <iteration> <balanced s> <imbalance s>", so that the check
- * (check_critpath.py) computes the path from what really happened on a loaded machine. */
+ * (check_critpath.py) computes the path from what really happened on a loaded machine.
+ * With "ibarrier" as the second argument the ranks meet in MPI_Ibarrier + MPI_Wait instead,
+ * and the slow rank changes every iteration (rank = iteration mod size), so that only a
+ * path that follows the nonblocking barrier is the sum of the iterations' slowest phases. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #define ITERS 6
@@ -35,6 +39,7 @@ __attribute__((noinline)) void imbalance_work(unsigned long n) { SPIN(n); }
 int main(int argc, char **argv)
 {
     unsigned long n = argc > 1 ? strtoul(argv[1], NULL, 10) : 20000000ul;
+    int nonblocking = argc > 2 && strcmp(argv[2], "ibarrier") == 0;
     int rank, size;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -44,12 +49,18 @@ int main(int argc, char **argv)
         double t0 = now();
         balanced_work(n);
         double t1 = now();
-        if (rank == size - 1)
+        if (rank == (nonblocking ? it % size : size - 1))
             imbalance_work(n);
         double t2 = now();
         bal[it] = t1 - t0;
         imb[it] = t2 - t1;
-        MPI_Barrier(MPI_COMM_WORLD);
+        if (nonblocking) {
+            MPI_Request r;
+            MPI_Ibarrier(MPI_COMM_WORLD, &r);
+            MPI_Wait(&r, MPI_STATUS_IGNORE);
+        } else {
+            MPI_Barrier(MPI_COMM_WORLD);
+        }
     }
     for (int it = 0; it < ITERS; it++)
         printf("phase %d %d %.9f %.9f\n", rank, it, bal[it], imb[it]);
