@@ -18,6 +18,7 @@ Cases:
              where one rank's own work is longer than the chain before it
   mixed      MPI_Sendrecv ring, persistent send and receive (restarted), MPI_Allreduce and
              MPI_Bcast over a split communicator, with one slow rank
+  traced_collectives  tests/mpi's collectives program with the trace on as well
   regions_k  INSTR_CRITICAL_PATH_REGIONS=1: one region named, the rest is other_s
   off        without INSTR_CRITICAL_PATH: no critical-path.json, same program output
 """
@@ -38,7 +39,7 @@ WORK = 20000000  # spin iterations per work unit: ~0.1 s per phase with 4 ranks 
 
 def build(prog):
     os.makedirs(os.path.join(A.workdir, "bin"), exist_ok=True)
-    exe = os.path.join(A.workdir, "bin", prog)
+    exe = os.path.join(A.workdir, "bin", os.path.basename(prog))
     src = os.path.join(A.source, "progs", prog + ".c")
     p = subprocess.run([A.instr, A.mpicc, "-O1", src, "-o", exe], capture_output=True,
                        text=True, env=clean_env(), timeout=300)
@@ -237,6 +238,26 @@ def case_mixed():
            % regions(cp)["slow_work"]["first_rank"])
     sums = sorted(int(l[-1]) for l in phases(p.stdout))
     expect(sums == sorted(len(range(r % 2, n, 2)) for r in range(n)), "sums %r" % sums)
+
+
+def case_traced_collectives():
+    """tests/mpi's collectives program (every blocking collective, MPI_Ibcast and
+    MPI_Iallreduce, split and created communicators) with the trace on too: the same output
+    as without the path, a complete trace, a path whose parts add up."""
+    prog = os.path.join("..", "..", "mpi", "progs", "collectives")
+    exp0, p0 = run(prog, {"INSTR_ENABLE_TRACING": "1"}, "traced_off")
+    exp, p = run(prog, {"INSTR_ENABLE_TRACING": "1", "INSTR_CRITICAL_PATH": "1"}, "traced_on")
+    expect(p.stdout == p0.stdout, "output differs with the path on:\n%s\n---\n%s"
+           % (p0.stdout, p.stdout))
+    for f in ("traces.otf2", "traces.def", "profile.json"):
+        expect(os.path.exists(os.path.join(exp, f)), "%s missing in %s" % (f, exp))
+    cp = load(exp)
+    check_common(cp)
+    # MPI_Init, 3 rounds of 10 blocking and 2 nonblocking collectives on MPI_COMM_WORLD (and
+    # more on the split and created communicators), MPI_Finalize.
+    for pr in cp["processes"]:
+        expect(pr["syncs"] >= 2 + 3 * 12, "rank %d merged only %d paths" % (pr["rank"],
+                                                                           pr["syncs"]))
 
 
 def case_regions_k():
