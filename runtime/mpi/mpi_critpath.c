@@ -271,3 +271,46 @@ void instr_mpi_cp_icoll_done(void *state)
         instr_ext_cp_merge(&c->all, sizeof c->all);
     free(c);
 }
+
+/* Matched probes: message handle -> communicator, from MPI_(I)mprobe to MPI_(I)mrecv. A
+ * short list: a program holds few probed messages at a time. */
+typedef struct probed {
+    MPI_Message msg;
+    MPI_Comm comm;
+} probed;
+static probed *mlist;
+static size_t mn, mcap;
+
+void instr_mpi_cp_mprobe(MPI_Message message, MPI_Comm comm)
+{
+    if (!instr_mpi_cp || message == MPI_MESSAGE_NULL || message == MPI_MESSAGE_NO_PROC)
+        return;
+    pthread_mutex_lock(&plock);
+    if (mn == mcap) {
+        size_t ncap = mcap ? 2 * mcap : 16;
+        probed *g = realloc(mlist, ncap * sizeof *g);
+        if (g) {
+            mlist = g;
+            mcap = ncap;
+        }
+    }
+    if (mn < mcap)
+        mlist[mn++] = (probed){message, comm};
+    pthread_mutex_unlock(&plock);
+}
+
+MPI_Comm instr_mpi_cp_message_comm(MPI_Message message)
+{
+    MPI_Comm c = MPI_COMM_NULL;
+    if (!instr_mpi_cp || !__atomic_load_n(&mn, __ATOMIC_RELAXED))
+        return c;
+    pthread_mutex_lock(&plock);
+    for (size_t i = 0; i < mn; i++)
+        if (memcmp(&mlist[i].msg, &message, sizeof message) == 0) {
+            c = mlist[i].comm;
+            mlist[i] = mlist[--mn];
+            break;
+        }
+    pthread_mutex_unlock(&plock);
+    return c;
+}

@@ -168,6 +168,10 @@ void instr_mpi_cp_persistent(int rc, const MPI_Request *request, int send, int p
                              MPI_Comm comm);
 void instr_mpi_cp_start(int rc, int count, const MPI_Request *requests);
 void instr_mpi_cp_forget(MPI_Request request);
+/* Matched probes: the communicator of a probed message, remembered until its MPI_Mrecv or
+ * MPI_Imrecv takes it (MPI_COMM_NULL when unknown or the path is off). */
+void instr_mpi_cp_mprobe(MPI_Message message, MPI_Comm comm);
+MPI_Comm instr_mpi_cp_message_comm(MPI_Message message);
 /* mpi_msg.c: a started persistent receive, completed by a wait/test like a nonblocking one
  * (its piggyback only: persistent receives are not counted in the profile). */
 void instr_mpi_cp_irecv(const MPI_Request *request, MPI_Comm comm);

@@ -4,7 +4,7 @@
  * together (2 units), so the critical path of useful computation runs through it:
  * rank 2's local_work, then stage_work on rank 2 and after it. The receives use each kind
  * the piggyback must follow: MPI_ANY_SOURCE/MPI_ANY_TAG (rank 1), MPI_Irecv + MPI_Wait
- * (rank 2), a blocking MPI_Recv on a duplicated communicator (rank 3 and later); sends:
+ * (rank 2), MPI_Mprobe + MPI_Mrecv on a duplicated communicator (rank 3 and later); sends:
  * MPI_Send, MPI_Isend + MPI_Wait, MPI_Ssend. Each rank prints its phases:
  * "phase <rank> <local s> <stage s>". */
 #include <mpi.h>
@@ -55,7 +55,10 @@ int main(int argc, char **argv)
             MPI_Irecv(&token, 1, MPI_INT, 1, 11, MPI_COMM_WORLD, &r);
             MPI_Wait(&r, MPI_STATUS_IGNORE);
         } else {
-            MPI_Recv(&token, 1, MPI_INT, rank - 1, 12, dup, MPI_STATUS_IGNORE);
+            MPI_Message m;
+            MPI_Status st;
+            MPI_Mprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, dup, &m, &st);
+            MPI_Mrecv(&token, 1, MPI_INT, &m, MPI_STATUS_IGNORE);
         }
     }
     t = now();
