@@ -6,10 +6,12 @@
  * the piggyback must follow: MPI_ANY_SOURCE/MPI_ANY_TAG (rank 1), MPI_Irecv + MPI_Wait
  * (rank 2), MPI_Mprobe + MPI_Mrecv on a duplicated communicator (rank 3 and later); sends:
  * MPI_Send, MPI_Isend + MPI_Wait, MPI_Ssend. Each rank prints its phases:
- * "phase <rank> <local s> <stage s>". */
+ * "phase <rank> <local s> <stage s>". With "recv" as the second argument, rank 3 and later
+ * receive with a plain MPI_Recv instead (the trace records no matched receives). */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 static volatile unsigned long sink;
@@ -36,6 +38,7 @@ __attribute__((noinline)) void local_work(unsigned long n) { SPIN(n); }
 int main(int argc, char **argv)
 {
     unsigned long n = argc > 1 ? strtoul(argv[1], NULL, 10) : 20000000ul;
+    int plain_recv = argc > 2 && strcmp(argv[2], "recv") == 0;
     int rank, size, token = 0;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -54,6 +57,8 @@ int main(int argc, char **argv)
             MPI_Request r;
             MPI_Irecv(&token, 1, MPI_INT, 1, 11, MPI_COMM_WORLD, &r);
             MPI_Wait(&r, MPI_STATUS_IGNORE);
+        } else if (plain_recv) {
+            MPI_Recv(&token, 1, MPI_INT, rank - 1, 12, dup, MPI_STATUS_IGNORE);
         } else {
             MPI_Message m;
             MPI_Status st;
