@@ -35,6 +35,7 @@ static struct cp_state {
     instr_location *loc;
     uint64_t t_last;          /* ticks of the last charge */
     int in_mpi;               /* nesting of MPI calls */
+    int paused;               /* inside MPI_Init: time is on no clock */
     uint32_t depth;
     uint32_t stack[MAX_DEPTH];
     uint64_t *seg;            /* ticks per handle in the current segment */
@@ -118,6 +119,8 @@ static inline void charge(struct cp_state *s, uint64_t t)
 {
     uint64_t dt = t > s->t_last ? t - s->t_last : 0;
     s->t_last = t;
+    if (s->paused)
+        return;
     s->seg_total += dt;
     if (s->in_mpi)
         return;
@@ -268,6 +271,17 @@ INSTR_EXT_EXPORT void instr_ext_cp_mpi_end(void)
         cp->mpi += t;
     }
     cp->in_mpi--;
+}
+
+INSTR_EXT_EXPORT void instr_ext_cp_pause(int on)
+{
+    if (!cp || !tls_tracked || cp->paused == !!on)
+        return;
+    uint64_t t = instr_clock_now();
+    charge(cp, t);
+    if (cp->in_mpi) /* the MPI interval ends (on) or begins again (off) here */
+        cp->mpi += on ? t : (uint64_t)0 - t;
+    cp->paused = !!on;
 }
 
 INSTR_EXT_EXPORT size_t instr_ext_cp_snapshot(instr_cp_record *out)

@@ -32,6 +32,9 @@ INSTR_EXT_EXPORT void instr_ext_cp_set_rank(int rank);
  * the calling thread is the tracked one (only then may it snapshot and merge). */
 INSTR_EXT_EXPORT int instr_ext_cp_mpi_begin(void);
 INSTR_EXT_EXPORT void instr_ext_cp_mpi_end(void);
+/* 1: from now on time is on no clock (MPI_Init: the launch, often longer than a short run,
+ * is neither computation nor the program's communication); 0: the clocks run again. */
+INSTR_EXT_EXPORT void instr_ext_cp_pause(int on);
 /* The path as known now (the current segment appended) into out; returns the bytes of out
  * to send (INSTR_CP_RECORD_BYTES of its entries). */
 INSTR_EXT_EXPORT size_t instr_ext_cp_snapshot(instr_cp_record *out);

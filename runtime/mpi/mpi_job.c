@@ -163,13 +163,17 @@ int MPI_Init(int *argc, char ***argv)
 {
     uint32_t h = instr_mpi_region(INSTR_MPI_ID_INIT);
     int cp = instr_ext_cp_mpi_begin();
+    if (cp)
+        instr_ext_cp_pause(1);
     instr_ext_enter(h);
     int rc = PMPI_Init(argc, argv);
     if (rc == MPI_SUCCESS)
         job_begin();
     instr_ext_exit(h);
-    if (cp)
+    if (cp) {
+        instr_ext_cp_pause(0);
         instr_ext_cp_mpi_end();
+    }
     return rc;
 }
 
@@ -177,13 +181,17 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
     uint32_t h = instr_mpi_region(INSTR_MPI_ID_INIT_THREAD);
     int cp = instr_ext_cp_mpi_begin();
+    if (cp)
+        instr_ext_cp_pause(1);
     instr_ext_enter(h);
     int rc = PMPI_Init_thread(argc, argv, required, provided);
     if (rc == MPI_SUCCESS)
         job_begin();
     instr_ext_exit(h);
-    if (cp)
+    if (cp) {
+        instr_ext_cp_pause(0);
         instr_ext_cp_mpi_end();
+    }
     return rc;
 }
 
