@@ -34,7 +34,8 @@ typedef struct instr_cp_record {
 } instr_cp_record;
 
 /* Bytes of a record with n entries (what goes over the wire). */
-#define INSTR_CP_RECORD_BYTES(n) (offsetof(instr_cp_record, e) + (size_t)(n) * sizeof(instr_cp_entry))
+#define INSTR_CP_RECORD_BYTES(n) \
+    (offsetof(instr_cp_record, e) + (size_t)(n) * sizeof(instr_cp_entry))
 
 /* One process's own totals (process scope), gathered at the end. */
 typedef struct instr_cp_process {

@@ -21,6 +21,8 @@ Cases:
   traced_collectives  tests/mpi's collectives program with the trace on as well
   oracle     barrier and chain (plain receives) with INSTR_ENABLE_TRACING=1: the path and
              each region against tests/lib/critpath_oracle.py's replay of the trace
+  oracle_jacobi  a small Jacobi mini-app (unequal blocks, halo exchange, MPI_Allreduce)
+             against the trace's replay, and its output unchanged by the path
   regions_k  INSTR_CRITICAL_PATH_REGIONS=1: one region named, the rest is other_s
   off        without INSTR_CRITICAL_PATH: no critical-path.json, same program output
 """
@@ -273,7 +275,7 @@ def case_traced_collectives():
 
 def against_oracle(prog, args, name):
     """The on-the-fly path against the one replayed from the OTF2 trace of the same run."""
-    exp, _ = run(prog, {"INSTR_CRITICAL_PATH": "1", "INSTR_ENABLE_TRACING": "1"}, name, args)
+    exp, p = run(prog, {"INSTR_CRITICAL_PATH": "1", "INSTR_ENABLE_TRACING": "1"}, name, args)
     cp = load(exp)
     check_common(cp)
     o = O.compute(exp)
@@ -290,11 +292,24 @@ def against_oracle(prog, args, name):
     for region, r in got.items():
         near(r["time_s"], o["regions"].get(region, 0.0),
              "%s: region %s against the trace" % (prog, region), of=cpu)
+    return cp, p
 
 
 def case_oracle():
     against_oracle("barrier_loop", [], "oracle_barrier")
     against_oracle("chain", ["recv"], "oracle_chain")
+
+
+def case_oracle_jacobi():
+    """A small MPI mini-app (Jacobi iterations, unequal row blocks, halo exchange with
+    MPI_Irecv/MPI_Isend/MPI_Waitall, MPI_Allreduce) against the trace's replay; its output
+    is the same without the path."""
+    cp, p = against_oracle("jacobi", [], "oracle_jacobi")
+    _, plain = run("jacobi", {}, "jacobi_off")
+    expect(p.stdout == plain.stdout and "iteration 200 residual" in p.stdout,
+           "output differs with the path on:\n%s\n---\n%s" % (plain.stdout, p.stdout))
+    expect(cp["regions"][0]["name"] == "sweep" and cp["regions"][0]["first_rank"] == A.np - 1,
+           "the slowest rank's sweep is not first on the path: %r" % cp["regions"])
 
 
 def case_regions_k():
