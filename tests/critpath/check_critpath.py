@@ -308,8 +308,9 @@ def case_oracle_jacobi():
     _, plain = run("jacobi", {}, "jacobi_off")
     expect(p.stdout == plain.stdout and "iteration 200 residual" in p.stdout,
            "output differs with the path on:\n%s\n---\n%s" % (plain.stdout, p.stdout))
-    expect(cp["regions"][0]["name"] == "sweep" and cp["regions"][0]["first_rank"] == A.np - 1,
-           "the slowest rank's sweep is not first on the path: %r" % cp["regions"])
+    # first_rank only names the region: early iterations may run through another rank.
+    expect(cp["regions"][0]["name"] == "sweep", "sweep is not first on the path: %r"
+           % cp["regions"])
 
 
 def case_regions_k():

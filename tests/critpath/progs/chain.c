@@ -79,9 +79,9 @@ int main(int argc, char **argv)
     } else if (rank + 1 < size) {
         MPI_Ssend(&token, 1, MPI_INT, rank + 1, 12, dup);
     }
-    printf("phase %d %.9f %.9f token %d\n", rank, local, stage, token);
-    fflush(stdout);
     MPI_Comm_free(&dup);
     MPI_Finalize();
+    /* After MPI_Finalize, where the path ends: writing to a pipe is not part of it. */
+    printf("phase %d %.9f %.9f token %d\n", rank, local, stage, token);
     return 0;
 }
