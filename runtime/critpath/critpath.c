@@ -190,12 +190,13 @@ static uint64_t key_of(uint32_t h)
     return k ? k : 1;
 }
 
-/* Adds ns of region key to the path, keeping at most K entries: a region that does not fit
- * displaces the smallest entry when it is larger (which then counts as other). */
+/* Adds ns of region key on rank to the path, keeping at most K entries (one per region and
+ * rank): one that does not fit displaces the smallest entry when it is larger (which then
+ * counts as other). */
 static void path_add(instr_cp_record *p, uint64_t key, uint64_t ns, int rank)
 {
     for (uint32_t i = 0; i < p->n; i++)
-        if (p->e[i].key == key) {
+        if (p->e[i].key == key && p->e[i].rank == rank) {
             p->e[i].ns += ns;
             return;
         }

@@ -14,12 +14,12 @@
 /* Most regions a path can carry (INSTR_CRITICAL_PATH_REGIONS is at most this). */
 #define INSTR_CP_MAX_REGIONS 64
 
-/* One instrumented region's contribution to the path: its exclusive useful computation on
- * the process (rank) that was on the path, summed over the path's segments. */
+/* One instrumented region's contribution to the path on one rank: its exclusive useful
+ * computation there, summed over the path's segments on that rank. */
 typedef struct instr_cp_entry {
     uint64_t key;   /* FNV-1a of the region's name and file: the same on every process */
     uint64_t ns;
-    int32_t rank;   /* a rank that contributed it (names the region at the end) */
+    int32_t rank;   /* where it ran (and which rank names the region at the end) */
     uint32_t pad;
 } instr_cp_entry;
 

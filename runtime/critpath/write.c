@@ -12,13 +12,14 @@
 
 typedef struct named {
     const instr_cp_entry *e;
+    uint64_t ns;       /* the entry's, or a region's total over its ranks */
     char *name, *file; /* pointers into a copy of the names text; "" when unknown */
 } named;
 
 static int by_time(const void *a, const void *b)
 {
     const named *x = a, *y = b;
-    return x->e->ns < y->e->ns ? 1 : x->e->ns > y->e->ns ? -1 : 0;
+    return x->ns < y->ns ? 1 : x->ns > y->ns ? -1 : 0;
 }
 
 /* The name and file of key in names ("<key hex> <name>\t<file>\n" lines, split in place
@@ -60,9 +61,12 @@ int instr_cp_write_json(const char *jobdir, int nranks, const instr_cp_process *
     uint32_t n = path->n > INSTR_CP_MAX_REGIONS ? INSTR_CP_MAX_REGIONS : path->n;
     char *text = malloc(names_len + 1);
     named *rows = calloc(n ? n : 1, sizeof *rows);
-    if (!text || !rows) {
+    named *totals = calloc(n ? n : 1, sizeof *totals);
+    uint32_t ntotals = 0;
+    if (!text || !rows || !totals) {
         free(text);
         free(rows);
+        free(totals);
         instr_warn("critical path: out of memory: critical-path.json is not written");
         return -1;
     }
@@ -72,9 +76,18 @@ int instr_cp_write_json(const char *jobdir, int nranks, const instr_cp_process *
     split_lines(text, names_len);
     for (uint32_t i = 0; i < n; i++) {
         rows[i].e = &path->e[i];
+        rows[i].ns = path->e[i].ns;
         lookup(text, names_len, path->e[i].key, &rows[i]);
+        uint32_t t = 0;
+        while (t < ntotals && totals[t].e->key != path->e[i].key)
+            t++;
+        if (t == ntotals)
+            totals[ntotals++] = rows[i];
+        else
+            totals[t].ns += rows[i].ns;
     }
     qsort(rows, n, sizeof *rows, by_time);
+    qsort(totals, ntotals, sizeof *totals, by_time);
 
     /* POP metrics as OTF-CPT defines them from the critical path: runtime T is the path of
      * computation plus MPI; the ideal runtime (an infinitely fast network) the path of useful
@@ -116,8 +129,17 @@ int instr_cp_write_json(const char *jobdir, int nranks, const instr_cp_process *
             instr_json_str(f, rows[i].name);
             fprintf(f, ", \"file\": ");
             instr_json_str(f, rows[i].file);
-            fprintf(f, ", \"first_rank\": %d, \"time_s\": %.9f, \"fraction\": %.6f}",
-                    rows[i].e->rank, sec(rows[i].e->ns), ratio(sec(rows[i].e->ns), cpu));
+            fprintf(f, ", \"rank\": %d, \"time_s\": %.9f, \"fraction\": %.6f}",
+                    rows[i].e->rank, sec(rows[i].ns), ratio(sec(rows[i].ns), cpu));
+        }
+        fprintf(f, "\n  ],\n  \"region_totals\": [");
+        for (uint32_t i = 0; i < ntotals; i++) {
+            fprintf(f, "%s\n    {\"name\": ", i ? "," : "");
+            instr_json_str(f, totals[i].name);
+            fprintf(f, ", \"file\": ");
+            instr_json_str(f, totals[i].file);
+            fprintf(f, ", \"time_s\": %.9f, \"fraction\": %.6f}", sec(totals[i].ns),
+                    ratio(sec(totals[i].ns), cpu));
         }
         fprintf(f, "\n  ],\n  \"other_s\": %.9f,\n  \"outside_regions_s\": %.9f\n}\n",
                 sec(path->other_ns), sec(path->outside_ns));
@@ -136,11 +158,12 @@ int instr_cp_write_json(const char *jobdir, int nranks, const instr_cp_process *
                    nranks, nranks == 1 ? "" : "s", cpu, T, lb, comm, ser, transfer, pe,
                    rc == 0 ? "; regions in critical-path.json" : "");
         for (uint32_t i = 0; i < n && i < 5; i++)
-            instr_warn("  %5.1f%% of the path: %s (rank %d)",
-                       100.0 * ratio(sec(rows[i].e->ns), cpu),
+            instr_warn("  %5.1f%% of the path: %s on rank %d",
+                       100.0 * ratio(sec(rows[i].ns), cpu),
                        rows[i].name[0] ? rows[i].name : "?", rows[i].e->rank);
     }
     free(text);
     free(rows);
+    free(totals);
     return rc;
 }

@@ -27,6 +27,7 @@ Cases:
   off        without INSTR_CRITICAL_PATH: no critical-path.json, same program output
 """
 import argparse
+import collections
 import json
 import os
 import subprocess
@@ -112,24 +113,42 @@ def check_common(cp):
            % (mx, cpu, T))
     parts = sum(r["time_s"] for r in cp["regions"]) + cp["other_s"] + cp["outside_regions_s"]
     near(parts, cpu, "regions + other + outside against the useful path", 0.001)
+    tot = totals(cp)
+    for name in {r["name"] for r in cp["regions"]}:
+        near(tot.get(name, 0.0), sum(r["time_s"] for r in cp["regions"] if r["name"] == name),
+             "region_totals of %s against its entries" % name, 0.001)
 
 
-def regions(cp):
-    return {r["name"]: r for r in cp["regions"]}
+def totals(cp):
+    """{region name: time on the path} from region_totals."""
+    return {r["name"]: r["time_s"] for r in cp["region_totals"]}
 
 
-def check_regions(cp, want):
-    """Each expected region within 2 % of the path's length (the hooks' own cost is charged
-    to the caller: under a sanitizer that is a few ms); every other region below 2 % of it."""
-    got = regions(cp)
+def pairs(cp):
+    """{(region name, rank): time on the path} from regions."""
+    return {(r["name"], r["rank"]): r["time_s"] for r in cp["regions"]}
+
+
+def check_regions(cp, want, by_rank=()):
+    """Each expected region (want: name -> time) within 2 % of the path's length (the hooks'
+    own cost is charged to the caller: under a sanitizer that is a few ms), every other
+    region below 2 % of it; for the regions named in by_rank, the same per rank
+    (want: (name, rank) -> time, too)."""
+    got = totals(cp)
     cpu = cp["application"]["useful_s"]
     for name, t in want.items():
+        if isinstance(name, tuple):
+            continue
         expect(name in got, "region %s is not on the path: %r" % (name, cp["regions"]))
-        near(got[name]["time_s"], t, "region %s on the path" % name, of=cpu)
-    for name, r in got.items():
+        near(got[name], t, "region %s on the path" % name, of=cpu)
+    for name, t in got.items():
         if name not in want:
-            expect(r["time_s"] < TOL * cpu, "region %s has %.6f s on the path, expected none"
-                   % (name, r["time_s"]))
+            expect(t < TOL * cpu, "region %s has %.6f s on the path, expected none" % (name, t))
+    have = pairs(cp)
+    for (name, rank) in set(k for k in have if k[0] in by_rank) | \
+            set(k for k in want if isinstance(k, tuple)):
+        near(have.get((name, rank), 0.0), want.get((name, rank), 0.0),
+             "region %s on rank %d on the path" % (name, rank), of=cpu)
 
 
 def phases(stdout):
@@ -146,18 +165,17 @@ def check_barrier(nonblocking):
         ph[(int(r), int(it))] = (float(bal), float(imb))
     iters = sorted({it for _, it in ph})
     expect(len(ph) == A.np * len(iters) and iters, "phases printed: %r" % ph)
-    path, bal_on, imb_on = 0.0, 0.0, 0.0
+    path, want = 0.0, collections.defaultdict(float)
     for it in iters:
         r = max(range(A.np), key=lambda r: sum(ph[(r, it)]))
         path += sum(ph[(r, it)])
-        bal_on += ph[(r, it)][0]
-        imb_on += ph[(r, it)][1]
+        want["balanced_work"] += ph[(r, it)][0]
+        want["imbalance_work"] += ph[(r, it)][1]
+        want[("imbalance_work", r)] += ph[(r, it)][1]
     near(cp["application"]["useful_s"], path, "useful critical path")
-    check_regions(cp, {"balanced_work": bal_on, "imbalance_work": imb_on})
-    slow = 0 if nonblocking else A.np - 1  # the slow rank of the first iteration
-    expect(regions(cp)["imbalance_work"]["first_rank"] == slow,
-           "imbalance_work is named by rank %d, expected rank %d"
-           % (regions(cp)["imbalance_work"]["first_rank"], slow))
+    # imbalance_work runs on the slow rank only: on the path it is on that rank, iteration
+    # by iteration (balanced_work runs everywhere: which rank of equals is slowest is chance).
+    check_regions(cp, want, by_rank=("imbalance_work",))
     # Per rank, the useful computation is its phases; load balance follows.
     per = [sum(sum(ph[(r, it)]) for it in iters) for r in range(A.np)]
     for r in range(A.np):
@@ -187,7 +205,7 @@ def case_chain():
     check_common(cp)
     ph = {int(r): (float(loc), float(st)) for _, r, loc, st, _, _ in phases(p.stdout)}
     expect(sorted(ph) == list(range(A.np)), "phases printed: %r" % ph)
-    path, regs = ph[0][1], {"stage_work": ph[0][1]}
+    path, regs = ph[0][1], {"stage_work": ph[0][1], ("stage_work", 0): ph[0][1]}
     for r in range(1, A.np):
         local, stage = ph[r]
         if local > path:
@@ -196,17 +214,15 @@ def case_chain():
                    "rank %d: own work %.6f s against the chain's %.6f s: the construction "
                    "(rank 2's own work much longer) did not hold on this machine"
                    % (r, local, path))
-            path, regs = local, {"local_work": local}
+            path, regs = local, {"local_work": local, ("local_work", r): local}
         else:
             expect(r != 2, "rank 2: own work %.6f s is not longer than the chain's %.6f s"
                    % (local, path))
         path += stage
         regs["stage_work"] = regs.get("stage_work", 0.0) + stage
+        regs[("stage_work", r)] = stage
     near(cp["application"]["useful_s"], path, "useful critical path")
-    check_regions(cp, regs)
-    expect(regions(cp)["local_work"]["first_rank"] == 2,
-           "local_work is named by rank %d, expected rank 2"
-           % regions(cp)["local_work"]["first_rank"])
+    check_regions(cp, regs, by_rank=("local_work", "stage_work"))
     for r in range(A.np):
         near(cp["processes"][r]["useful_s"], sum(ph[r]), "rank %d useful computation" % r,
              of=path)
@@ -226,15 +242,17 @@ def case_mixed():
     def longer(x, y):
         return x if x[0] >= y[0] else y
 
-    def plus(x, t, region):
+    def plus(x, t, region, rank):
         regs = dict(x[1])
         regs[region] = regs.get(region, 0.0) + t
+        regs[(region, rank)] = regs.get((region, rank), 0.0) + t
         return (x[0] + t, regs)
 
-    # (length, {region: time}) per rank, following the program's dependencies.
-    own = [plus((0.0, {}), ph[r][0], "slow_work" if r == 1 else "own_work") for r in range(n)]
+    # (length, {region or (region, rank): time}) per rank, following the program.
+    own = [plus((0.0, {}), ph[r][0], "slow_work" if r == 1 else "own_work", r)
+           for r in range(n)]
     ring = [longer(own[r], own[(r - 1) % n]) for r in range(n)]
-    b = [plus(ring[r], ph[r][1], "own_work") for r in range(n)]
+    b = [plus(ring[r], ph[r][1], "own_work", r) for r in range(n)]
     b[0] = longer(b[0], b[n - 1])  # the persistent message from the last rank
     for group in (range(0, n, 2), range(1, n, 2)):
         best = (0.0, {})
@@ -246,9 +264,7 @@ def case_mixed():
     for r in range(n):
         final = longer(final, b[r])
     near(cp["application"]["useful_s"], final[0], "useful critical path")
-    check_regions(cp, final[1])
-    expect(regions(cp)["slow_work"]["first_rank"] == 1, "slow_work named by rank %d"
-           % regions(cp)["slow_work"]["first_rank"])
+    check_regions(cp, final[1], by_rank=("slow_work", "own_work"))
     sums = sorted(int(l[-1]) for l in phases(p.stdout))
     expect(sums == sorted(len(range(r % 2, n, 2)) for r in range(n)), "sums %r" % sums)
 
@@ -282,16 +298,17 @@ def against_oracle(prog, args, name):
     expect(o["ranks"] == A.np, "the trace has %d locations" % o["ranks"])
     cpu = o["useful_s"]
     near(cp["application"]["useful_s"], cpu, "%s: useful critical path against the trace" % prog)
-    got = regions(cp)
+    got, have = totals(cp), pairs(cp)
     for region, t in o["regions"].items():
         if region and t >= TOL * cpu:
             expect(region in got, "%s: region %s (%.6f s on the trace's path) is missing: %r"
                    % (prog, region, t, cp["regions"]))
-            near(got[region]["time_s"], t, "%s: region %s against the trace" % (prog, region),
-                 of=cpu)
-    for region, r in got.items():
-        near(r["time_s"], o["regions"].get(region, 0.0),
+    for region in set(got) | set(r for r in o["regions"] if r):
+        near(got.get(region, 0.0), o["regions"].get(region, 0.0),
              "%s: region %s against the trace" % (prog, region), of=cpu)
+    for key in set(have) | set(k for k in o["pairs"] if k[0]):
+        near(have.get(key, 0.0), o["pairs"].get(key, 0.0),
+             "%s: region %s on rank %d against the trace" % (prog, key[0], key[1]), of=cpu)
     return cp, p
 
 
@@ -308,9 +325,9 @@ def case_oracle_jacobi():
     _, plain = run("jacobi", {}, "jacobi_off")
     expect(p.stdout == plain.stdout and "iteration 200 residual" in p.stdout,
            "output differs with the path on:\n%s\n---\n%s" % (plain.stdout, p.stdout))
-    # first_rank only names the region: early iterations may run through another rank.
-    expect(cp["regions"][0]["name"] == "sweep", "sweep is not first on the path: %r"
-           % cp["regions"])
+    # The slowest rank (the largest block) is the one mostly on the path.
+    expect((cp["regions"][0]["name"], cp["regions"][0]["rank"]) == ("sweep", A.np - 1),
+           "sweep on rank %d is not first on the path: %r" % (A.np - 1, cp["regions"]))
 
 
 def case_regions_k():

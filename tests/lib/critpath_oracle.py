@@ -2,11 +2,12 @@
 trace, to check the on-the-fly result of INSTR_CRITICAL_PATH=1 (docs/critical-path.md).
 
     import critpath_oracle as O
-    o = O.compute("<experiment dir>")   # {"useful_s": ..., "regions": {name: s}, "ranks": n}
+    o = O.compute("<experiment dir>")
+    # {"useful_s": s, "regions": {name: s}, "pairs": {(name, rank): s}, "ranks": n}
 
 A replay of every location's events in order, independent of the runtime's code: the time
 between two events of a location is useful computation unless an MPI region is open, and is
-charged to the innermost open non-MPI region ("" when none). Each location carries its path
+charged to the innermost open non-MPI region ("" when none) on the location's rank. Each location carries its path
 (length and time per region); a receive (MPI_RECV, MPI_IRECV) takes the longer of its own and
 the one its send (MPI_SEND, MPI_ISEND: same sender, receiver, communicator and tag, in order)
 had; the k-th blocking collective of a communicator (MPI_COLLECTIVE_BEGIN/END) gives every
@@ -29,6 +30,7 @@ _EVENT = re.compile(r"^([A-Z_]+)\s+(\d+)\s+(\d+)\s*(.*)$")
 _FIELD = re.compile(r'(\w+): (?:(\d+) \("[^"]*" <(\d+)>\)|"[^"]*" <(\d+)>|(\w+))')
 _GROUP = re.compile(r"^GROUP\s+(\d+)\s+Name: .*?, Type: (\w+), .*?, (\d+) Members")
 _COMM = re.compile(r'^COMM\s+(\d+)\s+Name: "([^"]*)" <\d+>, Group: "[^"]*" <(\d+)>')
+_LGROUP = re.compile(r'^LOCATION_GROUP\s+(\d+)\s+Name: "MPI Rank (\d+)" <\d+>')
 
 
 class OracleError(Exception):
@@ -65,7 +67,11 @@ def compute(exp):
     hz = tr.clock[0]
     members = {}
     groups = {}
+    rank_of_group = {}
     for line in _print(anchor, "-G"):
+        m = _LGROUP.match(line)
+        if m:
+            rank_of_group[int(m.group(1))] = int(m.group(2))
         m = _GROUP.match(line)
         if m:
             groups[int(m.group(1))] = int(m.group(3))
@@ -86,7 +92,9 @@ def compute(exp):
             events[loc].append((typ, ts, _fields(rest)))
     locs = sorted(events)
     st = {l: {"i": 0, "t": None, "mpi": 0, "stack": [], "path": (0.0, {}), "coll": {},
-              "begin": None, "wait": None} for l in locs}
+              "begin": None, "wait": None,
+              "rank": rank_of_group.get(tr.locations.get(l, {}).get("group"), -1)}
+          for l in locs}
     sends = collections.defaultdict(collections.deque)
     colls = collections.defaultdict(dict)   # (comm, k) -> {loc: path at begin}
     inits = {}                              # loc -> path on entering MPI_Init
@@ -95,9 +103,10 @@ def compute(exp):
         if s["t"] is not None and ts > s["t"] and s["mpi"] == 0:
             dt = (ts - s["t"]) / hz
             name = tr.regions[s["stack"][-1]]["name"] if s["stack"] else ""
+            key = (name, s["rank"])
             length, regs = s["path"]
             regs = dict(regs)
-            regs[name] = regs.get(name, 0.0) + dt
+            regs[key] = regs.get(key, 0.0) + dt
             s["path"] = (length + dt, regs)
         s["t"] = ts if s["t"] is None else max(s["t"], ts)
 
@@ -167,4 +176,8 @@ def compute(exp):
     final = (0.0, {})
     for l in locs:
         final = _longer(final, st[l]["path"])
-    return {"useful_s": final[0], "regions": final[1], "ranks": len(locs)}
+    regions = collections.defaultdict(float)
+    for (name, _), t in final[1].items():
+        regions[name] += t
+    return {"useful_s": final[0], "regions": dict(regions), "pairs": final[1],
+            "ranks": len(locs)}
