@@ -20,12 +20,14 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #define MAX_HANDLES (4u << 20) /* the registry's limit (registry.c) */
 #define MAX_DEPTH 4096u        /* deeper frames are charged to the deepest one kept */
 
 static int enabled;   /* INSTR_CRITICAL_PATH */
+static int use_cpu;   /* INSTR_CRITICAL_PATH_CLOCK=cpu: the thread's CPU time, in ns */
 static int regions_k = 32;
 static int my_rank;
 static int finished; /* the path's end was taken (MPI_Finalize) */
@@ -56,13 +58,40 @@ static uint64_t mono_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+static uint64_t cpu_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The path's clock now: the event clock's ticks, or the thread's CPU time. */
+static inline uint64_t cp_now(void) { return use_cpu ? cpu_ns() : instr_clock_now(); }
+
+/* CLOCK_MONOTONIC and the tick counter at one instant: the monotonic read bracketed by two
+ * counter reads, the tightest of a few tries, so that the process being preempted between
+ * two reads (4 ranks on 2 loaded cores: milliseconds) does not skew the pair. */
+static void clock_pair(uint64_t *m, uint64_t *t)
+{
+    uint64_t best = UINT64_MAX;
+    for (int i = 0; i < 5; i++) {
+        uint64_t a = instr_clock_now(), mm = mono_ns(), b = instr_clock_now();
+        if (b - a < best) {
+            best = b - a;
+            *m = mm;
+            *t = a + (b - a) / 2;
+        }
+    }
+}
+
 /* Nanoseconds per tick, measured from the start to now (the core calibrates only at the end;
  * the path needs nanoseconds while it runs, to add up times of other processes). */
 static double ns_per_tick(void)
 {
-    if (!instr_clock_use_tsc)
+    if (use_cpu || !instr_clock_use_tsc)
         return 1.0;
-    uint64_t m = mono_ns(), t = instr_clock_now();
+    uint64_t m, t;
+    clock_pair(&m, &t);
     if (t <= tick0 || m <= mono0)
         return 1.0;
     return (double)(m - mono0) / (double)(t - tick0);
@@ -85,6 +114,14 @@ static int wanted(void)
                        k, INSTR_CP_MAX_REGIONS);
         else
             regions_k = (int)n;
+    }
+    const char *c = instr_env("INSTR_CRITICAL_PATH_CLOCK");
+    use_cpu = 0;
+    if (enabled && c) {
+        if (strcasecmp(c, "cpu") == 0)
+            use_cpu = 1;
+        else if (strcasecmp(c, "wall") != 0)
+            instr_warn("INSTR_CRITICAL_PATH_CLOCK=%s is neither wall nor cpu: using wall", c);
     }
     return enabled;
 }
@@ -109,8 +146,7 @@ static int init(void)
         cp = NULL;
         return -1;
     }
-    mono0 = mono_ns();
-    tick0 = instr_clock_now();
+    clock_pair(&mono0, &tick0);
     return 0;
 }
 
@@ -150,7 +186,7 @@ static void *location_begin(instr_location *loc)
     tls_tracked = 1;
     /* The path starts with the thread's first event: the runtime's own start-up before it is
      * not the program's computation. */
-    cp->t_last = instr_clock_now();
+    cp->t_last = cp_now();
     return cp;
 }
 
@@ -159,7 +195,7 @@ static void cp_enter(void *data, uint32_t region, uint64_t t)
     struct cp_state *s = data;
     if (!s)
         return;
-    charge(s, t);
+    charge(s, use_cpu ? cpu_ns() : t);
     if (s->depth < MAX_DEPTH)
         s->stack[s->depth] = region;
     s->depth++;
@@ -171,7 +207,7 @@ static void cp_exit(void *data, uint32_t region, uint64_t t)
     struct cp_state *s = data;
     if (!s)
         return;
-    charge(s, t);
+    charge(s, use_cpu ? cpu_ns() : t);
     if (s->depth)
         s->depth--;
 }
@@ -254,7 +290,7 @@ INSTR_EXT_EXPORT int instr_ext_cp_mpi_begin(void)
     if (!tls_tracked)
         return 0;
     if (cp->in_mpi == 0) {
-        uint64_t t = instr_clock_now();
+        uint64_t t = cp_now();
         charge(cp, t); /* the computation up to here was useful */
         cp->mpi -= t;  /* + the end's time: ticks inside */
     }
@@ -266,7 +302,7 @@ INSTR_EXT_EXPORT void instr_ext_cp_mpi_end(void)
 {
     if (!cp || !tls_tracked || !cp->in_mpi)
         return;
-    uint64_t t = instr_clock_now();
+    uint64_t t = cp_now();
     if (cp->in_mpi == 1) {
         charge(cp, t);
         cp->mpi += t;
@@ -278,7 +314,7 @@ INSTR_EXT_EXPORT void instr_ext_cp_pause(int on)
 {
     if (!cp || !tls_tracked || cp->paused == !!on)
         return;
-    uint64_t t = instr_clock_now();
+    uint64_t t = cp_now();
     charge(cp, t);
     if (cp->in_mpi) /* the MPI interval ends (on) or begins again (off) here */
         cp->mpi += on ? t : (uint64_t)0 - t;
@@ -291,7 +327,7 @@ INSTR_EXT_EXPORT size_t instr_ext_cp_snapshot(instr_cp_record *out)
         memset(out, 0, offsetof(instr_cp_record, e));
         return INSTR_CP_RECORD_BYTES(0);
     }
-    close_segment(cp, instr_clock_now());
+    close_segment(cp, cp_now());
     memcpy(out, &cp->path, INSTR_CP_RECORD_BYTES(cp->path.n));
     return INSTR_CP_RECORD_BYTES(cp->path.n);
 }
@@ -311,7 +347,7 @@ INSTR_EXT_EXPORT void instr_ext_cp_merge(const instr_cp_record *in, size_t len)
     if (!cp || !tls_tracked || len < INSTR_CP_RECORD_BYTES(0) || in->n > INSTR_CP_MAX_REGIONS ||
         len < INSTR_CP_RECORD_BYTES(in->n))
         return;
-    close_segment(cp, instr_clock_now());
+    close_segment(cp, cp_now());
     instr_ext_cp_max(&cp->path, in);
     cp->syncs++;
 }
@@ -322,11 +358,11 @@ INSTR_EXT_EXPORT void instr_ext_cp_process(instr_cp_process *out)
     finished = 1;
     if (!cp || !tls_tracked)
         return;
-    close_segment(cp, instr_clock_now());
+    close_segment(cp, cp_now());
     double f = ns_per_tick();
     uint64_t mpi = cp->mpi;
     if (cp->in_mpi) /* inside MPI_Finalize: count it up to now */
-        mpi += instr_clock_now();
+        mpi += cp_now();
     out->useful_ns = (uint64_t)((double)cp->useful * f);
     out->total_ns = (uint64_t)((double)cp->total * f);
     out->mpi_ns = (uint64_t)((double)mpi * f);

@@ -6,10 +6,10 @@ docs/critical-path.md) against the critical path known by construction.
                          [--np N]
 
 Each program (progs/) is compiled with `instr mpicc`, run under mpirun with 4 ranks on this
-(shared, oversubscribed) machine, and prints the durations of its own compute phases
-(CLOCK_MONOTONIC). Wall time under contention differs from run to run, so the expected path
-is computed from those measured phases with the program's dependency structure; the
-measured path must agree within 2 %, and so must each region's contribution.
+(shared, oversubscribed) machine, and prints the durations of its own compute phases in CPU
+time (CLOCK_THREAD_CPUTIME_ID), which the path measures too (INSTR_CRITICAL_PATH_CLOCK=cpu):
+the expected path is computed from those phases with the program's dependency structure;
+the measured path must agree within 2 %, and each region's contribution within 2 % of it.
 
 Cases:
   barrier    imbalanced compute-then-barrier loop: per iteration the slowest rank's phase
@@ -40,7 +40,11 @@ import critpath_oracle as O  # noqa: E402
 A = None
 TOL = 0.02
 MPIRUN_FLAGS = ["--oversubscribe", "--allow-run-as-root", "--bind-to", "none"]
-WORK = 20000000  # spin iterations per work unit: ~0.1 s per phase with 4 ranks on 2 cores
+WORK = 20000000  # spin iterations per work unit: ~0.05 s of CPU time
+# The programs measure their phases in CPU time, and so does the path with this: waiting for
+# a core (4 ranks on 2 cores, other builds) is in neither. The oracle cases compare wall time
+# with the trace of the same run instead.
+CPU = {"INSTR_CRITICAL_PATH": "1", "INSTR_CRITICAL_PATH_CLOCK": "cpu"}
 
 
 def build(prog):
@@ -156,7 +160,7 @@ def phases(stdout):
 
 
 def check_barrier(nonblocking):
-    exp, p = run("barrier_loop", {"INSTR_CRITICAL_PATH": "1"},
+    exp, p = run("barrier_loop", CPU,
                  "ibarrier" if nonblocking else "barrier", ["ibarrier"] if nonblocking else [])
     cp = load(exp)
     check_common(cp)
@@ -200,7 +204,7 @@ def case_ibarrier():
 
 
 def case_chain():
-    exp, p = run("chain", {"INSTR_CRITICAL_PATH": "1"}, "chain")
+    exp, p = run("chain", CPU, "chain")
     cp = load(exp)
     check_common(cp)
     ph = {int(r): (float(loc), float(st)) for _, r, loc, st, _, _ in phases(p.stdout)}
@@ -232,7 +236,7 @@ def case_chain():
 
 
 def case_mixed():
-    exp, p = run("mixed", {"INSTR_CRITICAL_PATH": "1"}, "mixed")
+    exp, p = run("mixed", CPU, "mixed")
     cp = load(exp)
     check_common(cp)
     ph = {int(r): (float(a), float(b)) for _, r, a, b, _, _ in phases(p.stdout)}
@@ -331,15 +335,17 @@ def case_oracle_jacobi():
 
 
 def case_regions_k():
-    exp, _ = run("barrier_loop", {"INSTR_CRITICAL_PATH": "1", "INSTR_CRITICAL_PATH_REGIONS": "1"},
-                 "regions_k")
+    exp, _ = run("barrier_loop", dict(CPU, INSTR_CRITICAL_PATH_REGIONS="1"), "regions_k")
     cp = load(exp)
     check_common(cp)
     expect(cp["regions_k"] == 1 and len(cp["regions"]) == 1,
            "regions_k %r, regions %r" % (cp["regions_k"], cp["regions"]))
-    # The largest region stays named; the others (imbalance_work at least) are other.
-    expect(cp["regions"][0]["name"] == "balanced_work", "regions %r" % cp["regions"])
-    expect(cp["other_s"] > 0.05 * cp["application"]["useful_s"], "other_s %r" % cp["other_s"])
+    # On the slow rank balanced_work and imbalance_work take the same CPU time: one of them
+    # stays named, the other is other.
+    r = cp["regions"][0]
+    expect(r["name"] in ("balanced_work", "imbalance_work") and r["rank"] == A.np - 1,
+           "regions %r" % cp["regions"])
+    expect(cp["other_s"] > 0.3 * cp["application"]["useful_s"], "other_s %r" % cp["other_s"])
 
 
 def case_off():

@@ -1,9 +1,10 @@
 /* barrier_loop.c — an imbalanced compute-then-barrier loop: every rank runs balanced_work,
  * the last rank also imbalance_work (as long again), then all meet in MPI_Barrier. The
  * critical path of useful computation is, per iteration, the longest rank's compute phase.
- * Each rank measures its own phases (CLOCK_MONOTONIC) and prints them at the end, one line
- * per phase: "phase <rank> <iteration> <balanced s> <imbalance s>", so that the check
- * (check_critpath.py) computes the path from what really happened on a loaded machine.
+ * Each rank measures its own phases (CPU time, CLOCK_THREAD_CPUTIME_ID) and prints them at
+ * the end, one line per phase: "phase <rank> <iteration> <balanced s> <imbalance s>", so that
+ * the check (check_critpath.py) computes the path from what really happened on a loaded
+ * machine.
  * With "ibarrier" as the second argument the ranks meet in MPI_Ibarrier + MPI_Wait instead,
  * and the slow rank changes every iteration (rank = iteration mod size), so that only a
  * path that follows the nonblocking barrier is the sum of the iterations' slowest phases. */
@@ -17,10 +18,12 @@
 
 static volatile unsigned long sink;
 
+/* The thread's CPU time: what the check compares with INSTR_CRITICAL_PATH_CLOCK=cpu, so that
+ * waiting for a core on a loaded machine is in neither. */
 static double now(void)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
