@@ -40,7 +40,7 @@ import critpath_oracle as O  # noqa: E402
 A = None
 TOL = 0.02
 MPIRUN_FLAGS = ["--oversubscribe", "--allow-run-as-root", "--bind-to", "none"]
-WORK = 20000000  # spin iterations per work unit: ~0.05 s of CPU time
+WORK = 60000000  # spin iterations per work unit: ~0.06 s of CPU time
 # The programs measure their phases in CPU time, and so does the path with this: waiting for
 # a core (4 ranks on 2 cores, other builds) is in neither. The oracle cases compare wall time
 # with the trace of the same run instead.

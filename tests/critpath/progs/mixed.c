@@ -2,7 +2,8 @@
  * whose work decides the path:
  *   phase A   every rank runs own_work (1 unit), rank 1 slow_work (3 units) instead
  *   ring      MPI_Sendrecv to rank+1 from rank-1 (MPI_COMM_WORLD)
- *   phase B   every rank runs own_work (1 unit)
+ *   phase B   every rank runs own_work (1 unit), rank 2 (2 units): after the ring, rank 2
+ *             carries rank 1's slow phase A, so the path runs through rank 2's phase B
  *   persistent  rank size-1 sends to rank 0 with MPI_Send_init/MPI_Start/MPI_Wait, rank 0
  *             receives with MPI_Recv_init/MPI_Start/MPI_Wait (twice: a request restarted)
  *   split     MPI_Allreduce over the even and the odd ranks (MPI_Comm_split), then
@@ -53,7 +54,7 @@ int main(int argc, char **argv)
     MPI_Sendrecv(&v, 1, MPI_INT, (rank + 1) % size, 3, &w, 1, MPI_INT, (rank + size - 1) % size,
                  3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     t = now();
-    own_work(n);
+    own_work(rank == 2 ? 2 * n : n);
     double b = now() - t;
     MPI_Request r = MPI_REQUEST_NULL;
     if (rank == size - 1)
