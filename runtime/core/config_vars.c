@@ -40,6 +40,14 @@ const instr_config_var instr_config_vars[] = {
                 "<visits>,<ns per visit>: the end-of-run line names regions with more visits "
                 "than that of less time each (off: no line)"},
     /* read by other parts of instr */
+    {"INSTR_CRITICAL_PATH", "boolean", "0", "runtime",
+     "compute the critical path of an MPI job while it runs: critical-path.json "
+     "(docs/critical-path.md)"},
+    {"INSTR_CRITICAL_PATH_REGIONS", "integer", "32", "runtime",
+     "entries (region and rank) the critical path names, the longest first; the rest is "
+     "other (1 to 64)"},
+    {"INSTR_CRITICAL_PATH_CLOCK", "word", "wall", "runtime",
+     "the critical path's clock: wall (the event clock) or cpu (each thread's CPU time)"},
     {"INSTR_XRAY_PATCH", "word", "startup", "XRay adapter",
      "startup: patch what the run-time spec selects before main; manual: nothing until "
      "instr_xray_patch"},

@@ -20,6 +20,7 @@
 #include "signals.h"
 #include "text.h"
 #include "../adapters/hooks.h"
+#include "../critpath/critpath.h"
 #include "../metrics/metrics.h"
 #include "../profile/profile.h"
 #include "../throttle/throttle.h"
@@ -50,7 +51,10 @@ static const instr_substrate *const all_substrates[] = {
 #endif
     &instr_plugins_substrate, /* INSTR_SUBSTRATE_PLUGINS; not active without a plugin */
     &instr_xray_substrate, /* no events: writes xray.txt when the program has XRay */
+    &instr_critpath_substrate, /* INSTR_CRITICAL_PATH=1 only */
 };
+_Static_assert(sizeof all_substrates / sizeof *all_substrates <= INSTR_MAX_SUBSTRATES,
+               "INSTR_MAX_SUBSTRATES (substrate.h) must hold every substrate");
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 void (*instr_job_hook)(const instr_run *run);

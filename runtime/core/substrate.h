@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <time.h>
 
-#define INSTR_MAX_SUBSTRATES 6
+#define INSTR_MAX_SUBSTRATES 7
 
 typedef struct instr_location instr_location;
 

@@ -6,11 +6,15 @@ Usage: gen_wrappers.py mpi_calls.txt wrappers.c
 Every prototype line becomes
     int MPI_X(params) {
         uint32_t h_ = instr_mpi_region(ID);
+        INSTR_MPI_CP_BEGIN();            (the critical path: time inside is MPI's)
         instr_ext_enter(h_);
         <before>
         int rc_ = PMPI_X(args);
         <after>
+        INSTR_MPI_CP_COLL(rc_, comm);    (blocking collectives: the path's maximum;
+                                          nonblocking ones: INSTR_MPI_CP_ICOLL)
         instr_ext_exit(h_);
+        INSTR_MPI_CP_END();
         return rc_;
     }
 plus the table of region names and groups (instr_mpi_calls[]). Run by CMake at build time;
@@ -83,13 +87,18 @@ def emit(calls, out):
     for i, c in enumerate(calls):
         w("int %s(%s)\n{\n" % (c["name"], ", ".join(c["params"]) or "void"))
         w("    uint32_t h_ = instr_mpi_region(%d);\n" % i)
+        w("    INSTR_MPI_CP_BEGIN();\n")
         w("    instr_ext_enter(h_);\n")
         if c["before"]:
             w("    %s\n" % c["before"])
         w("    int rc_ = P%s(%s);\n" % (c["name"], ", ".join(c["args"])))
         if c["after"]:
             w("    %s\n" % c["after"])
-        w("    instr_ext_exit(h_);\n    return rc_;\n}\n\n")
+        if c["group"] == "collective":
+            w("    INSTR_MPI_CP_COLL(rc_, comm);\n")
+        elif c["group"] == "collective_nonblocking":
+            w("    INSTR_MPI_CP_ICOLL(rc_, comm, request);\n")
+        w("    instr_ext_exit(h_);\n    INSTR_MPI_CP_END();\n    return rc_;\n}\n\n")
 
 
 def main():

@@ -167,6 +167,7 @@ static void job_begin(void)
     }
     instr_ext_metrics_elect(job_rank, host_rank);
     instr_mpi_trace_begin(job_comm, job_rank, job_size, job_dir);
+    instr_mpi_cp_init(job_comm, job_rank);
     instr_ext_set_job_hook(keep_blob);
     atexit(job_end);
 }
@@ -174,35 +175,54 @@ static void job_begin(void)
 int MPI_Init(int *argc, char ***argv)
 {
     uint32_t h = instr_mpi_region(INSTR_MPI_ID_INIT);
+    int cp = instr_ext_cp_mpi_begin();
+    if (cp)
+        instr_ext_cp_pause(1);
     instr_ext_enter(h);
     int rc = PMPI_Init(argc, argv);
     if (rc == MPI_SUCCESS)
         job_begin();
     instr_ext_exit(h);
+    if (cp) {
+        instr_ext_cp_pause(0);
+        instr_ext_cp_mpi_end();
+    }
     return rc;
 }
 
 int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
     uint32_t h = instr_mpi_region(INSTR_MPI_ID_INIT_THREAD);
+    int cp = instr_ext_cp_mpi_begin();
+    if (cp)
+        instr_ext_cp_pause(1);
     instr_ext_enter(h);
     int rc = PMPI_Init_thread(argc, argv, required, provided);
     if (rc == MPI_SUCCESS)
         job_begin();
     instr_ext_exit(h);
+    if (cp) {
+        instr_ext_cp_pause(0);
+        instr_ext_cp_mpi_end();
+    }
     return rc;
 }
 
 int MPI_Finalize(void)
 {
     uint32_t h = instr_mpi_region(INSTR_MPI_ID_FINALIZE);
+    INSTR_MPI_CP_BEGIN();
     instr_ext_enter(h);
     int rc = MPI_SUCCESS;
-    if (!job_started)
+    if (!job_started) {
         rc = PMPI_Finalize(); /* MPI was initialised behind our back: nothing to defer */
-    else
+    } else {
+        if (!finalize_called && instr_mpi_cp)
+            instr_mpi_cp_finalize(job_rank, job_size); /* the path's end: every rank's maximum */
         finalize_called = 1;
+    }
     instr_ext_exit(h);
+    INSTR_MPI_CP_END();
     return rc;
 }
 

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { RECV, SEND, COLL };
+enum { RECV, SEND, COLL, CP_COLL };
 
 typedef struct pending {
     MPI_Request req;
@@ -26,8 +26,11 @@ typedef struct pending {
     int op, root;     /* COLL */
     uint64_t id;      /* OTF2 request id (traced) */
     uint64_t sent, recvd; /* COLL */
-    MPI_Comm mpi_comm;    /* RECV: for substrate plugins */
+    MPI_Comm mpi_comm;    /* RECV: the receive's communicator (substrate plugins, the
+                           * critical path's piggyback) */
     uint64_t plugin_request; /* RECV, SEND: the request's id for substrate plugins, or 0 */
+    int cp_only;      /* RECV: a persistent receive, tracked for its piggyback only */
+    void *cp_state;   /* CP_COLL: the critical path's reduction of a nonblocking collective */
 } pending;
 
 static pending *table;
@@ -127,6 +130,8 @@ void instr_mpi_sent(int rc, int count, MPI_Datatype datatype, int dest, int tag,
 {
     if (rc != MPI_SUCCESS || dest == MPI_PROC_NULL)
         return;
+    if (instr_mpi_cp)
+        instr_mpi_cp_send(dest, tag, comm);
     uint64_t b = type_bytes(count, datatype);
     instr_ext_messages(b, 0, 1, 0);
     instr_mpi_plugins_msg(INSTR_EXT_PLUGINS_SEND, dest, comm, tag, b, 0);
@@ -140,6 +145,8 @@ void instr_mpi_isent(int rc, int count, MPI_Datatype datatype, int dest, int tag
 {
     if (rc != MPI_SUCCESS || dest == MPI_PROC_NULL)
         return;
+    if (instr_mpi_cp)
+        instr_mpi_cp_send(dest, tag, comm);
     uint64_t b = type_bytes(count, datatype);
     instr_ext_messages(b, 0, 1, 0);
     if (!request || *request == MPI_REQUEST_NULL)
@@ -187,6 +194,8 @@ void instr_mpi_received(int rc, const MPI_Status *status, MPI_Comm comm)
     int64_t n;
     if (rc != MPI_SUCCESS || (n = received_bytes(status)) < 0)
         return;
+    if (instr_mpi_cp)
+        instr_mpi_cp_recv(status, comm);
     instr_ext_messages(0, (uint64_t)n, 0, 1);
     instr_mpi_plugins_msg(INSTR_EXT_PLUGINS_RECV, status->MPI_SOURCE, comm, status->MPI_TAG,
                           (uint64_t)n, 0);
@@ -212,12 +221,24 @@ void instr_mpi_irecv(int rc, const MPI_Request *request, int source, int tag, MP
     add(*request, e);
 }
 
+void instr_mpi_cp_irecv(const MPI_Request *request, MPI_Comm comm)
+{
+    if (request && *request != MPI_REQUEST_NULL)
+        add(*request, (pending){.kind = RECV, .comm = UINT32_MAX, .mpi_comm = comm, .cp_only = 1});
+}
+
+void instr_mpi_cp_icoll_posted(const MPI_Request *request, void *state)
+{
+    add(*request, (pending){.kind = CP_COLL, .comm = UINT32_MAX, .cp_state = state});
+}
+
 void instr_mpi_forget(MPI_Request request)
 {
     if (!__atomic_load_n(&ntracked, __ATOMIC_RELAXED))
         return;
     pthread_mutex_lock(&lock);
-    take(request, NULL);
+    while (take(request, NULL))
+        ;
     pthread_mutex_unlock(&lock);
 }
 
@@ -251,18 +272,18 @@ MPI_Status *instr_mpi_statuses(instr_mpi_wait_t *w, MPI_Status *statuses)
     return w->statuses ? w->statuses : statuses;
 }
 
-static void completed(MPI_Request before, MPI_Status *status)
+/* One tracked operation of a completed request. */
+static void finish(const pending *ep, MPI_Status *status)
 {
-    pending e;
-    pthread_mutex_lock(&lock);
-    int was = take(before, &e);
-    pthread_mutex_unlock(&lock);
-    if (!was)
-        return;
+    pending e = *ep;
     int64_t n;
     switch (e.kind) {
     case RECV:
         if (status == MPI_STATUS_IGNORE || (n = received_bytes(status)) < 0)
+            return;
+        if (instr_mpi_cp)
+            instr_mpi_cp_recv(status, e.mpi_comm);
+        if (e.cp_only)
             return;
         instr_ext_messages(0, (uint64_t)n, 0, 1);
         if (e.plugin_request)
@@ -282,6 +303,24 @@ static void completed(MPI_Request before, MPI_Status *status)
         if (tracing())
             instr_mpi_trace_icoll_complete(e.op, e.comm, e.root, e.sent, e.recvd, e.id);
         break;
+    case CP_COLL:
+        instr_mpi_cp_icoll_done(e.cp_state);
+        break;
+    }
+}
+
+/* A request may be tracked twice (a traced nonblocking collective also has the critical
+ * path's reduction): every entry of it is finished. */
+static void completed(MPI_Request before, MPI_Status *status)
+{
+    pending e;
+    for (;;) {
+        pthread_mutex_lock(&lock);
+        int was = take(before, &e);
+        pthread_mutex_unlock(&lock);
+        if (!was)
+            return;
+        finish(&e, status);
     }
 }
 

@@ -12,6 +12,7 @@
 #define INSTR_MPI_WRAP_H
 
 #include "../adapters/ext.h"
+#include "../critpath/critpath.h"
 
 #include <mpi.h>
 #include <stdint.h>
@@ -154,6 +155,44 @@ void instr_mpi_coll_barrier(int rc, MPI_Comm comm, const MPI_Request *request);
 /* mpi_msg.c: a nonblocking collective's request, completed by a wait/test. */
 void instr_mpi_icoll_posted(const MPI_Request *request, int op, uint32_t comm, int root,
                             uint64_t sent, uint64_t recvd);
+
+/* ---- mpi_critpath.c: the critical path (INSTR_CRITICAL_PATH=1; docs/critical-path.md) ---- */
+/* 1 when every rank measures the critical path (agreed in MPI_Init). */
+extern int instr_mpi_cp;
+/* In every wrapper: the time inside an MPI call is not useful computation. */
+#define INSTR_MPI_CP_BEGIN() int cp_ = instr_mpi_cp && instr_ext_cp_mpi_begin()
+#define INSTR_MPI_CP_END() do { if (cp_) instr_ext_cp_mpi_end(); } while (0)
+#define INSTR_MPI_CP_COLL(rc, comm) do { if (instr_mpi_cp && (rc) == MPI_SUCCESS) instr_mpi_cp_coll(comm); } while (0)
+/* MPI_Init (after the job began) and MPI_Finalize (before it is deferred). */
+void instr_mpi_cp_init(MPI_Comm job_comm, int rank);
+void instr_mpi_cp_finalize(int rank, int size);
+/* The piggyback of a message sent to dest of comm (after the send was posted), and the
+ * receipt of the one of a message received with status on comm. */
+void instr_mpi_cp_send(int dest, int tag, MPI_Comm comm);
+void instr_mpi_cp_recv(const MPI_Status *status, MPI_Comm comm);
+/* After a blocking collective over comm: every participant keeps the longest path. */
+void instr_mpi_cp_coll(MPI_Comm comm);
+/* After a nonblocking collective was started: the same reduction, started now (so that every
+ * participant starts it in the same order) and merged when a wait/test completes the
+ * program's request (mpi_msg.c calls instr_mpi_cp_icoll_done with the state). */
+#define INSTR_MPI_CP_ICOLL(rc, comm, request) do { if (instr_mpi_cp && (rc) == MPI_SUCCESS) instr_mpi_cp_icoll(comm, request); } while (0)
+void instr_mpi_cp_icoll(MPI_Comm comm, const MPI_Request *request);
+void instr_mpi_cp_icoll_done(void *state);
+/* mpi_msg.c: remembers the state with the program's request until it completes. */
+void instr_mpi_cp_icoll_posted(const MPI_Request *request, void *state);
+/* Persistent requests (send: 1, receive: 0), remembered so that MPI_Start/MPI_Startall send
+ * a send's piggyback and let a receive's completion take its own; forgotten when freed. */
+void instr_mpi_cp_persistent(int rc, const MPI_Request *request, int send, int peer, int tag,
+                             MPI_Comm comm);
+void instr_mpi_cp_start(int rc, int count, const MPI_Request *requests);
+void instr_mpi_cp_forget(MPI_Request request);
+/* Matched probes: the communicator of a probed message, remembered until its MPI_Mrecv or
+ * MPI_Imrecv takes it (MPI_COMM_NULL when unknown or the path is off). */
+void instr_mpi_cp_mprobe(MPI_Message message, MPI_Comm comm);
+MPI_Comm instr_mpi_cp_message_comm(MPI_Message message);
+/* mpi_msg.c: a started persistent receive, completed by a wait/test like a nonblocking one
+ * (its piggyback only: persistent receives are not counted in the profile). */
+void instr_mpi_cp_irecv(const MPI_Request *request, MPI_Comm comm);
 
 #pragma GCC visibility pop
 

@@ -1,0 +1,436 @@
+/* critpath.c — the critical-path substrate: the clocks of one thread per process, and the
+ * regions that make up its useful computation (critpath.h, docs/critical-path.md).
+ *
+ * Time is charged lazily: every event (enter, exit, the begin and end of an MPI call) charges
+ * the ticks since the previous one to the innermost open region, or to "outside" when none
+ * is open, unless the thread is inside MPI. The ticks of the current segment (since the last
+ * exchange) are kept per region handle in a flat array with a list of the handles touched,
+ * so that appending the segment to the path costs what the segment touched. The arrays are
+ * reserved once for every possible handle (calloc: pages are mapped only when touched), so
+ * the event callbacks never allocate.
+ *
+ * Everything here runs on the tracked thread only (the MPI calls of other threads are not
+ * exchanges of this process yet: docs/critical-path.md). */
+#include "critpath.h"
+#include "../core/clock.h"
+#include "../core/config.h"
+#include "../core/core.h"
+#include "../core/log.h"
+#include "../core/registry.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#define MAX_HANDLES (4u << 20) /* the registry's limit (registry.c) */
+#define MAX_DEPTH 4096u        /* deeper frames are charged to the deepest one kept */
+
+static int enabled;   /* INSTR_CRITICAL_PATH */
+static int use_cpu;   /* INSTR_CRITICAL_PATH_CLOCK=cpu: the thread's CPU time, in ns */
+static int regions_k = 32;
+static int my_rank;
+static int finished; /* the path's end was taken (MPI_Finalize) */
+
+/* The tracked thread's state. */
+static struct cp_state {
+    instr_location *loc;
+    uint64_t t_last;          /* ticks of the last charge */
+    int in_mpi;               /* nesting of MPI calls */
+    int paused;               /* inside MPI_Init: time is on no clock */
+    uint32_t depth;
+    uint32_t stack[MAX_DEPTH];
+    uint64_t *seg;            /* ticks per handle in the current segment */
+    uint64_t *keys;           /* per handle: its key, 0 until computed */
+    uint32_t *touched, ntouched;
+    uint64_t seg_outside, seg_useful, seg_total; /* ticks */
+    uint64_t useful, total, mpi;                 /* ticks since the start (process scope) */
+    uint64_t syncs;
+    instr_cp_record path;     /* the path as of the last exchange, ns */
+} *cp;
+static _Thread_local int tls_tracked;
+static uint64_t mono0, tick0;
+
+static uint64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t cpu_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The path's clock now: the event clock's ticks, or the thread's CPU time. */
+static inline uint64_t cp_now(void) { return use_cpu ? cpu_ns() : instr_clock_now(); }
+
+/* CLOCK_MONOTONIC and the tick counter at one instant: the monotonic read bracketed by two
+ * counter reads, the tightest of a few tries, so that the process being preempted between
+ * two reads (4 ranks on 2 loaded cores: milliseconds) does not skew the pair. */
+static void clock_pair(uint64_t *m, uint64_t *t)
+{
+    uint64_t best = UINT64_MAX;
+    for (int i = 0; i < 5; i++) {
+        uint64_t a = instr_clock_now(), mm = mono_ns(), b = instr_clock_now();
+        if (b - a < best) {
+            best = b - a;
+            *m = mm;
+            *t = a + (b - a) / 2;
+        }
+    }
+}
+
+/* Nanoseconds per tick, measured from the start to now (the core calibrates only at the end;
+ * the path needs nanoseconds while it runs, to add up times of other processes). */
+static double ns_per_tick(void)
+{
+    if (use_cpu || !instr_clock_use_tsc)
+        return 1.0;
+    uint64_t m, t;
+    clock_pair(&m, &t);
+    if (t <= tick0 || m <= mono0)
+        return 1.0;
+    return (double)(m - mono0) / (double)(t - tick0);
+}
+
+static int wanted(void)
+{
+    const char *v = instr_env("INSTR_CRITICAL_PATH");
+    enabled = 0;
+    if (v && instr_parse_bool(v, &enabled) != 0) {
+        instr_warn("INSTR_CRITICAL_PATH=%s is not a boolean (1/0, yes/no, on/off): using 0", v);
+        enabled = 0;
+    }
+    const char *k = instr_env("INSTR_CRITICAL_PATH_REGIONS");
+    if (enabled && k) {
+        char *end;
+        long n = strtol(k, &end, 10);
+        if (end == k || *end || n < 1 || n > INSTR_CP_MAX_REGIONS)
+            instr_warn("INSTR_CRITICAL_PATH_REGIONS=%s is not an integer from 1 to %d: using 32",
+                       k, INSTR_CP_MAX_REGIONS);
+        else
+            regions_k = (int)n;
+    }
+    const char *c = instr_env("INSTR_CRITICAL_PATH_CLOCK");
+    use_cpu = 0;
+    if (enabled && c) {
+        if (strcasecmp(c, "cpu") == 0)
+            use_cpu = 1;
+        else if (strcasecmp(c, "wall") != 0)
+            instr_warn("INSTR_CRITICAL_PATH_CLOCK=%s is neither wall nor cpu: using wall", c);
+    }
+    return enabled;
+}
+
+static int init(void)
+{
+    cp = calloc(1, sizeof *cp);
+    if (cp) {
+        cp->seg = calloc(MAX_HANDLES, sizeof *cp->seg);
+        cp->keys = calloc(MAX_HANDLES, sizeof *cp->keys);
+        cp->touched = calloc(MAX_HANDLES, sizeof *cp->touched);
+    }
+    if (!cp || !cp->seg || !cp->keys || !cp->touched) {
+        instr_warn("INSTR_CRITICAL_PATH=1: out of memory for the critical path; it is not "
+                   "measured");
+        if (cp) {
+            free(cp->seg);
+            free(cp->keys);
+            free(cp->touched);
+        }
+        free(cp);
+        cp = NULL;
+        return -1;
+    }
+    clock_pair(&mono0, &tick0);
+    return 0;
+}
+
+/* Charges the ticks since the last event. */
+static inline void charge(struct cp_state *s, uint64_t t)
+{
+    uint64_t dt = t > s->t_last ? t - s->t_last : 0;
+    s->t_last = t;
+    if (s->paused)
+        return;
+    s->seg_total += dt;
+    if (s->in_mpi)
+        return;
+    s->seg_useful += dt;
+    if (!s->depth) {
+        s->seg_outside += dt;
+        return;
+    }
+    uint32_t h = s->stack[(s->depth > MAX_DEPTH ? MAX_DEPTH : s->depth) - 1];
+    if (h >= MAX_HANDLES) {
+        s->seg_outside += dt;
+        return;
+    }
+    if (!s->seg[h])
+        s->touched[s->ntouched++] = h;
+    s->seg[h] += dt | !dt; /* a touched handle never reads as untouched */
+}
+
+static void *location_begin(instr_location *loc)
+{
+    if (!cp || __atomic_load_n(&cp->loc, __ATOMIC_ACQUIRE))
+        return NULL;
+    instr_location *none = NULL;
+    if (!__atomic_compare_exchange_n(&cp->loc, &none, loc, 0, __ATOMIC_ACQ_REL,
+                                     __ATOMIC_ACQUIRE))
+        return NULL;
+    tls_tracked = 1;
+    /* The path starts with the thread's first event: the runtime's own start-up before it is
+     * not the program's computation. */
+    cp->t_last = cp_now();
+    return cp;
+}
+
+static void cp_enter(void *data, uint32_t region, uint64_t t)
+{
+    struct cp_state *s = data;
+    if (!s)
+        return;
+    charge(s, use_cpu ? cpu_ns() : t);
+    if (s->depth < MAX_DEPTH)
+        s->stack[s->depth] = region;
+    s->depth++;
+}
+
+static void cp_exit(void *data, uint32_t region, uint64_t t)
+{
+    (void)region;
+    struct cp_state *s = data;
+    if (!s)
+        return;
+    charge(s, use_cpu ? cpu_ns() : t);
+    if (s->depth)
+        s->depth--;
+}
+
+/* FNV-1a over the name, a NUL and the file: one region is one key on every process. */
+static uint64_t key_of(uint32_t h)
+{
+    const instr_region_info *r = instr_registry_get(h);
+    uint64_t k = 0xcbf29ce484222325ull;
+    const char *parts[2] = {r && r->name ? r->name : "?", r && r->file ? r->file : ""};
+    for (int p = 0; p < 2; p++) {
+        for (const unsigned char *c = (const unsigned char *)parts[p]; *c; c++)
+            k = (k ^ *c) * 0x100000001b3ull;
+        k = (k ^ 0) * 0x100000001b3ull;
+    }
+    return k ? k : 1;
+}
+
+/* Adds ns of region key on rank to the path, keeping at most K entries (one per region and
+ * rank): one that does not fit displaces the smallest entry when it is larger (which then
+ * counts as other). */
+static void path_add(instr_cp_record *p, uint64_t key, uint64_t ns, int rank)
+{
+    for (uint32_t i = 0; i < p->n; i++)
+        if (p->e[i].key == key && p->e[i].rank == rank) {
+            p->e[i].ns += ns;
+            return;
+        }
+    instr_cp_entry e = {.key = key, .ns = ns, .rank = rank};
+    if (p->n < (uint32_t)regions_k) {
+        p->e[p->n++] = e;
+        return;
+    }
+    uint32_t min = 0;
+    for (uint32_t i = 1; i < p->n; i++)
+        if (p->e[i].ns < p->e[min].ns)
+            min = i;
+    if (p->e[min].ns < ns) {
+        p->other_ns += p->e[min].ns;
+        p->e[min] = e;
+    } else {
+        p->other_ns += ns;
+    }
+}
+
+/* Appends the current segment to the path (at time t). */
+static void close_segment(struct cp_state *s, uint64_t t)
+{
+    charge(s, t);
+    double f = ns_per_tick();
+    for (uint32_t i = 0; i < s->ntouched; i++) {
+        uint32_t h = s->touched[i];
+        if (!s->keys[h])
+            s->keys[h] = key_of(h);
+        path_add(&s->path, s->keys[h], (uint64_t)((double)s->seg[h] * f), my_rank);
+        s->seg[h] = 0;
+    }
+    s->ntouched = 0;
+    s->path.outside_ns += (uint64_t)((double)s->seg_outside * f);
+    s->path.useful_ns += (uint64_t)((double)s->seg_useful * f);
+    s->path.total_ns += (uint64_t)((double)s->seg_total * f);
+    s->useful += s->seg_useful;
+    s->total += s->seg_total;
+    s->seg_outside = s->seg_useful = s->seg_total = 0;
+}
+
+INSTR_EXT_EXPORT int instr_ext_cp_on(void)
+{
+    return enabled && cp && instr_substrate_slot(&instr_critpath_substrate) >= 0;
+}
+
+INSTR_EXT_EXPORT void instr_ext_cp_set_rank(int rank) { my_rank = rank; }
+
+INSTR_EXT_EXPORT int instr_ext_cp_mpi_begin(void)
+{
+    if (!cp)
+        return 0;
+    if (!tls_tracked && !cp->loc)
+        instr_core_location_self(); /* the first location is the tracked one */
+    if (!tls_tracked)
+        return 0;
+    if (cp->in_mpi == 0) {
+        uint64_t t = cp_now();
+        charge(cp, t); /* the computation up to here was useful */
+        cp->mpi -= t;  /* + the end's time: ticks inside */
+    }
+    cp->in_mpi++;
+    return 1;
+}
+
+INSTR_EXT_EXPORT void instr_ext_cp_mpi_end(void)
+{
+    if (!cp || !tls_tracked || !cp->in_mpi)
+        return;
+    uint64_t t = cp_now();
+    if (cp->in_mpi == 1) {
+        charge(cp, t);
+        cp->mpi += t;
+    }
+    cp->in_mpi--;
+}
+
+INSTR_EXT_EXPORT void instr_ext_cp_pause(int on)
+{
+    if (!cp || !tls_tracked || cp->paused == !!on)
+        return;
+    uint64_t t = cp_now();
+    charge(cp, t);
+    if (cp->in_mpi) /* the MPI interval ends (on) or begins again (off) here */
+        cp->mpi += on ? t : (uint64_t)0 - t;
+    cp->paused = !!on;
+}
+
+INSTR_EXT_EXPORT size_t instr_ext_cp_snapshot(instr_cp_record *out)
+{
+    if (!cp || !tls_tracked) {
+        memset(out, 0, offsetof(instr_cp_record, e));
+        return INSTR_CP_RECORD_BYTES(0);
+    }
+    close_segment(cp, cp_now());
+    memcpy(out, &cp->path, INSTR_CP_RECORD_BYTES(cp->path.n));
+    return INSTR_CP_RECORD_BYTES(cp->path.n);
+}
+
+INSTR_EXT_EXPORT void instr_ext_cp_max(instr_cp_record *into, const instr_cp_record *other)
+{
+    uint64_t total = into->total_ns > other->total_ns ? into->total_ns : other->total_ns;
+    if (other->useful_ns > into->useful_ns)
+        memcpy(into, other, INSTR_CP_RECORD_BYTES(other->n > INSTR_CP_MAX_REGIONS
+                                                       ? INSTR_CP_MAX_REGIONS
+                                                       : other->n));
+    into->total_ns = total;
+}
+
+INSTR_EXT_EXPORT void instr_ext_cp_merge(const instr_cp_record *in, size_t len)
+{
+    if (!cp || !tls_tracked || len < INSTR_CP_RECORD_BYTES(0) || in->n > INSTR_CP_MAX_REGIONS ||
+        len < INSTR_CP_RECORD_BYTES(in->n))
+        return;
+    close_segment(cp, cp_now());
+    instr_ext_cp_max(&cp->path, in);
+    cp->syncs++;
+}
+
+INSTR_EXT_EXPORT void instr_ext_cp_process(instr_cp_process *out)
+{
+    memset(out, 0, sizeof *out);
+    finished = 1;
+    if (!cp || !tls_tracked)
+        return;
+    close_segment(cp, cp_now());
+    double f = ns_per_tick();
+    uint64_t mpi = cp->mpi;
+    if (cp->in_mpi) /* inside MPI_Finalize: count it up to now */
+        mpi += cp_now();
+    out->useful_ns = (uint64_t)((double)cp->useful * f);
+    out->total_ns = (uint64_t)((double)cp->total * f);
+    out->mpi_ns = (uint64_t)((double)mpi * f);
+    out->syncs = cp->syncs;
+}
+
+INSTR_EXT_EXPORT char *instr_ext_cp_names(const instr_cp_record *path, size_t *len)
+{
+    *len = 0;
+    if (!cp)
+        return NULL;
+    size_t cap = 0, n = 0;
+    char *buf = NULL;
+    uint32_t count = instr_registry_count();
+    for (uint32_t i = 0; i < path->n && i < INSTR_CP_MAX_REGIONS; i++) {
+        if (path->e[i].rank != my_rank)
+            continue;
+        for (uint32_t h = 1; h <= count && h < MAX_HANDLES; h++) {
+            if ((cp->keys[h] ? cp->keys[h] : key_of(h)) != path->e[i].key)
+                continue;
+            const instr_region_info *r = instr_registry_get(h);
+            const char *name = r && r->name ? r->name : "?", *file = r && r->file ? r->file : "";
+            size_t need = 17 + strlen(name) + 1 + strlen(file) + 2;
+            if (n + need + 1 > cap) {
+                size_t ncap = (cap + need + 1) * 2;
+                char *g = realloc(buf, ncap);
+                if (!g)
+                    break;
+                buf = g;
+                cap = ncap;
+            }
+            n += (size_t)snprintf(buf + n, cap - n, "%016llx %s\t%s\n",
+                                  (unsigned long long)path->e[i].key, name, file);
+            break;
+        }
+    }
+    *len = n;
+    return buf;
+}
+
+INSTR_EXT_EXPORT int instr_ext_cp_write(const char *jobdir, int nranks,
+                                        const instr_cp_process *procs,
+                                        const instr_cp_record *path, const char *names,
+                                        size_t names_len)
+{
+    return instr_cp_write_json(jobdir, nranks, procs, path, names, names_len, regions_k);
+}
+
+/* At the end of the process: a program that is no MPI job (or ended before MPI_Finalize)
+ * has no path to write; it says so rather than leaving the user to wonder. */
+static int write(const instr_run *run, char *files, size_t size)
+{
+    (void)run;
+    (void)files;
+    (void)size;
+    if (!finished)
+        instr_warn("INSTR_CRITICAL_PATH=1: no critical path from this process: it did not "
+                   "reach MPI_Finalize through libinstr-rt-mpi with the path measured on every "
+                   "rank (docs/critical-path.md)");
+    return 0;
+}
+
+const instr_substrate instr_critpath_substrate = {
+    .name = "critical-path",
+    .wanted = wanted,
+    .init = init,
+    .location_begin = location_begin,
+    .enter = cp_enter,
+    .exit = cp_exit,
+    .write = write,
+};

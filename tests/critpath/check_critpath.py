@@ -1,0 +1,374 @@
+#!/usr/bin/env python3
+"""check_critpath.py — the on-the-fly critical path of an MPI job (INSTR_CRITICAL_PATH=1,
+docs/critical-path.md) against the critical path known by construction.
+
+  check_critpath.py CASE --source DIR --workdir DIR --instr BIN --mpicc BIN --mpirun BIN
+                         [--np N]
+
+Each program (progs/) is compiled with `instr mpicc`, run under mpirun with 4 ranks on this
+(shared, oversubscribed) machine, and prints the durations of its own compute phases in CPU
+time (CLOCK_THREAD_CPUTIME_ID), which the path measures too (INSTR_CRITICAL_PATH_CLOCK=cpu):
+the expected path is computed from those phases with the program's dependency structure;
+the measured path must agree within 2 %, and each region's contribution within 2 % of it.
+
+Cases:
+  barrier    imbalanced compute-then-barrier loop: per iteration the slowest rank's phase
+  ibarrier   the same with MPI_Ibarrier + MPI_Wait, the slow rank changing every iteration
+  chain      message chain (ANY_SOURCE, Irecv+Wait, Ssend on a duplicated communicator)
+             where one rank's own work is longer than the chain before it
+  mixed      MPI_Sendrecv ring, persistent send and receive (restarted), MPI_Allreduce and
+             MPI_Bcast over a split communicator, with one slow rank
+  traced_collectives  tests/mpi's collectives program with the trace on as well
+  oracle     barrier and chain (plain receives) with INSTR_ENABLE_TRACING=1: the path and
+             each region against tests/lib/critpath_oracle.py's replay of the trace
+  oracle_jacobi  a small Jacobi mini-app (unequal blocks, halo exchange, MPI_Allreduce)
+             against the trace's replay, and its output unchanged by the path
+  regions_k  INSTR_CRITICAL_PATH_REGIONS=1: one region named, the rest is other_s
+  off        without INSTR_CRITICAL_PATH: no critical-path.json, same program output
+"""
+import argparse
+import collections
+import json
+import os
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from cases import Fail, expect, fresh_dir, run_case, clean_env  # noqa: E402
+import critpath_oracle as O  # noqa: E402
+
+A = None
+TOL = 0.02
+MPIRUN_FLAGS = ["--oversubscribe", "--allow-run-as-root", "--bind-to", "none"]
+WORK = 60000000  # spin iterations per work unit: ~0.06 s of CPU time
+# The programs measure their phases in CPU time, and so does the path with this: waiting for
+# a core (4 ranks on 2 cores, other builds) is in neither. The oracle cases compare wall time
+# with the trace of the same run instead.
+CPU = {"INSTR_CRITICAL_PATH": "1", "INSTR_CRITICAL_PATH_CLOCK": "cpu"}
+
+
+def build(prog):
+    os.makedirs(os.path.join(A.workdir, "bin"), exist_ok=True)
+    exe = os.path.join(A.workdir, "bin", os.path.basename(prog))
+    src = os.path.join(A.source, "progs", prog + ".c")
+    p = subprocess.run([A.instr, A.mpicc, "-O1", src, "-o", exe], capture_output=True,
+                       text=True, env=clean_env(), timeout=300)
+    expect(p.returncode == 0, "instr %s %s failed:\n%s%s" % (A.mpicc, src, p.stdout, p.stderr))
+    return exe
+
+
+def run(prog, extra_env, name, args=()):
+    exe = build(prog)
+    exp = os.path.join(A.workdir, name)
+    env = clean_env(dict(extra_env, INSTR_EXPERIMENT_DIRECTORY=exp, OMPI_MCA_btl="self,vader"))
+    cmd = [A.mpirun] + MPIRUN_FLAGS + ["-np", str(A.np), exe, str(WORK)] + list(args)
+    print("$ " + " ".join(cmd), flush=True)
+    p = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=A.workdir,
+                       timeout=240)
+    expect(p.returncode == 0, "%s exited with %d:\n%s%s" % (prog, p.returncode, p.stdout,
+                                                             p.stderr))
+    sys.stdout.write(p.stderr)
+    return exp, p
+
+
+def load(exp):
+    path = os.path.join(exp, "critical-path.json")
+    expect(os.path.isfile(path), "%s was not written" % path)
+    with open(path) as f:
+        return json.load(f)
+
+
+def near(got, want, what, tol=TOL, of=None):
+    """got within tol of want, relative to want (or to `of`: a small part of a path is
+    checked against the path's length, since the tool's own cost inside it does not shrink
+    with it)."""
+    base = want if of is None else of
+    expect(abs(got - want) <= tol * base,
+           "%s: %.6f s measured, %.6f s by construction (%.2f %% of %.6f s off, at most "
+           "%.0f %%)" % (what, got, want, 100.0 * abs(got - want) / base if base else 0, base,
+                         100 * tol))
+
+
+def check_common(cp):
+    """The schema of docs/critical-path.md and the POP metrics computed by hand from it."""
+    for k in ("format", "version", "ranks", "regions_k", "application", "processes", "pop",
+              "regions", "other_s", "outside_regions_s"):
+        expect(k in cp, "critical-path.json has no %s" % k)
+    expect(cp["format"] == "instr-critical-path" and cp["version"] == 1,
+           "format %r version %r" % (cp["format"], cp["version"]))
+    expect(cp["ranks"] == A.np and [p["rank"] for p in cp["processes"]] == list(range(A.np)),
+           "ranks %r, processes %r" % (cp["ranks"], cp["processes"]))
+    useful = [p["useful_s"] for p in cp["processes"]]
+    T, cpu = cp["application"]["total_s"], cp["application"]["useful_s"]
+    avg, mx = sum(useful) / len(useful), max(useful)
+    want = {"load_balance": avg / mx, "serialisation_efficiency": mx / cpu,
+            "transfer_efficiency": cpu / T, "communication_efficiency": mx / T,
+            "parallel_efficiency": avg / T}
+    for k, v in want.items():
+        expect(abs(cp["pop"][k] - v) < 1e-5, "pop.%s is %r, by hand %r" % (k, cp["pop"][k], v))
+    pe = cp["pop"]
+    expect(abs(pe["load_balance"] * pe["communication_efficiency"] - pe["parallel_efficiency"])
+           < 1e-5 and abs(pe["serialisation_efficiency"] * pe["transfer_efficiency"] -
+                          pe["communication_efficiency"]) < 1e-5,
+           "pop factors do not multiply: %r" % pe)
+    # No process computes longer than the critical path, and the path of useful
+    # computation is at most the path with MPI.
+    expect(mx <= cpu * (1 + 1e-6) and cpu <= T, "max useful %.6f, path %.6f, total %.6f"
+           % (mx, cpu, T))
+    parts = sum(r["time_s"] for r in cp["regions"]) + cp["other_s"] + cp["outside_regions_s"]
+    near(parts, cpu, "regions + other + outside against the useful path", 0.001)
+    tot = totals(cp)
+    for name in {r["name"] for r in cp["regions"]}:
+        near(tot.get(name, 0.0), sum(r["time_s"] for r in cp["regions"] if r["name"] == name),
+             "region_totals of %s against its entries" % name, 0.001)
+
+
+def totals(cp):
+    """{region name: time on the path} from region_totals."""
+    return {r["name"]: r["time_s"] for r in cp["region_totals"]}
+
+
+def pairs(cp):
+    """{(region name, rank): time on the path} from regions."""
+    return {(r["name"], r["rank"]): r["time_s"] for r in cp["regions"]}
+
+
+def check_regions(cp, want, by_rank=()):
+    """Each expected region (want: name -> time) within 2 % of the path's length (the hooks'
+    own cost is charged to the caller: under a sanitizer that is a few ms), every other
+    region below 2 % of it; for the regions named in by_rank, the same per rank
+    (want: (name, rank) -> time, too)."""
+    got = totals(cp)
+    cpu = cp["application"]["useful_s"]
+    for name, t in want.items():
+        if isinstance(name, tuple):
+            continue
+        expect(name in got, "region %s is not on the path: %r" % (name, cp["regions"]))
+        near(got[name], t, "region %s on the path" % name, of=cpu)
+    for name, t in got.items():
+        if name not in want:
+            expect(t < TOL * cpu, "region %s has %.6f s on the path, expected none" % (name, t))
+    have = pairs(cp)
+    for (name, rank) in set(k for k in have if k[0] in by_rank) | \
+            set(k for k in want if isinstance(k, tuple)):
+        near(have.get((name, rank), 0.0), want.get((name, rank), 0.0),
+             "region %s on rank %d on the path" % (name, rank), of=cpu)
+
+
+def phases(stdout):
+    return [l.split() for l in stdout.splitlines() if l.startswith("phase ")]
+
+
+def check_barrier(nonblocking):
+    exp, p = run("barrier_loop", CPU,
+                 "ibarrier" if nonblocking else "barrier", ["ibarrier"] if nonblocking else [])
+    cp = load(exp)
+    check_common(cp)
+    ph = {}
+    for _, r, it, bal, imb in phases(p.stdout):
+        ph[(int(r), int(it))] = (float(bal), float(imb))
+    iters = sorted({it for _, it in ph})
+    expect(len(ph) == A.np * len(iters) and iters, "phases printed: %r" % ph)
+    path, want = 0.0, collections.defaultdict(float)
+    for it in iters:
+        r = max(range(A.np), key=lambda r: sum(ph[(r, it)]))
+        path += sum(ph[(r, it)])
+        want["balanced_work"] += ph[(r, it)][0]
+        want["imbalance_work"] += ph[(r, it)][1]
+        want[("imbalance_work", r)] += ph[(r, it)][1]
+    near(cp["application"]["useful_s"], path, "useful critical path")
+    # imbalance_work runs on the slow rank only: on the path it is on that rank, iteration
+    # by iteration (balanced_work runs everywhere: which rank of equals is slowest is chance).
+    check_regions(cp, want, by_rank=("imbalance_work",))
+    # Per rank, the useful computation is its phases; load balance follows.
+    per = [sum(sum(ph[(r, it)]) for it in iters) for r in range(A.np)]
+    for r in range(A.np):
+        near(cp["processes"][r]["useful_s"], per[r], "rank %d useful computation" % r,
+             of=path)
+    near(cp["pop"]["load_balance"], (sum(per) / len(per)) / max(per), "load balance")
+    # Serialisation: the slowest rank overall against the slowest rank of each iteration (1
+    # when one rank is the slowest every time; contention on a shared machine may vary it).
+    near(cp["pop"]["serialisation_efficiency"], max(per) / path, "serialisation efficiency")
+    if nonblocking:
+        # A path that missed the barriers would be one rank's phases only.
+        expect(path > 1.1 * max(per), "construction: the iterations' slowest phases (%.6f s) "
+               "are not clearly longer than one rank's (%.6f s)" % (path, max(per)))
+
+
+def case_barrier():
+    check_barrier(False)
+
+
+def case_ibarrier():
+    check_barrier(True)
+
+
+def case_chain():
+    exp, p = run("chain", CPU, "chain")
+    cp = load(exp)
+    check_common(cp)
+    ph = {int(r): (float(loc), float(st)) for _, r, loc, st, _, _ in phases(p.stdout)}
+    expect(sorted(ph) == list(range(A.np)), "phases printed: %r" % ph)
+    path, regs = ph[0][1], {"stage_work": ph[0][1], ("stage_work", 0): ph[0][1]}
+    for r in range(1, A.np):
+        local, stage = ph[r]
+        if local > path:
+            # The construction must decide clearly, else 2 % cannot tell the paths apart.
+            expect(r == 2 and local > 1.1 * path,
+                   "rank %d: own work %.6f s against the chain's %.6f s: the construction "
+                   "(rank 2's own work much longer) did not hold on this machine"
+                   % (r, local, path))
+            path, regs = local, {"local_work": local, ("local_work", r): local}
+        else:
+            expect(r != 2, "rank 2: own work %.6f s is not longer than the chain's %.6f s"
+                   % (local, path))
+        path += stage
+        regs["stage_work"] = regs.get("stage_work", 0.0) + stage
+        regs[("stage_work", r)] = stage
+    near(cp["application"]["useful_s"], path, "useful critical path")
+    check_regions(cp, regs, by_rank=("local_work", "stage_work"))
+    for r in range(A.np):
+        near(cp["processes"][r]["useful_s"], sum(ph[r]), "rank %d useful computation" % r,
+             of=path)
+        expect(cp["processes"][r]["syncs"] >= (2 if r == 0 else 3),
+               "rank %d exchanged %d clocks (MPI_Init, receive, MPI_Finalize)"
+               % (r, cp["processes"][r]["syncs"]))
+
+
+def case_mixed():
+    exp, p = run("mixed", CPU, "mixed")
+    cp = load(exp)
+    check_common(cp)
+    ph = {int(r): (float(a), float(b)) for _, r, a, b, _, _ in phases(p.stdout)}
+    n = A.np
+    expect(sorted(ph) == list(range(n)), "phases printed: %r" % ph)
+
+    def longer(x, y):
+        return x if x[0] >= y[0] else y
+
+    def plus(x, t, region, rank):
+        regs = dict(x[1])
+        regs[region] = regs.get(region, 0.0) + t
+        regs[(region, rank)] = regs.get((region, rank), 0.0) + t
+        return (x[0] + t, regs)
+
+    # (length, {region or (region, rank): time}) per rank, following the program.
+    own = [plus((0.0, {}), ph[r][0], "slow_work" if r == 1 else "own_work", r)
+           for r in range(n)]
+    ring = [longer(own[r], own[(r - 1) % n]) for r in range(n)]
+    b = [plus(ring[r], ph[r][1], "own_work", r) for r in range(n)]
+    b[0] = longer(b[0], b[n - 1])  # the persistent message from the last rank
+    for group in (range(0, n, 2), range(1, n, 2)):
+        best = (0.0, {})
+        for r in group:
+            best = longer(best, b[r])
+        for r in group:
+            b[r] = best
+    final = (0.0, {})
+    for r in range(n):
+        final = longer(final, b[r])
+    near(cp["application"]["useful_s"], final[0], "useful critical path")
+    check_regions(cp, final[1], by_rank=("slow_work", "own_work"))
+    sums = sorted(int(l[-1]) for l in phases(p.stdout))
+    expect(sums == sorted(len(range(r % 2, n, 2)) for r in range(n)), "sums %r" % sums)
+
+
+def case_traced_collectives():
+    """tests/mpi's collectives program (every blocking collective, MPI_Ibcast and
+    MPI_Iallreduce, split and created communicators) with the trace on too: the same output
+    as without the path, a complete trace, a path whose parts add up."""
+    prog = os.path.join("..", "..", "mpi", "progs", "collectives")
+    exp0, p0 = run(prog, {"INSTR_ENABLE_TRACING": "1"}, "traced_off")
+    exp, p = run(prog, {"INSTR_ENABLE_TRACING": "1", "INSTR_CRITICAL_PATH": "1"}, "traced_on")
+    expect(p.stdout == p0.stdout, "output differs with the path on:\n%s\n---\n%s"
+           % (p0.stdout, p.stdout))
+    for f in ("traces.otf2", "traces.def", "profile.json"):
+        expect(os.path.exists(os.path.join(exp, f)), "%s missing in %s" % (f, exp))
+    cp = load(exp)
+    check_common(cp)
+    # MPI_Init, 3 rounds of 10 blocking and 2 nonblocking collectives on MPI_COMM_WORLD (and
+    # more on the split and created communicators), MPI_Finalize.
+    for pr in cp["processes"]:
+        expect(pr["syncs"] >= 2 + 3 * 12, "rank %d merged only %d paths" % (pr["rank"],
+                                                                           pr["syncs"]))
+
+
+def against_oracle(prog, args, name):
+    """The on-the-fly path against the one replayed from the OTF2 trace of the same run."""
+    exp, p = run(prog, {"INSTR_CRITICAL_PATH": "1", "INSTR_ENABLE_TRACING": "1"}, name, args)
+    cp = load(exp)
+    check_common(cp)
+    o = O.compute(exp)
+    expect(o["ranks"] == A.np, "the trace has %d locations" % o["ranks"])
+    cpu = o["useful_s"]
+    near(cp["application"]["useful_s"], cpu, "%s: useful critical path against the trace" % prog)
+    got, have = totals(cp), pairs(cp)
+    for region, t in o["regions"].items():
+        if region and t >= TOL * cpu:
+            expect(region in got, "%s: region %s (%.6f s on the trace's path) is missing: %r"
+                   % (prog, region, t, cp["regions"]))
+    for region in set(got) | set(r for r in o["regions"] if r):
+        near(got.get(region, 0.0), o["regions"].get(region, 0.0),
+             "%s: region %s against the trace" % (prog, region), of=cpu)
+    for key in set(have) | set(k for k in o["pairs"] if k[0]):
+        near(have.get(key, 0.0), o["pairs"].get(key, 0.0),
+             "%s: region %s on rank %d against the trace" % (prog, key[0], key[1]), of=cpu)
+    return cp, p
+
+
+def case_oracle():
+    against_oracle("barrier_loop", [], "oracle_barrier")
+    against_oracle("chain", ["recv"], "oracle_chain")
+
+
+def case_oracle_jacobi():
+    """A small MPI mini-app (Jacobi iterations, unequal row blocks, halo exchange with
+    MPI_Irecv/MPI_Isend/MPI_Waitall, MPI_Allreduce) against the trace's replay; its output
+    is the same without the path."""
+    cp, p = against_oracle("jacobi", [], "oracle_jacobi")
+    _, plain = run("jacobi", {}, "jacobi_off")
+    expect(p.stdout == plain.stdout and "iteration 200 residual" in p.stdout,
+           "output differs with the path on:\n%s\n---\n%s" % (plain.stdout, p.stdout))
+    # The slowest rank (the largest block) is the one mostly on the path.
+    expect((cp["regions"][0]["name"], cp["regions"][0]["rank"]) == ("sweep", A.np - 1),
+           "sweep on rank %d is not first on the path: %r" % (A.np - 1, cp["regions"]))
+
+
+def case_regions_k():
+    exp, _ = run("barrier_loop", dict(CPU, INSTR_CRITICAL_PATH_REGIONS="1"), "regions_k")
+    cp = load(exp)
+    check_common(cp)
+    expect(cp["regions_k"] == 1 and len(cp["regions"]) == 1,
+           "regions_k %r, regions %r" % (cp["regions_k"], cp["regions"]))
+    # On the slow rank balanced_work and imbalance_work take the same CPU time: one of them
+    # stays named, the other is other.
+    r = cp["regions"][0]
+    expect(r["name"] in ("balanced_work", "imbalance_work") and r["rank"] == A.np - 1,
+           "regions %r" % cp["regions"])
+    expect(cp["other_s"] > 0.3 * cp["application"]["useful_s"], "other_s %r" % cp["other_s"])
+
+
+def case_off():
+    exp, p = run("chain", {}, "off")
+    expect(not os.path.exists(os.path.join(exp, "critical-path.json")),
+           "critical-path.json written without INSTR_CRITICAL_PATH")
+    expect(os.path.isfile(os.path.join(exp, "profile.json")), "no job profile in %s" % exp)
+    expect("critical path" not in p.stderr, "critical-path summary without INSTR_CRITICAL_PATH")
+    tokens = sorted(l[-1] for l in phases(p.stdout))
+    expect(tokens == [str(r + 1) for r in range(A.np)], "tokens %r" % tokens)
+
+
+def main():
+    global A
+    ap = argparse.ArgumentParser()
+    ap.add_argument("case")
+    for a in ("source", "workdir", "instr", "mpicc", "mpirun"):
+        ap.add_argument("--" + a, required=True)
+    ap.add_argument("--np", type=int, default=4)
+    A = ap.parse_args()
+    fresh_dir(A.workdir)
+    return run_case(globals(), A.case, (subprocess.TimeoutExpired,))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,183 @@
+"""critpath_oracle.py — the critical path of an MPI job computed post mortem from its OTF2
+trace, to check the on-the-fly result of INSTR_CRITICAL_PATH=1 (docs/critical-path.md).
+
+    import critpath_oracle as O
+    o = O.compute("<experiment dir>")
+    # {"useful_s": s, "regions": {name: s}, "pairs": {(name, rank): s}, "ranks": n}
+
+A replay of every location's events in order, independent of the runtime's code: the time
+between two events of a location is useful computation unless an MPI region is open, and is
+charged to the innermost open non-MPI region ("" when none) on the location's rank. Each location carries its path
+(length and time per region); a receive (MPI_RECV, MPI_IRECV) takes the longer of its own and
+the one its send (MPI_SEND, MPI_ISEND: same sender, receiver, communicator and tag, in order)
+had; the k-th blocking collective of a communicator (MPI_COLLECTIVE_BEGIN/END) gives every
+member the longest of the members' paths at their begins; leaving MPI_Init and the end of
+the trace (MPI_Finalize) give every location the longest of all. A location that waits for a
+send or a collective not replayed yet is resumed later. Nonblocking collectives, one-sided
+communication and receives the trace does not record (persistent, matched) are not
+replayed: use it on programs without them. Python 3 standard library only.
+"""
+import collections
+import os
+import re
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import otf2check as T  # noqa: E402
+
+_EVENT = re.compile(r"^([A-Z_]+)\s+(\d+)\s+(\d+)\s*(.*)$")
+_FIELD = re.compile(r'(\w+): (?:(\d+) \("[^"]*" <(\d+)>\)|"[^"]*" <(\d+)>|(\w+))')
+_GROUP = re.compile(r"^GROUP\s+(\d+)\s+Name: .*?, Type: (\w+), .*?, (\d+) Members")
+_COMM = re.compile(r'^COMM\s+(\d+)\s+Name: "([^"]*)" <\d+>, Group: "[^"]*" <(\d+)>')
+_LGROUP = re.compile(r'^LOCATION_GROUP\s+(\d+)\s+Name: "MPI Rank (\d+)" <\d+>')
+
+
+class OracleError(Exception):
+    pass
+
+
+def _fields(rest):
+    out = {}
+    for m in _FIELD.finditer(rest):
+        if m.group(3) is not None:
+            out[m.group(1)] = int(m.group(3))
+        elif m.group(4) is not None:
+            out[m.group(1)] = int(m.group(4))
+        else:
+            v = m.group(5)
+            out[m.group(1)] = int(v) if v.isdigit() else v
+    return out
+
+
+def _print(anchor, *opts):
+    p = subprocess.run([T.OTF2_PRINT, *opts, anchor], capture_output=True)
+    if p.returncode != 0:
+        raise OracleError("otf2-print %s failed: %s" % (" ".join(opts), p.stderr[:2000]))
+    return p.stdout.decode(errors="replace").splitlines()
+
+
+def _longer(a, b):
+    return a if a[0] >= b[0] else b
+
+
+def compute(exp):
+    tr = T.load(exp)  # definitions (regions, clock); raises when the archive is broken
+    anchor = T.anchor(exp)
+    hz = tr.clock[0]
+    members = {}
+    groups = {}
+    rank_of_group = {}
+    for line in _print(anchor, "-G"):
+        m = _LGROUP.match(line)
+        if m:
+            rank_of_group[int(m.group(1))] = int(m.group(2))
+        m = _GROUP.match(line)
+        if m:
+            groups[int(m.group(1))] = int(m.group(3))
+        m = _COMM.match(line)
+        if m:
+            members[int(m.group(1))] = int(m.group(3))
+    members = {c: groups.get(g, 0) for c, g in members.items()}
+    events = collections.defaultdict(list)
+    for line in _print(anchor):
+        m = _EVENT.match(line)
+        if not m or m.group(1) in ("BUFFER_FLUSH",):
+            continue
+        typ, loc, ts, rest = m.group(1), int(m.group(2)), int(m.group(3)), m.group(4)
+        if typ in ("ENTER", "LEAVE"):
+            ref = int(re.search(r"<(\d+)>$", rest).group(1))
+            events[loc].append((typ, ts, ref))
+        elif typ.startswith("MPI_") or typ.startswith("NON_BLOCKING"):
+            events[loc].append((typ, ts, _fields(rest)))
+    locs = sorted(events)
+    st = {l: {"i": 0, "t": None, "mpi": 0, "stack": [], "path": (0.0, {}), "coll": {},
+              "begin": None, "wait": None,
+              "rank": rank_of_group.get(tr.locations.get(l, {}).get("group"), -1)}
+          for l in locs}
+    sends = collections.defaultdict(collections.deque)
+    colls = collections.defaultdict(dict)   # (comm, k) -> {loc: path at begin}
+    inits = {}                              # loc -> path on entering MPI_Init
+
+    def charge(s, ts):
+        if s["t"] is not None and ts > s["t"] and s["mpi"] == 0:
+            dt = (ts - s["t"]) / hz
+            name = tr.regions[s["stack"][-1]]["name"] if s["stack"] else ""
+            key = (name, s["rank"])
+            length, regs = s["path"]
+            regs = dict(regs)
+            regs[key] = regs.get(key, 0.0) + dt
+            s["path"] = (length + dt, regs)
+        s["t"] = ts if s["t"] is None else max(s["t"], ts)
+
+    def step(l):
+        """Replays location l's next event; False when it must wait."""
+        s = st[l]
+        typ, ts, x = events[l][s["i"]]
+        if typ == "MPI_RECV" or typ == "MPI_IRECV":
+            key = (x["Sender"], l, x["Communicator"], x["Tag"])
+            if not sends[key]:
+                return False
+            charge(s, ts)
+            s["path"] = _longer(s["path"], sends[key].popleft())
+        elif typ == "MPI_COLLECTIVE_END":
+            if s["wait"] is None:
+                k = s["coll"].get(x["Communicator"], 0)
+                s["coll"][x["Communicator"]] = k + 1
+                s["wait"] = (x["Communicator"], k)
+                colls[s["wait"]][l] = s["begin"]
+            group = colls[s["wait"]]
+            if len(group) < members.get(s["wait"][0], 0):
+                return False
+            charge(s, ts)
+            for p in group.values():
+                s["path"] = _longer(s["path"], p)
+            s["wait"] = None
+        elif typ == "LEAVE" and tr.regions[x]["name"] in ("MPI_Init", "MPI_Init_thread"):
+            if len(inits) < len(locs):
+                return False
+            charge(s, ts)
+            for p in inits.values():
+                s["path"] = _longer(s["path"], p)
+            s["mpi"] -= 1
+        else:
+            charge(s, ts)
+            if typ == "ENTER":
+                if tr.regions[x]["paradigm"] == "MPI":
+                    s["mpi"] += 1
+                    if tr.regions[x]["name"] in ("MPI_Init", "MPI_Init_thread"):
+                        inits[l] = s["path"]
+                else:
+                    s["stack"].append(x)
+            elif typ == "LEAVE":
+                if tr.regions[x]["paradigm"] == "MPI":
+                    s["mpi"] -= 1
+                elif s["stack"]:
+                    s["stack"].pop()
+            elif typ in ("MPI_SEND", "MPI_ISEND"):
+                sends[(l, x["Receiver"], x["Communicator"], x["Tag"])].append(s["path"])
+            elif typ == "MPI_COLLECTIVE_BEGIN":
+                s["begin"] = s["path"]
+        s["i"] += 1
+        return True
+
+    while True:
+        progress, done = False, True
+        for l in locs:
+            while st[l]["i"] < len(events[l]) and step(l):
+                progress = True
+            if st[l]["i"] < len(events[l]):
+                done = False
+        if done:
+            break
+        if not progress:
+            raise OracleError("replay stuck: %r" % {l: events[l][st[l]["i"]] for l in locs
+                                                    if st[l]["i"] < len(events[l])})
+    final = (0.0, {})
+    for l in locs:
+        final = _longer(final, st[l]["path"])
+    regions = collections.defaultdict(float)
+    for (name, _), t in final[1].items():
+        regions[name] += t
+    return {"useful_s": final[0], "regions": dict(regions), "pairs": final[1],
+            "ranks": len(locs)}
