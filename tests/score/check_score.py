@@ -127,18 +127,39 @@ def case_estimate_metrics():
 
 
 def case_estimate_mpi():
+    """A 4-rank job's estimate within 10 % of its real trace, without metrics and with the
+    count plugin's synchronous metrics (the job's trace has a Metric event after every enter
+    and exit as a process's does), from profile.json and, with metrics, from the cubex."""
     d = fresh_dir(os.path.join(A.work, "estimate_mpi"))
     exe = os.path.join(d, "halo")
     env = {"OMPI_MCA_btl": "self,vader", "INSTR_ENABLE_TRACING": "1"}
     run([A.instr, A.mpicc, "-O1", os.path.join(A.src, "tests/mpi/progs/halo.c"), "-o", exe], d, env)
-    run([A.mpirun, "-np", "4", "--oversubscribe", "--allow-run-as-root", "--bind-to", "none",
-         "-x", "INSTR_ENABLE_TRACING", exe], d, env)
-    exps = [os.path.join(d, e) for e in os.listdir(d) if e.startswith("instr-")]
-    expect(len(exps) == 1, f"one job directory: {exps}")
-    real, est = trace_bytes(exps[0]), estimate_of(score(exps[0]).stdout)
-    err = 100.0 * (est - real) / real
-    print(f"estimate_mpi: estimated {est} bytes, real trace {real} bytes ({err:+.2f} %)")
-    expect(abs(err) <= 10.0, f"MPI job: estimate {est} vs real {real} ({err:+.1f} %)")
+    runs = [("plain", {})]
+    if A.plugins:
+        runs.append(("count", {"INSTR_PLUGIN_PATH": A.plugins, "INSTR_METRIC_PLUGINS": "count",
+                               "INSTR_PROFILING_FORMAT": "json,cubex"}))
+    for tag, extra in runs:
+        w = fresh_dir(os.path.join(d, tag))
+        e = dict(env, **extra)
+        forward = [a for k in ["INSTR_ENABLE_TRACING"] + list(extra) for a in ("-x", k)]
+        run([A.mpirun, "-np", "4", "--oversubscribe", "--allow-run-as-root", "--bind-to",
+             "none"] + forward + [exe], w, e)
+        exps = [os.path.join(w, x) for x in os.listdir(w) if x.startswith("instr-")]
+        expect(len(exps) == 1, f"{tag}: one job directory: {exps}")
+        if extra:
+            prof = json.load(open(os.path.join(exps[0], "profile.json")))
+            expect(prof["metrics"], f"{tag}: no metric in the job's profile")
+        real = trace_bytes(exps[0])
+        sources = [("profile.json", exps[0])]
+        if extra:
+            sources.append(("profile.cubex", cubex_only(exps[0], d, "mpi-" + tag)))
+        for src, where in sources:
+            est = estimate_of(score(where).stdout)
+            err = 100.0 * (est - real) / real
+            print(f"estimate_mpi {tag} (from {src}): estimated {est} bytes, real trace {real} "
+                  f"bytes ({err:+.2f} %)")
+            expect(abs(err) <= 10.0,
+                   f"MPI job, {tag}, from {src}: estimate {est} vs real {real} ({err:+.1f} %)")
 
 
 def case_errors():

@@ -461,17 +461,17 @@ static int to_u64(const anchor *A, uint64_t *cells, int is_double, int inclusive
 /* ---- the model ---- */
 
 /* What the synchronous metrics add to each event of each location (*out indexed by column;
- * NULL: none, or an MPI job, whose trace has no metric records yet). The counters are the
+ * NULL: none). The counters are the
  * INCLUSIVE metrics besides time (instr's and Score-P's strictly synchronous metrics); their
  * totals per location are the sums over the outermost call paths. */
-static int metric_costs(const ustar *a, const anchor *A, const size_t *wide, int job,
+static int metric_costs(const ustar *a, const anchor *A, const size_t *wide,
                         score_metric_cost **out, char *err, size_t errsize)
 {
     *out = NULL;
     size_t n = A->ncnodes, nl = A->nlocs, nm = 0;
     for (size_t i = 0; i < A->nmetrics; i++)
         nm += A->metrics[i].inclusive && A->metrics[i].uniq && strcmp(A->metrics[i].uniq, "time") != 0;
-    if (!nm || job)
+    if (!nm)
         return 0;
     uint32_t *types = calloc(nm, sizeof *types);
     double *totals = calloc(nl * nm, sizeof *totals);
@@ -638,7 +638,7 @@ static int build(score_profile *p, const ustar *a, anchor *A, char *err, size_t 
         }
         *o = in;
     }
-    if (metric_costs(a, A, wide, sent || recv, &lcost, err, errsize) != 0)
+    if (metric_costs(a, A, wide, &lcost, err, errsize) != 0)
         goto out;
     /* Per region: visits and exclusive time over all its call paths, inclusive time over
      * the outermost ones (a recursive region's inner call paths are inside the outer). */

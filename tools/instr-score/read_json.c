@@ -52,15 +52,15 @@ static double number(const json_value *v)
 }
 
 /* What the synchronous metrics add to each event of each location (*out indexed by location
- * id; NULL: no metric, or an MPI job, whose trace has no metric records yet): from the
+ * id; NULL: no metric): from the
  * `metrics` list's types and the location's totals, the sums over its outermost call
  * paths. */
 static int metric_costs(const json_value *doc, const json_value *tree, uint64_t max_lid,
                         score_metric_cost **out, char *err, size_t errsize)
 {
-    const json_value *ml = json_get(doc, "metrics"), *run = json_get(doc, "run");
+    const json_value *ml = json_get(doc, "metrics");
     *out = NULL;
-    if (!ml || ml->kind != JSON_ARRAY || !ml->n || (run && json_get(run, "mpi")))
+    if (!ml || ml->kind != JSON_ARRAY || !ml->n)
         return 0;
     size_t nm = ml->n;
     uint32_t *types = calloc(nm, sizeof *types);
