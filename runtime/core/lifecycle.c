@@ -100,6 +100,22 @@ static void finalize_from_signal(void)
     instr_experiment_publish();
 }
 
+/* 1 when the dispatch table tab (n entries) holds the profile's `fn` and nothing else but
+ * the metrics substrate before it and the plugins' substrate after it, as on their order in
+ * all_substrates: the cursor path with metrics and plugins can serve its events. */
+static int cursor_with_extras(const instr_dispatch *tab, unsigned n, instr_event_fn fn)
+{
+    unsigned i = 0;
+    if (i < n && instr_active[tab[i].slot] == &instr_metrics_substrate)
+        i++;
+    if (i == n || tab[i].fn != fn)
+        return 0;
+    i++;
+    if (i < n && instr_active[tab[i].slot] == &instr_plugins_substrate)
+        i++;
+    return i == n;
+}
+
 static void init_once(void)
 {
     instr_config_read();
@@ -167,11 +183,11 @@ static void init_once(void)
         instr_exit_tab[0].fn == instr_profile_exit)
         __atomic_store_n(&instr_fast, instr_clock_use_tsc ? INSTR_FAST_INLINE : INSTR_FAST_CURSOR,
                          __ATOMIC_RELEASE);
-    /* The profile and the metrics substrate with the TSC: the cursor path with metrics. */
-    else if (instr_n_enter == 2 && instr_n_exit == 2 && instr_clock_use_tsc &&
-             instr_enter_tab[0].fn == instr_metrics_substrate.enter &&
-             instr_enter_tab[1].fn == instr_profile_enter &&
-             instr_exit_tab[1].fn == instr_profile_exit)
+    /* The profile with the metrics substrate, substrate plugins or both, with the TSC: the
+     * cursor path with metrics, which also calls the plugins (profile/cct_metrics.c). */
+    else if (instr_clock_use_tsc && cursor_with_extras(instr_enter_tab, instr_n_enter,
+                                                       instr_profile_enter) &&
+             cursor_with_extras(instr_exit_tab, instr_n_exit, instr_profile_exit))
         __atomic_store_n(&instr_fast, INSTR_FAST_METRICS, __ATOMIC_RELEASE);
 #ifdef INSTR_RT_HAVE_TRACE
     /* The trace alone with the TSC: hooks append its records directly (event.h). */

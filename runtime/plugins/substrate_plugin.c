@@ -17,6 +17,7 @@
 #include "../adapters/ext.h"
 #include "../include/instr_substrate_plugin.h"
 #include "../metrics/metrics.h"
+#include "../profile/profile.h"
 
 #include <dlfcn.h>
 #include <stdio.h>
@@ -521,6 +522,16 @@ static void *sp_location_begin(instr_location *loc)
     snprintf(l->name, sizeof l->name, "thread %u", loc->id);
     l->type = instr_plugins_openmp_worker ? INSTR_SUBSTRATE_LOCATION_OPENMP_THREAD
                                           : INSTR_SUBSTRATE_LOCATION_CPU_THREAD;
+    /* The cursor path with plugins (lifecycle.c): the profile calls the lists itself, with
+     * the metric values of its nodes. */
+    if (__atomic_load_n(&instr_fast, __ATOMIC_ACQUIRE) == INSTR_FAST_METRICS) {
+        int ps = instr_substrate_slot(&instr_profile_substrate);
+        instr_pstate *s = ps >= 0 ? loc->sub[ps] : NULL;
+        if (s && instr_cct_plugins_attach(s, l, enter_list, exit_list) != 0)
+            instr_warn("%s: out of memory for thread %d; the plugins see none of its enters "
+                       "and exits",
+                       VAR, loc->tid);
+    }
     for (uint32_t i = 0; i < nplugins; i++)
         if (plugins[i].info->new_definition)
             plugins[i].info->new_definition(INSTR_SUBSTRATE_DEF_LOCATION, loc->id);

@@ -143,19 +143,31 @@ static void enter_below(instr_pstate *s, instr_pnode *p, uint32_t region, uintpt
     s->cursor = n;
 }
 
-/* The cursor path with metrics (s->mread): the slow paths read the values once, into
+/* With metrics on the cursor path: s->mread may also be there for substrate plugins alone
+ * (cct.h), so both are asked. */
+static int cursor_metrics(const instr_pstate *s) { return s->nm && s->mread; }
+
+/* The cursor path with metrics: the slow paths read the values once, into
  * s->mvals, for the frames they close and the node they enter. A thread that closes another
  * thread's frames (the end of the run, an OpenMP master) cannot read that thread's counters:
  * those frames close with the values of their thread's latest exit. */
 static void metrics_now(instr_pstate *s)
 {
-    if (s->mread && instr_metrics_reader_own(s->mread))
+    if (cursor_metrics(s) && instr_metrics_reader_own(s->mread))
         instr_metrics_read(s->mread, s->mvals, instr_clock_now());
 }
 
+/* The values the plugins see with an event of a slow path. */
+static const uint64_t *plugin_metrics(const instr_pstate *s) { return s->nm ? s->mvals : NULL; }
+
+/* Substrate plugins on the cursor path see every frame the cursor closes (longjmp, unbalanced
+ * exits, the end of the thread or program) as an exit, as on the generic path; but for the
+ * OpenMP adapter's graft frames (region 0, graft.h), which were never an enter. */
 static void close_frame(instr_pstate *s, instr_pnode *p, uint64_t t)
 {
-    if (s->mread)
+    if (s->ploc && p->region != 0)
+        instr_cct_plugins_call(s, s->pexit, p->region, t, plugin_metrics(s));
+    if (cursor_metrics(s))
         instr_pnode_metrics_exit(s, p);
     instr_cct_close(p, t);
 }
@@ -212,8 +224,13 @@ int instr_cct_enter_slow(instr_pstate *s, uint32_t region, uintptr_t sp)
         }
     }
     enter_below(s, p, region, sp, !timed, t);
-    if (s->mread && s->cursor != &s->lost)
-        instr_pnode_metrics_enter(s, s->cursor);
+    if (s->cursor != &s->lost) {
+        if (cursor_metrics(s))
+            instr_pnode_metrics_enter(s, s->cursor);
+        /* An enter below a node that could not be created is not seen, nor is its exit. */
+        if (s->ploc)
+            instr_cct_plugins_call(s, s->penter, region, s->cursor->t_enter, plugin_metrics(s));
+    }
     return 0;
 }
 

@@ -18,6 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct instr_substrate_location;
+
 /* A region handle no registered region has: sentinel nodes carry it, so no event matches them. */
 #define INSTR_CCT_NO_REGION 0xfffffffeu
 
@@ -45,6 +47,10 @@ typedef struct instr_pnode {
                                  * greatest inclusive value of one visit; NULL otherwise */
 } instr_pnode;
 
+/* A substrate plugin's enter or exit (instr_substrate_region_fn, instr_substrate_plugin.h). */
+typedef void (*instr_cct_plugin_fn)(struct instr_substrate_location *loc, uint64_t t,
+                                    uint32_t region, const uint64_t *metrics);
+
 /* Per location. */
 typedef struct instr_pstate {
     instr_pnode *cursor;        /* the innermost open region's node; &root when none */
@@ -63,8 +69,15 @@ typedef struct instr_pstate {
     struct graft_node *grafts;  /* this location's graft frames, newest first (graft.c) */
     uint64_t *mvals;            /* the location's current metric values (runtime/metrics/) */
     uint32_t nm;                /* how many; 0: no metric is on */
-    /* With metrics on: how the cursor path reads them (metrics.h), else NULL. */
+    /* With metrics or substrate plugins on the cursor path: how it reads the metrics
+     * (metrics.h; with plugins, one whose `flat` is 0, so that the events take the path
+     * out of line that calls them), else NULL. nm, not mread, says whether metrics are on. */
     const struct instr_metric_reader *mread;
+    /* Substrate plugins on the cursor path (cct_metrics.c): this location's plugin location
+     * and the null-terminated lists of the plugins' enter and exit functions; NULL when
+     * none. */
+    struct instr_substrate_location *ploc;
+    const instr_cct_plugin_fn *penter, *pexit;
 } instr_pstate;
 
 /* Set by the longjmp family (interpose/longjmp.c): this thread's stack was cut since its last
@@ -164,6 +177,29 @@ static inline void instr_cct_pop(instr_pstate *s, instr_pnode *n, uint64_t t)
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     s->cursor = parent;
 }
+
+/* Calls the plugins' functions f (a null-terminated list) for one event of the location s. The
+ * cursor is taken meanwhile, as in the slow paths: a signal handler's events in between are
+ * dropped and counted, as on the generic path, and never reach a plugin inside its own call
+ * (docs/plugins.md: a location's events are never concurrent). */
+static inline void instr_cct_plugins_call(instr_pstate *s, const instr_cct_plugin_fn *f,
+                                          uint32_t region, uint64_t t, const uint64_t *metrics)
+{
+    instr_pnode *c = s->cursor;
+    s->cursor = &s->busy;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    for (; *f; f++)
+        (*f)(s->ploc, t, region, metrics);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    s->cursor = c;
+}
+
+/* Puts substrate plugins on the cursor path of s (INSTR_FAST_METRICS with the plugins'
+ * substrate; called by it when its location of the same thread begins): ploc and the lists
+ * as in instr_pstate. 0, or -1 when out of memory (then the plugins see none of the
+ * location's enters and exits). */
+int instr_cct_plugins_attach(instr_pstate *s, struct instr_substrate_location *ploc,
+                             const instr_cct_plugin_fn *penter, const instr_cct_plugin_fn *pexit);
 
 /* The cursor path with metrics (INSTR_FAST_METRICS, core/event.h; cct_metrics.c): the cursor
  * path's steps for the calling thread, by the adapter's key or by region handle, with the

@@ -22,6 +22,8 @@
 #include "../core/event.h"
 #include "../metrics/metrics.h"
 
+#include <stdlib.h>
+
 enum {
     INCL = INSTR_PNODE_M_INCL,
     ENTER = INSTR_PNODE_M_ENTER,
@@ -30,22 +32,63 @@ enum {
     EXIT = INSTR_PNODE_M_EXIT
 };
 
-/* Sources read through their read operation, or types other than uint64. Into the node's
- * own rows, never the location's values: a signal handler's events in between touch other
- * nodes only. */
+/* Sources read through their read operation, or types other than uint64, and substrate
+ * plugins (s->ploc: their reader's `flat` is 0, so that the flat path stays as it is without
+ * them). Into the node's own rows, never the location's values: a signal handler's events in
+ * between touch other nodes only. The plugins see the values of the node's rows. */
 __attribute__((noinline, cold)) static void enter_read(instr_pstate *s, instr_pnode *n)
 {
     uint64_t t = instr_clock_tsc();
     n->t_enter = t;
-    instr_metrics_read(s->mread, n->m + ENTER * s->nm, t);
+    uint64_t *m = NULL;
+    if (s->nm) {
+        m = n->m + ENTER * s->nm;
+        instr_metrics_read(s->mread, m, t);
+    }
+    if (s->ploc)
+        instr_cct_plugins_call(s, s->penter, n->region, t, m);
 }
 
 __attribute__((noinline, cold)) static void exit_read(instr_pstate *s, instr_pnode *n)
 {
-    uint64_t *now = n->m + EXIT * s->nm;
-    instr_metrics_read(s->mread, now, instr_clock_tsc());
-    instr_pnode_metrics_exit_at(n, s->nm, now);
-    instr_cct_pop(s, n, instr_clock_tsc());
+    uint64_t *now = NULL;
+    if (s->nm) {
+        now = n->m + EXIT * s->nm;
+        instr_metrics_read(s->mread, now, instr_clock_tsc());
+    }
+    uint64_t t = instr_clock_tsc();
+    if (s->ploc)
+        instr_cct_plugins_call(s, s->pexit, n->region, t, now);
+    if (s->nm)
+        instr_pnode_metrics_exit_at(n, s->nm, now);
+    instr_cct_pop(s, n, t);
+}
+
+/* Substrate plugins without metrics: a reader with nothing to read. */
+static const instr_metric_getter no_getter;
+static const instr_metric_reader plugins_only_reader = {.g = &no_getter, .all_uint64 = 1};
+
+int instr_cct_plugins_attach(instr_pstate *s, struct instr_substrate_location *ploc,
+                             const instr_cct_plugin_fn *penter, const instr_cct_plugin_fn *pexit)
+{
+    if (s->nm && s->mread) {
+        /* The location's own copy of its reader, off the flat path. */
+        instr_metric_reader *r = malloc(sizeof *r);
+        if (!r)
+            return -1;
+        *r = *s->mread;
+        r->flat = 0;
+        s->mread = r;
+    } else if (!s->nm) {
+        s->mread = &plugins_only_reader;
+    } else {
+        return -1; /* metrics without a reader: not on the cursor path with metrics */
+    }
+    s->penter = penter;
+    s->pexit = pexit;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    s->ploc = ploc;
+    return 0;
 }
 
 /* The plugins' calls only (the reader is flat). Out of line, so that the usual case, one
