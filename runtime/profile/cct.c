@@ -166,7 +166,7 @@ static const uint64_t *plugin_metrics(const instr_pstate *s) { return s->nm ? s-
 static void close_frame(instr_pstate *s, instr_pnode *p, uint64_t t)
 {
     if (s->ploc && p->region != 0)
-        instr_cct_plugins_call(s, s->pexit, p->region, t, plugin_metrics(s));
+        INSTR_CCT_PLUGINS_EXIT(s, p->region, t, plugin_metrics(s));
     if (cursor_metrics(s))
         instr_pnode_metrics_exit(s, p);
     instr_cct_close(p, t);
@@ -229,7 +229,7 @@ int instr_cct_enter_slow(instr_pstate *s, uint32_t region, uintptr_t sp)
             instr_pnode_metrics_enter(s, s->cursor);
         /* An enter below a node that could not be created is not seen, nor is its exit. */
         if (s->ploc)
-            instr_cct_plugins_call(s, s->penter, region, s->cursor->t_enter, plugin_metrics(s));
+            INSTR_CCT_PLUGINS_ENTER(s, region, s->cursor->t_enter, plugin_metrics(s));
     }
     return 0;
 }

@@ -78,6 +78,7 @@ typedef struct instr_pstate {
      * none. */
     struct instr_substrate_location *ploc;
     const instr_cct_plugin_fn *penter, *pexit;
+    instr_cct_plugin_fn penter1, pexit1; /* the list's function when it has one, else NULL */
 } instr_pstate;
 
 /* Set by the longjmp family (interpose/longjmp.c): this thread's stack was cut since its last
@@ -178,21 +179,35 @@ static inline void instr_cct_pop(instr_pstate *s, instr_pnode *n, uint64_t t)
     s->cursor = parent;
 }
 
-/* Calls the plugins' functions f (a null-terminated list) for one event of the location s. The
- * cursor is taken meanwhile, as in the slow paths: a signal handler's events in between are
- * dropped and counted, as on the generic path, and never reach a plugin inside its own call
- * (docs/plugins.md: a location's events are never concurrent). */
-static inline void instr_cct_plugins_call(instr_pstate *s, const instr_cct_plugin_fn *f,
-                                          uint32_t region, uint64_t t, const uint64_t *metrics)
+/* Calls every function of the null-terminated list f (out of line: its loop keeps registers
+ * that the call of one function does not need). */
+void instr_cct_plugins_each(const instr_cct_plugin_fn *f, struct instr_substrate_location *ploc,
+                            uint32_t region, uint64_t t, const uint64_t *metrics);
+
+/* Calls the plugins' functions for one event of the location s: `one` when the list has one
+ * function, else every function of `list`. The cursor is taken meanwhile, as in the slow
+ * paths: a signal handler's events in between are dropped and counted, as on the generic
+ * path, and never reach a plugin inside its own call (docs/plugins.md: a location's events
+ * are never concurrent). */
+static inline void instr_cct_plugins_call(instr_pstate *s, instr_cct_plugin_fn one,
+                                          const instr_cct_plugin_fn *list, uint32_t region,
+                                          uint64_t t, const uint64_t *metrics)
 {
     instr_pnode *c = s->cursor;
     s->cursor = &s->busy;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    for (; *f; f++)
-        (*f)(s->ploc, t, region, metrics);
+    if (__builtin_expect(one != 0, 1))
+        one(s->ploc, t, region, metrics);
+    else
+        instr_cct_plugins_each(list, s->ploc, region, t, metrics);
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     s->cursor = c;
 }
+
+#define INSTR_CCT_PLUGINS_ENTER(s, region, t, m)                                              \
+    instr_cct_plugins_call(s, (s)->penter1, (s)->penter, region, t, m)
+#define INSTR_CCT_PLUGINS_EXIT(s, region, t, m)                                               \
+    instr_cct_plugins_call(s, (s)->pexit1, (s)->pexit, region, t, m)
 
 /* Puts substrate plugins on the cursor path of s (INSTR_FAST_METRICS with the plugins'
  * substrate; called by it when its location of the same thread begins): ploc and the lists
