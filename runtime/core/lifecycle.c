@@ -187,8 +187,13 @@ static void init_once(void)
      * cursor path with metrics, which also calls the plugins (profile/cct_metrics.c). */
     else if (instr_clock_use_tsc && cursor_with_extras(instr_enter_tab, instr_n_enter,
                                                        instr_profile_enter) &&
-             cursor_with_extras(instr_exit_tab, instr_n_exit, instr_profile_exit))
+             cursor_with_extras(instr_exit_tab, instr_n_exit, instr_profile_exit)) {
+        /* Plugins without metrics: the plugins' own functions (cct_plugins.c). */
+        if (instr_active[instr_enter_tab[0].slot] != &instr_metrics_substrate &&
+            instr_active[instr_exit_tab[0].slot] != &instr_metrics_substrate)
+            instr_cct_extra_plugins();
         __atomic_store_n(&instr_fast, INSTR_FAST_METRICS, __ATOMIC_RELEASE);
+    }
 #ifdef INSTR_RT_HAVE_TRACE
     /* The trace alone with the TSC: hooks append its records directly (event.h). */
     else if (instr_n_enter == 1 && instr_n_exit == 1 && instr_clock_use_tsc &&

@@ -227,6 +227,24 @@ void instr_cct_metrics_enter_key(uintptr_t key, uintptr_t sp, instr_cct_enter_mi
 void instr_cct_metrics_exit_key(uintptr_t key, instr_cct_exit_miss miss);
 void instr_cct_metrics_enter_region(uintptr_t region, uintptr_t sp, instr_cct_enter_miss miss);
 void instr_cct_metrics_exit_region(uintptr_t region, instr_cct_exit_miss miss);
+/* The same for the profile with substrate plugins and no metrics (cct_plugins.c). */
+void instr_cct_plugins_enter_key(uintptr_t key, uintptr_t sp, instr_cct_enter_miss miss);
+void instr_cct_plugins_exit_key(uintptr_t key, instr_cct_exit_miss miss);
+void instr_cct_plugins_enter_region(uintptr_t region, uintptr_t sp, instr_cct_enter_miss miss);
+void instr_cct_plugins_exit_region(uintptr_t region, instr_cct_exit_miss miss);
+
+/* Which of the two serves INSTR_FAST_METRICS, chosen at start-up (core/lifecycle.c): the
+ * adapters' slow paths jump through it (one instruction, as a direct jump), so that neither
+ * path pays a test for the other. Until then, and with metrics, the metrics' functions. */
+typedef struct instr_cct_extra_ops {
+    void (*enter_key)(uintptr_t key, uintptr_t sp, instr_cct_enter_miss miss);
+    void (*exit_key)(uintptr_t key, instr_cct_exit_miss miss);
+    void (*enter_region)(uintptr_t region, uintptr_t sp, instr_cct_enter_miss miss);
+    void (*exit_region)(uintptr_t region, instr_cct_exit_miss miss);
+} instr_cct_extra_ops;
+extern instr_cct_extra_ops instr_cct_extra __attribute__((visibility("hidden")));
+/* Makes the plugins' functions serve it. */
+void instr_cct_extra_plugins(void);
 
 /* The slow paths of the cursor when it is the thread's only stack (event.h). They take the
  * cursor off the fast paths while they work; 0 when done, -1 when the cursor was already

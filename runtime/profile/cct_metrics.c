@@ -22,8 +22,6 @@
 #include "../core/event.h"
 #include "../metrics/metrics.h"
 
-#include <stdlib.h>
-
 enum {
     INCL = INSTR_PNODE_M_INCL,
     ENTER = INSTR_PNODE_M_ENTER,
@@ -32,92 +30,30 @@ enum {
     EXIT = INSTR_PNODE_M_EXIT
 };
 
-/* Substrate plugins without metrics: a reader with nothing to read. */
-static const instr_metric_getter no_getter;
-static const instr_metric_reader plugins_only_reader = {.g = &no_getter, .all_uint64 = 1};
-
-/* Sources read through their read operation, or types other than uint64, and substrate
- * plugins (s->ploc: their reader's `flat` is 0, so that the flat path stays as it is without
- * them). Into the node's own rows, never the location's values: a signal handler's events in
- * between touch other nodes only. The plugins see the values of the node's rows. */
+/* Sources read through their read operation, or types other than uint64; and substrate
+ * plugins beside the metrics (s->ploc: the location's reader is a copy whose `flat` is 0,
+ * cct_plugins.c, so that the flat path stays as it is without them), which see the values of
+ * the node's rows. Into the node's own rows, never the location's values: a signal handler's
+ * events in between touch other nodes only. */
 __attribute__((noinline, cold)) static void enter_read(instr_pstate *s, instr_pnode *n)
 {
     uint64_t t = instr_clock_tsc();
+    uint64_t *m = n->m + ENTER * s->nm;
     n->t_enter = t;
-    uint64_t *m = NULL;
-    if (s->nm) {
-        m = n->m + ENTER * s->nm;
-        instr_metrics_read(s->mread, m, t);
-    }
+    instr_metrics_read(s->mread, m, t);
     if (s->ploc)
         INSTR_CCT_PLUGINS_ENTER(s, n->region, t, m);
 }
 
 __attribute__((noinline, cold)) static void exit_read(instr_pstate *s, instr_pnode *n)
 {
-    uint64_t *now = NULL;
-    if (s->nm) {
-        now = n->m + EXIT * s->nm;
-        instr_metrics_read(s->mread, now, instr_clock_tsc());
-    }
+    uint64_t *now = n->m + EXIT * s->nm;
+    instr_metrics_read(s->mread, now, instr_clock_tsc());
     uint64_t t = instr_clock_tsc();
     if (s->ploc)
         INSTR_CCT_PLUGINS_EXIT(s, n->region, t, now);
-    if (s->nm)
-        instr_pnode_metrics_exit_at(n, s->nm, now);
+    instr_pnode_metrics_exit_at(n, s->nm, now);
     instr_cct_pop(s, n, t);
-}
-
-
-__attribute__((noinline)) void instr_cct_plugins_each(const instr_cct_plugin_fn *f,
-                                                     struct instr_substrate_location *ploc,
-                            uint32_t region, uint64_t t, const uint64_t *metrics)
-{
-    for (; *f; f++)
-        (*f)(ploc, t, region, metrics);
-}
-
-int instr_cct_plugins_attach(instr_pstate *s, struct instr_substrate_location *ploc,
-                             const instr_cct_plugin_fn *penter, const instr_cct_plugin_fn *pexit)
-{
-    if (s->nm && s->mread) {
-        /* The location's own copy of its reader, off the flat path. */
-        instr_metric_reader *r = malloc(sizeof *r);
-        if (!r)
-            return -1;
-        *r = *s->mread;
-        r->flat = 0;
-        s->mread = r;
-    } else if (!s->nm) {
-        s->mread = &plugins_only_reader;
-    } else {
-        return -1; /* metrics without a reader: not on the cursor path with metrics */
-    }
-    s->penter = penter;
-    s->pexit = pexit;
-    s->penter1 = penter[0] && !penter[1] ? penter[0] : NULL;
-    s->pexit1 = pexit[0] && !pexit[1] ? pexit[0] : NULL;
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    s->ploc = ploc;
-    return 0;
-}
-
-/* Substrate plugins without metrics (the profile and plugins only): the node's time and the
- * plugins' calls. Not cold, unlike the two above: this is the usual case with a plugin. */
-__attribute__((noinline)) static void enter_plugins(instr_pstate *s, instr_pnode *n)
-{
-    uint64_t t = instr_clock_tsc();
-    n->t_enter = t;
-    INSTR_CCT_PLUGINS_ENTER(s, n->region, t, NULL);
-}
-
-__attribute__((noinline)) static void exit_plugins(instr_pstate *s, instr_pnode *n)
-{
-    /* The profile's steps first: only the cursor's new place is needed across the call. */
-    uint64_t t = instr_clock_tsc();
-    uint32_t region = n->region;
-    instr_cct_pop(s, n, t);
-    INSTR_CCT_PLUGINS_EXIT(s, region, t, NULL);
 }
 
 /* The plugins' calls only (the reader is flat). Out of line, so that the usual case, one
@@ -158,10 +94,7 @@ static inline __attribute__((always_inline)) void enter_node(instr_pstate *s, in
 {
     const instr_metric_reader *r = s->mread;
     if (__builtin_expect(!r->flat, 0)) {
-        if (r == &plugins_only_reader)
-            enter_plugins(s, n);
-        else
-            enter_read(s, n);
+        enter_read(s, n);
         return;
     }
     n->t_enter = instr_clock_tsc();
@@ -173,10 +106,7 @@ static inline __attribute__((always_inline)) void exit_node(instr_pstate *s, ins
 {
     const instr_metric_reader *r = s->mread;
     if (__builtin_expect(!r->flat, 0)) {
-        if (r == &plugins_only_reader)
-            exit_plugins(s, n);
-        else
-            exit_read(s, n);
+        exit_read(s, n);
         return;
     }
     if (__builtin_expect(n->s.visits == 0, 0)) {
