@@ -184,24 +184,41 @@ static inline void instr_cct_pop(instr_pstate *s, instr_pnode *n, uint64_t t)
 void instr_cct_plugins_each(const instr_cct_plugin_fn *f, struct instr_substrate_location *ploc,
                             uint32_t region, uint64_t t, const uint64_t *metrics);
 
-/* Calls the plugins' functions for one event of the location s: `one` when the list has one
- * function, else every function of `list`. The cursor is taken meanwhile, as in the slow
- * paths: a signal handler's events in between are dropped and counted, as on the generic
- * path, and never reach a plugin inside its own call (docs/plugins.md: a location's events
- * are never concurrent). */
-static inline void instr_cct_plugins_call(instr_pstate *s, instr_cct_plugin_fn one,
-                                          const instr_cct_plugin_fn *list, uint32_t region,
-                                          uint64_t t, const uint64_t *metrics)
+/* instr_cct_plugins_call_then's steps once the caller took the cursor (s->cursor is
+ * &s->busy). */
+static inline void instr_cct_plugins_taken_then(instr_pstate *s, instr_pnode *after,
+                                                instr_cct_plugin_fn one,
+                                                const instr_cct_plugin_fn *list, uint32_t region,
+                                                uint64_t t, const uint64_t *metrics)
 {
-    instr_pnode *c = s->cursor;
-    s->cursor = &s->busy;
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
     if (__builtin_expect(one != 0, 1))
         one(s->ploc, t, region, metrics);
     else
         instr_cct_plugins_each(list, s->ploc, region, t, metrics);
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    s->cursor = c;
+    s->cursor = after;
+}
+
+/* Calls the plugins' functions for one event of the location s: `one` when the list has one
+ * function, else every function of `list`. The cursor is taken meanwhile, as in the slow
+ * paths, and then becomes `after`: a signal handler's events in between are dropped and
+ * counted, as on the generic path, and never reach a plugin inside its own call
+ * (docs/plugins.md: a location's events are never concurrent). */
+static inline void instr_cct_plugins_call_then(instr_pstate *s, instr_pnode *after,
+                                               instr_cct_plugin_fn one,
+                                               const instr_cct_plugin_fn *list, uint32_t region,
+                                               uint64_t t, const uint64_t *metrics)
+{
+    s->cursor = &s->busy;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    instr_cct_plugins_taken_then(s, after, one, list, region, t, metrics);
+}
+
+static inline void instr_cct_plugins_call(instr_pstate *s, instr_cct_plugin_fn one,
+                                          const instr_cct_plugin_fn *list, uint32_t region,
+                                          uint64_t t, const uint64_t *metrics)
+{
+    instr_cct_plugins_call_then(s, s->cursor, one, list, region, t, metrics);
 }
 
 #define INSTR_CCT_PLUGINS_ENTER(s, region, t, m)                                              \

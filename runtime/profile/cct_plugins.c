@@ -76,16 +76,20 @@ static inline __attribute__((always_inline)) void enter_node(instr_pstate *s, in
 {
     uint64_t t = instr_clock_tsc();
     n->t_enter = t;
-    INSTR_CCT_PLUGINS_ENTER(s, n->region, t, NULL);
+    instr_cct_plugins_call_then(s, n, s->penter1, s->penter, n->region, t, NULL);
 }
 
-/* The profile's steps first: only the cursor's new place is needed across the call. */
+/* The cursor is taken before the node's statistics (a handler's events meanwhile are
+ * dropped) and given to the parent after the plugins: instr_cct_pop's steps around their
+ * call, so that only the parent is needed across it. */
 static inline __attribute__((always_inline)) void exit_node(instr_pstate *s, instr_pnode *n)
 {
     uint64_t t = instr_clock_tsc();
-    uint32_t region = n->region;
-    instr_cct_pop(s, n, t);
-    INSTR_CCT_PLUGINS_EXIT(s, region, t, NULL);
+    instr_pnode *parent = n->parent;
+    s->cursor = &s->busy;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    instr_cct_close_in(n, parent, t);
+    instr_cct_plugins_taken_then(s, parent, s->pexit1, s->pexit, n->region, t, NULL);
 }
 
 void instr_cct_plugins_enter_key(uintptr_t key, uintptr_t sp, instr_cct_enter_miss miss)
