@@ -188,10 +188,15 @@ static void init_once(void)
     else if (instr_clock_use_tsc && cursor_with_extras(instr_enter_tab, instr_n_enter,
                                                        instr_profile_enter) &&
              cursor_with_extras(instr_exit_tab, instr_n_exit, instr_profile_exit)) {
+        int metrics = instr_active[instr_enter_tab[0].slot] == &instr_metrics_substrate ||
+                      instr_active[instr_exit_tab[0].slot] == &instr_metrics_substrate;
+        int plugins = instr_substrate_slot(&instr_plugins_substrate) >= 0;
         /* Plugins without metrics: the plugins' own functions (cct_plugins.c). */
-        if (instr_active[instr_enter_tab[0].slot] != &instr_metrics_substrate &&
-            instr_active[instr_exit_tab[0].slot] != &instr_metrics_substrate)
+        if (!metrics)
             instr_cct_extra_plugins();
+        instr_info(1, "events: the profile's cursor path with %s",
+                   metrics && plugins ? "metrics and substrate plugins"
+                                      : metrics ? "metrics" : "substrate plugins");
         __atomic_store_n(&instr_fast, INSTR_FAST_METRICS, __ATOMIC_RELEASE);
     }
 #ifdef INSTR_RT_HAVE_TRACE
