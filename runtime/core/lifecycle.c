@@ -199,6 +199,17 @@ static void init_once(void)
                                       : metrics ? "metrics" : "substrate plugins");
         __atomic_store_n(&instr_fast, INSTR_FAST_METRICS, __ATOMIC_RELEASE);
     }
+    /* Substrate plugins alone with the TSC: the adapters' slow paths call them directly, on
+     * the core's stack (plugins/direct.c). */
+    else if (instr_clock_use_tsc && instr_n_enter <= 1 && instr_n_exit <= 1 &&
+             (instr_n_enter == 0 ||
+              instr_active[instr_enter_tab[0].slot] == &instr_plugins_substrate) &&
+             (instr_n_exit == 0 ||
+              instr_active[instr_exit_tab[0].slot] == &instr_plugins_substrate)) {
+        instr_plugins_direct_on();
+        instr_info(1, "events: substrate plugins alone, called directly");
+        __atomic_store_n(&instr_fast, INSTR_FAST_METRICS, __ATOMIC_RELEASE);
+    }
 #ifdef INSTR_RT_HAVE_TRACE
     /* The trace alone with the TSC: hooks append its records directly (event.h). */
     else if (instr_n_enter == 1 && instr_n_exit == 1 && instr_clock_use_tsc &&

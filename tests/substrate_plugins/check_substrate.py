@@ -194,6 +194,7 @@ def case_several():
 
 
 CURSOR = "events: the profile's cursor path with "
+ALONE = "events: substrate plugins alone, called directly"
 
 
 def case_several_cursor():
@@ -225,8 +226,8 @@ def case_several_cursor():
 def case_jumps():
     """longjmp out of instrumented frames, a signal handler's instrumented calls and exit()
     deep in a stack: the plugins get balanced enters and exits, the same on the profile's
-    cursor path (one plugin, then two) as on the generic path (profile and trace) and with
-    the plugins alone."""
+    cursor path (one plugin, then two), with the plugins alone (called directly by the
+    adapters' slow paths) and on the generic path (profile and trace)."""
     want = {"main": 1, "outer": 3, "middle": 3, "inner": 3, "a": 1, "on_usr1": 2,
             "handler_work": 2, "deep1": 1, "deep2": 1, "deep3": 1}
     calls = sum(want.values())
@@ -238,6 +239,8 @@ def case_jumps():
                         want_out="sink=8\n")
         on_cursor = any(l.startswith("instr: " + CURSOR) for l in mine)
         expect(on_cursor == name.startswith("cursor"), "%s: the path said %r" % (name, mine))
+        alone = any(l.startswith("instr: " + ALONE) for l in mine)
+        expect(alone == (name == "profile_off"), "%s: the path said %r" % (name, mine))
         locs = per_location(callcount(exp))
         expect(locs == {0: want}, "%s: counts %r" % (name, dict(locs)))
         if "probe" in plugins:
