@@ -52,6 +52,8 @@ static inline uint32_t find(uintptr_t a)
     }
 }
 
+uint32_t instr_cyg_handle(uintptr_t fn) { return find(fn); }
+
 int instr_cyg_set_handle_locked(const void *addr, uint32_t h)
 {
     uintptr_t a = (uintptr_t)addr;

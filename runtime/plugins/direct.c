@@ -9,12 +9,15 @@
  * pause, an exit that is not the innermost open region's, a signal handler inside the
  * runtime) is a miss: the adapter's slow path, the generic path.
  *
- * By key (-finstrument-functions' addresses) nothing is known without the adapter's table:
- * those events miss at once.
+ * By key (-finstrument-functions' addresses) the region is the one the adapter's address
+ * table has (adapters/cyg.h); a function it does not know yet misses.
  *
  * Hot: no locks, no allocation, no system call. */
 #include "substrate_plugins.h"
+#include "../adapters/cyg.h"
 #include "../core/event.h"
+#include "../include/instr_abi.h"
+#include "../throttle/throttle.h"
 
 static int slot; /* the plugins' substrate's */
 /* The list's function when it has one, else NULL. */
@@ -38,40 +41,69 @@ static inline void call(instr_location *loc, instr_cct_plugin_fn one,
     loc->busy = 0;
 }
 
-static void enter_region(uintptr_t what, uintptr_t sp, instr_cct_enter_miss miss)
+/* 1 when the enter of region was recorded here. */
+static inline int try_enter(uint32_t region)
 {
     instr_location *loc = instr_tls_loc;
-    uint32_t region = (uint32_t)what;
     if (__builtin_expect(!loc || loc->busy || loc->depth == loc->cap ||
-                             instr_state_get() != INSTR_STATE_RUNNING, 0)) {
-        miss(what, sp);
-        return;
-    }
+                             instr_state_get() != INSTR_STATE_RUNNING, 0))
+        return 0;
     /* Depth first: a handler arriving in between pushes above this frame, not onto it. */
     uint32_t d = loc->depth;
     loc->depth = d + 1;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     loc->stack[d] = region;
     call(loc, one_enter, instr_plugins_enter_list, region, instr_clock_tsc());
+    return 1;
 }
 
-static void exit_region(uintptr_t what, instr_cct_exit_miss miss)
+/* 1 when the exit of region, the innermost open one, was recorded here. */
+static inline int try_exit(uint32_t region)
 {
     instr_location *loc = instr_tls_loc;
-    uint32_t region = (uint32_t)what;
     if (__builtin_expect(!loc || loc->busy || loc->depth == 0 ||
                              loc->stack[loc->depth - 1] != region ||
-                             instr_state_get() != INSTR_STATE_RUNNING, 0)) {
-        miss(what);
-        return;
-    }
+                             instr_state_get() != INSTR_STATE_RUNNING, 0))
+        return 0;
     uint64_t t = instr_clock_tsc();
     loc->depth--;
     call(loc, one_exit, instr_plugins_exit_list, region, t);
+    return 1;
 }
 
-static void enter_key(uintptr_t key, uintptr_t sp, instr_cct_enter_miss miss) { miss(key, sp); }
-static void exit_key(uintptr_t key, instr_cct_exit_miss miss) { miss(key); }
+static void enter_region(uintptr_t region, uintptr_t sp, instr_cct_enter_miss miss)
+{
+    if (__builtin_expect(!try_enter((uint32_t)region), 0))
+        miss(region, sp);
+}
+
+static void exit_region(uintptr_t region, instr_cct_exit_miss miss)
+{
+    if (__builtin_expect(!try_exit((uint32_t)region), 0))
+        miss(region);
+}
+
+/* A region's handle, not a function not seen yet, excluded or throttled. */
+static int recorded(uint32_t h)
+{
+    return h != INSTR_HANDLE_UNREGISTERED && h != INSTR_HANDLE_EXCLUDED &&
+           !instr_handle_throttling(h);
+}
+
+/* By the function's address (-finstrument-functions): its handle from the adapter's table. */
+static void enter_key(uintptr_t key, uintptr_t sp, instr_cct_enter_miss miss)
+{
+    uint32_t h = instr_cyg_handle(key);
+    if (__builtin_expect(!recorded(h) || !try_enter(h), 0))
+        miss(key, sp);
+}
+
+static void exit_key(uintptr_t key, instr_cct_exit_miss miss)
+{
+    uint32_t h = instr_cyg_handle(key);
+    if (__builtin_expect(!recorded(h) || !try_exit(h), 0))
+        miss(key);
+}
 
 void instr_plugins_direct_on(void)
 {
