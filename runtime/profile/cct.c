@@ -143,17 +143,13 @@ static void enter_below(instr_pstate *s, instr_pnode *p, uint32_t region, uintpt
     s->cursor = n;
 }
 
-/* With metrics on the cursor path: s->mread may also be there for substrate plugins alone
- * (cct.h), so both are asked. */
-static int cursor_metrics(const instr_pstate *s) { return s->nm && s->mread; }
-
-/* The cursor path with metrics: the slow paths read the values once, into
+/* The cursor path with metrics (s->mread): the slow paths read the values once, into
  * s->mvals, for the frames they close and the node they enter. A thread that closes another
  * thread's frames (the end of the run, an OpenMP master) cannot read that thread's counters:
  * those frames close with the values of their thread's latest exit. */
 static void metrics_now(instr_pstate *s)
 {
-    if (cursor_metrics(s) && instr_metrics_reader_own(s->mread))
+    if (s->mread && instr_metrics_reader_own(s->mread))
         instr_metrics_read(s->mread, s->mvals, instr_clock_now());
 }
 
@@ -167,7 +163,7 @@ static void close_frame(instr_pstate *s, instr_pnode *p, uint64_t t)
 {
     if (s->ploc && p->region != 0)
         INSTR_CCT_PLUGINS_EXIT(s, p->region, t, plugin_metrics(s));
-    if (cursor_metrics(s))
+    if (s->mread)
         instr_pnode_metrics_exit(s, p);
     instr_cct_close(p, t);
 }
@@ -225,7 +221,7 @@ int instr_cct_enter_slow(instr_pstate *s, uint32_t region, uintptr_t sp)
     }
     enter_below(s, p, region, sp, !timed, t);
     if (s->cursor != &s->lost) {
-        if (cursor_metrics(s))
+        if (s->mread)
             instr_pnode_metrics_enter(s, s->cursor);
         /* An enter below a node that could not be created is not seen, nor is its exit. */
         if (s->ploc)

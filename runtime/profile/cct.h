@@ -69,11 +69,10 @@ typedef struct instr_pstate {
     struct graft_node *grafts;  /* this location's graft frames, newest first (graft.c) */
     uint64_t *mvals;            /* the location's current metric values (runtime/metrics/) */
     uint32_t nm;                /* how many; 0: no metric is on */
-    /* With metrics or substrate plugins on the cursor path: how it reads the metrics
-     * (metrics.h; with plugins, one whose `flat` is 0, so that the events take the path
-     * out of line that calls them), else NULL. nm, not mread, says whether metrics are on. */
+    /* With metrics on: how the cursor path reads them (metrics.h), else NULL; with substrate
+     * plugins too, the location's own copy whose `flat` is 0 (cct_plugins.c). */
     const struct instr_metric_reader *mread;
-    /* Substrate plugins on the cursor path (cct_metrics.c): this location's plugin location
+    /* Substrate plugins on the cursor path (cct_plugins.c): this location's plugin location
      * and the null-terminated lists of the plugins' enter and exit functions; NULL when
      * none. */
     struct instr_substrate_location *ploc;
