@@ -18,7 +18,8 @@ N measured ones). Every variant is built from it and measured two ways:
 
 Variants: uninstrumented; -finstrument-functions with empty hooks and with hooks that only
 read the TSC (bench/empty_hooks.c, bench/clock_hooks.c: the floors); instr with the GCC and
-the LLVM plugins' hooks in profile, trace and both modes; -finstrument-functions (cyg mode);
+the LLVM plugins' hooks in profile, trace and both modes, profile with one metric, profile
+with an empty substrate plugin and that plugin alone; -finstrument-functions (cyg mode);
 XRay mode patched; and the GCC plugin's hooks with the function excluded by the run-time
 filter (INSTR_FILTERING_FILE).
 
@@ -27,8 +28,8 @@ filter (INSTR_FILTERING_FILE).
 
 --check measures only the budgeted variants (DESIGN.md section 5: profile <= 80, trace <= 130
 instructions per call, GCC and LLVM plugin hooks; and profile with one metric <= 210, profile
-with an empty substrate plugin <= 160, that plugin alone <= 155, see BUDGET) and exits 1 when one is over, 77 (skipped) when valgrind or a compiler plugin is
-missing.
+with an empty substrate plugin <= 160, that plugin alone <= 155, see BUDGET) and exits 1
+when one is over, 77 (skipped) when valgrind or a compiler plugin is missing.
 """
 import argparse
 import os

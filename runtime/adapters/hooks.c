@@ -226,9 +226,9 @@ __attribute__((noinline, cold)) static void enter_other(struct instr_region *d,
 }
 
 /* Past the cursor path. The cursor path with metrics or plugins (event.h): one call, the
- * generic path on a miss. Here, not in __instr_enter, where gcc would compute the stack address before
- * the cursor path's flag test (one instruction more on the path without metrics); and
- * without a frame of its own: both ways out are jumps. */
+ * generic path on a miss. Here, not in __instr_enter, where gcc would compute the stack
+ * address before the cursor path's flag test (one instruction more on the path without
+ * metrics); and without a frame of its own: both ways out are jumps. */
 __attribute__((noinline, cold)) static void enter_slow(struct instr_region *d, uint32_t h,
                                                        uintptr_t sp)
 {
