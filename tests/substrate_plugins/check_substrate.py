@@ -251,12 +251,19 @@ def case_jumps():
 
 
 def case_metrics():
-    """With a strictly synchronous metric on, enter and exit carry its values."""
-    env = env_for("probe", {"INSTR_METRIC_PLUGINS": "count", "INSTR_METRIC_COUNT": "events",
-                            "INSTR_PLUGIN_PATH": A.test_plugins + ":" + A.metric_plugins})
-    mine, exp = run("calls", env)
-    pr = probe(exp)
-    expect(pr["metrics"] == "1 1 metric_values 10", "metrics %r" % pr["metrics"])
+    """With a strictly synchronous metric on, enter and exit carry its values: on the
+    profile's cursor path with metrics and plugins, and on the generic path (with the
+    trace)."""
+    for name, extra in (("cursor", {}), ("generic", {"INSTR_ENABLE_TRACING": "1"})):
+        env = env_for("probe", dict(extra, INSTR_METRIC_PLUGINS="count",
+                                    INSTR_METRIC_COUNT="events", INSTR_VERBOSE="1",
+                                    INSTR_PLUGIN_PATH=A.test_plugins + ":" + A.metric_plugins))
+        mine, exp = run("calls", env, name)
+        on_cursor = any(l.startswith("instr: " + CURSOR + "metrics and substrate plugins")
+                        for l in mine)
+        expect(on_cursor == (name == "cursor"), "%s: the path said %r" % (name, mine))
+        pr = probe(exp)
+        expect(pr["metrics"] == "1 1 metric_values 10", "%s: metrics %r" % (name, pr["metrics"]))
 
 
 def case_async_metrics():
