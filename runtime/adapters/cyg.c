@@ -52,6 +52,10 @@ static inline uint32_t find(uintptr_t a)
     }
 }
 
+/* Cold like find's other callers, so that find stays compiled as it is for them (the paths
+ * without plugins). */
+__attribute__((cold)) uint32_t instr_cyg_handle(uintptr_t fn) { return find(fn); }
+
 int instr_cyg_set_handle_locked(const void *addr, uint32_t h)
 {
     uintptr_t a = (uintptr_t)addr;
@@ -159,7 +163,7 @@ __attribute__((noinline, cold)) static void exit_slow(uint32_t h)
 
 /* Fast path: a call path's node carries the function's address as its key (set by the slow
  * path on its first visit), so the address goes straight to the cursor, without the table. */
-/* Past the cursor path (and its variant with metrics): the table. */
+/* Past the cursor path (and its variant with metrics or plugins): the table. */
 __attribute__((noinline, cold)) static void enter_by_table(uintptr_t fn, uintptr_t sp)
 {
     enter_slow(fn, find(fn), sp);
@@ -178,9 +182,10 @@ EXPORT void __cyg_profile_func_enter(void *fn, void *site)
     uintptr_t sp = INSTR_CALLER_SP();
     if (__builtin_expect(instr_event_enter_fast_by(1, (uintptr_t)fn, sp), 1))
         return;
-    /* The cursor path with metrics (event.h): one call by key, the table on a miss. */
+    /* The cursor path with metrics or plugins (event.h): one call by key, the table on a
+     * miss. */
     if (__atomic_load_n(&instr_fast, __ATOMIC_RELAXED) == INSTR_FAST_METRICS)
-        instr_cct_metrics_enter_key((uintptr_t)fn, sp, enter_by_table);
+        instr_cct_extra.enter_key((uintptr_t)fn, sp, enter_by_table);
     else
         enter_by_table((uintptr_t)fn, sp);
 }
@@ -191,7 +196,7 @@ EXPORT void __cyg_profile_func_exit(void *fn, void *site)
     if (__builtin_expect(instr_event_exit_fast_by(1, (uintptr_t)fn), 1))
         return;
     if (__atomic_load_n(&instr_fast, __ATOMIC_RELAXED) == INSTR_FAST_METRICS)
-        instr_cct_metrics_exit_key((uintptr_t)fn, exit_by_table);
+        instr_cct_extra.exit_key((uintptr_t)fn, exit_by_table);
     else
         exit_by_table((uintptr_t)fn);
 }

@@ -7,5 +7,8 @@
 /* With the registry lock held: the function at addr gets handle h in the address table
  * (throttling, runtime/throttle/). 0 when the table has no such address. */
 int instr_cyg_set_handle_locked(const void *addr, uint32_t h);
+/* The handle of the function at fn as the address table has it now, without a lock:
+ * INSTR_HANDLE_UNREGISTERED when it has none yet. */
+uint32_t instr_cyg_handle(uintptr_t fn);
 
 #endif

@@ -205,7 +205,7 @@ void instr_hooks_register_loaded(void)
                    n, n == 1 ? "" : "s", sections, sections == 1 ? "" : "s");
 }
 
-/* A miss of the cursor path with metrics: the handle is a region's. */
+/* A miss of the cursor path with metrics or plugins: the handle is a region's. */
 __attribute__((noinline, cold)) static void enter_miss(uintptr_t region, uintptr_t sp)
 {
     instr_event_enter_generic((uint32_t)region, sp);
@@ -225,16 +225,16 @@ __attribute__((noinline, cold)) static void enter_other(struct instr_region *d,
         instr_event_enter_generic(h, sp);
 }
 
-/* Past the cursor path. The cursor path with metrics (event.h): one call, the generic path
- * on a miss. Here, not in __instr_enter, where gcc would compute the stack address before
- * the cursor path's flag test (one instruction more on the path without metrics); and
- * without a frame of its own: both ways out are jumps. */
+/* Past the cursor path. The cursor path with metrics or plugins (event.h): one call, the
+ * generic path on a miss. Here, not in __instr_enter, where gcc would compute the stack
+ * address before the cursor path's flag test (one instruction more on the path without
+ * metrics); and without a frame of its own: both ways out are jumps. */
 __attribute__((noinline, cold)) static void enter_slow(struct instr_region *d, uint32_t h,
                                                        uintptr_t sp)
 {
     if (__atomic_load_n(&instr_fast, __ATOMIC_RELAXED) == INSTR_FAST_METRICS &&
         h != INSTR_HANDLE_UNREGISTERED && h != INSTR_HANDLE_EXCLUDED)
-        instr_cct_metrics_enter_region(h, sp, enter_miss);
+        instr_cct_extra.enter_region(h, sp, enter_miss);
     else
         enter_other(d, h, sp);
 }
@@ -266,7 +266,7 @@ EXPORT void __instr_exit(struct instr_region *d)
     if (__builtin_expect(instr_event_exit_fast(h), 1))
         return;
     if (__atomic_load_n(&instr_fast, __ATOMIC_RELAXED) == INSTR_FAST_METRICS)
-        instr_cct_metrics_exit_region(h, exit_miss);
+        instr_cct_extra.exit_region(h, exit_miss);
     else
         exit_slow(h);
 }

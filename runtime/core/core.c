@@ -21,6 +21,7 @@
  * profile. */
 #include "core.h"
 #include "log.h"
+#include "../profile/profile.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -246,10 +247,11 @@ static instr_location *location_create_unguarded(void)
     /* The cursor path: the profile is the one substrate with enter/exit; the direct trace
      * path: the trace is (lifecycle.c). */
     int fast = __atomic_load_n(&instr_fast, __ATOMIC_ACQUIRE);
+    int profile = instr_substrate_slot(&instr_profile_substrate);
     if (fast == INSTR_FAST_TRACE)
         loc->direct = loc->sub[instr_enter_tab[0].slot] != NULL;
-    else if (fast != INSTR_FAST_OFF) /* the profile's; after the metrics substrate's with metrics */
-        loc->cct = loc->sub[instr_enter_tab[fast == INSTR_FAST_METRICS].slot];
+    else if (fast != INSTR_FAST_OFF && profile >= 0) /* the profile's (none: plugins alone) */
+        loc->cct = loc->sub[profile];
     pthread_mutex_unlock(&instr_loc_lock);
     pthread_setspecific(loc_key, loc);
     instr_tls_loc = loc;

@@ -14,11 +14,18 @@
  *   reservation is safe against the thread's own signal handlers. No core stack: the trace's
  *   conversion keeps the output nested (trace/convert.c), and the open regions become the
  *   core's stack again when the thread leaves the path (pause, thread end, exit()).
- * - Cursor path with metrics (instr_fast == INSTR_FAST_METRICS): the profile and the metrics
- *   substrate are the only ones that want enter/exit and the clock is the TSC. The inline
- *   paths here fail their flag test; the hooks' and cyg's slow paths test this one flag and
- *   call the profile's cursor path with metrics (profile/cct_metrics.c) once, out of line.
- *   Other adapters' events reach the cursor through the core's slow path.
+ * - Out of line through instr_cct_extra (instr_fast == INSTR_FAST_METRICS), with the TSC:
+ *   the inline paths here fail their flag test; the hooks' and cyg's slow paths test this one
+ *   flag and jump through instr_cct_extra (profile/cct.h) once, out of line, to what
+ *   start-up (lifecycle.c) chose for the substrates that want enter/exit:
+ *   - the profile and the metrics substrate, and perhaps substrate plugins: the cursor path
+ *     with metrics (profile/cct_metrics.c), which also calls the plugins;
+ *   - the profile and substrate plugins: the cursor path with plugins (profile/cct_plugins.c),
+ *     the profile's steps and the plugins' functions called directly;
+ *   - substrate plugins alone: their functions called directly on the core's stack
+ *     (plugins/direct.c).
+ *   Other adapters' events take the core's slow path (the cursor's slow paths, which call
+ *   the plugins too) or, with the plugins alone, the generic path.
  * - Generic path (profile and trace, other timers, or after the first pause): the core keeps its
  *   own stack of region handles and calls every substrate that wants the event through the
  *   dispatch table. With the profile alone and another timer than the TSC, the cursor is
@@ -72,8 +79,8 @@ enum {
     INSTR_FAST_INLINE,  /* the cursor path, inline (profile only, TSC) */
     INSTR_FAST_CURSOR,  /* the cursor is the stack, through the slow path (other timers) */
     INSTR_FAST_TRACE,   /* the direct trace path, inline (trace only, TSC) */
-    INSTR_FAST_METRICS  /* the cursor is the stack, with metrics, through the adapters' slow
-                         * paths (profile and metrics only, TSC; profile/cct.h) */
+    INSTR_FAST_METRICS  /* through the adapters' slow paths and instr_cct_extra: the cursor
+                         * with metrics, plugins or both, or the plugins alone (TSC) */
 };
 extern int instr_fast __attribute__((visibility("hidden")));
 /* The calling thread's cursor state: its location's, or instr_cct_idle (whose cursor never

@@ -104,6 +104,22 @@ static void finalize_from_signal(void)
     instr_experiment_publish();
 }
 
+/* 1 when the dispatch table tab (n entries) holds the profile's `fn` and nothing else but
+ * the metrics substrate before it and the plugins' substrate after it, as on their order in
+ * all_substrates: the cursor path with metrics and plugins can serve its events. */
+static int cursor_with_extras(const instr_dispatch *tab, unsigned n, instr_event_fn fn)
+{
+    unsigned i = 0;
+    if (i < n && instr_active[tab[i].slot] == &instr_metrics_substrate)
+        i++;
+    if (i == n || tab[i].fn != fn)
+        return 0;
+    i++;
+    if (i < n && instr_active[tab[i].slot] == &instr_plugins_substrate)
+        i++;
+    return i == n;
+}
+
 static void init_once(void)
 {
     instr_config_read();
@@ -172,12 +188,33 @@ static void init_once(void)
         instr_exit_tab[0].fn == instr_profile_exit)
         __atomic_store_n(&instr_fast, instr_clock_use_tsc ? INSTR_FAST_INLINE : INSTR_FAST_CURSOR,
                          __ATOMIC_RELEASE);
-    /* The profile and the metrics substrate with the TSC: the cursor path with metrics. */
-    else if (instr_n_enter == 2 && instr_n_exit == 2 && instr_clock_use_tsc &&
-             instr_enter_tab[0].fn == instr_metrics_substrate.enter &&
-             instr_enter_tab[1].fn == instr_profile_enter &&
-             instr_exit_tab[1].fn == instr_profile_exit)
+    /* The profile with the metrics substrate, substrate plugins or both, with the TSC: the
+     * cursor path with metrics, which also calls the plugins (profile/cct_metrics.c). */
+    else if (instr_clock_use_tsc && cursor_with_extras(instr_enter_tab, instr_n_enter,
+                                                       instr_profile_enter) &&
+             cursor_with_extras(instr_exit_tab, instr_n_exit, instr_profile_exit)) {
+        int metrics = instr_active[instr_enter_tab[0].slot] == &instr_metrics_substrate ||
+                      instr_active[instr_exit_tab[0].slot] == &instr_metrics_substrate;
+        int plugins = instr_substrate_slot(&instr_plugins_substrate) >= 0;
+        /* Plugins without metrics: the plugins' own functions (cct_plugins.c). */
+        if (!metrics)
+            instr_cct_extra_plugins();
+        instr_info(1, "events: the profile's cursor path with %s",
+                   metrics && plugins ? "metrics and substrate plugins"
+                                      : metrics ? "metrics" : "substrate plugins");
         __atomic_store_n(&instr_fast, INSTR_FAST_METRICS, __ATOMIC_RELEASE);
+    }
+    /* Substrate plugins alone with the TSC: the adapters' slow paths call them directly, on
+     * the core's stack (plugins/direct.c). */
+    else if (instr_clock_use_tsc && instr_n_enter <= 1 && instr_n_exit <= 1 &&
+             (instr_n_enter == 0 ||
+              instr_active[instr_enter_tab[0].slot] == &instr_plugins_substrate) &&
+             (instr_n_exit == 0 ||
+              instr_active[instr_exit_tab[0].slot] == &instr_plugins_substrate)) {
+        instr_plugins_direct_on();
+        instr_info(1, "events: substrate plugins alone, called directly");
+        __atomic_store_n(&instr_fast, INSTR_FAST_METRICS, __ATOMIC_RELEASE);
+    }
 #ifdef INSTR_RT_HAVE_TRACE
     /* The trace alone with the TSC: hooks append its records directly (event.h). */
     else if (instr_n_enter == 1 && instr_n_exit == 1 && instr_clock_use_tsc &&

@@ -17,6 +17,7 @@
 #include "../adapters/ext.h"
 #include "../include/instr_substrate_plugin.h"
 #include "../metrics/metrics.h"
+#include "../profile/profile.h"
 
 #include <dlfcn.h>
 #include <stdio.h>
@@ -44,9 +45,10 @@ struct instr_substrate_location {
     void *data[MAX_PLUGINS];
 };
 
-/* One null-terminated list per event type. */
-static instr_substrate_region_fn enter_list[MAX_PLUGINS + 1];
-static instr_substrate_region_fn exit_list[MAX_PLUGINS + 1];
+/* One null-terminated list per event type (enter and exit: substrate_plugins.h). */
+instr_substrate_region_fn instr_plugins_enter_list[MAX_PLUGINS + 1];
+instr_substrate_region_fn instr_plugins_exit_list[MAX_PLUGINS + 1];
+
 static instr_substrate_mpi_msg_fn send_list[MAX_PLUGINS + 1], recv_list[MAX_PLUGINS + 1];
 static instr_substrate_mpi_req_msg_fn isend_list[MAX_PLUGINS + 1], irecv_list[MAX_PLUGINS + 1];
 static instr_substrate_id_fn isend_complete_list[MAX_PLUGINS + 1];
@@ -414,14 +416,14 @@ static void sp_enter_one(void *data, uint32_t region, uint64_t t)
 {
     instr_substrate_location *l = data;
     if (l)
-        enter_list[0](l, t, region, l->metrics);
+        instr_plugins_enter_list[0](l, t, region, l->metrics);
 }
 
 static void sp_exit_one(void *data, uint32_t region, uint64_t t)
 {
     instr_substrate_location *l = data;
     if (l)
-        exit_list[0](l, t, region, l->metrics);
+        instr_plugins_exit_list[0](l, t, region, l->metrics);
 }
 
 static void sp_enter(void *data, uint32_t region, uint64_t t)
@@ -429,7 +431,7 @@ static void sp_enter(void *data, uint32_t region, uint64_t t)
     instr_substrate_location *l = data;
     if (!l)
         return;
-    for (instr_substrate_region_fn *f = enter_list; *f; f++)
+    for (instr_substrate_region_fn *f = instr_plugins_enter_list; *f; f++)
         (*f)(l, t, region, l->metrics);
 }
 
@@ -438,7 +440,7 @@ static void sp_exit(void *data, uint32_t region, uint64_t t)
     instr_substrate_location *l = data;
     if (!l)
         return;
-    for (instr_substrate_region_fn *f = exit_list; *f; f++)
+    for (instr_substrate_region_fn *f = instr_plugins_exit_list; *f; f++)
         (*f)(l, t, region, l->metrics);
 }
 
@@ -462,8 +464,8 @@ static int sp_init(void)
         return -1;
     for (uint32_t i = 0; i < nplugins; i++) {
         const instr_substrate_events *e = &plugins[i].info->events;
-        PUT(enter_list, e->enter_region);
-        PUT(exit_list, e->exit_region);
+        PUT(instr_plugins_enter_list, e->enter_region);
+        PUT(instr_plugins_exit_list, e->exit_region);
         PUT(send_list, e->mpi_send);
         PUT(recv_list, e->mpi_recv);
         PUT(isend_list, e->mpi_isend);
@@ -489,8 +491,9 @@ static int sp_init(void)
     if (join_list[0])
         instr_plugins_omp = 1;
     /* An event no plugin wants is not dispatched to this substrate at all. */
-    instr_plugins_substrate.enter = !enter_list[0] ? NULL : enter_list[1] ? sp_enter : sp_enter_one;
-    instr_plugins_substrate.exit = !exit_list[0] ? NULL : exit_list[1] ? sp_exit : sp_exit_one;
+    const instr_substrate_region_fn *in = instr_plugins_enter_list, *out = instr_plugins_exit_list;
+    instr_plugins_substrate.enter = !in[0] ? NULL : in[1] ? sp_enter : sp_enter_one;
+    instr_plugins_substrate.exit = !out[0] ? NULL : out[1] ? sp_exit : sp_exit_one;
     for (uint32_t i = 0; i < nplugins; i++) {
         if (!plugins[i].info->new_definition)
             continue;
@@ -521,6 +524,17 @@ static void *sp_location_begin(instr_location *loc)
     snprintf(l->name, sizeof l->name, "thread %u", loc->id);
     l->type = instr_plugins_openmp_worker ? INSTR_SUBSTRATE_LOCATION_OPENMP_THREAD
                                           : INSTR_SUBSTRATE_LOCATION_CPU_THREAD;
+    /* The cursor path with plugins (lifecycle.c): the profile calls the lists itself, with
+     * the metric values of its nodes. */
+    if (__atomic_load_n(&instr_fast, __ATOMIC_ACQUIRE) == INSTR_FAST_METRICS) {
+        int ps = instr_substrate_slot(&instr_profile_substrate);
+        instr_pstate *s = ps >= 0 ? loc->sub[ps] : NULL;
+        if (s && instr_cct_plugins_attach(s, l, instr_plugins_enter_list,
+                                          instr_plugins_exit_list) != 0)
+            instr_warn("%s: out of memory for thread %d; the plugins see none of its enters "
+                       "and exits",
+                       VAR, loc->tid);
+    }
     for (uint32_t i = 0; i < nplugins; i++)
         if (plugins[i].info->new_definition)
             plugins[i].info->new_definition(INSTR_SUBSTRATE_DEF_LOCATION, loc->id);

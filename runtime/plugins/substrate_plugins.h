@@ -9,10 +9,18 @@
 #define INSTR_RT_SUBSTRATE_PLUGINS_H
 
 #include "../core/substrate.h"
+#include "../include/instr_substrate_plugin.h"
 
 #include <stddef.h>
 
 extern instr_substrate instr_plugins_substrate;
+
+/* The plugins' enter and exit functions, null-terminated lists (set at start-up). */
+extern instr_substrate_region_fn instr_plugins_enter_list[], instr_plugins_exit_list[];
+
+/* The plugins alone with the TSC (core/lifecycle.c): the adapters' slow paths call them
+ * directly on the core's stack (direct.c). Before instr_fast is set. */
+void instr_plugins_direct_on(void);
 
 /* Communication between processes for plugins (instr_substrate_callbacks comm_*): set by
  * libinstr-rt-mpi once MPI is initialised; NULL: the single-process versions. */

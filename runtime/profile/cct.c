@@ -153,8 +153,16 @@ static void metrics_now(instr_pstate *s)
         instr_metrics_read(s->mread, s->mvals, instr_clock_now());
 }
 
+/* The values the plugins see with an event of a slow path. */
+static const uint64_t *plugin_metrics(const instr_pstate *s) { return s->nm ? s->mvals : NULL; }
+
+/* Substrate plugins on the cursor path see every frame the cursor closes (longjmp, unbalanced
+ * exits, the end of the thread or program) as an exit, as on the generic path; but for the
+ * OpenMP adapter's graft frames (region 0, graft.h), which were never an enter. */
 static void close_frame(instr_pstate *s, instr_pnode *p, uint64_t t)
 {
+    if (s->ploc && p->region != 0)
+        INSTR_CCT_PLUGINS_EXIT(s, p->region, t, plugin_metrics(s));
     if (s->mread)
         instr_pnode_metrics_exit(s, p);
     instr_cct_close(p, t);
@@ -212,8 +220,13 @@ int instr_cct_enter_slow(instr_pstate *s, uint32_t region, uintptr_t sp)
         }
     }
     enter_below(s, p, region, sp, !timed, t);
-    if (s->mread && s->cursor != &s->lost)
-        instr_pnode_metrics_enter(s, s->cursor);
+    if (s->cursor != &s->lost) {
+        if (s->mread)
+            instr_pnode_metrics_enter(s, s->cursor);
+        /* An enter below a node that could not be created is not seen, nor is its exit. */
+        if (s->ploc)
+            INSTR_CCT_PLUGINS_ENTER(s, region, s->cursor->t_enter, plugin_metrics(s));
+    }
     return 0;
 }
 

@@ -18,6 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct instr_substrate_location;
+
 /* A region handle no registered region has: sentinel nodes carry it, so no event matches them. */
 #define INSTR_CCT_NO_REGION 0xfffffffeu
 
@@ -45,6 +47,10 @@ typedef struct instr_pnode {
                                  * greatest inclusive value of one visit; NULL otherwise */
 } instr_pnode;
 
+/* A substrate plugin's enter or exit (instr_substrate_region_fn, instr_substrate_plugin.h). */
+typedef void (*instr_cct_plugin_fn)(struct instr_substrate_location *loc, uint64_t t,
+                                    uint32_t region, const uint64_t *metrics);
+
 /* Per location. */
 typedef struct instr_pstate {
     instr_pnode *cursor;        /* the innermost open region's node; &root when none */
@@ -63,8 +69,15 @@ typedef struct instr_pstate {
     struct graft_node *grafts;  /* this location's graft frames, newest first (graft.c) */
     uint64_t *mvals;            /* the location's current metric values (runtime/metrics/) */
     uint32_t nm;                /* how many; 0: no metric is on */
-    /* With metrics on: how the cursor path reads them (metrics.h), else NULL. */
+    /* With metrics on: how the cursor path reads them (metrics.h), else NULL; with substrate
+     * plugins too, the location's own copy whose `flat` is 0 (cct_plugins.c). */
     const struct instr_metric_reader *mread;
+    /* Substrate plugins on the cursor path (cct_plugins.c): this location's plugin location
+     * and the null-terminated lists of the plugins' enter and exit functions; NULL when
+     * none. */
+    struct instr_substrate_location *ploc;
+    const instr_cct_plugin_fn *penter, *pexit;
+    instr_cct_plugin_fn penter1, pexit1; /* the list's function when it has one, else NULL */
 } instr_pstate;
 
 /* Set by the longjmp family (interpose/longjmp.c): this thread's stack was cut since its last
@@ -165,6 +178,60 @@ static inline void instr_cct_pop(instr_pstate *s, instr_pnode *n, uint64_t t)
     s->cursor = parent;
 }
 
+/* Calls every function of the null-terminated list f (out of line: its loop keeps registers
+ * that the call of one function does not need). */
+void instr_cct_plugins_each(const instr_cct_plugin_fn *f, struct instr_substrate_location *ploc,
+                            uint32_t region, uint64_t t, const uint64_t *metrics);
+
+/* instr_cct_plugins_call_then's steps once the caller took the cursor (s->cursor is
+ * &s->busy). */
+static inline void instr_cct_plugins_taken_then(instr_pstate *s, instr_pnode *after,
+                                                instr_cct_plugin_fn one,
+                                                const instr_cct_plugin_fn *list, uint32_t region,
+                                                uint64_t t, const uint64_t *metrics)
+{
+    if (__builtin_expect(one != 0, 1))
+        one(s->ploc, t, region, metrics);
+    else
+        instr_cct_plugins_each(list, s->ploc, region, t, metrics);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    s->cursor = after;
+}
+
+/* Calls the plugins' functions for one event of the location s: `one` when the list has one
+ * function, else every function of `list`. The cursor is taken meanwhile, as in the slow
+ * paths, and then becomes `after`: a signal handler's events in between are dropped and
+ * counted, as on the generic path, and never reach a plugin inside its own call
+ * (docs/plugins.md: a location's events are never concurrent). */
+static inline void instr_cct_plugins_call_then(instr_pstate *s, instr_pnode *after,
+                                               instr_cct_plugin_fn one,
+                                               const instr_cct_plugin_fn *list, uint32_t region,
+                                               uint64_t t, const uint64_t *metrics)
+{
+    s->cursor = &s->busy;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    instr_cct_plugins_taken_then(s, after, one, list, region, t, metrics);
+}
+
+static inline void instr_cct_plugins_call(instr_pstate *s, instr_cct_plugin_fn one,
+                                          const instr_cct_plugin_fn *list, uint32_t region,
+                                          uint64_t t, const uint64_t *metrics)
+{
+    instr_cct_plugins_call_then(s, s->cursor, one, list, region, t, metrics);
+}
+
+#define INSTR_CCT_PLUGINS_ENTER(s, region, t, m)                                              \
+    instr_cct_plugins_call(s, (s)->penter1, (s)->penter, region, t, m)
+#define INSTR_CCT_PLUGINS_EXIT(s, region, t, m)                                               \
+    instr_cct_plugins_call(s, (s)->pexit1, (s)->pexit, region, t, m)
+
+/* Puts substrate plugins on the cursor path of s (INSTR_FAST_METRICS with the plugins'
+ * substrate; called by it when its location of the same thread begins): ploc and the lists
+ * as in instr_pstate. 0, or -1 when out of memory (then the plugins see none of the
+ * location's enters and exits). */
+int instr_cct_plugins_attach(instr_pstate *s, struct instr_substrate_location *ploc,
+                             const instr_cct_plugin_fn *penter, const instr_cct_plugin_fn *pexit);
+
 /* The cursor path with metrics (INSTR_FAST_METRICS, core/event.h; cct_metrics.c): the cursor
  * path's steps for the calling thread, by the adapter's key or by region handle, with the
  * metrics read into the node at enter and its sums at exit. On a miss (the node is not the
@@ -176,6 +243,24 @@ void instr_cct_metrics_enter_key(uintptr_t key, uintptr_t sp, instr_cct_enter_mi
 void instr_cct_metrics_exit_key(uintptr_t key, instr_cct_exit_miss miss);
 void instr_cct_metrics_enter_region(uintptr_t region, uintptr_t sp, instr_cct_enter_miss miss);
 void instr_cct_metrics_exit_region(uintptr_t region, instr_cct_exit_miss miss);
+/* The same for the profile with substrate plugins and no metrics (cct_plugins.c). */
+void instr_cct_plugins_enter_key(uintptr_t key, uintptr_t sp, instr_cct_enter_miss miss);
+void instr_cct_plugins_exit_key(uintptr_t key, instr_cct_exit_miss miss);
+void instr_cct_plugins_enter_region(uintptr_t region, uintptr_t sp, instr_cct_enter_miss miss);
+void instr_cct_plugins_exit_region(uintptr_t region, instr_cct_exit_miss miss);
+
+/* Which of the two serves INSTR_FAST_METRICS, chosen at start-up (core/lifecycle.c): the
+ * adapters' slow paths jump through it (one instruction, as a direct jump), so that neither
+ * path pays a test for the other. Until then, and with metrics, the metrics' functions. */
+typedef struct instr_cct_extra_ops {
+    void (*enter_key)(uintptr_t key, uintptr_t sp, instr_cct_enter_miss miss);
+    void (*exit_key)(uintptr_t key, instr_cct_exit_miss miss);
+    void (*enter_region)(uintptr_t region, uintptr_t sp, instr_cct_enter_miss miss);
+    void (*exit_region)(uintptr_t region, instr_cct_exit_miss miss);
+} instr_cct_extra_ops;
+extern instr_cct_extra_ops instr_cct_extra __attribute__((visibility("hidden")));
+/* Makes the plugins' functions serve it. */
+void instr_cct_extra_plugins(void);
 
 /* The slow paths of the cursor when it is the thread's only stack (event.h). They take the
  * cursor off the fast paths while they work; 0 when done, -1 when the cursor was already

@@ -30,22 +30,30 @@ enum {
     EXIT = INSTR_PNODE_M_EXIT
 };
 
-/* Sources read through their read operation, or types other than uint64. Into the node's
- * own rows, never the location's values: a signal handler's events in between touch other
- * nodes only. */
+/* Sources read through their read operation, or types other than uint64; and substrate
+ * plugins beside the metrics (s->ploc: the location's reader is a copy whose `flat` is 0,
+ * cct_plugins.c, so that the flat path stays as it is without them), which see the values of
+ * the node's rows. Into the node's own rows, never the location's values: a signal handler's
+ * events in between touch other nodes only. */
 __attribute__((noinline, cold)) static void enter_read(instr_pstate *s, instr_pnode *n)
 {
     uint64_t t = instr_clock_tsc();
+    uint64_t *m = n->m + ENTER * s->nm;
     n->t_enter = t;
-    instr_metrics_read(s->mread, n->m + ENTER * s->nm, t);
+    instr_metrics_read(s->mread, m, t);
+    if (s->ploc)
+        INSTR_CCT_PLUGINS_ENTER(s, n->region, t, m);
 }
 
 __attribute__((noinline, cold)) static void exit_read(instr_pstate *s, instr_pnode *n)
 {
     uint64_t *now = n->m + EXIT * s->nm;
     instr_metrics_read(s->mread, now, instr_clock_tsc());
+    uint64_t t = instr_clock_tsc();
+    if (s->ploc)
+        INSTR_CCT_PLUGINS_EXIT(s, n->region, t, now);
     instr_pnode_metrics_exit_at(n, s->nm, now);
-    instr_cct_pop(s, n, instr_clock_tsc());
+    instr_cct_pop(s, n, t);
 }
 
 /* The plugins' calls only (the reader is flat). Out of line, so that the usual case, one

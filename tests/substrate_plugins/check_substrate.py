@@ -193,13 +193,77 @@ def case_several():
     expect(pr["async"] == "0 sorted=1", "asynchronous values %r" % pr["async"])
 
 
+CURSOR = "events: the profile's cursor path with "
+ALONE = "events: substrate plugins alone, called directly"
+
+
+def case_several_cursor():
+    """callcount and probe at once with the profile alone (no trace): the profile's cursor path
+    calls the plugins' list itself (docs/performance.md, "Substrate plugins"); the plugins see
+    exactly what they see on the generic path (with the trace)."""
+    seen = {}
+    for name, extra in (("cursor", {}), ("generic", {"INSTR_ENABLE_TRACING": "1"})):
+        env = env_for("probe,callcount", dict(extra, INSTR_VERBOSE="1"))
+        mine, exp = run([os.path.join(A.bin, "substrate_calls"), 3], env, name)
+        on_cursor = any(l.startswith("instr: " + CURSOR + "substrate plugins") for l in mine)
+        expect(on_cursor == (name == "cursor"), "%s: the path said %r" % (name, mine))
+        rows = callcount(exp)
+        locs = per_location(rows)
+        for (loc, region), n in profile_visits(exp).items():
+            expect(locs[loc].get(region) == n, "%s: %s on %d: profile %d, callcount %r"
+                   % (name, region, loc, n, locs[loc].get(region)))
+        pr = probe(exp)
+        calls = sum(sum(r.values()) for r in locs.values())
+        expect(pr["events"] == "%d %d" % (calls, calls), "%s: probe events %r, %d calls"
+               % (name, pr["events"], calls))
+        expect(pr["slot_errors"] == "0" and pr["depth_errors"] == "0", "%s: probe %r"
+               % (name, pr))
+        seen[name] = (dict(locs), pr["events"])
+    expect(seen["cursor"] == seen["generic"], "cursor path %r, generic path %r"
+           % (seen["cursor"], seen["generic"]))
+
+
+def case_jumps():
+    """longjmp out of instrumented frames, a signal handler's instrumented calls and exit()
+    deep in a stack: the plugins get balanced enters and exits, the same on the profile's
+    cursor path (one plugin, then two), with the plugins alone (called directly by the
+    adapters' slow paths) and on the generic path (profile and trace)."""
+    want = {"main": 1, "outer": 3, "middle": 3, "inner": 3, "a": 1, "on_usr1": 2,
+            "handler_work": 2, "deep1": 1, "deep2": 1, "deep3": 1}
+    calls = sum(want.values())
+    modes = [("cursor", "callcount", {}), ("cursor2", "probe,callcount", {}),
+             ("profile_off", "probe,callcount", {"INSTR_ENABLE_PROFILING": "0"}),
+             ("generic", "probe,callcount", {"INSTR_ENABLE_TRACING": "1"})]
+    for name, plugins, extra in modes:
+        mine, exp = run("jumps", env_for(plugins, dict(extra, INSTR_VERBOSE="1")), name,
+                        want_out="sink=8\n")
+        on_cursor = any(l.startswith("instr: " + CURSOR) for l in mine)
+        expect(on_cursor == name.startswith("cursor"), "%s: the path said %r" % (name, mine))
+        alone = any(l.startswith("instr: " + ALONE) for l in mine)
+        expect(alone == (name == "profile_off"), "%s: the path said %r" % (name, mine))
+        locs = per_location(callcount(exp))
+        expect(locs == {0: want}, "%s: counts %r" % (name, dict(locs)))
+        if "probe" in plugins:
+            pr = probe(exp)
+            expect(pr["events"] == "%d %d" % (calls, calls), "%s: probe events %r, %d calls"
+                   % (name, pr["events"], calls))
+            expect(pr["depth_errors"] == "0", "%s: probe %r" % (name, pr))
+
+
 def case_metrics():
-    """With a strictly synchronous metric on, enter and exit carry its values."""
-    env = env_for("probe", {"INSTR_METRIC_PLUGINS": "count", "INSTR_METRIC_COUNT": "events",
-                            "INSTR_PLUGIN_PATH": A.test_plugins + ":" + A.metric_plugins})
-    mine, exp = run("calls", env)
-    pr = probe(exp)
-    expect(pr["metrics"] == "1 1 metric_values 10", "metrics %r" % pr["metrics"])
+    """With a strictly synchronous metric on, enter and exit carry its values: on the
+    profile's cursor path with metrics and plugins, and on the generic path (with the
+    trace)."""
+    for name, extra in (("cursor", {}), ("generic", {"INSTR_ENABLE_TRACING": "1"})):
+        env = env_for("probe", dict(extra, INSTR_METRIC_PLUGINS="count",
+                                    INSTR_METRIC_COUNT="events", INSTR_VERBOSE="1",
+                                    INSTR_PLUGIN_PATH=A.test_plugins + ":" + A.metric_plugins))
+        mine, exp = run("calls", env, name)
+        on_cursor = any(l.startswith("instr: " + CURSOR + "metrics and substrate plugins")
+                        for l in mine)
+        expect(on_cursor == (name == "cursor"), "%s: the path said %r" % (name, mine))
+        pr = probe(exp)
+        expect(pr["metrics"] == "1 1 metric_values 10", "%s: metrics %r" % (name, pr["metrics"]))
 
 
 def case_async_metrics():

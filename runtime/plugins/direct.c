@@ -1,0 +1,120 @@
+/* direct.c — the plugins alone on the core's stack (INSTR_FAST_METRICS with the plugins'
+ * substrate the only one that wants enter/exit, INSTR_ENABLE_PROFILING=0; core/event.h).
+ *
+ * The adapters' slow paths jump through instr_cct_extra (profile/cct.h) to these functions,
+ * which take the generic path's steps on the location's own stack of region handles (the
+ * same stack, the same order of stores against signal handlers, the same busy flag) and then
+ * call the plugins' null-terminated lists directly, with the TSC: no dispatch table, no
+ * plugins' substrate in between. Everything unusual (the thread's first event, a full stack,
+ * pause, an exit that is not the innermost open region's, a signal handler inside the
+ * runtime) is a miss: the adapter's slow path, the generic path.
+ *
+ * By key (-finstrument-functions' addresses) the region is the one the adapter's address
+ * table has (adapters/cyg.h); a function it does not know yet misses.
+ *
+ * Hot: no locks, no allocation, no system call. */
+#include "substrate_plugins.h"
+#include "../adapters/cyg.h"
+#include "../core/event.h"
+#include "../include/instr_abi.h"
+#include "../throttle/throttle.h"
+
+static int slot; /* the plugins' substrate's */
+/* The list's function when it has one, else NULL. */
+static instr_cct_plugin_fn one_enter, one_exit;
+
+/* The plugins' functions (`one`, else every function of the list), called with the
+ * location's busy flag set. */
+static inline void call(instr_location *loc, instr_cct_plugin_fn one,
+                        const instr_cct_plugin_fn *list, uint32_t region, uint64_t t)
+{
+    struct instr_substrate_location *l = loc->sub[slot];
+    loc->busy = 1;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    if (__builtin_expect(l != NULL, 1)) {
+        if (__builtin_expect(one != NULL, 1))
+            one(l, t, region, NULL);
+        else
+            instr_cct_plugins_each(list, l, region, t, NULL);
+    }
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    loc->busy = 0;
+}
+
+/* 1 when the enter of region was recorded here. */
+static inline int try_enter(uint32_t region)
+{
+    instr_location *loc = instr_tls_loc;
+    if (__builtin_expect(!loc || loc->busy || loc->depth == loc->cap ||
+                             instr_state_get() != INSTR_STATE_RUNNING, 0))
+        return 0;
+    /* Depth first: a handler arriving in between pushes above this frame, not onto it. */
+    uint32_t d = loc->depth;
+    loc->depth = d + 1;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    loc->stack[d] = region;
+    call(loc, one_enter, instr_plugins_enter_list, region, instr_clock_tsc());
+    return 1;
+}
+
+/* 1 when the exit of region, the innermost open one, was recorded here. */
+static inline int try_exit(uint32_t region)
+{
+    instr_location *loc = instr_tls_loc;
+    if (__builtin_expect(!loc || loc->busy || loc->depth == 0 ||
+                             loc->stack[loc->depth - 1] != region ||
+                             instr_state_get() != INSTR_STATE_RUNNING, 0))
+        return 0;
+    uint64_t t = instr_clock_tsc();
+    loc->depth--;
+    call(loc, one_exit, instr_plugins_exit_list, region, t);
+    return 1;
+}
+
+static void enter_region(uintptr_t region, uintptr_t sp, instr_cct_enter_miss miss)
+{
+    if (__builtin_expect(!try_enter((uint32_t)region), 0))
+        miss(region, sp);
+}
+
+static void exit_region(uintptr_t region, instr_cct_exit_miss miss)
+{
+    if (__builtin_expect(!try_exit((uint32_t)region), 0))
+        miss(region);
+}
+
+/* A region's handle, not a function not seen yet, excluded or throttled. */
+static int recorded(uint32_t h)
+{
+    return h != INSTR_HANDLE_UNREGISTERED && h != INSTR_HANDLE_EXCLUDED &&
+           !instr_handle_throttling(h);
+}
+
+/* By the function's address (-finstrument-functions): its handle from the adapter's table. */
+static void enter_key(uintptr_t key, uintptr_t sp, instr_cct_enter_miss miss)
+{
+    uint32_t h = instr_cyg_handle(key);
+    if (__builtin_expect(!recorded(h) || !try_enter(h), 0))
+        miss(key, sp);
+}
+
+static void exit_key(uintptr_t key, instr_cct_exit_miss miss)
+{
+    uint32_t h = instr_cyg_handle(key);
+    if (__builtin_expect(!recorded(h) || !try_exit(h), 0))
+        miss(key);
+}
+
+void instr_plugins_direct_on(void)
+{
+    slot = instr_substrate_slot(&instr_plugins_substrate);
+    const instr_substrate_region_fn *in = instr_plugins_enter_list, *out = instr_plugins_exit_list;
+    one_enter = in[0] && !in[1] ? in[0] : NULL;
+    one_exit = out[0] && !out[1] ? out[0] : NULL;
+    instr_cct_extra = (instr_cct_extra_ops){
+        .enter_key = enter_key,
+        .exit_key = exit_key,
+        .enter_region = enter_region,
+        .exit_region = exit_region,
+    };
+}

@@ -1,0 +1,137 @@
+/* cct_plugins.c — substrate plugins on the cursor path (INSTR_FAST_METRICS with the plugins'
+ * substrate; core/event.h, cct.h).
+ *
+ * While the profile, substrate plugins and perhaps the metrics substrate are the only
+ * substrates that want enter/exit, the cursor stays the thread's only stack and the profile
+ * calls the plugins' enter and exit itself, from the null-terminated lists of the plugins'
+ * substrate (runtime/plugins/), with the location's plugin location: no dispatch table, no
+ * core stack. Without metrics the functions below serve the adapters' slow paths (through
+ * instr_cct_extra); with metrics, cct_metrics.c's, whose out-of-line branch calls the
+ * plugins with the values of the node's rows. The cursor's slow paths (cct.c) call them too:
+ * a new call path, frames closed by longjmp, unbalanced exits, the end of a thread or of the
+ * program.
+ *
+ * A plugin is called with the cursor taken (cct.h, instr_cct_plugins_call), so a signal
+ * handler's events meanwhile are dropped and counted, as on the generic path.
+ *
+ * Hot: no locks, no allocation, no system call. */
+#include "profile.h"
+#include "../core/clock.h"
+#include "../core/event.h"
+#include "../metrics/metrics.h"
+
+#include <stdlib.h>
+
+instr_cct_extra_ops instr_cct_extra = {
+    .enter_key = instr_cct_metrics_enter_key,
+    .exit_key = instr_cct_metrics_exit_key,
+    .enter_region = instr_cct_metrics_enter_region,
+    .exit_region = instr_cct_metrics_exit_region,
+};
+
+void instr_cct_extra_plugins(void)
+{
+    instr_cct_extra = (instr_cct_extra_ops){
+        .enter_key = instr_cct_plugins_enter_key,
+        .exit_key = instr_cct_plugins_exit_key,
+        .enter_region = instr_cct_plugins_enter_region,
+        .exit_region = instr_cct_plugins_exit_region,
+    };
+}
+
+__attribute__((noinline)) void instr_cct_plugins_each(const instr_cct_plugin_fn *f,
+                                                     struct instr_substrate_location *ploc,
+                                                     uint32_t region, uint64_t t,
+                                                     const uint64_t *metrics)
+{
+    for (; *f; f++)
+        (*f)(ploc, t, region, metrics);
+}
+
+int instr_cct_plugins_attach(instr_pstate *s, struct instr_substrate_location *ploc,
+                             const instr_cct_plugin_fn *penter, const instr_cct_plugin_fn *pexit)
+{
+    if (s->nm) {
+        if (!s->mread)
+            return -1; /* metrics without a reader: never on the cursor path with metrics */
+        /* The location's own copy of its reader, off the flat path (cct_metrics.c). */
+        instr_metric_reader *r = malloc(sizeof *r);
+        if (!r)
+            return -1;
+        *r = *s->mread;
+        r->flat = 0;
+        s->mread = r;
+    }
+    s->penter = penter;
+    s->pexit = pexit;
+    s->penter1 = penter[0] && !penter[1] ? penter[0] : NULL;
+    s->pexit1 = pexit[0] && !pexit[1] ? pexit[0] : NULL;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    s->ploc = ploc;
+    return 0;
+}
+
+/* The node n was just entered (the cursor): its time, then the plugins. */
+static inline __attribute__((always_inline)) void enter_node(instr_pstate *s, instr_pnode *n)
+{
+    uint64_t t = instr_clock_tsc();
+    n->t_enter = t;
+    instr_cct_plugins_call_then(s, n, s->penter1, s->penter, n->region, t, NULL);
+}
+
+/* The cursor is taken before the node's statistics (a handler's events meanwhile are
+ * dropped) and given to the parent after the plugins: instr_cct_pop's steps around their
+ * call, so that only the parent is needed across it. */
+static inline __attribute__((always_inline)) void exit_node(instr_pstate *s, instr_pnode *n)
+{
+    uint64_t t = instr_clock_tsc();
+    instr_pnode *parent = n->parent;
+    s->cursor = &s->busy;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    instr_cct_close_in(n, parent, t);
+    instr_cct_plugins_taken_then(s, parent, s->pexit1, s->pexit, n->region, t, NULL);
+}
+
+void instr_cct_plugins_enter_key(uintptr_t key, uintptr_t sp, instr_cct_enter_miss miss)
+{
+    instr_pstate *s = instr_tls_cct;
+    instr_pnode *n = instr_cct_push(s, 1, key, sp);
+    if (__builtin_expect(!n, 0)) {
+        miss(key, sp);
+        return;
+    }
+    enter_node(s, n);
+}
+
+void instr_cct_plugins_exit_key(uintptr_t key, instr_cct_exit_miss miss)
+{
+    instr_pstate *s = instr_tls_cct;
+    instr_pnode *n = instr_cct_top(s, 1, key);
+    if (__builtin_expect(!n, 0)) {
+        miss(key);
+        return;
+    }
+    exit_node(s, n);
+}
+
+void instr_cct_plugins_enter_region(uintptr_t region, uintptr_t sp, instr_cct_enter_miss miss)
+{
+    instr_pstate *s = instr_tls_cct;
+    instr_pnode *n = instr_cct_push(s, 0, region, sp);
+    if (__builtin_expect(!n, 0)) {
+        miss(region, sp);
+        return;
+    }
+    enter_node(s, n);
+}
+
+void instr_cct_plugins_exit_region(uintptr_t region, instr_cct_exit_miss miss)
+{
+    instr_pstate *s = instr_tls_cct;
+    instr_pnode *n = instr_cct_top(s, 0, region);
+    if (__builtin_expect(!n, 0)) {
+        miss(region);
+        return;
+    }
+    exit_node(s, n);
+}
