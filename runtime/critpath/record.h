@@ -28,6 +28,7 @@ typedef struct instr_cp_record {
     uint64_t total_ns;   /* length of the path of computation plus MPI */
     uint64_t other_ns;   /* useful time of regions beyond the top K */
     uint64_t outside_ns; /* useful time while no instrumented region was open */
+    uint64_t omp_ns;     /* length of the path of computation plus OpenMP synchronisation */
     uint32_t n;          /* entries used */
     uint32_t pad;
     instr_cp_entry e[INSTR_CP_MAX_REGIONS];

@@ -111,7 +111,8 @@ int instr_cp_write_json(const char *jobdir, int nranks, const instr_cp_process *
         FILE *f = o.f;
         fprintf(f, "{\n  \"format\": \"instr-critical-path\",\n  \"version\": 1,\n");
         fprintf(f, "  \"ranks\": %d,\n  \"regions_k\": %d,\n", nranks, regions_k);
-        fprintf(f, "  \"application\": {\"useful_s\": %.9f, \"total_s\": %.9f},\n", cpu, T);
+        fprintf(f, "  \"application\": {\"useful_s\": %.9f, \"omp_s\": %.9f, \"total_s\": %.9f},\n",
+                cpu, sec(path->omp_ns), T);
         fprintf(f, "  \"processes\": [");
         for (int r = 0; r < nranks; r++)
             fprintf(f, "%s\n    {\"rank\": %d, \"useful_s\": %.9f, \"mpi_s\": %.9f, "
@@ -152,10 +153,11 @@ int instr_cp_write_json(const char *jobdir, int nranks, const instr_cp_process *
     instr_io_guard_end(&g);
 
     if (instr_verbose >= 0) {
-        instr_warn("critical path over %d rank%s: %.6f s useful computation, %.6f s with MPI; "
+        instr_warn("critical path over %d rank%s: %.6f s useful computation, %.6f s with OpenMP "
+                   "synchronisation, %.6f s with OpenMP and MPI; "
                    "load balance %.3f x communication efficiency %.3f (serialisation %.3f x "
                    "transfer %.3f) = parallel efficiency %.3f%s",
-                   nranks, nranks == 1 ? "" : "s", cpu, T, lb, comm, ser, transfer, pe,
+                   nranks, nranks == 1 ? "" : "s", cpu, sec(path->omp_ns), T, lb, comm, ser, transfer, pe,
                    rc == 0 ? "; regions in critical-path.json" : "");
         for (uint32_t i = 0; i < n && i < 5; i++)
             instr_warn("  %5.1f%% of the path: %s on rank %d",
