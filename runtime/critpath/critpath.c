@@ -125,6 +125,7 @@ static int init(void)
         return -1;
     }
     clock_pair(&mono0, &tick0);
+    instr_cp_metrics_init();
     ready = 1;
     return 0;
 }
@@ -196,6 +197,8 @@ static void cp_enter(void *data, uint32_t region, uint64_t t)
     if (!s)
         return;
     charge(s, use_cpu ? cpu_ns() : t);
+    if (instr_cp_nmetrics)
+        instr_cp_metrics_event(s);
     if (s->depth < MAX_DEPTH)
         s->stack[s->depth] = region;
     s->depth++;
@@ -208,6 +211,8 @@ static void cp_exit(void *data, uint32_t region, uint64_t t)
     if (!s)
         return;
     charge(s, use_cpu ? cpu_ns() : t);
+    if (instr_cp_nmetrics)
+        instr_cp_metrics_event(s);
     if (s->depth)
         s->depth--;
 }
@@ -271,6 +276,10 @@ void instr_cp_close_segment(struct cp_state *s, uint64_t t)
     s->path.useful_ns += (uint64_t)((double)s->seg_useful * f);
     s->path.total_ns += (uint64_t)((double)s->seg_total * f);
     s->path.omp_ns += (uint64_t)((double)s->seg_omp * f);
+    for (uint32_t m = 0; m < instr_cp_nmetrics; m++) {
+        s->path.metric[m] = instr_cp_metric_add(m, s->path.metric[m], s->mseg[m]);
+        s->mseg[m] = 0;
+    }
     s->useful += s->seg_useful;
     s->total += s->seg_total;
     s->seg_outside = s->seg_useful = s->seg_total = s->seg_omp = 0;
@@ -310,6 +319,7 @@ INSTR_EXT_EXPORT void instr_ext_cp_mpi_end(void)
     if (cp->in_mpi == 1) {
         charge(cp, t);
         cp->mpi += t;
+        cp->mwait_ended = 1;
     }
     cp->in_mpi--;
 }

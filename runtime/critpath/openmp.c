@@ -41,6 +41,8 @@ void instr_cp_omp_worker_begin(instr_cp_team *t)
     for (uint32_t i = 0; i < s->ntouched; i++)
         s->seg[s->touched[i]] = 0;
     s->ntouched = 0;
+    memset(s->mseg, 0, sizeof s->mseg);
+    s->mstarted = 0; /* the metrics' next values are the base */
     s->t_last = instr_cp_now();
     s->in_omp = 0;
     instr_ext_cp_max(&s->path, &t->fork);
@@ -66,6 +68,7 @@ void instr_cp_omp_barrier_end(instr_cp_team *t, uint32_t n)
     instr_cp_close_segment(s, instr_cp_now());
     if (s->in_omp)
         s->in_omp--;
+    s->mwait_ended = 1;
     lock(&t->lock);
     instr_ext_cp_max(&s->path, &t->sync[n & 1]);
     unlock(&t->lock);
@@ -101,6 +104,7 @@ void instr_cp_omp_acquired(uint64_t wait_id)
     instr_cp_close_segment(s, instr_cp_now());
     if (s->in_omp)
         s->in_omp--;
+    s->mwait_ended = 1;
     unsigned k = slot_of(wait_id);
     lock(&mutexes[k].lock);
     if (mutexes[k].id == wait_id)

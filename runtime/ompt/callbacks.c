@@ -319,12 +319,14 @@ static void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoi
         if (f->team && (!codeptr_ra || kind == ompt_sync_region_barrier_implicit_parallel))
             codeptr_ra = f->team->codeptr;
     }
+    /* The barrier's region lies inside the critical path's wait (its dependent metrics
+     * count the events at its ends as the wait's). */
     if (endpoint == ompt_scope_begin) {
+        cp_barrier(kind, endpoint);
         push(c, 0, codeptr_ra);
-        cp_barrier(kind, endpoint);
     } else {
-        cp_barrier(kind, endpoint);
         pop(c, 0);
+        cp_barrier(kind, endpoint);
     }
 }
 

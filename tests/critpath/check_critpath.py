@@ -26,6 +26,9 @@ Cases:
   omp_team   one MPI process, an OpenMP team of 4 threads (clang -fopenmp, libomp) with one
              slow thread per phase: barrier and join move the path between the threads
   hybrid     2 ranks x 2 threads of the same program, MPI_Barrier between the iterations
+  metrics    INSTR_CRITICAL_PATH_METRICS=events of the exact count metric plugin
+             (examples/metric_plugins/count.c) on the barrier loop: the events along the
+             path, counted from the program's calls
   regions_k  INSTR_CRITICAL_PATH_REGIONS=1: one region named, the rest is other_s
   off        without INSTR_CRITICAL_PATH: no critical-path.json, same program output
 """
@@ -394,6 +397,41 @@ def case_hybrid():
     check_team(2)
 
 
+def case_metrics():
+    """The count plugin's `events` (one per enter and exit of the thread) along the path of
+    barrier_loop.c: the plugin's value moves by one from each event to the next, and an
+    interval counts on the path when it is computation (not between the enter and the exit
+    of one MPI call). Per rank: main -> MPI_Init, MPI_Init -> MPI_Comm_rank, MPI_Comm_rank ->
+    MPI_Comm_size (3); per iteration the segment from the previous MPI call's exit to
+    MPI_Barrier's enter, through now() three times, balanced_work and (on the slow rank)
+    imbalance_work: 2 x calls + 1 intervals on the rank whose phase was the iteration's
+    longest; MPI_Barrier -> MPI_Finalize (1)."""
+    expect(A.plugins and os.path.isfile(os.path.join(A.plugins, "libinstr_metric_count.so")),
+           "libinstr_metric_count.so is not in --plugins %r" % A.plugins)
+    env = dict(CPU, INSTR_METRIC_PLUGINS="count", INSTR_METRIC_COUNT="events",
+               INSTR_PLUGIN_PATH=A.plugins, INSTR_CRITICAL_PATH_METRICS="events,nosuch")
+    exp, p = run("barrier_loop", env, "metrics")
+    cp = load(exp)
+    check_common(cp)
+    ph = {}
+    for _, r, it, bal, imb in phases(p.stdout):
+        ph[(int(r), int(it))] = (float(bal), float(imb))
+    iters = sorted({it for _, it in ph})
+    expect(len(ph) == A.np * len(iters) and iters, "phases printed: %r" % ph)
+    want = 3 + 1
+    for it in iters:
+        r = max(range(A.np), key=lambda r: sum(ph[(r, it)]))
+        calls = 3 + 1 + (1 if r == A.np - 1 else 0)
+        want += 2 * calls + 1
+    got = {m["name"]: m for m in cp.get("metrics", [])}
+    expect(list(got) == ["events"], "metrics on the path: %r" % cp.get("metrics"))
+    expect(got["events"]["value"] == want and got["events"]["source"] == "count",
+           "events on the path: %r, by construction %d" % (got["events"], want))
+    expect("INSTR_CRITICAL_PATH_METRICS: 'nosuch' is not a synchronous metric" in p.stderr,
+           "no message for the unknown metric:\n%s" % p.stderr)
+    expect("on the path: events = %d" % want in p.stderr, "no summary line of the metric")
+
+
 def case_regions_k():
     exp, _ = run("barrier_loop", dict(CPU, INSTR_CRITICAL_PATH_REGIONS="1"), "regions_k")
     cp = load(exp)
@@ -426,6 +464,7 @@ def main():
         ap.add_argument("--" + a, required=True)
     ap.add_argument("--np", type=int, default=4)
     ap.add_argument("--omp-cc", default="clang")
+    ap.add_argument("--plugins", default="", help="directory of libinstr_metric_count.so")
     A = ap.parse_args()
     fresh_dir(A.workdir)
     return run_case(globals(), A.case, (subprocess.TimeoutExpired,))
