@@ -26,6 +26,8 @@ Cases:
   omp_team   one MPI process, an OpenMP team of 4 threads (clang -fopenmp, libomp) with one
              slow thread per phase: barrier and join move the path between the threads
   hybrid     2 ranks x 2 threads of the same program, MPI_Barrier between the iterations
+  omp_chain  a chain through 4 threads by `#pragma omp ordered`: the path goes from the thread
+             that leaves the ordered region to the one that enters it next
   metrics    INSTR_CRITICAL_PATH_METRICS=events of the exact count metric plugin
              (examples/metric_plugins/count.c) on the barrier loop: the events along the
              path, counted from the program's calls
@@ -395,6 +397,21 @@ def case_omp_team():
 
 def case_hybrid():
     check_team(2)
+
+
+def case_omp_chain():
+    env = dict(CPU, OMP_NUM_THREADS="4", OMP_WAIT_POLICY="passive")
+    exp, p = run("omp_chain", env, "omp_chain", np=1, openmp=True)
+    cp = load(exp)
+    check_common(cp)
+    st = [float(l[2]) for l in phases(p.stdout)]
+    expect(len(st) == 8, "stages printed: %r" % st)
+    path = sum(st)
+    # A path that missed the hand-over would be one thread's two stages.
+    expect(path > 3 * max(st[t] + st[t + 4] for t in range(4)) * 0.9,
+           "construction: the stages %r are too unequal" % st)
+    near(cp["application"]["useful_s"], path, "useful critical path")
+    check_regions(cp, {"stage_work": path})
 
 
 def case_metrics():
