@@ -48,6 +48,9 @@ const instr_config_var instr_config_vars[] = {
      "other (1 to 64)"},
     {"INSTR_CRITICAL_PATH_CLOCK", "word", "wall", "runtime",
      "the critical path's clock: wall (the event clock) or cpu (each thread's CPU time)"},
+    {"INSTR_CRITICAL_PATH_METRICS", "options", "", "runtime",
+     "synchronous metrics (by name, docs/metrics.md) summed along the critical path like its "
+     "time (at most 8)"},
     {"INSTR_XRAY_PATCH", "word", "startup", "XRay adapter",
      "startup: patch what the run-time spec selects before main; manual: nothing until "
      "instr_xray_patch"},

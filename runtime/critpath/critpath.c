@@ -9,14 +9,17 @@
  * reserved once for every possible handle (calloc: pages are mapped only when touched), so
  * the event callbacks never allocate.
  *
- * Everything here runs on the tracked thread only (the MPI calls of other threads are not
- * exchanges of this process yet: docs/critical-path.md). */
+ * Every thread with a location has its own state and path (the arrays are reserved per
+ * thread); the region keys are shared. OpenMP synchronisation moves paths between the
+ * threads of a team (openmp.c); MPI calls exchange the calling thread's path. */
 #include "critpath.h"
 #include "../core/clock.h"
 #include "../core/config.h"
 #include "../core/core.h"
 #include "../core/log.h"
 #include "../core/registry.h"
+
+#include "critpath_thread.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -32,23 +35,9 @@ static int regions_k = 32;
 static int my_rank;
 static int finished; /* the path's end was taken (MPI_Finalize) */
 
-/* The tracked thread's state. */
-static struct cp_state {
-    instr_location *loc;
-    uint64_t t_last;          /* ticks of the last charge */
-    int in_mpi;               /* nesting of MPI calls */
-    int paused;               /* inside MPI_Init: time is on no clock */
-    uint32_t depth;
-    uint32_t stack[MAX_DEPTH];
-    uint64_t *seg;            /* ticks per handle in the current segment */
-    uint64_t *keys;           /* per handle: its key, 0 until computed */
-    uint32_t *touched, ntouched;
-    uint64_t seg_outside, seg_useful, seg_total; /* ticks */
-    uint64_t useful, total, mpi;                 /* ticks since the start (process scope) */
-    uint64_t syncs;
-    instr_cp_record path;     /* the path as of the last exchange, ns */
-} *cp;
-static _Thread_local int tls_tracked;
+static uint64_t *keys; /* per handle: its key, 0 until computed (shared by the threads) */
+static int ready;      /* init succeeded */
+static _Thread_local struct cp_state *tls_cp;
 static uint64_t mono0, tick0;
 
 static uint64_t mono_ns(void)
@@ -66,7 +55,8 @@ static uint64_t cpu_ns(void)
 }
 
 /* The path's clock now: the event clock's ticks, or the thread's CPU time. */
-static inline uint64_t cp_now(void) { return use_cpu ? cpu_ns() : instr_clock_now(); }
+uint64_t instr_cp_now(void) { return use_cpu ? cpu_ns() : instr_clock_now(); }
+#define cp_now instr_cp_now
 
 /* CLOCK_MONOTONIC and the tick counter at one instant: the monotonic read bracketed by two
  * counter reads, the tightest of a few tries, so that the process being preempted between
@@ -128,30 +118,20 @@ static int wanted(void)
 
 static int init(void)
 {
-    cp = calloc(1, sizeof *cp);
-    if (cp) {
-        cp->seg = calloc(MAX_HANDLES, sizeof *cp->seg);
-        cp->keys = calloc(MAX_HANDLES, sizeof *cp->keys);
-        cp->touched = calloc(MAX_HANDLES, sizeof *cp->touched);
-    }
-    if (!cp || !cp->seg || !cp->keys || !cp->touched) {
+    keys = calloc(MAX_HANDLES, sizeof *keys);
+    if (!keys) {
         instr_warn("INSTR_CRITICAL_PATH=1: out of memory for the critical path; it is not "
                    "measured");
-        if (cp) {
-            free(cp->seg);
-            free(cp->keys);
-            free(cp->touched);
-        }
-        free(cp);
-        cp = NULL;
         return -1;
     }
     clock_pair(&mono0, &tick0);
+    instr_cp_metrics_init();
+    ready = 1;
     return 0;
 }
 
 /* Charges the ticks since the last event. */
-static inline void charge(struct cp_state *s, uint64_t t)
+void instr_cp_charge(struct cp_state *s, uint64_t t)
 {
     uint64_t dt = t > s->t_last ? t - s->t_last : 0;
     s->t_last = t;
@@ -159,6 +139,9 @@ static inline void charge(struct cp_state *s, uint64_t t)
         return;
     s->seg_total += dt;
     if (s->in_mpi)
+        return;
+    s->seg_omp += dt; /* computation plus OpenMP */
+    if (s->in_omp)
         return;
     s->seg_useful += dt;
     if (!s->depth) {
@@ -175,20 +158,38 @@ static inline void charge(struct cp_state *s, uint64_t t)
     s->seg[h] += dt | !dt; /* a touched handle never reads as untouched */
 }
 
+#define charge instr_cp_charge
+#define close_segment instr_cp_close_segment
+
+/* Every thread gets its own state (its arrays are only address space until touched). */
 static void *location_begin(instr_location *loc)
 {
-    if (!cp || __atomic_load_n(&cp->loc, __ATOMIC_ACQUIRE))
+    (void)loc;
+    if (!ready || tls_cp)
+        return tls_cp;
+    struct cp_state *s = calloc(1, sizeof *s);
+    if (s) {
+        s->seg = calloc(MAX_HANDLES, sizeof *s->seg);
+        s->touched = calloc(MAX_HANDLES, sizeof *s->touched);
+    }
+    if (!s || !s->seg || !s->touched) {
+        instr_warn("INSTR_CRITICAL_PATH=1: out of memory for a thread's critical path; its "
+                   "time is on no path");
+        if (s) {
+            free(s->seg);
+            free(s->touched);
+        }
+        free(s);
         return NULL;
-    instr_location *none = NULL;
-    if (!__atomic_compare_exchange_n(&cp->loc, &none, loc, 0, __ATOMIC_ACQ_REL,
-                                     __ATOMIC_ACQUIRE))
-        return NULL;
-    tls_tracked = 1;
+    }
     /* The path starts with the thread's first event: the runtime's own start-up before it is
      * not the program's computation. */
-    cp->t_last = cp_now();
-    return cp;
+    s->t_last = cp_now();
+    tls_cp = s;
+    return s;
 }
+
+struct cp_state *instr_cp_self(void) { return tls_cp; }
 
 static void cp_enter(void *data, uint32_t region, uint64_t t)
 {
@@ -196,6 +197,8 @@ static void cp_enter(void *data, uint32_t region, uint64_t t)
     if (!s)
         return;
     charge(s, use_cpu ? cpu_ns() : t);
+    if (instr_cp_nmetrics)
+        instr_cp_metrics_event(s);
     if (s->depth < MAX_DEPTH)
         s->stack[s->depth] = region;
     s->depth++;
@@ -208,6 +211,8 @@ static void cp_exit(void *data, uint32_t region, uint64_t t)
     if (!s)
         return;
     charge(s, use_cpu ? cpu_ns() : t);
+    if (instr_cp_nmetrics)
+        instr_cp_metrics_event(s);
     if (s->depth)
         s->depth--;
 }
@@ -254,40 +259,47 @@ static void path_add(instr_cp_record *p, uint64_t key, uint64_t ns, int rank)
 }
 
 /* Appends the current segment to the path (at time t). */
-static void close_segment(struct cp_state *s, uint64_t t)
+void instr_cp_close_segment(struct cp_state *s, uint64_t t)
 {
     charge(s, t);
     double f = ns_per_tick();
     for (uint32_t i = 0; i < s->ntouched; i++) {
         uint32_t h = s->touched[i];
-        if (!s->keys[h])
-            s->keys[h] = key_of(h);
-        path_add(&s->path, s->keys[h], (uint64_t)((double)s->seg[h] * f), my_rank);
+        uint64_t k = __atomic_load_n(&keys[h], __ATOMIC_RELAXED);
+        if (!k)
+            __atomic_store_n(&keys[h], k = key_of(h), __ATOMIC_RELAXED);
+        path_add(&s->path, k, (uint64_t)((double)s->seg[h] * f), my_rank);
         s->seg[h] = 0;
     }
     s->ntouched = 0;
     s->path.outside_ns += (uint64_t)((double)s->seg_outside * f);
     s->path.useful_ns += (uint64_t)((double)s->seg_useful * f);
     s->path.total_ns += (uint64_t)((double)s->seg_total * f);
+    s->path.omp_ns += (uint64_t)((double)s->seg_omp * f);
+    for (uint32_t m = 0; m < instr_cp_nmetrics; m++) {
+        s->path.metric[m] = instr_cp_metric_add(m, s->path.metric[m], s->mseg[m]);
+        s->mseg[m] = 0;
+    }
     s->useful += s->seg_useful;
     s->total += s->seg_total;
-    s->seg_outside = s->seg_useful = s->seg_total = 0;
+    s->seg_outside = s->seg_useful = s->seg_total = s->seg_omp = 0;
 }
 
 INSTR_EXT_EXPORT int instr_ext_cp_on(void)
 {
-    return enabled && cp && instr_substrate_slot(&instr_critpath_substrate) >= 0;
+    return enabled && ready && instr_substrate_slot(&instr_critpath_substrate) >= 0;
 }
 
 INSTR_EXT_EXPORT void instr_ext_cp_set_rank(int rank) { my_rank = rank; }
 
 INSTR_EXT_EXPORT int instr_ext_cp_mpi_begin(void)
 {
-    if (!cp)
+    if (!ready)
         return 0;
-    if (!tls_tracked && !cp->loc)
-        instr_core_location_self(); /* the first location is the tracked one */
-    if (!tls_tracked)
+    if (!tls_cp)
+        instr_core_location_self(); /* a thread whose first event is an MPI call */
+    struct cp_state *cp = tls_cp;
+    if (!cp)
         return 0;
     if (cp->in_mpi == 0) {
         uint64_t t = cp_now();
@@ -300,19 +312,22 @@ INSTR_EXT_EXPORT int instr_ext_cp_mpi_begin(void)
 
 INSTR_EXT_EXPORT void instr_ext_cp_mpi_end(void)
 {
-    if (!cp || !tls_tracked || !cp->in_mpi)
+    struct cp_state *cp = tls_cp;
+    if (!cp || !cp->in_mpi)
         return;
     uint64_t t = cp_now();
     if (cp->in_mpi == 1) {
         charge(cp, t);
         cp->mpi += t;
+        cp->mwait_ended = 1;
     }
     cp->in_mpi--;
 }
 
 INSTR_EXT_EXPORT void instr_ext_cp_pause(int on)
 {
-    if (!cp || !tls_tracked || cp->paused == !!on)
+    struct cp_state *cp = tls_cp;
+    if (!cp || cp->paused == !!on)
         return;
     uint64_t t = cp_now();
     charge(cp, t);
@@ -323,7 +338,8 @@ INSTR_EXT_EXPORT void instr_ext_cp_pause(int on)
 
 INSTR_EXT_EXPORT size_t instr_ext_cp_snapshot(instr_cp_record *out)
 {
-    if (!cp || !tls_tracked) {
+    struct cp_state *cp = tls_cp;
+    if (!cp) {
         memset(out, 0, offsetof(instr_cp_record, e));
         return INSTR_CP_RECORD_BYTES(0);
     }
@@ -335,16 +351,19 @@ INSTR_EXT_EXPORT size_t instr_ext_cp_snapshot(instr_cp_record *out)
 INSTR_EXT_EXPORT void instr_ext_cp_max(instr_cp_record *into, const instr_cp_record *other)
 {
     uint64_t total = into->total_ns > other->total_ns ? into->total_ns : other->total_ns;
+    uint64_t omp = into->omp_ns > other->omp_ns ? into->omp_ns : other->omp_ns;
     if (other->useful_ns > into->useful_ns)
         memcpy(into, other, INSTR_CP_RECORD_BYTES(other->n > INSTR_CP_MAX_REGIONS
                                                        ? INSTR_CP_MAX_REGIONS
                                                        : other->n));
     into->total_ns = total;
+    into->omp_ns = omp;
 }
 
 INSTR_EXT_EXPORT void instr_ext_cp_merge(const instr_cp_record *in, size_t len)
 {
-    if (!cp || !tls_tracked || len < INSTR_CP_RECORD_BYTES(0) || in->n > INSTR_CP_MAX_REGIONS ||
+    struct cp_state *cp = tls_cp;
+    if (!cp || len < INSTR_CP_RECORD_BYTES(0) || in->n > INSTR_CP_MAX_REGIONS ||
         len < INSTR_CP_RECORD_BYTES(in->n))
         return;
     close_segment(cp, cp_now());
@@ -356,7 +375,8 @@ INSTR_EXT_EXPORT void instr_ext_cp_process(instr_cp_process *out)
 {
     memset(out, 0, sizeof *out);
     finished = 1;
-    if (!cp || !tls_tracked)
+    struct cp_state *cp = tls_cp;
+    if (!cp)
         return;
     close_segment(cp, cp_now());
     double f = ns_per_tick();
@@ -372,7 +392,7 @@ INSTR_EXT_EXPORT void instr_ext_cp_process(instr_cp_process *out)
 INSTR_EXT_EXPORT char *instr_ext_cp_names(const instr_cp_record *path, size_t *len)
 {
     *len = 0;
-    if (!cp)
+    if (!ready)
         return NULL;
     size_t cap = 0, n = 0;
     char *buf = NULL;
@@ -381,7 +401,8 @@ INSTR_EXT_EXPORT char *instr_ext_cp_names(const instr_cp_record *path, size_t *l
         if (path->e[i].rank != my_rank)
             continue;
         for (uint32_t h = 1; h <= count && h < MAX_HANDLES; h++) {
-            if ((cp->keys[h] ? cp->keys[h] : key_of(h)) != path->e[i].key)
+            uint64_t k = __atomic_load_n(&keys[h], __ATOMIC_RELAXED);
+            if ((k ? k : key_of(h)) != path->e[i].key)
                 continue;
             const instr_region_info *r = instr_registry_get(h);
             const char *name = r && r->name ? r->name : "?", *file = r && r->file ? r->file : "";

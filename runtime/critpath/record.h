@@ -13,6 +13,8 @@
 
 /* Most regions a path can carry (INSTR_CRITICAL_PATH_REGIONS is at most this). */
 #define INSTR_CP_MAX_REGIONS 64
+/* Most dependent metrics (INSTR_CRITICAL_PATH_METRICS) a path carries. */
+#define INSTR_CP_MAX_METRICS 8
 
 /* One instrumented region's contribution to the path on one rank: its exclusive useful
  * computation there, summed over the path's segments on that rank. */
@@ -28,6 +30,10 @@ typedef struct instr_cp_record {
     uint64_t total_ns;   /* length of the path of computation plus MPI */
     uint64_t other_ns;   /* useful time of regions beyond the top K */
     uint64_t outside_ns; /* useful time while no instrumented region was open */
+    uint64_t omp_ns;     /* length of the path of computation plus OpenMP synchronisation */
+    /* The dependent metrics (INSTR_CRITICAL_PATH_METRICS) along the useful path, summed like
+     * its time; each of the metric's value type (metrics.h). */
+    uint64_t metric[INSTR_CP_MAX_METRICS];
     uint32_t n;          /* entries used */
     uint32_t pad;
     instr_cp_entry e[INSTR_CP_MAX_REGIONS];

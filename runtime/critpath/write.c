@@ -2,6 +2,8 @@
  * written by rank 0 at the end of an MPI job from the path every rank agreed on in
  * MPI_Finalize and every rank's own totals. */
 #include "critpath.h"
+#include "critpath_thread.h"
+#include "../metrics/metrics.h"
 #include "../core/experiment.h"
 #include "../core/log.h"
 #include "../core/signals.h"
@@ -111,7 +113,23 @@ int instr_cp_write_json(const char *jobdir, int nranks, const instr_cp_process *
         FILE *f = o.f;
         fprintf(f, "{\n  \"format\": \"instr-critical-path\",\n  \"version\": 1,\n");
         fprintf(f, "  \"ranks\": %d,\n  \"regions_k\": %d,\n", nranks, regions_k);
-        fprintf(f, "  \"application\": {\"useful_s\": %.9f, \"total_s\": %.9f},\n", cpu, T);
+        fprintf(f, "  \"application\": {\"useful_s\": %.9f, \"omp_s\": %.9f, \"total_s\": %.9f},\n",
+                cpu, sec(path->omp_ns), T);
+        /* The dependent metrics along the useful path (INSTR_CRITICAL_PATH_METRICS). */
+        fprintf(f, "  \"metrics\": [");
+        for (uint32_t m = 0; m < instr_cp_nmetrics; m++) {
+            const instr_metric *mt = &instr_metrics_sync[instr_cp_metric_index[m]];
+            fprintf(f, "%s\n    {\"name\": ", m ? "," : "");
+            instr_json_str(f, mt->name);
+            fprintf(f, ", \"unit\": ");
+            instr_json_str(f, mt->unit ? mt->unit : "");
+            fprintf(f, ", \"source\": ");
+            instr_json_str(f, mt->source ? mt->source : "");
+            fprintf(f, ", \"value\": ");
+            instr_metric_fprint(f, mt->value_type, path->metric[m], 0);
+            fprintf(f, "}");
+        }
+        fprintf(f, "%s],\n", instr_cp_nmetrics ? "\n  " : "");
         fprintf(f, "  \"processes\": [");
         for (int r = 0; r < nranks; r++)
             fprintf(f, "%s\n    {\"rank\": %d, \"useful_s\": %.9f, \"mpi_s\": %.9f, "
@@ -152,11 +170,22 @@ int instr_cp_write_json(const char *jobdir, int nranks, const instr_cp_process *
     instr_io_guard_end(&g);
 
     if (instr_verbose >= 0) {
-        instr_warn("critical path over %d rank%s: %.6f s useful computation, %.6f s with MPI; "
+        instr_warn("critical path over %d rank%s: %.6f s useful computation, %.6f s with OpenMP "
+                   "synchronisation, %.6f s with OpenMP and MPI; "
                    "load balance %.3f x communication efficiency %.3f (serialisation %.3f x "
                    "transfer %.3f) = parallel efficiency %.3f%s",
-                   nranks, nranks == 1 ? "" : "s", cpu, T, lb, comm, ser, transfer, pe,
+                   nranks, nranks == 1 ? "" : "s", cpu, sec(path->omp_ns), T, lb, comm, ser, transfer, pe,
                    rc == 0 ? "; regions in critical-path.json" : "");
+        for (uint32_t m = 0; m < instr_cp_nmetrics; m++) {
+            const instr_metric *mt = &instr_metrics_sync[instr_cp_metric_index[m]];
+            char v[64] = "?";
+            FILE *mf = fmemopen(v, sizeof v - 1, "w");
+            if (mf) {
+                instr_metric_fprint(mf, mt->value_type, path->metric[m], 0);
+                fclose(mf);
+            }
+            instr_warn("  on the path: %s = %s %s", mt->name, v, mt->unit ? mt->unit : "");
+        }
         for (uint32_t i = 0; i < n && i < 5; i++)
             instr_warn("  %5.1f%% of the path: %s on rank %d",
                        100.0 * ratio(sec(rows[i].ns), cpu),

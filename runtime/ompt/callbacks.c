@@ -14,6 +14,7 @@
  * their earlier events before, and their next events after, what the master writes into
  * their locations. The workers' late end callbacks are then ignored. */
 #include "ompt.h"
+#include "../critpath/openmp.h"
 #include "../core/core.h"
 #include "../core/event.h"
 #include "../core/log.h"
@@ -42,6 +43,7 @@ typedef struct team {
     struct itask **member; /* by thread index in the team; [0] is the master */
     uint32_t cap;
     struct team *next;     /* the owner's free list */
+    instr_cp_team cp;      /* the critical path's records (INSTR_CRITICAL_PATH=1) */
 } team;
 
 /* An implicit task on a thread. */
@@ -52,6 +54,7 @@ typedef struct itask {
     uint32_t core_depth;  /* the location's stack depth below the implicit task */
     uint32_t open_depth;  /* this thread's open-construct depth below it */
     int open;             /* 0 once closed (by the master for a worker) */
+    uint32_t cp_barriers; /* barriers of the team this thread passed (critical path) */
     instr_profile_graft graft; /* a worker's: its work under the master's fork point */
 } itask;
 
@@ -166,6 +169,7 @@ static void on_parallel_begin(ompt_data_t *encountering_task_data,
     if (instr_plugins_omp)
         instr_plugins_omp_event(INSTR_PLUGINS_OMP_FORK, requested_parallelism);
     push(t->league ? INSTR_OMP_TEAMS : INSTR_OMP_PARALLEL, (uintptr_t)t, codeptr_ra);
+    instr_cp_omp_fork(&t->cp);
     t->fork_point = instr_profile_cursor(self.loc);
 }
 
@@ -240,8 +244,10 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
             t->member[index] = f;
         /* A worker continues the master's call path (docs/openmp.md, "Call paths"). */
         f->graft.saved = NULL;
-        if (t && index != 0)
+        if (t && index != 0) {
             instr_profile_graft_begin(loc, t->fork_point, &f->graft);
+            instr_cp_omp_worker_begin(&t->cp);
+        }
         push(construct, (uintptr_t)t, t ? t->codeptr : NULL);
         return;
     }
@@ -275,6 +281,29 @@ static int sync_construct(ompt_sync_region_t kind)
     }
 }
 
+/* The critical path through a barrier of the team (not a league's). */
+static void cp_barrier(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint)
+{
+    switch ((int)kind) {
+    case ompt_sync_region_barrier:
+    case ompt_sync_region_barrier_implicit:
+    case ompt_sync_region_barrier_explicit:
+    case ompt_sync_region_barrier_implementation:
+    case ompt_sync_region_barrier_implicit_workshare:
+    case ompt_sync_region_barrier_implicit_parallel: break;
+    default: return;
+    }
+    if (self.nframes == 0 || self.frames_overflow)
+        return;
+    itask *f = &self.frame[self.nframes - 1];
+    if (!f->open || !f->team || f->team->league)
+        return;
+    if (endpoint == ompt_scope_begin)
+        instr_cp_omp_barrier_begin(&f->team->cp, f->cp_barriers);
+    else
+        instr_cp_omp_barrier_end(&f->team->cp, f->cp_barriers++);
+}
+
 static void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint,
                            ompt_data_t *parallel_data, ompt_data_t *task_data,
                            const void *codeptr_ra)
@@ -290,10 +319,15 @@ static void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoi
         if (f->team && (!codeptr_ra || kind == ompt_sync_region_barrier_implicit_parallel))
             codeptr_ra = f->team->codeptr;
     }
-    if (endpoint == ompt_scope_begin)
+    /* The barrier's region lies inside the critical path's wait (its dependent metrics
+     * count the events at its ends as the wait's). */
+    if (endpoint == ompt_scope_begin) {
+        cp_barrier(kind, endpoint);
         push(c, 0, codeptr_ra);
-    else
+    } else {
         pop(c, 0);
+        cp_barrier(kind, endpoint);
+    }
 }
 
 static int mutex_construct(ompt_mutex_t kind, int wait)
@@ -324,6 +358,7 @@ static void on_mutex_acquire(ompt_mutex_t kind, unsigned int hint, unsigned int 
         return; /* a test may fail: its region starts when it succeeds */
     push(held, (uintptr_t)wait_id, codeptr_ra);
     push(mutex_construct(kind, 1), (uintptr_t)wait_id, codeptr_ra);
+    instr_cp_omp_wait_begin();
 }
 
 static void on_mutex_acquired(ompt_mutex_t kind, ompt_wait_id_t wait_id, const void *codeptr_ra)
@@ -335,6 +370,7 @@ static void on_mutex_acquired(ompt_mutex_t kind, ompt_wait_id_t wait_id, const v
         push(held, (uintptr_t)wait_id, codeptr_ra);
     else
         pop(mutex_construct(kind, 1), (uintptr_t)wait_id);
+    instr_cp_omp_acquired((uint64_t)wait_id);
     if (instr_plugins_omp)
         instr_plugins_omp_event(INSTR_PLUGINS_OMP_ACQUIRE_LOCK, (uint64_t)wait_id);
 }
@@ -345,8 +381,10 @@ static void on_mutex_released(ompt_mutex_t kind, ompt_wait_id_t wait_id, const v
     int held = mutex_construct(kind, 0);
     if (held >= 0 && instr_plugins_omp)
         instr_plugins_omp_event(INSTR_PLUGINS_OMP_RELEASE_LOCK, (uint64_t)wait_id);
-    if (held >= 0)
+    if (held >= 0) {
+        instr_cp_omp_released((uint64_t)wait_id);
         pop(held, (uintptr_t)wait_id);
+    }
 }
 
 /* A nest lock acquired again by its owner: no acquired/released pair follows; the

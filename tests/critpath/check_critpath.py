@@ -23,6 +23,14 @@ Cases:
              each region against tests/lib/critpath_oracle.py's replay of the trace
   oracle_jacobi  a small Jacobi mini-app (unequal blocks, halo exchange, MPI_Allreduce)
              against the trace's replay, and its output unchanged by the path
+  omp_team   one MPI process, an OpenMP team of 4 threads (clang -fopenmp, libomp) with one
+             slow thread per phase: barrier and join move the path between the threads
+  hybrid     2 ranks x 2 threads of the same program, MPI_Barrier between the iterations
+  omp_chain  a chain through 4 threads by `#pragma omp ordered`: the path goes from the thread
+             that leaves the ordered region to the one that enters it next
+  metrics    INSTR_CRITICAL_PATH_METRICS=events of the exact count metric plugin
+             (examples/metric_plugins/count.c) on the barrier loop: the events along the
+             path, counted from the program's calls
   regions_k  INSTR_CRITICAL_PATH_REGIONS=1: one region named, the rest is other_s
   off        without INSTR_CRITICAL_PATH: no critical-path.json, same program output
 """
@@ -47,21 +55,24 @@ WORK = 60000000  # spin iterations per work unit: ~0.06 s of CPU time
 CPU = {"INSTR_CRITICAL_PATH": "1", "INSTR_CRITICAL_PATH_CLOCK": "cpu"}
 
 
-def build(prog):
+def build(prog, openmp=False):
     os.makedirs(os.path.join(A.workdir, "bin"), exist_ok=True)
     exe = os.path.join(A.workdir, "bin", os.path.basename(prog))
     src = os.path.join(A.source, "progs", prog + ".c")
-    p = subprocess.run([A.instr, A.mpicc, "-O1", src, "-o", exe], capture_output=True,
-                       text=True, env=clean_env(), timeout=300)
+    # OpenMP: clang under mpicc, for LLVM's libomp and its OMPT interface.
+    env = clean_env(dict(OMPI_CC=A.omp_cc) if openmp else None)
+    p = subprocess.run([A.instr, A.mpicc, "-O1", src, "-o", exe] +
+                       (["-fopenmp"] if openmp else []), capture_output=True,
+                       text=True, env=env, timeout=300)
     expect(p.returncode == 0, "instr %s %s failed:\n%s%s" % (A.mpicc, src, p.stdout, p.stderr))
     return exe
 
 
-def run(prog, extra_env, name, args=()):
-    exe = build(prog)
+def run(prog, extra_env, name, args=(), np=None, openmp=False):
+    exe = build(prog, openmp)
     exp = os.path.join(A.workdir, name)
     env = clean_env(dict(extra_env, INSTR_EXPERIMENT_DIRECTORY=exp, OMPI_MCA_btl="self,vader"))
-    cmd = [A.mpirun] + MPIRUN_FLAGS + ["-np", str(A.np), exe, str(WORK)] + list(args)
+    cmd = [A.mpirun] + MPIRUN_FLAGS + ["-np", str(np or A.np), exe, str(WORK)] + list(args)
     print("$ " + " ".join(cmd), flush=True)
     p = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=A.workdir,
                        timeout=240)
@@ -96,7 +107,8 @@ def check_common(cp):
         expect(k in cp, "critical-path.json has no %s" % k)
     expect(cp["format"] == "instr-critical-path" and cp["version"] == 1,
            "format %r version %r" % (cp["format"], cp["version"]))
-    expect(cp["ranks"] == A.np and [p["rank"] for p in cp["processes"]] == list(range(A.np)),
+    nranks = cp["ranks"]
+    expect(nranks in (1, 2, A.np) and [p["rank"] for p in cp["processes"]] == list(range(nranks)),
            "ranks %r, processes %r" % (cp["ranks"], cp["processes"]))
     useful = [p["useful_s"] for p in cp["processes"]]
     T, cpu = cp["application"]["total_s"], cp["application"]["useful_s"]
@@ -334,6 +346,109 @@ def case_oracle_jacobi():
            "sweep on rank %d is not first on the path: %r" % (A.np - 1, cp["regions"]))
 
 
+def check_team(np):
+    """tests/critpath/progs/omp_team.c with np ranks of 4 (np 1) or 2 threads: per iteration
+    the path is the longest rank's slowest thread of phase A plus its slowest of phase B."""
+    threads = 4 if np == 1 else 2
+    env = dict(CPU, OMP_NUM_THREADS=str(threads), OMP_WAIT_POLICY="passive")
+    exp, p = run("omp_team", env, "omp%d" % np, np=np, openmp=True)
+    cp = load(exp)
+    check_common(cp)
+    expect(cp["ranks"] == np, "ranks %r" % cp["ranks"])
+    ph = {}
+    for _, r, it, t, ab, ai, bb, bi in phases(p.stdout):
+        ph[(int(r), int(it), int(t))] = (float(ab), float(ai), float(bb), float(bi))
+    iters = sorted({k[1] for k in ph})
+    expect(len(ph) == np * threads * len(iters) and iters, "phases printed: %r" % sorted(ph))
+    path, want = 0.0, collections.defaultdict(float)
+    for it in iters:
+        best = None
+        for r in range(np):
+            a = max(range(threads), key=lambda t: ph[(r, it, t)][0] + ph[(r, it, t)][1])
+            b = max(range(threads), key=lambda t: ph[(r, it, t)][2] + ph[(r, it, t)][3])
+            pa, pb = ph[(r, it, a)], ph[(r, it, b)]
+            length = sum(pa[:2]) + sum(pb[2:])
+            if best is None or length > best[0]:
+                best = (length, r, pa, pb)
+        length, r, pa, pb = best
+        path += length
+        want["balanced_work"] += pa[0] + pb[2]
+        want["imbalance_work"] += pa[1] + pb[3]
+        want[("imbalance_work", r)] += pa[1] + pb[3]
+    # A path that missed the barrier or the join would be one thread's phases only.
+    one = max(sum(sum(ph[(r, it, t)]) for it in iters) for r in range(np)
+              for t in range(threads))
+    expect(path > 1.2 * one, "construction: the slowest threads' phases (%.6f s) are not "
+           "clearly longer than one thread's (%.6f s)" % (path, one))
+    near(cp["application"]["useful_s"], path, "useful critical path")
+    check_regions(cp, want, by_rank=("imbalance_work",))
+    app = cp["application"]
+    expect(app["useful_s"] <= app["omp_s"] <= app["total_s"] * (1 + 1e-6),
+           "useful %(useful_s)r <= with OpenMP %(omp_s)r <= total %(total_s)r" % app)
+    for r in range(np):
+        # Barrier and join: at least two exchanges per iteration on the master.
+        expect(cp["processes"][r]["syncs"] >= 2 * len(iters),
+               "rank %d merged %d paths" % (r, cp["processes"][r]["syncs"]))
+
+
+def case_omp_team():
+    check_team(1)
+
+
+def case_hybrid():
+    check_team(2)
+
+
+def case_omp_chain():
+    env = dict(CPU, OMP_NUM_THREADS="4", OMP_WAIT_POLICY="passive")
+    exp, p = run("omp_chain", env, "omp_chain", np=1, openmp=True)
+    cp = load(exp)
+    check_common(cp)
+    st = [float(l[2]) for l in phases(p.stdout)]
+    expect(len(st) == 8, "stages printed: %r" % st)
+    path = sum(st)
+    # A path that missed the hand-over would be one thread's two stages.
+    expect(path > 3 * max(st[t] + st[t + 4] for t in range(4)) * 0.9,
+           "construction: the stages %r are too unequal" % st)
+    near(cp["application"]["useful_s"], path, "useful critical path")
+    check_regions(cp, {"stage_work": path})
+
+
+def case_metrics():
+    """The count plugin's `events` (one per enter and exit of the thread) along the path of
+    barrier_loop.c: the plugin's value moves by one from each event to the next, and an
+    interval counts on the path when it is computation (not between the enter and the exit
+    of one MPI call). Per rank: main -> MPI_Init, MPI_Init -> MPI_Comm_rank, MPI_Comm_rank ->
+    MPI_Comm_size (3); per iteration the segment from the previous MPI call's exit to
+    MPI_Barrier's enter, through now() three times, balanced_work and (on the slow rank)
+    imbalance_work: 2 x calls + 1 intervals on the rank whose phase was the iteration's
+    longest; MPI_Barrier -> MPI_Finalize (1)."""
+    expect(A.plugins and os.path.isfile(os.path.join(A.plugins, "libinstr_metric_count.so")),
+           "libinstr_metric_count.so is not in --plugins %r" % A.plugins)
+    env = dict(CPU, INSTR_METRIC_PLUGINS="count", INSTR_METRIC_COUNT="events",
+               INSTR_PLUGIN_PATH=A.plugins, INSTR_CRITICAL_PATH_METRICS="events,nosuch")
+    exp, p = run("barrier_loop", env, "metrics")
+    cp = load(exp)
+    check_common(cp)
+    ph = {}
+    for _, r, it, bal, imb in phases(p.stdout):
+        ph[(int(r), int(it))] = (float(bal), float(imb))
+    iters = sorted({it for _, it in ph})
+    expect(len(ph) == A.np * len(iters) and iters, "phases printed: %r" % ph)
+    want = 3 + 1
+    for it in iters:
+        r = max(range(A.np), key=lambda r: sum(ph[(r, it)]))
+        calls = 3 + 1 + (1 if r == A.np - 1 else 0)
+        want += 2 * calls + 1
+    got = {m["name"]: m for m in cp.get("metrics", [])}
+    expect(list(got) == ["events"], "metrics on the path: %r" % cp.get("metrics"))
+    expect(got["events"]["value"] == want and got["events"]["source"] == "count",
+           "events on the path: %r, by construction %d" % (got["events"], want))
+    expect("INSTR_CRITICAL_PATH_METRICS: 'nosuch' is not a synchronous metric" in p.stderr,
+           "no message for the unknown metric:\n%s" % p.stderr)
+    expect("on the path: events = %d" % want in p.stderr, "no summary line of the metric")
+
+
 def case_regions_k():
     exp, _ = run("barrier_loop", dict(CPU, INSTR_CRITICAL_PATH_REGIONS="1"), "regions_k")
     cp = load(exp)
@@ -365,6 +480,8 @@ def main():
     for a in ("source", "workdir", "instr", "mpicc", "mpirun"):
         ap.add_argument("--" + a, required=True)
     ap.add_argument("--np", type=int, default=4)
+    ap.add_argument("--omp-cc", default="clang")
+    ap.add_argument("--plugins", default="", help="directory of libinstr_metric_count.so")
     A = ap.parse_args()
     fresh_dir(A.workdir)
     return run_case(globals(), A.case, (subprocess.TimeoutExpired,))

@@ -1,0 +1,54 @@
+/* critpath_thread.h — one thread's critical-path state, shared by the substrate (critpath.c)
+ * and its OpenMP part (openmp.c); private to runtime/critpath/. */
+#ifndef INSTR_RT_CRITPATH_THREAD_H
+#define INSTR_RT_CRITPATH_THREAD_H
+
+#include "record.h"
+
+#include <stdint.h>
+
+#define MAX_HANDLES (4u << 20) /* the registry's limit (registry.c) */
+#define MAX_DEPTH 4096u        /* deeper frames are charged to the deepest one kept */
+
+struct cp_state {
+    uint64_t t_last;          /* ticks of the last charge */
+    int in_mpi;               /* nesting of MPI calls */
+    int in_omp;               /* inside an OpenMP barrier: waiting, not computing */
+    int paused;               /* inside MPI_Init: time is on no clock */
+    uint32_t depth;
+    uint32_t stack[MAX_DEPTH];
+    uint64_t *seg;            /* ticks per handle in the current segment */
+    uint32_t *touched, ntouched;
+    uint64_t seg_outside, seg_useful, seg_total, seg_omp; /* ticks */
+    uint64_t useful, total, mpi;                          /* ticks since the start (own) */
+    uint64_t syncs;
+    /* Dependent metrics: their values at the last event, their sum in the segment, whether
+     * the thread was waiting (MPI, an OpenMP barrier or mutex) at the last event and whether
+     * a wait ended since: the values move at events only, so the interval between two
+     * events inside one wait (the thread waited at both, no wait ended between) is the
+     * wait's, every other one is computation. */
+    uint64_t mlast[INSTR_CP_MAX_METRICS], mseg[INSTR_CP_MAX_METRICS];
+    int mwaiting, mstarted, mwait_ended;
+    instr_cp_record path;     /* the path as of the last exchange, ns */
+};
+
+/* The calling thread's state (NULL: the path is off, or the thread has no location yet). */
+struct cp_state *instr_cp_self(void);
+/* The path's clock now (ticks of the event clock, or the thread's CPU time in ns). */
+uint64_t instr_cp_now(void);
+/* Charges the ticks since the last charge to the clocks the thread's state says. */
+void instr_cp_charge(struct cp_state *s, uint64_t t);
+/* The dependent metrics: how many, each one's index among the run's synchronous metrics
+ * and its value type. */
+extern uint32_t instr_cp_nmetrics;
+extern uint32_t instr_cp_metric_index[INSTR_CP_MAX_METRICS];
+/* Adds b to a, by the metric's value type. */
+uint64_t instr_cp_metric_add(uint32_t m, uint64_t a, uint64_t b);
+/* metrics.c: the names of INSTR_CRITICAL_PATH_METRICS (after the metrics substrate
+ * started), and the metrics' differences at an enter or exit. */
+void instr_cp_metrics_init(void);
+void instr_cp_metrics_event(struct cp_state *s);
+/* Appends the current segment to the thread's path. */
+void instr_cp_close_segment(struct cp_state *s, uint64_t t);
+
+#endif

@@ -1,0 +1,131 @@
+/* openmp.c — the critical path through OpenMP synchronisation (openmp.h): fork, barriers
+ * (the join is the parallel region's implicit barrier, whose maximum the master takes) and
+ * mutexes. Not the hot path: a barrier's two callbacks copy a record each under the team's
+ * spin lock. */
+#include "openmp.h"
+#include "critpath.h"
+#include "critpath_thread.h"
+
+#include <sched.h>
+#include <string.h>
+
+static void lock(int *l)
+{
+    while (__atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE))
+        sched_yield(); /* held for a copy; threads may outnumber cores */
+}
+
+static void unlock(int *l) { __atomic_store_n(l, 0, __ATOMIC_RELEASE); }
+
+void instr_cp_omp_fork(instr_cp_team *t)
+{
+    struct cp_state *s = instr_cp_self();
+    if (!s)
+        return;
+    instr_cp_close_segment(s, instr_cp_now());
+    t->lock = 0;
+    memcpy(&t->fork, &s->path, INSTR_CP_RECORD_BYTES(s->path.n));
+    memcpy(&t->sync[0], &s->path, INSTR_CP_RECORD_BYTES(s->path.n));
+    memcpy(&t->sync[1], &s->path, INSTR_CP_RECORD_BYTES(s->path.n));
+}
+
+void instr_cp_omp_worker_begin(instr_cp_team *t)
+{
+    struct cp_state *s = instr_cp_self();
+    if (!s)
+        return;
+    instr_cp_close_segment(s, instr_cp_now());
+    /* What the worker did since its last event was waiting for work in the runtime (or its
+     * late barrier end): drop it. */
+    s->seg_outside = s->seg_useful = s->seg_total = s->seg_omp = 0;
+    for (uint32_t i = 0; i < s->ntouched; i++)
+        s->seg[s->touched[i]] = 0;
+    s->ntouched = 0;
+    memset(s->mseg, 0, sizeof s->mseg);
+    s->mstarted = 0; /* the metrics' next values are the base */
+    s->t_last = instr_cp_now();
+    s->in_omp = 0;
+    instr_ext_cp_max(&s->path, &t->fork);
+}
+
+void instr_cp_omp_barrier_begin(instr_cp_team *t, uint32_t n)
+{
+    struct cp_state *s = instr_cp_self();
+    if (!s)
+        return;
+    instr_cp_close_segment(s, instr_cp_now());
+    lock(&t->lock);
+    instr_ext_cp_max(&t->sync[n & 1], &s->path);
+    unlock(&t->lock);
+    s->in_omp++;
+}
+
+void instr_cp_omp_barrier_end(instr_cp_team *t, uint32_t n)
+{
+    struct cp_state *s = instr_cp_self();
+    if (!s)
+        return;
+    instr_cp_close_segment(s, instr_cp_now());
+    if (s->in_omp)
+        s->in_omp--;
+    s->mwait_ended = 1;
+    lock(&t->lock);
+    instr_ext_cp_max(&s->path, &t->sync[n & 1]);
+    unlock(&t->lock);
+    s->syncs++;
+}
+
+/* The paths of released mutexes, by wait id: a small table. Two mutexes in one slot displace
+ * each other: an acquirer of the displaced one then takes no path (its path is too short by
+ * what the releaser did, never wrong by more). */
+#define MUTEX_SLOTS 64
+static struct {
+    int lock;
+    uint64_t id;
+    instr_cp_record path;
+} mutexes[MUTEX_SLOTS];
+
+static unsigned slot_of(uint64_t id) { return (unsigned)((id * 0x9e3779b97f4a7c15ull) >> 58); }
+
+void instr_cp_omp_wait_begin(void)
+{
+    struct cp_state *s = instr_cp_self();
+    if (!s)
+        return;
+    instr_cp_charge(s, instr_cp_now());
+    s->in_omp++;
+}
+
+void instr_cp_omp_acquired(uint64_t wait_id)
+{
+    struct cp_state *s = instr_cp_self();
+    if (!s)
+        return;
+    instr_cp_close_segment(s, instr_cp_now());
+    if (s->in_omp)
+        s->in_omp--;
+    s->mwait_ended = 1;
+    unsigned k = slot_of(wait_id);
+    lock(&mutexes[k].lock);
+    if (mutexes[k].id == wait_id)
+        instr_ext_cp_max(&s->path, &mutexes[k].path);
+    unlock(&mutexes[k].lock);
+    s->syncs++;
+}
+
+void instr_cp_omp_released(uint64_t wait_id)
+{
+    struct cp_state *s = instr_cp_self();
+    if (!s)
+        return;
+    instr_cp_close_segment(s, instr_cp_now());
+    unsigned k = slot_of(wait_id);
+    lock(&mutexes[k].lock);
+    if (mutexes[k].id != wait_id) {
+        mutexes[k].id = wait_id;
+        memcpy(&mutexes[k].path, &s->path, INSTR_CP_RECORD_BYTES(s->path.n));
+    } else {
+        instr_ext_cp_max(&mutexes[k].path, &s->path);
+    }
+    unlock(&mutexes[k].lock);
+}

@@ -1,0 +1,37 @@
+/* openmp.h — the critical path through OpenMP synchronisation (docs/critical-path.md), called
+ * by the OMPT adapter (runtime/ompt/callbacks.c). Every function does nothing when the path
+ * is off or the calling thread has no state. */
+#ifndef INSTR_RT_CRITPATH_OPENMP_H
+#define INSTR_RT_CRITPATH_OPENMP_H
+
+#include "record.h"
+
+#include <stdint.h>
+
+/* One parallel region's paths, owned by the team (zeroed memory is a valid unlocked team). */
+typedef struct instr_cp_team {
+    int lock;                /* a spin lock: held for one record's copy */
+    instr_cp_record fork;    /* the master's path at the fork */
+    /* The team's maximum at its barriers, alternately: a thread that left barrier n may
+     * reach barrier n + 1 before a slower one read barrier n's maximum, never barrier n + 2.
+     * What an earlier barrier left in a slot is no longer than any member's path, so a slot
+     * needs no reset. */
+    instr_cp_record sync[2];
+} instr_cp_team;
+
+/* The master at the fork. */
+void instr_cp_omp_fork(instr_cp_team *t);
+/* A worker's implicit task begins: its path is the master's at the fork; the time since its
+ * last event (idle in the runtime) is on no clock. */
+void instr_cp_omp_worker_begin(instr_cp_team *t);
+/* A barrier of the team (n: how many barriers this thread passed in it): its path joins the
+ * team's maximum at the begin, and takes it at the end; the wait is not useful. */
+void instr_cp_omp_barrier_begin(instr_cp_team *t, uint32_t n);
+void instr_cp_omp_barrier_end(instr_cp_team *t, uint32_t n);
+/* A mutex (critical, lock, ordered): the releasing thread's path goes to the next thread
+ * that acquires it. The wait for it is not useful. */
+void instr_cp_omp_wait_begin(void);
+void instr_cp_omp_acquired(uint64_t wait_id);
+void instr_cp_omp_released(uint64_t wait_id);
+
+#endif
