@@ -249,6 +249,53 @@ void instr_cct_plugins_exit_key(uintptr_t key, instr_cct_exit_miss miss);
 void instr_cct_plugins_enter_region(uintptr_t region, uintptr_t sp, instr_cct_enter_miss miss);
 void instr_cct_plugins_exit_region(uintptr_t region, instr_cct_exit_miss miss);
 
+/* Defines the four functions above for one mode (`prefix` metrics or plugins) from the
+ * mode's own enter_node(s, n) and exit_node(s, n), which the file defines (always inlined);
+ * the cursor's push and top, and the miss, are the same for every mode. */
+#define INSTR_CCT_MODE_ENTRY_POINTS(prefix)                                                  \
+    void instr_cct_##prefix##_enter_key(uintptr_t key, uintptr_t sp,                        \
+                                        instr_cct_enter_miss miss)                          \
+    {                                                                                       \
+        instr_pstate *s = instr_tls_cct;                                                    \
+        instr_pnode *n = instr_cct_push(s, 1, key, sp);                                     \
+        if (__builtin_expect(!n, 0)) {                                                      \
+            miss(key, sp);                                                                  \
+            return;                                                                         \
+        }                                                                                   \
+        enter_node(s, n);                                                                   \
+    }                                                                                       \
+    void instr_cct_##prefix##_exit_key(uintptr_t key, instr_cct_exit_miss miss)              \
+    {                                                                                       \
+        instr_pstate *s = instr_tls_cct;                                                    \
+        instr_pnode *n = instr_cct_top(s, 1, key);                                          \
+        if (__builtin_expect(!n, 0)) {                                                      \
+            miss(key);                                                                      \
+            return;                                                                         \
+        }                                                                                   \
+        exit_node(s, n);                                                                    \
+    }                                                                                       \
+    void instr_cct_##prefix##_enter_region(uintptr_t region, uintptr_t sp,                  \
+                                           instr_cct_enter_miss miss)                       \
+    {                                                                                       \
+        instr_pstate *s = instr_tls_cct;                                                    \
+        instr_pnode *n = instr_cct_push(s, 0, region, sp);                                  \
+        if (__builtin_expect(!n, 0)) {                                                      \
+            miss(region, sp);                                                               \
+            return;                                                                         \
+        }                                                                                   \
+        enter_node(s, n);                                                                   \
+    }                                                                                       \
+    void instr_cct_##prefix##_exit_region(uintptr_t region, instr_cct_exit_miss miss)        \
+    {                                                                                       \
+        instr_pstate *s = instr_tls_cct;                                                    \
+        instr_pnode *n = instr_cct_top(s, 0, region);                                       \
+        if (__builtin_expect(!n, 0)) {                                                      \
+            miss(region);                                                                   \
+            return;                                                                         \
+        }                                                                                   \
+        exit_node(s, n);                                                                    \
+    }
+
 /* Which of the two serves INSTR_FAST_METRICS, chosen at start-up (core/lifecycle.c): the
  * adapters' slow paths jump through it (one instruction, as a direct jump), so that neither
  * path pays a test for the other. Until then, and with metrics, the metrics' functions. */

@@ -92,46 +92,4 @@ static inline __attribute__((always_inline)) void exit_node(instr_pstate *s, ins
     instr_cct_plugins_taken_then(s, parent, s->pexit1, s->pexit, n->region, t, NULL);
 }
 
-void instr_cct_plugins_enter_key(uintptr_t key, uintptr_t sp, instr_cct_enter_miss miss)
-{
-    instr_pstate *s = instr_tls_cct;
-    instr_pnode *n = instr_cct_push(s, 1, key, sp);
-    if (__builtin_expect(!n, 0)) {
-        miss(key, sp);
-        return;
-    }
-    enter_node(s, n);
-}
-
-void instr_cct_plugins_exit_key(uintptr_t key, instr_cct_exit_miss miss)
-{
-    instr_pstate *s = instr_tls_cct;
-    instr_pnode *n = instr_cct_top(s, 1, key);
-    if (__builtin_expect(!n, 0)) {
-        miss(key);
-        return;
-    }
-    exit_node(s, n);
-}
-
-void instr_cct_plugins_enter_region(uintptr_t region, uintptr_t sp, instr_cct_enter_miss miss)
-{
-    instr_pstate *s = instr_tls_cct;
-    instr_pnode *n = instr_cct_push(s, 0, region, sp);
-    if (__builtin_expect(!n, 0)) {
-        miss(region, sp);
-        return;
-    }
-    enter_node(s, n);
-}
-
-void instr_cct_plugins_exit_region(uintptr_t region, instr_cct_exit_miss miss)
-{
-    instr_pstate *s = instr_tls_cct;
-    instr_pnode *n = instr_cct_top(s, 0, region);
-    if (__builtin_expect(!n, 0)) {
-        miss(region);
-        return;
-    }
-    exit_node(s, n);
-}
+INSTR_CCT_MODE_ENTRY_POINTS(plugins)
