@@ -26,6 +26,8 @@ Cases:
   omp_team   one MPI process, an OpenMP team of 4 threads (clang -fopenmp, libomp) with one
              slow thread per phase: barrier and join move the path between the threads
   hybrid     2 ranks x 2 threads of the same program, MPI_Barrier between the iterations
+  oracle_omp_team, oracle_hybrid  the two above in wall time with the trace on, against
+             the trace's replay (fork, OpenMP barriers, join)
   omp_chain  a chain through 4 threads by `#pragma omp ordered`: the path goes from the thread
              that leaves the ordered region to the one that enters it next
   metrics    INSTR_CRITICAL_PATH_METRICS=events of the exact count metric plugin
@@ -305,13 +307,14 @@ def case_traced_collectives():
                                                                            pr["syncs"]))
 
 
-def against_oracle(prog, args, name):
+def against_oracle(prog, args, name, np=None, env=None, openmp=False):
     """The on-the-fly path against the one replayed from the OTF2 trace of the same run."""
-    exp, p = run(prog, {"INSTR_CRITICAL_PATH": "1", "INSTR_ENABLE_TRACING": "1"}, name, args)
+    env = dict(env or {}, INSTR_CRITICAL_PATH="1", INSTR_ENABLE_TRACING="1")
+    exp, p = run(prog, env, name, args, np=np, openmp=openmp)
     cp = load(exp)
     check_common(cp)
     o = O.compute(exp)
-    expect(o["ranks"] == A.np, "the trace has %d locations" % o["ranks"])
+    expect(o["ranks"] == (np or A.np), "the trace has %d ranks" % o["ranks"])
     cpu = o["useful_s"]
     near(cp["application"]["useful_s"], cpu, "%s: useful critical path against the trace" % prog)
     got, have = totals(cp), pairs(cp)
@@ -397,6 +400,24 @@ def case_omp_team():
 
 def case_hybrid():
     check_team(2)
+
+
+def oracle_team(np):
+    """omp_team.c (check_team) in wall time against the trace's replay: fork, the explicit
+    barrier and the join move the path between the threads."""
+    threads = 4 if np == 1 else 2
+    env = dict(OMP_NUM_THREADS=str(threads), OMP_WAIT_POLICY="passive")
+    cp, _ = against_oracle("omp_team", [], "oracle_omp%d" % np, np=np, env=env, openmp=True)
+    expect("imbalance_work" in totals(cp), "imbalance_work is not on the path: %r"
+           % cp["regions"])
+
+
+def case_oracle_omp_team():
+    oracle_team(1)
+
+
+def case_oracle_hybrid():
+    oracle_team(2)
 
 
 def case_omp_chain():

@@ -3,7 +3,8 @@ trace, to check the on-the-fly result of INSTR_CRITICAL_PATH=1 (docs/critical-pa
 
     import critpath_oracle as O
     o = O.compute("<experiment dir>")
-    # {"useful_s": s, "regions": {name: s}, "pairs": {(name, rank): s}, "ranks": n}
+    # {"useful_s": s, "regions": {name: s}, "pairs": {(name, rank): s}, "ranks": n,
+    #  "locations": threads}
 
 A replay of every location's events in order, independent of the runtime's code: the time
 between two events of a location is useful computation unless an MPI region is open, and is
@@ -12,7 +13,13 @@ charged to the innermost open non-MPI region ("" when none) on the location's ra
 the one its send (MPI_SEND, MPI_ISEND: same sender, receiver, communicator and tag, in order)
 had; the k-th blocking collective of a communicator (MPI_COLLECTIVE_BEGIN/END) gives every
 member the longest of the members' paths at their begins; leaving MPI_Init and the end of
-the trace (MPI_Finalize) give every location the longest of all. A location that waits for a
+the trace (MPI_Finalize) give every location the longest of all.
+OpenMP (one team of constant size per process, every thread in every parallel region): a
+worker is on no clock outside its implicit tasks and starts its j-th from the path the
+master had at its j-th THREAD_FORK; the k-th "!$omp barrier"/"!$omp implicit barrier" of
+every thread of a process gives each the longest of the team's paths at their begins (the
+join is the implicit barrier); time inside barriers and mutex, taskwait or taskgroup waits
+is not useful. Mutex hand-overs and tasks are not replayed. A location that waits for a
 send or a collective not replayed yet is resumed later. Nonblocking collectives, one-sided
 communication and receives the trace does not record (persistent, matched) are not
 replayed: use it on programs without them. Python 3 standard library only.
@@ -31,6 +38,12 @@ _FIELD = re.compile(r'(\w+): (?:(\d+) \("[^"]*" <(\d+)>\)|"[^"]*" <(\d+)>|(\w+))
 _GROUP = re.compile(r"^GROUP\s+(\d+)\s+Name: .*?, Type: (\w+), .*?, (\d+) Members")
 _COMM = re.compile(r'^COMM\s+(\d+)\s+Name: "([^"]*)" <\d+>, Group: "[^"]*" <(\d+)>')
 _LGROUP = re.compile(r'^LOCATION_GROUP\s+(\d+)\s+Name: "MPI Rank (\d+)" <\d+>')
+
+
+_TASK = "!$omp implicit task"
+_BARRIER = ("!$omp barrier", "!$omp implicit barrier")
+_WAIT = ("!$omp critical (wait)", "!$omp ordered (wait)", "omp_set_lock", "!$omp taskwait",
+         "!$omp taskgroup")
 
 
 class OracleError(Exception):
@@ -88,19 +101,33 @@ def compute(exp):
         if typ in ("ENTER", "LEAVE"):
             ref = int(re.search(r"<(\d+)>$", rest).group(1))
             events[loc].append((typ, ts, ref))
+        elif typ in ("THREAD_FORK", "THREAD_JOIN"):
+            events[loc].append((typ, ts, None))
         elif typ.startswith("MPI_") or typ.startswith("NON_BLOCKING"):
             events[loc].append((typ, ts, _fields(rest)))
     locs = sorted(events)
+    name = {r: tr.regions[r]["name"] for r in tr.regions}
+    # A process's master thread: the one that forks or calls MPI_Init; the others (OpenMP
+    # workers) are on no clock outside their implicit tasks.
+    masters = {l for l in locs if any(e[0] == "THREAD_FORK" or (
+        e[0] == "ENTER" and name[e[2]] in ("MPI_Init", "MPI_Init_thread")) for e in events[l])}
+    init_locs = {l for l in locs if any(e[0] == "ENTER" and name[e[2]] in (
+        "MPI_Init", "MPI_Init_thread") for e in events[l])}
     st = {l: {"i": 0, "t": None, "mpi": 0, "stack": [], "path": (0.0, {}), "coll": {},
-              "begin": None, "wait": None,
+              "begin": None, "wait": None, "omp": 0, "idle": l not in masters and masters,
+              "tasks": 0, "bars": 0,
               "rank": rank_of_group.get(tr.locations.get(l, {}).get("group"), -1)}
           for l in locs}
+    team = collections.Counter(s["rank"] for s in st.values())
+    forks = collections.defaultdict(list)   # rank -> master's path at each fork
+    bars = collections.defaultdict(dict)    # (rank, k) -> {loc: path at the k-th barrier}
     sends = collections.defaultdict(collections.deque)
     colls = collections.defaultdict(dict)   # (comm, k) -> {loc: path at begin}
     inits = {}                              # loc -> path on entering MPI_Init
 
     def charge(s, ts):
-        if s["t"] is not None and ts > s["t"] and s["mpi"] == 0:
+        if (s["t"] is not None and ts > s["t"] and s["mpi"] == 0 and s["omp"] == 0
+                and not s["idle"]):
             dt = (ts - s["t"]) / hz
             name = tr.regions[s["stack"][-1]]["name"] if s["stack"] else ""
             key = (name, s["rank"])
@@ -133,8 +160,24 @@ def compute(exp):
             for p in group.values():
                 s["path"] = _longer(s["path"], p)
             s["wait"] = None
+        elif typ == "ENTER" and s["idle"] and name[x].startswith(_TASK):
+            if len(forks[s["rank"]]) <= s["tasks"]:
+                return False
+            s["path"] = _longer(s["path"], forks[s["rank"]][s["tasks"]])
+            s["tasks"] += 1
+            s["idle"], s["t"] = False, ts
+            s["stack"].append(x)
+        elif typ == "LEAVE" and name[x].startswith(_BARRIER):
+            group = bars[(s["rank"], s["bars"])]
+            if len(group) < team[s["rank"]]:
+                return False
+            charge(s, ts)
+            for p in group.values():
+                s["path"] = _longer(s["path"], p)
+            s["bars"] += 1
+            s["omp"] -= 1
         elif typ == "LEAVE" and tr.regions[x]["name"] in ("MPI_Init", "MPI_Init_thread"):
-            if len(inits) < len(locs):
+            if len(inits) < len(init_locs):
                 return False
             charge(s, ts)
             for p in inits.values():
@@ -142,7 +185,20 @@ def compute(exp):
             s["mpi"] -= 1
         else:
             charge(s, ts)
-            if typ == "ENTER":
+            if typ == "THREAD_FORK":
+                forks[s["rank"]].append(s["path"])
+            elif typ == "ENTER" and name[x].startswith(_BARRIER):
+                bars[(s["rank"], s["bars"])][l] = s["path"]
+                s["omp"] += 1
+            elif typ == "ENTER" and name[x].startswith(_WAIT):
+                s["omp"] += 1
+            elif typ == "LEAVE" and name[x].startswith(_WAIT):
+                s["omp"] -= 1
+            elif typ == "LEAVE" and name[x].startswith(_TASK) and l not in masters and masters:
+                s["idle"] = True
+                if s["stack"]:
+                    s["stack"].pop()
+            elif typ == "ENTER":
                 if tr.regions[x]["paradigm"] == "MPI":
                     s["mpi"] += 1
                     if tr.regions[x]["name"] in ("MPI_Init", "MPI_Init_thread"):
@@ -180,4 +236,4 @@ def compute(exp):
     for (name, _), t in final[1].items():
         regions[name] += t
     return {"useful_s": final[0], "regions": dict(regions), "pairs": final[1],
-            "ranks": len(locs)}
+            "ranks": len(team), "locations": len(locs)}
