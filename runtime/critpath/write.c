@@ -55,6 +55,29 @@ static void split_lines(char *names, size_t len)
 static double sec(uint64_t ns) { return (double)ns / 1e9; }
 static double ratio(double a, double b) { return b > 0 ? a / b : 0.0; }
 
+/* The index among the path's metrics of the first whose name is one of `names`, or -1. */
+static int path_metric(const char *const *names)
+{
+    for (uint32_t m = 0; m < instr_cp_nmetrics; m++)
+        for (const char *const *n = names; *n; n++)
+            if (strcmp(instr_metrics_sync[instr_cp_metric_index[m]].name, *n) == 0)
+                return (int)m;
+    return -1;
+}
+
+/* Instructions per cycle along the path, when both counters are dependent metrics (perf's or
+ * PAPI's names); 0 when not. */
+static int path_ipc(const instr_cp_record *path, double *ipc)
+{
+    static const char *const ins[] = {"instructions", "PAPI_TOT_INS", NULL};
+    static const char *const cyc[] = {"cycles", "cpu-cycles", "PAPI_TOT_CYC", NULL};
+    int i = path_metric(ins), c = path_metric(cyc);
+    if (i < 0 || c < 0 || path->metric[c] == 0)
+        return 0;
+    *ipc = (double)path->metric[i] / (double)path->metric[c];
+    return 1;
+}
+
 int instr_cp_write_json(const char *jobdir, int nranks, const instr_cp_process *procs,
                         const instr_cp_record *path, const char *names, size_t names_len,
                         int regions_k)
@@ -130,6 +153,9 @@ int instr_cp_write_json(const char *jobdir, int nranks, const instr_cp_process *
             fprintf(f, "}");
         }
         fprintf(f, "%s],\n", instr_cp_nmetrics ? "\n  " : "");
+        double ipc;
+        if (path_ipc(path, &ipc))
+            fprintf(f, "  \"derived\": [{\"name\": \"ipc\", \"value\": %.6f}],\n", ipc);
         fprintf(f, "  \"processes\": [");
         for (int r = 0; r < nranks; r++)
             fprintf(f, "%s\n    {\"rank\": %d, \"useful_s\": %.9f, \"mpi_s\": %.9f, "
@@ -186,6 +212,9 @@ int instr_cp_write_json(const char *jobdir, int nranks, const instr_cp_process *
             }
             instr_warn("  on the path: %s = %s %s", mt->name, v, mt->unit ? mt->unit : "");
         }
+        double ipc;
+        if (path_ipc(path, &ipc))
+            instr_warn("  on the path: IPC = %.3f (instructions / cycles)", ipc);
         for (uint32_t i = 0; i < n && i < 5; i++)
             instr_warn("  %5.1f%% of the path: %s on rank %d",
                        100.0 * ratio(sec(rows[i].ns), cpu),
