@@ -11,22 +11,9 @@
 
 #define STAGES 8
 
-static volatile unsigned long sink;
+#include "cpu_work.h"
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-__attribute__((noinline)) void stage_work(unsigned long n)
-{
-    unsigned long x = sink;
-    for (unsigned long i = 0; i < n; i++)
-        x = x * 6364136223846793005ul + 1442695040888963407ul;
-    sink = x;
-}
+__attribute__((noinline)) void stage_work(unsigned long n) { SPIN(n); }
 
 int main(int argc, char **argv)
 {

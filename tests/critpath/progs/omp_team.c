@@ -17,14 +17,7 @@
 #define ITERS 4
 #define THREADS_MAX 64
 
-static volatile unsigned long sink;
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
+#include "cpu_work.h"
 
 static unsigned long spin(unsigned long x, unsigned long n)
 {
