@@ -531,19 +531,31 @@ def case_trace_async_event():
            prof["metrics"])
 
 
-def case_mpi_job():
-    """The job profile of an MPI job has the metric rows of every rank."""
-    work = fresh_dir(os.path.join(A.work, A.case))
+def build_halo(work):
+    """tests/mpi/progs/halo.c built with `instr mpicc` into work; its path."""
     exe = os.path.join(work, "halo")
     src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "mpi", "progs", "halo.c")
     b = subprocess.run([A.instr, A.mpicc, "-O1", src, "-o", exe], capture_output=True, timeout=120)
     expect(b.returncode == 0, "instr mpicc: %s" % b.stderr.decode(errors="replace"))
-    env = count_env("events")
-    cmd = [A.mpirun, "--oversubscribe", "--allow-run-as-root", "-np", "2"]
+    return exe
+
+
+def mpirun_job(work, env, args):
+    """mpirun ARGS in work with env set and forwarded to every rank (-x); the finished
+    process."""
+    cmd = [A.mpirun, "--oversubscribe", "--allow-run-as-root"]
     for k in env:
         cmd += ["-x", k]
-    p = subprocess.run(cmd + [exe], cwd=work, env=clean_env(env), capture_output=True,
-                       timeout=240)
+    return subprocess.run(cmd + args, cwd=work, env=clean_env(env), capture_output=True,
+                          timeout=240)
+
+
+def case_mpi_job():
+    """The job profile of an MPI job has the metric rows of every rank."""
+    work = fresh_dir(os.path.join(A.work, A.case))
+    exe = build_halo(work)
+    env = count_env("events")
+    p = mpirun_job(work, env, ["-np", "2", exe])
     expect(p.returncode == 0, "mpirun: %s" % p.stderr.decode(errors="replace")[-2000:])
     job = P.load(P.find_experiment(work))
     expect(metrics_of(job) == ["events"], "job metrics %r" % job.get("metrics"))
@@ -564,16 +576,9 @@ def case_mpi_trace():
     ranks agreed on it at MPI_Init), and on every rank's location a Metric event after each
     Enter and Leave whose count grows by one per event, read back by otf2-print."""
     work = fresh_dir(os.path.join(A.work, A.case))
-    exe = os.path.join(work, "halo")
-    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "mpi", "progs", "halo.c")
-    b = subprocess.run([A.instr, A.mpicc, "-O1", src, "-o", exe], capture_output=True, timeout=120)
-    expect(b.returncode == 0, "instr mpicc: %s" % b.stderr.decode(errors="replace"))
+    exe = build_halo(work)
     env = count_env("events", {"INSTR_ENABLE_TRACING": "1"})
-    cmd = [A.mpirun, "--oversubscribe", "--allow-run-as-root", "-np", "4"]
-    for k in env:
-        cmd += ["-x", k]
-    p = subprocess.run(cmd + [exe], cwd=work, env=clean_env(env), capture_output=True,
-                       timeout=240)
+    p = mpirun_job(work, env, ["-np", "4", exe])
     err = p.stderr.decode(errors="replace")
     expect(p.returncode == 0, "mpirun: %s" % err[-2000:])
     expect("different metrics" not in err, "the ranks disagreed: %s" % err[-2000:])
@@ -605,11 +610,7 @@ def case_mpi_trace():
     # at MPI_Init and at the end; the others are told they are not.
     work = fresh_dir(os.path.join(A.work, A.case, "per_host"))
     env = {"INSTR_PLUGIN_PATH": A.bad_plugins, "INSTR_METRIC_PLUGINS": "host"}
-    cmd = [A.mpirun, "--oversubscribe", "--allow-run-as-root", "-np", "4"]
-    for k in env:
-        cmd += ["-x", k]
-    p = subprocess.run(cmd + [exe], cwd=work, env=clean_env(env), capture_output=True,
-                       timeout=240)
+    p = mpirun_job(work, env, ["-np", "4", exe])
     expect(p.returncode == 0, "mpirun: %s" % p.stderr.decode(errors="replace")[-2000:])
     calls = [f.split(".")[1:] for f in os.listdir(work) if f.startswith("host_sync.")]
     pids = {pid for pid, _, _ in calls}
@@ -622,12 +623,8 @@ def case_mpi_trace():
     # Ranks with different metric sets: one line, and a trace without metrics that reads.
     work = fresh_dir(os.path.join(A.work, A.case, "different"))
     env = count_env(None, {"INSTR_ENABLE_TRACING": "1"})
-    cmd = [A.mpirun, "--oversubscribe", "--allow-run-as-root"]
-    for k in env:
-        cmd += ["-x", k]
-    cmd += ["-np", "2", "env", "INSTR_METRIC_COUNT=events", exe, ":",
-            "-np", "2", "env", "INSTR_METRIC_COUNT=events,events_neg", exe]
-    p = subprocess.run(cmd, cwd=work, env=clean_env(env), capture_output=True, timeout=240)
+    p = mpirun_job(work, env, ["-np", "2", "env", "INSTR_METRIC_COUNT=events", exe, ":",
+                               "-np", "2", "env", "INSTR_METRIC_COUNT=events,events_neg", exe])
     err = p.stderr.decode(errors="replace")
     expect(p.returncode == 0, "mpirun: %s" % err[-2000:])
     expect(err.count("the ranks record different metrics") == 1, "stderr: %s" % err[-2000:])
@@ -647,18 +644,11 @@ def case_mpi_trace_async():
     of the rank's thread from the Leave of MPI_Init on (where the plugin's start synchronize
     came) and one at the end. The same plugin with scope ONCE: values from rank 0 only."""
     work = fresh_dir(os.path.join(A.work, A.case))
-    exe = os.path.join(work, "halo")
-    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "mpi", "progs", "halo.c")
-    b = subprocess.run([A.instr, A.mpicc, "-O1", src, "-o", exe], capture_output=True, timeout=120)
-    expect(b.returncode == 0, "instr mpicc: %s" % b.stderr.decode(errors="replace"))
+    exe = build_halo(work)
     env = {"INSTR_PLUGIN_PATH": A.plugins + ":" + A.bad_plugins,
            "INSTR_METRIC_PLUGINS": "meminfo,handover", "INSTR_METRIC_MEMINFO": "MemFree",
            "INSTR_ENABLE_TRACING": "1"}
-    cmd = [A.mpirun, "--oversubscribe", "--allow-run-as-root", "-np", "4"]
-    for k in env:
-        cmd += ["-x", k]
-    p = subprocess.run(cmd + [exe], cwd=work, env=clean_env(env), capture_output=True,
-                       timeout=240)
+    p = mpirun_job(work, env, ["-np", "4", exe])
     err = p.stderr.decode(errors="replace")
     expect(p.returncode == 0, "mpirun: %s" % err[-2000:])
     expect("different metrics" not in err, "the ranks disagreed: %s" % err[-2000:])
@@ -706,11 +696,7 @@ def case_mpi_trace_async():
     work = fresh_dir(os.path.join(A.work, A.case, "once"))
     env = {"INSTR_PLUGIN_PATH": A.bad_plugins, "INSTR_METRIC_PLUGINS": "handover",
            "HANDOVER_ONCE": "1", "INSTR_ENABLE_TRACING": "1"}
-    cmd = [A.mpirun, "--oversubscribe", "--allow-run-as-root", "-np", "4"]
-    for k in env:
-        cmd += ["-x", k]
-    p = subprocess.run(cmd + [exe], cwd=work, env=clean_env(env), capture_output=True,
-                       timeout=240)
+    p = mpirun_job(work, env, ["-np", "4", exe])
     expect(p.returncode == 0, "mpirun: %s" % p.stderr.decode(errors="replace")[-2000:])
     tr, evs = trace_events(P.find_experiment(work))
     metric_locs = [r for r, l in tr.locations.items() if l["type"] == "METRIC"]
