@@ -280,8 +280,9 @@ struct instr_job {
     uint32_t last_node; /* the node of the latest N line (its V line follows) */
 };
 
-/* Grows the array whose pointer is at `pp` (any T **) to hold `need` elements. */
-static int grow(void *pp, uint32_t *cap, uint32_t need, size_t elem)
+/* Grows the array whose pointer is at `pp` (any T **) to hold `need` elements
+ * (job_metrics.h). */
+int instr_job_grow(void *pp, uint32_t *cap, uint32_t need, size_t elem)
 {
     if (need <= *cap)
         return 0;
@@ -335,7 +336,7 @@ static jgroup *group_of(instr_job *j, int rank)
     for (uint32_t i = 0; i < j->ngroups; i++)
         if (j->groups[i].rank == rank)
             return &j->groups[i];
-    if (grow(&j->groups, &j->capgroups, j->ngroups + 1, sizeof *j->groups) != 0)
+    if (instr_job_grow(&j->groups, &j->capgroups, j->ngroups + 1, sizeof *j->groups) != 0)
         return NULL;
     jgroup *g = &j->groups[j->ngroups++];
     memset(g, 0, sizeof *g);
@@ -376,7 +377,7 @@ static uint32_t region_id(instr_job *j, const char *key, uint32_t lb, uint32_t l
             return j->rslots[s];
         s = (s + 1) & (j->rcap - 1);
     }
-    if (grow(&j->regions, &j->capregions, j->nregions + 1, sizeof *j->regions) != 0)
+    if (instr_job_grow(&j->regions, &j->capregions, j->nregions + 1, sizeof *j->regions) != 0)
         return 0;
     jregion *r = &j->regions[j->nregions];
     memset(r, 0, sizeof *r);
@@ -414,7 +415,7 @@ static uint32_t node_id(instr_job *j, int32_t parent, uint32_t region)
         return UINT32_MAX;
     if (found)
         return j->paths.vals[slot];
-    if (grow(&j->nodes, &j->cap, j->n + 1, sizeof *j->nodes) != 0)
+    if (instr_job_grow(&j->nodes, &j->cap, j->n + 1, sizeof *j->nodes) != 0)
         return UINT32_MAX;
     jnode *n = &j->nodes[j->n];
     memset(n, 0, sizeof *n);
@@ -448,7 +449,7 @@ typedef struct vec32 {
 
 static int vec_set(vec32 *v, uint32_t i, uint32_t x)
 {
-    if (grow(&v->v, &v->cap, i + 1, sizeof *v->v) != 0)
+    if (instr_job_grow(&v->v, &v->cap, i + 1, sizeof *v->v) != 0)
         return -1;
     while (v->n <= i)
         v->v[v->n++] = UINT32_MAX;
@@ -498,7 +499,7 @@ static int add_line(instr_job *j, int rank, char *line, vec32 *regs, vec32 *locs
         char end[16];
         if (sscanf(line, "L %u %d %15s", &id, &tid, end) != 3)
             return -1;
-        if (grow(&j->locs, &j->caplocs, j->nlocs + 1, sizeof *j->locs) != 0)
+        if (instr_job_grow(&j->locs, &j->caplocs, j->nlocs + 1, sizeof *j->locs) != 0)
             return -1;
         j->locs[j->nlocs] = (jlocation){rank, tid, id, ""};
         snprintf(j->locs[j->nlocs].end, sizeof j->locs[j->nlocs].end, "%s", end);
@@ -549,7 +550,7 @@ static int add_line(instr_job *j, int rank, char *line, vec32 *regs, vec32 *locs
         if (id == UINT32_MAX || vec_set(nodes, (*nlines)++, id) != 0)
             return -1;
         jnode *n = &j->nodes[id];
-        if (grow(&n->locs, &n->caplocs, n->nlocs + 1, sizeof *n->locs) != 0)
+        if (instr_job_grow(&n->locs, &n->caplocs, n->nlocs + 1, sizeof *n->locs) != 0)
             return -1;
         n->locs[n->nlocs++] = (jloc){jloc_id, s, NULL};
         add_stats(&n->s, &s);

@@ -48,21 +48,6 @@ void instr_job_metrics_blob_begin(instr_job_metrics *jm)
         jm->fixed = 1;
 }
 
-static int grow(void **p, uint32_t *cap, uint32_t need, size_t size)
-{
-    if (need <= *cap)
-        return 0;
-    uint32_t c = *cap ? 2 * *cap : 8;
-    while (c < need)
-        c *= 2;
-    void *g = realloc(*p, c * size);
-    if (!g)
-        return -1;
-    *p = g;
-    *cap = c;
-    return 0;
-}
-
 int instr_job_metrics_def(instr_job_metrics *jm, const char *line)
 {
     unsigned type, base;
@@ -85,13 +70,13 @@ int instr_job_metrics_def(instr_job_metrics *jm, const char *line)
     int rc = 0;
     if (idx < 0 && !jm->fixed && fields[0] && fields[1] && fields[2] && fields[3]) {
         uint32_t c = jm->cap;
-        if (grow((void **)&jm->name, &c, jm->n + 1, sizeof *jm->name) ||
-            (c = jm->cap, grow((void **)&jm->unit, &c, jm->n + 1, sizeof *jm->unit)) ||
-            (c = jm->cap, grow((void **)&jm->source, &c, jm->n + 1, sizeof *jm->source)) ||
-            (c = jm->cap, grow((void **)&jm->description, &c, jm->n + 1, sizeof(char *))) ||
-            (c = jm->cap, grow((void **)&jm->type, &c, jm->n + 1, sizeof *jm->type)) ||
-            (c = jm->cap, grow((void **)&jm->base, &c, jm->n + 1, sizeof *jm->base)) ||
-            (c = jm->cap, grow((void **)&jm->exponent, &c, jm->n + 1, sizeof *jm->exponent))) {
+        if (instr_job_grow(&jm->name, &c, jm->n + 1, sizeof *jm->name) ||
+            (c = jm->cap, instr_job_grow(&jm->unit, &c, jm->n + 1, sizeof *jm->unit)) ||
+            (c = jm->cap, instr_job_grow(&jm->source, &c, jm->n + 1, sizeof *jm->source)) ||
+            (c = jm->cap, instr_job_grow(&jm->description, &c, jm->n + 1, sizeof(char *))) ||
+            (c = jm->cap, instr_job_grow(&jm->type, &c, jm->n + 1, sizeof *jm->type)) ||
+            (c = jm->cap, instr_job_grow(&jm->base, &c, jm->n + 1, sizeof *jm->base)) ||
+            (c = jm->cap, instr_job_grow(&jm->exponent, &c, jm->n + 1, sizeof *jm->exponent))) {
             rc = -1;
         } else {
             jm->cap = c;
@@ -108,7 +93,7 @@ int instr_job_metrics_def(instr_job_metrics *jm, const char *line)
     }
     for (int k = 0; k < 4; k++)
         free(fields[k]);
-    if (rc == 0 && grow((void **)&jm->map, &jm->capmap, jm->nmap + 1, sizeof *jm->map) == 0)
+    if (rc == 0 && instr_job_grow(&jm->map, &jm->capmap, jm->nmap + 1, sizeof *jm->map) == 0)
         jm->map[jm->nmap++] = idx;
     else
         rc = -1;

@@ -16,6 +16,9 @@
 
 /* The blob's side. A text field of a line: tabs and line ends as blanks (job.c). */
 void instr_job_clean_field(FILE *f, const char *s);
+/* Grows the array whose pointer is at `pp` (any T **) to hold `need` elements: 0, or -1
+ * without memory (the array unchanged). */
+int instr_job_grow(void *pp, uint32_t *cap, uint32_t need, size_t elem);
 void instr_job_blob_metric_defs(FILE *f);
 void instr_job_blob_metric_values(FILE *f, const instr_pnode *n, uint32_t nm);
 
