@@ -30,9 +30,11 @@ INSTR_EXT_EXPORT uint32_t instr_ext_region(const char *name, int source);
 INSTR_EXT_EXPORT void instr_ext_enter(uint32_t handle);
 INSTR_EXT_EXPORT void instr_ext_exit(uint32_t handle);
 /* Adds message counts to the calling thread's current call path in the profile (call it
- * between the enter and the exit of the MPI region). */
+ * between the enter and the exit of the MPI region): point-to-point messages sent and
+ * received, collective operations taken part in (docs/mpi.md), and their bytes. */
 INSTR_EXT_EXPORT void instr_ext_messages(uint64_t bytes_sent, uint64_t bytes_received,
-                                         uint64_t sends, uint64_t receives);
+                                         uint64_t sends, uint64_t receives,
+                                         uint64_t collectives);
 
 /* Rank 0: creates the job's experiment directory; its absolute path into out. 0, or -1
  * after a message. */

@@ -10,9 +10,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Adds to the calling thread's innermost open call path (profile substrate). */
+/* Adds to the calling thread's innermost open call path (profile substrate): messages
+ * (point to point) and collective operations taken part in, with their bytes. */
 void instr_job_messages(uint64_t bytes_sent, uint64_t bytes_received, uint64_t sends,
-                        uint64_t receives);
+                        uint64_t receives, uint64_t collectives);
 /* This process's profile with message counts, as a blob (malloc'ed, *len bytes), or NULL
  * when the profile substrate is off or memory is out. At the end, after the profile was
  * written. */
