@@ -126,6 +126,31 @@ void instr_job_messages(uint64_t bytes_sent, uint64_t bytes_received, uint64_t s
     pthread_mutex_unlock(&msgs_lock);
 }
 
+void instr_job_messages_add(const instr_pnode *n, instr_job_msgs *to)
+{
+    pthread_mutex_lock(&msgs_lock);
+    const msgrec *m = msgs_n ? msg_find(n, 0) : NULL;
+    if (m) {
+        to->sent += m->sends;
+        to->bytes_sent += m->bytes_sent;
+        to->received += m->receives;
+        to->bytes_received += m->bytes_received;
+        to->collectives += m->collectives;
+    }
+    pthread_mutex_unlock(&msgs_lock);
+}
+
+void instr_job_messages_json(FILE *f, const instr_job_msgs *m)
+{
+    const struct { const char *name; uint64_t v; } fields[] = {
+        {"messages_sent", m->sent}, {"bytes_sent", m->bytes_sent},
+        {"messages_received", m->received}, {"bytes_received", m->bytes_received},
+        {"collectives", m->collectives}};
+    for (size_t i = 0; i < sizeof fields / sizeof *fields; i++)
+        if (fields[i].v)
+            fprintf(f, ", \"%s\": %" PRIu64, fields[i].name, fields[i].v);
+}
+
 /* ---- this process's blob ---- */
 
 void instr_job_clean_field(FILE *f, const char *s)
@@ -621,13 +646,9 @@ INSTR_EXT_EXPORT int instr_ext_job_add(instr_job *j, int rank, const char *blob,
 /* The message fields of docs/mpi.md, each only where it is not zero. */
 static void messages_out(FILE *f, const jstats *s)
 {
-    const struct { const char *name; uint64_t v; } fields[] = {
-        {"messages_sent", s->sends}, {"bytes_sent", s->bytes_sent},
-        {"messages_received", s->receives}, {"bytes_received", s->bytes_received},
-        {"collectives", s->collectives}};
-    for (size_t i = 0; i < sizeof fields / sizeof *fields; i++)
-        if (fields[i].v)
-            fprintf(f, ", \"%s\": %" PRIu64, fields[i].name, fields[i].v);
+    instr_job_msgs m = {s->sends, s->bytes_sent, s->receives, s->bytes_received,
+                        s->collectives};
+    instr_job_messages_json(f, &m);
 }
 
 static void jstats_out(FILE *f, const jstats *s)

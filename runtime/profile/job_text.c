@@ -21,57 +21,50 @@
 
 /* The spread over the ranks of one value: per rank the sum of its threads' values. */
 typedef struct spread {
-    uint64_t *per_rank; /* nmerged, zero between uses */
-    uint32_t *touched;  /* ranks with a value, nmerged */
+    uint64_t *per_rank;   /* nmerged, zero between uses */
+    unsigned char *taken; /* nmerged: the rank has a value (took the path), clear between uses */
+    uint32_t *touched;    /* those ranks, ntouched of them */
     uint32_t ntouched;
 } spread;
 
 typedef struct rank_summary {
-    uint32_t ranks;  /* ranks with a value */
+    uint32_t ranks;  /* ranks that took the path (or region) */
     uint64_t min, max, mean;
-    int max_rank;
+    int max_rank;    /* the rank with the greatest value (the lowest one of equals) */
 } rank_summary;
 
 static void spread_add(spread *sp, uint32_t rank, uint64_t v)
 {
-    if (!sp->per_rank[rank] && v)
+    if (!sp->taken[rank]) {
+        sp->taken[rank] = 1;
         sp->touched[sp->ntouched++] = rank;
+    }
     sp->per_rank[rank] += v;
 }
 
-/* Summarises and clears the spread. Ranks without a value count 0 in min and mean. */
-static rank_summary spread_take(spread *sp, const instr_job_text *t, uint32_t ranks_seen)
+/* Summarises and clears the spread. Ranks that never took the path count 0 in min and mean. */
+static rank_summary spread_take(spread *sp, const instr_job_text *t)
 {
-    rank_summary r = {ranks_seen, UINT64_MAX, 0, 0, t->nmerged ? t->ranks[0] : 0};
+    rank_summary r = {sp->ntouched, UINT64_MAX, 0, 0, -1};
     uint64_t sum = 0;
     for (uint32_t i = 0; i < sp->ntouched; i++) {
         uint32_t k = sp->touched[i];
         uint64_t v = sp->per_rank[k];
         sum += v;
-        if (v < r.min) r.min = v;
-        if (v > r.max || (v == r.max && t->ranks[k] < r.max_rank)) {
+        if (v < r.min)
+            r.min = v;
+        if (r.max_rank < 0 || v > r.max || (v == r.max && t->ranks[k] < r.max_rank)) {
             r.max = v;
             r.max_rank = t->ranks[k];
         }
         sp->per_rank[k] = 0;
+        sp->taken[k] = 0;
     }
     if (sp->ntouched < t->nmerged || r.min == UINT64_MAX)
         r.min = 0;
     r.mean = t->nmerged ? sum / t->nmerged : 0;
     sp->ntouched = 0;
     return r;
-}
-
-/* Ranks that have a cell on a path (visited it), whatever its time. */
-static uint32_t ranks_of(const instr_job_text_path *p, unsigned char *seen, uint32_t *list)
-{
-    uint32_t n = 0;
-    for (uint32_t c = 0; c < p->ncells; c++)
-        if (!seen[p->cells[c].rank]) {
-            seen[p->cells[c].rank] = 1;
-            list[n++] = p->cells[c].rank;
-        }
-    return n;
 }
 
 static void put_name(FILE *f, const instr_job_text *t, uint32_t region)
@@ -82,18 +75,7 @@ static void put_name(FILE *f, const instr_job_text *t, uint32_t region)
 typedef struct work {
     const instr_job_text *t;
     spread sp;
-    unsigned char *seen;
-    uint32_t *list;
 } work;
-
-/* How many ranks took the path (seen and list are scratch, left clear). */
-static uint32_t count_ranks(work *w, const instr_job_text_path *p)
-{
-    uint32_t n = ranks_of(p, w->seen, w->list);
-    for (uint32_t i = 0; i < n; i++)
-        w->seen[w->list[i]] = 0;
-    return n;
-}
 
 /* ---- flat profile: per region over all its call paths ---- */
 
@@ -147,22 +129,14 @@ static int flat_profile(FILE *f, work *w)
                "mean excl   max excl (rank) | region\n");
     for (uint32_t i = 0; i < n && i < FLAT_TOP; i++) {
         const flat *x = &fl[i];
-        uint32_t ranks = 0;
         for (uint32_t k = 0; k < t->npaths; k++) {
             const instr_job_text_path *p = &t->paths[k];
             if (p->region != x->region)
                 continue;
-            for (uint32_t c = 0; c < p->ncells; c++) {
+            for (uint32_t c = 0; c < p->ncells; c++)
                 spread_add(&w->sp, p->cells[c].rank, p->cells[c].excl);
-                if (!w->seen[p->cells[c].rank]) {
-                    w->seen[p->cells[c].rank] = 1;
-                    w->list[ranks++] = p->cells[c].rank;
-                }
-            }
         }
-        for (uint32_t k = 0; k < ranks; k++)
-            w->seen[w->list[k]] = 0;
-        rank_summary s = spread_take(&w->sp, t, ranks);
+        rank_summary s = spread_take(&w->sp, t);
         fprintf(f, " %5.1f%% %s %s %13" PRIu64 " %s | %7u %s %s %s %6d | ",
                 total_excl ? 100.0 * (double)x->excl / (double)total_excl : 0.0,
                 dur(b1, sizeof b1, x->excl), dur(b2, sizeof b2, x->incl), x->visits,
@@ -269,10 +243,9 @@ static void call_tree(FILE *f, work *w, const uint32_t *order, const uint32_t *d
             continue;
         }
         lines++;
-        uint32_t ranks = count_ranks(w, p);
         for (uint32_t c = 0; c < p->ncells; c++)
             spread_add(&w->sp, p->cells[c].rank, p->cells[c].incl);
-        rank_summary s = spread_take(&w->sp, t, ranks);
+        rank_summary s = spread_take(&w->sp, t);
         fprintf(f, " %5.1f%% %s %s %13" PRIu64 " | %7u %s %s %s %6d | %*s",
                 total ? 100.0 * (double)p->incl / (double)total : 0.0,
                 dur(b1, sizeof b1, p->incl), dur(b2, sizeof b2, p->excl), p->visits, s.ranks,
@@ -320,16 +293,15 @@ static void messages(FILE *f, const instr_job_text *t, const uint32_t *order, co
 int instr_job_text_write(FILE *f, const instr_job_text *t)
 {
     char b1[24];
-    work w = {t, {0}, NULL, NULL};
+    work w = {t, {0}};
     uint32_t nr = t->nmerged ? t->nmerged : 1;
     w.sp.per_rank = calloc(nr, sizeof *w.sp.per_rank);
+    w.sp.taken = calloc(nr, 1);
     w.sp.touched = calloc(nr, sizeof *w.sp.touched);
-    w.seen = calloc(nr, 1);
-    w.list = calloc(nr, sizeof *w.list);
     uint32_t *order = malloc(((size_t)t->npaths + 1) * sizeof *order);
     uint32_t *depth = malloc(((size_t)t->npaths + 1) * sizeof *depth);
     int rc = -1;
-    if (!w.sp.per_rank || !w.sp.touched || !w.seen || !w.list || !order || !depth ||
+    if (!w.sp.per_rank || !w.sp.taken || !w.sp.touched || !order || !depth ||
         display_order(t, order, depth) != 0)
         goto out;
     fprintf(f, "instr profile of an MPI job\n\n");
@@ -353,9 +325,8 @@ int instr_job_text_write(FILE *f, const instr_job_text *t)
     rc = ferror(f) ? -1 : 0;
 out:
     free(w.sp.per_rank);
+    free(w.sp.taken);
     free(w.sp.touched);
-    free(w.seen);
-    free(w.list);
     free(order);
     free(depth);
     return rc;

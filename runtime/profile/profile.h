@@ -80,6 +80,7 @@ typedef struct instr_mloc {
     uint32_t location;
     instr_pstats s;
     uint64_t *m; /* with metrics: INSTR_MROW_* rows of mtree.nm values, else NULL */
+    const instr_pnode *node; /* the location's own node (its MPI message counts: job.h) */
 } instr_mloc;
 
 /* Rows of a merged node's metric values: inclusive and exclusive sums, the least and the

@@ -23,6 +23,7 @@ import profile as P  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import check_trace  # noqa: E402
+import job_output  # noqa: E402
 
 MPIRUN_FLAGS = ["--oversubscribe", "--allow-run-as-root", "--bind-to", "none"]
 TIMEOUT = 120
@@ -59,7 +60,8 @@ def halo_expect(np_, mode):
             "MPI_Sendrecv": (n_sr, n_sr * msg, n_sr, n_sr * msg),
             "MPI_Send": (np_ - 1, (np_ - 1) * 8, 0, 0),
             "MPI_Recv": (0, 0, np_ - 1, (np_ - 1) * 8)}
-    return v, msgs
+    # One rank sends nothing at the end: no MPI_Send or MPI_Recv regions at all.
+    return {k: n for k, n in v.items() if n}, msgs
 
 
 def collectives_expect(np_, mode):
@@ -125,7 +127,7 @@ def check_job(exp, np_, visits, msgs):
     for r in range(np_):
         if not os.path.isfile(os.path.join(exp, "rank-%d" % r, "profile.json")):
             fail("rank-%d/profile.json missing" % r)
-    print("job profile: %d ranks, %d regions, %d messages, %d bytes: as expected"
+    print("job profile: %d rank(s), %d regions, %d messages, %d bytes: as expected"
           % (np_, len(visits), tot[0], tot[1]))
     return prof
 
@@ -136,6 +138,7 @@ def main():
         ap.add_argument("--" + a, required=True)
     ap.add_argument("--np", type=int, required=True)
     ap.add_argument("--trace", action="store_true")
+    ap.add_argument("--verbose", action="store_true", help="INSTR_VERBOSE=1 on every rank")
     args = ap.parse_args()
 
     work = os.path.abspath(args.workdir)
@@ -167,6 +170,9 @@ def main():
     if args.trace:
         menv["INSTR_ENABLE_TRACING"] = "1"
         cmd = cmd[:1] + ["-x", "INSTR_ENABLE_TRACING"] + cmd[1:]
+    if args.verbose:
+        menv["INSTR_VERBOSE"] = "1"
+        cmd = cmd[:1] + ["-x", "INSTR_VERBOSE"] + cmd[1:]
     measured = run(cmd, env=menv, cwd=work)
     sys.stderr.write(measured.stderr)
 
@@ -191,6 +197,13 @@ def main():
                 fail("rank-1 profile: %s visits %r, expected 1 (%r)" % (name, got.get(name), got))
         if os.path.exists(os.path.join(exp, "profile.json")):
             fail("a job profile.json was written although the job was aborted")
+        # Rank 1 ended alone: it says where its files are, with its number; no job summary.
+        own = ("instr: rank 1: 1 thread, 5 regions: %s written to %s/rank-1"
+               % ("profile.txt, profile.json, profile.folded, profile.cubex, profile.html", exp))
+        if own not in measured.stderr.splitlines():
+            fail("rank 1 did not say where its own files are (%r)" % own)
+        if "MPI job of" in measured.stderr:
+            fail("a job summary was printed although the job was aborted")
         print("abort: rank 1's profile written, the abort reported")
         if args.trace:
             # Rank 1 wrote its events before aborting and said that the archive is unfinished.
@@ -207,9 +220,20 @@ def main():
 
     expect = {"halo": halo_expect, "collectives": collectives_expect}[args.case]
     visits, msgs = expect(args.np, args.mode)
-    check_job(exp, args.np, visits, msgs)
-    if "MPI job of %d ranks: profile.json merged" % args.np not in measured.stderr:
-        fail("no summary line for the job profile on stderr")
+    prof = check_job(exp, args.np, visits, msgs)
+    # What the job printed, its profile.txt, and each rank's own profile against the job's.
+    problems = job_output.stderr_problems(measured.stderr, exp, args.np, args.verbose,
+                                          args.trace)
+    ranks = job_output.load_ranks(exp, args.np, P.load)
+    problems += job_output.rank_problems(prof, ranks)
+    problems += job_output.text_problems(exp, args.np, ranks, visits)
+    if args.case == "collectives":
+        problems += job_output.collectives_problems(prof, ranks, args.np)
+    if problems:
+        fail("job output: %d problem(s):\n  %s" % (len(problems), "\n  ".join(problems[:20])))
+    print("job output: %d instr lines on stderr as expected, profile.txt and every rank's "
+          "own profile.json agree with the job's profile.json"
+          % sum(1 for l in measured.stderr.splitlines() if l.startswith("instr: ")))
     if args.trace:
         p2p = sum(m[0] for m in msgs.values())
         problems = check_trace.check(exp, args.np, visits, p2p)
