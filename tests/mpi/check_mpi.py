@@ -132,6 +132,31 @@ def check_job(exp, np_, visits, msgs):
     return prof
 
 
+def check_missing(exp, np_, unrecorded, stderr):
+    """A job whose last ranks recorded nothing: the job's profile has the others and says
+    which are missing, in run.mpi, in profile.txt and in its one line on stderr."""
+    prof = P.load(exp)
+    present = np_ - unrecorded
+    missing = list(range(present, np_))
+    if prof["run"]["mpi"] != {"ranks": np_, "ranks_merged": list(range(present)),
+                              "ranks_missing": missing, "complete": True}:
+        fail("run.mpi is %r" % prof["run"]["mpi"])
+    text = "%d-%d" % (missing[0], missing[-1]) if len(missing) > 1 else str(missing[0])
+    said = "; %s %s missing from it (%d of %d: ended early or sent nothing)" % (
+        "ranks" if len(missing) > 1 else "rank", text, len(missing), np_)
+    problems = job_output.stderr_problems(stderr, exp, np_, False, False, said)
+    ranks = job_output.load_ranks(exp, present, P.load)
+    problems += job_output.rank_problems(prof, ranks)
+    problems += job_output.text_problems(exp, np_, ranks, None)
+    with open(os.path.join(exp, "profile.txt"), encoding="utf-8") as f:
+        if "; missing: %s (" % text not in f.read():
+            problems.append("profile.txt does not name the missing ranks %s" % text)
+    if problems:
+        fail("job output: %d problem(s):\n  %s" % (len(problems), "\n  ".join(problems[:20])))
+    print("missing ranks %s: named on stderr, in run.mpi and profile.txt; the other ranks' "
+          "profiles agree with the job's" % text)
+
+
 def main():
     ap = argparse.ArgumentParser()
     for a in ("case", "mode", "source", "plain", "workdir", "instr", "mpicc", "mpirun", "lib"):
@@ -139,6 +164,9 @@ def main():
     ap.add_argument("--np", type=int, required=True)
     ap.add_argument("--trace", action="store_true")
     ap.add_argument("--verbose", action="store_true", help="INSTR_VERBOSE=1 on every rank")
+    ap.add_argument("--unrecorded", type=int, default=0,
+                    help="the last N ranks run with INSTR_ENABLE_PROFILING=0: missing from the "
+                         "job's profile")
     args = ap.parse_args()
 
     work = os.path.abspath(args.workdir)
@@ -173,6 +201,12 @@ def main():
     if args.verbose:
         menv["INSTR_VERBOSE"] = "1"
         cmd = cmd[:1] + ["-x", "INSTR_VERBOSE"] + cmd[1:]
+    if args.unrecorded:
+        # MPMD: the same program, its last ranks recording nothing.
+        rest = cmd[cmd.index(str(args.np)) + 1:]
+        cmd = cmd[:cmd.index(str(args.np))] + [str(args.np - args.unrecorded)] + rest + \
+            [":", "-np", str(args.unrecorded), "-x", "INSTR_ENABLE_PROFILING=0"] + \
+            [a for a in rest if a not in MPIRUN_FLAGS]
     measured = run(cmd, env=menv, cwd=work)
     sys.stderr.write(measured.stderr)
 
@@ -218,6 +252,9 @@ def main():
                   "reported" % os.path.getsize(evt))
         return
 
+    if args.unrecorded:
+        check_missing(exp, args.np, args.unrecorded, measured.stderr)
+        return
     expect = {"halo": halo_expect, "collectives": collectives_expect}[args.case]
     visits, msgs = expect(args.np, args.mode)
     prof = check_job(exp, args.np, visits, msgs)

@@ -19,20 +19,20 @@ NODE_FIELDS = ("visits", "inclusive", "exclusive") + MSG_FIELDS
 ALL_FORMATS = "profile.txt, profile.json, profile.cubex, profile.html"
 
 
-def job_line(exp, np_):
+def job_line(exp, np_, missing=""):
     own = ("the rank's own files in rank-0/" if np_ == 1
            else "each rank's own files in rank-0/ to rank-%d/" % (np_ - 1))
-    return "instr: MPI job of %d rank%s: %s written to %s; %s" % (
-        np_, "" if np_ == 1 else "s", ALL_FORMATS, exp, own)
+    return "instr: MPI job of %d rank%s: %s written to %s%s; %s" % (
+        np_, "" if np_ == 1 else "s", ALL_FORMATS, exp, missing, own)
 
 
-def stderr_problems(stderr, exp, np_, verbose, trace):
+def stderr_problems(stderr, exp, np_, verbose, trace, missing=""):
     """The instr lines of a job that ended well. Without INSTR_VERBOSE exactly the job's
     summary (and the trace's line with --trace); with INSTR_VERBOSE=1 also one end line per
     rank, naming it, besides the explanations every rank gives at start-up."""
     lines = [l for l in stderr.splitlines() if l.startswith("instr: ")]
     problems = []
-    want = job_line(exp, np_)
+    want = job_line(exp, np_, missing)
     if lines.count(want) != 1:
         problems.append("the job's summary %r appears %d times (once expected)"
                         % (want, lines.count(want)))
@@ -158,7 +158,7 @@ def text_problems(exp, np_, ranks, visits):
         lines = f.read().splitlines()
     problems = []
     head = "  ranks        %d in the job, %d in this profile" % (np_, len(ranks))
-    if head not in lines:
+    if not any(l == head or l.startswith(head + "; missing: ") for l in lines):
         problems.append("profile.txt has no line %r" % head)
     by_path, by_region, path_ranks, region_ranks = _sums(ranks)
 
@@ -176,7 +176,7 @@ def text_problems(exp, np_, ranks, visits):
                             % (name, ranks_col, len(region_ranks.get(name, ()))))
         if max_rank not in region_ranks.get(name, ()):
             problems.append("flat %s: the greatest rank %d has no such region" % (name, max_rank))
-    want = {k: v for k, v in visits.items()}
+    want = visits if visits is not None else seen
     if len(want) <= 25 and seen != want:
         problems.append("flat visits of profile.txt %r, expected %r" % (seen, want))
     for name, v in seen.items():
