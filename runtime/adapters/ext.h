@@ -57,8 +57,10 @@ INSTR_EXT_EXPORT instr_job *instr_ext_job_new(void);
 INSTR_EXT_EXPORT int instr_ext_job_add(instr_job *job, int rank, const char *blob, size_t len);
 /* Notes a rank whose profile never arrived (ended early, aborted). */
 INSTR_EXT_EXPORT void instr_ext_job_missing(instr_job *job, int rank);
-/* Writes <jobdir>/profile.json (schema of docs/profile-format.md, one location group per
- * rank). 0, or -1 after a message. */
+/* Writes the job's profile files INSTR_PROFILING_FORMAT asks for into <jobdir>
+ * (profile.txt, profile.json with one location group per rank, profile.cubex, profile.html;
+ * docs/profile-format.md) and prints the job's one summary line (docs/mpi.md). 0, or -1 when
+ * a file failed (after a message). */
 INSTR_EXT_EXPORT int instr_ext_job_write(instr_job *job, const char *jobdir, int nranks);
 INSTR_EXT_EXPORT void instr_ext_job_free(instr_job *job);
 
