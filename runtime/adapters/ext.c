@@ -48,9 +48,10 @@ INSTR_EXT_EXPORT void instr_ext_exit(uint32_t handle)
 }
 
 INSTR_EXT_EXPORT void instr_ext_messages(uint64_t bytes_sent, uint64_t bytes_received,
-                                         uint64_t sends, uint64_t receives)
+                                         uint64_t sends, uint64_t receives,
+                                         uint64_t collectives)
 {
-    instr_job_messages(bytes_sent, bytes_received, sends, receives);
+    instr_job_messages(bytes_sent, bytes_received, sends, receives, collectives);
 }
 
 INSTR_EXT_EXPORT int instr_ext_experiment_create(char *out, size_t size)
@@ -74,6 +75,8 @@ INSTR_EXT_EXPORT int instr_ext_experiment_join(const char *jobdir, int rank)
         return -1;
     char sub[32];
     snprintf(sub, sizeof sub, "rank-%d", rank);
+    instr_job_rank = rank;
+    instr_log_job_rank(rank); /* notices alike on every rank: rank 0's only */
     return instr_experiment_join(jobdir, sub);
 }
 

@@ -30,9 +30,11 @@ INSTR_EXT_EXPORT uint32_t instr_ext_region(const char *name, int source);
 INSTR_EXT_EXPORT void instr_ext_enter(uint32_t handle);
 INSTR_EXT_EXPORT void instr_ext_exit(uint32_t handle);
 /* Adds message counts to the calling thread's current call path in the profile (call it
- * between the enter and the exit of the MPI region). */
+ * between the enter and the exit of the MPI region): point-to-point messages sent and
+ * received, collective operations taken part in (docs/mpi.md), and their bytes. */
 INSTR_EXT_EXPORT void instr_ext_messages(uint64_t bytes_sent, uint64_t bytes_received,
-                                         uint64_t sends, uint64_t receives);
+                                         uint64_t sends, uint64_t receives,
+                                         uint64_t collectives);
 
 /* Rank 0: creates the job's experiment directory; its absolute path into out. 0, or -1
  * after a message. */
@@ -55,8 +57,10 @@ INSTR_EXT_EXPORT instr_job *instr_ext_job_new(void);
 INSTR_EXT_EXPORT int instr_ext_job_add(instr_job *job, int rank, const char *blob, size_t len);
 /* Notes a rank whose profile never arrived (ended early, aborted). */
 INSTR_EXT_EXPORT void instr_ext_job_missing(instr_job *job, int rank);
-/* Writes <jobdir>/profile.json (schema of docs/profile-format.md, one location group per
- * rank). 0, or -1 after a message. */
+/* Writes the job's profile files INSTR_PROFILING_FORMAT asks for into <jobdir>
+ * (profile.txt, profile.json with one location group per rank, profile.cubex, profile.html;
+ * docs/profile-format.md) and prints the job's one summary line (docs/mpi.md). 0, or -1 when
+ * a file failed (after a message). */
 INSTR_EXT_EXPORT int instr_ext_job_write(instr_job *job, const char *jobdir, int nranks);
 INSTR_EXT_EXPORT void instr_ext_job_free(instr_job *job);
 

@@ -21,8 +21,9 @@ const instr_config_var instr_config_vars[] = {
                   "memory for call-tree nodes and trace buffers, all threads together "
                   "(64K to 1T)"},
     [V_VERBOSE] = {"INSTR_VERBOSE", "level", "0", "runtime, LLVM plugin",
-                   "quiet (-1), 0: warnings and the summary, 1: explain decisions, 2: every "
-                   "filter decision"},
+                   "quiet (-1), 0: warnings and the summary (an MPI job: one, from rank 0), "
+                   "1: explain decisions (and each MPI rank's end line), 2: every filter "
+                   "decision"},
     [V_SIGNAL] = {"INSTR_WRITE_ON_SIGNAL", "boolean", "1", "runtime",
                   "write what was measured on a termination signal the program does not "
                   "handle"},

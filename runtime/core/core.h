@@ -37,6 +37,9 @@ void instr_core_fork_child(uint64_t t);
 /* Set by an adapter of a parallel job (runtime/adapters/ext.c for libinstr-rt-mpi): called at
  * the end after the substrates wrote this process's results, to combine them job-wide. */
 extern void (*instr_job_hook)(const instr_run *run);
+/* This process's rank in its parallel job once it joined the job's directory; -1 outside a
+ * job. Its end-of-run line then names the rank. */
+extern int instr_job_rank;
 
 /* For adapters of threading runtimes (runtime/ompt/). The calling thread's location,
  * created now if it has none yet (a thread becomes a location when it starts); NULL when

@@ -58,6 +58,7 @@ _Static_assert(sizeof all_substrates / sizeof *all_substrates <= INSTR_MAX_SUBST
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 void (*instr_job_hook)(const instr_run *run);
+int instr_job_rank = -1;
 
 /* libinstr-rt-mpi (runtime/mpi/) defines this symbol. When it is loaded (linked or
  * LD_PRELOAD), the job's one experiment directory is agreed on in MPI_Init. */
@@ -167,6 +168,7 @@ static void init_once(void)
     instr_hooks_register_loaded();
     if (mpi_job()) {
         instr_experiment_defer();
+        instr_log_job_hold(); /* alike notices: once per job, from rank 0 (log.h) */
     } else {
         if (instr_experiment_create() != 0) {
             __atomic_store_n(&instr_state, INSTR_STATE_IDLE, __ATOMIC_RELEASE);
@@ -246,12 +248,18 @@ static void summary(const instr_run *run, const char *files, int failed)
     instr_escaped(where, sizeof where, run->dir ? run->dir : "(no directory)");
     if (run->fork_of)
         snprintf(who, sizeof who, "forked child %d: ", run->pid);
+    else if (instr_job_rank >= 0)
+        snprintf(who, sizeof who, "rank %d: ", instr_job_rank);
     if (failed && !*files) {
         instr_warn("%snothing was written to %s", who, where);
         return;
     }
-    instr_warn("%s%u thread%s, %u region%s: %s written to %s", who, run->nlocations,
-               run->nlocations == 1 ? "" : "s", instr_registry_count(),
+    /* A rank that takes part in its job's end: rank 0's one line for the job says where
+     * everything went (job.c); the ranks' own lines only with INSTR_VERBOSE. A rank whose
+     * files failed, or that ended alone (early, by a signal), says it itself. */
+    int job_says = !run->fork_of && instr_job_rank >= 0 && instr_job_hook && !run->from_signal;
+    instr_info(job_says && !failed ? 1 : 0, "%s%u thread%s, %u region%s: %s written to %s", who,
+               run->nlocations, run->nlocations == 1 ? "" : "s", instr_registry_count(),
                instr_registry_count() == 1 ? "" : "s", files, where);
 }
 
@@ -333,5 +341,6 @@ static void finalize(int from_signal)
     if (run.unmatched_exits)
         instr_info(1, "%llu exit event(s) matched no open region and were ignored",
                    (unsigned long long)run.unmatched_exits);
+    instr_log_job_rank(-1); /* an MPI_Init that never came: the held notices now */
     summary(&run, files, failed);
 }

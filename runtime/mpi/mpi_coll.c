@@ -1,7 +1,8 @@
-/* mpi_coll.c — collectives: the bytes each rank sends and receives (into the profile, as for
- * point-to-point messages but without message counts) and the OTF2 records (MpiCollective
- * Begin/End around a blocking one; NonBlockingCollectiveRequest now and ...Complete in the
- * wait or test that completes a nonblocking one).
+/* mpi_coll.c — collectives: the bytes each rank sends and receives and one operation per
+ * call (into the profile's `collectives`; its message counts are for point-to-point
+ * messages), and the OTF2 records (MpiCollectiveBegin/End around a blocking one;
+ * NonBlockingCollectiveRequest now and ...Complete in the wait or test that completes a
+ * nonblocking one).
  *
  * Bytes follow Score-P's convention, which keeps the job's sent and received bytes equal:
  * a block is count x datatype size; a rooted call counts every rank's block at the root
@@ -57,8 +58,8 @@ void instr_mpi_coll_begin(MPI_Comm comm)
 static void finish(int rc, int op, MPI_Comm comm, int root, uint64_t sent, uint64_t recvd,
                    const MPI_Request *request)
 {
-    if (rc == MPI_SUCCESS)
-        instr_ext_messages(sent, recvd, 0, 0);
+    if (rc == MPI_SUCCESS) /* a nonblocking one counts where it starts, as its bytes do */
+        instr_ext_messages(sent, recvd, 0, 0, 1);
     if (!request && (instr_mpi_plugin_events & INSTR_EXT_PLUGINS_COLL))
         instr_ext_plugins_mpi_coll_end((uint32_t)op, (uint64_t)(uint32_t)PMPI_Comm_c2f(comm),
                                        root, rc == MPI_SUCCESS ? sent : 0,

@@ -98,8 +98,7 @@ static void merge_profiles(void)
         free(buf);
     }
     if (job) {
-        if (instr_ext_job_write(job, job_dir, job_size) == 0)
-            say("MPI job of %s%d ranks: profile.json merged", "", job_size);
+        instr_ext_job_write(job, job_dir, job_size); /* and the job's one summary line */
         instr_ext_job_free(job);
     }
 }
@@ -122,6 +121,7 @@ static void job_end(void)
             say("rank %s%d ended without MPI_Finalize: its own results are written, the job "
                 "profile is not merged (merge step: docs/mpi.md)", "", job_rank);
         instr_mpi_plugins_alone();
+        instr_ext_set_job_hook(NULL); /* no merge: this rank says itself where its files are */
         instr_ext_finalize();
         trace_unfinished();
         return;
@@ -247,6 +247,7 @@ int MPI_Abort(MPI_Comm comm, int errorcode)
         "with SIGTERM", "", job_rank);
     finalize_called = 0;
     instr_mpi_plugins_alone();
+    instr_ext_set_job_hook(NULL); /* no merge: this rank says itself where its files are */
     instr_ext_finalize();
     trace_unfinished();
     return PMPI_Abort(comm, errorcode);

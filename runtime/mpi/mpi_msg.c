@@ -133,7 +133,7 @@ void instr_mpi_sent(int rc, int count, MPI_Datatype datatype, int dest, int tag,
     if (instr_mpi_cp)
         instr_mpi_cp_send(dest, tag, comm);
     uint64_t b = type_bytes(count, datatype);
-    instr_ext_messages(b, 0, 1, 0);
+    instr_ext_messages(b, 0, 1, 0, 0);
     instr_mpi_plugins_msg(INSTR_EXT_PLUGINS_SEND, dest, comm, tag, b, 0);
     uint32_t c;
     if (tracing() && (c = instr_mpi_comm_ref(comm)) != UINT32_MAX)
@@ -148,7 +148,7 @@ void instr_mpi_isent(int rc, int count, MPI_Datatype datatype, int dest, int tag
     if (instr_mpi_cp)
         instr_mpi_cp_send(dest, tag, comm);
     uint64_t b = type_bytes(count, datatype);
-    instr_ext_messages(b, 0, 1, 0);
+    instr_ext_messages(b, 0, 1, 0, 0);
     if (!request || *request == MPI_REQUEST_NULL)
         return;
     pending e = {.kind = SEND, .comm = UINT32_MAX};
@@ -196,7 +196,7 @@ void instr_mpi_received(int rc, const MPI_Status *status, MPI_Comm comm)
         return;
     if (instr_mpi_cp)
         instr_mpi_cp_recv(status, comm);
-    instr_ext_messages(0, (uint64_t)n, 0, 1);
+    instr_ext_messages(0, (uint64_t)n, 0, 1, 0);
     instr_mpi_plugins_msg(INSTR_EXT_PLUGINS_RECV, status->MPI_SOURCE, comm, status->MPI_TAG,
                           (uint64_t)n, 0);
     uint32_t c;
@@ -285,7 +285,7 @@ static void finish(const pending *ep, MPI_Status *status)
             instr_mpi_cp_recv(status, e.mpi_comm);
         if (e.cp_only)
             return;
-        instr_ext_messages(0, (uint64_t)n, 0, 1);
+        instr_ext_messages(0, (uint64_t)n, 0, 1, 0);
         if (e.plugin_request)
             instr_mpi_plugins_msg(INSTR_EXT_PLUGINS_IRECV, status->MPI_SOURCE, e.mpi_comm,
                                   status->MPI_TAG, (uint64_t)n, e.plugin_request);

@@ -63,7 +63,7 @@ __attribute__((constructor)) static void notice_libgomp(void)
     if (!instr_events_wanted() || tool_active)
         return;
     if (dlsym(RTLD_DEFAULT, "GOMP_parallel") && !dlsym(RTLD_DEFAULT, "__kmpc_fork_call"))
-        instr_warn("OpenMP: this program runs on GNU libgomp, which has no OMPT interface: "
+        instr_notice("OpenMP: this program runs on GNU libgomp, which has no OMPT interface: "
                    "its OpenMP constructs are not recorded (its functions are). Run it on "
                    "LLVM's libomp to record them (docs/openmp.md)");
 }

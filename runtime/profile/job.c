@@ -11,7 +11,7 @@
  *   T <handle> <visit> <location> <mean ns> <excluded 0|1>: the region was throttled
  *     (INSTR_THROTTLE, runtime/throttle/); after its R line
  *   N <parent node or -1> <region> <location> <visits> <incl> <excl> <min incl> <max incl>
- *     <min excl> <max excl> <bytes sent> <bytes received> <sends> <receives>
+ *     <min excl> <max excl> <bytes sent> <bytes received> <sends> <receives> <collectives>
  *   M and V lines: metric definitions and a node's metric values (job_metrics.h)
  * N lines of one location come in pre-order (a parent before its children); node numbers
  * are the order of the N lines; times in ns.
@@ -21,6 +21,7 @@
 #include "job.h"
 #include "cube.h"
 #include "job_metrics.h"
+#include "job_text.h"
 #include "path_map.h"
 #include "profile.h"
 #include "write_html.h"
@@ -32,6 +33,7 @@
 #include "../core/log.h"
 #include "../core/registry.h"
 #include "../core/signals.h"
+#include "../core/text.h"
 #include "../include/instr_abi.h"
 #include "../throttle/throttle.h"
 
@@ -53,7 +55,7 @@
 
 typedef struct msgrec {
     const instr_pnode *node; /* NULL: free */
-    uint64_t bytes_sent, bytes_received, sends, receives;
+    uint64_t bytes_sent, bytes_received, sends, receives, collectives;
 } msgrec;
 
 static msgrec *msgs;
@@ -102,7 +104,7 @@ static msgrec *msg_find(const instr_pnode *n, int create)
 }
 
 void instr_job_messages(uint64_t bytes_sent, uint64_t bytes_received, uint64_t sends,
-                        uint64_t receives)
+                        uint64_t receives, uint64_t collectives)
 {
     instr_location *loc = instr_tls_loc;
     int slot = instr_substrate_slot(&instr_profile_substrate);
@@ -119,8 +121,34 @@ void instr_job_messages(uint64_t bytes_sent, uint64_t bytes_received, uint64_t s
         m->bytes_received += bytes_received;
         m->sends += sends;
         m->receives += receives;
+        m->collectives += collectives;
     }
     pthread_mutex_unlock(&msgs_lock);
+}
+
+void instr_job_messages_add(const instr_pnode *n, instr_job_msgs *to)
+{
+    pthread_mutex_lock(&msgs_lock);
+    const msgrec *m = msgs_n ? msg_find(n, 0) : NULL;
+    if (m) {
+        to->sent += m->sends;
+        to->bytes_sent += m->bytes_sent;
+        to->received += m->receives;
+        to->bytes_received += m->bytes_received;
+        to->collectives += m->collectives;
+    }
+    pthread_mutex_unlock(&msgs_lock);
+}
+
+void instr_job_messages_json(FILE *f, const instr_job_msgs *m)
+{
+    const struct { const char *name; uint64_t v; } fields[] = {
+        {"messages_sent", m->sent}, {"bytes_sent", m->bytes_sent},
+        {"messages_received", m->received}, {"bytes_received", m->bytes_received},
+        {"collectives", m->collectives}};
+    for (size_t i = 0; i < sizeof fields / sizeof *fields; i++)
+        if (fields[i].v)
+            fprintf(f, ", \"%s\": %" PRIu64, fields[i].name, fields[i].v);
 }
 
 /* ---- this process's blob ---- */
@@ -138,12 +166,13 @@ static void blob_node(FILE *f, const instr_pnode *n, int64_t parent, uint32_t lo
     if (!m)
         m = &none;
     fprintf(f, "N %" PRId64 " %u %u %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64
-               " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
+               " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64
+               " %" PRIu64 "\n",
             parent, n->region, loc, n->s.visits, instr_profile_ns(n->s.incl),
             instr_profile_ns(n->s.excl), instr_profile_min_ns(n->s.min_incl),
             instr_profile_ns(n->s.max_incl), instr_profile_min_ns(n->s.min_excl),
             instr_profile_ns(n->s.max_excl), m->bytes_sent, m->bytes_received, m->sends,
-            m->receives);
+            m->receives, m->collectives);
     instr_job_blob_metric_values(f, n, nm);
 }
 
@@ -223,7 +252,7 @@ char *instr_job_blob(const instr_run *run, size_t *len)
 
 typedef struct jstats {
     uint64_t visits, incl, excl, min_incl, max_incl, min_excl, max_excl; /* ns */
-    uint64_t bytes_sent, bytes_received, sends, receives;
+    uint64_t bytes_sent, bytes_received, sends, receives, collectives;
 } jstats;
 
 typedef struct jloc {
@@ -440,6 +469,7 @@ static void add_stats(jstats *to, const jstats *s)
     to->bytes_received += s->bytes_received;
     to->sends += s->sends;
     to->receives += s->receives;
+    to->collectives += s->collectives;
 }
 
 typedef struct vec32 {
@@ -536,10 +566,10 @@ static int add_line(instr_job *j, int rank, char *line, vec32 *regs, vec32 *locs
         jstats s;
         if (sscanf(line, "N %" SCNd64 " %u %u %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64
                          " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64
-                         " %" SCNu64,
+                         " %" SCNu64 " %" SCNu64,
                    &parent, &region, &loc, &s.visits, &s.incl, &s.excl, &s.min_incl,
                    &s.max_incl, &s.min_excl, &s.max_excl, &s.bytes_sent, &s.bytes_received,
-                   &s.sends, &s.receives) != 14)
+                   &s.sends, &s.receives, &s.collectives) != 15)
             return -1;
         uint32_t jparent = parent < 0 ? UINT32_MAX : vec_get(nodes, (uint64_t)parent);
         uint32_t jregion = vec_get(regs, region), jloc_id = vec_get(locs, loc);
@@ -613,6 +643,14 @@ INSTR_EXT_EXPORT int instr_ext_job_add(instr_job *j, int rank, const char *blob,
 
 /* ---- profile.json of the job ---- */
 
+/* The message fields of docs/mpi.md, each only where it is not zero. */
+static void messages_out(FILE *f, const jstats *s)
+{
+    instr_job_msgs m = {s->sends, s->bytes_sent, s->receives, s->bytes_received,
+                        s->collectives};
+    instr_job_messages_json(f, &m);
+}
+
 static void jstats_out(FILE *f, const jstats *s)
 {
     fprintf(f,
@@ -621,11 +659,7 @@ static void jstats_out(FILE *f, const jstats *s)
             ", \"min_exclusive\": %" PRIu64 ", \"max_exclusive\": %" PRIu64,
             s->visits, s->incl, s->excl, s->min_incl == UINT64_MAX ? 0 : s->min_incl,
             s->max_incl, s->min_excl == UINT64_MAX ? 0 : s->min_excl, s->max_excl);
-    if (s->sends || s->receives || s->bytes_sent || s->bytes_received)
-        fprintf(f,
-                ", \"messages_sent\": %" PRIu64 ", \"bytes_sent\": %" PRIu64
-                ", \"messages_received\": %" PRIu64 ", \"bytes_received\": %" PRIu64,
-                s->sends, s->bytes_sent, s->receives, s->bytes_received);
+    messages_out(f, s);
 }
 
 static int by_rank(const void *a, const void *b)
@@ -764,16 +798,14 @@ static void job_json(FILE *f, instr_job *j, const char *dir, int nranks)
             s.bytes_received += mn->s.bytes_received;
             s.sends += mn->s.sends;
             s.receives += mn->s.receives;
+            s.collectives += mn->s.collectives;
         }
         if (!s.visits)
             continue;
         fprintf(f, "%s\n    {\"region\": %u, \"visits\": %" PRIu64 ", \"inclusive\": %" PRIu64
                    ", \"exclusive\": %" PRIu64,
                 first ? "" : ",", r, s.visits, s.incl, s.excl);
-        if (s.sends || s.receives || s.bytes_sent || s.bytes_received) /* collectives: bytes */
-            fprintf(f, ", \"messages_sent\": %" PRIu64 ", \"bytes_sent\": %" PRIu64
-                       ", \"messages_received\": %" PRIu64 ", \"bytes_received\": %" PRIu64,
-                    s.sends, s.bytes_sent, s.receives, s.bytes_received);
+        messages_out(f, &s);
         fputc('}', f);
         first = 0;
     }
@@ -882,8 +914,113 @@ static void job_json_to(FILE *f, void *arg)
     job_json(f, a->j, a->dir, a->nranks);
 }
 
-/* One file of the job profile (profile.json, profile.cubex or profile.html) in the job
- * directory. 0, or -1 (the failure is reported and says where the ranks' own profiles are). */
+/* The ranks of the job missing from the profile, e.g. "1, 3-5" ("" when none), cut with
+ * ", ..." when out is full; how many into *n. Groups are sorted by rank. */
+static void missing_ranks(const instr_job *j, int nranks, char *out, size_t size, int *n)
+{
+    size_t len = 0;
+    uint32_t g = 0;
+    *n = 0;
+    out[0] = '\0';
+    for (int r = 0; r < nranks;) {
+        while (g < j->ngroups && j->groups[g].rank < r)
+            g++;
+        int present = 0;
+        for (uint32_t k = g; k < j->ngroups && j->groups[k].rank == r; k++)
+            present |= j->groups[k].present;
+        if (present) {
+            r++;
+            continue;
+        }
+        int last = r; /* a run of missing ranks r..last */
+        for (;;) {
+            int next = last + 1, p = 0;
+            for (uint32_t k = g; k < j->ngroups && j->groups[k].rank <= next; k++)
+                p |= j->groups[k].rank == next && j->groups[k].present;
+            if (next >= nranks || p)
+                break;
+            last = next;
+        }
+        *n += last - r + 1;
+        char item[48];
+        if (last == r)
+            snprintf(item, sizeof item, "%s%d", len ? ", " : "", r);
+        else
+            snprintf(item, sizeof item, "%s%d-%d", len ? ", " : "", r, last);
+        if (len + strlen(item) + 6 < size) {
+            memcpy(out + len, item, strlen(item) + 1);
+            len += strlen(item);
+        } else if (len + 6 <= size && !strstr(out, "...")) {
+            memcpy(out + len, ", ...", 6);
+            len += 5;
+        }
+        r = last + 1;
+    }
+}
+
+/* profile.txt of the job (job_text.h): a plain view of the merged profile. */
+static int job_text(FILE *f, const instr_job *j, const char *dir, int nranks)
+{
+    uint64_t ncells = 0;
+    for (uint32_t i = 0; i < j->n; i++)
+        ncells += j->nodes[i].nlocs;
+    int *ranks = malloc(((size_t)j->ngroups + 1) * sizeof *ranks);
+    uint32_t *loc_rank = malloc(((size_t)j->nlocs + 1) * sizeof *loc_rank);
+    const char **names = malloc(((size_t)j->nregions + 1) * sizeof *names);
+    instr_job_text_path *paths = malloc(((size_t)j->n + 1) * sizeof *paths);
+    instr_job_text_cell *cells = malloc(((size_t)ncells + 1) * sizeof *cells);
+    char missing[512];
+    int rc = -1, nmissing;
+    if (!ranks || !loc_rank || !names || !paths || !cells)
+        goto out;
+    uint32_t nmerged = 0;
+    for (uint32_t g = 0; g < j->ngroups; g++)
+        if (j->groups[g].present && (!nmerged || ranks[nmerged - 1] != j->groups[g].rank))
+            ranks[nmerged++] = j->groups[g].rank;
+    for (uint32_t l = 0; l < j->nlocs; l++) {
+        uint32_t lo = 0, hi = nmerged; /* ranks ascending: binary search */
+        while (lo < hi) {
+            uint32_t mid = (lo + hi) / 2;
+            if (ranks[mid] < j->locs[l].rank)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        loc_rank[l] = lo < nmerged && ranks[lo] == j->locs[l].rank ? lo : UINT32_MAX;
+    }
+    for (uint32_t r = 0; r < j->nregions; r++)
+        names[r] = j->regions[r].name;
+    uint64_t c = 0;
+    for (uint32_t i = 0; i < j->n; i++) {
+        const jnode *n = &j->nodes[i];
+        paths[i] = (instr_job_text_path){n->parent, n->region - 1, n->s.visits, n->s.incl,
+                                         n->s.excl, n->s.sends, n->s.bytes_sent, n->s.receives,
+                                         n->s.bytes_received, n->s.collectives, cells + c, 0};
+        for (uint32_t k = 0; k < n->nlocs; k++) {
+            const jloc *l = &n->locs[k];
+            if (l->location >= j->nlocs || loc_rank[l->location] == UINT32_MAX)
+                continue;
+            cells[c++] = (instr_job_text_cell){loc_rank[l->location], l->s.visits, l->s.incl,
+                                               l->s.excl};
+            paths[i].ncells++;
+        }
+    }
+    missing_ranks(j, nranks, missing, sizeof missing, &nmissing);
+    instr_job_text t = {dir, nranks, ranks, nmerged, missing, j->nlocs, j->duration, j->timer,
+                        j->hz, j->dropped, names, j->nregions, paths, j->n};
+    rc = instr_job_text_write(f, &t);
+out:
+    free(ranks);
+    free(loc_rank);
+    free(names);
+    free(paths);
+    free(cells);
+    return rc;
+}
+
+/* One file of the job profile (profile.txt, profile.json, profile.cubex or profile.html) in
+ * the job directory. 0, or -1 (the failure is reported and says where the ranks' own profiles
+ * are). */
 static int job_file(const char *name, job_args *a)
 {
     instr_outfile o;
@@ -891,6 +1028,10 @@ static int job_file(const char *name, job_args *a)
     if (rc == 0) {
         if (strcmp(name, "profile.json") == 0)
             job_json_to(o.f, a);
+        else if (strcmp(name, "profile.txt") == 0) {
+            if (job_text(o.f, a->j, a->dir, a->nranks) != 0 && !o.err)
+                o.err = ENOMEM; /* out of memory: the partial file is removed */
+        }
         else if (strcmp(name, "profile.html") == 0)
             instr_html_write(o.f, job_json_to, a);
         else if (job_cube(o.f, a->j) != 0 && !o.err)
@@ -938,6 +1079,29 @@ static void job_hint(const instr_job *j, const char *dir)
     free(incl);
 }
 
+/* The job's one line at the end (rank 0; the ranks' own lines only with INSTR_VERBOSE):
+ * what was written where, how many ranks, which are missing. */
+static void job_summary(const instr_job *j, const char *dir, int nranks, const char *files)
+{
+    if (instr_verbose < 0)
+        return;
+    char where[PATH_MAX], missing[512], lost[640] = "";
+    int nmissing;
+    instr_escaped(where, sizeof where, dir);
+    missing_ranks(j, nranks, missing, sizeof missing, &nmissing);
+    if (nmissing)
+        snprintf(lost, sizeof lost, "; %s %s missing from it (%d of %d: ended early or sent "
+                 "nothing)", nmissing == 1 ? "rank" : "ranks", missing, nmissing, nranks);
+    char own[64];
+    if (nranks == 1)
+        snprintf(own, sizeof own, "the rank's own files in rank-0/");
+    else
+        snprintf(own, sizeof own, "each rank's own files in rank-0/ to rank-%d/", nranks - 1);
+    instr_warn("MPI job of %d rank%s: %s%s %s%s; %s", nranks, nranks == 1 ? "" : "s",
+               *files ? files : "no job profile file", *files ? " written to" : " in", where,
+               lost, own);
+}
+
 INSTR_EXT_EXPORT int instr_ext_job_write(instr_job *j, const char *dir, int nranks)
 {
     if (!j || !dir)
@@ -946,20 +1110,23 @@ INSTR_EXT_EXPORT int instr_ext_job_write(instr_job *j, const char *dir, int nran
     instr_io_guard_begin(&g);
     qsort(j->groups, j->ngroups, sizeof *j->groups, by_rank);
     job_args a = {j, dir, nranks};
+    static const struct { const char *name; uint32_t format; } outs[] = {
+        {"profile.txt", INSTR_FORMAT_TXT}, {"profile.json", INSTR_FORMAT_JSON},
+        {"profile.cubex", INSTR_FORMAT_CUBEX}, {"profile.html", INSTR_FORMAT_HTML}};
+    char files[128] = "";
     int rc = 0;
-    if (instr_cfg.profiling_formats & INSTR_FORMAT_JSON)
-        rc |= job_file("profile.json", &a);
-    if (instr_cfg.profiling_formats & INSTR_FORMAT_CUBEX)
-        rc |= job_file("profile.cubex", &a);
-    if (instr_cfg.profiling_formats & INSTR_FORMAT_HTML)
-        rc |= job_file("profile.html", &a);
+    for (size_t i = 0; i < sizeof outs / sizeof *outs; i++) {
+        if (!(instr_cfg.profiling_formats & outs[i].format))
+            continue;
+        if (job_file(outs[i].name, &a) != 0) {
+            rc = -1;
+            continue;
+        }
+        size_t len = strlen(files);
+        snprintf(files + len, sizeof files - len, "%s%s", len ? ", " : "", outs[i].name);
+    }
     instr_io_guard_end(&g);
-    if (rc != 0)
-        return -1;
-    for (uint32_t i = 0; i < j->ngroups; i++)
-        if (!j->groups[i].present)
-            instr_warn("job profile: rank %d is missing from %s/profile.json (its own files, if "
-                       "any, are in %s/rank-%d)", j->groups[i].rank, dir, dir, j->groups[i].rank);
+    job_summary(j, dir, nranks, files);
     job_hint(j, dir);
-    return 0;
+    return rc;
 }

@@ -6,13 +6,26 @@
 #define INSTR_RT_PROFILE_JOB_H
 
 #include "../core/substrate.h"
+#include "cct.h"
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
-/* Adds to the calling thread's innermost open call path (profile substrate). */
+/* Adds to the calling thread's innermost open call path (profile substrate): messages
+ * (point to point) and collective operations taken part in, with their bytes. */
 void instr_job_messages(uint64_t bytes_sent, uint64_t bytes_received, uint64_t sends,
-                        uint64_t receives);
+                        uint64_t receives, uint64_t collectives);
+/* A call path's MPI message counts (docs/mpi.md): point-to-point messages and their bytes,
+ * collective operations taken part in (their bytes count as sent and received too). */
+typedef struct instr_job_msgs {
+    uint64_t sent, bytes_sent, received, bytes_received, collectives;
+} instr_job_msgs;
+/* Adds the counts of a thread's call-tree node into *to (nothing when it has none). */
+void instr_job_messages_add(const instr_pnode *n, instr_job_msgs *to);
+/* The profile.json fields of m, each only where it is not zero: ", \"messages_sent\": 3". */
+void instr_job_messages_json(FILE *f, const instr_job_msgs *m);
+
 /* This process's profile with message counts, as a blob (malloc'ed, *len bytes), or NULL
  * when the profile substrate is off or memory is out. At the end, after the profile was
  * written. */

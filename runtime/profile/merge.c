@@ -85,8 +85,9 @@ static int add_loc_metrics(instr_mnode *mn, const instr_pnode *n, uint32_t nm)
     return 0;
 }
 
-static int add_loc(instr_mnode *mn, uint32_t location, const instr_pstats *s)
+static int add_loc(instr_mnode *mn, uint32_t location, const instr_pnode *n)
 {
+    const instr_pstats *s = &n->s;
     if (mn->nlocs == mn->caplocs) {
         uint32_t cap = mn->caplocs ? 2 * mn->caplocs : 2;
         instr_mloc *l = realloc(mn->locs, cap * sizeof *l);
@@ -95,7 +96,7 @@ static int add_loc(instr_mnode *mn, uint32_t location, const instr_pstats *s)
         mn->locs = l;
         mn->caplocs = cap;
     }
-    mn->locs[mn->nlocs++] = (instr_mloc){location, *s, NULL};
+    mn->locs[mn->nlocs++] = (instr_mloc){location, *s, NULL, n};
     instr_pstats_add(&mn->s, s);
     return 0;
 }
@@ -108,7 +109,7 @@ static int merge_location(instr_mtree *t, instr_path_map *m, uint32_t location, 
     for (instr_pnode *n = root->child; n; n = instr_pnode_next(root, n)) {
         int32_t parent = n->parent == root ? -1 : (int32_t)n->parent->merged;
         uint32_t idx = find_or_add(t, m, parent, n->region);
-        if (idx == NONE || add_loc(&t->nodes[idx], location, &n->s) != 0)
+        if (idx == NONE || add_loc(&t->nodes[idx], location, n) != 0)
             return -1;
         if (t->nm && add_loc_metrics(&t->nodes[idx], n, t->nm) != 0)
             return -1;

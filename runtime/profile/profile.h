@@ -80,6 +80,7 @@ typedef struct instr_mloc {
     uint32_t location;
     instr_pstats s;
     uint64_t *m; /* with metrics: INSTR_MROW_* rows of mtree.nm values, else NULL */
+    const instr_pnode *node; /* the location's own node (its MPI message counts: job.h) */
 } instr_mloc;
 
 /* Rows of a merged node's metric values: inclusive and exclusive sums, the least and the
@@ -124,6 +125,9 @@ int instr_profile_metric_shown(uint32_t i);
 /* Writers: 0, or -1 on an I/O error. */
 int instr_profile_write_json(FILE *f, const instr_run *run, const instr_mtree *t);
 int instr_profile_write_text(FILE *f, const instr_run *run, const instr_mtree *t);
+/* A duration for profile.txt: "1.234 s", "12.35 ms", "45.6 us", "120 ns" in a field of 9
+ * (write_text.c; the job's profile.txt uses it too). */
+const char *instr_profile_dur(char *buf, size_t size, uint64_t ns);
 /* profile.folded: a path deeper than max_depth frames keeps its outermost and innermost
  * frames with one "[N frames folded]" frame between them, so the file stays linear in the
  * number of call paths (docs/profile-format.md). */

@@ -1,5 +1,6 @@
 /* write_json.c — profile.json, schema version 2 (docs/profile-format.md). */
 #include "profile.h"
+#include "job.h"
 #include "../core/clock.h"
 #include "../core/config.h"
 #include "../core/event.h"
@@ -11,6 +12,7 @@
 
 #include <fcntl.h>
 #include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -201,6 +203,9 @@ int instr_profile_write_json(FILE *f, const instr_run *run, const instr_mtree *t
         fputc('}', f);
     }
     fputs("\n  ],\n  \"tree\": [", f);
+    /* MPI message counts (job.h) per region for the flat profile; NULL: out of memory, the
+     * tree still has them. */
+    instr_job_msgs *rmsgs = calloc((size_t)t->nregions + 1, sizeof *rmsgs);
     for (uint32_t i = 0; i < t->n; i++) {
         const instr_mnode *mn = &t->nodes[i];
         fprintf(f, "%s\n    {\"id\": %u, \"parent\": ", i ? "," : "", i);
@@ -210,11 +215,26 @@ int instr_profile_write_json(FILE *f, const instr_run *run, const instr_mtree *t
             fprintf(f, "%d", mn->parent);
         fprintf(f, ", \"depth\": %u, \"region\": %u, ", mn->depth, mn->region);
         stats(f, &mn->s);
+        instr_job_msgs node_msgs = {0};
+        for (uint32_t k = 0; k < mn->nlocs; k++)
+            instr_job_messages_add(mn->locs[k].node, &node_msgs);
+        instr_job_messages_json(f, &node_msgs);
+        if (rmsgs && mn->region <= t->nregions) {
+            instr_job_msgs *r = &rmsgs[mn->region];
+            r->sent += node_msgs.sent;
+            r->bytes_sent += node_msgs.bytes_sent;
+            r->received += node_msgs.received;
+            r->bytes_received += node_msgs.bytes_received;
+            r->collectives += node_msgs.collectives;
+        }
         metric_rows(f, t, mn->m);
         fputs(",\n     \"locations\": [", f);
         for (uint32_t k = 0; k < mn->nlocs; k++) {
             fprintf(f, "%s{\"location\": %u, ", k ? ", " : "", mn->locs[k].location);
             stats(f, &mn->locs[k].s);
+            instr_job_msgs loc_msgs = {0};
+            instr_job_messages_add(mn->locs[k].node, &loc_msgs);
+            instr_job_messages_json(f, &loc_msgs);
             metric_rows(f, t, mn->locs[k].m);
             fputc('}', f);
         }
@@ -227,12 +247,16 @@ int instr_profile_write_json(FILE *f, const instr_run *run, const instr_mtree *t
         if (!fl->visits)
             continue;
         fprintf(f, "%s\n    {\"region\": %u, \"visits\": %llu, \"inclusive\": %llu, "
-                   "\"exclusive\": %llu}",
+                   "\"exclusive\": %llu",
                 first ? "" : ",", h, (unsigned long long)fl->visits,
                 (unsigned long long)instr_profile_ns(fl->incl),
                 (unsigned long long)instr_profile_ns(fl->excl));
+        if (rmsgs)
+            instr_job_messages_json(f, &rmsgs[h]);
+        fputc('}', f);
         first = 0;
     }
+    free(rmsgs);
     fputs("\n  ]\n}\n", f);
     return ferror(f) ? -1 : 0;
 }

@@ -19,8 +19,9 @@
 #define TREE_MAX_LINES 60
 #define TREE_MIN_SHARE 0.005
 
-/* "1.234 s", "12.35 ms", "45.6 us", "120 ns" in a field of 9. */
-static const char *dur(char *buf, size_t size, uint64_t ns)
+#define dur instr_profile_dur
+
+const char *instr_profile_dur(char *buf, size_t size, uint64_t ns)
 {
     if (ns >= 1000000000u)
         snprintf(buf, size, "%7.3f s", (double)ns / 1e9);

@@ -23,6 +23,7 @@ import profile as P  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import check_trace  # noqa: E402
+import job_output  # noqa: E402
 
 MPIRUN_FLAGS = ["--oversubscribe", "--allow-run-as-root", "--bind-to", "none"]
 TIMEOUT = 120
@@ -59,7 +60,8 @@ def halo_expect(np_, mode):
             "MPI_Sendrecv": (n_sr, n_sr * msg, n_sr, n_sr * msg),
             "MPI_Send": (np_ - 1, (np_ - 1) * 8, 0, 0),
             "MPI_Recv": (0, 0, np_ - 1, (np_ - 1) * 8)}
-    return v, msgs
+    # One rank sends nothing at the end: no MPI_Send or MPI_Recv regions at all.
+    return {k: n for k, n in v.items() if n}, msgs
 
 
 def collectives_expect(np_, mode):
@@ -125,9 +127,34 @@ def check_job(exp, np_, visits, msgs):
     for r in range(np_):
         if not os.path.isfile(os.path.join(exp, "rank-%d" % r, "profile.json")):
             fail("rank-%d/profile.json missing" % r)
-    print("job profile: %d ranks, %d regions, %d messages, %d bytes: as expected"
+    print("job profile: %d rank(s), %d regions, %d messages, %d bytes: as expected"
           % (np_, len(visits), tot[0], tot[1]))
     return prof
+
+
+def check_missing(exp, np_, unrecorded, stderr):
+    """A job whose last ranks recorded nothing: the job's profile has the others and says
+    which are missing, in run.mpi, in profile.txt and in its one line on stderr."""
+    prof = P.load(exp)
+    present = np_ - unrecorded
+    missing = list(range(present, np_))
+    if prof["run"]["mpi"] != {"ranks": np_, "ranks_merged": list(range(present)),
+                              "ranks_missing": missing, "complete": True}:
+        fail("run.mpi is %r" % prof["run"]["mpi"])
+    text = "%d-%d" % (missing[0], missing[-1]) if len(missing) > 1 else str(missing[0])
+    said = "; %s %s missing from it (%d of %d: ended early or sent nothing)" % (
+        "ranks" if len(missing) > 1 else "rank", text, len(missing), np_)
+    problems = job_output.stderr_problems(stderr, exp, np_, False, False, said)
+    ranks = job_output.load_ranks(exp, present, P.load)
+    problems += job_output.rank_problems(prof, ranks)
+    problems += job_output.text_problems(exp, np_, ranks, None)
+    with open(os.path.join(exp, "profile.txt"), encoding="utf-8") as f:
+        if "; missing: %s (" % text not in f.read():
+            problems.append("profile.txt does not name the missing ranks %s" % text)
+    if problems:
+        fail("job output: %d problem(s):\n  %s" % (len(problems), "\n  ".join(problems[:20])))
+    print("missing ranks %s: named on stderr, in run.mpi and profile.txt; the other ranks' "
+          "profiles agree with the job's" % text)
 
 
 def main():
@@ -136,6 +163,10 @@ def main():
         ap.add_argument("--" + a, required=True)
     ap.add_argument("--np", type=int, required=True)
     ap.add_argument("--trace", action="store_true")
+    ap.add_argument("--verbose", action="store_true", help="INSTR_VERBOSE=1 on every rank")
+    ap.add_argument("--unrecorded", type=int, default=0,
+                    help="the last N ranks run with INSTR_ENABLE_PROFILING=0: missing from the "
+                         "job's profile")
     args = ap.parse_args()
 
     work = os.path.abspath(args.workdir)
@@ -167,6 +198,15 @@ def main():
     if args.trace:
         menv["INSTR_ENABLE_TRACING"] = "1"
         cmd = cmd[:1] + ["-x", "INSTR_ENABLE_TRACING"] + cmd[1:]
+    if args.verbose:
+        menv["INSTR_VERBOSE"] = "1"
+        cmd = cmd[:1] + ["-x", "INSTR_VERBOSE"] + cmd[1:]
+    if args.unrecorded:
+        # MPMD: the same program, its last ranks recording nothing.
+        rest = cmd[cmd.index(str(args.np)) + 1:]
+        cmd = cmd[:cmd.index(str(args.np))] + [str(args.np - args.unrecorded)] + rest + \
+            [":", "-np", str(args.unrecorded), "-x", "INSTR_ENABLE_PROFILING=0"] + \
+            [a for a in rest if a not in MPIRUN_FLAGS]
     measured = run(cmd, env=menv, cwd=work)
     sys.stderr.write(measured.stderr)
 
@@ -191,6 +231,13 @@ def main():
                 fail("rank-1 profile: %s visits %r, expected 1 (%r)" % (name, got.get(name), got))
         if os.path.exists(os.path.join(exp, "profile.json")):
             fail("a job profile.json was written although the job was aborted")
+        # Rank 1 ended alone: it says where its files are, with its number; no job summary.
+        own = ("instr: rank 1: 1 thread, 5 regions: %s written to %s/rank-1"
+               % ("profile.txt, profile.json, profile.folded, profile.cubex, profile.html", exp))
+        if own not in measured.stderr.splitlines():
+            fail("rank 1 did not say where its own files are (%r)" % own)
+        if "MPI job of" in measured.stderr:
+            fail("a job summary was printed although the job was aborted")
         print("abort: rank 1's profile written, the abort reported")
         if args.trace:
             # Rank 1 wrote its events before aborting and said that the archive is unfinished.
@@ -205,11 +252,25 @@ def main():
                   "reported" % os.path.getsize(evt))
         return
 
+    if args.unrecorded:
+        check_missing(exp, args.np, args.unrecorded, measured.stderr)
+        return
     expect = {"halo": halo_expect, "collectives": collectives_expect}[args.case]
     visits, msgs = expect(args.np, args.mode)
-    check_job(exp, args.np, visits, msgs)
-    if "MPI job of %d ranks: profile.json merged" % args.np not in measured.stderr:
-        fail("no summary line for the job profile on stderr")
+    prof = check_job(exp, args.np, visits, msgs)
+    # What the job printed, its profile.txt, and each rank's own profile against the job's.
+    problems = job_output.stderr_problems(measured.stderr, exp, args.np, args.verbose,
+                                          args.trace)
+    ranks = job_output.load_ranks(exp, args.np, P.load)
+    problems += job_output.rank_problems(prof, ranks)
+    problems += job_output.text_problems(exp, args.np, ranks, visits)
+    if args.case == "collectives":
+        problems += job_output.collectives_problems(prof, ranks, args.np)
+    if problems:
+        fail("job output: %d problem(s):\n  %s" % (len(problems), "\n  ".join(problems[:20])))
+    print("job output: %d instr lines on stderr as expected, profile.txt and every rank's "
+          "own profile.json agree with the job's profile.json"
+          % sum(1 for l in measured.stderr.splitlines() if l.startswith("instr: ")))
     if args.trace:
         p2p = sum(m[0] for m in msgs.values())
         problems = check_trace.check(exp, args.np, visits, p2p)

@@ -519,10 +519,11 @@ RANKS, RANK_THREADS, STEPS = 4, 2, 3
 MPIRUN_FLAGS = ["--oversubscribe", "--allow-run-as-root", "--bind-to", "none"]
 
 
-def build_and_run_hybrid(level):
-    wd = fresh_dir(os.path.join(A.work, "hybrid_" + level))
+def build_and_run_hybrid(level, cxx=None, trace=True, name=None):
+    """The job's experiment directory and its stderr."""
+    wd = fresh_dir(os.path.join(A.work, name or "hybrid_" + level))
     exe = os.path.join(wd, "hybrid")
-    env = dict(os.environ, OMPI_CXX=A.cxx)
+    env = dict(os.environ, OMPI_CXX=cxx or A.cxx)
     cmd = [A.instr, A.mpicxx, "-fopenmp", "-O2", os.path.join(A.src, "progs", "hybrid.cpp"),
            "-o", exe]
     p = subprocess.run(cmd, capture_output=True, cwd=wd, env=env)
@@ -530,15 +531,16 @@ def build_and_run_hybrid(level):
         raise Fail("build failed: %s\n%s" % (" ".join(cmd), p.stderr.decode(errors="replace")))
     exp = os.path.join(wd, "exp")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("INSTR_", "OMP_"))}
-    env.update({"OMP_NUM_THREADS": str(RANK_THREADS), "INSTR_ENABLE_TRACING": "1",
-                "INSTR_EXPERIMENT_DIRECTORY": exp})
+    env.update({"OMP_NUM_THREADS": str(RANK_THREADS), "INSTR_EXPERIMENT_DIRECTORY": exp})
+    if trace:
+        env["INSTR_ENABLE_TRACING"] = "1"
     p = subprocess.run([A.mpirun, "-np", str(RANKS)] + MPIRUN_FLAGS + [exe, level], cwd=wd,
                        env=env, capture_output=True, timeout=240)
     out = p.stdout.decode(errors="replace")
     expect(p.returncode == 0 and out.startswith("result "),
            "mpirun rc %d, output %r, stderr %s" % (p.returncode, out,
                                                   p.stderr.decode(errors="replace")[-2000:]))
-    return exp
+    return exp, p.stderr.decode(errors="replace").splitlines()
 
 
 def omp_names(names):
@@ -546,7 +548,7 @@ def omp_names(names):
 
 
 def check_hybrid(level):
-    exp = build_and_run_hybrid(level)
+    exp, _ = build_and_run_hybrid(level)
     m = markers("hybrid.cpp")
     job = P.load(exp)
     problems = P.check_consistency(job)
@@ -624,6 +626,21 @@ def case_hybrid_multiple():
 
 def case_hybrid_funneled():
     check_hybrid("funneled")
+
+
+def case_hybrid_libgomp():
+    # The same program on g++'s libgomp: every rank would say alike that its OpenMP constructs
+    # are not recorded; the job says it once (rank 0), and its one summary.
+    exp, err = build_and_run_hybrid("funneled", cxx="g++", trace=False, name="hybrid_libgomp")
+    lines = [l for l in err if l.startswith("instr: ")]
+    notice = [l for l in lines if l.startswith("instr: OpenMP: this program runs on GNU libgomp")]
+    expect(len(notice) == 1, "%d libgomp notices from %d ranks, expected one: %r"
+           % (len(notice), RANKS, lines))
+    summary = [l for l in lines if l.startswith("instr: MPI job of %d ranks: " % RANKS)]
+    expect(len(summary) == 1 and len(lines) == 2,
+           "expected the notice and the job's summary, got %r" % lines)
+    visits = P.visits_by_region(P.load(exp))
+    expect(visits.get("MPI_Finalize") == RANKS, "MPI_Finalize visits %r" % visits)
 
 
 def main():
