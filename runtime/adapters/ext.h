@@ -44,6 +44,10 @@ INSTR_EXT_EXPORT int instr_ext_experiment_join(const char *jobdir, int rank);
 /* Called at the end with this process's profile blob (NULL, 0 when there is none). */
 typedef void (*instr_ext_job_fn)(const char *blob, size_t len);
 INSTR_EXT_EXPORT void instr_ext_set_job_hook(instr_ext_job_fn fn);
+/* Called at the end, after the job hook, with this process's part of the job database
+ * (runtime/profile/jobdb.h: instr_jdb_local_serialize's buffer; NULL, 0 when there is none). */
+typedef void (*instr_ext_jobdb_fn)(const void *part, size_t len);
+INSTR_EXT_EXPORT void instr_ext_set_jobdb_hook(instr_ext_jobdb_fn fn);
 /* Ends measurement now and writes this process's results (what atexit would do); the job
  * hook runs inside. Later calls and the atexit handler do nothing. */
 INSTR_EXT_EXPORT void instr_ext_finalize(void);

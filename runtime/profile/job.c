@@ -123,6 +123,20 @@ void instr_job_messages(uint64_t bytes_sent, uint64_t bytes_received, uint64_t s
     pthread_mutex_unlock(&msgs_lock);
 }
 
+int instr_job_messages_of(const instr_pnode *n, uint64_t out[4])
+{
+    pthread_mutex_lock(&msgs_lock);
+    const msgrec *m = msg_find(n, 0);
+    if (m) {
+        out[0] = m->bytes_sent;
+        out[1] = m->bytes_received;
+        out[2] = m->sends;
+        out[3] = m->receives;
+    }
+    pthread_mutex_unlock(&msgs_lock);
+    return m != NULL;
+}
+
 /* ---- this process's blob ---- */
 
 void instr_job_clean_field(FILE *f, const char *s)

@@ -13,6 +13,10 @@
 /* Adds to the calling thread's innermost open call path (profile substrate). */
 void instr_job_messages(uint64_t bytes_sent, uint64_t bytes_received, uint64_t sends,
                         uint64_t receives);
+/* The message counts of node n (bytes sent, bytes received, sends, receives) into out: 1,
+ * or 0 when it has none (out unchanged). */
+struct instr_pnode;
+int instr_job_messages_of(const struct instr_pnode *n, uint64_t out[4]);
 /* This process's profile with message counts, as a blob (malloc'ed, *len bytes), or NULL
  * when the profile substrate is off or memory is out. At the end, after the profile was
  * written. */
