@@ -114,6 +114,8 @@ INSTR_EXT_EXPORT void instr_ext_set_jobdb_hook(instr_ext_jobdb_fn fn)
 
 INSTR_EXT_EXPORT void instr_ext_finalize(void) { instr_finalize(); }
 
+INSTR_EXT_EXPORT int instr_ext_verbose(void) { return instr_cfg.verbose; }
+
 INSTR_EXT_EXPORT void instr_ext_metrics_elect(int world_rank, int host_rank)
 {
     instr_metrics_elect(world_rank, host_rank);

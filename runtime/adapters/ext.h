@@ -51,6 +51,8 @@ INSTR_EXT_EXPORT void instr_ext_set_jobdb_hook(instr_ext_jobdb_fn fn);
 /* Ends measurement now and writes this process's results (what atexit would do); the job
  * hook runs inside. Later calls and the atexit handler do nothing. */
 INSTR_EXT_EXPORT void instr_ext_finalize(void);
+/* INSTR_VERBOSE's level (-1 quiet, 0, 1, 2). */
+INSTR_EXT_EXPORT int instr_ext_verbose(void);
 
 /* The job's merged profile (rank 0). */
 typedef struct instr_job instr_job;

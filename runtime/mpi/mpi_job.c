@@ -128,8 +128,10 @@ static void job_end(void)
     }
     instr_mpi_trace_measure_end(job_comm, job_rank, job_size);
     instr_ext_finalize(); /* this rank's files; the hook keeps the blob */
-    if (job_dir[0])
+    if (job_dir[0]) {
         merge_profiles();
+        instr_mpi_jobdb_write(job_comm, job_rank, job_size, job_dir);
+    }
     instr_mpi_trace_end(job_comm, job_rank, job_size);
     free(my_blob);
     my_blob = NULL;
@@ -169,6 +171,7 @@ static void job_begin(void)
     instr_mpi_trace_begin(job_comm, job_rank, job_size, job_dir);
     instr_mpi_cp_init(job_comm, job_rank);
     instr_ext_set_job_hook(keep_blob);
+    instr_ext_set_jobdb_hook(instr_mpi_jobdb_keep);
     atexit(job_end);
 }
 

@@ -194,6 +194,11 @@ MPI_Comm instr_mpi_cp_message_comm(MPI_Message message);
  * (its piggyback only: persistent receives are not counted in the profile). */
 void instr_mpi_cp_irecv(const MPI_Request *request, MPI_Comm comm);
 
+/* mpi_jobdb.c: the job database. keep: the job database hook (this rank's part, copied);
+ * write: at the end, collective over comm, <dir>/profile.jdb. */
+void instr_mpi_jobdb_keep(const void *part, size_t len);
+void instr_mpi_jobdb_write(MPI_Comm comm, int rank, int size, const char *dir);
+
 #pragma GCC visibility pop
 
 #endif

@@ -99,6 +99,9 @@ int instr_jdb_defs_deserialize(instr_jdb_defs *d, const unsigned char *buf, uint
  * arrays the caller frees with instr_jdb_map_free. into's own ids do not change. */
 int instr_jdb_defs_merge(instr_jdb_defs *into, const instr_jdb_defs *from, instr_jdb_map *map);
 void instr_jdb_map_free(instr_jdb_map *m);
+/* The same without adding: from's ids in `in`, which must hold all of them; -1 when one is
+ * missing (or memory ran out), map then empty. */
+int instr_jdb_defs_find(const instr_jdb_defs *in, const instr_jdb_defs *from, instr_jdb_map *map);
 /* Renumbers d as the file wants it: regions sorted by (name, mangled, file, paradigm),
  * paths in pre-order of the tree with children ordered by region (so by name, then id). */
 int instr_jdb_defs_canonical(instr_jdb_defs *d);
