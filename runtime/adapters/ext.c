@@ -82,7 +82,8 @@ INSTR_EXT_EXPORT int instr_ext_experiment_join(const char *jobdir, int rank)
 static void job_hook(const instr_run *run)
 {
     size_t len = 0;
-    char *blob = run->dir && job_fn ? instr_job_blob(run, &len) : NULL;
+    /* With the job database, the tree comes from there: the blob keeps the rest. */
+    char *blob = run->dir && job_fn ? instr_job_blob(run, &len, !jobdb_fn) : NULL;
     if (job_fn)
         job_fn(blob, blob ? len : 0);
     free(blob);
@@ -115,6 +116,11 @@ INSTR_EXT_EXPORT void instr_ext_set_jobdb_hook(instr_ext_jobdb_fn fn)
 INSTR_EXT_EXPORT void instr_ext_finalize(void) { instr_finalize(); }
 
 INSTR_EXT_EXPORT int instr_ext_verbose(void) { return instr_cfg.verbose; }
+
+INSTR_EXT_EXPORT uint32_t instr_ext_job_profile_max_ranks(void)
+{
+    return instr_cfg.job_profile_max_ranks;
+}
 
 INSTR_EXT_EXPORT void instr_ext_metrics_elect(int world_rank, int host_rank)
 {

@@ -53,6 +53,8 @@ INSTR_EXT_EXPORT void instr_ext_set_jobdb_hook(instr_ext_jobdb_fn fn);
 INSTR_EXT_EXPORT void instr_ext_finalize(void);
 /* INSTR_VERBOSE's level (-1 quiet, 0, 1, 2). */
 INSTR_EXT_EXPORT int instr_ext_verbose(void);
+/* INSTR_JOB_PROFILE_MAX_RANKS. */
+INSTR_EXT_EXPORT uint32_t instr_ext_job_profile_max_ranks(void);
 
 /* The job's merged profile (rank 0). */
 typedef struct instr_job instr_job;
@@ -61,6 +63,10 @@ INSTR_EXT_EXPORT instr_job *instr_ext_job_new(void);
 INSTR_EXT_EXPORT int instr_ext_job_add(instr_job *job, int rank, const char *blob, size_t len);
 /* Notes a rank whose profile never arrived (ended early, aborted). */
 INSTR_EXT_EXPORT void instr_ext_job_missing(instr_job *job, int rank);
+/* The job's tree from the job database at path (after the blobs, which then have no tree:
+ * instr_ext_set_jobdb_hook); summary: per call path the sums over ranks only, no locations.
+ * 0, or -1 after a message. */
+INSTR_EXT_EXPORT int instr_ext_job_add_jdb(instr_job *job, const char *path, int summary);
 /* Writes <jobdir>/profile.json (schema of docs/profile-format.md, one location group per
  * rank). 0, or -1 after a message. */
 INSTR_EXT_EXPORT int instr_ext_job_write(instr_job *job, const char *jobdir, int nranks);

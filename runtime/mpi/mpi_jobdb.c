@@ -178,8 +178,9 @@ static void say_absent(const unsigned char *present, int size, const char *path)
             path, n, n == 1 ? "" : "s", n == 1 ? "" : "s", list);
 }
 
-void instr_mpi_jobdb_write(MPI_Comm comm, int rank, int size, const char *dir)
+int instr_mpi_jobdb_write(MPI_Comm comm, int rank, int size, const char *dir)
 {
+    int result = -1;
     double t0 = PMPI_Wtime();
     instr_jdb_local local;
     char err[256];
@@ -212,7 +213,7 @@ void instr_mpi_jobdb_write(MPI_Comm comm, int rank, int size, const char *dir)
                 "be unified (out of memory); the ranks' own profiles are in %s/rank-*", dir, dir);
         instr_jdb_local_free(&local);
         instr_jdb_defs_free(&u);
-        return;
+        return anyone ? -1 : 0;
     }
     /* 2: this rank's rows in union ids */
     instr_jdb_rows rows = {u.ncol, 0, 0, NULL};
@@ -339,6 +340,7 @@ void instr_mpi_jobdb_write(MPI_Comm comm, int rank, int size, const char *dir)
     double t_end = PMPI_Wtime(), mine = t_end - t0, slowest = 0, unif = t_unified - t0, unif_max = 0;
     PMPI_Reduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
     PMPI_Reduce(&unif, &unif_max, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
+    result = any_failed ? -1 : 1;
     if (rank == 0) {
         if (any_failed)
             say("job database %s is unfinished (a write failed: %s); its size field stays 0; the "
@@ -357,4 +359,5 @@ done:
     instr_jdb_rows_free(&rows);
     instr_jdb_local_free(&local);
     instr_jdb_defs_free(&u);
+    return result;
 }

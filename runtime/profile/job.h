@@ -19,7 +19,7 @@ struct instr_pnode;
 int instr_job_messages_of(const struct instr_pnode *n, uint64_t out[4]);
 /* This process's profile with message counts, as a blob (malloc'ed, *len bytes), or NULL
  * when the profile substrate is off or memory is out. At the end, after the profile was
- * written. */
-char *instr_job_blob(const instr_run *run, size_t *len);
+ * written. Without with_tree: no N and V lines (the tree comes from the job database). */
+char *instr_job_blob(const instr_run *run, size_t *len, int with_tree);
 
 #endif

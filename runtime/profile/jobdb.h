@@ -28,6 +28,10 @@ enum { INSTR_JDB_PARADIGM_USER = 0, INSTR_JDB_PARADIGM_MPI, INSTR_JDB_PARADIGM_O
 enum { INSTR_JDB_KIND_COUNT = 0, INSTR_JDB_KIND_TIME, INSTR_JDB_KIND_BYTES,
        INSTR_JDB_KIND_UINT, INSTR_JDB_KIND_DOUBLE };
 #define INSTR_JDB_REGION_THROTTLED 1u
+/* Bits 8..11 of a region's flags: its instrumentation source (registry.h's
+ * instr_region_source) + 1, 0 when unknown; added in the flags' reserved bits. */
+#define INSTR_JDB_REGION_SOURCE_SHIFT 8u
+#define INSTR_JDB_REGION_SOURCE_MASK (0xfu << INSTR_JDB_REGION_SOURCE_SHIFT)
 #define INSTR_JDB_COLUMN_INCLUSIVE 1u
 #define INSTR_JDB_RANK_PRESENT 1u
 

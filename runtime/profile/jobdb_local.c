@@ -44,9 +44,11 @@ static uint32_t region_of(instr_jdb_defs *d, uint32_t h)
         x.line_begin = r->line_begin;
         x.line_end = r->line_end;
         x.paradigm = paradigm_of(r->source);
+        x.flags = ((uint32_t)r->source + 1) << INSTR_JDB_REGION_SOURCE_SHIFT &
+                  INSTR_JDB_REGION_SOURCE_MASK;
         instr_throttle_mark mark;
         if (instr_throttle_mark_of(h, &mark))
-            x.flags = INSTR_JDB_REGION_THROTTLED;
+            x.flags |= INSTR_JDB_REGION_THROTTLED;
     } else {
         x.name = instr_jdb_str(d, "?");
         x.paradigm = INSTR_JDB_PARADIGM_OTHER;
@@ -57,33 +59,52 @@ static uint32_t region_of(instr_jdb_defs *d, uint32_t h)
     return instr_jdb_region_id(d, &x);
 }
 
-/* The metric columns: per shown metric its inclusive and exclusive sums. */
-static int metric_columns(instr_jdb_defs *d, uint32_t *first)
+/* A metric's column `<name><suffix>`; INSTR_JDB_NONE without memory. */
+static uint32_t metric_column(instr_jdb_defs *d, const instr_metric *m, const char *suffix,
+                              uint32_t flags)
 {
-    *first = d->ncol;
-    for (uint32_t i = 0; i < instr_metrics_nsync; i++) {
-        if (!instr_profile_metric_shown(i))
-            continue;
-        const instr_metric *m = &instr_metrics_sync[i];
-        uint32_t kind = m->value_type == INSTR_METRIC_DOUBLE ? INSTR_JDB_KIND_DOUBLE
-                                                             : INSTR_JDB_KIND_UINT;
-        size_t l = strlen(m->name);
-        char *excl = malloc(l + 6);
-        if (!excl)
+    uint32_t kind = m->value_type == INSTR_METRIC_DOUBLE ? INSTR_JDB_KIND_DOUBLE
+                                                         : INSTR_JDB_KIND_UINT;
+    size_t l = strlen(m->name), s = strlen(suffix);
+    char *name = malloc(l + s + 1);
+    if (!name)
+        return INSTR_JDB_NONE;
+    memcpy(name, m->name, l);
+    memcpy(name + l, suffix, s + 1);
+    uint32_t c = instr_jdb_column_id(d, name, m->unit, kind, flags);
+    free(name);
+    return c;
+}
+
+/* The columns after the seven: per shown metric its inclusive and exclusive sums (*metrics:
+ * the first); then the extremes of one visit, which the job's profile.json shows
+ * (*extremes: the first of time_incl_min, time_incl_max, time_excl_min, time_excl_max, then
+ * per shown metric `<metric>:min_incl`, `<metric>:max_incl`). */
+static int more_columns(instr_jdb_defs *d, uint32_t *metrics, uint32_t *extremes)
+{
+    *metrics = d->ncol;
+    for (uint32_t i = 0; i < instr_metrics_nsync; i++)
+        if (instr_profile_metric_shown(i) &&
+            (metric_column(d, &instr_metrics_sync[i], "", INSTR_JDB_COLUMN_INCLUSIVE) ==
+                 INSTR_JDB_NONE ||
+             metric_column(d, &instr_metrics_sync[i], ":excl", 0) == INSTR_JDB_NONE))
             return -1;
-        memcpy(excl, m->name, l);
-        memcpy(excl + l, ":excl", 6);
-        uint32_t a = instr_jdb_column_id(d, m->name, m->unit, kind, INSTR_JDB_COLUMN_INCLUSIVE);
-        uint32_t b = instr_jdb_column_id(d, excl, m->unit, kind, 0);
-        free(excl);
-        if (a == INSTR_JDB_NONE || b == INSTR_JDB_NONE)
+    *extremes = d->ncol;
+    static const char *const times[] = {"time_incl_min", "time_incl_max", "time_excl_min",
+                                        "time_excl_max"};
+    for (int k = 0; k < 4; k++)
+        if (instr_jdb_column_id(d, times[k], "ns", INSTR_JDB_KIND_TIME, 0) == INSTR_JDB_NONE)
             return -1;
-    }
+    for (uint32_t i = 0; i < instr_metrics_nsync; i++)
+        if (instr_profile_metric_shown(i) &&
+            (metric_column(d, &instr_metrics_sync[i], ":min_incl", 0) == INSTR_JDB_NONE ||
+             metric_column(d, &instr_metrics_sync[i], ":max_incl", 0) == INSTR_JDB_NONE))
+            return -1;
     return 0;
 }
 
 static int node_row(instr_jdb_local *out, const instr_pnode *n, uint32_t path, uint32_t thread,
-                    uint32_t mcol, uint64_t *mrows, uint32_t nm)
+                    uint32_t mcol, uint32_t xcol, uint64_t *mrows, uint32_t nm)
 {
     uint64_t *v = instr_jdb_rows_add(&out->rows, path, thread);
     if (!v)
@@ -97,17 +118,24 @@ static int node_row(instr_jdb_local *out, const instr_pnode *n, uint32_t path, u
     v[INSTR_JDB_COL_BYTES_RECEIVED] = msg[1];
     v[INSTR_JDB_COL_MESSAGES_SENT] = msg[2];
     v[INSTR_JDB_COL_MESSAGES_RECEIVED] = msg[3];
+    v[xcol] = instr_profile_min_ns(n->s.min_incl);
+    v[xcol + 1] = instr_profile_ns(n->s.max_incl);
+    v[xcol + 2] = instr_profile_min_ns(n->s.min_excl);
+    v[xcol + 3] = instr_profile_ns(n->s.max_excl);
     if (!nm)
         return 0;
     if (n->m)
         instr_pnode_metrics_rows(n, nm, mrows);
-    uint32_t c = mcol;
+    uint32_t c = mcol, x = xcol + 4;
     for (uint32_t i = 0; i < nm; i++) {
         if (!instr_profile_metric_shown(i))
             continue;
         uint32_t type = instr_metrics_sync[i].value_type;
-        v[c++] = n->m ? mrows[INSTR_MROW_INCL * nm + i] : instr_metric_zero(type);
-        v[c++] = n->m ? mrows[INSTR_MROW_EXCL * nm + i] : instr_metric_zero(type);
+        uint64_t zero = instr_metric_zero(type);
+        v[c++] = n->m ? mrows[INSTR_MROW_INCL * nm + i] : zero;
+        v[c++] = n->m ? mrows[INSTR_MROW_EXCL * nm + i] : zero;
+        v[x++] = n->m ? mrows[INSTR_MROW_MIN * nm + i] : zero;
+        v[x++] = n->m ? mrows[INSTR_MROW_MAX * nm + i] : zero;
     }
     return 0;
 }
@@ -120,12 +148,12 @@ int instr_jdb_local_build(const instr_run *run, instr_jdb_local *out)
         return -1;
     out->nthreads = run->nlocations;
     out->duration_ns = instr_clock_to_ns(run->t_end - run->t_start);
-    uint32_t mcol = 0, nreg = instr_registry_count();
+    uint32_t mcol = 0, xcol = 0, nreg = instr_registry_count();
     uint32_t *regs = malloc(((size_t)nreg + 2) * sizeof *regs);
     uint64_t *mrows = malloc(INSTR_MROWS * ((size_t)instr_metrics_nsync + 1) * sizeof *mrows);
     int rc = -1;
     if (!regs || !mrows || instr_jdb_base_columns(&out->defs) != 0 ||
-        metric_columns(&out->defs, &mcol) != 0)
+        more_columns(&out->defs, &mcol, &xcol) != 0)
         goto done;
     out->rows.ncols = out->defs.ncol;
     for (uint32_t h = 0; h <= nreg + 1; h++)
@@ -144,7 +172,7 @@ int instr_jdb_local_build(const instr_run *run, instr_jdb_local *out)
             uint32_t parent = n->parent == root ? INSTR_JDB_NONE : n->parent->merged;
             uint32_t path = instr_jdb_path_id(&out->defs, parent, regs[h]);
             if (path == INSTR_JDB_NONE ||
-                node_row(out, n, path, i, mcol, mrows, ps->nm) != 0)
+                node_row(out, n, path, i, mcol, xcol, mrows, ps->nm) != 0)
                 goto done;
             n->merged = path;
         }

@@ -3,11 +3,13 @@
 docs/profile-format.md "Job database"), standard library only.
 
   jobdb.py check FILE [--ranks N]        validate; the summary == the reduction of the rows
-  jobdb.py check-job EXPDIR --ranks N [--absent R,R]
+  jobdb.py check-job EXPDIR --ranks N [--absent R,R] [--summary 1]
                                          the same for EXPDIR/profile.jdb, and every present
                                          rank's rows == its own EXPDIR/rank-N/profile.json
                                          exactly (visits, times, metrics); message columns
-                                         summed per region == the job's profile.json flat
+                                         summed per region == the job's profile.json flat;
+                                         the job's profile.json tree == the summary's sums
+                                         (--summary 1: written from the summary)
 Exit status 0 when everything holds, 1 with the problems listed.
 """
 import json
@@ -197,10 +199,17 @@ def check_rank(db, rank, rank_dir):
         k = (r["name"], r["mangled"], r["file"], PARADIGM.get(r["source"], 4))
         nkeys[n["id"]] = (nkeys[n["parent"]] if n["parent"] is not None else ()) + (k,)
         for l in n["locations"]:
-            v = {"visits": l["visits"], "time_incl": l["inclusive"], "time_excl": l["exclusive"]}
+            v = {"visits": l["visits"], "time_incl": l["inclusive"], "time_excl": l["exclusive"],
+                 "time_incl_min": l["min_inclusive"], "time_incl_max": l["max_inclusive"],
+                 "time_excl_min": l["min_exclusive"], "time_excl_max": l["max_exclusive"]}
             for i, m in enumerate(metrics):
                 v[m["name"]] = l["metrics"]["inclusive"][i]
                 v[m["name"] + ":excl"] = l["metrics"]["exclusive"][i]
+                v[m["name"] + ":min_incl"] = l["metrics"]["min_inclusive"][i]
+                v[m["name"] + ":max_incl"] = l["metrics"]["max_inclusive"][i]
+            # the extremes are columns a writer adds: compared when the database has them
+            v = {k: x for k, x in v.items()
+                 if k in colidx or not k.endswith(("_min", "_max", ":min_incl", ":max_incl"))}
             want[(nkeys[n["id"]], l["location"])] = v
     keys = _path_keys(db)
     got = {}
@@ -220,7 +229,7 @@ def check_rank(db, rank, rank_dir):
     for key in set(got) & set(want):
         for name, w in want[key].items():
             g = got[key].get(name)
-            base = name[:-5] if name.endswith(":excl") else name
+            base = name.split(":")[0]
             if types.get(base) == "int64":
                 g = _signed(g)
             if types.get(base) == "double":
@@ -266,6 +275,42 @@ def check_messages(db, job_json):
     return problems
 
 
+def check_job_profile(db, job_json, summary):
+    """The job's profile.json (read back from the database by rank 0) against the database:
+    per call path visits, inclusive and exclusive == the summary's sums; per path as many
+    locations as rows (none when written from the summary, which run.mpi says)."""
+    with open(job_json, encoding="utf-8") as f:
+        prof = json.load(f)
+    regs = {r["id"]: r for r in prof["regions"]}
+    keys, got = {}, {}
+    for n in prof["tree"]:
+        r = regs[n["region"]]
+        k = (r["name"], r["mangled"], r["file"], PARADIGM.get(r["source"], 4))
+        keys[n["id"]] = (keys[n["parent"]] if n["parent"] is not None else ()) + (k,)
+        got[keys[n["id"]]] = (n["visits"], n["inclusive"], n["exclusive"], len(n["locations"]))
+    nrows = {}
+    for rr in db["rows"].values():
+        for row in rr:
+            nrows[row[0]] = nrows.get(row[0], 0) + 1
+    want = {}
+    for p, key in enumerate(_path_keys(db)):
+        s = db["summary"][p][1]
+        want[key] = (s[0][0], s[1][0], s[2][0], 0 if summary else nrows.get(p, 0))
+    problems = []
+    if set(got) != set(want):
+        problems.append("job profile.json has call paths %r the database has not, and lacks %r"
+                        % (sorted(set(got) - set(want))[:3], sorted(set(want) - set(got))[:3]))
+    for k in set(got) & set(want):
+        if got[k] != want[k]:
+            problems.append("job profile.json path %s: (visits, inclusive, exclusive, locations) "
+                            "%r, database %r" % (";".join(x[0] for x in k), got[k], want[k]))
+    if bool(prof["run"]["mpi"].get("summary_over_ranks")) != summary:
+        problems.append("run.mpi %r: summary_over_ranks should be %r" % (prof["run"]["mpi"], summary))
+    if summary and prof["locations"]:
+        problems.append("a job profile from the summary lists %d locations" % len(prof["locations"]))
+    return problems
+
+
 def main(argv):
     if len(argv) < 3 or argv[1] not in ("check", "check-job"):
         print(__doc__)
@@ -302,8 +347,13 @@ def main(argv):
         for r in db["rows"]:
             problems += check_rank(db, r, os.path.join(target, "rank-%d" % r))
         job_json = os.path.join(target, "profile.json")
-        if os.path.exists(job_json) and not absent:
-            problems += check_messages(db, job_json)
+        summary = opts.get("summary") == "1"
+        if not os.path.exists(job_json):
+            problems.append("no job profile.json next to the database")
+        else:
+            problems += check_job_profile(db, job_json, summary)
+            if not absent and not summary:
+                problems += check_messages(db, job_json)
     if problems:
         print("FAIL: %s: %d problem(s):\n  %s" % (path, len(problems), "\n  ".join(problems[:30])))
         return 1

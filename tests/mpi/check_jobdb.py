@@ -81,6 +81,16 @@ def main():
                "memory): rank %d;" % args.absent
         if line not in p.stderr:
             fail("no line naming the absent rank %d on stderr" % args.absent)
+    summary = env.get("INSTR_JOB_PROFILE_MAX_RANKS") and \
+        args.np > int(env["INSTR_JOB_PROFILE_MAX_RANKS"])
+    if summary:
+        opts += ["--summary", "1"]
+        if os.path.exists(os.path.join(exp, "profile.cubex")):
+            fail("profile.cubex written for a job profile from the summary")
+    elif not os.path.exists(os.path.join(exp, "profile.cubex")):
+        fail("no job profile.cubex")
+    if "MPI job of %d ranks: profile.json merged" % args.np not in p.stderr:
+        fail("no line saying that the job's profile.json was written")
     if jobdb.main(opts) != 0:
         fail("the job database is wrong")
     db = jobdb.read(os.path.join(exp, "profile.jdb"))
