@@ -10,9 +10,12 @@
  *   MPI calls    instr_ext_enter/exit on regions from instr_ext_region; message sizes with
  *                instr_ext_messages
  *   the end      instr_ext_finalize writes this process's results into <jobdir>/rank-N and
- *                calls the job hook with this rank's profile as a blob (job.c format); the
- *                adapter sends the blobs to rank 0, one at a time, which merges them with
- *                instr_ext_job_add and writes <jobdir>/profile.json with instr_ext_job_write.
+ *                calls the job hook with this rank's profile as a blob without its tree
+ *                (job.c format) and the job database hook with its part of profile.jdb;
+ *                the ranks write <jobdir>/profile.jdb together (mpi_jobdb.c), then send the
+ *                blobs to rank 0, one at a time, which merges them with instr_ext_job_add,
+ *                adds the tree with instr_ext_job_add_jdb and writes <jobdir>/profile.json
+ *                with instr_ext_job_write.
  */
 #ifndef INSTR_RT_EXT_H
 #define INSTR_RT_EXT_H
