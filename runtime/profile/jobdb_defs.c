@@ -576,6 +576,34 @@ int instr_jdb_defs_canonical(instr_jdb_defs *d)
         if (path[i].parent != NONE)
             path[i].parent = newid[path[i].parent];
     memcpy(d->path, path, (size_t)np * sizeof *path);
+    /* Strings in the order of their first use by the columns, then the regions: the same
+     * bytes whatever order the sets were merged in. */
+    instr_jdb_defs s;
+    if (instr_jdb_defs_init(&s) != 0)
+        goto out;
+    for (uint32_t i = 0; i < d->ncol; i++) {
+        d->col[i].name = instr_jdb_str(&s, d->str + d->col[i].name);
+        d->col[i].unit = instr_jdb_str(&s, d->str + d->col[i].unit);
+        if (d->col[i].name == NONE || d->col[i].unit == NONE)
+            goto strings_failed;
+    }
+    for (uint32_t i = 0; i < nr; i++) {
+        instr_jdb_region *x = &d->reg[i];
+        x->name = instr_jdb_str(&s, d->str + x->name);
+        x->mangled = instr_jdb_str(&s, d->str + x->mangled);
+        x->file = instr_jdb_str(&s, d->str + x->file);
+        x->object = instr_jdb_str(&s, d->str + x->object);
+        if (x->name == NONE || x->mangled == NONE || x->file == NONE || x->object == NONE)
+            goto strings_failed;
+    }
+    free(d->str);
+    free(d->sslots);
+    d->str = s.str;
+    d->slen = s.slen;
+    d->scap = s.scap;
+    d->sslots = s.sslots;
+    d->sslots_cap = s.sslots_cap;
+    d->nstr = s.nstr;
     /* The tables hold ids: rebuilt. */
     free(d->rslots);
     free(d->pslots);
@@ -585,6 +613,9 @@ int instr_jdb_defs_canonical(instr_jdb_defs *d)
         rehash(d, &d->pslots, &d->pslots_cap, d->npath, hash_path) != 0)
         goto out;
     rc = 0;
+    goto out;
+strings_failed: /* d's offsets are half rewritten: unusable, as the caller is told */
+    instr_jdb_defs_free(&s);
 out:
     free(order);
     free(newid);
