@@ -148,7 +148,9 @@ def check_summary(db):
             for c in range(nc):
                 v[c] += _f(row[2 + c]) if cols[c]["kind"] == 4 else row[2 + c]
         for p, v in per.items():
-            acc.setdefault(p, []).append(v)
+            # u64 columns add modulo 2^64 (a signed metric's two's complement stays right)
+            acc.setdefault(p, []).append([x if cols[c]["kind"] == 4 else x % (1 << 64)
+                                          for c, x in enumerate(v)])
     for p, (nvis, per) in enumerate(db["summary"]):
         vals = acc.get(p, [])
         if nvis != len(vals):
@@ -158,8 +160,9 @@ def check_summary(db):
         for c in range(nc):
             xs = [v[c] for v in vals]
             s, lo, hi, sq = per[c]
-            want = (sum(xs), min(xs) if xs else 0, max(xs) if xs else 0)
             exact = cols[c]["kind"] != 4
+            want = (sum(xs) % (1 << 64) if exact else sum(xs), min(xs) if xs else 0,
+                    max(xs) if xs else 0)
             got = (s, lo, hi)
             if exact and got != want or not exact and any(
                     abs(a - b) > 1e-9 * max(1.0, abs(b)) for a, b in zip(got, want)):
