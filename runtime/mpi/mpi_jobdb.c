@@ -224,6 +224,7 @@ int instr_mpi_jobdb_write(MPI_Comm comm, int rank, int size, const char *dir)
             present = 0;
         if (present)
             instr_jdb_map_free(&map);
+        instr_jdb_rows_free(&local.rows); /* the union-id copy is the one written */
     }
     instr_jdb_layout lay;
     instr_jdb_layout_of(&u, (uint32_t)size, &lay);
