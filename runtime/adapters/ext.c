@@ -8,6 +8,7 @@
 #include "../core/rtfilter.h"
 #include "../metrics/metrics.h"
 #include "../profile/job.h"
+#include "../profile/jobdb_local.h"
 #ifdef INSTR_RT_HAVE_TRACE
 #include "../core/clock.h"
 #include "../core/event.h"
@@ -19,6 +20,7 @@
 #include <string.h>
 
 static instr_ext_job_fn job_fn;
+static instr_ext_jobdb_fn jobdb_fn;
 
 INSTR_EXT_EXPORT uint32_t instr_ext_region(const char *name, int source)
 {
@@ -83,19 +85,45 @@ INSTR_EXT_EXPORT int instr_ext_experiment_join(const char *jobdir, int rank)
 static void job_hook(const instr_run *run)
 {
     size_t len = 0;
-    char *blob = run->dir ? instr_job_blob(run, &len) : NULL;
+    /* With the job database, the tree comes from there: the blob keeps the rest. */
+    char *blob = run->dir && job_fn ? instr_job_blob(run, &len, !jobdb_fn) : NULL;
     if (job_fn)
         job_fn(blob, blob ? len : 0);
     free(blob);
+    if (!jobdb_fn)
+        return;
+    instr_jdb_local part;
+    unsigned char *buf = NULL;
+    uint64_t n = 0;
+    if (run->dir && instr_jdb_local_build(run, &part) == 0) {
+        if (instr_jdb_local_serialize(&part, &buf, &n) != 0)
+            buf = NULL;
+        instr_jdb_local_free(&part);
+    }
+    jobdb_fn(buf, buf ? (size_t)n : 0);
+    free(buf);
 }
 
 INSTR_EXT_EXPORT void instr_ext_set_job_hook(instr_ext_job_fn fn)
 {
     job_fn = fn;
-    instr_job_hook = fn ? job_hook : NULL;
+    instr_job_hook = job_fn || jobdb_fn ? job_hook : NULL;
+}
+
+INSTR_EXT_EXPORT void instr_ext_set_jobdb_hook(instr_ext_jobdb_fn fn)
+{
+    jobdb_fn = fn;
+    instr_job_hook = job_fn || jobdb_fn ? job_hook : NULL;
 }
 
 INSTR_EXT_EXPORT void instr_ext_finalize(void) { instr_finalize(); }
+
+INSTR_EXT_EXPORT int instr_ext_verbose(void) { return instr_cfg.verbose; }
+
+INSTR_EXT_EXPORT uint32_t instr_ext_job_profile_max_ranks(void)
+{
+    return instr_cfg.job_profile_max_ranks;
+}
 
 INSTR_EXT_EXPORT void instr_ext_metrics_elect(int world_rank, int host_rank)
 {

@@ -10,9 +10,12 @@
  *   MPI calls    instr_ext_enter/exit on regions from instr_ext_region; message sizes with
  *                instr_ext_messages
  *   the end      instr_ext_finalize writes this process's results into <jobdir>/rank-N and
- *                calls the job hook with this rank's profile as a blob (job.c format); the
- *                adapter sends the blobs to rank 0, one at a time, which merges them with
- *                instr_ext_job_add and writes <jobdir>/profile.json with instr_ext_job_write.
+ *                calls the job hook with this rank's profile as a blob without its tree
+ *                (job.c format) and the job database hook with its part of profile.jdb;
+ *                the ranks write <jobdir>/profile.jdb together (mpi_jobdb.c), then send the
+ *                blobs to rank 0, one at a time, which merges them with instr_ext_job_add,
+ *                adds the tree with instr_ext_job_add_jdb and writes <jobdir>/profile.json
+ *                with instr_ext_job_write.
  */
 #ifndef INSTR_RT_EXT_H
 #define INSTR_RT_EXT_H
@@ -46,9 +49,17 @@ INSTR_EXT_EXPORT int instr_ext_experiment_join(const char *jobdir, int rank);
 /* Called at the end with this process's profile blob (NULL, 0 when there is none). */
 typedef void (*instr_ext_job_fn)(const char *blob, size_t len);
 INSTR_EXT_EXPORT void instr_ext_set_job_hook(instr_ext_job_fn fn);
+/* Called at the end, after the job hook, with this process's part of the job database
+ * (runtime/profile/jobdb.h: instr_jdb_local_serialize's buffer; NULL, 0 when there is none). */
+typedef void (*instr_ext_jobdb_fn)(const void *part, size_t len);
+INSTR_EXT_EXPORT void instr_ext_set_jobdb_hook(instr_ext_jobdb_fn fn);
 /* Ends measurement now and writes this process's results (what atexit would do); the job
  * hook runs inside. Later calls and the atexit handler do nothing. */
 INSTR_EXT_EXPORT void instr_ext_finalize(void);
+/* INSTR_VERBOSE's level (-1 quiet, 0, 1, 2). */
+INSTR_EXT_EXPORT int instr_ext_verbose(void);
+/* INSTR_JOB_PROFILE_MAX_RANKS. */
+INSTR_EXT_EXPORT uint32_t instr_ext_job_profile_max_ranks(void);
 
 /* The job's merged profile (rank 0). */
 typedef struct instr_job instr_job;
@@ -57,6 +68,10 @@ INSTR_EXT_EXPORT instr_job *instr_ext_job_new(void);
 INSTR_EXT_EXPORT int instr_ext_job_add(instr_job *job, int rank, const char *blob, size_t len);
 /* Notes a rank whose profile never arrived (ended early, aborted). */
 INSTR_EXT_EXPORT void instr_ext_job_missing(instr_job *job, int rank);
+/* The job's tree from the job database at path (after the blobs, which then have no tree:
+ * instr_ext_set_jobdb_hook); summary: per call path the sums over ranks only, no locations.
+ * 0, or -1 after a message. */
+INSTR_EXT_EXPORT int instr_ext_job_add_jdb(instr_job *job, const char *path, int summary);
 /* Writes the job's profile files INSTR_PROFILING_FORMAT asks for into <jobdir>
  * (profile.txt, profile.json with one location group per rank, profile.cubex, profile.html;
  * docs/profile-format.md) and prints the job's one summary line (docs/mpi.md). 0, or -1 when

@@ -29,6 +29,7 @@ static const instr_config defaults = {
     .write_on_signal = 1,
     .write_on_fatal = 0,
     .folded_max_depth = INSTR_DEFAULT_FOLDED_MAX_DEPTH,
+    .job_profile_max_ranks = INSTR_DEFAULT_JOB_PROFILE_MAX_RANKS,
     .profiling_formats = INSTR_FORMAT_ALL,
 };
 instr_config instr_cfg = {
@@ -37,6 +38,7 @@ instr_config instr_cfg = {
     .total_memory = INSTR_DEFAULT_TOTAL_MEMORY,
     .write_on_signal = 1,
     .folded_max_depth = INSTR_DEFAULT_FOLDED_MAX_DEPTH,
+    .job_profile_max_ranks = INSTR_DEFAULT_JOB_PROFILE_MAX_RANKS,
     .profiling_formats = INSTR_FORMAT_ALL,
 };
 
@@ -316,6 +318,28 @@ static void read_folded_depth(void)
     set_value(V_FOLDED, "environment", env);
 }
 
+/* INSTR_JOB_PROFILE_MAX_RANKS: a positive int. */
+static void read_job_max_ranks(void)
+{
+    const char *env = instr_env(name_of(V_JOB_MAX_RANKS));
+    char def[16];
+    snprintf(def, sizeof def, "%u", INSTR_DEFAULT_JOB_PROFILE_MAX_RANKS);
+    if (!env || !*env) {
+        set_value(V_JOB_MAX_RANKS, "default", def);
+        return;
+    }
+    char *end;
+    errno = 0;
+    long long v = strtoll(env, &end, 10);
+    if (end == env || *end || errno || v < 1 || v > INT32_MAX) {
+        bad_value(V_JOB_MAX_RANKS, env, "is not a number of ranks from 1 to 2147483647", def);
+        set_value(V_JOB_MAX_RANKS, "default (bad value in environment)", def);
+        return;
+    }
+    instr_cfg.job_profile_max_ranks = (uint32_t)v;
+    set_value(V_JOB_MAX_RANKS, "environment", env);
+}
+
 /* INSTR_PROFILING_FORMAT: a comma-separated list of json, txt, folded, cubex, html, all,
  * none. An unknown word is warned about and left out; the others still count. */
 static void read_formats(void)
@@ -507,6 +531,7 @@ void instr_config_read_from(char *const *envp, int secure)
     read_bool(V_FATAL, &instr_cfg.write_on_fatal);
     read_folded_depth();
     read_formats();
+    read_job_max_ranks();
     read_visits_ns(V_THROTTLE, "no throttling", &instr_cfg.throttle_visits,
                    &instr_cfg.throttle_ns);
     read_visits_ns(V_HINT, "no line", &instr_cfg.hint_visits, &instr_cfg.hint_ns);

@@ -35,6 +35,7 @@ typedef struct instr_config {
     uint64_t hint_visits;             /* INSTR_DOMINATED_HINT: 0 = off */
     uint64_t hint_ns;                 /* INSTR_DOMINATED_HINT: ns per visit below which */
     uint64_t throttle_ns;             /* INSTR_THROTTLE: inclusive ns per visit below which */
+    uint32_t job_profile_max_ranks;   /* INSTR_JOB_PROFILE_MAX_RANKS */
     int privileged;                   /* AT_SECURE: environment ignored, nothing recorded */
 } instr_config;
 
@@ -47,6 +48,7 @@ extern instr_config instr_cfg;
 #define INSTR_DEFAULT_FOLDED_MAX_DEPTH 64u
 #define INSTR_MIN_FOLDED_MAX_DEPTH 4u
 #define INSTR_MAX_FOLDED_MAX_DEPTH 100000u
+#define INSTR_DEFAULT_JOB_PROFILE_MAX_RANKS 256u
 
 /* INSTR_PROFILING_FORMAT: which profile files a run writes (docs/runtime.md). */
 #define INSTR_FORMAT_JSON   (1u << 0)

@@ -40,6 +40,9 @@ const instr_config_var instr_config_vars[] = {
     [V_HINT] = {"INSTR_DOMINATED_HINT", "options", "1000000,100", "runtime",
                 "<visits>,<ns per visit>: the end-of-run line names regions with more visits "
                 "than that of less time each (off: no line)"},
+    [V_JOB_MAX_RANKS] = {"INSTR_JOB_PROFILE_MAX_RANKS", "integer", "256", "runtime",
+                         "an MPI job with more ranks writes its profile.json, .cubex, .html "
+                         "from the job database's summary over ranks (1 to 2147483647)"},
     /* read by other parts of instr */
     {"INSTR_CRITICAL_PATH", "boolean", "0", "runtime",
      "compute the critical path of an MPI job while it runs: critical-path.json "

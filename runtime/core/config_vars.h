@@ -12,7 +12,7 @@
  * new one: a slot here, its row in config_vars.c, its parser in config.c). */
 enum {
     V_PROFILING, V_TRACING, V_EXPDIR, V_FILTER, V_TIMER, V_MEMORY, V_VERBOSE, V_SIGNAL,
-    V_FATAL, V_FOLDED, V_FORMATS, V_THROTTLE, V_HINT, V_COUNT
+    V_FATAL, V_FOLDED, V_FORMATS, V_THROTTLE, V_HINT, V_JOB_MAX_RANKS, V_COUNT
 };
 
 typedef struct instr_config_var {

@@ -4,10 +4,13 @@
  * writes its own files into <dir>/rank-<N> (a process's full profile, as without MPI).
  * MPI_Finalize is recorded but the real PMPI_Finalize is deferred to the end of the process
  * (atexit, as Score-P does), so that everything the program does after it is measured
- * too. There, every rank first writes its own files, then sends its profile (a text blob,
- * runtime/profile/job.c) to rank 0 over a private communicator; rank 0 merges them one at a
- * time (never holding more than one rank's blob besides the merged tree) and writes
- * <dir>/profile.json with one location group per rank.
+ * too. There, every rank first writes its own files, then all write the job database
+ * <dir>/profile.jdb together (mpi_jobdb.c). Then every rank sends the rest of its profile (a
+ * text blob without the tree, runtime/profile/job.c: process, locations, regions, metric
+ * definitions) to rank 0 over a private communicator; rank 0 merges them one at a time, reads
+ * the tree back from the database and writes <dir>/profile.json with one location group per
+ * rank. A job of more than INSTR_JOB_PROFILE_MAX_RANKS ranks sends no blobs: rank 0 writes
+ * the job profile from the database's summary over ranks.
  *
  * A rank that ends without MPI_Finalize (exit(), a crash of the program's own making) still
  * writes its own files; it cannot take part in the merge, so it says so, and the launcher
@@ -68,9 +71,19 @@ static void keep_blob(const char *blob, size_t len)
     }
 }
 
-/* Rank 0: merges every rank's blob into the job profile. Others: send theirs. */
-static void merge_profiles(void)
+/* Rank 0: merges every rank's blob into the job profile, with the tree from the job database
+ * (jdb: instr_mpi_jobdb_write's result). Others: send theirs. */
+static void merge_profiles(int jdb)
 {
+    int summary = (uint32_t)job_size > instr_ext_job_profile_max_ranks();
+    if (jdb <= 0) {
+        if (jdb < 0 && job_rank == 0)
+            say("job profile: not written without the job database; the ranks' own profiles "
+                "are complete in %s/rank-*", job_dir, 0);
+        return;
+    }
+    if (summary && job_rank != 0)
+        return;
     if (job_rank != 0) {
         /* An empty message says: nothing to add (not recording, or out of memory). */
         PMPI_Send(my_blob ? my_blob : "", (int)my_blob_len, MPI_CHAR, 0, TAG_PROFILE, job_comm);
@@ -81,7 +94,7 @@ static void merge_profiles(void)
         instr_ext_job_missing(job, 0);
     if (!my_blob_len)
         instr_ext_job_missing(job, 0);
-    for (int r = 1; r < job_size; r++) {
+    for (int r = 1; r < job_size && !summary; r++) {
         MPI_Status st;
         int n = 0;
         PMPI_Probe(r, TAG_PROFILE, job_comm, &st);
@@ -97,10 +110,11 @@ static void merge_profiles(void)
             instr_ext_job_missing(job, r);
         free(buf);
     }
-    if (job) {
+    char path[PATH_MAX + 16];
+    snprintf(path, sizeof path, "%s/profile.jdb", job_dir);
+    if (job && instr_ext_job_add_jdb(job, path, summary) == 0)
         instr_ext_job_write(job, job_dir, job_size); /* and the job's one summary line */
-        instr_ext_job_free(job);
-    }
+    instr_ext_job_free(job);
 }
 
 /* After this rank's own files are written, when the job cannot finish its trace. */
@@ -122,6 +136,7 @@ static void job_end(void)
                 "profile is not merged (merge step: docs/mpi.md)", "", job_rank);
         instr_mpi_plugins_alone();
         instr_ext_set_job_hook(NULL); /* no merge: this rank says itself where its files are */
+    instr_ext_set_jobdb_hook(NULL);
         instr_ext_finalize();
         trace_unfinished();
         return;
@@ -129,7 +144,7 @@ static void job_end(void)
     instr_mpi_trace_measure_end(job_comm, job_rank, job_size);
     instr_ext_finalize(); /* this rank's files; the hook keeps the blob */
     if (job_dir[0])
-        merge_profiles();
+        merge_profiles(instr_mpi_jobdb_write(job_comm, job_rank, job_size, job_dir));
     instr_mpi_trace_end(job_comm, job_rank, job_size);
     free(my_blob);
     my_blob = NULL;
@@ -169,6 +184,7 @@ static void job_begin(void)
     instr_mpi_trace_begin(job_comm, job_rank, job_size, job_dir);
     instr_mpi_cp_init(job_comm, job_rank);
     instr_ext_set_job_hook(keep_blob);
+    instr_ext_set_jobdb_hook(instr_mpi_jobdb_keep);
     atexit(job_end);
 }
 
@@ -248,6 +264,7 @@ int MPI_Abort(MPI_Comm comm, int errorcode)
     finalize_called = 0;
     instr_mpi_plugins_alone();
     instr_ext_set_job_hook(NULL); /* no merge: this rank says itself where its files are */
+    instr_ext_set_jobdb_hook(NULL);
     instr_ext_finalize();
     trace_unfinished();
     return PMPI_Abort(comm, errorcode);

@@ -194,6 +194,12 @@ MPI_Comm instr_mpi_cp_message_comm(MPI_Message message);
  * (its piggyback only: persistent receives are not counted in the profile). */
 void instr_mpi_cp_irecv(const MPI_Request *request, MPI_Comm comm);
 
+/* mpi_jobdb.c: the job database. keep: the job database hook (this rank's part, copied);
+ * write: at the end, collective over comm, <dir>/profile.jdb: 1 when it is complete, 0 when
+ * no rank had a profile, -1 when it could not be written (said); the same on every rank. */
+void instr_mpi_jobdb_keep(const void *part, size_t len);
+int instr_mpi_jobdb_write(MPI_Comm comm, int rank, int size, const char *dir);
+
 #pragma GCC visibility pop
 
 #endif

@@ -26,9 +26,12 @@ void instr_job_messages_add(const instr_pnode *n, instr_job_msgs *to);
 /* The profile.json fields of m, each only where it is not zero: ", \"messages_sent\": 3". */
 void instr_job_messages_json(FILE *f, const instr_job_msgs *m);
 
+/* The message counts of node n (bytes sent, bytes received, sends, receives, collectives)
+ * into out: 1, or 0 when it has none (out unchanged). */
+int instr_job_messages_of(const instr_pnode *n, uint64_t out[5]);
 /* This process's profile with message counts, as a blob (malloc'ed, *len bytes), or NULL
  * when the profile substrate is off or memory is out. At the end, after the profile was
- * written. */
-char *instr_job_blob(const instr_run *run, size_t *len);
+ * written. Without with_tree: no N and V lines (the tree comes from the job database). */
+char *instr_job_blob(const instr_run *run, size_t *len, int with_tree);
 
 #endif

@@ -141,8 +141,14 @@ int instr_job_metrics_values(instr_job_metrics *jm, const char *line, uint64_t *
             if (jm->map[k] >= 0)
                 rows[r * n + (uint32_t)jm->map[k]] = v;
         }
+    return instr_job_metrics_add(jm, rows, node_m, node_first, loc_m);
+}
+
+int instr_job_metrics_add(instr_job_metrics *jm, uint64_t *rows, uint64_t **node_m,
+                          int node_first, uint64_t **loc_m)
+{
     int first = !*node_m;
-    if (first && !(*node_m = calloc(INSTR_MROWS * (size_t)n, sizeof **node_m))) {
+    if (first && !(*node_m = calloc(INSTR_MROWS * (size_t)jm->n, sizeof **node_m))) {
         free(rows);
         return -1;
     }

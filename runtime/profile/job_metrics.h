@@ -41,6 +41,10 @@ int instr_job_metrics_def(instr_job_metrics *jm, const char *line);
  * first use; 0, or -1. */
 int instr_job_metrics_values(instr_job_metrics *jm, const char *line, uint64_t **node_m,
                              int node_first, uint64_t **loc_m);
+/* The same for rows already in the job's metric order (INSTR_MROWS x n, malloc'ed; taken
+ * over, also on failure). */
+int instr_job_metrics_add(instr_job_metrics *jm, uint64_t *rows, uint64_t **node_m,
+                          int node_first, uint64_t **loc_m);
 /* profile.json: the "metrics" list, and a node's or location's ", \"metrics\": {...}". */
 void instr_job_metrics_json_defs(FILE *f, const instr_job_metrics *jm);
 void instr_job_metrics_json_rows(FILE *f, const instr_job_metrics *jm, const uint64_t *m);

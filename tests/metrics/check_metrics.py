@@ -569,6 +569,10 @@ def case_mpi_job():
     calls = sum(n["visits"] for n in job["tree"] if n["parent"] is not None) // 2
     expect(per_rank[0] == 2 * calls + 1, "main's events %d, %d calls inside" % (per_rank[0], calls))
     exclusive_consistent(job)
+    # The job database has the metric's columns, each rank's equal to its own profile.
+    import jobdb
+    expect(jobdb.main(["jobdb.py", "check-job", P.find_experiment(work), "--ranks", "2"]) == 0,
+           "the job database profile.jdb is wrong (above)")
 
 
 def case_mpi_trace():

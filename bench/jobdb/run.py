@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""run.py — the job database's write side and generator (docs/performance.md, "Job database").
+
+Usage: bench/jobdb/run.py --build BUILD [--ranks 8,32,64] [--repeat 3] [--codes 1000]
+                          [--gen-ranks 100000] [--no-gen] [--workdir DIR]
+
+1. Builds bench/jobdb/tree.c with BUILD/bin/instr mpicc and runs it under mpirun with each
+   number of (oversubscribed) ranks, INSTR_VERBOSE=1, `repeat` times; rank 0's line
+   "job database ...: ... unified in K rounds (U s), written in W s (slowest rank)" gives the
+   unification's rounds and time and the whole write side's time on the slowest rank
+   (unification, broadcast, mapping, summary reduction, MPI-IO writes); medians printed.
+2. Unless --no-gen: checks the free space of the work directory's file system, runs
+   BUILD/bin/instr-jobdb-gen -r GEN_RANKS (defaults: 100,000 call paths, ~2,000 per rank),
+   prints its time, the file size and peak memory (/usr/bin/time -v when present), and
+   deletes the file.
+"""
+import argparse
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+
+
+def write_side(a, work):
+    here = os.path.dirname(os.path.abspath(__file__))
+    exe = os.path.join(work, "tree")
+    subprocess.run([os.path.join(a.build, "bin", "instr"), "mpicc", "-O1",
+                    os.path.join(here, "tree.c"), "-o", exe], check=True)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("INSTR_")}
+    env.update(OMPI_MCA_btl="self,vader", INSTR_VERBOSE="1", INSTR_PROFILING_FORMAT="json")
+    pat = re.compile(r"job database .*: (\d+) ranks \((\d+) present\), (\d+) call paths, "
+                     r"(\d+) rows, definitions unified in (\d+) rounds \(([\d.]+) s\), "
+                     r"written in ([\d.]+) s")
+    print("%6s %7s %10s %8s %14s %14s %12s" % ("ranks", "rounds", "call paths", "rows",
+                                                "unify s (med)", "write s (med)", "file bytes"))
+    for np_ in [int(x) for x in a.ranks.split(",")]:
+        unify, write, m, size = [], [], None, 0
+        for i in range(a.repeat):
+            d = os.path.join(work, "run-%d-%d" % (np_, i))
+            os.makedirs(d)
+            p = subprocess.run(["mpirun", "--oversubscribe", "--allow-run-as-root", "--bind-to",
+                                "none", "-np", str(np_), exe, str(a.codes)], env=env, cwd=d,
+                               capture_output=True, text=True, timeout=600)
+            m = pat.search(p.stderr)
+            if p.returncode != 0 or not m:
+                sys.exit("run with %d ranks failed:\n%s" % (np_, p.stderr[-3000:]))
+            unify.append(float(m.group(6)))
+            write.append(float(m.group(7)))
+            exp = [x for x in os.listdir(d) if x.startswith("instr-")][0]
+            size = os.path.getsize(os.path.join(d, exp, "profile.jdb"))
+            shutil.rmtree(d)
+        print("%6d %7s %10s %8s %14.4f %14.4f %12d" % (np_, m.group(5), m.group(3), m.group(4),
+                                                      statistics.median(unify),
+                                                      statistics.median(write), size))
+
+
+def generator(a, work):
+    st = os.statvfs(work)
+    free = st.f_bavail * st.f_frsize
+    need = a.gen_ranks * 2000 * 64 * 1.1
+    print("free space in %s: %.1f GB, the file needs about %.1f GB" % (work, free / 1e9, need / 1e9))
+    if free < need + 5e9:
+        sys.exit("not enough free space for the generator's file (keeping 5 GB free)")
+    out = os.path.join(work, "gen.jdb")
+    cmd = [os.path.join(a.build, "bin", "instr-jobdb-gen"), "-r", str(a.gen_ranks), "-o", out]
+    timer = shutil.which("time") or ("/usr/bin/time" if os.path.exists("/usr/bin/time") else None)
+    if timer:
+        cmd = [timer, "-v"] + cmd
+    print("$ " + " ".join(cmd), flush=True)
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    print(p.stdout, end="")
+    peak = re.search(r"Maximum resident set size \(kbytes\): (\d+)", p.stderr)
+    if peak:
+        print("peak memory: %.0f MB" % (int(peak.group(1)) / 1024))
+    if p.returncode != 0:
+        print(p.stderr)
+    if os.path.exists(out):
+        print("file size: %d bytes" % os.path.getsize(out))
+        os.remove(out)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", required=True)
+    ap.add_argument("--ranks", default="8,32,64")
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--codes", type=int, default=1000)
+    ap.add_argument("--gen-ranks", type=int, default=100000)
+    ap.add_argument("--no-gen", action="store_true")
+    ap.add_argument("--no-mpi", action="store_true")
+    ap.add_argument("--workdir")
+    a = ap.parse_args()
+    a.build = os.path.abspath(a.build)
+    work = a.workdir or tempfile.mkdtemp(prefix="instr-jobdb-bench-")
+    os.makedirs(work, exist_ok=True)
+    if not a.no_mpi:
+        write_side(a, work)
+    if not a.no_gen:
+        generator(a, work)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,627 @@
+/* jobdb_defs.c — the job database's definitions: strings, regions, paths and columns, their
+ * serialisation, their union and their canonical numbering (jobdb.h). */
+#include "jobdb.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NONE INSTR_JDB_NONE
+
+static uint64_t mix(uint64_t k)
+{
+    k ^= k >> 33;
+    k *= 0xff51afd7ed558ccdull;
+    k ^= k >> 33;
+    k *= 0xc4ceb9fe1a85ec53ull;
+    k ^= k >> 33;
+    return k;
+}
+
+static uint64_t str_hash(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return mix(h);
+}
+
+/* Grows *pp (any T *) to hold need elements. */
+static int grow(void *pp, uint32_t *cap, uint64_t need, size_t elem)
+{
+    if (need <= *cap)
+        return 0;
+    if (need > UINT32_MAX - 1)
+        return -1;
+    uint64_t c = *cap ? *cap : 64;
+    while (c < need)
+        c *= 2;
+    if (c > UINT32_MAX)
+        c = UINT32_MAX;
+    void *old;
+    memcpy(&old, pp, sizeof old);
+    void *q = realloc(old, (size_t)c * elem);
+    if (!q)
+        return -1;
+    memcpy(pp, &q, sizeof q);
+    *cap = (uint32_t)c;
+    return 0;
+}
+
+/* Open-addressing tables of id + 1 (0: free), rebuilt when half full. */
+typedef uint64_t (*hash_of)(const instr_jdb_defs *d, uint32_t id);
+
+static uint64_t region_hash_rec(const instr_jdb_region *r)
+{
+    return mix(((uint64_t)r->name << 32 | r->mangled) ^ mix((uint64_t)r->file << 32 | r->paradigm));
+}
+static uint64_t hash_region(const instr_jdb_defs *d, uint32_t id) { return region_hash_rec(&d->reg[id]); }
+static uint64_t hash_path(const instr_jdb_defs *d, uint32_t id)
+{
+    return mix((uint64_t)d->path[id].parent << 32 | d->path[id].region);
+}
+
+static int rehash(const instr_jdb_defs *d, uint32_t **slots, uint32_t *cap, uint32_t n,
+                  hash_of h)
+{
+    if (2 * ((uint64_t)n + 1) <= *cap)
+        return 0;
+    uint64_t c = *cap ? 2 * (uint64_t)*cap : 256;
+    while (c < 2 * ((uint64_t)n + 1))
+        c *= 2;
+    if (c > (1ull << 31))
+        return -1;
+    uint32_t *t = calloc(c, sizeof *t);
+    if (!t)
+        return -1;
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t s = h(d, i) & (c - 1);
+        while (t[s])
+            s = (s + 1) & (c - 1);
+        t[s] = i + 1;
+    }
+    free(*slots);
+    *slots = t;
+    *cap = (uint32_t)c;
+    return 0;
+}
+
+int instr_jdb_defs_init(instr_jdb_defs *d)
+{
+    memset(d, 0, sizeof *d);
+    d->str = malloc(256);
+    if (!d->str)
+        return -1;
+    d->scap = 256;
+    d->str[0] = '\0';
+    d->slen = 1;
+    return 0;
+}
+
+void instr_jdb_defs_free(instr_jdb_defs *d)
+{
+    free(d->str);
+    free(d->sslots);
+    free(d->reg);
+    free(d->rslots);
+    free(d->path);
+    free(d->pslots);
+    free(d->col);
+    memset(d, 0, sizeof *d);
+}
+
+/* The string table's hash over the offsets of its strings (offsets need not be ids: they
+ * are found by walking the section). */
+static int str_rehash(instr_jdb_defs *d)
+{
+    if (2 * ((uint64_t)d->nstr + 1) <= d->sslots_cap)
+        return 0;
+    uint64_t c = d->sslots_cap ? 2 * (uint64_t)d->sslots_cap : 256;
+    while (c < 2 * ((uint64_t)d->nstr + 1))
+        c *= 2;
+    if (c > (1ull << 31))
+        return -1;
+    uint32_t *t = calloc(c, sizeof *t);
+    if (!t)
+        return -1;
+    for (uint64_t off = 1; off < d->slen; off += strlen(d->str + off) + 1) {
+        uint64_t s = str_hash(d->str + off) & (c - 1);
+        while (t[s])
+            s = (s + 1) & (c - 1);
+        t[s] = (uint32_t)off + 1;
+    }
+    free(d->sslots);
+    d->sslots = t;
+    d->sslots_cap = (uint32_t)c;
+    return 0;
+}
+
+uint32_t instr_jdb_str(instr_jdb_defs *d, const char *s)
+{
+    if (!s || !*s)
+        return 0;
+    if (str_rehash(d) != 0)
+        return NONE;
+    uint64_t slot = str_hash(s) & (d->sslots_cap - 1);
+    while (d->sslots[slot]) {
+        if (strcmp(d->str + d->sslots[slot] - 1, s) == 0)
+            return d->sslots[slot] - 1;
+        slot = (slot + 1) & (d->sslots_cap - 1);
+    }
+    size_t l = strlen(s) + 1;
+    if (d->slen + l >= UINT32_MAX)
+        return NONE;
+    if (d->slen + l > d->scap) {
+        uint64_t c = d->scap;
+        while (c < d->slen + l)
+            c *= 2;
+        char *q = realloc(d->str, c);
+        if (!q)
+            return NONE;
+        d->str = q;
+        d->scap = c;
+    }
+    uint32_t off = (uint32_t)d->slen;
+    memcpy(d->str + off, s, l);
+    d->slen += l;
+    d->nstr++;
+    d->sslots[slot] = off + 1;
+    return off;
+}
+
+static int same_region(const instr_jdb_region *a, const instr_jdb_region *b)
+{
+    return a->name == b->name && a->mangled == b->mangled && a->file == b->file &&
+           a->paradigm == b->paradigm;
+}
+
+uint32_t instr_jdb_region_id(instr_jdb_defs *d, const instr_jdb_region *r)
+{
+    if (rehash(d, &d->rslots, &d->rslots_cap, d->nreg, hash_region) != 0)
+        return NONE;
+    uint64_t s = region_hash_rec(r) & (d->rslots_cap - 1);
+    while (d->rslots[s]) {
+        instr_jdb_region *x = &d->reg[d->rslots[s] - 1];
+        if (same_region(x, r)) {
+            x->flags |= r->flags;
+            return d->rslots[s] - 1;
+        }
+        s = (s + 1) & (d->rslots_cap - 1);
+    }
+    if (grow(&d->reg, &d->capreg, (uint64_t)d->nreg + 1, sizeof *d->reg) != 0)
+        return NONE;
+    d->reg[d->nreg] = *r;
+    d->rslots[s] = d->nreg + 1;
+    return d->nreg++;
+}
+
+uint32_t instr_jdb_path_id(instr_jdb_defs *d, uint32_t parent, uint32_t region)
+{
+    if (rehash(d, &d->pslots, &d->pslots_cap, d->npath, hash_path) != 0)
+        return NONE;
+    uint64_t s = mix((uint64_t)parent << 32 | region) & (d->pslots_cap - 1);
+    while (d->pslots[s]) {
+        const instr_jdb_path *x = &d->path[d->pslots[s] - 1];
+        if (x->parent == parent && x->region == region)
+            return d->pslots[s] - 1;
+        s = (s + 1) & (d->pslots_cap - 1);
+    }
+    if (grow(&d->path, &d->cappath, (uint64_t)d->npath + 1, sizeof *d->path) != 0)
+        return NONE;
+    d->path[d->npath] = (instr_jdb_path){parent, region};
+    d->pslots[s] = d->npath + 1;
+    return d->npath++;
+}
+
+uint32_t instr_jdb_column_id(instr_jdb_defs *d, const char *name, const char *unit,
+                             uint32_t kind, uint32_t flags)
+{
+    /* Few columns: a linear search. */
+    for (uint32_t i = 0; i < d->ncol; i++)
+        if (strcmp(d->str + d->col[i].name, name) == 0)
+            return i;
+    uint32_t n = instr_jdb_str(d, name), u = instr_jdb_str(d, unit);
+    if (n == NONE || u == NONE ||
+        grow(&d->col, &d->capcol, (uint64_t)d->ncol + 1, sizeof *d->col) != 0)
+        return NONE;
+    d->col[d->ncol] = (instr_jdb_column){n, u, kind, flags};
+    return d->ncol++;
+}
+
+int instr_jdb_base_columns(instr_jdb_defs *d)
+{
+    static const struct { const char *name, *unit; uint32_t kind, flags; } base[] = {
+        {"visits", "", INSTR_JDB_KIND_COUNT, 0},
+        {"time_incl", "ns", INSTR_JDB_KIND_TIME, INSTR_JDB_COLUMN_INCLUSIVE},
+        {"time_excl", "ns", INSTR_JDB_KIND_TIME, 0},
+        {"bytes_sent", "bytes", INSTR_JDB_KIND_BYTES, 0},
+        {"bytes_received", "bytes", INSTR_JDB_KIND_BYTES, 0},
+        {"messages_sent", "", INSTR_JDB_KIND_COUNT, 0},
+        {"messages_received", "", INSTR_JDB_KIND_COUNT, 0},
+    };
+    for (uint32_t i = 0; i < INSTR_JDB_NBASE_COLS; i++)
+        if (instr_jdb_column_id(d, base[i].name, base[i].unit, base[i].kind, base[i].flags) != i)
+            return -1;
+    return 0;
+}
+
+/* ---- serialisation: u64 string bytes, u32 regions, paths, columns, zero; then the
+ * sections back to back (strings padded to 8) ---- */
+
+static uint64_t pad8(uint64_t x) { return (x + 7) & ~7ull; }
+
+int instr_jdb_defs_serialize(const instr_jdb_defs *d, unsigned char **buf, uint64_t *len)
+{
+    uint64_t n = 24 + pad8(d->slen) + 32ull * d->nreg + 8ull * d->npath + 16ull * d->ncol;
+    unsigned char *b = calloc(1, n);
+    if (!b)
+        return -1;
+    uint32_t counts[4] = {d->nreg, d->npath, d->ncol, 0};
+    memcpy(b, &d->slen, 8);
+    memcpy(b + 8, counts, 16);
+    uint64_t o = 24;
+    memcpy(b + o, d->str, d->slen);
+    o += pad8(d->slen);
+    memcpy(b + o, d->reg, 32ull * d->nreg);
+    o += 32ull * d->nreg;
+    memcpy(b + o, d->path, 8ull * d->npath);
+    o += 8ull * d->npath;
+    memcpy(b + o, d->col, 16ull * d->ncol);
+    *buf = b;
+    *len = n;
+    return 0;
+}
+
+static int bad(char *err, size_t errlen, const char *what)
+{
+    snprintf(err, errlen, "%s", what);
+    return -1;
+}
+
+/* Whether off names a string of d (the start of one, inside the section). */
+static int str_ok(const instr_jdb_defs *d, uint32_t off, const unsigned char *starts)
+{
+    return off < d->slen && starts[off];
+}
+
+int instr_jdb_defs_deserialize(instr_jdb_defs *d, const unsigned char *buf, uint64_t len,
+                               char *err, size_t errlen)
+{
+    memset(d, 0, sizeof *d);
+    uint64_t slen;
+    uint32_t counts[4];
+    if (len < 24)
+        return bad(err, errlen, "definitions shorter than their 24-byte header");
+    memcpy(&slen, buf, 8);
+    memcpy(counts, buf + 8, 16);
+    if (slen < 1 || slen >= UINT32_MAX || slen > len)
+        return bad(err, errlen, "string section length out of range");
+    uint64_t need = 24 + pad8(slen) + 32ull * counts[0] + 8ull * counts[1] + 16ull * counts[2];
+    if (need != len)
+        return bad(err, errlen, "definitions' size does not match their counts");
+    const unsigned char *s = buf + 24;
+    if (s[0] != '\0' || s[slen - 1] != '\0')
+        return bad(err, errlen, "string section does not begin and end with a NUL");
+    unsigned char *starts = calloc(slen, 1);
+    if (!starts)
+        return bad(err, errlen, "out of memory");
+    starts[0] = 1;
+    uint32_t nstr = 0;
+    for (uint64_t o = 1; o < slen; o += strlen((const char *)s + o) + 1) {
+        starts[o] = 1;
+        nstr++;
+    }
+    d->str = malloc(slen);
+    d->reg = malloc(32ull * counts[0] + 1);
+    d->path = malloc(8ull * counts[1] + 1);
+    d->col = malloc(16ull * counts[2] + 1);
+    if (!d->str || !d->reg || !d->path || !d->col) {
+        free(starts);
+        instr_jdb_defs_free(d);
+        return bad(err, errlen, "out of memory");
+    }
+    memcpy(d->str, s, slen);
+    d->slen = d->scap = slen;
+    d->nstr = nstr;
+    uint64_t o = 24 + pad8(slen);
+    d->nreg = d->capreg = counts[0];
+    memcpy(d->reg, buf + o, 32ull * counts[0]);
+    o += 32ull * counts[0];
+    d->npath = d->cappath = counts[1];
+    memcpy(d->path, buf + o, 8ull * counts[1]);
+    o += 8ull * counts[1];
+    d->ncol = d->capcol = counts[2];
+    memcpy(d->col, buf + o, 16ull * counts[2]);
+    const char *what = NULL;
+    for (uint32_t i = 0; i < d->nreg && !what; i++) {
+        const instr_jdb_region *r = &d->reg[i];
+        if (!str_ok(d, r->name, starts) || !str_ok(d, r->mangled, starts) ||
+            !str_ok(d, r->file, starts) || !str_ok(d, r->object, starts))
+            what = "a region's string offset is not a string";
+    }
+    for (uint32_t i = 0; i < d->npath && !what; i++)
+        if ((d->path[i].parent != NONE && d->path[i].parent >= i) || d->path[i].region >= d->nreg)
+            what = "a path's parent is not before it or its region does not exist";
+    for (uint32_t i = 0; i < d->ncol && !what; i++)
+        if (!str_ok(d, d->col[i].name, starts) || !str_ok(d, d->col[i].unit, starts))
+            what = "a column's string offset is not a string";
+    free(starts);
+    if (!what && (rehash(d, &d->rslots, &d->rslots_cap, d->nreg, hash_region) != 0 ||
+                  rehash(d, &d->pslots, &d->pslots_cap, d->npath, hash_path) != 0 ||
+                  str_rehash(d) != 0))
+        what = "out of memory";
+    if (what) {
+        instr_jdb_defs_free(d);
+        return bad(err, errlen, what);
+    }
+    return 0;
+}
+
+/* ---- the union ---- */
+
+void instr_jdb_map_free(instr_jdb_map *m)
+{
+    free(m->region);
+    free(m->path);
+    free(m->col);
+    memset(m, 0, sizeof *m);
+}
+
+/* Lookups that never add (instr_jdb_defs_find): NONE when absent. */
+static uint32_t str_find(const instr_jdb_defs *d, const char *s)
+{
+    if (!*s)
+        return 0;
+    if (!d->sslots_cap)
+        return NONE;
+    uint64_t slot = str_hash(s) & (d->sslots_cap - 1);
+    for (; d->sslots[slot]; slot = (slot + 1) & (d->sslots_cap - 1))
+        if (strcmp(d->str + d->sslots[slot] - 1, s) == 0)
+            return d->sslots[slot] - 1;
+    return NONE;
+}
+
+static uint32_t region_find(const instr_jdb_defs *d, const instr_jdb_region *r)
+{
+    if (!d->rslots_cap)
+        return NONE;
+    uint64_t s = region_hash_rec(r) & (d->rslots_cap - 1);
+    for (; d->rslots[s]; s = (s + 1) & (d->rslots_cap - 1))
+        if (same_region(&d->reg[d->rslots[s] - 1], r))
+            return d->rslots[s] - 1;
+    return NONE;
+}
+
+static uint32_t path_find(const instr_jdb_defs *d, uint32_t parent, uint32_t region)
+{
+    if (!d->pslots_cap || region == NONE)
+        return NONE;
+    uint64_t s = mix((uint64_t)parent << 32 | region) & (d->pslots_cap - 1);
+    for (; d->pslots[s]; s = (s + 1) & (d->pslots_cap - 1)) {
+        const instr_jdb_path *x = &d->path[d->pslots[s] - 1];
+        if (x->parent == parent && x->region == region)
+            return d->pslots[s] - 1;
+    }
+    return NONE;
+}
+
+int instr_jdb_defs_find(const instr_jdb_defs *in, const instr_jdb_defs *from, instr_jdb_map *map)
+{
+    map->region = malloc(((size_t)from->nreg + 1) * sizeof *map->region);
+    map->path = malloc(((size_t)from->npath + 1) * sizeof *map->path);
+    map->col = malloc(((size_t)from->ncol + 1) * sizeof *map->col);
+    if (!map->region || !map->path || !map->col)
+        goto fail;
+    for (uint32_t i = 0; i < from->nreg; i++) {
+        const instr_jdb_region *r = &from->reg[i];
+        instr_jdb_region x = *r;
+        x.name = str_find(in, from->str + r->name);
+        x.mangled = str_find(in, from->str + r->mangled);
+        x.file = str_find(in, from->str + r->file);
+        if (x.name == NONE || x.mangled == NONE || x.file == NONE ||
+            (map->region[i] = region_find(in, &x)) == NONE)
+            goto fail;
+    }
+    for (uint32_t i = 0; i < from->npath; i++) {
+        const instr_jdb_path *p = &from->path[i];
+        uint32_t parent = p->parent == NONE ? NONE : map->path[p->parent];
+        if (p->parent != NONE && parent == NONE)
+            goto fail;
+        if ((map->path[i] = path_find(in, parent, map->region[p->region])) == NONE)
+            goto fail;
+    }
+    for (uint32_t i = 0; i < from->ncol; i++) {
+        map->col[i] = NONE;
+        for (uint32_t k = 0; k < in->ncol; k++)
+            if (strcmp(in->str + in->col[k].name, from->str + from->col[i].name) == 0)
+                map->col[i] = k;
+        if (map->col[i] == NONE)
+            goto fail;
+    }
+    return 0;
+fail:
+    instr_jdb_map_free(map);
+    return -1;
+}
+
+int instr_jdb_defs_merge(instr_jdb_defs *into, const instr_jdb_defs *from, instr_jdb_map *map)
+{
+    uint32_t *reg = malloc(((size_t)from->nreg + 1) * sizeof *reg);
+    uint32_t *path = malloc(((size_t)from->npath + 1) * sizeof *path);
+    uint32_t *col = malloc(((size_t)from->ncol + 1) * sizeof *col);
+    int rc = -1;
+    if (!reg || !path || !col)
+        goto out;
+    for (uint32_t i = 0; i < from->nreg; i++) {
+        const instr_jdb_region *r = &from->reg[i];
+        instr_jdb_region x = *r;
+        x.name = instr_jdb_str(into, from->str + r->name);
+        x.mangled = instr_jdb_str(into, from->str + r->mangled);
+        x.file = instr_jdb_str(into, from->str + r->file);
+        x.object = instr_jdb_str(into, from->str + r->object);
+        if (x.name == NONE || x.mangled == NONE || x.file == NONE || x.object == NONE ||
+            (reg[i] = instr_jdb_region_id(into, &x)) == NONE)
+            goto out;
+    }
+    for (uint32_t i = 0; i < from->npath; i++) {
+        const instr_jdb_path *p = &from->path[i];
+        uint32_t parent = p->parent == NONE ? NONE : path[p->parent];
+        if ((path[i] = instr_jdb_path_id(into, parent, reg[p->region])) == NONE)
+            goto out;
+    }
+    for (uint32_t i = 0; i < from->ncol; i++) {
+        const instr_jdb_column *c = &from->col[i];
+        if ((col[i] = instr_jdb_column_id(into, from->str + c->name, from->str + c->unit,
+                                          c->kind, c->flags)) == NONE)
+            goto out;
+    }
+    rc = 0;
+out:
+    if (rc == 0 && map) {
+        *map = (instr_jdb_map){reg, path, col};
+    } else {
+        free(reg);
+        free(path);
+        free(col);
+    }
+    return rc;
+}
+
+/* ---- the canonical numbering ---- */
+
+static const instr_jdb_defs *sort_defs; /* qsort has no context argument in C11 */
+
+static int region_order(const void *a, const void *b)
+{
+    const instr_jdb_region *x = &sort_defs->reg[*(const uint32_t *)a];
+    const instr_jdb_region *y = &sort_defs->reg[*(const uint32_t *)b];
+    const char *s = sort_defs->str;
+    int c = strcmp(s + x->name, s + y->name);
+    if (!c) c = strcmp(s + x->mangled, s + y->mangled);
+    if (!c) c = strcmp(s + x->file, s + y->file);
+    if (!c) c = (x->paradigm > y->paradigm) - (x->paradigm < y->paradigm);
+    return c;
+}
+
+static int path_order(const void *a, const void *b)
+{
+    const instr_jdb_path *x = &sort_defs->path[*(const uint32_t *)a];
+    const instr_jdb_path *y = &sort_defs->path[*(const uint32_t *)b];
+    /* parent NONE sorts last; that is fine: roots are taken from their own bucket */
+    if (x->parent != y->parent)
+        return x->parent < y->parent ? -1 : 1;
+    return (x->region > y->region) - (x->region < y->region);
+}
+
+int instr_jdb_defs_canonical(instr_jdb_defs *d)
+{
+    uint32_t nr = d->nreg, np = d->npath;
+    uint32_t *order = malloc(((size_t)(nr > np ? nr : np) + 1) * sizeof *order);
+    uint32_t *newid = malloc(((size_t)(nr > np ? nr : np) + 1) * sizeof *newid);
+    uint32_t *first = malloc(((size_t)np + 2) * sizeof *first);
+    uint32_t *stack = malloc(((size_t)np + 1) * sizeof *stack);
+    instr_jdb_region *reg = malloc(((size_t)nr + 1) * sizeof *reg);
+    instr_jdb_path *path = malloc(((size_t)np + 1) * sizeof *path);
+    int rc = -1;
+    if (!order || !newid || !first || !stack || !reg || !path)
+        goto out;
+    /* Regions. */
+    for (uint32_t i = 0; i < nr; i++)
+        order[i] = i;
+    sort_defs = d;
+    qsort(order, nr, sizeof *order, region_order);
+    for (uint32_t i = 0; i < nr; i++) {
+        newid[order[i]] = i;
+        reg[i] = d->reg[order[i]];
+    }
+    memcpy(d->reg, reg, (size_t)nr * sizeof *reg);
+    for (uint32_t i = 0; i < np; i++)
+        d->path[i].region = newid[d->path[i].region];
+    /* Paths: sorted by (parent, region), each parent's children are a run; then pre-order. */
+    for (uint32_t i = 0; i < np; i++)
+        order[i] = i;
+    qsort(order, np, sizeof *order, path_order);
+    /* first[p + 1]: where parent p's children begin in order; first[0]: the roots'. */
+    for (uint32_t i = 0; i < np + 2; i++)
+        first[i] = NONE;
+    for (uint32_t i = np; i-- > 0;) {
+        uint32_t p = d->path[order[i]].parent;
+        first[p == NONE ? 0 : p + 1] = i;
+    }
+    uint32_t sp = 0, k = 0;
+    /* Push the roots in reverse so that the first pops first. */
+    if (first[0] != NONE) {
+        uint32_t e = first[0];
+        while (e < np && d->path[order[e]].parent == NONE)
+            e++;
+        for (uint32_t i = e; i-- > first[0];)
+            stack[sp++] = order[i];
+    }
+    while (sp) {
+        uint32_t id = stack[--sp];
+        newid[id] = k;
+        path[k++] = d->path[id];
+        uint32_t b = first[id + 1];
+        if (b == NONE)
+            continue;
+        uint32_t e = b;
+        while (e < np && d->path[order[e]].parent == id)
+            e++;
+        for (uint32_t i = e; i-- > b;)
+            stack[sp++] = order[i];
+    }
+    if (k != np) /* cannot happen for a valid set (parents before children) */
+        goto out;
+    for (uint32_t i = 0; i < np; i++)
+        if (path[i].parent != NONE)
+            path[i].parent = newid[path[i].parent];
+    memcpy(d->path, path, (size_t)np * sizeof *path);
+    /* Strings in the order of their first use by the columns, then the regions: the same
+     * bytes whatever order the sets were merged in. */
+    instr_jdb_defs s;
+    if (instr_jdb_defs_init(&s) != 0)
+        goto out;
+    for (uint32_t i = 0; i < d->ncol; i++) {
+        d->col[i].name = instr_jdb_str(&s, d->str + d->col[i].name);
+        d->col[i].unit = instr_jdb_str(&s, d->str + d->col[i].unit);
+        if (d->col[i].name == NONE || d->col[i].unit == NONE)
+            goto strings_failed;
+    }
+    for (uint32_t i = 0; i < nr; i++) {
+        instr_jdb_region *x = &d->reg[i];
+        x->name = instr_jdb_str(&s, d->str + x->name);
+        x->mangled = instr_jdb_str(&s, d->str + x->mangled);
+        x->file = instr_jdb_str(&s, d->str + x->file);
+        x->object = instr_jdb_str(&s, d->str + x->object);
+        if (x->name == NONE || x->mangled == NONE || x->file == NONE || x->object == NONE)
+            goto strings_failed;
+    }
+    free(d->str);
+    free(d->sslots);
+    d->str = s.str;
+    d->slen = s.slen;
+    d->scap = s.scap;
+    d->sslots = s.sslots;
+    d->sslots_cap = s.sslots_cap;
+    d->nstr = s.nstr;
+    /* The tables hold ids: rebuilt. */
+    free(d->rslots);
+    free(d->pslots);
+    d->rslots = d->pslots = NULL;
+    d->rslots_cap = d->pslots_cap = 0;
+    if (rehash(d, &d->rslots, &d->rslots_cap, d->nreg, hash_region) != 0 ||
+        rehash(d, &d->pslots, &d->pslots_cap, d->npath, hash_path) != 0)
+        goto out;
+    rc = 0;
+    goto out;
+strings_failed: /* d's offsets are half rewritten: unusable, as the caller is told */
+    instr_jdb_defs_free(&s);
+out:
+    free(order);
+    free(newid);
+    free(first);
+    free(stack);
+    free(reg);
+    free(path);
+    return rc;
+}

@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""check_gen.py — instr-jobdb-gen writes a valid job database of the asked shape: 64 ranks over
+a synthetic tree of 5,000 call paths, checked by tests/lib/jobdb.py (every section, rows sorted,
+summary == reduction of the rows); the same seed gives the same bytes, another seed another
+file; the structure is there (paths on every rank, paths on some only, imbalance growing with
+the rank, outlier ranks); bad options are refused with a message.
+
+  check_gen.py <instr-jobdb-gen> <workdir>
+"""
+import os
+import shutil
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import jobdb  # noqa: E402
+
+
+def fail(msg):
+    print("FAIL: " + msg)
+    sys.exit(1)
+
+
+def gen(exe, out, *opts):
+    cmd = [exe, "-r", "64", "-p", "5000", "-k", "500", "-t", "2", "-o", out] + list(opts)
+    print("$ " + " ".join(cmd), flush=True)
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        fail("%s failed (%d): %s" % (exe, p.returncode, p.stderr))
+    print(p.stdout, end="")
+
+
+def main():
+    exe, work = sys.argv[1], os.path.abspath(sys.argv[2])
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    a, b, c = (os.path.join(work, n) for n in ("a.jdb", "b.jdb", "c.jdb"))
+    gen(exe, a, "-s", "7")
+    gen(exe, b, "-s", "7")
+    gen(exe, c, "-s", "8")
+    if jobdb.main(["jobdb.py", "check", a, "--ranks", "64"]) != 0:
+        fail("the generated database is wrong")
+    if open(a, "rb").read() != open(b, "rb").read():
+        fail("the same seed gave two different files")
+    if open(a, "rb").read() == open(c, "rb").read():
+        fail("another seed gave the same file")
+    db = jobdb.read(a)
+    nvis = [n for n, _ in db["summary"]]
+    if max(nvis) != 64 or min(nvis) >= 64:
+        fail("ranks visited per path from %d to %d: expected paths on every rank and paths on "
+             "some only" % (min(nvis), max(nvis)))
+    per_rank = [len(db["rows"][r]) // 2 for r in range(64)]
+    if min(per_rank) < 400 or max(per_rank) > 600:
+        fail("call paths per rank from %d to %d, asked for ~500" % (min(per_rank), max(per_rank)))
+    if any(e["threads"] != 2 for e in db["index"]):
+        fail("threads per rank %r, asked for 2" % sorted({e["threads"] for e in db["index"]}))
+    # Imbalance: the root's time grows with the rank, and some ranks stand out far above it.
+    root = [next(row for row in db["rows"][r] if db["paths"][row[0]][0] == jobdb.NONE)[3]
+            for r in range(64)]
+    if not root[63] > 1.2 * root[0]:
+        fail("no imbalance: the root's time on rank 0 %d, rank 63 %d" % (root[0], root[63]))
+    # Outliers: a hot path (on every rank) where 1 to 3 ranks take over 10x the median time.
+    excl = {}
+    for r in range(64):
+        for row in db["rows"][r]:
+            if row[1] == 0:
+                excl.setdefault(row[0], []).append((row[4], r))
+    outliers = []
+    for p, vals in excl.items():
+        if len(vals) == 64:
+            median = sorted(v for v, _ in vals)[32]
+            far = [r for v, r in vals if v > 10 * median]
+            if 1 <= len(far) <= 3:
+                outliers = far
+                break
+    if not outliers:
+        fail("no hot path with 1 to 3 outlier ranks (over 10x the median)")
+    # Bad options: a message naming the option, exit status 2.
+    p = subprocess.run([exe, "-r", "0", "-o", a], capture_output=True, text=True)
+    if p.returncode != 2 or "-r ranks '0'" not in p.stderr:
+        fail("-r 0 accepted or unclear: %d %r" % (p.returncode, p.stderr))
+    print("generator: valid, deterministic, %d call paths, %d-%d per rank, outlier ranks %r"
+          % (len(db["paths"]), min(per_rank), max(per_rank), outliers))
+
+
+if __name__ == "__main__":
+    main()

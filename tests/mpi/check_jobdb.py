@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+"""check_jobdb.py — the job database (profile.jdb) of a real MPI job: progs/jobdb.c (ranks with
+different call trees, 1-3 threads each) compiled with `instr mpicc`, run under mpirun with NP
+oversubscribed ranks; tests/lib/jobdb.py then checks that the file is valid, that every rank's
+rows equal its own rank-N/profile.json exactly, that the summary equals the reduction of the
+rows, and that a truncated copy is refused.
+
+  check_jobdb.py --np N --source progs/jobdb.c --workdir DIR --instr <bin/instr>
+                 --mpicc <mpicc> --mpirun <mpirun> [--absent R] [--env NAME=VALUE ...]
+
+--absent R: rank R runs with INSTR_ENABLE_PROFILING=0 (an MPMD launch): it has no profile, so
+the database must mark it absent, hold the others' data and one line must name it.
+--env: set for every rank (e.g. INSTR_METRIC_RUSAGE=...: metric columns, checked too).
+"""
+import re
+import argparse
+import glob
+import os
+import shutil
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import jobdb  # noqa: E402
+
+MPIRUN_FLAGS = ["--oversubscribe", "--allow-run-as-root", "--bind-to", "none"]
+
+
+def fail(msg):
+    print("FAIL: " + msg)
+    sys.exit(1)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    for a in ("source", "workdir", "instr", "mpicc", "mpirun"):
+        ap.add_argument("--" + a, required=True)
+    ap.add_argument("--np", type=int, required=True)
+    ap.add_argument("--absent", type=int)
+    ap.add_argument("--env", action="append", default=[])
+    args = ap.parse_args()
+    work = os.path.abspath(args.workdir)
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("INSTR_")}
+    env["OMPI_MCA_btl"] = "self,vader"
+    xenv = []
+    for kv in args.env:
+        k, v = kv.split("=", 1)
+        env[k] = v
+        xenv += ["-x", k]
+    exe = os.path.join(work, "measured")
+    c = subprocess.run([args.instr, args.mpicc, "-O1", "-pthread", args.source, "-o", exe],
+                       env=env, cwd=work, capture_output=True, text=True)
+    if c.returncode != 0:
+        fail("instr %s failed:\n%s%s" % (args.mpicc, c.stdout, c.stderr))
+    if args.absent is None:
+        cmd = [args.mpirun, "-np", str(args.np)] + MPIRUN_FLAGS + xenv + [exe]
+    else:
+        r = args.absent
+        cmd = [args.mpirun] + MPIRUN_FLAGS + xenv
+        if r:
+            cmd += ["-np", str(r), exe, ":"]
+        cmd += ["-np", "1", "-x", "INSTR_ENABLE_PROFILING=0", exe]
+        if args.np - r - 1:
+            cmd += [":", "-np", str(args.np - r - 1), exe]
+    print("$ " + " ".join(cmd), flush=True)
+    p = subprocess.run(cmd, env=env, cwd=work, capture_output=True, text=True, timeout=280)
+    sys.stderr.write(p.stderr)
+    want = "ranks %d total %.1f\n" % (args.np, args.np * (args.np + 1) / 2)
+    if p.returncode != 0 or p.stdout != want:
+        fail("the job failed (status %d) or printed %r instead of %r"
+             % (p.returncode, p.stdout, want))
+    exps = glob.glob(os.path.join(work, "instr-*"))
+    if len(exps) != 1:
+        fail("expected one experiment directory, found %r" % exps)
+    exp = exps[0]
+    opts = [sys.argv[0], "check-job", exp, "--ranks", str(args.np)]
+    if args.absent is not None:
+        opts += ["--absent", str(args.absent)]
+        # The job's one line names it (the database's own line only with INSTR_VERBOSE).
+        line = "; rank %d missing from it (1 of %d:" % (args.absent, args.np)
+        if line not in p.stderr:
+            fail("no line naming the absent rank %d on stderr" % args.absent)
+    summary = env.get("INSTR_JOB_PROFILE_MAX_RANKS") and \
+        args.np > int(env["INSTR_JOB_PROFILE_MAX_RANKS"])
+    if summary:
+        opts += ["--summary", "1"]
+        if os.path.exists(os.path.join(exp, "profile.cubex")):
+            fail("profile.cubex written for a job profile from the summary")
+    elif not os.path.exists(os.path.join(exp, "profile.cubex")):
+        fail("no job profile.cubex")
+    if not re.search(r"MPI job of %d ranks?: [^\n]*profile\.json[^\n]* written to" % args.np,
+                     p.stderr):
+        fail("no line saying that the job's profile.json was written")
+    if jobdb.main(opts) != 0:
+        fail("the job database is wrong")
+    db = jobdb.read(os.path.join(exp, "profile.jdb"))
+    # Some call paths are only on some ranks (the point of progs/jobdb.c).
+    metrics = [k.split("=", 1)[1] for k in args.env if k.startswith("INSTR_METRIC_RUSAGE=")]
+    for m in ",".join(metrics).split(",") if metrics else []:
+        if not any(c["name"] == m for c in db["cols"]) or \
+                not any(c["name"] == m + ":excl" for c in db["cols"]):
+            fail("no columns %s and %s:excl in %r" % (m, m, [c["name"] for c in db["cols"]]))
+    partial = [p for p, (nvis, _) in enumerate(db["summary"]) if 0 < nvis < db["present"]]
+    if args.np >= 4 and not partial:
+        fail("every call path is on every rank: the ranks' trees were meant to differ")
+    # A truncated copy is refused, naming the file and the reason.
+    cut = os.path.join(work, "truncated.jdb")
+    with open(os.path.join(exp, "profile.jdb"), "rb") as f:
+        data = f.read()
+    with open(cut, "wb") as f:
+        f.write(data[:len(data) - 64])
+    try:
+        jobdb.read(cut)
+        fail("a truncated database was read without complaint")
+    except jobdb.JdbError as e:
+        if "truncated" not in str(e) or cut not in str(e):
+            fail("the truncated database's error does not say what and where: %s" % e)
+    print("job database: %d ranks, %d call paths (%d only on some ranks), %d rows: as expected"
+          % (args.np, len(db["paths"]), len(partial), sum(len(r) for r in db["rows"].values())))
+
+
+if __name__ == "__main__":
+    main()
