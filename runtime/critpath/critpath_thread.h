@@ -30,6 +30,13 @@ struct cp_state {
     uint64_t mlast[INSTR_CP_MAX_METRICS], mseg[INSTR_CP_MAX_METRICS];
     int mwaiting, mstarted, mwait_ended;
     instr_cp_record path;     /* the path as of the last exchange, ns */
+    /* While the thread runs explicit tasks (tasks.c), `path` is the running task's; its own
+     * (its implicit task's) waits here, with whether it was waiting. */
+    int in_task, own_in_omp;
+    instr_cp_record own_path;
+    /* The task the thread runs, and its implicit task (OMPT task data addresses; NULL when
+     * not known): the runtime may report a wait with a copy of the task's data. */
+    const void *cur_task, *own_task;
 };
 
 /* The calling thread's state (NULL: the path is off, or the thread has no location yet). */

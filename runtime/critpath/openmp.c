@@ -75,6 +75,13 @@ void instr_cp_omp_barrier_end(instr_cp_team *t, uint32_t n)
     s->syncs++;
 }
 
+void instr_cp_omp_task_to_barrier(instr_cp_team *t, uint32_t n, const instr_cp_record *path)
+{
+    lock(&t->lock);
+    instr_ext_cp_max(&t->sync[n & 1], path);
+    unlock(&t->lock);
+}
+
 /* The paths of released mutexes, by wait id: a small table. Two mutexes in one slot displace
  * each other: an acquirer of the displaced one then takes no path (its path is too short by
  * what the releaser did, never wrong by more). */

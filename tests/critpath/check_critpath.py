@@ -28,6 +28,9 @@ Cases:
   hybrid     2 ranks x 2 threads of the same program, MPI_Barrier between the iterations
   oracle_omp_team, oracle_hybrid  the two above in wall time with the trace on, against
              the trace's replay (fork, OpenMP barriers, join)
+  omp_tasks  explicit tasks of one rank's 2 threads: taskwait for a slow task on the other
+             thread, a taskgroup whose task leaves a grandchild behind, a chain of 3 tasks by
+             depend clauses: the path goes through them to the waiting master
   omp_chain  a chain through 4 threads by `#pragma omp ordered`: the path goes from the thread
              that leaves the ordered region to the one that enters it next
   metrics    INSTR_CRITICAL_PATH_METRICS=events of the exact count metric plugin
@@ -435,6 +438,42 @@ def case_omp_chain():
            "construction: the stages %r are too unequal" % st)
     near(cp["application"]["useful_s"], path, "useful critical path")
     check_regions(cp, {"stage_work": path})
+
+
+def task_phases(stdout):
+    """{name: (thread, seconds)} of omp_tasks.c's "phase <name> <thread> <seconds>" lines."""
+    return {l[1]: (int(l[2]), float(l[3])) for l in phases(stdout)}
+
+
+def check_tasks(mode, want_chain, other):
+    """omp_tasks.c in `mode` (one rank, 2 threads): the path is the phases of want_chain by
+    construction, each of them on it as a region; the regions of `other` are off it. A path
+    that missed the tasks would be the master's own phases (names in other)."""
+    env = dict(CPU, OMP_NUM_THREADS="2", OMP_WAIT_POLICY="passive")
+    exp, p = run("omp_tasks", env, "tasks_" + mode, [mode], np=1, openmp=True)
+    cp = load(exp)
+    check_common(cp)
+    ph = task_phases(p.stdout)
+    expect(set(want_chain) | set(other) <= set(ph), "phases printed: %r" % ph)
+    path = sum(ph[k][1] for k in want_chain)
+    master = sum(ph[k][1] for k in ph if ph[k][0] == 0)
+    expect(path > 1.1 * max(master, max(ph[k][1] for k in ph)),
+           "construction: the chain %r (%.6f s) is not clearly longer than the master's own "
+           "phases (%.6f s) or any one phase: %r" % (want_chain, path, master, ph))
+    near(cp["application"]["useful_s"], path, "useful critical path (%s)" % mode)
+    regions = {k + "_work" if k not in ("slow", "fast") else k + "_task_work": ph[k][1]
+               for k in want_chain}
+    check_regions(cp, regions)
+    return ph
+
+
+def case_omp_tasks():
+    """taskwait, taskgroup and task dependences (tests/critpath/progs/omp_tasks.c)."""
+    ph = check_tasks("wait", ["pre", "slow", "after"], ["fast", "own"])
+    expect(ph["slow"][0] != 0, "the slow task ran on the master: %r" % ph)
+    ph = check_tasks("group", ["pre", "slow", "grandchild", "after"], ["fast"])
+    expect(ph["slow"][0] != 0, "the slow task ran on the master: %r" % ph)
+    check_tasks("depend", ["pre", "a", "b", "c", "after"], [])
 
 
 def case_metrics():
