@@ -16,6 +16,7 @@
 #include "../core/clock.h"
 #include "../core/config.h"
 #include "../core/core.h"
+#include "../core/experiment.h"
 #include "../core/log.h"
 #include "../core/registry.h"
 
@@ -34,6 +35,8 @@ static int use_cpu;   /* INSTR_CRITICAL_PATH_CLOCK=cpu: the thread's CPU time, i
 static int regions_k = 32;
 static int my_rank;
 static int finished; /* the path's end was taken (MPI_Finalize) */
+static int mpi_seen; /* an MPI call went through libinstr-rt-mpi: an MPI job writes at its end */
+static struct cp_state *first; /* the first thread's (the program's main thread) */
 
 static uint64_t *keys; /* per handle: its key, 0 until computed (shared by the threads) */
 static int ready;      /* init succeeded */
@@ -186,6 +189,8 @@ static void *location_begin(instr_location *loc)
      * not the program's computation. */
     s->t_last = cp_now();
     tls_cp = s;
+    struct cp_state *none = NULL;
+    __atomic_compare_exchange_n(&first, &none, s, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED);
     return s;
 }
 
@@ -296,6 +301,7 @@ INSTR_EXT_EXPORT int instr_ext_cp_mpi_begin(void)
 {
     if (!ready)
         return 0;
+    mpi_seen = 1;
     if (!tls_cp)
         instr_core_location_self(); /* a thread whose first event is an MPI call */
     struct cp_state *cp = tls_cp;
@@ -429,16 +435,39 @@ INSTR_EXT_EXPORT int instr_ext_cp_write(const char *jobdir, int nranks,
                                         const instr_cp_record *path, const char *names,
                                         size_t names_len)
 {
-    return instr_cp_write_json(jobdir, nranks, procs, path, names, names_len, regions_k);
+    (void)jobdir;
+    return instr_cp_write_json(1, nranks, procs, path, names, names_len, regions_k);
 }
 
-/* At the end of the process: a program that is no MPI job (or ended before MPI_Finalize)
- * has no path to write; it says so rather than leaving the user to wonder. */
+/* At the end of a program that is no MPI job: its path is the one of the thread that ends it
+ * (the main thread, which took its teams' longest paths at their joins), written into the
+ * process's experiment directory. */
+static int write_process(char *files, size_t size)
+{
+    struct cp_state *s = tls_cp ? tls_cp : __atomic_load_n(&first, __ATOMIC_ACQUIRE);
+    if (!s)
+        return 0;
+    close_segment(s, cp_now());
+    double f = ns_per_tick();
+    instr_cp_process me = {.useful_ns = (uint64_t)((double)s->useful * f),
+                           .total_ns = (uint64_t)((double)s->total * f),
+                           .syncs = s->syncs};
+    size_t len = 0;
+    char *names = instr_ext_cp_names(&s->path, &len);
+    int rc = instr_cp_write_json(0, 1, &me, &s->path, names ? names : "", len, regions_k);
+    free(names);
+    if (rc == 0)
+        instr_files_add(files, size, "critical-path.json");
+    return rc;
+}
+
+/* At the end of the process: an MPI job wrote its path at MPI_Finalize; one that did not
+ * reach it says so rather than leaving the user to wonder. */
 static int write(const instr_run *run, char *files, size_t size)
 {
     (void)run;
-    (void)files;
-    (void)size;
+    if (!mpi_seen)
+        return write_process(files, size);
     if (!finished)
         instr_warn("INSTR_CRITICAL_PATH=1: no critical path from this process: it did not "
                    "reach MPI_Finalize through libinstr-rt-mpi with the path measured on every "

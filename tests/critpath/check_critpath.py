@@ -31,6 +31,8 @@ Cases:
   omp_tasks  explicit tasks of one rank's 2 threads: taskwait for a slow task on the other
              thread, a taskgroup whose task leaves a grandchild behind, a chain of 3 tasks by
              depend clauses: the path goes through them to the waiting master
+  omp_alone  a program of OpenMP threads alone (no MPI, 2 threads): its path written at the
+             end of the process
   omp_chain  a chain through 4 threads by `#pragma omp ordered`: the path goes from the thread
              that leaves the ordered region to the one that enters it next
   metrics    INSTR_CRITICAL_PATH_METRICS=events of the exact count metric plugin
@@ -474,6 +476,47 @@ def case_omp_tasks():
     ph = check_tasks("group", ["pre", "slow", "grandchild", "after"], ["fast"])
     expect(ph["slow"][0] != 0, "the slow task ran on the master: %r" % ph)
     check_tasks("depend", ["pre", "a", "b", "c", "after"], [])
+
+
+def case_omp_alone():
+    """A program of OpenMP threads alone, no MPI (progs/omp_alone.c, `instr clang -fopenmp`,
+    2 threads): critical-path.json in the process's experiment directory and the summary at
+    the end of the process; the path is each region's slowest thread of phase A plus its
+    slowest of phase B."""
+    os.makedirs(os.path.join(A.workdir, "bin"), exist_ok=True)
+    exe = os.path.join(A.workdir, "bin", "omp_alone")
+    src = os.path.join(A.source, "progs", "omp_alone.c")
+    p = subprocess.run([A.instr, A.omp_cc, "-O1", "-fopenmp", src, "-o", exe],
+                       capture_output=True, text=True, env=clean_env(), timeout=300)
+    expect(p.returncode == 0, "instr %s %s failed:\n%s%s" % (A.omp_cc, src, p.stdout, p.stderr))
+    exp = os.path.join(A.workdir, "alone")
+    env = clean_env(dict(CPU, OMP_NUM_THREADS="2", OMP_WAIT_POLICY="passive",
+                         INSTR_EXPERIMENT_DIRECTORY=exp))
+    print("$ %s %d" % (exe, WORK), flush=True)
+    p = subprocess.run([exe, str(WORK)], capture_output=True, text=True, env=env,
+                       cwd=A.workdir, timeout=240)
+    expect(p.returncode == 0, "omp_alone exited with %d:\n%s%s" % (p.returncode, p.stdout,
+                                                                   p.stderr))
+    sys.stdout.write(p.stderr)
+    expect("no critical path" not in p.stderr, "the path was not written:\n%s" % p.stderr)
+    expect("critical path of this process:" in p.stderr and "critical-path.json" in
+           p.stderr.split("critical path of this process:")[1], "no summary:\n%s" % p.stderr)
+    cp = load(exp)
+    check_common(cp)
+    expect(cp["ranks"] == 1, "ranks %r" % cp["ranks"])
+    ph = {(int(it), int(t)): (float(a), float(b)) for _, it, t, a, b in phases(p.stdout)}
+    iters = sorted({k[0] for k in ph})
+    expect(len(ph) == 2 * len(iters) and iters, "phases printed: %r" % sorted(ph))
+    path = sum(max(ph[(it, t)][0] for t in (0, 1)) + max(ph[(it, t)][1] for t in (0, 1))
+               for it in iters)
+    one = max(sum(sum(ph[(it, t)]) for it in iters) for t in (0, 1))
+    expect(path > 1.2 * one, "construction: the slowest threads' phases (%.6f s) are not "
+           "clearly longer than one thread's (%.6f s)" % (path, one))
+    near(cp["application"]["useful_s"], path, "useful critical path")
+    slow = sum(max(ph[(it, t)][0] for t in (0, 1)) - min(ph[(it, t)][0] for t in (0, 1)) +
+               max(ph[(it, t)][1] for t in (0, 1)) - min(ph[(it, t)][1] for t in (0, 1))
+               for it in iters)
+    near(totals(cp).get("slow_work", 0.0), slow, "slow_work on the path", of=path, tol=0.04)
 
 
 def case_metrics():
