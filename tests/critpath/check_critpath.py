@@ -40,6 +40,8 @@ Cases:
              path, counted from the program's calls
   ipc        INSTR_METRIC_PERF=instructions,cycles along the path: the derived IPC (skipped,
              77, without hardware counters)
+  ipc_double the same with a test double of the counters (counters_double.c: multiples of
+             the thread's CPU time, perf's and PAPI's names): the IPC line and the values
   regions_k  INSTR_CRITICAL_PATH_REGIONS=1: one region named, the rest is other_s
   off        without INSTR_CRITICAL_PATH: no critical-path.json, same program output
 """
@@ -582,6 +584,38 @@ def case_ipc():
            "no IPC line in the summary:\n%s" % p.stderr)
 
 
+def case_ipc_double():
+    """The IPC line without hardware counters: the test double counters_double.c offers
+    metrics named like perf's (instructions, cycles) and PAPI's (PAPI_TOT_INS, PAPI_TOT_CYC),
+    3 and 2 per nanosecond of the thread's CPU time. Along the barrier loop's useful path in
+    CPU time they are 3 and 2 times its length (within 2 %), and the derived IPC in
+    critical-path.json and the summary is their ratio."""
+    lib = os.path.join(A.plugins, "libinstr_metric_counters_double.so")
+    expect(os.path.isfile(lib), "%s is missing" % lib)
+    for ins, cyc in (("instructions", "cycles"), ("PAPI_TOT_INS", "PAPI_TOT_CYC")):
+        env = dict(CPU, INSTR_METRIC_PLUGINS="counters_double", INSTR_PLUGIN_PATH=A.plugins,
+                   INSTR_METRIC_COUNTERS_DOUBLE="%s,%s" % (ins, cyc),
+                   INSTR_CRITICAL_PATH_METRICS="%s,%s" % (ins, cyc))
+        exp, p = run("barrier_loop", env, "ipc_double_" + ins)
+        cp = load(exp)
+        check_common(cp)
+        got = {m["name"]: m["value"] for m in cp.get("metrics", [])}
+        expect(sorted(got) == sorted([ins, cyc]), "metrics on the path: %r" % cp.get("metrics"))
+        ns = cp["application"]["useful_s"] * 1e9
+        near(got[ins] / 3e9, ns / 1e9, "%s / 3 on the path against its length" % ins)
+        near(got[cyc] / 2e9, ns / 1e9, "%s / 2 on the path against its length" % cyc)
+        want = got[ins] / got[cyc]
+        d = {x["name"]: x["value"] for x in cp.get("derived", [])}
+        expect("ipc" in d and abs(d["ipc"] - want) <= 1e-6 and abs(want - 1.5) < 0.01,
+               "derived %r, %s / %s on the path %.6f, by construction 1.5"
+               % (cp.get("derived"), ins, cyc, want))
+        expect("on the path: IPC = %.3f (instructions / cycles)" % want in p.stderr,
+               "no IPC line in the summary:\n%s" % p.stderr)
+        for name in (ins, cyc):
+            expect("on the path: %s = %d #" % (name, got[name]) in p.stderr,
+                   "no summary line of %s:\n%s" % (name, p.stderr))
+
+
 def case_regions_k():
     exp, _ = run("barrier_loop", dict(CPU, INSTR_CRITICAL_PATH_REGIONS="1"), "regions_k")
     cp = load(exp)
@@ -614,7 +648,7 @@ def main():
         ap.add_argument("--" + a, required=True)
     ap.add_argument("--np", type=int, default=4)
     ap.add_argument("--omp-cc", default="clang")
-    ap.add_argument("--plugins", default="", help="directory of libinstr_metric_count.so")
+    ap.add_argument("--plugins", default="", help="directory of the metric plugins")
     A = ap.parse_args()
     fresh_dir(A.workdir)
     try:
