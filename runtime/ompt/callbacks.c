@@ -295,17 +295,14 @@ static instr_cp_team *cp_team(uint32_t **barriers)
     return &f->team->cp;
 }
 
-/* The critical path through taskwait and taskgroup: the waiting task takes the paths of the
- * tasks it waited for. */
-static void cp_task_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint,
-                         const ompt_data_t *task_data)
+/* The critical path through taskwait and the end of a taskgroup: the waiting task takes the
+ * paths of the tasks it waited for. */
+static void cp_task_wait(int group, ompt_scope_endpoint_t endpoint, const ompt_data_t *task_data)
 {
-    if (kind != ompt_sync_region_taskwait && kind != ompt_sync_region_taskgroup)
-        return;
     if (endpoint == ompt_scope_begin)
         instr_cp_task_wait_begin();
     else
-        instr_cp_task_wait_end(task_data, kind == ompt_sync_region_taskgroup);
+        instr_cp_task_wait_end(task_data, group);
 }
 
 /* The critical path through a barrier of the team (not a league's). */
@@ -347,14 +344,36 @@ static void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoi
     }
     /* The barrier's region lies inside the critical path's wait (its dependent metrics
      * count the events at its ends as the wait's). */
+    int taskwait = kind == ompt_sync_region_taskwait;
     if (endpoint == ompt_scope_begin) {
         cp_barrier(kind, endpoint);
-        cp_task_wait(kind, endpoint, task_data);
+        if (taskwait)
+            cp_task_wait(0, endpoint, task_data);
         push(c, 0, codeptr_ra);
     } else {
         pop(c, 0);
         cp_barrier(kind, endpoint);
-        cp_task_wait(kind, endpoint, task_data);
+        if (taskwait)
+            cp_task_wait(0, endpoint, task_data);
+    }
+}
+
+/* A taskgroup's region spans the construct; the wait for its tasks at its end is a region of
+ * its own inside (LLVM's libomp reports it with the sync-region-wait callback). The other
+ * kinds' waits are their sync regions. */
+static void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint,
+                                ompt_data_t *parallel_data, ompt_data_t *task_data,
+                                const void *codeptr_ra)
+{
+    (void)parallel_data;
+    if (kind != ompt_sync_region_taskgroup)
+        return;
+    if (endpoint == ompt_scope_begin) {
+        cp_task_wait(1, endpoint, task_data);
+        push(INSTR_OMP_TASKGROUP_WAIT, 0, codeptr_ra);
+    } else {
+        pop(INSTR_OMP_TASKGROUP_WAIT, 0);
+        cp_task_wait(1, endpoint, task_data);
     }
 }
 
@@ -589,6 +608,7 @@ int instr_ompt_register(ompt_set_callback_t set)
         {ompt_callback_parallel_end, (ompt_callback_t)on_parallel_end},
         {ompt_callback_implicit_task, (ompt_callback_t)on_implicit_task},
         {ompt_callback_sync_region, (ompt_callback_t)on_sync_region},
+        {ompt_callback_sync_region_wait, (ompt_callback_t)on_sync_region_wait},
         {ompt_callback_work, (ompt_callback_t)on_work},
         {ompt_callback_masked, (ompt_callback_t)on_masked},
         {ompt_callback_mutex_acquire, (ompt_callback_t)on_mutex_acquire},

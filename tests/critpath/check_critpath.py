@@ -33,6 +33,9 @@ Cases:
              depend clauses: the path goes through them to the waiting master
   omp_alone  a program of OpenMP threads alone (no MPI, 2 threads): its path written at the
              end of the process
+  oracle_omp_tasks  omp_tasks' taskwait and taskgroup in wall time against the trace's replay
+  oracle_omp_critical  omp_critical (critical sections) and omp_chain (ordered) against the
+             trace's replay of the mutex hand-overs
   omp_chain  a chain through 4 threads by `#pragma omp ordered`: the path goes from the thread
              that leaves the ordered region to the one that enters it next
   metrics    INSTR_CRITICAL_PATH_METRICS=events of the exact count metric plugin
@@ -427,6 +430,28 @@ def case_oracle_omp_team():
 
 def case_oracle_hybrid():
     oracle_team(2)
+
+
+def case_oracle_omp_tasks():
+    """omp_tasks.c's taskwait and taskgroup in wall time against the trace's replay of task
+    creation, execution, taskwait and taskgroup (the dependences are not in the trace)."""
+    env = dict(OMP_NUM_THREADS="2", OMP_WAIT_POLICY="passive")
+    for mode, slow in (("wait", "slow_task_work"), ("group", "grandchild_work")):
+        cp, _ = against_oracle("omp_tasks", [mode], "oracle_tasks_" + mode, np=1, env=env,
+                               openmp=True)
+        expect(slow in totals(cp), "%s is not on the path: %r" % (slow, cp["regions"]))
+
+
+def case_oracle_omp_critical():
+    """omp_critical.c (4 threads, two critical sections each) and omp_chain.c (ordered) in
+    wall time against the trace's replay of the mutex hand-overs."""
+    env = dict(OMP_NUM_THREADS="4", OMP_WAIT_POLICY="passive")
+    cp, _ = against_oracle("omp_critical", [], "oracle_critical", np=1, env=env, openmp=True)
+    # Eight critical sections one after the other: most of the path.
+    crit = totals(cp).get("critical_work", 0.0)
+    expect(crit > 0.5 * cp["application"]["useful_s"],
+           "critical_work is %.6f s of a %.6f s path" % (crit, cp["application"]["useful_s"]))
+    against_oracle("omp_chain", [], "oracle_chain", np=1, env=env, openmp=True)
 
 
 def case_omp_chain():
