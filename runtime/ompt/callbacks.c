@@ -555,12 +555,16 @@ static void on_task_schedule(ompt_data_t *prior_task_data, ompt_task_status_t pr
         pop(INSTR_OMP_TASK, (uintptr_t)prior_task_data); /* ends its graft too */
     }
     /* The critical path follows the task: after the prior task's region ended, before the
-     * next one's begins. */
-    uint32_t *barriers = NULL;
-    instr_cp_team *team = cp_team(&barriers);
-    instr_cp_task_switch(prior_task_data, prior_explicit, prior_done, next_task_data,
-                         next_task_data && (next_task_data->value & TASK_EXPLICIT), team,
-                         team ? *barriers : 0);
+     * next one's begins. The fulfilment of a detached task's event (on any thread, maybe
+     * while the task's body still runs) switches nothing. */
+    if (prior_task_status != ompt_task_early_fulfill &&
+        prior_task_status != ompt_task_late_fulfill) {
+        uint32_t *barriers = NULL;
+        instr_cp_team *team = cp_team(&barriers);
+        instr_cp_task_switch(prior_task_data, prior_explicit, prior_done, next_task_data,
+                             next_task_data && (next_task_data->value & TASK_EXPLICIT), team,
+                             team ? *barriers : 0);
+    }
     if (instr_plugins_omp && next_task_data && (next_task_data->value & TASK_EXPLICIT))
         instr_plugins_omp_event(INSTR_PLUGINS_OMP_TASK_SWITCH, (uint64_t)(uintptr_t)next_task_data);
     if (next_task_data && (next_task_data->value & TASK_EXPLICIT) &&
