@@ -19,7 +19,10 @@ struct cp_state {
     uint32_t stack[MAX_DEPTH];
     uint64_t *seg;            /* ticks per handle in the current segment */
     uint32_t *touched, ntouched;
-    uint64_t seg_outside, seg_useful, seg_total, seg_omp; /* ticks */
+    /* Ticks of the segment: useful (and of it outside any region), waiting in OpenMP, in
+     * MPI. Every event adds to one of them only (the clock of computation plus OpenMP and
+     * the total are sums of them), so that the common case, useful time, costs one add. */
+    uint64_t seg_outside, seg_useful, seg_omp_wait, seg_mpi;
     uint64_t useful, total, mpi;                          /* ticks since the start (own) */
     uint64_t syncs;
     /* Dependent metrics: their values at the last event, their sum in the segment, whether

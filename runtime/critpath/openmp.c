@@ -37,7 +37,7 @@ void instr_cp_omp_worker_begin(instr_cp_team *t)
     instr_cp_close_segment(s, instr_cp_now());
     /* What the worker did since its last event was waiting for work in the runtime (or its
      * late barrier end): drop it. */
-    s->seg_outside = s->seg_useful = s->seg_total = s->seg_omp = 0;
+    s->seg_outside = s->seg_useful = s->seg_omp_wait = s->seg_mpi = 0;
     for (uint32_t i = 0; i < s->ntouched; i++)
         s->seg[s->touched[i]] = 0;
     s->ntouched = 0;
