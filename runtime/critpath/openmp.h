@@ -41,11 +41,16 @@ void instr_cp_omp_released(uint64_t wait_id);
  * (taskgroup) and the team's next barrier. */
 /* A completed task's path joins the maximum of the team's barrier `n` (tasks.c). */
 void instr_cp_omp_task_to_barrier(instr_cp_team *t, uint32_t n, const instr_cp_record *path);
-void instr_cp_task_create(const void *task, const void *parent);
+/* undeferred: the creating task continues only after the task completed (if(0), a final or
+ * serialised team's task): its continuation takes the task's path. */
+void instr_cp_task_create(const void *task, const void *parent, int undeferred);
 void instr_cp_task_dependence(const void *pred, const void *succ);
 /* An implicit task begins: what an earlier implicit task at the same address left is
  * forgotten. */
 void instr_cp_implicit_task_begin(const void *task);
+/* An implicit task ended: the thread runs `outer` again (the enclosing implicit task, or the
+ * program's initial task; NULL when not known). */
+void instr_cp_implicit_task_end(const void *outer);
 /* The thread switches from task `prior` (explicit or not; done: it completed) to `next`.
  * team and barrier: the thread's team and how many barriers the thread passed in it (the
  * completed task's path joins that barrier's maximum); team NULL outside a parallel region. */

@@ -36,7 +36,7 @@ typedef struct cp_task {
     const void *key;
     uint64_t gen;
     struct cp_task *next; /* the bucket's chain */
-    int started, completed, in_omp;
+    int started, completed, in_omp, undeferred;
     const void *parent;
     uint64_t parent_gen;
     instr_cp_record *children;    /* the longest path of completed children (NULL: none) */
@@ -76,7 +76,7 @@ static cp_task *renew(const void *key)
         bucket[h] = e;
     }
     e->gen = ++generation;
-    e->started = e->completed = e->in_omp = 0;
+    e->started = e->completed = e->in_omp = e->undeferred = 0;
     e->parent = NULL;
     e->parent_gen = 0;
     e->nsucc = 0;
@@ -109,7 +109,7 @@ static void keep(instr_cp_record **slot, const instr_cp_record *p)
 
 static int has(const instr_cp_record *r) { return r && r->n != EMPTY; }
 
-void instr_cp_task_create(const void *task, const void *parent)
+void instr_cp_task_create(const void *task, const void *parent, int undeferred)
 {
     struct cp_state *s = instr_cp_self();
     if (!s)
@@ -122,6 +122,7 @@ void instr_cp_task_create(const void *task, const void *parent)
     cp_task *e = renew(task);
     if (e) {
         copy(&e->path, &s->path);
+        e->undeferred = undeferred;
         e->parent = parent;
         e->parent_gen = p ? p->gen : 0;
     }
@@ -141,6 +142,13 @@ void instr_cp_implicit_task_begin(const void *task)
         e->started = 1;
     }
     pthread_mutex_unlock(&lock);
+}
+
+void instr_cp_implicit_task_end(const void *outer)
+{
+    struct cp_state *s = instr_cp_self();
+    if (s)
+        s->cur_task = s->own_task = outer;
 }
 
 /* Under the lock: succ (of generation gen) starts no earlier than path. */
@@ -233,6 +241,10 @@ void instr_cp_task_switch(const void *prior, int prior_explicit, int prior_done,
         /* A task's time is its own, useful, unless it was suspended waiting. */
         s->in_omp = n && n->started ? n->in_omp : 0;
         if (n) {
+            /* An undeferred task runs right after its creation, on its creator's thread:
+             * what the creator did since (the runtime's work) comes before it. */
+            if (n->undeferred && !n->started)
+                instr_ext_cp_max(&n->path, &s->path);
             copy(&s->path, &n->path);
             n->started = 1;
         }
@@ -243,6 +255,9 @@ void instr_cp_task_switch(const void *prior, int prior_explicit, int prior_done,
         s->in_task = 0;
         s->cur_task = s->own_task;
     }
+    /* An undeferred task completed: the task that created it continues after it. */
+    if (p && prior_done && p->undeferred && p->completed)
+        instr_ext_cp_max(&s->path, &p->path);
     pthread_mutex_unlock(&lock);
     s->mwait_ended = 1;
 }

@@ -55,6 +55,7 @@ typedef struct itask {
     uint32_t open_depth;  /* this thread's open-construct depth below it */
     int open;             /* 0 once closed (by the master for a worker) */
     uint32_t cp_barriers; /* barriers of the team this thread passed (critical path) */
+    const void *task_data; /* OMPT's data of the implicit task (critical path) */
     instr_profile_graft graft; /* a worker's: its work under the master's fork point */
 } itask;
 
@@ -74,6 +75,7 @@ struct othread {
         instr_profile_graft graft; /* the task's work under its creation path */
     } tasks[TASKS_MAX];
     uint32_t ntasks;
+    const void *initial_task; /* OMPT's data of the program's initial task on this thread */
 };
 
 static _Thread_local othread self;
@@ -227,6 +229,10 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
             lt = self.frame[self.nframes - 1].team; /* no parallel_data at the end */
         league = lt && lt->league;
     }
+    if ((flags & ompt_task_initial) && !league && endpoint == ompt_scope_begin) {
+        self.initial_task = task_data; /* the task of the code outside parallel regions */
+        instr_cp_implicit_task_begin(task_data);
+    }
     if (!(flags & ompt_task_implicit) && !league)
         return;
     int construct = league ? INSTR_OMP_INITIAL_TASK : INSTR_OMP_IMPLICIT_TASK;
@@ -239,7 +245,8 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
         instr_location *loc = location();
         itask *f = &self.frame[self.nframes++];
         *f = (itask){.owner = &self, .team = t, .index = index,
-                     .core_depth = loc ? instr_core_depth(loc) : 0, .open_depth = self.nopen, .open = 1};
+                     .core_depth = loc ? instr_core_depth(loc) : 0, .open_depth = self.nopen, .open = 1,
+                     .task_data = task_data};
         if (t && index < t->cap)
             t->member[index] = f;
         /* A worker continues the master's call path (docs/openmp.md, "Call paths"). */
@@ -266,6 +273,10 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
     pop(construct, (uintptr_t)f->team);
     instr_profile_graft_end(self.loc, &f->graft);
     f->open = 0;
+    /* The thread is back in the task that encountered the parallel region. */
+    instr_cp_implicit_task_end(self.nframes > 0 && !self.frames_overflow
+                                   ? self.frame[self.nframes - 1].task_data
+                                   : self.initial_task);
 }
 
 /* ---- synchronisation ---- */
@@ -503,7 +514,8 @@ static void on_task_create(ompt_data_t *encountering_task_data,
         return;
     new_task_data->value = TASK_EXPLICIT | instr_omp_region(INSTR_OMP_TASK, codeptr_ra);
     push(INSTR_OMP_TASK_CREATE, 0, codeptr_ra);
-    instr_cp_task_create(new_task_data, encountering_task_data);
+    instr_cp_task_create(new_task_data, encountering_task_data,
+                         (flags & ompt_task_undeferred) != 0);
     if (instr_plugins_omp)
         instr_plugins_omp_event(INSTR_PLUGINS_OMP_TASK_CREATE, (uint64_t)(uintptr_t)new_task_data);
     /* With a profile: remember where the task was created (docs/openmp.md, "Call paths").

@@ -9,6 +9,9 @@
  *           Path: pre + slow + grandchild + after (the taskgroup waits for descendants).
  *   depend  pre_work; tasks a_work (1/2) depend(out: x), b_work (1) depend(in: x, out: y),
  *           c_work (1/2) depend(in: y); taskwait; after_work. Path: pre + a + b + c + after.
+ *   undeferred  outside any parallel region (the tasks of the initial task run at once):
+ *           pre_work; task slow_task_work (2); task if(0) fast_task_work (1/2); after_work,
+ *           no taskwait. Path: pre + slow + fast + after (the creator continues after each).
  *
  * In wait and group the master waits until the slow task started on the other thread (so it
  * runs there, not in the master's wait), sleeping, so that the wait costs no CPU time.
@@ -126,12 +129,25 @@ static void depend_case(unsigned long n)
     TIMED("after", after_work(n));
 }
 
+static void undeferred_case(unsigned long n)
+{
+    TIMED("pre", pre_work(n));
+#pragma omp task
+    TIMED("slow", slow_task_work(2 * n));
+#pragma omp task if (0)
+    TIMED("fast", fast_task_work(n / 2));
+    TIMED("after", after_work(n));
+}
+
 int main(int argc, char **argv)
 {
     unsigned long n = argc > 1 ? strtoul(argv[1], NULL, 10) : 20000000ul;
     const char *mode = argc > 2 ? argv[2] : "wait";
     int provided;
     MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+    if (strcmp(mode, "undeferred") == 0)
+        undeferred_case(n);
+    else
 #pragma omp parallel
 #pragma omp master
     {
