@@ -471,7 +471,9 @@ static int write_process(char *files, size_t size)
     struct cp_state *s = tls_cp ? tls_cp : __atomic_load_n(&first, __ATOMIC_ACQUIRE);
     if (!s)
         return 0;
-    close_segment(s, cp_now());
+    /* The path ends at the thread's last event: the runtime's own end (writing the profile
+     * before this) is not the program's. */
+    close_segment(s, s->t_last);
     double f = ns_per_tick();
     instr_cp_process me = {.useful_ns = (uint64_t)((double)s->useful * f),
                            .total_ns = (uint64_t)((double)s->total * f),
