@@ -32,7 +32,7 @@ Cases:
              thread, a taskgroup whose task leaves a grandchild behind, a chain of 3 tasks by
              depend clauses: the path goes through them to the waiting master
   omp_alone  a program of OpenMP threads alone (no MPI, 2 threads): its path written at the
-             end of the process
+             end of the process, by construction and against the trace's replay
   oracle_omp_tasks  omp_tasks' taskwait and taskgroup in wall time against the trace's replay
   oracle_omp_critical  omp_critical (critical sections) and omp_chain (ordered) against the
              trace's replay of the mutex hand-overs
@@ -325,8 +325,14 @@ def against_oracle(prog, args, name, np=None, env=None, openmp=False):
     exp, p = run(prog, env, name, args, np=np, openmp=openmp)
     cp = load(exp)
     check_common(cp)
+    compare_with_oracle(prog, exp, cp, np or A.np)
+    return cp, p
+
+
+def compare_with_oracle(prog, exp, cp, np):
+    """critical-path.json (cp) of experiment exp against the replay of its trace."""
     o = O.compute(exp)
-    expect(o["ranks"] == (np or A.np), "the trace has %d ranks" % o["ranks"])
+    expect(o["ranks"] == np, "the trace has %d ranks" % o["ranks"])
     cpu = o["useful_s"]
     near(cp["application"]["useful_s"], cpu, "%s: useful critical path against the trace" % prog)
     got, have = totals(cp), pairs(cp)
@@ -340,7 +346,6 @@ def against_oracle(prog, args, name, np=None, env=None, openmp=False):
     for key in set(have) | set(k for k in o["pairs"] if k[0]):
         near(have.get(key, 0.0), o["pairs"].get(key, 0.0),
              "%s: region %s on rank %d against the trace" % (prog, key[0], key[1]), of=cpu)
-    return cp, p
 
 
 def case_oracle():
@@ -506,26 +511,32 @@ def case_omp_tasks():
     check_tasks("undeferred", ["pre", "slow", "fast", "after"], [], without=["pre", "after"])
 
 
+def run_alone(exe, extra_env, name):
+    """Runs a program that is no MPI job (no mpirun) with 2 OpenMP threads."""
+    exp = os.path.join(A.workdir, name)
+    env = clean_env(dict(extra_env, OMP_NUM_THREADS="2", OMP_WAIT_POLICY="passive",
+                         INSTR_EXPERIMENT_DIRECTORY=exp))
+    print("$ %s %d" % (exe, WORK), flush=True)
+    p = subprocess.run([exe, str(WORK)], capture_output=True, text=True, env=env,
+                       cwd=A.workdir, timeout=240)
+    expect(p.returncode == 0, "%s exited with %d:\n%s%s" % (exe, p.returncode, p.stdout,
+                                                            p.stderr))
+    sys.stdout.write(p.stderr)
+    return exp, p
+
+
 def case_omp_alone():
     """A program of OpenMP threads alone, no MPI (progs/omp_alone.c, `instr clang -fopenmp`,
     2 threads): critical-path.json in the process's experiment directory and the summary at
     the end of the process; the path is each region's slowest thread of phase A plus its
-    slowest of phase B."""
+    slowest of phase B; in wall time with the trace, the trace's replay agrees."""
     os.makedirs(os.path.join(A.workdir, "bin"), exist_ok=True)
     exe = os.path.join(A.workdir, "bin", "omp_alone")
     src = os.path.join(A.source, "progs", "omp_alone.c")
     p = subprocess.run([A.instr, A.omp_cc, "-O1", "-fopenmp", src, "-o", exe],
                        capture_output=True, text=True, env=clean_env(), timeout=300)
     expect(p.returncode == 0, "instr %s %s failed:\n%s%s" % (A.omp_cc, src, p.stdout, p.stderr))
-    exp = os.path.join(A.workdir, "alone")
-    env = clean_env(dict(CPU, OMP_NUM_THREADS="2", OMP_WAIT_POLICY="passive",
-                         INSTR_EXPERIMENT_DIRECTORY=exp))
-    print("$ %s %d" % (exe, WORK), flush=True)
-    p = subprocess.run([exe, str(WORK)], capture_output=True, text=True, env=env,
-                       cwd=A.workdir, timeout=240)
-    expect(p.returncode == 0, "omp_alone exited with %d:\n%s%s" % (p.returncode, p.stdout,
-                                                                   p.stderr))
-    sys.stdout.write(p.stderr)
+    exp, p = run_alone(exe, CPU, "alone")
     expect("no critical path" not in p.stderr, "the path was not written:\n%s" % p.stderr)
     expect("critical path of this process:" in p.stderr and "critical-path.json" in
            p.stderr.split("critical path of this process:")[1], "no summary:\n%s" % p.stderr)
@@ -545,6 +556,11 @@ def case_omp_alone():
                max(ph[(it, t)][1] for t in (0, 1)) - min(ph[(it, t)][1] for t in (0, 1))
                for it in iters)
     near(totals(cp).get("slow_work", 0.0), slow, "slow_work on the path", of=path, tol=0.04)
+    exp, _ = run_alone(exe, {"INSTR_CRITICAL_PATH": "1", "INSTR_ENABLE_TRACING": "1"},
+                       "alone_traced")
+    cp = load(exp)
+    check_common(cp)
+    compare_with_oracle("omp_alone", exp, cp, 1)
 
 
 def case_metrics():

@@ -30,7 +30,8 @@ creator's path at its creation and runs on the path of its own (time in it is us
 inside a barrier or a wait); "!$omp taskwait" ends with the longest of the waiting task's
 path and those of the children it created before; "!$omp taskgroup (wait)" the same with
 their descendants; a barrier ends with the tasks that completed in it too. Dependences
-(depend clauses) are not in the trace and not replayed. A location that waits for a send,
+(depend clauses) are not in the trace and not replayed. A program that is no MPI job is
+one process, rank 0. A location that waits for a send,
 a collective, a release or a task not replayed yet is resumed later. Nonblocking collectives, one-sided
 communication and receives the trace does not record (persistent, matched) are not
 replayed: use it on programs without them. Python 3 standard library only.
@@ -207,7 +208,9 @@ def compute(exp):
     st = {l: {"i": 0, "t": None, "mpi": 0, "stack": [], "path": (0.0, {}), "coll": {},
               "begin": None, "wait": None, "omp": 0, "idle": l not in masters and masters,
               "tasks": 0, "bars": 0, "ctx": [], "tstack": [],
-              "rank": rank_of_group.get(tr.locations.get(l, {}).get("group"), -1)}
+              # a program that is no MPI job has no rank groups: its process is rank 0
+              "rank": rank_of_group.get(tr.locations.get(l, {}).get("group"),
+                                        -1 if rank_of_group else 0)}
           for l in locs}
     tasks = _tasks(events, name, locs, {l: st[l]["rank"] for l in locs})
     mutex = _mutexes(events, name, locs, {l: st[l]["rank"] for l in locs})
