@@ -249,7 +249,7 @@ void instr_cp_task_switch(const void *prior, int prior_explicit, int prior_done,
             n->started = 1;
         }
         s->cur_task = next;
-    } else if (!next_explicit && s->in_task) {
+    } else if (s->in_task) {
         copy(&s->path, &s->own_path);
         s->in_omp = s->own_in_omp;
         s->in_task = 0;
