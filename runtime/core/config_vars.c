@@ -45,8 +45,8 @@ const instr_config_var instr_config_vars[] = {
                          "from the job database's summary over ranks (1 to 2147483647)"},
     /* read by other parts of instr */
     {"INSTR_CRITICAL_PATH", "boolean", "0", "runtime",
-     "compute the critical path of an MPI job while it runs: critical-path.json "
-     "(docs/critical-path.md)"},
+     "compute the critical path of an MPI job or an OpenMP program while it runs: "
+     "critical-path.json (docs/critical-path.md)"},
     {"INSTR_CRITICAL_PATH_REGIONS", "integer", "32", "runtime",
      "entries (region and rank) the critical path names, the longest first; the rest is "
      "other (1 to 64)"},

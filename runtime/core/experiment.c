@@ -419,6 +419,12 @@ static int out_open_at(instr_outfile *o, int at, const char *name)
     return 0;
 }
 
+void instr_files_add(char *files, size_t size, const char *name)
+{
+    size_t len = strlen(files);
+    snprintf(files + len, size - len, "%s%s", len ? ", " : "", name);
+}
+
 int instr_out_open(instr_outfile *o, const char *name)
 {
     return out_open_at(o, have_dir ? dfd : -1, name);

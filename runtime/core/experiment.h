@@ -66,6 +66,10 @@ int instr_out_open_job(instr_outfile *o, const char *name);
  * noted. */
 int instr_out_close(instr_outfile *o);
 
+/* Adds name to the list of files written (", "-separated, in files of size bytes) that the
+ * end-of-run line shows: a substrate's write() gets the list. */
+void instr_files_add(char *files, size_t size, const char *name);
+
 /* Notes a file (or archive) that could not be written: reported in one line per
  * experiment by instr_experiment_report_failures(). */
 void instr_experiment_note_failure(const char *what, int err, uint64_t bytes);

@@ -16,6 +16,7 @@
 #include "../core/clock.h"
 #include "../core/config.h"
 #include "../core/core.h"
+#include "../core/experiment.h"
 #include "../core/log.h"
 #include "../core/registry.h"
 
@@ -34,6 +35,9 @@ static int use_cpu;   /* INSTR_CRITICAL_PATH_CLOCK=cpu: the thread's CPU time, i
 static int regions_k = 32;
 static int my_rank;
 static int finished; /* the path's end was taken (MPI_Finalize) */
+static int event_extra; /* use_cpu or a dependent metric: enter and exit do more (charge_extra) */
+static int mpi_seen; /* an MPI call went through libinstr-rt-mpi: an MPI job writes at its end */
+static struct cp_state *first; /* the first thread's (the program's main thread) */
 
 static uint64_t *keys; /* per handle: its key, 0 until computed (shared by the threads) */
 static int ready;      /* init succeeded */
@@ -126,28 +130,37 @@ static int init(void)
     }
     clock_pair(&mono0, &tick0);
     instr_cp_metrics_init();
+    event_extra = use_cpu || instr_cp_nmetrics;
     ready = 1;
     return 0;
 }
 
-/* Charges the ticks since the last event. */
-void instr_cp_charge(struct cp_state *s, uint64_t t)
+/* The ticks dt of a thread that waits, is paused or is in no region (charge_at). */
+static __attribute__((noinline)) void charge_other(struct cp_state *s, uint64_t dt)
+{
+    if (s->paused)
+        return;
+    if (s->in_mpi)
+        s->seg_mpi += dt;
+    else if (s->in_omp)
+        s->seg_omp_wait += dt;
+    else {
+        s->seg_useful += dt;
+        s->seg_outside += dt;
+    }
+}
+
+/* Charges the ticks since the last event: inlined into every enter and exit; the common
+ * case, computation inside a region, adds to the segment's useful time and the region's. */
+static inline void charge_at(struct cp_state *s, uint64_t t)
 {
     uint64_t dt = t > s->t_last ? t - s->t_last : 0;
     s->t_last = t;
-    if (s->paused)
-        return;
-    s->seg_total += dt;
-    if (s->in_mpi)
-        return;
-    s->seg_omp += dt; /* computation plus OpenMP */
-    if (s->in_omp)
-        return;
-    s->seg_useful += dt;
-    if (!s->depth) {
-        s->seg_outside += dt;
+    if (__builtin_expect((s->paused | s->in_mpi | s->in_omp) != 0, 0) || !s->depth) {
+        charge_other(s, dt);
         return;
     }
+    s->seg_useful += dt;
     uint32_t h = s->stack[(s->depth > MAX_DEPTH ? MAX_DEPTH : s->depth) - 1];
     if (h >= MAX_HANDLES) {
         s->seg_outside += dt;
@@ -158,7 +171,9 @@ void instr_cp_charge(struct cp_state *s, uint64_t t)
     s->seg[h] += dt | !dt; /* a touched handle never reads as untouched */
 }
 
-#define charge instr_cp_charge
+void instr_cp_charge(struct cp_state *s, uint64_t t) { charge_at(s, t); }
+
+#define charge charge_at
 #define close_segment instr_cp_close_segment
 
 /* Every thread gets its own state (its arrays are only address space until touched). */
@@ -186,19 +201,31 @@ static void *location_begin(instr_location *loc)
      * not the program's computation. */
     s->t_last = cp_now();
     tls_cp = s;
+    struct cp_state *none = NULL;
+    __atomic_compare_exchange_n(&first, &none, s, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED);
     return s;
 }
 
 struct cp_state *instr_cp_self(void) { return tls_cp; }
+
+/* An enter's or exit's charge with the CPU-time clock or dependent metrics: out of line, so
+ * that the common enter and exit call nothing. */
+static __attribute__((noinline)) void charge_extra(struct cp_state *s, uint64_t t)
+{
+    charge(s, use_cpu ? cpu_ns() : t);
+    if (instr_cp_nmetrics)
+        instr_cp_metrics_event(s);
+}
 
 static void cp_enter(void *data, uint32_t region, uint64_t t)
 {
     struct cp_state *s = data;
     if (!s)
         return;
-    charge(s, use_cpu ? cpu_ns() : t);
-    if (instr_cp_nmetrics)
-        instr_cp_metrics_event(s);
+    if (__builtin_expect(event_extra, 0))
+        charge_extra(s, t);
+    else
+        charge(s, t);
     if (s->depth < MAX_DEPTH)
         s->stack[s->depth] = region;
     s->depth++;
@@ -210,9 +237,10 @@ static void cp_exit(void *data, uint32_t region, uint64_t t)
     struct cp_state *s = data;
     if (!s)
         return;
-    charge(s, use_cpu ? cpu_ns() : t);
-    if (instr_cp_nmetrics)
-        instr_cp_metrics_event(s);
+    if (__builtin_expect(event_extra, 0))
+        charge_extra(s, t);
+    else
+        charge(s, t);
     if (s->depth)
         s->depth--;
 }
@@ -272,17 +300,18 @@ void instr_cp_close_segment(struct cp_state *s, uint64_t t)
         s->seg[h] = 0;
     }
     s->ntouched = 0;
+    uint64_t omp = s->seg_useful + s->seg_omp_wait, total = omp + s->seg_mpi;
     s->path.outside_ns += (uint64_t)((double)s->seg_outside * f);
     s->path.useful_ns += (uint64_t)((double)s->seg_useful * f);
-    s->path.total_ns += (uint64_t)((double)s->seg_total * f);
-    s->path.omp_ns += (uint64_t)((double)s->seg_omp * f);
+    s->path.total_ns += (uint64_t)((double)total * f);
+    s->path.omp_ns += (uint64_t)((double)omp * f);
     for (uint32_t m = 0; m < instr_cp_nmetrics; m++) {
         s->path.metric[m] = instr_cp_metric_add(m, s->path.metric[m], s->mseg[m]);
         s->mseg[m] = 0;
     }
     s->useful += s->seg_useful;
-    s->total += s->seg_total;
-    s->seg_outside = s->seg_useful = s->seg_total = s->seg_omp = 0;
+    s->total += total;
+    s->seg_outside = s->seg_useful = s->seg_omp_wait = s->seg_mpi = 0;
 }
 
 INSTR_EXT_EXPORT int instr_ext_cp_on(void)
@@ -296,6 +325,7 @@ INSTR_EXT_EXPORT int instr_ext_cp_mpi_begin(void)
 {
     if (!ready)
         return 0;
+    mpi_seen = 1;
     if (!tls_cp)
         instr_core_location_self(); /* a thread whose first event is an MPI call */
     struct cp_state *cp = tls_cp;
@@ -429,16 +459,41 @@ INSTR_EXT_EXPORT int instr_ext_cp_write(const char *jobdir, int nranks,
                                         const instr_cp_record *path, const char *names,
                                         size_t names_len)
 {
-    return instr_cp_write_json(jobdir, nranks, procs, path, names, names_len, regions_k);
+    (void)jobdir;
+    return instr_cp_write_json(1, nranks, procs, path, names, names_len, regions_k);
 }
 
-/* At the end of the process: a program that is no MPI job (or ended before MPI_Finalize)
- * has no path to write; it says so rather than leaving the user to wonder. */
+/* At the end of a program that is no MPI job: its path is the one of the thread that ends it
+ * (the main thread, which took its teams' longest paths at their joins), written into the
+ * process's experiment directory. */
+static int write_process(char *files, size_t size)
+{
+    struct cp_state *s = tls_cp ? tls_cp : __atomic_load_n(&first, __ATOMIC_ACQUIRE);
+    if (!s)
+        return 0;
+    /* The path ends at the thread's last event: the runtime's own end (writing the profile
+     * before this) is not the program's. */
+    close_segment(s, s->t_last);
+    double f = ns_per_tick();
+    instr_cp_process me = {.useful_ns = (uint64_t)((double)s->useful * f),
+                           .total_ns = (uint64_t)((double)s->total * f),
+                           .syncs = s->syncs};
+    size_t len = 0;
+    char *names = instr_ext_cp_names(&s->path, &len);
+    int rc = instr_cp_write_json(0, 1, &me, &s->path, names ? names : "", len, regions_k);
+    free(names);
+    if (rc == 0)
+        instr_files_add(files, size, "critical-path.json");
+    return rc;
+}
+
+/* At the end of the process: an MPI job wrote its path at MPI_Finalize; one that did not
+ * reach it says so rather than leaving the user to wonder. */
 static int write(const instr_run *run, char *files, size_t size)
 {
     (void)run;
-    (void)files;
-    (void)size;
+    if (!mpi_seen)
+        return write_process(files, size);
     if (!finished)
         instr_warn("INSTR_CRITICAL_PATH=1: no critical path from this process: it did not "
                    "reach MPI_Finalize through libinstr-rt-mpi with the path measured on every "

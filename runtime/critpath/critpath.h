@@ -54,8 +54,9 @@ INSTR_EXT_EXPORT int instr_ext_cp_write(const char *jobdir, int nranks,
                                         const instr_cp_record *path, const char *names,
                                         size_t names_len);
 
-/* write.c */
-int instr_cp_write_json(const char *jobdir, int nranks, const instr_cp_process *procs,
+/* write.c: critical-path.json into the job's directory (mpi_job) or the process's, and the
+ * summary on stderr. */
+int instr_cp_write_json(int mpi_job, int nranks, const instr_cp_process *procs,
                         const instr_cp_record *path, const char *names, size_t names_len,
                         int regions_k);
 

@@ -19,7 +19,10 @@ struct cp_state {
     uint32_t stack[MAX_DEPTH];
     uint64_t *seg;            /* ticks per handle in the current segment */
     uint32_t *touched, ntouched;
-    uint64_t seg_outside, seg_useful, seg_total, seg_omp; /* ticks */
+    /* Ticks of the segment: useful (and of it outside any region), waiting in OpenMP, in
+     * MPI. Every event adds to one of them only (the clock of computation plus OpenMP and
+     * the total are sums of them), so that the common case, useful time, costs one add. */
+    uint64_t seg_outside, seg_useful, seg_omp_wait, seg_mpi;
     uint64_t useful, total, mpi;                          /* ticks since the start (own) */
     uint64_t syncs;
     /* Dependent metrics: their values at the last event, their sum in the segment, whether
@@ -30,6 +33,13 @@ struct cp_state {
     uint64_t mlast[INSTR_CP_MAX_METRICS], mseg[INSTR_CP_MAX_METRICS];
     int mwaiting, mstarted, mwait_ended;
     instr_cp_record path;     /* the path as of the last exchange, ns */
+    /* While the thread runs explicit tasks (tasks.c), `path` is the running task's; its own
+     * (its implicit task's) waits here, with whether it was waiting. */
+    int in_task, own_in_omp;
+    instr_cp_record own_path;
+    /* The task the thread runs, and its implicit task (OMPT task data addresses; NULL when
+     * not known): the runtime may report a wait with a copy of the task's data. */
+    const void *cur_task, *own_task;
 };
 
 /* The calling thread's state (NULL: the path is off, or the thread has no location yet). */

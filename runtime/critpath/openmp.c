@@ -37,7 +37,7 @@ void instr_cp_omp_worker_begin(instr_cp_team *t)
     instr_cp_close_segment(s, instr_cp_now());
     /* What the worker did since its last event was waiting for work in the runtime (or its
      * late barrier end): drop it. */
-    s->seg_outside = s->seg_useful = s->seg_total = s->seg_omp = 0;
+    s->seg_outside = s->seg_useful = s->seg_omp_wait = s->seg_mpi = 0;
     for (uint32_t i = 0; i < s->ntouched; i++)
         s->seg[s->touched[i]] = 0;
     s->ntouched = 0;
@@ -75,13 +75,28 @@ void instr_cp_omp_barrier_end(instr_cp_team *t, uint32_t n)
     s->syncs++;
 }
 
+void instr_cp_omp_task_to_barrier(instr_cp_team *t, uint32_t n, const instr_cp_record *path)
+{
+    lock(&t->lock);
+    instr_ext_cp_max(&t->sync[n & 1], path);
+    unlock(&t->lock);
+}
+
 /* The paths of released mutexes, by wait id: a small table. Two mutexes in one slot displace
  * each other: an acquirer of the displaced one then takes no path (its path is too short by
- * what the releaser did, never wrong by more). */
+ * what the releaser did, never wrong by more).
+ *
+ * The runtime reports a release after the mutex is free, so the next owner may report its
+ * acquisition first. The k-th acquisition (counted in the slot: acquisitions are reported
+ * while the mutex is held, so in order) takes the path of the (k-1)-th release: it waits,
+ * yielding, for that release's report, which the releasing thread makes right after
+ * releasing (a bounded wait: a displaced slot or a lost report never hangs the program). */
 #define MUTEX_SLOTS 64
+#define RELEASE_WAIT_YIELDS 100000
 static struct {
     int lock;
     uint64_t id;
+    uint64_t acquired, released; /* reports of the slot's mutex */
     instr_cp_record path;
 } mutexes[MUTEX_SLOTS];
 
@@ -107,8 +122,24 @@ void instr_cp_omp_acquired(uint64_t wait_id)
     s->mwait_ended = 1;
     unsigned k = slot_of(wait_id);
     lock(&mutexes[k].lock);
-    if (mutexes[k].id == wait_id)
-        instr_ext_cp_max(&s->path, &mutexes[k].path);
+    if (mutexes[k].id != wait_id) {
+        /* The first acquisition seen, or the slot was another mutex's: no path to take. */
+        mutexes[k].id = wait_id;
+        mutexes[k].acquired = 1;
+        mutexes[k].released = 0;
+        memset(&mutexes[k].path, 0, INSTR_CP_RECORD_BYTES(0));
+    } else {
+        uint64_t ticket = mutexes[k].acquired++;
+        for (int i = 0; i < RELEASE_WAIT_YIELDS && mutexes[k].id == wait_id &&
+                        mutexes[k].released < ticket;
+             i++) {
+            unlock(&mutexes[k].lock);
+            sched_yield();
+            lock(&mutexes[k].lock);
+        }
+        if (mutexes[k].id == wait_id)
+            instr_ext_cp_max(&s->path, &mutexes[k].path);
+    }
     unlock(&mutexes[k].lock);
     s->syncs++;
 }
@@ -123,8 +154,10 @@ void instr_cp_omp_released(uint64_t wait_id)
     lock(&mutexes[k].lock);
     if (mutexes[k].id != wait_id) {
         mutexes[k].id = wait_id;
+        mutexes[k].acquired = mutexes[k].released = 1;
         memcpy(&mutexes[k].path, &s->path, INSTR_CP_RECORD_BYTES(s->path.n));
     } else {
+        mutexes[k].released++;
         instr_ext_cp_max(&mutexes[k].path, &s->path);
     }
     unlock(&mutexes[k].lock);

@@ -34,4 +34,33 @@ void instr_cp_omp_wait_begin(void);
 void instr_cp_omp_acquired(uint64_t wait_id);
 void instr_cp_omp_released(uint64_t wait_id);
 
+/* Explicit tasks (tasks.c). A task is known by the address of its OMPT task data, the
+ * waiting task (implicit or explicit) by its own. A task starts from the path its creator
+ * had at its creation, made longer by the paths of its predecessors (depend clauses) when
+ * they complete; a completed task's path goes to its parent (taskwait), its ancestors
+ * (taskgroup) and the team's next barrier. */
+/* A completed task's path joins the maximum of the team's barrier `n` (tasks.c). */
+void instr_cp_omp_task_to_barrier(instr_cp_team *t, uint32_t n, const instr_cp_record *path);
+/* undeferred: the creating task continues only after the task completed (if(0), a final or
+ * serialised team's task): its continuation takes the task's path. */
+void instr_cp_task_create(const void *task, const void *parent, int undeferred);
+void instr_cp_task_dependence(const void *pred, const void *succ);
+/* An implicit task begins: what an earlier implicit task at the same address left is
+ * forgotten. */
+void instr_cp_implicit_task_begin(const void *task);
+/* An implicit task ended: the thread runs `outer` again (the enclosing implicit task, or the
+ * program's initial task; NULL when not known). */
+void instr_cp_implicit_task_end(const void *outer);
+/* The thread switches from task `prior` (explicit or not; done: it completed) to `next`.
+ * team and barrier: the thread's team and how many barriers the thread passed in it (the
+ * completed task's path joins that barrier's maximum); team NULL outside a parallel region. */
+void instr_cp_task_switch(const void *prior, int prior_explicit, int prior_done,
+                          const void *next, int next_explicit, instr_cp_team *team,
+                          uint32_t barrier);
+/* taskwait (group 0) or taskgroup (group 1) of `task`: the wait is not useful, and at its
+ * end the task takes the longest of its own path and those of its completed children
+ * (taskwait) or descendants (taskgroup). */
+void instr_cp_task_wait_begin(void);
+void instr_cp_task_wait_end(const void *task, int group);
+
 #endif

@@ -1,6 +1,7 @@
 /* write.c — critical-path.json (schema in docs/critical-path.md) and the summary on stderr,
  * written by rank 0 at the end of an MPI job from the path every rank agreed on in
- * MPI_Finalize and every rank's own totals. */
+ * MPI_Finalize and every rank's own totals, or at the end of a program that is no MPI job
+ * from its main thread's path. */
 #include "critpath.h"
 #include "critpath_thread.h"
 #include "../metrics/metrics.h"
@@ -78,11 +79,10 @@ static int path_ipc(const instr_cp_record *path, double *ipc)
     return 1;
 }
 
-int instr_cp_write_json(const char *jobdir, int nranks, const instr_cp_process *procs,
+int instr_cp_write_json(int mpi_job, int nranks, const instr_cp_process *procs,
                         const instr_cp_record *path, const char *names, size_t names_len,
                         int regions_k)
 {
-    (void)jobdir;
     uint32_t n = path->n > INSTR_CP_MAX_REGIONS ? INSTR_CP_MAX_REGIONS : path->n;
     char *text = malloc(names_len + 1);
     named *rows = calloc(n ? n : 1, sizeof *rows);
@@ -131,7 +131,8 @@ int instr_cp_write_json(const char *jobdir, int nranks, const instr_cp_process *
     instr_io_guard g;
     instr_io_guard_begin(&g);
     instr_outfile o;
-    int rc = instr_out_open_job(&o, "critical-path.json");
+    int rc = mpi_job ? instr_out_open_job(&o, "critical-path.json")
+                     : instr_out_open(&o, "critical-path.json");
     if (rc == 0) {
         FILE *f = o.f;
         fprintf(f, "{\n  \"format\": \"instr-critical-path\",\n  \"version\": 1,\n");
@@ -196,11 +197,14 @@ int instr_cp_write_json(const char *jobdir, int nranks, const instr_cp_process *
     instr_io_guard_end(&g);
 
     if (instr_verbose >= 0) {
-        instr_warn("critical path over %d rank%s: %.6f s useful computation, %.6f s with OpenMP "
+        char over[32] = "of this process";
+        if (mpi_job)
+            snprintf(over, sizeof over, "over %d rank%s", nranks, nranks == 1 ? "" : "s");
+        instr_warn("critical path %s: %.6f s useful computation, %.6f s with OpenMP "
                    "synchronisation, %.6f s with OpenMP and MPI; "
                    "load balance %.3f x communication efficiency %.3f (serialisation %.3f x "
                    "transfer %.3f) = parallel efficiency %.3f%s",
-                   nranks, nranks == 1 ? "" : "s", cpu, sec(path->omp_ns), T, lb, comm, ser, transfer, pe,
+                   over, cpu, sec(path->omp_ns), T, lb, comm, ser, transfer, pe,
                    rc == 0 ? "; regions in critical-path.json" : "");
         for (uint32_t m = 0; m < instr_cp_nmetrics; m++) {
             const instr_metric *mt = &instr_metrics_sync[instr_cp_metric_index[m]];

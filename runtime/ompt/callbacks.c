@@ -55,6 +55,7 @@ typedef struct itask {
     uint32_t open_depth;  /* this thread's open-construct depth below it */
     int open;             /* 0 once closed (by the master for a worker) */
     uint32_t cp_barriers; /* barriers of the team this thread passed (critical path) */
+    const void *task_data; /* OMPT's data of the implicit task (critical path) */
     instr_profile_graft graft; /* a worker's: its work under the master's fork point */
 } itask;
 
@@ -74,6 +75,7 @@ struct othread {
         instr_profile_graft graft; /* the task's work under its creation path */
     } tasks[TASKS_MAX];
     uint32_t ntasks;
+    const void *initial_task; /* OMPT's data of the program's initial task on this thread */
 };
 
 static _Thread_local othread self;
@@ -215,7 +217,7 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
                              ompt_data_t *task_data, unsigned int actual_parallelism,
                              unsigned int index, int flags)
 {
-    (void)task_data, (void)actual_parallelism;
+    (void)actual_parallelism;
     /* The program's initial task spans the program, not a construct; a league's teams run
      * initial tasks of their own (parallel_data is then the league's). */
     int league = 0;
@@ -226,6 +228,10 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
         else if (self.nframes > 0 && !self.frames_overflow)
             lt = self.frame[self.nframes - 1].team; /* no parallel_data at the end */
         league = lt && lt->league;
+    }
+    if ((flags & ompt_task_initial) && !league && endpoint == ompt_scope_begin) {
+        self.initial_task = task_data; /* the task of the code outside parallel regions */
+        instr_cp_implicit_task_begin(task_data);
     }
     if (!(flags & ompt_task_implicit) && !league)
         return;
@@ -239,7 +245,8 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
         instr_location *loc = location();
         itask *f = &self.frame[self.nframes++];
         *f = (itask){.owner = &self, .team = t, .index = index,
-                     .core_depth = loc ? instr_core_depth(loc) : 0, .open_depth = self.nopen, .open = 1};
+                     .core_depth = loc ? instr_core_depth(loc) : 0, .open_depth = self.nopen, .open = 1,
+                     .task_data = task_data};
         if (t && index < t->cap)
             t->member[index] = f;
         /* A worker continues the master's call path (docs/openmp.md, "Call paths"). */
@@ -248,6 +255,7 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
             instr_profile_graft_begin(loc, t->fork_point, &f->graft);
             instr_cp_omp_worker_begin(&t->cp);
         }
+        instr_cp_implicit_task_begin(task_data);
         push(construct, (uintptr_t)t, t ? t->codeptr : NULL);
         return;
     }
@@ -265,6 +273,10 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
     pop(construct, (uintptr_t)f->team);
     instr_profile_graft_end(self.loc, &f->graft);
     f->open = 0;
+    /* The thread is back in the task that encountered the parallel region. */
+    instr_cp_implicit_task_end(self.nframes > 0 && !self.frames_overflow
+                                   ? self.frame[self.nframes - 1].task_data
+                                   : self.initial_task);
 }
 
 /* ---- synchronisation ---- */
@@ -281,6 +293,29 @@ static int sync_construct(ompt_sync_region_t kind)
     }
 }
 
+/* The thread's innermost team (not a league) and the barriers it passed in it, for the
+ * critical path; NULL outside a parallel region. */
+static instr_cp_team *cp_team(uint32_t **barriers)
+{
+    if (self.nframes == 0 || self.frames_overflow)
+        return NULL;
+    itask *f = &self.frame[self.nframes - 1];
+    if (!f->open || !f->team || f->team->league)
+        return NULL;
+    *barriers = &f->cp_barriers;
+    return &f->team->cp;
+}
+
+/* The critical path through taskwait and the end of a taskgroup: the waiting task takes the
+ * paths of the tasks it waited for. */
+static void cp_task_wait(int group, ompt_scope_endpoint_t endpoint, const ompt_data_t *task_data)
+{
+    if (endpoint == ompt_scope_begin)
+        instr_cp_task_wait_begin();
+    else
+        instr_cp_task_wait_end(task_data, group);
+}
+
 /* The critical path through a barrier of the team (not a league's). */
 static void cp_barrier(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint)
 {
@@ -293,22 +328,21 @@ static void cp_barrier(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint)
     case ompt_sync_region_barrier_implicit_parallel: break;
     default: return;
     }
-    if (self.nframes == 0 || self.frames_overflow)
-        return;
-    itask *f = &self.frame[self.nframes - 1];
-    if (!f->open || !f->team || f->team->league)
+    uint32_t *n;
+    instr_cp_team *t = cp_team(&n);
+    if (!t)
         return;
     if (endpoint == ompt_scope_begin)
-        instr_cp_omp_barrier_begin(&f->team->cp, f->cp_barriers);
+        instr_cp_omp_barrier_begin(t, *n);
     else
-        instr_cp_omp_barrier_end(&f->team->cp, f->cp_barriers++);
+        instr_cp_omp_barrier_end(t, (*n)++);
 }
 
 static void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint,
                            ompt_data_t *parallel_data, ompt_data_t *task_data,
                            const void *codeptr_ra)
 {
-    (void)parallel_data, (void)task_data;
+    (void)parallel_data;
     int c = sync_construct(kind);
     if (c == INSTR_OMP_IMPLICIT_BARRIER && self.nframes > 0) {
         itask *f = &self.frame[self.nframes - 1];
@@ -321,12 +355,36 @@ static void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoi
     }
     /* The barrier's region lies inside the critical path's wait (its dependent metrics
      * count the events at its ends as the wait's). */
+    int taskwait = kind == ompt_sync_region_taskwait;
     if (endpoint == ompt_scope_begin) {
         cp_barrier(kind, endpoint);
+        if (taskwait)
+            cp_task_wait(0, endpoint, task_data);
         push(c, 0, codeptr_ra);
     } else {
         pop(c, 0);
         cp_barrier(kind, endpoint);
+        if (taskwait)
+            cp_task_wait(0, endpoint, task_data);
+    }
+}
+
+/* A taskgroup's region spans the construct; the wait for its tasks at its end is a region of
+ * its own inside (LLVM's libomp reports it with the sync-region-wait callback). The other
+ * kinds' waits are their sync regions. */
+static void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint,
+                                ompt_data_t *parallel_data, ompt_data_t *task_data,
+                                const void *codeptr_ra)
+{
+    (void)parallel_data;
+    if (kind != ompt_sync_region_taskgroup)
+        return;
+    if (endpoint == ompt_scope_begin) {
+        cp_task_wait(1, endpoint, task_data);
+        push(INSTR_OMP_TASKGROUP_WAIT, 0, codeptr_ra);
+    } else {
+        pop(INSTR_OMP_TASKGROUP_WAIT, 0);
+        cp_task_wait(1, endpoint, task_data);
     }
 }
 
@@ -450,12 +508,14 @@ static void on_task_create(ompt_data_t *encountering_task_data,
                            const ompt_frame_t *encountering_task_frame, ompt_data_t *new_task_data,
                            int flags, int has_dependences, const void *codeptr_ra)
 {
-    (void)encountering_task_data, (void)encountering_task_frame, (void)has_dependences;
+    (void)encountering_task_frame, (void)has_dependences;
     new_task_data->value = 0;
     if (!(flags & ompt_task_explicit))
         return;
     new_task_data->value = TASK_EXPLICIT | instr_omp_region(INSTR_OMP_TASK, codeptr_ra);
     push(INSTR_OMP_TASK_CREATE, 0, codeptr_ra);
+    instr_cp_task_create(new_task_data, encountering_task_data,
+                         (flags & ompt_task_undeferred) != 0);
     if (instr_plugins_omp)
         instr_plugins_omp_event(INSTR_PLUGINS_OMP_TASK_CREATE, (uint64_t)(uintptr_t)new_task_data);
     /* With a profile: remember where the task was created (docs/openmp.md, "Call paths").
@@ -496,13 +556,26 @@ static void task_graft_end(const ompt_data_t *task)
 static void on_task_schedule(ompt_data_t *prior_task_data, ompt_task_status_t prior_task_status,
                              ompt_data_t *next_task_data)
 {
-    if (prior_task_data && (prior_task_data->value & TASK_EXPLICIT) &&
-        (prior_task_status == ompt_task_complete || prior_task_status == ompt_task_cancel ||
-         prior_task_status == ompt_task_detach)) {
+    int prior_explicit = prior_task_data && (prior_task_data->value & TASK_EXPLICIT);
+    int prior_done = prior_task_status == ompt_task_complete ||
+                     prior_task_status == ompt_task_cancel ||
+                     prior_task_status == ompt_task_detach;
+    if (prior_explicit && prior_done) {
         if (instr_plugins_omp)
             instr_plugins_omp_event(INSTR_PLUGINS_OMP_TASK_COMPLETE,
                                     (uint64_t)(uintptr_t)prior_task_data);
         pop(INSTR_OMP_TASK, (uintptr_t)prior_task_data); /* ends its graft too */
+    }
+    /* The critical path follows the task: after the prior task's region ended, before the
+     * next one's begins. The fulfilment of a detached task's event (on any thread, maybe
+     * while the task's body still runs) switches nothing. */
+    if (prior_task_status != ompt_task_early_fulfill &&
+        prior_task_status != ompt_task_late_fulfill) {
+        uint32_t *barriers = NULL;
+        instr_cp_team *team = cp_team(&barriers);
+        instr_cp_task_switch(prior_task_data, prior_explicit, prior_done, next_task_data,
+                             next_task_data && (next_task_data->value & TASK_EXPLICIT), team,
+                             team ? *barriers : 0);
     }
     if (instr_plugins_omp && next_task_data && (next_task_data->value & TASK_EXPLICIT))
         instr_plugins_omp_event(INSTR_PLUGINS_OMP_TASK_SWITCH, (uint64_t)(uintptr_t)next_task_data);
@@ -531,6 +604,13 @@ static void on_task_schedule(ompt_data_t *prior_task_data, ompt_task_status_t pr
     }
 }
 
+/* A dependence between two tasks (depend clauses): the successor starts after the
+ * predecessor completed. */
+static void on_task_dependence(ompt_data_t *src_task_data, ompt_data_t *sink_task_data)
+{
+    instr_cp_task_dependence(src_task_data, sink_task_data);
+}
+
 /* ---- registration ---- */
 
 int instr_ompt_register(ompt_set_callback_t set)
@@ -544,6 +624,7 @@ int instr_ompt_register(ompt_set_callback_t set)
         {ompt_callback_parallel_end, (ompt_callback_t)on_parallel_end},
         {ompt_callback_implicit_task, (ompt_callback_t)on_implicit_task},
         {ompt_callback_sync_region, (ompt_callback_t)on_sync_region},
+        {ompt_callback_sync_region_wait, (ompt_callback_t)on_sync_region_wait},
         {ompt_callback_work, (ompt_callback_t)on_work},
         {ompt_callback_masked, (ompt_callback_t)on_masked},
         {ompt_callback_mutex_acquire, (ompt_callback_t)on_mutex_acquire},
@@ -552,6 +633,7 @@ int instr_ompt_register(ompt_set_callback_t set)
         {ompt_callback_nest_lock, (ompt_callback_t)on_nest_lock},
         {ompt_callback_task_create, (ompt_callback_t)on_task_create},
         {ompt_callback_task_schedule, (ompt_callback_t)on_task_schedule},
+        {ompt_callback_task_dependence, (ompt_callback_t)on_task_dependence},
     };
     int missing = 0;
     for (size_t i = 0; i < sizeof cbs / sizeof *cbs; i++) {

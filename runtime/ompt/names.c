@@ -56,6 +56,7 @@ static const char *const construct_name[INSTR_OMP_NCONSTRUCTS] = {
     [INSTR_OMP_ATOMIC] = "!$omp atomic",
     [INSTR_OMP_ATOMIC_WAIT] = "!$omp atomic (wait)",
     [INSTR_OMP_SCOPE] = "!$omp scope",
+    [INSTR_OMP_TASKGROUP_WAIT] = "!$omp taskgroup (wait)",
 };
 
 #define TABLE (1u << 14) /* distinct (construct, address) pairs; beyond: one region each */

@@ -39,6 +39,7 @@ enum instr_omp_construct {
     INSTR_OMP_ATOMIC,       /* where the runtime implements an atomic with a lock */
     INSTR_OMP_ATOMIC_WAIT,
     INSTR_OMP_SCOPE,
+    INSTR_OMP_TASKGROUP_WAIT, /* the end of a taskgroup, waiting for its tasks */
     INSTR_OMP_NCONSTRUCTS
 };
 

@@ -15,12 +15,6 @@
 
 static int wanted(void) { return instr_cfg.enable_profiling; }
 
-static void add_file(char *files, size_t size, const char *name)
-{
-    size_t len = strlen(files);
-    snprintf(files + len, size - len, "%s%s", len ? ", " : "", name);
-}
-
 typedef int (*writer)(FILE *f, const instr_run *run, const instr_mtree *t);
 
 static int write_json(FILE *f, const instr_run *run, const instr_mtree *t)
@@ -143,7 +137,7 @@ static int write(const instr_run *run, char *files, size_t size)
             rc = -1;
             continue;
         }
-        add_file(files, size, outs[i].name);
+        instr_files_add(files, size, outs[i].name);
     }
     dominated_hint(run, &t);
     instr_mtree_free(&t);

@@ -4,6 +4,7 @@
  * many times the memory budget made a thread flush during the run. */
 #include "trace.h"
 #include "../core/config.h"
+#include "../core/experiment.h"
 #include "../core/log.h"
 
 #include <dirent.h>
@@ -42,12 +43,6 @@ static uint64_t archive_bytes(const char *dir)
     }
     closedir(d);
     return total;
-}
-
-static void add_file(char *files, size_t size, const char *name)
-{
-    size_t len = strlen(files);
-    snprintf(files + len, size - len, "%s%s", len ? ", " : "", name);
 }
 
 /* Events that could not be recorded, and threads cut off at the end: said once each. */
@@ -228,8 +223,8 @@ int instr_trace_write(const instr_run *run, char *files, size_t size)
                    (unsigned long long)bytes, (unsigned long long)ps.flushes,
                    ps.flushes == 1 ? "" : "es", flush_note);
     }
-    add_file(files, size, "traces.otf2");
-    add_file(files, size, "traces.def");
-    add_file(files, size, "traces/");
+    instr_files_add(files, size, "traces.otf2");
+    instr_files_add(files, size, "traces.def");
+    instr_files_add(files, size, "traces/");
     return rc;
 }

@@ -28,6 +28,14 @@ Cases:
   hybrid     2 ranks x 2 threads of the same program, MPI_Barrier between the iterations
   oracle_omp_team, oracle_hybrid  the two above in wall time with the trace on, against
              the trace's replay (fork, OpenMP barriers, join)
+  omp_tasks  explicit tasks of one rank's 2 threads: taskwait for a slow task on the other
+             thread, a taskgroup whose task leaves a grandchild behind, a chain of 3 tasks by
+             depend clauses: the path goes through them to the waiting master
+  omp_alone  a program of OpenMP threads alone (no MPI, 2 threads): its path written at the
+             end of the process, by construction and against the trace's replay
+  oracle_omp_tasks  omp_tasks' taskwait and taskgroup in wall time against the trace's replay
+  oracle_omp_critical  omp_critical (critical sections) and omp_chain (ordered) against the
+             trace's replay of the mutex hand-overs
   omp_chain  a chain through 4 threads by `#pragma omp ordered`: the path goes from the thread
              that leaves the ordered region to the one that enters it next
   metrics    INSTR_CRITICAL_PATH_METRICS=events of the exact count metric plugin
@@ -35,6 +43,8 @@ Cases:
              path, counted from the program's calls
   ipc        INSTR_METRIC_PERF=instructions,cycles along the path: the derived IPC (skipped,
              77, without hardware counters)
+  ipc_double the same with a test double of the counters (counters_double.c: multiples of
+             the thread's CPU time, perf's and PAPI's names): the IPC line and the values
   regions_k  INSTR_CRITICAL_PATH_REGIONS=1: one region named, the rest is other_s
   off        without INSTR_CRITICAL_PATH: no critical-path.json, same program output
 """
@@ -315,8 +325,14 @@ def against_oracle(prog, args, name, np=None, env=None, openmp=False):
     exp, p = run(prog, env, name, args, np=np, openmp=openmp)
     cp = load(exp)
     check_common(cp)
+    compare_with_oracle(prog, exp, cp, np or A.np)
+    return cp, p
+
+
+def compare_with_oracle(prog, exp, cp, np):
+    """critical-path.json (cp) of experiment exp against the replay of its trace."""
     o = O.compute(exp)
-    expect(o["ranks"] == (np or A.np), "the trace has %d ranks" % o["ranks"])
+    expect(o["ranks"] == np, "the trace has %d ranks" % o["ranks"])
     cpu = o["useful_s"]
     near(cp["application"]["useful_s"], cpu, "%s: useful critical path against the trace" % prog)
     got, have = totals(cp), pairs(cp)
@@ -330,7 +346,6 @@ def against_oracle(prog, args, name, np=None, env=None, openmp=False):
     for key in set(have) | set(k for k in o["pairs"] if k[0]):
         near(have.get(key, 0.0), o["pairs"].get(key, 0.0),
              "%s: region %s on rank %d against the trace" % (prog, key[0], key[1]), of=cpu)
-    return cp, p
 
 
 def case_oracle():
@@ -422,6 +437,28 @@ def case_oracle_hybrid():
     oracle_team(2)
 
 
+def case_oracle_omp_tasks():
+    """omp_tasks.c's taskwait and taskgroup in wall time against the trace's replay of task
+    creation, execution, taskwait and taskgroup (the dependences are not in the trace)."""
+    env = dict(OMP_NUM_THREADS="2", OMP_WAIT_POLICY="passive")
+    for mode, slow in (("wait", "slow_task_work"), ("group", "grandchild_work")):
+        cp, _ = against_oracle("omp_tasks", [mode], "oracle_tasks_" + mode, np=1, env=env,
+                               openmp=True)
+        expect(slow in totals(cp), "%s is not on the path: %r" % (slow, cp["regions"]))
+
+
+def case_oracle_omp_critical():
+    """omp_critical.c (4 threads, two critical sections each) and omp_chain.c (ordered) in
+    wall time against the trace's replay of the mutex hand-overs."""
+    env = dict(OMP_NUM_THREADS="4", OMP_WAIT_POLICY="passive")
+    cp, _ = against_oracle("omp_critical", [], "oracle_critical", np=1, env=env, openmp=True)
+    # Eight critical sections one after the other: most of the path.
+    crit = totals(cp).get("critical_work", 0.0)
+    expect(crit > 0.5 * cp["application"]["useful_s"],
+           "critical_work is %.6f s of a %.6f s path" % (crit, cp["application"]["useful_s"]))
+    against_oracle("omp_chain", [], "oracle_chain", np=1, env=env, openmp=True)
+
+
 def case_omp_chain():
     env = dict(CPU, OMP_NUM_THREADS="4", OMP_WAIT_POLICY="passive")
     exp, p = run("omp_chain", env, "omp_chain", np=1, openmp=True)
@@ -435,6 +472,95 @@ def case_omp_chain():
            "construction: the stages %r are too unequal" % st)
     near(cp["application"]["useful_s"], path, "useful critical path")
     check_regions(cp, {"stage_work": path})
+
+
+def task_phases(stdout):
+    """{name: (thread, seconds)} of omp_tasks.c's "phase <name> <thread> <seconds>" lines."""
+    return {l[1]: (int(l[2]), float(l[3])) for l in phases(stdout)}
+
+
+def check_tasks(mode, want_chain, other, without=None):
+    """omp_tasks.c in `mode` (one rank, 2 threads): the path is the phases of want_chain by
+    construction, each of them on it as a region; the regions of `other` are off it. A path
+    that missed the tasks would be the master's own phases, or the phases `without`."""
+    env = dict(CPU, OMP_NUM_THREADS="2", OMP_WAIT_POLICY="passive")
+    exp, p = run("omp_tasks", env, "tasks_" + mode, [mode], np=1, openmp=True)
+    cp = load(exp)
+    check_common(cp)
+    ph = task_phases(p.stdout)
+    expect(set(want_chain) | set(other) <= set(ph), "phases printed: %r" % ph)
+    path = sum(ph[k][1] for k in want_chain)
+    master = sum(ph[k][1] for k in (without or [k for k in ph if ph[k][0] == 0]))
+    expect(path > 1.1 * max(master, max(ph[k][1] for k in ph)),
+           "construction: the chain %r (%.6f s) is not clearly longer than the master's own "
+           "phases (%.6f s) or any one phase: %r" % (want_chain, path, master, ph))
+    near(cp["application"]["useful_s"], path, "useful critical path (%s)" % mode)
+    regions = {k + "_work" if k not in ("slow", "fast") else k + "_task_work": ph[k][1]
+               for k in want_chain}
+    check_regions(cp, regions)
+    return ph
+
+
+def case_omp_tasks():
+    """taskwait, taskgroup and task dependences (tests/critpath/progs/omp_tasks.c)."""
+    ph = check_tasks("wait", ["pre", "slow", "after"], ["fast", "own"])
+    expect(ph["slow"][0] != 0, "the slow task ran on the master: %r" % ph)
+    ph = check_tasks("group", ["pre", "slow", "grandchild", "after"], ["fast"])
+    expect(ph["slow"][0] != 0, "the slow task ran on the master: %r" % ph)
+    check_tasks("depend", ["pre", "a", "b", "c", "after"], [])
+    check_tasks("undeferred", ["pre", "slow", "fast", "after"], [], without=["pre", "after"])
+
+
+def run_alone(exe, extra_env, name):
+    """Runs a program that is no MPI job (no mpirun) with 2 OpenMP threads."""
+    exp = os.path.join(A.workdir, name)
+    env = clean_env(dict(extra_env, OMP_NUM_THREADS="2", OMP_WAIT_POLICY="passive",
+                         INSTR_EXPERIMENT_DIRECTORY=exp))
+    print("$ %s %d" % (exe, WORK), flush=True)
+    p = subprocess.run([exe, str(WORK)], capture_output=True, text=True, env=env,
+                       cwd=A.workdir, timeout=240)
+    expect(p.returncode == 0, "%s exited with %d:\n%s%s" % (exe, p.returncode, p.stdout,
+                                                            p.stderr))
+    sys.stdout.write(p.stderr)
+    return exp, p
+
+
+def case_omp_alone():
+    """A program of OpenMP threads alone, no MPI (progs/omp_alone.c, `instr clang -fopenmp`,
+    2 threads): critical-path.json in the process's experiment directory and the summary at
+    the end of the process; the path is each region's slowest thread of phase A plus its
+    slowest of phase B; in wall time with the trace, the trace's replay agrees."""
+    os.makedirs(os.path.join(A.workdir, "bin"), exist_ok=True)
+    exe = os.path.join(A.workdir, "bin", "omp_alone")
+    src = os.path.join(A.source, "progs", "omp_alone.c")
+    p = subprocess.run([A.instr, A.omp_cc, "-O1", "-fopenmp", src, "-o", exe],
+                       capture_output=True, text=True, env=clean_env(), timeout=300)
+    expect(p.returncode == 0, "instr %s %s failed:\n%s%s" % (A.omp_cc, src, p.stdout, p.stderr))
+    exp, p = run_alone(exe, CPU, "alone")
+    expect("no critical path" not in p.stderr, "the path was not written:\n%s" % p.stderr)
+    expect("critical path of this process:" in p.stderr and "critical-path.json" in
+           p.stderr.split("critical path of this process:")[1], "no summary:\n%s" % p.stderr)
+    cp = load(exp)
+    check_common(cp)
+    expect(cp["ranks"] == 1, "ranks %r" % cp["ranks"])
+    ph = {(int(it), int(t)): (float(a), float(b)) for _, it, t, a, b in phases(p.stdout)}
+    iters = sorted({k[0] for k in ph})
+    expect(len(ph) == 2 * len(iters) and iters, "phases printed: %r" % sorted(ph))
+    path = sum(max(ph[(it, t)][0] for t in (0, 1)) + max(ph[(it, t)][1] for t in (0, 1))
+               for it in iters)
+    one = max(sum(sum(ph[(it, t)]) for it in iters) for t in (0, 1))
+    expect(path > 1.2 * one, "construction: the slowest threads' phases (%.6f s) are not "
+           "clearly longer than one thread's (%.6f s)" % (path, one))
+    near(cp["application"]["useful_s"], path, "useful critical path")
+    slow = sum(max(ph[(it, t)][0] for t in (0, 1)) - min(ph[(it, t)][0] for t in (0, 1)) +
+               max(ph[(it, t)][1] for t in (0, 1)) - min(ph[(it, t)][1] for t in (0, 1))
+               for it in iters)
+    near(totals(cp).get("slow_work", 0.0), slow, "slow_work on the path", of=path, tol=0.04)
+    exp, _ = run_alone(exe, {"INSTR_CRITICAL_PATH": "1", "INSTR_ENABLE_TRACING": "1"},
+                       "alone_traced")
+    cp = load(exp)
+    check_common(cp)
+    compare_with_oracle("omp_alone", exp, cp, 1)
 
 
 def case_metrics():
@@ -500,6 +626,38 @@ def case_ipc():
            "no IPC line in the summary:\n%s" % p.stderr)
 
 
+def case_ipc_double():
+    """The IPC line without hardware counters: the test double counters_double.c offers
+    metrics named like perf's (instructions, cycles) and PAPI's (PAPI_TOT_INS, PAPI_TOT_CYC),
+    3 and 2 per nanosecond of the thread's CPU time. Along the barrier loop's useful path in
+    CPU time they are 3 and 2 times its length (within 2 %), and the derived IPC in
+    critical-path.json and the summary is their ratio."""
+    lib = os.path.join(A.plugins, "libinstr_metric_counters_double.so")
+    expect(os.path.isfile(lib), "%s is missing" % lib)
+    for ins, cyc in (("instructions", "cycles"), ("PAPI_TOT_INS", "PAPI_TOT_CYC")):
+        env = dict(CPU, INSTR_METRIC_PLUGINS="counters_double", INSTR_PLUGIN_PATH=A.plugins,
+                   INSTR_METRIC_COUNTERS_DOUBLE="%s,%s" % (ins, cyc),
+                   INSTR_CRITICAL_PATH_METRICS="%s,%s" % (ins, cyc))
+        exp, p = run("barrier_loop", env, "ipc_double_" + ins)
+        cp = load(exp)
+        check_common(cp)
+        got = {m["name"]: m["value"] for m in cp.get("metrics", [])}
+        expect(sorted(got) == sorted([ins, cyc]), "metrics on the path: %r" % cp.get("metrics"))
+        ns = cp["application"]["useful_s"] * 1e9
+        near(got[ins] / 3e9, ns / 1e9, "%s / 3 on the path against its length" % ins)
+        near(got[cyc] / 2e9, ns / 1e9, "%s / 2 on the path against its length" % cyc)
+        want = got[ins] / got[cyc]
+        d = {x["name"]: x["value"] for x in cp.get("derived", [])}
+        expect("ipc" in d and abs(d["ipc"] - want) <= 1e-6 and abs(want - 1.5) < 0.01,
+               "derived %r, %s / %s on the path %.6f, by construction 1.5"
+               % (cp.get("derived"), ins, cyc, want))
+        expect("on the path: IPC = %.3f (instructions / cycles)" % want in p.stderr,
+               "no IPC line in the summary:\n%s" % p.stderr)
+        for name in (ins, cyc):
+            expect("on the path: %s = %d #" % (name, got[name]) in p.stderr,
+                   "no summary line of %s:\n%s" % (name, p.stderr))
+
+
 def case_regions_k():
     exp, _ = run("barrier_loop", dict(CPU, INSTR_CRITICAL_PATH_REGIONS="1"), "regions_k")
     cp = load(exp)
@@ -532,7 +690,7 @@ def main():
         ap.add_argument("--" + a, required=True)
     ap.add_argument("--np", type=int, default=4)
     ap.add_argument("--omp-cc", default="clang")
-    ap.add_argument("--plugins", default="", help="directory of libinstr_metric_count.so")
+    ap.add_argument("--plugins", default="", help="directory of the metric plugins")
     A = ap.parse_args()
     fresh_dir(A.workdir)
     try:
