@@ -129,25 +129,34 @@ int instr_events_wanted(void);
 
 static inline int instr_state_get(void) { return __atomic_load_n(&instr_state, __ATOMIC_ACQUIRE); }
 
-/* 1 when the event was recorded by the direct trace path: `kind` is INSTR_TREC_ENTER or
- * INSTR_TREC_LEAVE. Handles outside 1..INSTR_TREC_ARG_MASK (INSTR_HANDLE_UNREGISTERED,
- * INSTR_HANDLE_EXCLUDED) are not recorded here. */
-static inline int instr_event_trace_direct(uint32_t region, uint32_t kind)
+/* instr_fast, read once per event by the hooks and cyg (relaxed: the flag only ever goes
+ * off, and an event that still sees it on belongs to the time before). */
+static inline int instr_fast_get(void) { return __atomic_load_n(&instr_fast, __ATOMIC_RELAXED); }
+
+/* instr_event_trace_direct with the flag the caller read (`fast`). */
+static inline int instr_event_trace_direct_in(int fast, uint32_t region, uint32_t kind)
 {
 #ifdef INSTR_RT_HAVE_TRACE
     struct instr_tloc *s = instr_tls_trace;
-    /* Its own load (relaxed: the flag only ever goes off), so that the cursor path's test
-     * stays one compare with memory. */
-    if (__builtin_expect(__atomic_load_n(&instr_fast, __ATOMIC_RELAXED) != INSTR_FAST_TRACE || !s ||
-                             region - 1 >= INSTR_TREC_ARG_MASK, 0))
+    if (__builtin_expect(fast != INSTR_FAST_TRACE || !s || region - 1 >= INSTR_TREC_ARG_MASK, 0))
         return 0;
     instr_trace_put(s, kind << INSTR_TREC_KIND_SHIFT | region, instr_clock_tsc());
     return 1;
 #else
+    (void)fast;
     (void)region;
     (void)kind;
     return 0;
 #endif
+}
+
+/* 1 when the event was recorded by the direct trace path: `kind` is INSTR_TREC_ENTER or
+ * INSTR_TREC_LEAVE. Handles outside 1..INSTR_TREC_ARG_MASK (INSTR_HANDLE_UNREGISTERED,
+ * INSTR_HANDLE_EXCLUDED) are not recorded here. The flag's own load, so that the cursor
+ * path's test stays one compare with memory. */
+static inline int instr_event_trace_direct(uint32_t region, uint32_t kind)
+{
+    return instr_event_trace_direct_in(instr_fast_get(), region, kind);
 }
 
 /* 1 when the event was recorded by the cursor path (or, for a region handle, the direct
@@ -177,6 +186,51 @@ static inline int instr_event_exit_fast_by(int by_key, uintptr_t what)
         return 0;
     instr_cct_pop(s, n, instr_clock_tsc());
     return 1;
+}
+
+/* The way in of the adapters whose events have a stack frame of their own (hooks by region
+ * handle, cyg by key), which read the flag once: the inline cursor path; with
+ * INSTR_FAST_METRICS one jump through instr_cct_extra, tested first, so that the other modes'
+ * failed test costs the trace path (whose budget has room) and not the cursor path with
+ * metrics or plugins; then the direct trace path (by handle). 1 when the event was taken
+ * care of (recorded, or handed to instr_cct_extra, which calls `miss` with ctx itself when
+ * it does not record it); 0: the caller takes its slow path. */
+static inline int instr_event_enter_framed(int by_key, uintptr_t what, uintptr_t sp, void *ctx,
+                                           instr_cct_enter_miss miss)
+{
+    instr_pstate *s = instr_tls_cct;
+    int fast = instr_fast_get();
+    if (__builtin_expect(fast == INSTR_FAST_INLINE, 1)) {
+        instr_pnode *n = instr_cct_push(s, by_key, what, sp);
+        if (__builtin_expect(!n, 0))
+            return 0;
+        n->t_enter = instr_clock_tsc();
+        return 1;
+    }
+    if (fast == INSTR_FAST_METRICS) {
+        (by_key ? instr_cct_extra.enter_key : instr_cct_extra.enter_region)(ctx, what, sp, miss, s);
+        return 1;
+    }
+    return !by_key && instr_event_trace_direct_in(fast, (uint32_t)what, 0);
+}
+
+static inline int instr_event_exit_framed(int by_key, uintptr_t what, void *ctx,
+                                          instr_cct_exit_miss miss)
+{
+    instr_pstate *s = instr_tls_cct;
+    int fast = instr_fast_get();
+    if (__builtin_expect(fast == INSTR_FAST_INLINE, 1)) {
+        instr_pnode *n = instr_cct_top(s, by_key, what);
+        if (__builtin_expect(!n, 0))
+            return 0;
+        instr_cct_pop(s, n, instr_clock_tsc());
+        return 1;
+    }
+    if (fast == INSTR_FAST_METRICS) {
+        (by_key ? instr_cct_extra.exit_key : instr_cct_extra.exit_region)(ctx, what, miss, s);
+        return 1;
+    }
+    return !by_key && instr_event_trace_direct_in(fast, (uint32_t)what, 1);
 }
 
 static inline int instr_event_enter_fast(uint32_t region, uintptr_t sp)

@@ -196,9 +196,11 @@ static void init_once(void)
         int metrics = instr_active[instr_enter_tab[0].slot] == &instr_metrics_substrate ||
                       instr_active[instr_exit_tab[0].slot] == &instr_metrics_substrate;
         int plugins = instr_substrate_slot(&instr_plugins_substrate) >= 0;
-        /* Plugins without metrics: the plugins' own functions (cct_plugins.c). */
+        /* Plugins without metrics: the plugins' own functions (cct_plugins.c), without a
+         * test of the lists when each has one function. */
         if (!metrics)
-            instr_cct_extra_plugins();
+            instr_cct_extra_plugins(instr_plugins_enter_list[0] && !instr_plugins_enter_list[1] &&
+                                    instr_plugins_exit_list[0] && !instr_plugins_exit_list[1]);
         instr_info(1, "events: the profile's cursor path with %s",
                    metrics && plugins ? "metrics and substrate plugins"
                                       : metrics ? "metrics" : "substrate plugins");

@@ -71,38 +71,43 @@ static inline int try_exit(uint32_t region)
     return 1;
 }
 
-static void enter_region(uintptr_t region, uintptr_t sp, instr_cct_enter_miss miss)
-{
-    if (__builtin_expect(!try_enter((uint32_t)region), 0))
-        miss(region, sp);
-}
-
-static void exit_region(uintptr_t region, instr_cct_exit_miss miss)
-{
-    if (__builtin_expect(!try_exit((uint32_t)region), 0))
-        miss(region);
-}
-
 /* A region's handle, not a function not seen yet, excluded or throttled. */
-static int recorded(uint32_t h)
+static inline int recorded(uint32_t h)
 {
     return h != INSTR_HANDLE_UNREGISTERED && h != INSTR_HANDLE_EXCLUDED &&
            !instr_handle_throttling(h);
 }
 
-/* By the function's address (-finstrument-functions): its handle from the adapter's table. */
-static void enter_key(uintptr_t key, uintptr_t sp, instr_cct_enter_miss miss)
+/* By the hooks' handle (s, the profile's cursor state, is not used: no profile). */
+static void enter_region(INSTR_CCT_ENTER_ARGS)
 {
-    uint32_t h = instr_cyg_handle(key);
-    if (__builtin_expect(!recorded(h) || !try_enter(h), 0))
-        miss(key, sp);
+    (void)s;
+    if (__builtin_expect(!recorded((uint32_t)what) || !try_enter((uint32_t)what), 0))
+        miss(ctx, what, sp);
 }
 
-static void exit_key(uintptr_t key, instr_cct_exit_miss miss)
+static void exit_region(INSTR_CCT_EXIT_ARGS)
 {
-    uint32_t h = instr_cyg_handle(key);
+    (void)s;
+    if (__builtin_expect(!try_exit((uint32_t)what), 0))
+        miss(ctx, what);
+}
+
+/* By the function's address (-finstrument-functions): its handle from the adapter's table. */
+static void enter_key(INSTR_CCT_ENTER_ARGS)
+{
+    (void)s;
+    uint32_t h = instr_cyg_handle(what);
+    if (__builtin_expect(!recorded(h) || !try_enter(h), 0))
+        miss(ctx, what, sp);
+}
+
+static void exit_key(INSTR_CCT_EXIT_ARGS)
+{
+    (void)s;
+    uint32_t h = instr_cyg_handle(what);
     if (__builtin_expect(!recorded(h) || !try_exit(h), 0))
-        miss(key);
+        miss(ctx, what);
 }
 
 void instr_plugins_direct_on(void)

@@ -29,14 +29,28 @@ instr_cct_extra_ops instr_cct_extra = {
     .exit_region = instr_cct_metrics_exit_region,
 };
 
-void instr_cct_extra_plugins(void)
+void instr_cct_extra_plugins(int one_each)
 {
-    instr_cct_extra = (instr_cct_extra_ops){
-        .enter_key = instr_cct_plugins_enter_key,
-        .exit_key = instr_cct_plugins_exit_key,
-        .enter_region = instr_cct_plugins_enter_region,
-        .exit_region = instr_cct_plugins_exit_region,
-    };
+    if (one_each)
+        instr_cct_extra = (instr_cct_extra_ops){
+            .enter_key = instr_cct_plugins1_enter_key,
+            .exit_key = instr_cct_plugins1_exit_key,
+            .enter_region = instr_cct_plugins1_enter_region,
+            .exit_region = instr_cct_plugins1_exit_region,
+        };
+    else
+        instr_cct_extra = (instr_cct_extra_ops){
+            .enter_key = instr_cct_plugins_enter_key,
+            .exit_key = instr_cct_plugins_exit_key,
+            .enter_region = instr_cct_plugins_enter_region,
+            .exit_region = instr_cct_plugins_exit_region,
+        };
+}
+
+void instr_cct_plugins_none(struct instr_substrate_location *loc, uint64_t t, uint32_t region,
+                            const uint64_t *metrics)
+{
+    (void)loc, (void)t, (void)region, (void)metrics;
 }
 
 __attribute__((noinline)) void instr_cct_plugins_each(const instr_cct_plugin_fn *f,
@@ -71,25 +85,65 @@ int instr_cct_plugins_attach(instr_pstate *s, struct instr_substrate_location *p
     return 0;
 }
 
-/* The node n was just entered (the cursor): its time, then the plugins. */
-static inline __attribute__((always_inline)) void enter_node(instr_pstate *s, instr_pnode *n)
+/* The node n, instr_cct_next's: the cursor is taken first, instead of being given to n (a
+ * handler's events from here on are dropped), then n's open visit and its time, the plugins,
+ * and n becomes the cursor. */
+static inline __attribute__((always_inline)) void enter_node(instr_pstate *s, instr_pnode *n,
+                                                             uintptr_t sp, uint32_t region)
 {
+    s->cursor = &s->busy;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    n->child_ticks = 0;
+    n->sp = sp;
     uint64_t t = instr_clock_tsc();
     n->t_enter = t;
-    instr_cct_plugins_call_then(s, n, s->penter1, s->penter, n->region, t, NULL);
+    instr_cct_plugins_taken_then(s, n, s->penter1, s->penter, region, t, NULL);
 }
 
 /* The cursor is taken before the node's statistics (a handler's events meanwhile are
  * dropped) and given to the parent after the plugins: instr_cct_pop's steps around their
  * call, so that only the parent is needed across it. */
-static inline __attribute__((always_inline)) void exit_node(instr_pstate *s, instr_pnode *n)
+static inline __attribute__((always_inline)) void exit_node(instr_pstate *s, instr_pnode *n,
+                                                            uint32_t region)
 {
     uint64_t t = instr_clock_tsc();
     instr_pnode *parent = n->parent;
     s->cursor = &s->busy;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     instr_cct_close_in(n, parent, t);
-    instr_cct_plugins_taken_then(s, parent, s->pexit1, s->pexit, n->region, t, NULL);
+    instr_cct_plugins_taken_then(s, parent, s->pexit1, s->pexit, region, t, NULL);
 }
 
-INSTR_CCT_MODE_ENTRY_POINTS(plugins)
+INSTR_CCT_MODE_ENTRY_POINTS(plugins, enter_node, exit_node)
+
+/* One enter and one exit function (the usual case, one plugin): the same steps with the
+ * function called directly, no test of the list. Every location's penter1 and pexit1 can be
+ * called: a location without plugins has instr_cct_plugins_none. */
+static inline __attribute__((always_inline)) void enter_node1(instr_pstate *s, instr_pnode *n,
+                                                              uintptr_t sp, uint32_t region)
+{
+    s->cursor = &s->busy;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    n->child_ticks = 0;
+    n->sp = sp;
+    uint64_t t = instr_clock_tsc();
+    n->t_enter = t;
+    s->penter1(s->ploc, t, region, NULL);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    s->cursor = n;
+}
+
+static inline __attribute__((always_inline)) void exit_node1(instr_pstate *s, instr_pnode *n,
+                                                             uint32_t region)
+{
+    uint64_t t = instr_clock_tsc();
+    instr_pnode *parent = n->parent;
+    s->cursor = &s->busy;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    instr_cct_close_in(n, parent, t);
+    s->pexit1(s->ploc, t, region, NULL);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    s->cursor = parent;
+}
+
+INSTR_CCT_MODE_ENTRY_POINTS(plugins1, enter_node1, exit_node1)
