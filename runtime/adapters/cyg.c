@@ -161,20 +161,27 @@ __attribute__((noinline, cold)) static void exit_slow(uint32_t h)
         instr_event_exit_generic(h);
 }
 
-/* Past the cursor path (and its variant with metrics or plugins): the table. */
-__attribute__((noinline, cold)) static void enter_by_table(void *fn, uintptr_t key, uintptr_t sp)
+/* Past the cursor path: the table. */
+__attribute__((noinline, cold)) static void enter_by_table(uintptr_t fn, uintptr_t sp)
 {
-    (void)fn;
-    enter_slow(key, find(key), sp);
+    enter_slow(fn, find(fn), sp);
 }
 
-__attribute__((noinline, cold)) static void exit_by_table(void *fn, uintptr_t key)
+__attribute__((noinline, cold)) static void exit_by_table(uintptr_t fn)
 {
-    (void)fn;
-    uint32_t h = find(key);
+    uint32_t h = find(fn);
     if (!instr_event_exit_fast(h))
         exit_slow(h);
 }
+
+/* A miss of the cursor path with metrics or plugins (instr_cct_extra, profile/cct.h). */
+void instr_cyg_enter_miss(void *fn, uintptr_t key, uintptr_t sp)
+{
+    (void)fn;
+    enter_by_table(key, sp);
+}
+
+void instr_cyg_exit_miss(uintptr_t key) { exit_by_table(key); }
 
 /* Fast path: a call path's node carries the function's address as its key (set by the slow
  * path on its first visit), so the address goes straight to the cursor, without the table
@@ -183,15 +190,15 @@ EXPORT void __cyg_profile_func_enter(void *fn, void *site)
 {
     (void)site;
     uintptr_t sp = INSTR_CALLER_SP();
-    if (__builtin_expect(instr_event_enter_framed(1, (uintptr_t)fn, sp, fn, enter_by_table), 1))
+    if (__builtin_expect(instr_event_enter_framed(1, (uintptr_t)fn, sp, fn), 1))
         return;
-    enter_by_table(fn, (uintptr_t)fn, sp);
+    enter_by_table((uintptr_t)fn, sp);
 }
 
 EXPORT void __cyg_profile_func_exit(void *fn, void *site)
 {
     (void)site;
-    if (__builtin_expect(instr_event_exit_framed(1, (uintptr_t)fn, fn, exit_by_table), 1))
+    if (__builtin_expect(instr_event_exit_framed(1, (uintptr_t)fn), 1))
         return;
-    exit_by_table(fn, (uintptr_t)fn);
+    exit_by_table((uintptr_t)fn);
 }

@@ -221,9 +221,9 @@ __attribute__((noinline, cold)) static void enter_other(struct instr_region *d,
         instr_event_enter_generic(h, sp);
 }
 
-/* A miss of the cursor path with metrics or plugins (instr_cct_extra; no node carries a
- * handle that is not a region's, so those come here too). */
-static void enter_miss(void *d, uintptr_t h, uintptr_t sp)
+/* A miss of the cursor path with metrics or plugins (instr_cct_extra, profile/cct.h; no node
+ * carries a handle that is not a region's, so those come here too). */
+void instr_hooks_enter_miss(void *d, uintptr_t h, uintptr_t sp)
 {
     enter_other(d, (uint32_t)h, sp);
 }
@@ -234,7 +234,7 @@ EXPORT void __instr_enter(struct instr_region *d)
 {
     uint32_t h = __atomic_load_n(&d->handle, __ATOMIC_ACQUIRE);
     uintptr_t sp = INSTR_CALLER_SP();
-    if (__builtin_expect(instr_event_enter_framed(0, h, sp, d, enter_miss), 1))
+    if (__builtin_expect(instr_event_enter_framed(0, h, sp, d), 1))
         return;
     enter_other(d, h, sp);
 }
@@ -247,16 +247,15 @@ __attribute__((noinline, cold)) static void exit_slow(uint32_t h)
         instr_event_exit_generic(h);
 }
 
-static void exit_miss(void *d, uintptr_t h)
+void instr_hooks_exit_miss(uintptr_t h)
 {
-    (void)d;
     exit_slow((uint32_t)h);
 }
 
 EXPORT void __instr_exit(struct instr_region *d)
 {
     uint32_t h = __atomic_load_n(&d->handle, __ATOMIC_ACQUIRE);
-    if (__builtin_expect(instr_event_exit_framed(0, h, d, exit_miss), 1))
+    if (__builtin_expect(instr_event_exit_framed(0, h), 1))
         return;
     exit_slow(h);
 }

@@ -193,10 +193,9 @@ static inline int instr_event_exit_fast_by(int by_key, uintptr_t what)
  * INSTR_FAST_METRICS one jump through instr_cct_extra, tested first, so that the other modes'
  * failed test costs the trace path (whose budget has room) and not the cursor path with
  * metrics or plugins; then the direct trace path (by handle). 1 when the event was taken
- * care of (recorded, or handed to instr_cct_extra, which calls `miss` with ctx itself when
- * it does not record it); 0: the caller takes its slow path. */
-static inline int instr_event_enter_framed(int by_key, uintptr_t what, uintptr_t sp, void *ctx,
-                                           instr_cct_enter_miss miss)
+ * care of (recorded, or handed to instr_cct_extra, which calls the adapter's miss with ctx
+ * itself when it does not record it, profile/cct.h); 0: the caller takes its slow path. */
+static inline int instr_event_enter_framed(int by_key, uintptr_t what, uintptr_t sp, void *ctx)
 {
     instr_pstate *s = instr_tls_cct;
     int fast = instr_fast_get();
@@ -208,14 +207,13 @@ static inline int instr_event_enter_framed(int by_key, uintptr_t what, uintptr_t
         return 1;
     }
     if (fast == INSTR_FAST_METRICS) {
-        (by_key ? instr_cct_extra.enter_key : instr_cct_extra.enter_region)(ctx, what, sp, miss, s);
+        (by_key ? instr_cct_extra.enter_key : instr_cct_extra.enter_region)(ctx, what, s, sp);
         return 1;
     }
     return !by_key && instr_event_trace_direct_in(fast, (uint32_t)what, 0);
 }
 
-static inline int instr_event_exit_framed(int by_key, uintptr_t what, void *ctx,
-                                          instr_cct_exit_miss miss)
+static inline int instr_event_exit_framed(int by_key, uintptr_t what)
 {
     instr_pstate *s = instr_tls_cct;
     int fast = instr_fast_get();
@@ -227,7 +225,7 @@ static inline int instr_event_exit_framed(int by_key, uintptr_t what, void *ctx,
         return 1;
     }
     if (fast == INSTR_FAST_METRICS) {
-        (by_key ? instr_cct_extra.exit_key : instr_cct_extra.exit_region)(ctx, what, miss, s);
+        (by_key ? instr_cct_extra.exit_key : instr_cct_extra.exit_region)(s, what);
         return 1;
     }
     return !by_key && instr_event_trace_direct_in(fast, (uint32_t)what, 1);

@@ -83,14 +83,14 @@ static void enter_region(INSTR_CCT_ENTER_ARGS)
 {
     (void)s;
     if (__builtin_expect(!recorded((uint32_t)what) || !try_enter((uint32_t)what), 0))
-        miss(ctx, what, sp);
+        instr_hooks_enter_miss(ctx, what, sp);
 }
 
 static void exit_region(INSTR_CCT_EXIT_ARGS)
 {
     (void)s;
     if (__builtin_expect(!try_exit((uint32_t)what), 0))
-        miss(ctx, what);
+        instr_hooks_exit_miss(what);
 }
 
 /* By the function's address (-finstrument-functions): its handle from the adapter's table. */
@@ -99,7 +99,7 @@ static void enter_key(INSTR_CCT_ENTER_ARGS)
     (void)s;
     uint32_t h = instr_cyg_handle(what);
     if (__builtin_expect(!recorded(h) || !try_enter(h), 0))
-        miss(ctx, what, sp);
+        instr_cyg_enter_miss(ctx, what, sp);
 }
 
 static void exit_key(INSTR_CCT_EXIT_ARGS)
@@ -107,7 +107,7 @@ static void exit_key(INSTR_CCT_EXIT_ARGS)
     (void)s;
     uint32_t h = instr_cyg_handle(what);
     if (__builtin_expect(!recorded(h) || !try_exit(h), 0))
-        miss(ctx, what);
+        instr_cyg_exit_miss(what);
 }
 
 void instr_plugins_direct_on(void)

@@ -53,9 +53,15 @@ typedef void (*instr_cct_plugin_fn)(struct instr_substrate_location *loc, uint64
 
 /* Per location. */
 typedef struct instr_pstate {
+    /* The cursor while a slow path or a plugin's function works (never matches). First, so
+     * that taking the cursor is one store of the state's own address (cct_plugins.c). */
+    instr_pnode busy;
     instr_pnode *cursor;        /* the innermost open region's node; &root when none */
+    /* While a plugin's function runs with the cursor taken on the cursor path with plugins:
+     * the node that becomes the cursor after it (cct_plugins.c), kept here rather than in a
+     * second callee-saved register. */
+    instr_pnode *after;
     instr_pnode root;           /* the virtual root; its stack address is the top of all */
-    instr_pnode busy;           /* the cursor while a slow path works (never matches) */
     instr_pnode lost;           /* the cursor below a node that could not be created */
     instr_pnode *lost_parent;   /* where the cursor returns when the lost frames are closed */
     uint32_t lost_depth;        /* open frames below lost_parent */
@@ -239,16 +245,19 @@ int instr_cct_plugins_attach(instr_pstate *s, struct instr_substrate_location *p
  * path's steps for the calling thread, whose cursor state the adapter passes (s, as it loaded
  * it for its inline path), by the adapter's key or by region handle, with the metrics read
  * into the node at enter and its sums at exit. Only the adapters whose events have a stack
- * frame of their own call them (sp is never 0). On a miss (the node is not the cursor's last
- * child, or not the cursor; also every handle that is not a region's, which no node
- * carries) they call `miss` with the adapter's own context (hooks: the region's descriptor)
- * and the same arguments, which takes the adapter's slow path. The argument order keeps the
- * hooks' registers where they are: the descriptor stays in the first. */
-typedef void (*instr_cct_enter_miss)(void *ctx, uintptr_t what, uintptr_t sp);
-typedef void (*instr_cct_exit_miss)(void *ctx, uintptr_t what);
-#define INSTR_CCT_ENTER_ARGS                                                                   \
-    void *ctx, uintptr_t what, uintptr_t sp, instr_cct_enter_miss miss, instr_pstate *s
-#define INSTR_CCT_EXIT_ARGS void *ctx, uintptr_t what, instr_cct_exit_miss miss, instr_pstate *s
+ * frame of their own call them (sp is never 0): the hooks by region handle, cyg by key. On a
+ * miss (the node is not the cursor's last child, or not the cursor; also every handle that
+ * is not a region's, which no node carries) they call that adapter's slow path below with
+ * the same arguments and, at enter, the adapter's own context (hooks: the region's
+ * descriptor); called by name, not passed, which would cost every event an instruction. The
+ * argument order is the one the hooks have their values in (the descriptor in the first, the
+ * cursor state where gcc keeps it), so that the jump needs no moves. */
+#define INSTR_CCT_ENTER_ARGS void *ctx, uintptr_t what, instr_pstate *s, uintptr_t sp
+#define INSTR_CCT_EXIT_ARGS instr_pstate *s, uintptr_t what
+void instr_hooks_enter_miss(void *ctx, uintptr_t what, uintptr_t sp); /* adapters/hooks.c */
+void instr_hooks_exit_miss(uintptr_t what);
+void instr_cyg_enter_miss(void *ctx, uintptr_t what, uintptr_t sp); /* adapters/cyg.c */
+void instr_cyg_exit_miss(uintptr_t what);
 void instr_cct_metrics_enter_key(INSTR_CCT_ENTER_ARGS);
 void instr_cct_metrics_exit_key(INSTR_CCT_EXIT_ARGS);
 void instr_cct_metrics_enter_region(INSTR_CCT_ENTER_ARGS);
@@ -288,46 +297,45 @@ static inline void instr_cct_claim(instr_pstate *s, instr_pnode *n, uintptr_t sp
 }
 
 /* Defines the four functions above for one mode (`prefix`) from the mode's own
- * enter_node(s, n, sp, region), which claims the frame of n (instr_cct_next's node), and
- * exit_node(s, n, region), which the file defines (always inlined; region is n's), under
- * whatever names it gives them; the cursor's match and
- * the miss are the same for every mode. */
-#define INSTR_CCT_MODE_ENTRY_POINTS(prefix, enter_node, exit_node)                           \
-    void instr_cct_##prefix##_enter_key(INSTR_CCT_ENTER_ARGS)                                \
-    {                                                                                       \
-        instr_pnode *n = instr_cct_next(s, 1, what, sp);                                    \
-        if (__builtin_expect(!n, 0)) {                                                      \
-            miss(ctx, what, sp);                                                            \
-            return;                                                                         \
-        }                                                                                   \
-        enter_node(s, n, sp, n->region);                                                    \
-    }                                                                                       \
-    void instr_cct_##prefix##_exit_key(INSTR_CCT_EXIT_ARGS)                                  \
-    {                                                                                       \
-        instr_pnode *n = instr_cct_top(s, 1, what);                                         \
-        if (__builtin_expect(!n, 0)) {                                                      \
-            miss(ctx, what);                                                                \
-            return;                                                                         \
-        }                                                                                   \
-        exit_node(s, n, n->region);                                                         \
-    }                                                                                       \
-    void instr_cct_##prefix##_enter_region(INSTR_CCT_ENTER_ARGS)                             \
-    {                                                                                       \
-        instr_pnode *n = instr_cct_next(s, 0, what, sp);                                    \
-        if (__builtin_expect(!n, 0)) {                                                      \
-            miss(ctx, what, sp);                                                            \
-            return;                                                                         \
-        }                                                                                   \
-        enter_node(s, n, sp, (uint32_t)what);                                               \
-    }                                                                                       \
-    void instr_cct_##prefix##_exit_region(INSTR_CCT_EXIT_ARGS)                               \
-    {                                                                                       \
-        instr_pnode *n = instr_cct_top(s, 0, what);                                         \
-        if (__builtin_expect(!n, 0)) {                                                      \
-            miss(ctx, what);                                                                \
-            return;                                                                         \
-        }                                                                                   \
-        exit_node(s, n, (uint32_t)what);                                                    \
+ * enter_node(s, n, sp), which claims the frame of n (instr_cct_next's node), and
+ * exit_node(s, n), which the file defines (always inlined) under whatever names it gives
+ * them; the cursor's match and the miss are the same for every mode. */
+#define INSTR_CCT_MODE_ENTRY_POINTS(prefix, enter_node, exit_node)                      \
+    void instr_cct_##prefix##_enter_key(INSTR_CCT_ENTER_ARGS)                           \
+    {                                                                                   \
+        instr_pnode *n = instr_cct_next(s, 1, what, sp);                                \
+        if (__builtin_expect(!n, 0)) {                                                  \
+            instr_cyg_enter_miss(ctx, what, sp);                                        \
+            return;                                                                     \
+        }                                                                               \
+        enter_node(s, n, sp);                                                           \
+    }                                                                                   \
+    void instr_cct_##prefix##_exit_key(INSTR_CCT_EXIT_ARGS)                             \
+    {                                                                                   \
+        instr_pnode *n = instr_cct_top(s, 1, what);                                     \
+        if (__builtin_expect(!n, 0)) {                                                  \
+            instr_cyg_exit_miss(what);                                                  \
+            return;                                                                     \
+        }                                                                               \
+        exit_node(s, n);                                                                \
+    }                                                                                   \
+    void instr_cct_##prefix##_enter_region(INSTR_CCT_ENTER_ARGS)                        \
+    {                                                                                   \
+        instr_pnode *n = instr_cct_next(s, 0, what, sp);                                \
+        if (__builtin_expect(!n, 0)) {                                                  \
+            instr_hooks_enter_miss(ctx, what, sp);                                      \
+            return;                                                                     \
+        }                                                                               \
+        enter_node(s, n, sp);                                                           \
+    }                                                                                   \
+    void instr_cct_##prefix##_exit_region(INSTR_CCT_EXIT_ARGS)                          \
+    {                                                                                   \
+        instr_pnode *n = instr_cct_top(s, 0, what);                                     \
+        if (__builtin_expect(!n, 0)) {                                                  \
+            instr_hooks_exit_miss(what);                                                \
+            return;                                                                     \
+        }                                                                               \
+        exit_node(s, n);                                                                \
     }
 
 /* Which of them serves INSTR_FAST_METRICS, chosen at start-up (core/lifecycle.c): the

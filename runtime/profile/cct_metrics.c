@@ -91,9 +91,8 @@ __attribute__((noinline, cold)) static void exit_first(instr_pstate *s, instr_pn
 }
 
 static inline __attribute__((always_inline)) void enter_node(instr_pstate *s, instr_pnode *n,
-                                                             uintptr_t sp, uint32_t region)
+                                                             uintptr_t sp)
 {
-    (void)region;
     instr_cct_claim(s, n, sp);
     const instr_metric_reader *r = s->mread;
     if (__builtin_expect(!r->flat, 0)) {
@@ -105,10 +104,8 @@ static inline __attribute__((always_inline)) void enter_node(instr_pstate *s, in
     read_flat(r, n->m + ENTER * s->nm);
 }
 
-static inline __attribute__((always_inline)) void exit_node(instr_pstate *s, instr_pnode *n,
-                                                            uint32_t region)
+static inline __attribute__((always_inline)) void exit_node(instr_pstate *s, instr_pnode *n)
 {
-    (void)region;
     const instr_metric_reader *r = s->mread;
     if (__builtin_expect(!r->flat, 0)) {
         exit_read(s, n);

@@ -89,7 +89,7 @@ int instr_cct_plugins_attach(instr_pstate *s, struct instr_substrate_location *p
  * handler's events from here on are dropped), then n's open visit and its time, the plugins,
  * and n becomes the cursor. */
 static inline __attribute__((always_inline)) void enter_node(instr_pstate *s, instr_pnode *n,
-                                                             uintptr_t sp, uint32_t region)
+                                                             uintptr_t sp)
 {
     s->cursor = &s->busy;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -97,53 +97,57 @@ static inline __attribute__((always_inline)) void enter_node(instr_pstate *s, in
     n->sp = sp;
     uint64_t t = instr_clock_tsc();
     n->t_enter = t;
-    instr_cct_plugins_taken_then(s, n, s->penter1, s->penter, region, t, NULL);
+    instr_cct_plugins_taken_then(s, n, s->penter1, s->penter, n->region, t, NULL);
 }
 
 /* The cursor is taken before the node's statistics (a handler's events meanwhile are
  * dropped) and given to the parent after the plugins: instr_cct_pop's steps around their
  * call, so that only the parent is needed across it. */
-static inline __attribute__((always_inline)) void exit_node(instr_pstate *s, instr_pnode *n,
-                                                            uint32_t region)
+static inline __attribute__((always_inline)) void exit_node(instr_pstate *s, instr_pnode *n)
 {
     uint64_t t = instr_clock_tsc();
     instr_pnode *parent = n->parent;
     s->cursor = &s->busy;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     instr_cct_close_in(n, parent, t);
-    instr_cct_plugins_taken_then(s, parent, s->pexit1, s->pexit, region, t, NULL);
+    instr_cct_plugins_taken_then(s, parent, s->pexit1, s->pexit, n->region, t, NULL);
 }
 
 INSTR_CCT_MODE_ENTRY_POINTS(plugins, enter_node, exit_node)
 
 /* One enter and one exit function (the usual case, one plugin): the same steps with the
  * function called directly, no test of the list. Every location's penter1 and pexit1 can be
- * called: a location without plugins has instr_cct_plugins_none. */
+ * called: a location without plugins has instr_cct_plugins_none. The order of stores, the
+ * cheapest that keeps a signal handler's events off the node and off the plugin: the cursor
+ * taken (one store: busy is the state's first member), the node's open visit, the node that
+ * becomes the cursor afterwards kept in s->after (across the call only s needs a register),
+ * the plugin's function, the cursor given back. */
 static inline __attribute__((always_inline)) void enter_node1(instr_pstate *s, instr_pnode *n,
-                                                              uintptr_t sp, uint32_t region)
+                                                              uintptr_t sp)
 {
     s->cursor = &s->busy;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     n->child_ticks = 0;
     n->sp = sp;
+    s->after = n;
     uint64_t t = instr_clock_tsc();
     n->t_enter = t;
-    s->penter1(s->ploc, t, region, NULL);
+    s->penter1(s->ploc, t, n->region, NULL);
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    s->cursor = n;
+    s->cursor = s->after;
 }
 
-static inline __attribute__((always_inline)) void exit_node1(instr_pstate *s, instr_pnode *n,
-                                                             uint32_t region)
+static inline __attribute__((always_inline)) void exit_node1(instr_pstate *s, instr_pnode *n)
 {
-    uint64_t t = instr_clock_tsc();
     instr_pnode *parent = n->parent;
     s->cursor = &s->busy;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    s->after = parent;
+    uint64_t t = instr_clock_tsc();
     instr_cct_close_in(n, parent, t);
-    s->pexit1(s->ploc, t, region, NULL);
+    s->pexit1(s->ploc, t, n->region, NULL);
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    s->cursor = parent;
+    s->cursor = s->after;
 }
 
 INSTR_CCT_MODE_ENTRY_POINTS(plugins1, enter_node1, exit_node1)
