@@ -175,13 +175,17 @@ __attribute__((noinline, cold)) static void exit_by_table(uintptr_t fn)
 }
 
 /* A miss of the cursor path with metrics or plugins (instr_cct_extra, profile/cct.h). */
-void instr_cyg_enter_miss(void *fn, uintptr_t key, uintptr_t sp)
+void instr_cyg_enter_miss(void *fn, uintptr_t key, instr_pstate *s, uintptr_t sp)
 {
-    (void)fn;
+    (void)fn, (void)s;
     enter_by_table(key, sp);
 }
 
-void instr_cyg_exit_miss(uintptr_t key) { exit_by_table(key); }
+void instr_cyg_exit_miss(instr_pstate *s, uintptr_t key)
+{
+    (void)s;
+    exit_by_table(key);
+}
 
 /* Fast path: a call path's node carries the function's address as its key (set by the slow
  * path on its first visit), so the address goes straight to the cursor, without the table

@@ -223,8 +223,9 @@ __attribute__((noinline, cold)) static void enter_other(struct instr_region *d,
 
 /* A miss of the cursor path with metrics or plugins (instr_cct_extra, profile/cct.h; no node
  * carries a handle that is not a region's, so those come here too). */
-void instr_hooks_enter_miss(void *d, uintptr_t h, uintptr_t sp)
+void instr_hooks_enter_miss(void *d, uintptr_t h, instr_pstate *s, uintptr_t sp)
 {
+    (void)s;
     enter_other(d, (uint32_t)h, sp);
 }
 
@@ -247,8 +248,9 @@ __attribute__((noinline, cold)) static void exit_slow(uint32_t h)
         instr_event_exit_generic(h);
 }
 
-void instr_hooks_exit_miss(uintptr_t h)
+void instr_hooks_exit_miss(instr_pstate *s, uintptr_t h)
 {
+    (void)s;
     exit_slow((uint32_t)h);
 }
 
@@ -259,6 +261,24 @@ EXPORT void __instr_exit(struct instr_region *d)
         return;
     exit_slow(h);
 }
+
+#ifdef INSTR_RT_HAVE_TRACE
+/* The direct trace path (INSTR_FAST_TRACE, through instr_cct_extra): the hooks' slow path when
+ * the thread is not on it or the handle is not a region's. */
+void instr_hooks_trace_enter(void *d, uintptr_t h, instr_pstate *s, uintptr_t sp)
+{
+    (void)s;
+    if (__builtin_expect(!instr_event_trace_direct_in(INSTR_FAST_TRACE, (uint32_t)h, 0), 0))
+        enter_other(d, (uint32_t)h, sp);
+}
+
+void instr_hooks_trace_exit(instr_pstate *s, uintptr_t h)
+{
+    (void)s;
+    if (__builtin_expect(!instr_event_trace_direct_in(INSTR_FAST_TRACE, (uint32_t)h, 1), 0))
+        exit_slow((uint32_t)h);
+}
+#endif
 
 /* What instrumented objects refer to so that a link without the runtime says what to do
  * (instr_abi.h, INSTR_LINK_CHECK_SYMBOL). Here, beside the hooks: the member of

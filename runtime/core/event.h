@@ -189,46 +189,39 @@ static inline int instr_event_exit_fast_by(int by_key, uintptr_t what)
 }
 
 /* The way in of the adapters whose events have a stack frame of their own (hooks by region
- * handle, cyg by key), which read the flag once: the inline cursor path; with
- * INSTR_FAST_METRICS one jump through instr_cct_extra, tested first, so that the other modes'
- * failed test costs the trace path (whose budget has room) and not the cursor path with
- * metrics or plugins; then the direct trace path (by handle). 1 when the event was taken
- * care of (recorded, or handed to instr_cct_extra, which calls the adapter's miss with ctx
- * itself when it does not record it, profile/cct.h); 0: the caller takes its slow path. */
+ * handle, cyg by key), which read the flag once: the inline cursor path; in every other mode
+ * one jump through instr_cct_extra (profile/cct.h), which start-up and every change of the
+ * flag set to what the mode does (the cursor path with metrics or plugins, the plugins alone,
+ * the direct trace path, or the adapter's slow path), so that no mode pays a test for
+ * another. 1 when the event was taken care of (recorded, or handed to instr_cct_extra, which
+ * takes the adapter's slow path itself when it does not record it); 0: the inline cursor
+ * path missed, the caller takes its slow path. */
 static inline int instr_event_enter_framed(int by_key, uintptr_t what, uintptr_t sp, void *ctx)
 {
     instr_pstate *s = instr_tls_cct;
-    int fast = instr_fast_get();
-    if (__builtin_expect(fast == INSTR_FAST_INLINE, 1)) {
+    if (__builtin_expect(instr_fast_get() == INSTR_FAST_INLINE, 1)) {
         instr_pnode *n = instr_cct_push(s, by_key, what, sp);
         if (__builtin_expect(!n, 0))
             return 0;
         n->t_enter = instr_clock_tsc();
         return 1;
     }
-    if (fast == INSTR_FAST_METRICS) {
-        (by_key ? instr_cct_extra.enter_key : instr_cct_extra.enter_region)(ctx, what, s, sp);
-        return 1;
-    }
-    return !by_key && instr_event_trace_direct_in(fast, (uint32_t)what, 0);
+    (by_key ? instr_cct_extra.enter_key : instr_cct_extra.enter_region)(ctx, what, s, sp);
+    return 1;
 }
 
 static inline int instr_event_exit_framed(int by_key, uintptr_t what)
 {
     instr_pstate *s = instr_tls_cct;
-    int fast = instr_fast_get();
-    if (__builtin_expect(fast == INSTR_FAST_INLINE, 1)) {
+    if (__builtin_expect(instr_fast_get() == INSTR_FAST_INLINE, 1)) {
         instr_pnode *n = instr_cct_top(s, by_key, what);
         if (__builtin_expect(!n, 0))
             return 0;
         instr_cct_pop(s, n, instr_clock_tsc());
         return 1;
     }
-    if (fast == INSTR_FAST_METRICS) {
-        (by_key ? instr_cct_extra.exit_key : instr_cct_extra.exit_region)(s, what);
-        return 1;
-    }
-    return !by_key && instr_event_trace_direct_in(fast, (uint32_t)what, 1);
+    (by_key ? instr_cct_extra.exit_key : instr_cct_extra.exit_region)(s, what);
+    return 1;
 }
 
 static inline int instr_event_enter_fast(uint32_t region, uintptr_t sp)

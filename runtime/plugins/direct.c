@@ -1,7 +1,7 @@
 /* direct.c — the plugins alone on the core's stack (INSTR_FAST_METRICS with the plugins'
  * substrate the only one that wants enter/exit, INSTR_ENABLE_PROFILING=0; core/event.h).
  *
- * The adapters' slow paths jump through instr_cct_extra (profile/cct.h) to these functions,
+ * The hooks and cyg jump through instr_cct_extra (profile/cct.h) to these functions,
  * which take the generic path's steps on the location's own stack of region handles (the
  * same stack, the same order of stores against signal handlers, the same busy flag) and then
  * call the plugins' null-terminated lists directly, with the TSC: no dispatch table, no
@@ -81,33 +81,29 @@ static inline int recorded(uint32_t h)
 /* By the hooks' handle (s, the profile's cursor state, is not used: no profile). */
 static void enter_region(INSTR_CCT_ENTER_ARGS)
 {
-    (void)s;
     if (__builtin_expect(!recorded((uint32_t)what) || !try_enter((uint32_t)what), 0))
-        instr_hooks_enter_miss(ctx, what, sp);
+        instr_hooks_enter_miss(ctx, what, s, sp);
 }
 
 static void exit_region(INSTR_CCT_EXIT_ARGS)
 {
-    (void)s;
     if (__builtin_expect(!try_exit((uint32_t)what), 0))
-        instr_hooks_exit_miss(what);
+        instr_hooks_exit_miss(s, what);
 }
 
 /* By the function's address (-finstrument-functions): its handle from the adapter's table. */
 static void enter_key(INSTR_CCT_ENTER_ARGS)
 {
-    (void)s;
     uint32_t h = instr_cyg_handle(what);
     if (__builtin_expect(!recorded(h) || !try_enter(h), 0))
-        instr_cyg_enter_miss(ctx, what, sp);
+        instr_cyg_enter_miss(ctx, what, s, sp);
 }
 
 static void exit_key(INSTR_CCT_EXIT_ARGS)
 {
-    (void)s;
     uint32_t h = instr_cyg_handle(what);
     if (__builtin_expect(!recorded(h) || !try_exit(h), 0))
-        instr_cyg_exit_miss(what);
+        instr_cyg_exit_miss(s, what);
 }
 
 void instr_plugins_direct_on(void)
@@ -116,10 +112,10 @@ void instr_plugins_direct_on(void)
     const instr_substrate_region_fn *in = instr_plugins_enter_list, *out = instr_plugins_exit_list;
     one_enter = in[0] && !in[1] ? in[0] : NULL;
     one_exit = out[0] && !out[1] ? out[0] : NULL;
-    instr_cct_extra = (instr_cct_extra_ops){
+    instr_cct_extra_set(&(instr_cct_extra_ops){
         .enter_key = enter_key,
         .exit_key = exit_key,
         .enter_region = enter_region,
         .exit_region = exit_region,
-    };
+    });
 }

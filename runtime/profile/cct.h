@@ -248,16 +248,16 @@ int instr_cct_plugins_attach(instr_pstate *s, struct instr_substrate_location *p
  * frame of their own call them (sp is never 0): the hooks by region handle, cyg by key. On a
  * miss (the node is not the cursor's last child, or not the cursor; also every handle that
  * is not a region's, which no node carries) they call that adapter's slow path below with
- * the same arguments and, at enter, the adapter's own context (hooks: the region's
+ * the same arguments, among them at enter the adapter's own context (hooks: the region's
  * descriptor); called by name, not passed, which would cost every event an instruction. The
  * argument order is the one the hooks have their values in (the descriptor in the first, the
  * cursor state where gcc keeps it), so that the jump needs no moves. */
 #define INSTR_CCT_ENTER_ARGS void *ctx, uintptr_t what, instr_pstate *s, uintptr_t sp
 #define INSTR_CCT_EXIT_ARGS instr_pstate *s, uintptr_t what
-void instr_hooks_enter_miss(void *ctx, uintptr_t what, uintptr_t sp); /* adapters/hooks.c */
-void instr_hooks_exit_miss(uintptr_t what);
-void instr_cyg_enter_miss(void *ctx, uintptr_t what, uintptr_t sp); /* adapters/cyg.c */
-void instr_cyg_exit_miss(uintptr_t what);
+void instr_hooks_enter_miss(INSTR_CCT_ENTER_ARGS); /* adapters/hooks.c */
+void instr_hooks_exit_miss(INSTR_CCT_EXIT_ARGS);
+void instr_cyg_enter_miss(INSTR_CCT_ENTER_ARGS); /* adapters/cyg.c */
+void instr_cyg_exit_miss(INSTR_CCT_EXIT_ARGS);
 void instr_cct_metrics_enter_key(INSTR_CCT_ENTER_ARGS);
 void instr_cct_metrics_exit_key(INSTR_CCT_EXIT_ARGS);
 void instr_cct_metrics_enter_region(INSTR_CCT_ENTER_ARGS);
@@ -305,7 +305,7 @@ static inline void instr_cct_claim(instr_pstate *s, instr_pnode *n, uintptr_t sp
     {                                                                                   \
         instr_pnode *n = instr_cct_next(s, 1, what, sp);                                \
         if (__builtin_expect(!n, 0)) {                                                  \
-            instr_cyg_enter_miss(ctx, what, sp);                                        \
+            instr_cyg_enter_miss(ctx, what, s, sp);                                      \
             return;                                                                     \
         }                                                                               \
         enter_node(s, n, sp);                                                           \
@@ -314,7 +314,7 @@ static inline void instr_cct_claim(instr_pstate *s, instr_pnode *n, uintptr_t sp
     {                                                                                   \
         instr_pnode *n = instr_cct_top(s, 1, what);                                     \
         if (__builtin_expect(!n, 0)) {                                                  \
-            instr_cyg_exit_miss(what);                                                  \
+            instr_cyg_exit_miss(s, what);                                               \
             return;                                                                     \
         }                                                                               \
         exit_node(s, n);                                                                \
@@ -323,7 +323,7 @@ static inline void instr_cct_claim(instr_pstate *s, instr_pnode *n, uintptr_t sp
     {                                                                                   \
         instr_pnode *n = instr_cct_next(s, 0, what, sp);                                \
         if (__builtin_expect(!n, 0)) {                                                  \
-            instr_hooks_enter_miss(ctx, what, sp);                                      \
+            instr_hooks_enter_miss(ctx, what, s, sp);                                      \
             return;                                                                     \
         }                                                                               \
         enter_node(s, n, sp);                                                           \
@@ -332,15 +332,20 @@ static inline void instr_cct_claim(instr_pstate *s, instr_pnode *n, uintptr_t sp
     {                                                                                   \
         instr_pnode *n = instr_cct_top(s, 0, what);                                     \
         if (__builtin_expect(!n, 0)) {                                                  \
-            instr_hooks_exit_miss(what);                                                \
+            instr_hooks_exit_miss(s, what);                                               \
             return;                                                                     \
         }                                                                               \
         exit_node(s, n);                                                                \
     }
 
-/* Which of them serves INSTR_FAST_METRICS, chosen at start-up (core/lifecycle.c): the
- * adapters' inline paths jump through it (one instruction, as a direct jump), so that neither
- * path pays a test for the other. Until then, and with metrics, the metrics' functions. */
+/* Where the hooks' and cyg's events go when the inline cursor path is not on (core/event.h,
+ * instr_event_enter_framed): one jump through it (one instruction, as a direct jump), so that
+ * no mode pays a test for another. Set with the path flag (cct_extra.c): before start-up and
+ * whenever the flag goes off, the adapters' slow paths (the misses above); the cursor path
+ * with metrics, with plugins, or the plugins alone with INSTR_FAST_METRICS; the direct trace
+ * path by region handle with INSTR_FAST_TRACE (hooks.c). The functions are set one pointer
+ * at a time (atomic stores): an event that still sees the one before belongs to the time
+ * before, as with the flag. */
 typedef struct instr_cct_extra_ops {
     void (*enter_key)(INSTR_CCT_ENTER_ARGS);
     void (*exit_key)(INSTR_CCT_EXIT_ARGS);
@@ -348,9 +353,19 @@ typedef struct instr_cct_extra_ops {
     void (*exit_region)(INSTR_CCT_EXIT_ARGS);
 } instr_cct_extra_ops;
 extern instr_cct_extra_ops instr_cct_extra __attribute__((visibility("hidden")));
-/* Makes the plugins' functions serve it; one_each: every list has one function (then the
- * instr_cct_plugins1_* functions). */
+void instr_cct_extra_set(const instr_cct_extra_ops *ops);
+/* The adapters' slow paths (the flag is off, or INSTR_FAST_CURSOR). */
+void instr_cct_extra_misses(void);
+/* The cursor path with metrics (and perhaps plugins, cct_metrics.c). */
+void instr_cct_extra_metrics(void);
+/* The cursor path with plugins and no metrics; one_each: every list has one function (then
+ * the instr_cct_plugins1_* functions). */
 void instr_cct_extra_plugins(int one_each);
+/* The direct trace path (INSTR_FAST_TRACE): the hooks' functions (adapters/hooks.c), which
+ * take the hooks' slow path when the thread is not on it; cyg's slow path by key. */
+void instr_hooks_trace_enter(INSTR_CCT_ENTER_ARGS);
+void instr_hooks_trace_exit(INSTR_CCT_EXIT_ARGS);
+void instr_cct_extra_trace(void);
 /* A plugin function that does nothing: penter1 and pexit1 of a location without plugins. */
 void instr_cct_plugins_none(struct instr_substrate_location *loc, uint64_t t, uint32_t region,
                             const uint64_t *metrics);

@@ -5,7 +5,7 @@
  * substrates that want enter/exit, the cursor stays the thread's only stack and the profile
  * calls the plugins' enter and exit itself, from the null-terminated lists of the plugins'
  * substrate (runtime/plugins/), with the location's plugin location: no dispatch table, no
- * core stack. Without metrics the functions below serve the adapters' slow paths (through
+ * core stack. Without metrics the functions below serve the hooks and cyg (through
  * instr_cct_extra); with metrics, cct_metrics.c's, whose out-of-line branch calls the
  * plugins with the values of the node's rows. The cursor's slow paths (cct.c) call them too:
  * a new call path, frames closed by longjmp, unbalanced exits, the end of a thread or of the
@@ -22,29 +22,22 @@
 
 #include <stdlib.h>
 
-instr_cct_extra_ops instr_cct_extra = {
-    .enter_key = instr_cct_metrics_enter_key,
-    .exit_key = instr_cct_metrics_exit_key,
-    .enter_region = instr_cct_metrics_enter_region,
-    .exit_region = instr_cct_metrics_exit_region,
-};
-
 void instr_cct_extra_plugins(int one_each)
 {
     if (one_each)
-        instr_cct_extra = (instr_cct_extra_ops){
+        instr_cct_extra_set(&(instr_cct_extra_ops){
             .enter_key = instr_cct_plugins1_enter_key,
             .exit_key = instr_cct_plugins1_exit_key,
             .enter_region = instr_cct_plugins1_enter_region,
             .exit_region = instr_cct_plugins1_exit_region,
-        };
+        });
     else
-        instr_cct_extra = (instr_cct_extra_ops){
+        instr_cct_extra_set(&(instr_cct_extra_ops){
             .enter_key = instr_cct_plugins_enter_key,
             .exit_key = instr_cct_plugins_exit_key,
             .enter_region = instr_cct_plugins_enter_region,
             .exit_region = instr_cct_plugins_exit_region,
-        };
+        });
 }
 
 void instr_cct_plugins_none(struct instr_substrate_location *loc, uint64_t t, uint32_t region,
