@@ -9,15 +9,18 @@
  *   the clock and the statistics. No table, no second stack, no call.
  * - Direct trace path (instr_fast == INSTR_FAST_TRACE): the trace is the only substrate that
  *   wants enter/exit and the clock is the TSC. The hook appends the trace's compact record
- *   itself: one thread-local load (the thread's trace state), one flag test, a range check
- *   of the handle, the clock and one call of the trace's append (trace/events.c), whose slot
- *   reservation is safe against the thread's own signal handlers. No core stack: the trace's
- *   conversion keeps the output nested (trace/convert.c), and the open regions become the
- *   core's stack again when the thread leaves the path (pause, thread end, exit()).
+ *   itself: one thread-local load (the thread's trace state), a range check of the handle,
+ *   the clock and one call of the trace's append (trace/events.c), whose slot reservation is
+ *   safe against the thread's own signal handlers. No core stack: the trace's conversion
+ *   keeps the output nested (trace/convert.c), and the open regions become the core's stack
+ *   again when the thread leaves the path (pause, thread end, exit()). The hooks reach it
+ *   through instr_cct_extra (below, adapters/hooks.c); other adapters test the flag here.
  * - Out of line through instr_cct_extra (instr_fast == INSTR_FAST_METRICS), with the TSC:
- *   the inline paths here fail their flag test; the hooks' and cyg's slow paths test this one
- *   flag and jump through instr_cct_extra (profile/cct.h) once, out of line, to what
- *   start-up (lifecycle.c) chose for the substrates that want enter/exit:
+ *   the hooks and cyg read the flag once (instr_event_enter_framed): off the inline cursor
+ *   path they jump through instr_cct_extra (profile/cct.h) once, whatever the mode, to what
+ *   the flag's last change set there: the adapter's slow path, the direct trace path, or,
+ *   with this mode, what start-up (lifecycle.c) chose for the substrates that want
+ *   enter/exit:
  *   - the profile and the metrics substrate, and perhaps substrate plugins: the cursor path
  *     with metrics (profile/cct_metrics.c), which also calls the plugins;
  *   - the profile and substrate plugins: the cursor path with plugins (profile/cct_plugins.c),
@@ -79,8 +82,9 @@ enum {
     INSTR_FAST_INLINE,  /* the cursor path, inline (profile only, TSC) */
     INSTR_FAST_CURSOR,  /* the cursor is the stack, through the slow path (other timers) */
     INSTR_FAST_TRACE,   /* the direct trace path, inline (trace only, TSC) */
-    INSTR_FAST_METRICS  /* through the adapters' slow paths and instr_cct_extra: the cursor
-                         * with metrics, plugins or both, or the plugins alone (TSC) */
+    INSTR_FAST_METRICS  /* hooks and cyg through instr_cct_extra, other adapters through
+                         * the slow paths: the cursor with metrics, plugins or both, or the
+                         * plugins alone (TSC) */
 };
 extern int instr_fast __attribute__((visibility("hidden")));
 /* The calling thread's cursor state: its location's, or instr_cct_idle (whose cursor never
