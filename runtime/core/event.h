@@ -137,8 +137,9 @@ static inline int instr_state_get(void) { return __atomic_load_n(&instr_state, _
  * off, and an event that still sees it on belongs to the time before). */
 static inline int instr_fast_get(void) { return __atomic_load_n(&instr_fast, __ATOMIC_RELAXED); }
 
-/* instr_event_trace_direct with the flag the caller read (`fast`). */
-static inline int instr_event_trace_direct_in(int fast, uint32_t region, uint32_t kind)
+/* instr_event_trace_direct with the flag the caller read (`fast`). Always inlined, also into
+ * cold callers (cyg's slow paths), which gcc would otherwise give a call of it. */
+static inline __attribute__((always_inline)) int instr_event_trace_direct_in(int fast, uint32_t region, uint32_t kind)
 {
 #ifdef INSTR_RT_HAVE_TRACE
     struct instr_tloc *s = instr_tls_trace;
@@ -158,7 +159,8 @@ static inline int instr_event_trace_direct_in(int fast, uint32_t region, uint32_
  * INSTR_TREC_LEAVE. Handles outside 1..INSTR_TREC_ARG_MASK (INSTR_HANDLE_UNREGISTERED,
  * INSTR_HANDLE_EXCLUDED) are not recorded here. The flag's own load, so that the cursor
  * path's test stays one compare with memory. */
-static inline int instr_event_trace_direct(uint32_t region, uint32_t kind)
+static inline __attribute__((always_inline)) int instr_event_trace_direct(uint32_t region,
+                                                                        uint32_t kind)
 {
     return instr_event_trace_direct_in(instr_fast_get(), region, kind);
 }
