@@ -305,7 +305,7 @@ static inline void instr_cct_claim(instr_pstate *s, instr_pnode *n, uintptr_t sp
     {                                                                                   \
         instr_pnode *n = instr_cct_next(s, 1, what, sp);                                \
         if (__builtin_expect(!n, 0)) {                                                  \
-            instr_cyg_enter_miss(ctx, what, s, sp);                                      \
+            instr_cyg_enter_miss(ctx, what, s, sp);                                     \
             return;                                                                     \
         }                                                                               \
         enter_node(s, n, sp);                                                           \
@@ -323,7 +323,7 @@ static inline void instr_cct_claim(instr_pstate *s, instr_pnode *n, uintptr_t sp
     {                                                                                   \
         instr_pnode *n = instr_cct_next(s, 0, what, sp);                                \
         if (__builtin_expect(!n, 0)) {                                                  \
-            instr_hooks_enter_miss(ctx, what, s, sp);                                      \
+            instr_hooks_enter_miss(ctx, what, s, sp);                                   \
             return;                                                                     \
         }                                                                               \
         enter_node(s, n, sp);                                                           \
@@ -332,7 +332,7 @@ static inline void instr_cct_claim(instr_pstate *s, instr_pnode *n, uintptr_t sp
     {                                                                                   \
         instr_pnode *n = instr_cct_top(s, 0, what);                                     \
         if (__builtin_expect(!n, 0)) {                                                  \
-            instr_hooks_exit_miss(s, what);                                               \
+            instr_hooks_exit_miss(s, what);                                             \
             return;                                                                     \
         }                                                                               \
         exit_node(s, n);                                                                \
