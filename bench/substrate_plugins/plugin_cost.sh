@@ -27,6 +27,8 @@ for p in cyg hooks; do
     INSTR_PLUGIN_PATH="$PWD" INSTR_SUBSTRATE_PLUGINS=empty
   row "instr $p, empty plugin alone" ./instr_$p INSTR_ENABLE_PROFILING=0 \
     INSTR_PLUGIN_PATH="$PWD" INSTR_SUBSTRATE_PLUGINS=empty
+  # The plugin alone's baseline: the runtime with nothing to record.
+  row "instr $p, no substrate" ./instr_$p INSTR_ENABLE_PROFILING=0
   row "instr $p, profile + trace" ./instr_$p INSTR_ENABLE_PROFILING=1 INSTR_ENABLE_TRACING=1
   row "instr $p, profile + trace + empty plugin" ./instr_$p INSTR_ENABLE_PROFILING=1 \
     INSTR_ENABLE_TRACING=1 INSTR_PLUGIN_PATH="$PWD" INSTR_SUBSTRATE_PLUGINS=empty

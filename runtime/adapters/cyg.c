@@ -161,9 +161,7 @@ __attribute__((noinline, cold)) static void exit_slow(uint32_t h)
         instr_event_exit_generic(h);
 }
 
-/* Fast path: a call path's node carries the function's address as its key (set by the slow
- * path on its first visit), so the address goes straight to the cursor, without the table. */
-/* Past the cursor path (and its variant with metrics or plugins): the table. */
+/* Past the cursor path: the table. */
 __attribute__((noinline, cold)) static void enter_by_table(uintptr_t fn, uintptr_t sp)
 {
     enter_slow(fn, find(fn), sp);
@@ -176,27 +174,35 @@ __attribute__((noinline, cold)) static void exit_by_table(uintptr_t fn)
         exit_slow(h);
 }
 
+/* A miss of the cursor path with metrics or plugins (instr_cct_extra, profile/cct.h). */
+void instr_cyg_enter_miss(void *fn, uintptr_t key, instr_pstate *s, uintptr_t sp)
+{
+    (void)fn, (void)s;
+    enter_by_table(key, sp);
+}
+
+void instr_cyg_exit_miss(instr_pstate *s, uintptr_t key)
+{
+    (void)s;
+    exit_by_table(key);
+}
+
+/* Fast path: a call path's node carries the function's address as its key (set by the slow
+ * path on its first visit), so the address goes straight to the cursor, without the table
+ * (with metrics or plugins: one jump by key, the table on a miss; event.h). */
 EXPORT void __cyg_profile_func_enter(void *fn, void *site)
 {
     (void)site;
     uintptr_t sp = INSTR_CALLER_SP();
-    if (__builtin_expect(instr_event_enter_fast_by(1, (uintptr_t)fn, sp), 1))
+    if (__builtin_expect(instr_event_enter_framed(1, (uintptr_t)fn, sp, fn), 1))
         return;
-    /* The cursor path with metrics or plugins (event.h): one call by key, the table on a
-     * miss. */
-    if (__atomic_load_n(&instr_fast, __ATOMIC_RELAXED) == INSTR_FAST_METRICS)
-        instr_cct_extra.enter_key((uintptr_t)fn, sp, enter_by_table);
-    else
-        enter_by_table((uintptr_t)fn, sp);
+    enter_by_table((uintptr_t)fn, sp);
 }
 
 EXPORT void __cyg_profile_func_exit(void *fn, void *site)
 {
     (void)site;
-    if (__builtin_expect(instr_event_exit_fast_by(1, (uintptr_t)fn), 1))
+    if (__builtin_expect(instr_event_exit_framed(1, (uintptr_t)fn), 1))
         return;
-    if (__atomic_load_n(&instr_fast, __ATOMIC_RELAXED) == INSTR_FAST_METRICS)
-        instr_cct_extra.exit_key((uintptr_t)fn, exit_by_table);
-    else
-        exit_by_table((uintptr_t)fn);
+    exit_by_table((uintptr_t)fn);
 }

@@ -205,12 +205,8 @@ void instr_hooks_register_loaded(void)
                    n, n == 1 ? "" : "s", sections, sections == 1 ? "" : "s");
 }
 
-/* A miss of the cursor path with metrics or plugins: the handle is a region's. */
-__attribute__((noinline, cold)) static void enter_miss(uintptr_t region, uintptr_t sp)
-{
-    instr_event_enter_generic((uint32_t)region, sp);
-}
-
+/* Past the cursor path (a miss, another mode, or any handle that is not a region's); out of
+ * line and cold, so that __instr_enter needs no stack frame of its own. */
 __attribute__((noinline, cold)) static void enter_other(struct instr_region *d,
                                                         uint32_t h, uintptr_t sp)
 {
@@ -225,29 +221,23 @@ __attribute__((noinline, cold)) static void enter_other(struct instr_region *d,
         instr_event_enter_generic(h, sp);
 }
 
-/* Past the cursor path. The cursor path with metrics or plugins (event.h): one call, the
- * generic path on a miss. Here, not in __instr_enter, where gcc would compute the stack
- * address before the cursor path's flag test (one instruction more on the path without
- * metrics); and without a frame of its own: both ways out are jumps. */
-__attribute__((noinline, cold)) static void enter_slow(struct instr_region *d, uint32_t h,
-                                                       uintptr_t sp)
+/* A miss of the cursor path with metrics or plugins (instr_cct_extra, profile/cct.h; no node
+ * carries a handle that is not a region's, so those come here too). */
+void instr_hooks_enter_miss(void *d, uintptr_t h, instr_pstate *s, uintptr_t sp)
 {
-    if (__atomic_load_n(&instr_fast, __ATOMIC_RELAXED) == INSTR_FAST_METRICS &&
-        h != INSTR_HANDLE_UNREGISTERED && h != INSTR_HANDLE_EXCLUDED)
-        instr_cct_extra.enter_region(h, sp, enter_miss);
-    else
-        enter_other(d, h, sp);
+    (void)s;
+    enter_other(d, (uint32_t)h, sp);
 }
 
 /* Fast path: the handle goes straight to the cursor, whose nodes never carry
- * INSTR_HANDLE_UNREGISTERED or INSTR_HANDLE_EXCLUDED; those take the slow path. */
+ * INSTR_HANDLE_UNREGISTERED, INSTR_HANDLE_EXCLUDED or a throttled handle; those miss. */
 EXPORT void __instr_enter(struct instr_region *d)
 {
     uint32_t h = __atomic_load_n(&d->handle, __ATOMIC_ACQUIRE);
     uintptr_t sp = INSTR_CALLER_SP();
-    if (__builtin_expect(instr_event_enter_fast(h, sp), 1))
+    if (__builtin_expect(instr_event_enter_framed(0, h, sp, d), 1))
         return;
-    enter_slow(d, h, sp);
+    enter_other(d, h, sp);
 }
 
 __attribute__((noinline, cold)) static void exit_slow(uint32_t h)
@@ -258,18 +248,37 @@ __attribute__((noinline, cold)) static void exit_slow(uint32_t h)
         instr_event_exit_generic(h);
 }
 
-static void exit_miss(uintptr_t region) { exit_slow((uint32_t)region); }
+void instr_hooks_exit_miss(instr_pstate *s, uintptr_t h)
+{
+    (void)s;
+    exit_slow((uint32_t)h);
+}
 
 EXPORT void __instr_exit(struct instr_region *d)
 {
     uint32_t h = __atomic_load_n(&d->handle, __ATOMIC_ACQUIRE);
-    if (__builtin_expect(instr_event_exit_fast(h), 1))
+    if (__builtin_expect(instr_event_exit_framed(0, h), 1))
         return;
-    if (__atomic_load_n(&instr_fast, __ATOMIC_RELAXED) == INSTR_FAST_METRICS)
-        instr_cct_extra.exit_region(h, exit_miss);
-    else
-        exit_slow(h);
+    exit_slow(h);
 }
+
+#ifdef INSTR_RT_HAVE_TRACE
+/* The direct trace path (INSTR_FAST_TRACE, through instr_cct_extra): the hooks' slow path when
+ * the thread is not on it or the handle is not a region's. */
+void instr_hooks_trace_enter(void *d, uintptr_t h, instr_pstate *s, uintptr_t sp)
+{
+    (void)s;
+    if (__builtin_expect(!instr_event_trace_direct_in(INSTR_FAST_TRACE, (uint32_t)h, 0), 0))
+        enter_other(d, (uint32_t)h, sp);
+}
+
+void instr_hooks_trace_exit(instr_pstate *s, uintptr_t h)
+{
+    (void)s;
+    if (__builtin_expect(!instr_event_trace_direct_in(INSTR_FAST_TRACE, (uint32_t)h, 1), 0))
+        exit_slow((uint32_t)h);
+}
+#endif
 
 /* What instrumented objects refer to so that a link without the runtime says what to do
  * (instr_abi.h, INSTR_LINK_CHECK_SYMBOL). Here, beside the hooks: the member of

@@ -131,8 +131,9 @@ void instr_core_direct_off(void)
 {
     __atomic_store_n(&direct_refused, 1, __ATOMIC_SEQ_CST);
     int expected = INSTR_FAST_TRACE;
-    __atomic_compare_exchange_n(&instr_fast, &expected, INSTR_FAST_OFF, 0, __ATOMIC_SEQ_CST,
-                                __ATOMIC_SEQ_CST);
+    if (__atomic_compare_exchange_n(&instr_fast, &expected, INSTR_FAST_OFF, 0, __ATOMIC_SEQ_CST,
+                                    __ATOMIC_SEQ_CST))
+        instr_cct_extra_misses();
 }
 
 int instr_core_direct_allowed(void) { return !__atomic_load_n(&direct_refused, __ATOMIC_SEQ_CST); }

@@ -9,15 +9,18 @@
  *   the clock and the statistics. No table, no second stack, no call.
  * - Direct trace path (instr_fast == INSTR_FAST_TRACE): the trace is the only substrate that
  *   wants enter/exit and the clock is the TSC. The hook appends the trace's compact record
- *   itself: one thread-local load (the thread's trace state), one flag test, a range check
- *   of the handle, the clock and one call of the trace's append (trace/events.c), whose slot
- *   reservation is safe against the thread's own signal handlers. No core stack: the trace's
- *   conversion keeps the output nested (trace/convert.c), and the open regions become the
- *   core's stack again when the thread leaves the path (pause, thread end, exit()).
+ *   itself: one thread-local load (the thread's trace state), a range check of the handle,
+ *   the clock and one call of the trace's append (trace/events.c), whose slot reservation is
+ *   safe against the thread's own signal handlers. No core stack: the trace's conversion
+ *   keeps the output nested (trace/convert.c), and the open regions become the core's stack
+ *   again when the thread leaves the path (pause, thread end, exit()). The hooks reach it
+ *   through instr_cct_extra (below, adapters/hooks.c); other adapters test the flag here.
  * - Out of line through instr_cct_extra (instr_fast == INSTR_FAST_METRICS), with the TSC:
- *   the inline paths here fail their flag test; the hooks' and cyg's slow paths test this one
- *   flag and jump through instr_cct_extra (profile/cct.h) once, out of line, to what
- *   start-up (lifecycle.c) chose for the substrates that want enter/exit:
+ *   the hooks and cyg read the flag once (instr_event_enter_framed): off the inline cursor
+ *   path they jump through instr_cct_extra (profile/cct.h) once, whatever the mode, to what
+ *   the flag's last change set there: the adapter's slow path, the direct trace path, or,
+ *   with this mode, what start-up (lifecycle.c) chose for the substrates that want
+ *   enter/exit:
  *   - the profile and the metrics substrate, and perhaps substrate plugins: the cursor path
  *     with metrics (profile/cct_metrics.c), which also calls the plugins;
  *   - the profile and substrate plugins: the cursor path with plugins (profile/cct_plugins.c),
@@ -79,8 +82,9 @@ enum {
     INSTR_FAST_INLINE,  /* the cursor path, inline (profile only, TSC) */
     INSTR_FAST_CURSOR,  /* the cursor is the stack, through the slow path (other timers) */
     INSTR_FAST_TRACE,   /* the direct trace path, inline (trace only, TSC) */
-    INSTR_FAST_METRICS  /* through the adapters' slow paths and instr_cct_extra: the cursor
-                         * with metrics, plugins or both, or the plugins alone (TSC) */
+    INSTR_FAST_METRICS  /* hooks and cyg through instr_cct_extra, other adapters through
+                         * the slow paths: the cursor with metrics, plugins or both, or the
+                         * plugins alone (TSC) */
 };
 extern int instr_fast __attribute__((visibility("hidden")));
 /* The calling thread's cursor state: its location's, or instr_cct_idle (whose cursor never
@@ -129,25 +133,36 @@ int instr_events_wanted(void);
 
 static inline int instr_state_get(void) { return __atomic_load_n(&instr_state, __ATOMIC_ACQUIRE); }
 
-/* 1 when the event was recorded by the direct trace path: `kind` is INSTR_TREC_ENTER or
- * INSTR_TREC_LEAVE. Handles outside 1..INSTR_TREC_ARG_MASK (INSTR_HANDLE_UNREGISTERED,
- * INSTR_HANDLE_EXCLUDED) are not recorded here. */
-static inline int instr_event_trace_direct(uint32_t region, uint32_t kind)
+/* instr_fast, read once per event by the hooks and cyg (relaxed: the flag only ever goes
+ * off, and an event that still sees it on belongs to the time before). */
+static inline int instr_fast_get(void) { return __atomic_load_n(&instr_fast, __ATOMIC_RELAXED); }
+
+/* instr_event_trace_direct with the flag the caller read (`fast`). Always inlined, also into
+ * cold callers (cyg's slow paths), which gcc would otherwise give a call of it. */
+static inline __attribute__((always_inline)) int instr_event_trace_direct_in(int fast, uint32_t region, uint32_t kind)
 {
 #ifdef INSTR_RT_HAVE_TRACE
     struct instr_tloc *s = instr_tls_trace;
-    /* Its own load (relaxed: the flag only ever goes off), so that the cursor path's test
-     * stays one compare with memory. */
-    if (__builtin_expect(__atomic_load_n(&instr_fast, __ATOMIC_RELAXED) != INSTR_FAST_TRACE || !s ||
-                             region - 1 >= INSTR_TREC_ARG_MASK, 0))
+    if (__builtin_expect(fast != INSTR_FAST_TRACE || !s || region - 1 >= INSTR_TREC_ARG_MASK, 0))
         return 0;
     instr_trace_put(s, kind << INSTR_TREC_KIND_SHIFT | region, instr_clock_tsc());
     return 1;
 #else
+    (void)fast;
     (void)region;
     (void)kind;
     return 0;
 #endif
+}
+
+/* 1 when the event was recorded by the direct trace path: `kind` is INSTR_TREC_ENTER or
+ * INSTR_TREC_LEAVE. Handles outside 1..INSTR_TREC_ARG_MASK (INSTR_HANDLE_UNREGISTERED,
+ * INSTR_HANDLE_EXCLUDED) are not recorded here. The flag's own load, so that the cursor
+ * path's test stays one compare with memory. */
+static inline __attribute__((always_inline)) int instr_event_trace_direct(uint32_t region,
+                                                                        uint32_t kind)
+{
+    return instr_event_trace_direct_in(instr_fast_get(), region, kind);
 }
 
 /* 1 when the event was recorded by the cursor path (or, for a region handle, the direct
@@ -176,6 +191,42 @@ static inline int instr_event_exit_fast_by(int by_key, uintptr_t what)
     if (__builtin_expect(!n, 0))
         return 0;
     instr_cct_pop(s, n, instr_clock_tsc());
+    return 1;
+}
+
+/* The way in of the adapters whose events have a stack frame of their own (hooks by region
+ * handle, cyg by key), which read the flag once: the inline cursor path; in every other mode
+ * one jump through instr_cct_extra (profile/cct.h), which start-up and every change of the
+ * flag set to what the mode does (the cursor path with metrics or plugins, the plugins alone,
+ * the direct trace path, or the adapter's slow path), so that no mode pays a test for
+ * another. 1 when the event was taken care of (recorded, or handed to instr_cct_extra, which
+ * takes the adapter's slow path itself when it does not record it); 0: the inline cursor
+ * path missed, the caller takes its slow path. */
+static inline int instr_event_enter_framed(int by_key, uintptr_t what, uintptr_t sp, void *ctx)
+{
+    instr_pstate *s = instr_tls_cct;
+    if (__builtin_expect(instr_fast_get() == INSTR_FAST_INLINE, 1)) {
+        instr_pnode *n = instr_cct_push(s, by_key, what, sp);
+        if (__builtin_expect(!n, 0))
+            return 0;
+        n->t_enter = instr_clock_tsc();
+        return 1;
+    }
+    (by_key ? instr_cct_extra.enter_key : instr_cct_extra.enter_region)(ctx, what, s, sp);
+    return 1;
+}
+
+static inline int instr_event_exit_framed(int by_key, uintptr_t what)
+{
+    instr_pstate *s = instr_tls_cct;
+    if (__builtin_expect(instr_fast_get() == INSTR_FAST_INLINE, 1)) {
+        instr_pnode *n = instr_cct_top(s, by_key, what);
+        if (__builtin_expect(!n, 0))
+            return 0;
+        instr_cct_pop(s, n, instr_clock_tsc());
+        return 1;
+    }
+    (by_key ? instr_cct_extra.exit_key : instr_cct_extra.exit_region)(s, what);
     return 1;
 }
 

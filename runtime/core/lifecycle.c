@@ -198,9 +198,13 @@ static void init_once(void)
         int metrics = instr_active[instr_enter_tab[0].slot] == &instr_metrics_substrate ||
                       instr_active[instr_exit_tab[0].slot] == &instr_metrics_substrate;
         int plugins = instr_substrate_slot(&instr_plugins_substrate) >= 0;
-        /* Plugins without metrics: the plugins' own functions (cct_plugins.c). */
+        /* Plugins without metrics: the plugins' own functions (cct_plugins.c), without a
+         * test of the lists when each has one function. */
         if (!metrics)
-            instr_cct_extra_plugins();
+            instr_cct_extra_plugins(instr_plugins_enter_list[0] && !instr_plugins_enter_list[1] &&
+                                    instr_plugins_exit_list[0] && !instr_plugins_exit_list[1]);
+        else
+            instr_cct_extra_metrics();
         instr_info(1, "events: the profile's cursor path with %s",
                    metrics && plugins ? "metrics and substrate plugins"
                                       : metrics ? "metrics" : "substrate plugins");
@@ -222,11 +226,16 @@ static void init_once(void)
     else if (instr_n_enter == 1 && instr_n_exit == 1 && instr_clock_use_tsc &&
              instr_enter_tab[0].fn == instr_trace_enter && instr_exit_tab[0].fn == instr_trace_exit) {
         int expected = INSTR_FAST_OFF;
+        /* The hooks' way there first: with the flag still off, a thread is not on the direct
+         * path (instr_tls_trace is NULL) and its events take the slow path from there. */
+        instr_cct_extra_trace();
         if (instr_core_direct_allowed())
             __atomic_compare_exchange_n(&instr_fast, &expected, INSTR_FAST_TRACE, 0,
                                         __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
         if (!instr_core_direct_allowed()) /* refused meanwhile */
             instr_core_direct_off();
+        if (__atomic_load_n(&instr_fast, __ATOMIC_SEQ_CST) != INSTR_FAST_TRACE)
+            instr_cct_extra_misses();
     }
 #endif
     instr_signal_finalize = finalize_from_signal;
@@ -282,6 +291,7 @@ static void finalize(int from_signal)
     pthread_mutex_lock(&instr_loc_lock);
     uint64_t t_end = instr_clock_now();
     __atomic_store_n(&instr_fast, INSTR_FAST_OFF, __ATOMIC_RELEASE);
+    instr_cct_extra_misses();
     __atomic_store_n(&instr_state, INSTR_STATE_FINISHED, __ATOMIC_RELEASE);
     uint32_t n;
     instr_location *const *locs = instr_core_locations(&n);

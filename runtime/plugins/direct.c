@@ -1,7 +1,7 @@
 /* direct.c — the plugins alone on the core's stack (INSTR_FAST_METRICS with the plugins'
  * substrate the only one that wants enter/exit, INSTR_ENABLE_PROFILING=0; core/event.h).
  *
- * The adapters' slow paths jump through instr_cct_extra (profile/cct.h) to these functions,
+ * The hooks and cyg jump through instr_cct_extra (profile/cct.h) to these functions,
  * which take the generic path's steps on the location's own stack of region handles (the
  * same stack, the same order of stores against signal handlers, the same busy flag) and then
  * call the plugins' null-terminated lists directly, with the TSC: no dispatch table, no
@@ -23,16 +23,19 @@ static int slot; /* the plugins' substrate's */
 /* The list's function when it has one, else NULL. */
 static instr_cct_plugin_fn one_enter, one_exit;
 
-/* The plugins' functions (`one`, else every function of the list), called with the
- * location's busy flag set. */
-static inline void call(instr_location *loc, instr_cct_plugin_fn one,
-                        const instr_cct_plugin_fn *list, uint32_t region, uint64_t t)
+/* The plugins' functions (`one`, else every function of the list; with `single`, a constant,
+ * `one` without a test: every list has one function), called with the location's busy flag
+ * set. */
+static inline __attribute__((always_inline)) void call(instr_location *loc, int single,
+                                                       instr_cct_plugin_fn one,
+                                                       const instr_cct_plugin_fn *list,
+                                                       uint32_t region, uint64_t t)
 {
     struct instr_substrate_location *l = loc->sub[slot];
     loc->busy = 1;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     if (__builtin_expect(l != NULL, 1)) {
-        if (__builtin_expect(one != NULL, 1))
+        if (single || __builtin_expect(one != NULL, 1))
             one(l, t, region, NULL);
         else
             instr_cct_plugins_each(list, l, region, t, NULL);
@@ -42,7 +45,7 @@ static inline void call(instr_location *loc, instr_cct_plugin_fn one,
 }
 
 /* 1 when the enter of region was recorded here. */
-static inline int try_enter(uint32_t region)
+static inline __attribute__((always_inline)) int try_enter(int single, uint32_t region)
 {
     instr_location *loc = instr_tls_loc;
     if (__builtin_expect(!loc || loc->busy || loc->depth == loc->cap ||
@@ -53,12 +56,12 @@ static inline int try_enter(uint32_t region)
     loc->depth = d + 1;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     loc->stack[d] = region;
-    call(loc, one_enter, instr_plugins_enter_list, region, instr_clock_tsc());
+    call(loc, single, one_enter, instr_plugins_enter_list, region, instr_clock_tsc());
     return 1;
 }
 
 /* 1 when the exit of region, the innermost open one, was recorded here. */
-static inline int try_exit(uint32_t region)
+static inline __attribute__((always_inline)) int try_exit(int single, uint32_t region)
 {
     instr_location *loc = instr_tls_loc;
     if (__builtin_expect(!loc || loc->busy || loc->depth == 0 ||
@@ -67,43 +70,47 @@ static inline int try_exit(uint32_t region)
         return 0;
     uint64_t t = instr_clock_tsc();
     loc->depth--;
-    call(loc, one_exit, instr_plugins_exit_list, region, t);
+    call(loc, single, one_exit, instr_plugins_exit_list, region, t);
     return 1;
 }
 
-static void enter_region(uintptr_t region, uintptr_t sp, instr_cct_enter_miss miss)
-{
-    if (__builtin_expect(!try_enter((uint32_t)region), 0))
-        miss(region, sp);
-}
-
-static void exit_region(uintptr_t region, instr_cct_exit_miss miss)
-{
-    if (__builtin_expect(!try_exit((uint32_t)region), 0))
-        miss(region);
-}
-
 /* A region's handle, not a function not seen yet, excluded or throttled. */
-static int recorded(uint32_t h)
+static inline int recorded(uint32_t h)
 {
     return h != INSTR_HANDLE_UNREGISTERED && h != INSTR_HANDLE_EXCLUDED &&
            !instr_handle_throttling(h);
 }
 
-/* By the function's address (-finstrument-functions): its handle from the adapter's table. */
-static void enter_key(uintptr_t key, uintptr_t sp, instr_cct_enter_miss miss)
-{
-    uint32_t h = instr_cyg_handle(key);
-    if (__builtin_expect(!recorded(h) || !try_enter(h), 0))
-        miss(key, sp);
-}
+/* The four functions instr_cct_extra gets, for any lists (`single` 0) or one function per
+ * list (1). By the hooks' handle; by the function's address (-finstrument-functions) with
+ * its handle from the adapter's table. */
+#define DIRECT_ENTRY_POINTS(suffix, single)                                                 \
+    static void enter_region##suffix(INSTR_CCT_ENTER_ARGS)                                  \
+    {                                                                                       \
+        if (__builtin_expect(!recorded((uint32_t)what) || !try_enter(single, (uint32_t)what), \
+                             0))                                                            \
+            instr_hooks_enter_miss(ctx, what, s, sp);                                       \
+    }                                                                                       \
+    static void exit_region##suffix(INSTR_CCT_EXIT_ARGS)                                    \
+    {                                                                                       \
+        if (__builtin_expect(!try_exit(single, (uint32_t)what), 0))                         \
+            instr_hooks_exit_miss(s, what);                                                 \
+    }                                                                                       \
+    static void enter_key##suffix(INSTR_CCT_ENTER_ARGS)                                     \
+    {                                                                                       \
+        uint32_t h = instr_cyg_handle(what);                                                \
+        if (__builtin_expect(!recorded(h) || !try_enter(single, h), 0))                     \
+            instr_cyg_enter_miss(ctx, what, s, sp);                                         \
+    }                                                                                       \
+    static void exit_key##suffix(INSTR_CCT_EXIT_ARGS)                                       \
+    {                                                                                       \
+        uint32_t h = instr_cyg_handle(what);                                                \
+        if (__builtin_expect(!recorded(h) || !try_exit(single, h), 0))                      \
+            instr_cyg_exit_miss(s, what);                                                   \
+    }
 
-static void exit_key(uintptr_t key, instr_cct_exit_miss miss)
-{
-    uint32_t h = instr_cyg_handle(key);
-    if (__builtin_expect(!recorded(h) || !try_exit(h), 0))
-        miss(key);
-}
+DIRECT_ENTRY_POINTS(_lists, 0)
+DIRECT_ENTRY_POINTS(_one, 1)
 
 void instr_plugins_direct_on(void)
 {
@@ -111,10 +118,18 @@ void instr_plugins_direct_on(void)
     const instr_substrate_region_fn *in = instr_plugins_enter_list, *out = instr_plugins_exit_list;
     one_enter = in[0] && !in[1] ? in[0] : NULL;
     one_exit = out[0] && !out[1] ? out[0] : NULL;
-    instr_cct_extra = (instr_cct_extra_ops){
-        .enter_key = enter_key,
-        .exit_key = exit_key,
-        .enter_region = enter_region,
-        .exit_region = exit_region,
-    };
+    if (one_enter && one_exit)
+        instr_cct_extra_set(&(instr_cct_extra_ops){
+            .enter_key = enter_key_one,
+            .exit_key = exit_key_one,
+            .enter_region = enter_region_one,
+            .exit_region = exit_region_one,
+        });
+    else
+        instr_cct_extra_set(&(instr_cct_extra_ops){
+            .enter_key = enter_key_lists,
+            .exit_key = exit_key_lists,
+            .enter_region = enter_region_lists,
+            .exit_region = exit_region_lists,
+        });
 }

@@ -78,6 +78,7 @@ void *instr_profile_location_begin(instr_location *loc)
     if (s) {
         reset_tree(s);
         own_stack(s);
+        s->penter1 = s->pexit1 = instr_cct_plugins_none;
         s->mvals = instr_metrics_values_of(loc, &s->nm);
         s->mread = s->nm ? instr_metrics_reader_of(loc) : NULL;
     }

@@ -53,9 +53,15 @@ typedef void (*instr_cct_plugin_fn)(struct instr_substrate_location *loc, uint64
 
 /* Per location. */
 typedef struct instr_pstate {
+    /* The cursor while a slow path or a plugin's function works (never matches). First, so
+     * that taking the cursor is one store of the state's own address (cct_plugins.c). */
+    instr_pnode busy;
     instr_pnode *cursor;        /* the innermost open region's node; &root when none */
+    /* While a plugin's function runs with the cursor taken on the cursor path with plugins:
+     * the node that becomes the cursor after it (cct_plugins.c), kept here rather than in a
+     * second callee-saved register. */
+    instr_pnode *after;
     instr_pnode root;           /* the virtual root; its stack address is the top of all */
-    instr_pnode busy;           /* the cursor while a slow path works (never matches) */
     instr_pnode lost;           /* the cursor below a node that could not be created */
     instr_pnode *lost_parent;   /* where the cursor returns when the lost frames are closed */
     uint32_t lost_depth;        /* open frames below lost_parent */
@@ -77,7 +83,10 @@ typedef struct instr_pstate {
      * none. */
     struct instr_substrate_location *ploc;
     const instr_cct_plugin_fn *penter, *pexit;
-    instr_cct_plugin_fn penter1, pexit1; /* the list's function when it has one, else NULL */
+    /* The list's function when it has one, else NULL; instr_cct_plugins_none until the
+     * plugins' location is attached (instr_cct_plugins1_*, cct_plugins.c, call them without
+     * a test). */
+    instr_cct_plugin_fn penter1, pexit1;
 } instr_pstate;
 
 /* Set by the longjmp family (interpose/longjmp.c): this thread's stack was cut since its last
@@ -233,81 +242,133 @@ int instr_cct_plugins_attach(instr_pstate *s, struct instr_substrate_location *p
                              const instr_cct_plugin_fn *penter, const instr_cct_plugin_fn *pexit);
 
 /* The cursor path with metrics (INSTR_FAST_METRICS, core/event.h; cct_metrics.c): the cursor
- * path's steps for the calling thread, by the adapter's key or by region handle, with the
- * metrics read into the node at enter and its sums at exit. On a miss (the node is not the
- * cursor's last child, or not the cursor) they call `miss` with the same arguments, which
- * takes the adapter's slow path. */
-typedef void (*instr_cct_enter_miss)(uintptr_t what, uintptr_t sp);
-typedef void (*instr_cct_exit_miss)(uintptr_t what);
-void instr_cct_metrics_enter_key(uintptr_t key, uintptr_t sp, instr_cct_enter_miss miss);
-void instr_cct_metrics_exit_key(uintptr_t key, instr_cct_exit_miss miss);
-void instr_cct_metrics_enter_region(uintptr_t region, uintptr_t sp, instr_cct_enter_miss miss);
-void instr_cct_metrics_exit_region(uintptr_t region, instr_cct_exit_miss miss);
-/* The same for the profile with substrate plugins and no metrics (cct_plugins.c). */
-void instr_cct_plugins_enter_key(uintptr_t key, uintptr_t sp, instr_cct_enter_miss miss);
-void instr_cct_plugins_exit_key(uintptr_t key, instr_cct_exit_miss miss);
-void instr_cct_plugins_enter_region(uintptr_t region, uintptr_t sp, instr_cct_enter_miss miss);
-void instr_cct_plugins_exit_region(uintptr_t region, instr_cct_exit_miss miss);
+ * path's steps for the calling thread, whose cursor state the adapter passes (s, as it loaded
+ * it for its inline path), by the adapter's key or by region handle, with the metrics read
+ * into the node at enter and its sums at exit. Only the adapters whose events have a stack
+ * frame of their own call them (sp is never 0): the hooks by region handle, cyg by key. On a
+ * miss (the node is not the cursor's last child, or not the cursor; also every handle that
+ * is not a region's, which no node carries) they call that adapter's slow path below with
+ * the same arguments, among them at enter the adapter's own context (hooks: the region's
+ * descriptor); called by name, not passed, which would cost every event an instruction. The
+ * argument order is the one the hooks have their values in (the descriptor in the first, the
+ * cursor state where gcc keeps it), so that the jump needs no moves. */
+#define INSTR_CCT_ENTER_ARGS void *ctx, uintptr_t what, instr_pstate *s, uintptr_t sp
+#define INSTR_CCT_EXIT_ARGS instr_pstate *s, uintptr_t what
+void instr_hooks_enter_miss(INSTR_CCT_ENTER_ARGS); /* adapters/hooks.c */
+void instr_hooks_exit_miss(INSTR_CCT_EXIT_ARGS);
+void instr_cyg_enter_miss(INSTR_CCT_ENTER_ARGS); /* adapters/cyg.c */
+void instr_cyg_exit_miss(INSTR_CCT_EXIT_ARGS);
+void instr_cct_metrics_enter_key(INSTR_CCT_ENTER_ARGS);
+void instr_cct_metrics_exit_key(INSTR_CCT_EXIT_ARGS);
+void instr_cct_metrics_enter_region(INSTR_CCT_ENTER_ARGS);
+void instr_cct_metrics_exit_region(INSTR_CCT_EXIT_ARGS);
+/* The same for the profile with substrate plugins and no metrics (cct_plugins.c): any lists
+ * of the plugins' functions, and (plugins1) exactly one enter and one exit function. */
+void instr_cct_plugins_enter_key(INSTR_CCT_ENTER_ARGS);
+void instr_cct_plugins_exit_key(INSTR_CCT_EXIT_ARGS);
+void instr_cct_plugins_enter_region(INSTR_CCT_ENTER_ARGS);
+void instr_cct_plugins_exit_region(INSTR_CCT_EXIT_ARGS);
+void instr_cct_plugins1_enter_key(INSTR_CCT_ENTER_ARGS);
+void instr_cct_plugins1_exit_key(INSTR_CCT_EXIT_ARGS);
+void instr_cct_plugins1_enter_region(INSTR_CCT_ENTER_ARGS);
+void instr_cct_plugins1_exit_region(INSTR_CCT_EXIT_ARGS);
 
-/* Defines the four functions above for one mode (`prefix` metrics or plugins) from the
- * mode's own enter_node(s, n) and exit_node(s, n), which the file defines (always inlined);
- * the cursor's push and top, and the miss, are the same for every mode. */
-#define INSTR_CCT_MODE_ENTRY_POINTS(prefix)                                                  \
-    void instr_cct_##prefix##_enter_key(uintptr_t key, uintptr_t sp,                        \
-                                        instr_cct_enter_miss miss)                          \
-    {                                                                                       \
-        instr_pstate *s = instr_tls_cct;                                                    \
-        instr_pnode *n = instr_cct_push(s, 1, key, sp);                                     \
-        if (__builtin_expect(!n, 0)) {                                                      \
-            miss(key, sp);                                                                  \
-            return;                                                                         \
-        }                                                                                   \
-        enter_node(s, n);                                                                   \
-    }                                                                                       \
-    void instr_cct_##prefix##_exit_key(uintptr_t key, instr_cct_exit_miss miss)              \
-    {                                                                                       \
-        instr_pstate *s = instr_tls_cct;                                                    \
-        instr_pnode *n = instr_cct_top(s, 1, key);                                          \
-        if (__builtin_expect(!n, 0)) {                                                      \
-            miss(key);                                                                      \
-            return;                                                                         \
-        }                                                                                   \
-        exit_node(s, n);                                                                    \
-    }                                                                                       \
-    void instr_cct_##prefix##_enter_region(uintptr_t region, uintptr_t sp,                  \
-                                           instr_cct_enter_miss miss)                       \
-    {                                                                                       \
-        instr_pstate *s = instr_tls_cct;                                                    \
-        instr_pnode *n = instr_cct_push(s, 0, region, sp);                                  \
-        if (__builtin_expect(!n, 0)) {                                                      \
-            miss(region, sp);                                                               \
-            return;                                                                         \
-        }                                                                                   \
-        enter_node(s, n);                                                                   \
-    }                                                                                       \
-    void instr_cct_##prefix##_exit_region(uintptr_t region, instr_cct_exit_miss miss)        \
-    {                                                                                       \
-        instr_pstate *s = instr_tls_cct;                                                    \
-        instr_pnode *n = instr_cct_top(s, 0, region);                                       \
-        if (__builtin_expect(!n, 0)) {                                                      \
-            miss(region);                                                                   \
-            return;                                                                         \
-        }                                                                                   \
-        exit_node(s, n);                                                                    \
+/* The cursor's next node for an enter with a frame of its own (sp != 0): the cursor's last
+ * child when it is the region and sp lies below the cursor's frame, else NULL. Nothing is
+ * stored: the caller claims the frame (instr_cct_push's steps, or the cursor taken first). */
+static inline instr_pnode *instr_cct_next(instr_pstate *s, int by_key, uintptr_t what,
+                                          uintptr_t sp)
+{
+    instr_pnode *p = s->cursor;
+    instr_pnode *n = p->last;
+    if (__builtin_expect(!instr_cct_is(n, by_key, what) || p->sp <= sp, 0))
+        return 0;
+    return n;
+}
+
+/* instr_cct_push's stores for instr_cct_next's node n: the cursor first (a handler arriving
+ * from here on enters below n, never reuses it), then the open visit's fields. */
+static inline void instr_cct_claim(instr_pstate *s, instr_pnode *n, uintptr_t sp)
+{
+    s->cursor = n;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    n->child_ticks = 0;
+    n->sp = sp;
+}
+
+/* Defines the four functions above for one mode (`prefix`) from the mode's own
+ * enter_node(s, n, sp), which claims the frame of n (instr_cct_next's node), and
+ * exit_node(s, n), which the file defines (always inlined) under whatever names it gives
+ * them; the cursor's match and the miss are the same for every mode. */
+#define INSTR_CCT_MODE_ENTRY_POINTS(prefix, enter_node, exit_node)                      \
+    void instr_cct_##prefix##_enter_key(INSTR_CCT_ENTER_ARGS)                           \
+    {                                                                                   \
+        instr_pnode *n = instr_cct_next(s, 1, what, sp);                                \
+        if (__builtin_expect(!n, 0)) {                                                  \
+            instr_cyg_enter_miss(ctx, what, s, sp);                                     \
+            return;                                                                     \
+        }                                                                               \
+        enter_node(s, n, sp);                                                           \
+    }                                                                                   \
+    void instr_cct_##prefix##_exit_key(INSTR_CCT_EXIT_ARGS)                             \
+    {                                                                                   \
+        instr_pnode *n = instr_cct_top(s, 1, what);                                     \
+        if (__builtin_expect(!n, 0)) {                                                  \
+            instr_cyg_exit_miss(s, what);                                               \
+            return;                                                                     \
+        }                                                                               \
+        exit_node(s, n);                                                                \
+    }                                                                                   \
+    void instr_cct_##prefix##_enter_region(INSTR_CCT_ENTER_ARGS)                        \
+    {                                                                                   \
+        instr_pnode *n = instr_cct_next(s, 0, what, sp);                                \
+        if (__builtin_expect(!n, 0)) {                                                  \
+            instr_hooks_enter_miss(ctx, what, s, sp);                                   \
+            return;                                                                     \
+        }                                                                               \
+        enter_node(s, n, sp);                                                           \
+    }                                                                                   \
+    void instr_cct_##prefix##_exit_region(INSTR_CCT_EXIT_ARGS)                          \
+    {                                                                                   \
+        instr_pnode *n = instr_cct_top(s, 0, what);                                     \
+        if (__builtin_expect(!n, 0)) {                                                  \
+            instr_hooks_exit_miss(s, what);                                             \
+            return;                                                                     \
+        }                                                                               \
+        exit_node(s, n);                                                                \
     }
 
-/* Which of the two serves INSTR_FAST_METRICS, chosen at start-up (core/lifecycle.c): the
- * adapters' slow paths jump through it (one instruction, as a direct jump), so that neither
- * path pays a test for the other. Until then, and with metrics, the metrics' functions. */
+/* Where the hooks' and cyg's events go when the inline cursor path is not on (core/event.h,
+ * instr_event_enter_framed): one jump through it (one instruction, as a direct jump), so that
+ * no mode pays a test for another. Set with the path flag (cct_extra.c): before start-up and
+ * whenever the flag goes off, the adapters' slow paths (the misses above); the cursor path
+ * with metrics, with plugins, or the plugins alone with INSTR_FAST_METRICS; the direct trace
+ * path by region handle with INSTR_FAST_TRACE (hooks.c). The functions are set one pointer
+ * at a time (atomic stores): an event that still sees the one before belongs to the time
+ * before, as with the flag. */
 typedef struct instr_cct_extra_ops {
-    void (*enter_key)(uintptr_t key, uintptr_t sp, instr_cct_enter_miss miss);
-    void (*exit_key)(uintptr_t key, instr_cct_exit_miss miss);
-    void (*enter_region)(uintptr_t region, uintptr_t sp, instr_cct_enter_miss miss);
-    void (*exit_region)(uintptr_t region, instr_cct_exit_miss miss);
+    void (*enter_key)(INSTR_CCT_ENTER_ARGS);
+    void (*exit_key)(INSTR_CCT_EXIT_ARGS);
+    void (*enter_region)(INSTR_CCT_ENTER_ARGS);
+    void (*exit_region)(INSTR_CCT_EXIT_ARGS);
 } instr_cct_extra_ops;
 extern instr_cct_extra_ops instr_cct_extra __attribute__((visibility("hidden")));
-/* Makes the plugins' functions serve it. */
-void instr_cct_extra_plugins(void);
+void instr_cct_extra_set(const instr_cct_extra_ops *ops);
+/* The adapters' slow paths (the flag is off, or INSTR_FAST_CURSOR). */
+void instr_cct_extra_misses(void);
+/* The cursor path with metrics (and perhaps plugins, cct_metrics.c). */
+void instr_cct_extra_metrics(void);
+/* The cursor path with plugins and no metrics; one_each: every list has one function (then
+ * the instr_cct_plugins1_* functions). */
+void instr_cct_extra_plugins(int one_each);
+/* The direct trace path (INSTR_FAST_TRACE): the hooks' functions (adapters/hooks.c), which
+ * take the hooks' slow path when the thread is not on it; cyg's slow path by key. */
+void instr_hooks_trace_enter(INSTR_CCT_ENTER_ARGS);
+void instr_hooks_trace_exit(INSTR_CCT_EXIT_ARGS);
+void instr_cct_extra_trace(void);
+/* A plugin function that does nothing: penter1 and pexit1 of a location without plugins. */
+void instr_cct_plugins_none(struct instr_substrate_location *loc, uint64_t t, uint32_t region,
+                            const uint64_t *metrics);
 
 /* The slow paths of the cursor when it is the thread's only stack (event.h). They take the
  * cursor off the fast paths while they work; 0 when done, -1 when the cursor was already

@@ -90,8 +90,10 @@ __attribute__((noinline, cold)) static void exit_first(instr_pstate *s, instr_pn
     instr_cct_pop(s, n, instr_clock_tsc());
 }
 
-static inline __attribute__((always_inline)) void enter_node(instr_pstate *s, instr_pnode *n)
+static inline __attribute__((always_inline)) void enter_node(instr_pstate *s, instr_pnode *n,
+                                                             uintptr_t sp)
 {
+    instr_cct_claim(s, n, sp);
     const instr_metric_reader *r = s->mread;
     if (__builtin_expect(!r->flat, 0)) {
         enter_read(s, n);
@@ -128,4 +130,4 @@ static inline __attribute__((always_inline)) void exit_node(instr_pstate *s, ins
     instr_cct_pop(s, n, instr_clock_tsc());
 }
 
-INSTR_CCT_MODE_ENTRY_POINTS(metrics)
+INSTR_CCT_MODE_ENTRY_POINTS(metrics, enter_node, exit_node)

@@ -5,7 +5,7 @@
  * substrates that want enter/exit, the cursor stays the thread's only stack and the profile
  * calls the plugins' enter and exit itself, from the null-terminated lists of the plugins'
  * substrate (runtime/plugins/), with the location's plugin location: no dispatch table, no
- * core stack. Without metrics the functions below serve the adapters' slow paths (through
+ * core stack. Without metrics the functions below serve the hooks and cyg (through
  * instr_cct_extra); with metrics, cct_metrics.c's, whose out-of-line branch calls the
  * plugins with the values of the node's rows. The cursor's slow paths (cct.c) call them too:
  * a new call path, frames closed by longjmp, unbalanced exits, the end of a thread or of the
@@ -22,21 +22,28 @@
 
 #include <stdlib.h>
 
-instr_cct_extra_ops instr_cct_extra = {
-    .enter_key = instr_cct_metrics_enter_key,
-    .exit_key = instr_cct_metrics_exit_key,
-    .enter_region = instr_cct_metrics_enter_region,
-    .exit_region = instr_cct_metrics_exit_region,
-};
-
-void instr_cct_extra_plugins(void)
+void instr_cct_extra_plugins(int one_each)
 {
-    instr_cct_extra = (instr_cct_extra_ops){
-        .enter_key = instr_cct_plugins_enter_key,
-        .exit_key = instr_cct_plugins_exit_key,
-        .enter_region = instr_cct_plugins_enter_region,
-        .exit_region = instr_cct_plugins_exit_region,
-    };
+    if (one_each)
+        instr_cct_extra_set(&(instr_cct_extra_ops){
+            .enter_key = instr_cct_plugins1_enter_key,
+            .exit_key = instr_cct_plugins1_exit_key,
+            .enter_region = instr_cct_plugins1_enter_region,
+            .exit_region = instr_cct_plugins1_exit_region,
+        });
+    else
+        instr_cct_extra_set(&(instr_cct_extra_ops){
+            .enter_key = instr_cct_plugins_enter_key,
+            .exit_key = instr_cct_plugins_exit_key,
+            .enter_region = instr_cct_plugins_enter_region,
+            .exit_region = instr_cct_plugins_exit_region,
+        });
+}
+
+void instr_cct_plugins_none(struct instr_substrate_location *loc, uint64_t t, uint32_t region,
+                            const uint64_t *metrics)
+{
+    (void)loc, (void)t, (void)region, (void)metrics;
 }
 
 __attribute__((noinline)) void instr_cct_plugins_each(const instr_cct_plugin_fn *f,
@@ -71,12 +78,19 @@ int instr_cct_plugins_attach(instr_pstate *s, struct instr_substrate_location *p
     return 0;
 }
 
-/* The node n was just entered (the cursor): its time, then the plugins. */
-static inline __attribute__((always_inline)) void enter_node(instr_pstate *s, instr_pnode *n)
+/* The node n, instr_cct_next's: the cursor is taken first, instead of being given to n (a
+ * handler's events from here on are dropped), then n's open visit and its time, the plugins,
+ * and n becomes the cursor. */
+static inline __attribute__((always_inline)) void enter_node(instr_pstate *s, instr_pnode *n,
+                                                             uintptr_t sp)
 {
+    s->cursor = &s->busy;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    n->child_ticks = 0;
+    n->sp = sp;
     uint64_t t = instr_clock_tsc();
     n->t_enter = t;
-    instr_cct_plugins_call_then(s, n, s->penter1, s->penter, n->region, t, NULL);
+    instr_cct_plugins_taken_then(s, n, s->penter1, s->penter, n->region, t, NULL);
 }
 
 /* The cursor is taken before the node's statistics (a handler's events meanwhile are
@@ -92,4 +106,41 @@ static inline __attribute__((always_inline)) void exit_node(instr_pstate *s, ins
     instr_cct_plugins_taken_then(s, parent, s->pexit1, s->pexit, n->region, t, NULL);
 }
 
-INSTR_CCT_MODE_ENTRY_POINTS(plugins)
+INSTR_CCT_MODE_ENTRY_POINTS(plugins, enter_node, exit_node)
+
+/* One enter and one exit function (the usual case, one plugin): the same steps with the
+ * function called directly, no test of the list. Every location's penter1 and pexit1 can be
+ * called: a location without plugins has instr_cct_plugins_none. The order of stores, the
+ * cheapest that keeps a signal handler's events off the node and off the plugin: the cursor
+ * taken (one store: busy is the state's first member), the node's open visit, the node that
+ * becomes the cursor afterwards kept in s->after (across the call only s needs a register),
+ * the plugin's function, the cursor given back. */
+static inline __attribute__((always_inline)) void enter_node1(instr_pstate *s, instr_pnode *n,
+                                                              uintptr_t sp)
+{
+    s->cursor = &s->busy;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    n->child_ticks = 0;
+    n->sp = sp;
+    s->after = n;
+    uint64_t t = instr_clock_tsc();
+    n->t_enter = t;
+    s->penter1(s->ploc, t, n->region, NULL);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    s->cursor = s->after;
+}
+
+static inline __attribute__((always_inline)) void exit_node1(instr_pstate *s, instr_pnode *n)
+{
+    instr_pnode *parent = n->parent;
+    s->cursor = &s->busy;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    s->after = parent;
+    uint64_t t = instr_clock_tsc();
+    instr_cct_close_in(n, parent, t);
+    s->pexit1(s->ploc, t, n->region, NULL);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    s->cursor = s->after;
+}
+
+INSTR_CCT_MODE_ENTRY_POINTS(plugins1, enter_node1, exit_node1)
