@@ -261,3 +261,134 @@ if __name__ == "__main__":
     sample(sys.argv[1])
     if len(sys.argv) == 3:
         sample_b_db().write(sys.argv[2])
+
+
+# --- a big database of realistic shape, for the ingestion benchmark (bench/jobdb) ------------
+def write_synthetic(filename, nranks, npaths=100000, rows_per_rank=2000, seed=1):
+    """Writes a job database of nranks ranks (one thread each) over a union tree of npaths call
+    paths, each rank visiting about rows_per_rank of them: a hot set every rank visits (closed
+    under ancestors), plus paths of its own; exclusive times with a rank-dependent imbalance
+    and a few outlier ranks (every 997th rank 3x slower in MPI); inclusive = exclusive plus the
+    children's. Needs numpy; streams the rows, so memory stays at a rank's rows and the
+    per-path summary. Returns the file size."""
+    import numpy as np
+    rng = np.random.default_rng(seed)
+    nregions = max(64, npaths // 20)
+    names = ["MPI_%s_%d" % (("Allreduce", "Send", "Recv", "Wait", "Bcast")[i % 5], i)
+             if i < 50 else "func_%d" % i for i in range(nregions)]
+    # the tree: a random recursive tree (each path's parent uniform among the paths before
+    # it): one top-level path, depth about e * ln(npaths), 30 or so for 100,000 paths
+    parent = (rng.random(npaths) * np.arange(npaths)).astype(np.int64)
+    parent[0] = NO_PARENT
+    region = rng.integers(50, nregions, size=npaths)
+    mpi = rng.random(npaths) < 0.1
+    region[mpi] = rng.integers(0, 50, size=int(mpi.sum()))
+    depth = np.zeros(npaths, dtype=np.int64)
+    for p in range(1, npaths):
+        depth[p] = depth[parent[p]] + 1
+
+    def closure(seeds):
+        keep = np.zeros(npaths, dtype=bool)
+        stack = list(np.unique(seeds))
+        while stack:
+            p = int(stack.pop())
+            while p != NO_PARENT and not keep[p]:
+                keep[p] = True
+                p = int(parent[p])
+        return keep
+
+    hot = closure(rng.integers(0, npaths, size=rows_per_rank // 8))
+    excl_base = rng.exponential(1.0, size=npaths) * 1e6
+    excl_base[0] = 1e5
+    max_depth = int(depth.max())
+    ncols = len(FIXED_COLUMNS)
+    row_size = 8 + 8 * ncols
+
+    strings = bytearray(b"\0")
+    offs = {}
+
+    def s(text):
+        if text not in offs:
+            offs[text] = len(strings)
+            strings.extend(text.encode() + b"\0")
+        return offs[text]
+    regions = b"".join(struct.pack("<8I", s(names[r]), s(names[r]), s("app.c"), s("app"), r,
+                                   r + 5, MPI if r < 50 else USER, 0) for r in range(nregions))
+    paths = np.empty((npaths, 2), dtype="<u4")
+    paths[:, 0] = parent.astype(np.uint32)
+    paths[:, 1] = region
+    columns = b"".join(struct.pack("<4I", s(c[0]), s(c[1]), c[2], c[3]) for c in FIXED_COLUMNS)
+    summary_size = 8 + 32 * ncols
+    layout = {}
+    off = HEADER_SIZE
+    for name, size in (("strings", len(strings)), ("regions", len(regions)),
+                       ("paths", paths.nbytes), ("columns", len(columns)),
+                       ("summary", summary_size * npaths), ("rank_index", 32 * nranks)):
+        layout[name] = off
+        off = _align8(off + size)
+    layout["rows"] = off
+    nvis = np.zeros(npaths, dtype=np.uint64)
+    ssum = np.zeros((npaths, ncols), dtype=np.uint64)
+    smin = np.full((npaths, ncols), np.iinfo(np.uint64).max, dtype=np.uint64)
+    smax = np.zeros((npaths, ncols), dtype=np.uint64)
+    ssq = np.zeros((npaths, ncols), dtype=np.float64)
+    index = np.zeros(nranks, dtype=[("off", "<u8"), ("n", "<u8"), ("threads", "<u4"),
+                                    ("flags", "<u4"), ("dur", "<u8")])
+    with open(filename, "wb") as f:
+        f.seek(off)
+        for rank in range(nranks):
+            own = closure(rng.integers(0, npaths, size=rows_per_rank // 20))
+            visited = np.flatnonzero(hot | own)
+            factor = 1.0 + 0.3 * rank / max(1, nranks - 1)
+            excl = excl_base[visited] * factor * rng.uniform(0.9, 1.1, size=len(visited))
+            if rank % 997 == 3:
+                excl[mpi[visited]] *= 3
+            excl = excl.astype(np.uint64)
+            incl = excl.copy()
+            ppos = np.searchsorted(visited, parent[visited] % (1 << 32))
+            d = depth[visited]
+            for level in range(max_depth, 0, -1):
+                m = d == level
+                np.add.at(incl, ppos[m], incl[m])
+            # a row: u64 key (path in the low word, thread 0 in the high one), ncols values
+            rows = np.zeros((len(visited), 1 + ncols), dtype="<u8")
+            rows[:, 0] = visited.astype(np.uint64)
+            rows[:, 1] = 1 + (visited % 7).astype(np.uint64)       # visits
+            rows[:, 2] = incl                                      # time_incl
+            rows[:, 3] = excl                                      # time_excl
+            rows[:, 4] = np.where(mpi[visited], 1024 * (1 + visited % 5), 0)  # bytes_sent
+            rows[:, 5] = rows[:, 4]                                # bytes_received
+            rows[:, 6] = mpi[visited]                              # messages_sent
+            rows[:, 7] = rows[:, 6]                                # messages_received
+            vals = rows[:, 1:]
+            index[rank] = (off, len(visited), 1, 1, int(incl[0]))
+            f.write(rows.tobytes())
+            off += len(visited) * row_size
+            nvis[visited] += 1
+            ssum[visited] += vals
+            smin[visited] = np.minimum(smin[visited], vals)
+            smax[visited] = np.maximum(smax[visited], vals)
+            ssq[visited] += vals.astype(np.float64) ** 2
+        smin[nvis == 0] = 0
+        summary = np.zeros((npaths, summary_size // 8), dtype="<u8")
+        summary[:, 0] = nvis
+        summary[:, 1::4] = ssum
+        summary[:, 2::4] = smin
+        summary[:, 3::4] = smax
+        summary[:, 4::4] = ssq.view("<u8")
+        header = bytearray(HEADER_SIZE)
+        struct.pack_into("<8sIIQIIIIIIQ", header, 0, b"INSTRJDB", 1, HEADER_SIZE, off, nranks,
+                         nranks, nregions, npaths, ncols, row_size, int(index["dur"].max()))
+        struct.pack_into("<8Q", header, 56, layout["strings"], len(strings), layout["regions"],
+                         layout["paths"], layout["columns"], layout["summary"],
+                         layout["rank_index"], layout["rows"])
+        struct.pack_into("<II", header, 120, math.ceil(math.log2(nranks)) if nranks > 1 else 0,
+                         0)
+        for name, blob in (("strings", bytes(strings)), ("regions", regions),
+                           ("paths", paths.tobytes()), ("columns", columns),
+                           ("summary", summary.tobytes()), ("rank_index", index.tobytes())):
+            f.seek(layout[name])
+            f.write(blob)
+        f.seek(0)
+        f.write(header)  # the file size last, as the writer does
+    return off
