@@ -45,7 +45,7 @@ def case_tree():
     db = sample()
     t = db.tree()
     expect(list(t["context"]) == T.SAMPLE_PATHS, "contexts %r" % list(t["context"]))
-    expect(list(t["parent"]) == [ia.NO_PARENT, 0, 1, 1, 3, 0, 0], "parents %r" % list(t["parent"]))
+    expect(list(t["parent"]) == [-1, 0, 1, 1, 3, 0, 0], "parents %r" % list(t["parent"]))
     expect(list(t["depth"]) == [0, 1, 2, 2, 3, 1, 1], "depths")
     expect(list(t["paradigm"]) == ["user", "user", "mpi", "user", "mpi", "user", "mpi"],
            "paradigms %r" % list(t["paradigm"]))

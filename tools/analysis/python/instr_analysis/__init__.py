@@ -250,8 +250,8 @@ class Database:
         return pd.DataFrame(rows, columns=["path", "depth", "name", "file", "line"])
 
     def tree(self):
-        """The call tree: one row per path (index: path id) with parent (NO_PARENT for a
-        top-level path), depth, region, name, file, line, paradigm and the calling context
+        """The call tree: one row per path (index: path id) with parent (-1 for a top-level
+        path), depth, region, name, file, line, paradigm and the calling context
         as a string ("main/solve/MPI_Allreduce")."""
         regions = [self.region(r) for r in range(self.nregions)]
         rows = []
@@ -261,7 +261,8 @@ class Database:
             r = regions[p.region]
             label = r["name"] if p.parent == NO_PARENT else labels[p.parent] + "/" + r["name"]
             labels.append(label)
-            rows.append((q, p.parent, p.depth, p.region, r["name"], r["file"], r["line_begin"],
+            rows.append((q, -1 if p.parent == NO_PARENT else p.parent, p.depth, p.region,
+                         r["name"], r["file"], r["line_begin"],
                          r["paradigm"], label))
         df = pd.DataFrame(rows, columns=["path", "parent", "depth", "region", "name", "file",
                                          "line", "paradigm", "context"])
