@@ -224,8 +224,11 @@ def case_lazy():
     db = ia.open(path, lazy_rows=True)
     expect(list(db.query("time_incl", paths=[1], ranks=[0])["time_incl"]) == [800],
            "an undamaged row reads")
-    expect_error(lambda: db.query("time_incl", paths=[0]), path + ": damaged: rank 0 row 0 "
-                 "(path 0): thread 3 is not below the rank's 1 threads", "the damaged row")
+    for paths in ([0], [0, 1, 2]):  # searched; scanned (3 paths x log2(7 rows) > 7 rows)
+        expect_error(lambda: db.query("time_incl", paths=paths, ranks=[0]), path + ": damaged: "
+                     "rank 0 row 0: path 0 of 7, thread 3 of the rank's 1", "the damaged row")
+    expect_error(lambda: db.query("time_incl", paths=[6, 0], ranks=[0]), path + ": damaged: "
+                 "rank 0 row 0: path 0 of 7, thread 3 of the rank's 1", "searched, unsorted")
     # the answers are the same as with the full check
     full = sample()
     lz = ia.open("sample.jdb", lazy_rows=True)

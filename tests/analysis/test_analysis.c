@@ -150,7 +150,7 @@ static void group_select_empty_and_errors(void) {
 }
 
 static void group_rows(void) {
-  uint32_t paths[] = {1, 3}, path[32], rank[32], thread[32];
+  uint32_t paths[] = {1, 3}, path[32], rank[32], thread[32], r1_only = 1;
   double value[32];
   long n = instr_jdb_rows(db, 1, paths, 2, NULL, 0, NULL, 0, NULL, NULL, NULL, NULL, 0);
   CHECK(n == 10);
@@ -179,7 +179,26 @@ static void group_rows(void) {
   /* the absent rank has no rows */
   uint32_t r4 = 4;
   CHECK(instr_jdb_rows(db, 1, paths, 2, &r4, 1, NULL, 0, path, rank, thread, value, 32) == 0);
+  /* the one-pass load gives the same rows; scanned (all paths: 7 x log2(rows) > rows) and
+     searched (two paths) alike */
+  instr_jdb_row_set set;
+  CHECK(instr_jdb_rows_load(db, 1, paths, 2, NULL, 0, NULL, 0, 0, &set) == 0 && set.n == 10);
+  for (size_t i = 0; i < set.n && set.n == 10; i++)
+    CHECK(set.path[i] == wp[i] && set.rank[i] == wr[i] && set.thread[i] == wt[i] &&
+          set.value[i] == wv[i]);
+  instr_jdb_row_set_free(&set);
+  uint32_t all[] = {0, 1, 2, 3, 4, 5, 6};
+  CHECK(instr_jdb_rows_load(db, 1, all, 7, NULL, 0, NULL, 0, 0, &set) == 0 && set.n == 28);
+  CHECK(instr_jdb_rows(db, 1, all, 7, NULL, 0, NULL, 0, NULL, NULL, NULL, NULL, 0) == 28); /* 7 + 8 + 7 + 6 */
+  instr_jdb_row_set_free(&set);
+  /* summed over threads: rank 1's solve is 700 + 400, its exchange 300 + 100 */
+  CHECK(instr_jdb_rows_load(db, 1, paths, 2, &r1_only, 1, NULL, 0, INSTR_JDB_SUM_THREADS,
+                            &set) == 0 && set.n == 2);
+  CHECK(set.n == 2 && set.path[0] == 1 && set.value[0] == 1100 &&
+        set.thread[0] == INSTR_JDB_NO_PARENT && set.path[1] == 3 && set.value[1] == 400);
+  instr_jdb_row_set_free(&set);
   uint32_t bad = 9;
+  CHECK(instr_jdb_rows_load(db, 1, &bad, 1, NULL, 0, NULL, 0, 0, &set) < 0 && set.n == 0);
   CHECK(instr_jdb_rows(db, 1, &bad, 1, NULL, 0, NULL, 0, path, rank, thread, value, 32) < 0);
   CHECK(instr_jdb_rows(db, 8, paths, 2, NULL, 0, NULL, 0, path, rank, thread, value, 32) < 0);
   CHECK_STR(instr_jdb_error(), "sample.jdb: no column 8: the database has columns 0..7");

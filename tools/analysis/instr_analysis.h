@@ -128,6 +128,22 @@ long instr_jdb_rows(const instr_jdb *db, uint32_t col, const uint32_t *paths, si
                     size_t nthreads_sel, uint32_t *out_path, uint32_t *out_rank,
                     uint32_t *out_thread, double *out_value, size_t cap);
 
+/* The same rows in one pass, in arrays the library allocates (free them with
+ * instr_jdb_row_set_free): what a caller uses that does not know the count beforehand.
+ * With INSTR_JDB_SUM_THREADS one entry per (rank, path) the rank has rows for, its value the
+ * sum over the selected threads and its thread INSTR_JDB_NO_PARENT. */
+#define INSTR_JDB_SUM_THREADS 1u
+typedef struct {
+  size_t n;
+  uint32_t *path, *rank, *thread;
+  double *value;
+} instr_jdb_row_set;
+int instr_jdb_rows_load(const instr_jdb *db, uint32_t col, const uint32_t *paths,
+                        size_t npaths_sel, const uint32_t *ranks, size_t nranks_sel,
+                        const uint32_t *threads, size_t nthreads_sel, unsigned flags,
+                        instr_jdb_row_set *out);
+void instr_jdb_row_set_free(instr_jdb_row_set *set);
+
 /* Per rank and path, the sum over the selected threads: out[i * npaths_sel + j] for the i-th
  * selected rank and the j-th path; 0 where the rank did not visit the path, NaN for an
  * absent rank. */

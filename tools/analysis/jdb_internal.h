@@ -99,6 +99,10 @@ int jdb_check_selection(const instr_jdb *db, const uint32_t *paths, size_t npath
  * (message set, naming the file and rank). */
 int jdb_find_path_rows(const instr_jdb *db, uint32_t rank, uint32_t path, uint64_t lo,
                        uint64_t *first, uint64_t *end);
+/* Row i of a rank (at row): its path and thread in range and its key after *prev_key (the
+ * key of row i - 1); sets *prev_key. -1 with the message naming the file, rank and row. */
+int jdb_check_row(const instr_jdb *db, uint32_t rank, uint64_t i, const unsigned char *row,
+                  uint32_t nthreads, uint64_t *prev_key);
 /* A rank's rows: the address of row i. */
 const unsigned char *jdb_rank_row(const instr_jdb *db, uint32_t rank, uint64_t i);
 

@@ -276,30 +276,33 @@ static int check_rank_index(instr_jdb *db) {
   return 0;
 }
 
+int jdb_check_row(const instr_jdb *db, uint32_t rank, uint64_t i, const unsigned char *row,
+                  uint32_t nthreads, uint64_t *prev_key) {
+  uint32_t path = jdb_u32(row), thread = jdb_u32(row + 4);
+  uint64_t key = (uint64_t)path << 32 | thread;
+  if (path >= db->npaths || thread >= nthreads) {
+    jdb_fail("%s: damaged: rank %" PRIu32 " row %" PRIu64 ": path %" PRIu32 " of %" PRIu32
+             ", thread %" PRIu32 " of the rank's %" PRIu32,
+             db->file, rank, i, path, db->npaths, thread, nthreads);
+    return -1;
+  }
+  if (i > 0 && key <= *prev_key) {
+    jdb_fail("%s: damaged: rank %" PRIu32 " row %" PRIu64 " (path %" PRIu32 ", thread %" PRIu32
+             ") is not after the row before it: rows must be sorted by (path, thread)",
+             db->file, rank, i, path, thread);
+    return -1;
+  }
+  *prev_key = key;
+  return 0;
+}
+
 /* One rank's rows: sorted by (path, thread) without repeats, paths and threads in range. */
 static int check_rank_rows(const instr_jdb *db, uint32_t r) {
   const unsigned char *rec = jdb_rank_rec(db, r);
-  uint64_t nrows = jdb_u64(rec + 8);
+  uint64_t nrows = jdb_u64(rec + 8), prev = 0;
   uint32_t nthreads = jdb_u32(rec + 16);
-  uint64_t prev = 0;
-  for (uint64_t i = 0; i < nrows; i++) {
-    const unsigned char *row = jdb_rank_row(db, r, i);
-    uint32_t path = jdb_u32(row), thread = jdb_u32(row + 4);
-    uint64_t key = (uint64_t)path << 32 | thread;
-    if (path >= db->npaths || thread >= nthreads) {
-      jdb_fail("%s: damaged: rank %" PRIu32 " row %" PRIu64 ": path %" PRIu32 " of %" PRIu32
-               ", thread %" PRIu32 " of the rank's %" PRIu32,
-               db->file, r, i, path, db->npaths, thread, nthreads);
-      return -1;
-    }
-    if (i > 0 && key <= prev) {
-      jdb_fail("%s: damaged: rank %" PRIu32 " row %" PRIu64 " (path %" PRIu32 ", thread %" PRIu32
-               ") is not after the row before it: rows must be sorted by (path, thread)",
-               db->file, r, i, path, thread);
-      return -1;
-    }
-    prev = key;
-  }
+  for (uint64_t i = 0; i < nrows; i++)
+    if (jdb_check_row(db, r, i, jdb_rank_row(db, r, i), nthreads, &prev)) return -1;
   return 0;
 }
 

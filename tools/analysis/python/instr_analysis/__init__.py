@@ -128,6 +128,17 @@ _get_rank = _sig("instr_jdb_get_rank", ctypes.c_int, _vp, ctypes.c_uint32, ctype
 _select = _sig("instr_jdb_select", ctypes.c_long, _vp, ctypes.c_char_p, _u32p)
 _rows = _sig("instr_jdb_rows", ctypes.c_long, _vp, ctypes.c_uint32, _u32p, _sz, _u32p, _sz, _u32p,
              _sz, _u32p, _u32p, _u32p, _f64p, _sz)
+
+
+class _RowSet(ctypes.Structure):
+    _fields_ = [("n", ctypes.c_size_t), ("path", _u32p), ("rank", _u32p), ("thread", _u32p),
+                ("value", _f64p)]
+
+
+_rows_load = _sig("instr_jdb_rows_load", ctypes.c_int, _vp, ctypes.c_uint32, _u32p, _sz, _u32p,
+                  _sz, _u32p, _sz, ctypes.c_uint, ctypes.POINTER(_RowSet))
+_row_set_free = _sig("instr_jdb_row_set_free", None, ctypes.POINTER(_RowSet))
+SUM_THREADS = 1
 _rank_values = _sig("instr_jdb_rank_values", ctypes.c_int, _vp, ctypes.c_uint32, _u32p, _sz,
                     _u32p, _sz, _u32p, _sz, _f64p)
 _path_stats = _sig("instr_jdb_path_stats", ctypes.c_long, _vp, ctypes.c_uint32, _u32p, _sz, _u32p,
@@ -318,34 +329,38 @@ class Database:
         """Metric values of the selected paths over the selected ranks and threads as a
         DataFrame. per="rank" (default): one row per (path, rank) the rank has rows for, the
         value summed over the selected threads; per="thread": one row per (path, rank, thread)
-        row of the file. Columns: path, name, rank[, thread], <metric>."""
+        row of the file. Columns: path, name, rank[, thread], <metric>; ordered by rank (as
+        given), then path (as given), then thread."""
         col = self.column(metric)
         sel = self.select(paths)
         p_arr, p_ptr, np_ = _u32_array(sel)
         r_arr, r_ptr, nr = _u32_array(ranks)
         t_arr, t_ptr, nt = _u32_array(threads)
-        n = _rows(self._handle(), col, p_ptr, np_, r_ptr, nr, t_ptr, nt, None, None, None, None, 0)
-        if n < 0:
-            _raise()
-        out_p = np.zeros(n, dtype=np.uint32)
-        out_r = np.zeros(n, dtype=np.uint32)
-        out_t = np.zeros(n, dtype=np.uint32)
-        out_v = np.zeros(n, dtype=np.float64)
-        if n:
-            got = _rows(self._handle(), col, p_ptr, np_, r_ptr, nr, t_ptr, nt,
-                        out_p.ctypes.data_as(_u32p), out_r.ctypes.data_as(_u32p),
-                        out_t.ctypes.data_as(_u32p), out_v.ctypes.data_as(_f64p), n)
-            if got < 0:
-                _raise()
-        df = pd.DataFrame({"path": out_p.astype(np.int64), "rank": out_r.astype(np.int64),
-                           "thread": out_t.astype(np.int64), metric: out_v})
-        if per == "rank":
-            df = df.groupby(["path", "rank"], as_index=False, sort=False)[metric].sum()
-        elif per != "thread":
+        if per not in ("rank", "thread"):
             raise Error("query: per=%r: it must be 'rank' or 'thread'" % (per,))
-        df.insert(1, "name", self._path_names()[df["path"].to_numpy()] if len(df) else [])
-        return df.sort_values(["path", "rank"] + (["thread"] if per == "thread" else []),
-                              kind="stable").reset_index(drop=True)
+        rs = _RowSet()
+        if _rows_load(self._handle(), col, p_ptr, np_, r_ptr, nr, t_ptr, nt,
+                      SUM_THREADS if per == "rank" else 0, ctypes.byref(rs)) != 0:
+            _raise()
+        try:
+            n = rs.n
+
+            def column(ptr, dtype):
+                if n == 0:
+                    return np.zeros(0, dtype=dtype)
+                return np.ctypeslib.as_array(ptr, shape=(n,)).astype(dtype)  # a copy
+            data = {"path": column(rs.path, np.int64), "rank": column(rs.rank, np.int64)}
+            if per == "thread":
+                data["thread"] = column(rs.thread, np.int64)
+            data[metric] = column(rs.value, np.float64)
+        finally:
+            _row_set_free(ctypes.byref(rs))
+        df = pd.DataFrame(data)
+        # the names of the paths that occur only: a path's name costs a call into the library
+        uniq, inverse = np.unique(data["path"], return_inverse=True)
+        labels = np.array([self.name(int(q)) for q in uniq], dtype=object)
+        df.insert(1, "name", labels[inverse] if n else np.zeros(0, dtype=object))
+        return df
 
     def rank_values(self, metric="time_incl", paths=None, ranks=None, threads=None):
         """Dense DataFrame: a row per selected rank (index: rank), a column per selected path
