@@ -63,6 +63,10 @@ typedef struct {
   uint32_t nchildren;
 } instr_jdb_path;
 int instr_jdb_get_path(const instr_jdb *db, uint32_t path, instr_jdb_path *out);
+/* The whole tree at once: parent, region and depth of every path into arrays of npaths
+ * entries (any of them NULL to leave out). */
+void instr_jdb_path_table(const instr_jdb *db, uint32_t *parent, uint32_t *region,
+                          uint32_t *depth);
 /* The children of a path (INSTR_JDB_NO_PARENT: the top-level paths), ascending ids; returns
  * their number, writes at most cap of them. */
 long instr_jdb_children(const instr_jdb *db, uint32_t path, uint32_t *out, size_t cap);

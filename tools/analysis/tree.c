@@ -75,6 +75,15 @@ int instr_jdb_get_path(const instr_jdb *db, uint32_t path, instr_jdb_path *out) 
   return 0;
 }
 
+void instr_jdb_path_table(const instr_jdb *db, uint32_t *parent, uint32_t *region,
+                          uint32_t *depth) {
+  for (uint32_t p = 0; p < db->npaths; p++) {
+    if (parent) parent[p] = jdb_path_parent(db, p);
+    if (region) region[p] = jdb_path_region(db, p);
+    if (depth) depth[p] = db->depth[p];
+  }
+}
+
 long instr_jdb_children(const instr_jdb *db, uint32_t path, uint32_t *out, size_t cap) {
   uint32_t slot = path == INSTR_JDB_NO_PARENT ? db->npaths : path;
   if (path != INSTR_JDB_NO_PARENT && jdb_check_path(db, path)) return -1;

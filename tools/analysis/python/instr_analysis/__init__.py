@@ -117,6 +117,7 @@ _get_info = _sig("instr_jdb_get_info", None, _vp, ctypes.POINTER(_Info))
 _get_region = _sig("instr_jdb_get_region", ctypes.c_int, _vp, ctypes.c_uint32,
                    ctypes.POINTER(_Region))
 _get_path = _sig("instr_jdb_get_path", ctypes.c_int, _vp, ctypes.c_uint32, ctypes.POINTER(_Path))
+_path_table = _sig("instr_jdb_path_table", None, _vp, _u32p, _u32p, _u32p)
 _context = _sig("instr_jdb_context", ctypes.c_long, _vp, ctypes.c_uint32, _u32p, _sz)
 _get_column = _sig("instr_jdb_get_column", ctypes.c_int, _vp, ctypes.c_uint32,
                    ctypes.POINTER(_Column))
@@ -264,25 +265,47 @@ class Database:
         """The call tree: one row per path (index: path id) with parent (-1 for a top-level
         path), depth, region, name, file, line, paradigm and the calling context
         as a string ("main/solve/MPI_Allreduce")."""
+        parent, region, depth = self._table()
         regions = [self.region(r) for r in range(self.nregions)]
-        rows = []
         labels = []
         for q in range(self.npaths):
-            p = self._path(q)
-            r = regions[p.region]
-            label = r["name"] if p.parent == NO_PARENT else labels[p.parent] + "/" + r["name"]
-            labels.append(label)
-            rows.append((q, -1 if p.parent == NO_PARENT else p.parent, p.depth, p.region,
-                         r["name"], r["file"], r["line_begin"],
-                         r["paradigm"], label))
-        df = pd.DataFrame(rows, columns=["path", "parent", "depth", "region", "name", "file",
-                                         "line", "paradigm", "context"])
+            name = regions[region[q]]["name"]
+            labels.append(name if parent[q] == NO_PARENT else labels[parent[q]] + "/" + name)
+        df = pd.DataFrame({
+            "path": np.arange(self.npaths, dtype=np.int64),
+            "parent": np.where(parent == NO_PARENT, -1, parent.astype(np.int64)),
+            "depth": depth.astype(np.int64), "region": region.astype(np.int64),
+            "name": [regions[r]["name"] for r in region],
+            "file": [regions[r]["file"] for r in region],
+            "line": [regions[r]["line_begin"] for r in region],
+            "paradigm": [regions[r]["paradigm"] for r in region], "context": labels})
         return df.set_index("path")
 
+    def _table(self):
+        """parent, region, depth of every path (numpy uint32 arrays), read once."""
+        if getattr(self, "_tree_table", None) is None:
+            arrays = [np.zeros(max(self.npaths, 1), dtype=np.uint32) for _ in range(3)]
+            _path_table(self._handle(), *[a.ctypes.data_as(_u32p) for a in arrays])
+            self._tree_table = [a[:self.npaths] for a in arrays]
+        return self._tree_table
+
+    def _name_codes(self):
+        """Per path the code of its region's name among the distinct names (for a categorical
+        name column), and those names."""
+        if getattr(self, "_codes", None) is None:
+            _, region, _ = self._table()
+            names = [self.region(r)["name"] for r in range(self.nregions)]
+            categories = sorted(set(names))
+            index = {name: i for i, name in enumerate(categories)}
+            region_code = np.array([index[name] for name in names] or [0], dtype=np.int32)
+            self._codes = (region_code[region] if self.npaths else np.zeros(0, dtype=np.int32),
+                           categories)
+        return self._codes
+
     def _path_names(self):
-        if self._names is None:
-            self._names = np.array([self.name(q) for q in range(self.npaths)], dtype=object)
-        return self._names
+        """The name of every path (numpy object array)."""
+        codes, categories = self._name_codes()
+        return np.array(categories + [""], dtype=object)[codes]
 
     def summary(self, metric="time_incl", paths=None):
         """The summary of the selected paths: nranks_visited, sum, min, max, mean (over all
@@ -348,19 +371,19 @@ class Database:
             def column(ptr, dtype):
                 if n == 0:
                     return np.zeros(0, dtype=dtype)
-                return np.ctypeslib.as_array(ptr, shape=(n,)).astype(dtype)  # a copy
-            data = {"path": column(rs.path, np.int64), "rank": column(rs.rank, np.int64)}
+                return np.array(np.ctypeslib.as_array(ptr, shape=(n,)), dtype=dtype)  # a copy
+            data = {"path": column(rs.path, np.uint32), "rank": column(rs.rank, np.uint32)}
             if per == "thread":
-                data["thread"] = column(rs.thread, np.int64)
+                data["thread"] = column(rs.thread, np.uint32)
             data[metric] = column(rs.value, np.float64)
         finally:
             _row_set_free(ctypes.byref(rs))
-        df = pd.DataFrame(data)
-        # the names of the paths that occur only: a path's name costs a call into the library
-        uniq, inverse = np.unique(data["path"], return_inverse=True)
-        labels = np.array([self.name(int(q)) for q in uniq], dtype=object)
-        df.insert(1, "name", labels[inverse] if n else np.zeros(0, dtype=object))
-        return df
+        # the name as a categorical column: a code per row, not a string per row
+        codes, categories = self._name_codes()
+        path = data.pop("path")
+        names = pd.Categorical.from_codes(np.take(codes, path) if n else
+                                          np.zeros(0, dtype=np.int32), categories=categories)
+        return pd.DataFrame({"path": path, "name": names, **data}, copy=False)
 
     def rank_values(self, metric="time_incl", paths=None, ranks=None, threads=None):
         """Dense DataFrame: a row per selected rank (index: rank), a column per selected path
