@@ -444,6 +444,7 @@ int instr_jdb_rows_load(const instr_jdb *db, uint32_t col, const uint32_t *paths
       }
     for (int t = 0; t < used && rc == 0; t++) {
       size_t k = buf[t].set.n, at = all.set.n;
+      if (k == 0) continue; /* a thread without rows has no arrays */
       memcpy(all.set.path + at, buf[t].set.path, k * sizeof *all.set.path);
       memcpy(all.set.rank + at, buf[t].set.rank, k * sizeof *all.set.rank);
       memcpy(all.set.thread + at, buf[t].set.thread, k * sizeof *all.set.thread);
