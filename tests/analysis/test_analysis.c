@@ -90,6 +90,7 @@ static void group_columns(void) {
   CHECK_NEAR(s.min, 0.5);
   CHECK_NEAR(s.max, 2.0);
   CHECK(instr_jdb_total(db, 1) == 4000);
+  CHECK(instr_jdb_total(db, 0) == 4 + 5 + 40 + 5 + 4 + 3 + 30); /* visits: every path */
 }
 
 #define CHECK_SELECT(query, ...)                                                      \
@@ -123,6 +124,10 @@ static void group_select(void) {
   CHECK_SELECT("function(MPI_*) and time_incl >= 10%", 2, 4, 6);
   CHECK_SELECT("function(MPI_*) and time_incl > 10%", 2, 4);
   CHECK_SELECT("time_incl < 400", 5);
+  /* an exclusive column: per cent of the sum over every path. time_excl sums: main 450,
+     solve 1400, MPI_Allreduce 800, exchange 370, MPI_Send 730, io 250, main/MPI_Allreduce
+     400: 4400 in all, 10 % = 440 */
+  CHECK_SELECT("time_excl >= 10%", 0, 1, 2, 4);
   CHECK_SELECT("visits >= 30", 2, 6); /* MPI_Allreduce: 10 visits a row */
   CHECK_SELECT("function(MPI_*) or function(io)", 2, 4, 5, 6);
   CHECK_SELECT("(function(solve) or function(io)) and not time_incl < 300", 1);

@@ -93,8 +93,9 @@ typedef struct {
 } instr_jdb_summary;
 int instr_jdb_get_summary(const instr_jdb *db, uint32_t path, uint32_t col,
                           instr_jdb_summary *out);
-/* The run's total of an inclusive column: the sum over ranks of its top-level paths. The
- * percentages of a selection ("time_incl >= 1%") are of this. */
+/* The run's total of a column: for an inclusive column the sum over ranks of its top-level
+ * paths, for another the sum over ranks of every path. The percentages of a selection
+ * ("time_incl >= 1%", "time_excl >= 5%") are of this. */
 double instr_jdb_total(const instr_jdb *db, uint32_t col);
 
 typedef struct {

@@ -146,11 +146,14 @@ int instr_jdb_get_summary(const instr_jdb *db, uint32_t path, uint32_t col,
 
 double instr_jdb_total(const instr_jdb *db, uint32_t col) {
   if (jdb_check_column(db, col)) return 0;
+  /* an inclusive column: its top-level paths hold the rest; an exclusive one: every path */
+  int inclusive = jdb_u32(db->columns + (uint64_t)col * JDB_COLUMN_SIZE + 12) & INSTR_JDB_INCLUSIVE;
   double total = 0;
   uint32_t slot = db->npaths;
-  for (uint32_t i = db->child_start[slot]; i < db->child_start[slot + 1]; i++) {
+  for (uint32_t i = inclusive ? db->child_start[slot] : 0;
+       i < (inclusive ? db->child_start[slot + 1] : db->npaths); i++) {
     instr_jdb_summary s;
-    instr_jdb_get_summary(db, db->child[i], col, &s);
+    instr_jdb_get_summary(db, inclusive ? db->child[i] : i, col, &s);
     total += s.sum;
   }
   return total;
