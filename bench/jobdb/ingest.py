@@ -28,6 +28,21 @@ def peak_mib():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
+def resident_now():
+    """RssAnon and RssFile (MiB) from /proc/self/status: the process's own memory and the
+    mapped file's pages it has read; None where /proc does not say."""
+    found = {}
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                key, _, value = line.partition(":")
+                if key in ("RssAnon", "RssFile"):
+                    found[key] = int(value.split()[0]) / 1024.0
+    except OSError:
+        pass
+    return found.get("RssAnon"), found.get("RssFile")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("jdb")
@@ -68,8 +83,12 @@ def main():
                                  t1 - t0))
     print("select %r: %d paths, %.3f s" % (query, len(paths), t2 - t1))
     print("load %s of %d rows into a DataFrame: %.3f s" % (a.metric, len(df), t3 - t2))
+    anon, mapped = resident_now()
     print("total: %.3f s, peak resident memory %.0f MiB (mapped file pages read count too)"
           % (t3 - t0, peak_mib()))
+    if anon is not None:
+        print("resident now: %.0f MiB own (DataFrame, interpreter), %.0f MiB of mapped file "
+              "pages" % (anon, mapped))
 
 
 if __name__ == "__main__":
