@@ -68,7 +68,8 @@ def case_query():
     db = sample()
     # MPI_* time per rank as a DataFrame
     df = db.query(metric="time_incl", paths="function(MPI_*)")
-    expect(list(df.columns) == ["path", "name", "rank", "time_incl"], "columns %r" % list(df.columns))
+    expect(list(df.columns) == ["path", "name", "rank", "time_incl"],
+           "columns %r" % list(df.columns))
     got = {(int(r.path), int(r.rank)): r.time_incl for r in df.itertuples()}
     want = {(p, r): v for r, rows in T.SAMPLE_TIME.items() for (p, _t), v in rows.items()
             if p in (2, 4, 6)}

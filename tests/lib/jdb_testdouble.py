@@ -10,7 +10,7 @@
     db.write("profile.jdb")            # the summary is computed from the rows
     T.sample("profile.jdb")            # the database tests/analysis checks answers on
 
-Python 3 standard library only.
+Python 3 standard library only (write_synthetic, for the benchmark, needs numpy).
 """
 import math
 import struct

@@ -127,8 +127,6 @@ _get_summary = _sig("instr_jdb_get_summary", ctypes.c_int, _vp, ctypes.c_uint32,
 _total = _sig("instr_jdb_total", ctypes.c_double, _vp, ctypes.c_uint32)
 _get_rank = _sig("instr_jdb_get_rank", ctypes.c_int, _vp, ctypes.c_uint32, ctypes.POINTER(_Rank))
 _select = _sig("instr_jdb_select", ctypes.c_long, _vp, ctypes.c_char_p, _u32p)
-_rows = _sig("instr_jdb_rows", ctypes.c_long, _vp, ctypes.c_uint32, _u32p, _sz, _u32p, _sz, _u32p,
-             _sz, _u32p, _u32p, _u32p, _f64p, _sz)
 
 
 class _RowSet(ctypes.Structure):
