@@ -27,6 +27,8 @@ packages=(
   # test set-up (report.speedscope_install) npm-installs a pinned speedscope into the build
   # tree, from the npm registry
   chromium
+  # the analysis module instr_analysis (tools/analysis/, docs/analysis.md): DataFrames
+  python3-numpy python3-pandas
 )
 # Node.js and npm: Debian's packages, unless the machine already has an npm (NodeSource's
 # nodejs package ships its own npm and conflicts with Debian's npm package)

@@ -1,0 +1,460 @@
+/* Ingestion of metric values: the ranks in parallel (OpenMP), in each rank's rows (sorted by
+ * (path, thread)) a binary search per selected path. Only the pages of the rows searched are
+ * read. A failure inside the parallel loop is kept (the lowest rank's) and reported by the
+ * calling thread, whose message instr_jdb_error() returns. */
+#include "jdb_internal.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+typedef struct {
+  long rank; /* -1: none */
+  char message[1024];
+} first_error;
+
+static void note_error(first_error *e, long rank) {
+#pragma omp critical(jdb_ingest_error)
+  if (e->rank < 0 || rank < e->rank) {
+    e->rank = rank;
+    snprintf(e->message, sizeof e->message, "%s", instr_jdb_error());
+  }
+}
+
+static int raise_error(const first_error *e) {
+  if (e->rank < 0) return 0;
+  jdb_fail("%s", e->message);
+  return -1;
+}
+
+int jdb_find_path_rows(const instr_jdb *db, uint32_t rank, uint32_t path, uint64_t lo,
+                       uint64_t *first, uint64_t *end) {
+  const unsigned char *rec = jdb_rank_rec(db, rank);
+  uint64_t n = jdb_u64(rec + 8), hi = n;
+  uint32_t nthreads = jdb_u32(rec + 16);
+  /* galloping from lo: the paths of a selection come in ascending order, each usually a few
+   * rows after the one before, so the search stays on the pages it just read */
+  for (uint64_t step = 1; lo + step < n; step *= 2) {
+    if (jdb_u32(jdb_rank_row(db, rank, lo + step)) >= path) {
+      hi = lo + step;
+      break;
+    }
+    lo += step;
+  }
+  if (lo < n && jdb_u32(jdb_rank_row(db, rank, lo)) >= path) hi = lo;
+  while (lo < hi) {
+    uint64_t mid = lo + (hi - lo) / 2;
+    if (jdb_u32(jdb_rank_row(db, rank, mid)) < path)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  *first = *end = lo;
+  if (lo == n || jdb_u32(jdb_rank_row(db, rank, lo)) != path) return 1;
+  uint64_t i = lo, prev = 0;
+  if (lo > 0) { /* the row before: below the path (lower bound), so the first row's order holds */
+    const unsigned char *before = jdb_rank_row(db, rank, lo - 1);
+    prev = (uint64_t)jdb_u32(before) << 32 | jdb_u32(before + 4);
+  }
+  for (; i < n; i++) {
+    const unsigned char *row = jdb_rank_row(db, rank, i);
+    if (jdb_u32(row) != path) break;
+    /* the rows open did not check (INSTR_JDB_LAZY_ROWS) are checked as they are read */
+    if (jdb_check_row(db, rank, i, row, nthreads, &prev)) return -1;
+  }
+  if (i < n && jdb_u32(jdb_rank_row(db, rank, i)) < path) {
+    jdb_fail("%s: damaged: rank %" PRIu32 " row %" PRIu64
+             ": its rows are not sorted by (path, thread)",
+             db->file, rank, i);
+    return -1;
+  }
+  *end = i;
+  return 0;
+}
+
+static int ascending(const uint32_t *v, size_t n) {
+  for (size_t i = 1; i < n; i++)
+    if (v[i] <= v[i - 1]) return 0;
+  return 1;
+}
+
+static int cmp_u32(const void *a, const void *b) {
+  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* The selected threads, sorted for bsearch; NULL selection means every thread. */
+typedef struct {
+  uint32_t *sorted;
+  size_t n;
+} thread_set;
+
+static int thread_set_init(thread_set *t, const instr_jdb *db, const uint32_t *threads,
+                           size_t n) {
+  t->sorted = NULL;
+  t->n = 0;
+  if (!threads) return 0;
+  t->sorted = malloc((n ? n : 1) * sizeof *t->sorted);
+  if (!t->sorted) {
+    jdb_fail("%s: out of memory for %zu threads", db->file, n);
+    return -1;
+  }
+  memcpy(t->sorted, threads, n * sizeof *threads);
+  qsort(t->sorted, n, sizeof *t->sorted, cmp_u32);
+  t->n = n;
+  return 0;
+}
+
+static int thread_selected(const thread_set *t, uint32_t thread) {
+  return !t->sorted || bsearch(&thread, t->sorted, t->n, sizeof thread, cmp_u32) != NULL;
+}
+
+/* The selected paths as the walk uses them: ascending or not and, when ascending, each path's
+ * index in the selection (-1: not selected), so that a rank with fewer rows than the selection
+ * has paths is scanned once instead of searched for each path. */
+typedef struct {
+  const uint32_t *paths;
+  size_t n;
+  int sorted;
+  int32_t *slot;
+} selection;
+
+static int selection_init(selection *sel, const instr_jdb *db, const uint32_t *paths, size_t n) {
+  sel->paths = paths;
+  sel->n = n;
+  sel->sorted = ascending(paths, n);
+  sel->slot = NULL;
+  if (!sel->sorted || n == 0 || n > INT32_MAX) return 0;
+  sel->slot = malloc((size_t)db->npaths * sizeof *sel->slot);
+  if (!sel->slot) {
+    jdb_fail("%s: out of memory for a selection of %zu paths", db->file, n);
+    return -1;
+  }
+  memset(sel->slot, 0xFF, (size_t)db->npaths * sizeof *sel->slot);
+  for (size_t j = 0; j < n; j++) sel->slot[paths[j]] = (int32_t)j;
+  return 0;
+}
+
+/* Walks one rank's rows of the selected paths: calls visit(ctx, j, thread, value) for every
+ * selected thread's row of the j-th path, in the order of the selection, then of threads. */
+typedef void (*row_visitor)(void *ctx, size_t j, uint32_t thread, double value);
+static int walk_rank(const instr_jdb *db, uint32_t rank, uint32_t col, const selection *sel,
+                     const thread_set *threads, row_visitor visit, void *ctx) {
+  uint32_t kind = jdb_column_kind(db, col);
+  uint64_t value_off = JDB_ROW_KEY_SIZE + 8ull * col, lo = 0;
+  const unsigned char *rec = jdb_rank_rec(db, rank);
+  uint64_t nrows = jdb_u64(rec + 8);
+  unsigned log2_rows = 1;
+  while (log2_rows < 64 && (nrows >> log2_rows) != 0) log2_rows++;
+  /* a search per path costs about log2(rows) reads, a scan one per row */
+  if (sel->slot && (uint64_t)sel->n * log2_rows > nrows) {
+    /* scan: every row once, checked as it is read (INSTR_JDB_LAZY_ROWS) */
+    uint32_t nthreads = jdb_u32(rec + 16);
+    uint64_t prev = 0;
+    for (uint64_t i = 0; i < nrows; i++) {
+      const unsigned char *row = jdb_rank_row(db, rank, i);
+      if (jdb_check_row(db, rank, i, row, nthreads, &prev)) return -1;
+      uint32_t path = jdb_u32(row), thread = jdb_u32(row + 4);
+      int32_t j = sel->slot[path];
+      if (j >= 0 && thread_selected(threads, thread))
+        visit(ctx, (size_t)j, thread, jdb_value(row + value_off, kind));
+    }
+    return 0;
+  }
+  for (size_t j = 0; j < sel->n; j++) {
+    uint64_t first, end;
+    int found = jdb_find_path_rows(db, rank, sel->paths[j], sel->sorted ? lo : 0, &first, &end);
+    if (found < 0) return -1;
+    lo = end;
+    for (uint64_t i = first; i < end; i++) {
+      const unsigned char *row = jdb_rank_row(db, rank, i);
+      uint32_t thread = jdb_u32(row + 4);
+      if (thread_selected(threads, thread)) visit(ctx, j, thread, jdb_value(row + value_off, kind));
+    }
+  }
+  return 0;
+}
+
+static uint32_t nth_rank(const uint32_t *ranks, size_t i) { return ranks ? ranks[i] : (uint32_t)i; }
+
+static void count_row(void *ctx, size_t j, uint32_t thread, double value) {
+  (void)j, (void)thread, (void)value;
+  (*(uint64_t *)ctx)++;
+}
+
+typedef struct {
+  uint32_t rank;
+  const uint32_t *paths;
+  uint32_t *path, *rank_out, *thread;
+  double *value;
+  uint64_t at;
+} row_sink;
+
+static void store_row(void *ctx, size_t j, uint32_t thread, double value) {
+  row_sink *s = ctx;
+  s->path[s->at] = s->paths[j];
+  s->rank_out[s->at] = s->rank;
+  s->thread[s->at] = thread;
+  s->value[s->at] = value;
+  s->at++;
+}
+
+long instr_jdb_rows(const instr_jdb *db, uint32_t col, const uint32_t *paths, size_t npaths_sel,
+                    const uint32_t *ranks, size_t nranks_sel, const uint32_t *threads,
+                    size_t nthreads_sel, uint32_t *out_path, uint32_t *out_rank,
+                    uint32_t *out_thread, double *out_value, size_t cap) {
+  jdb_clear_error();
+  if (jdb_check_column(db, col) || jdb_check_selection(db, paths, npaths_sel, ranks, nranks_sel))
+    return -1;
+  size_t nr = ranks ? nranks_sel : db->nranks;
+  thread_set ts;
+  uint64_t *start = calloc(nr + 1, sizeof *start);
+  if (!start || thread_set_init(&ts, db, threads, nthreads_sel)) {
+    free(start);
+    if (!start) jdb_fail("%s: out of memory for %zu ranks", db->file, nr);
+    return -1;
+  }
+  selection sel;
+  if (selection_init(&sel, db, paths, npaths_sel)) {
+    free(ts.sorted);
+    free(start);
+    return -1;
+  }
+  first_error err = {.rank = -1};
+#pragma omp parallel for schedule(dynamic, 16)
+  for (long i = 0; i < (long)nr; i++) {
+    uint64_t count = 0;
+    if (walk_rank(db, nth_rank(ranks, (size_t)i), col, &sel, &ts, count_row, &count) != 0)
+      note_error(&err, i);
+    start[i + 1] = count;
+  }
+  long total = -1;
+  if (raise_error(&err) == 0) {
+    for (size_t i = 0; i < nr; i++) start[i + 1] += start[i];
+    total = (long)start[nr];
+  }
+  if (total >= 0 && cap >= (size_t)total && out_path && out_rank && out_thread && out_value) {
+#pragma omp parallel for schedule(dynamic, 16)
+    for (long i = 0; i < (long)nr; i++) {
+      row_sink sink = {nth_rank(ranks, (size_t)i), paths, out_path,
+                       out_rank,                   out_thread, out_value, start[i]};
+      if (walk_rank(db, sink.rank, col, &sel, &ts, store_row, &sink) != 0)
+        note_error(&err, i);
+    }
+    if (raise_error(&err)) total = -1;
+  }
+  free(ts.sorted);
+  free(sel.slot);
+  free(start);
+  return total;
+}
+
+static void add_value(void *ctx, size_t j, uint32_t thread, double value) {
+  (void)thread;
+  ((double *)ctx)[j] += value;
+}
+
+/* out[i * np + j], as the header says. Shared with stats.c through the same walk. */
+static int rank_values(const instr_jdb *db, uint32_t col, const uint32_t *paths, size_t np,
+                       const uint32_t *ranks, size_t nr, const thread_set *ts, double *out) {
+  selection sel;
+  if (selection_init(&sel, db, paths, np)) return -1;
+  first_error err = {.rank = -1};
+#pragma omp parallel for schedule(dynamic, 16)
+  for (long i = 0; i < (long)nr; i++) {
+    uint32_t rank = nth_rank(ranks, (size_t)i);
+    double *row = out + (size_t)i * np;
+    int present = jdb_u32(jdb_rank_rec(db, rank) + 20) & 1u;
+    for (size_t j = 0; j < np; j++) row[j] = present ? 0.0 : NAN;
+    if (present && walk_rank(db, rank, col, &sel, ts, add_value, row) != 0)
+      note_error(&err, i);
+  }
+  free(sel.slot);
+  return raise_error(&err);
+}
+
+int instr_jdb_rank_values(const instr_jdb *db, uint32_t col, const uint32_t *paths,
+                          size_t npaths_sel, const uint32_t *ranks, size_t nranks_sel,
+                          const uint32_t *threads, size_t nthreads_sel, double *out) {
+  jdb_clear_error();
+  if (jdb_check_column(db, col) || jdb_check_selection(db, paths, npaths_sel, ranks, nranks_sel))
+    return -1;
+  thread_set ts;
+  if (thread_set_init(&ts, db, threads, nthreads_sel)) return -1;
+  int rc = rank_values(db, col, paths, npaths_sel, ranks, ranks ? nranks_sel : db->nranks, &ts,
+                       out);
+  free(ts.sorted);
+  return rc;
+}
+
+/* One pass: each thread takes a contiguous block of the selected ranks and appends to arrays of
+ * its own; the blocks are joined in thread order, which is rank order. */
+typedef struct {
+  instr_jdb_row_set set;
+  size_t cap;
+  int failed;
+  uint32_t rank;
+  const uint32_t *paths;
+  size_t np;
+  double *sums; /* SUM_THREADS: per selected path */
+  unsigned char *seen;
+} row_buffer;
+
+static int buffer_grow(row_buffer *b) {
+  size_t cap = b->cap ? 2 * b->cap : 4096;
+  uint32_t *p = realloc(b->set.path, cap * sizeof *p);
+  if (p) b->set.path = p;
+  uint32_t *r = p ? realloc(b->set.rank, cap * sizeof *r) : NULL;
+  if (r) b->set.rank = r;
+  uint32_t *t = r ? realloc(b->set.thread, cap * sizeof *t) : NULL;
+  if (t) b->set.thread = t;
+  double *v = t ? realloc(b->set.value, cap * sizeof *v) : NULL;
+  if (v) b->set.value = v;
+  if (!v) return -1;
+  b->cap = cap;
+  return 0;
+}
+
+static void buffer_row(void *ctx, size_t j, uint32_t thread, double value) {
+  row_buffer *b = ctx;
+  if (b->failed) return;
+  if (b->sums) {
+    b->sums[j] += value;
+    b->seen[j] = 1;
+    return;
+  }
+  if (b->set.n == b->cap && buffer_grow(b)) {
+    b->failed = 1;
+    return;
+  }
+  b->set.path[b->set.n] = b->paths[j];
+  b->set.rank[b->set.n] = b->rank;
+  b->set.thread[b->set.n] = thread;
+  b->set.value[b->set.n] = value;
+  b->set.n++;
+}
+
+/* SUM_THREADS: the rank's sums become its entries, in the order of the selected paths */
+static void buffer_flush_sums(row_buffer *b) {
+  for (size_t j = 0; j < b->np && !b->failed; j++) {
+    if (!b->seen[j]) continue;
+    if (b->set.n == b->cap && buffer_grow(b)) {
+      b->failed = 1;
+      break;
+    }
+    b->set.path[b->set.n] = b->paths[j];
+    b->set.rank[b->set.n] = b->rank;
+    b->set.thread[b->set.n] = INSTR_JDB_NO_PARENT;
+    b->set.value[b->set.n] = b->sums[j];
+    b->set.n++;
+    b->sums[j] = 0;
+    b->seen[j] = 0;
+  }
+}
+
+void instr_jdb_row_set_free(instr_jdb_row_set *set) {
+  if (!set) return;
+  free(set->path), free(set->rank), free(set->thread), free(set->value);
+  memset(set, 0, sizeof *set);
+}
+
+int instr_jdb_rows_load(const instr_jdb *db, uint32_t col, const uint32_t *paths,
+                        size_t npaths_sel, const uint32_t *ranks, size_t nranks_sel,
+                        const uint32_t *threads, size_t nthreads_sel, unsigned flags,
+                        instr_jdb_row_set *out) {
+  jdb_clear_error();
+  memset(out, 0, sizeof *out);
+  if (jdb_check_column(db, col) || jdb_check_selection(db, paths, npaths_sel, ranks, nranks_sel))
+    return -1;
+  size_t nr = ranks ? nranks_sel : db->nranks;
+  thread_set ts;
+  if (thread_set_init(&ts, db, threads, nthreads_sel)) return -1;
+  selection sel;
+  if (selection_init(&sel, db, paths, npaths_sel)) {
+    free(ts.sorted);
+    return -1;
+  }
+  int nthr = 1;
+#ifdef _OPENMP
+  nthr = omp_get_max_threads();
+#endif
+  row_buffer *buf = calloc((size_t)nthr, sizeof *buf);
+  if (!buf) {
+    free(ts.sorted);
+    free(sel.slot);
+    jdb_fail("%s: out of memory", db->file);
+    return -1;
+  }
+  first_error err = {.rank = -1};
+  int used = 1;
+#pragma omp parallel num_threads(nthr)
+  {
+    int t = 0, n = 1;
+#ifdef _OPENMP
+    t = omp_get_thread_num();
+    n = omp_get_num_threads();
+#pragma omp single
+    used = n;
+#endif
+    row_buffer *b = &buf[t];
+    b->paths = paths;
+    b->np = npaths_sel;
+    if (flags & INSTR_JDB_SUM_THREADS) {
+      b->sums = calloc(npaths_sel ? npaths_sel : 1, sizeof *b->sums);
+      b->seen = calloc(npaths_sel ? npaths_sel : 1, 1);
+      if (!b->sums || !b->seen) b->failed = 1;
+    }
+    size_t begin = nr * (size_t)t / (size_t)n, end = nr * ((size_t)t + 1) / (size_t)n;
+    for (size_t i = begin; i < end && !b->failed; i++) {
+      b->rank = nth_rank(ranks, i);
+      if (walk_rank(db, b->rank, col, &sel, &ts, buffer_row, b) != 0) {
+        note_error(&err, (long)i);
+        break;
+      }
+      if (b->sums) buffer_flush_sums(b);
+    }
+    free(b->sums);
+    free(b->seen);
+  }
+  free(ts.sorted);
+  free(sel.slot);
+  int rc = raise_error(&err);
+  size_t total = 0;
+  for (int t = 0; t < used && rc == 0; t++) {
+    if (buf[t].failed) {
+      jdb_fail("%s: out of memory for the rows of %zu ranks", db->file, nr);
+      rc = -1;
+    }
+    total += buf[t].set.n;
+  }
+  if (rc == 0 && used == 1) {
+    *out = buf[0].set; /* one block: it is the result */
+    buf[0].set = (instr_jdb_row_set){0};
+  } else if (rc == 0) {
+    row_buffer all = {0};
+    while (all.cap < total)
+      if (buffer_grow(&all)) {
+        jdb_fail("%s: out of memory for %zu rows", db->file, total);
+        rc = -1;
+        break;
+      }
+    for (int t = 0; t < used && rc == 0; t++) {
+      size_t k = buf[t].set.n, at = all.set.n;
+      if (k == 0) continue; /* a thread without rows has no arrays */
+      memcpy(all.set.path + at, buf[t].set.path, k * sizeof *all.set.path);
+      memcpy(all.set.rank + at, buf[t].set.rank, k * sizeof *all.set.rank);
+      memcpy(all.set.thread + at, buf[t].set.thread, k * sizeof *all.set.thread);
+      memcpy(all.set.value + at, buf[t].set.value, k * sizeof *all.set.value);
+      all.set.n += k;
+    }
+    if (rc == 0) *out = all.set;
+    else instr_jdb_row_set_free(&all.set);
+  }
+  for (int t = 0; t < nthr; t++) instr_jdb_row_set_free(&buf[t].set);
+  free(buf);
+  return rc;
+}

@@ -1,0 +1,110 @@
+/* The reader's own view of an open job database: the mapping, the header's fields, and what
+ * open derives once (depths, children). Shared by the files of tools/analysis/. */
+#ifndef INSTR_JDB_INTERNAL_H
+#define INSTR_JDB_INTERNAL_H
+
+#include "instr_analysis.h"
+
+#include <stdint.h>
+#include <string.h>
+
+/* the library exports instr_jdb_* only */
+#pragma GCC visibility push(hidden)
+
+/* The format's fixed sizes (docs/profile-format.md). */
+enum {
+  JDB_HEADER_SIZE = 256,
+  JDB_REGION_SIZE = 32,
+  JDB_PATH_SIZE = 8,
+  JDB_COLUMN_SIZE = 16,
+  JDB_RANK_SIZE = 32,
+  JDB_ROW_KEY_SIZE = 8,
+  JDB_SUMMARY_HEAD = 8,
+  JDB_SUMMARY_COLUMN = 32,
+};
+
+struct instr_jdb {
+  char *file; /* the name errors use */
+  const unsigned char *map;
+  uint64_t size;
+  unsigned flags;
+  uint32_t nranks, nranks_present, nregions, npaths, ncols, row_size, rounds;
+  uint64_t duration_ns;
+  const char *strings;
+  uint64_t strings_len;
+  const unsigned char *regions, *paths, *columns, *summary, *rank_index;
+  uint64_t rows_offset;
+  uint64_t summary_size; /* per path */
+  uint32_t *depth;       /* per path */
+  uint32_t *child_start; /* npaths + 2 entries: children of path p at [start[p], start[p+1]),
+                            the top-level ones at index npaths */
+  uint32_t *child;
+};
+
+/* Little-endian loads from the mapping (any alignment). */
+static inline uint32_t jdb_u32(const unsigned char *p) {
+  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+static inline uint64_t jdb_u64(const unsigned char *p) {
+  return (uint64_t)jdb_u32(p) | (uint64_t)jdb_u32(p + 4) << 32;
+}
+static inline double jdb_f64(const unsigned char *p) {
+  uint64_t bits = jdb_u64(p);
+  double d;
+  memcpy(&d, &bits, sizeof d);
+  return d;
+}
+/* A value of a column as a double: kind 4 columns hold IEEE doubles, the others u64. */
+static inline double jdb_value(const unsigned char *p, uint32_t kind) {
+  return kind == INSTR_JDB_DOUBLE ? jdb_f64(p) : (double)jdb_u64(p);
+}
+
+static inline const char *jdb_string(const instr_jdb *db, uint32_t off) {
+  return db->strings + off; /* checked at open */
+}
+static inline const unsigned char *jdb_region_rec(const instr_jdb *db, uint32_t r) {
+  return db->regions + (uint64_t)r * JDB_REGION_SIZE;
+}
+static inline const unsigned char *jdb_path_rec(const instr_jdb *db, uint32_t p) {
+  return db->paths + (uint64_t)p * JDB_PATH_SIZE;
+}
+static inline const unsigned char *jdb_rank_rec(const instr_jdb *db, uint32_t r) {
+  return db->rank_index + (uint64_t)r * JDB_RANK_SIZE;
+}
+static inline uint32_t jdb_path_parent(const instr_jdb *db, uint32_t p) {
+  return jdb_u32(jdb_path_rec(db, p));
+}
+static inline uint32_t jdb_path_region(const instr_jdb *db, uint32_t p) {
+  return jdb_u32(jdb_path_rec(db, p) + 4);
+}
+static inline const char *jdb_region_name(const instr_jdb *db, uint32_t r) {
+  return jdb_string(db, jdb_u32(jdb_region_rec(db, r)));
+}
+static inline uint32_t jdb_column_kind(const instr_jdb *db, uint32_t c) {
+  return jdb_u32(db->columns + (uint64_t)c * JDB_COLUMN_SIZE + 8);
+}
+
+/* Errors (error.c): the message of this thread's last failure. */
+void jdb_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void jdb_clear_error(void);
+
+/* Argument checks shared by the queries (tree.c); each sets the message on failure. */
+int jdb_check_path(const instr_jdb *db, uint32_t path);
+int jdb_check_column(const instr_jdb *db, uint32_t col);
+int jdb_check_selection(const instr_jdb *db, const uint32_t *paths, size_t npaths_sel,
+                        const uint32_t *ranks, size_t nranks_sel);
+
+/* Ingestion (ingest.c): the rows of a rank for a path, [*first, *end) as row indices into the
+ * rank's rows; 0 when found, 1 when the rank has no row for it, -1 when the rows are damaged
+ * (message set, naming the file and rank). */
+int jdb_find_path_rows(const instr_jdb *db, uint32_t rank, uint32_t path, uint64_t lo,
+                       uint64_t *first, uint64_t *end);
+/* Row i of a rank (at row): its path and thread in range and its key after *prev_key (the
+ * key of row i - 1); sets *prev_key. -1 with the message naming the file, rank and row. */
+int jdb_check_row(const instr_jdb *db, uint32_t rank, uint64_t i, const unsigned char *row,
+                  uint32_t nthreads, uint64_t *prev_key);
+/* A rank's rows: the address of row i. */
+const unsigned char *jdb_rank_row(const instr_jdb *db, uint32_t rank, uint64_t i);
+
+#pragma GCC visibility pop
+#endif
