@@ -333,19 +333,7 @@ struct instr_job {
  * (job_metrics.h). */
 int instr_job_grow(void *pp, uint32_t *cap, uint32_t need, size_t elem)
 {
-    if (need <= *cap)
-        return 0;
-    uint32_t c = *cap ? *cap : 16;
-    while (c < need)
-        c *= 2;
-    void *old;
-    memcpy(&old, pp, sizeof old);
-    void *q = realloc(old, (size_t)c * elem);
-    if (!q)
-        return -1;
-    memcpy(pp, &q, sizeof q);
-    *cap = c;
-    return 0;
+    return instr_jdb_grow(pp, cap, need, elem);
 }
 
 static uint64_t str_hash(const char *s)

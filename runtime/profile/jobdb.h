@@ -91,6 +91,9 @@ uint32_t instr_jdb_column_id(instr_jdb_defs *d, const char *name, const char *un
                              uint32_t kind, uint32_t flags);
 /* The seven columns every database begins with (ids INSTR_JDB_COL_*). */
 int instr_jdb_base_columns(instr_jdb_defs *d);
+/* Grows the array whose pointer is at pp (any T **) to hold need elements, doubling: 0, or -1
+ * without memory or beyond UINT32_MAX - 1 elements (the array unchanged). */
+int instr_jdb_grow(void *pp, uint32_t *cap, uint64_t need, size_t elem);
 
 /* Serialisation (the transport between ranks, not the file): a buffer of malloc'ed *len
  * bytes; and back, with every count, offset and parent checked (err: what is wrong). */

@@ -26,8 +26,8 @@ static uint64_t str_hash(const char *s)
     return mix(h);
 }
 
-/* Grows *pp (any T *) to hold need elements. */
-static int grow(void *pp, uint32_t *cap, uint64_t need, size_t elem)
+/* jobdb.h */
+int instr_jdb_grow(void *pp, uint32_t *cap, uint64_t need, size_t elem)
 {
     if (need <= *cap)
         return 0;
@@ -188,7 +188,7 @@ uint32_t instr_jdb_region_id(instr_jdb_defs *d, const instr_jdb_region *r)
         }
         s = (s + 1) & (d->rslots_cap - 1);
     }
-    if (grow(&d->reg, &d->capreg, (uint64_t)d->nreg + 1, sizeof *d->reg) != 0)
+    if (instr_jdb_grow(&d->reg, &d->capreg, (uint64_t)d->nreg + 1, sizeof *d->reg) != 0)
         return NONE;
     d->reg[d->nreg] = *r;
     d->rslots[s] = d->nreg + 1;
@@ -206,7 +206,7 @@ uint32_t instr_jdb_path_id(instr_jdb_defs *d, uint32_t parent, uint32_t region)
             return d->pslots[s] - 1;
         s = (s + 1) & (d->pslots_cap - 1);
     }
-    if (grow(&d->path, &d->cappath, (uint64_t)d->npath + 1, sizeof *d->path) != 0)
+    if (instr_jdb_grow(&d->path, &d->cappath, (uint64_t)d->npath + 1, sizeof *d->path) != 0)
         return NONE;
     d->path[d->npath] = (instr_jdb_path){parent, region};
     d->pslots[s] = d->npath + 1;
@@ -222,7 +222,7 @@ uint32_t instr_jdb_column_id(instr_jdb_defs *d, const char *name, const char *un
             return i;
     uint32_t n = instr_jdb_str(d, name), u = instr_jdb_str(d, unit);
     if (n == NONE || u == NONE ||
-        grow(&d->col, &d->capcol, (uint64_t)d->ncol + 1, sizeof *d->col) != 0)
+        instr_jdb_grow(&d->col, &d->capcol, (uint64_t)d->ncol + 1, sizeof *d->col) != 0)
         return NONE;
     d->col[d->ncol] = (instr_jdb_column){n, u, kind, flags};
     return d->ncol++;
