@@ -13,7 +13,7 @@ json, independent of the database and of its readers):
 - `time_incl >= 1%` keeps exactly the paths whose inclusive time summed over ranks and threads
   is >= 1 % of the run (the top-level paths' sum);
 - --absent R: rank R is reported absent, has no rows, NaN (not 0) in rank_values, and is left
-  out of stats' ranks;
+  out of stats' ranks; the summary's sum and mean (sum / all the job's ranks) as documented;
 - --second: compare() of two runs of the same program matches every call path, its values
   being each run's summary mean;
 - a copy of the database cut inside its rows fails to open with the library's message naming
@@ -191,7 +191,7 @@ def check_pruning(db, ranks, ids):
                 % (db.total("time_incl"), total))
 
 
-def check_absent(db, absent, ids):
+def check_absent(db, absent, ranks, ids):
     for r in absent:
         info = db.rank(r)
         if info["present"] or info["rows"]:
@@ -206,6 +206,13 @@ def check_absent(db, absent, ids):
     st = db.stats("time_incl")
     if (st["nranks"] != present).any():
         problem("stats counts %r ranks, %d are present" % (sorted(set(st["nranks"])), present))
+    # the summary's mean: over all the job's ranks, the absent ones included (docs/analysis.md)
+    summ = db.summary("time_incl")
+    for p, per in rank_values(ranks, ids, "time_incl").items():
+        total = sum(per.values())
+        if summ.loc[p, "sum"] != total or not close(summ.loc[p, "mean"], total / db.nranks):
+            problem("summary path %d: sum %r mean %r, from the ranks' profiles %r and %r / %d"
+                    % (p, summ.loc[p, "sum"], summ.loc[p, "mean"], total, total, db.nranks))
 
 
 def check_compare(a, b):
@@ -272,7 +279,7 @@ def main():
     check_stats(db, ranks, ids)
     check_context(db, ids, chains)
     check_pruning(db, ranks, ids)
-    check_absent(db, a.absent, ids)
+    check_absent(db, a.absent, ranks, ids)
     if a.second:
         check_compare(db, ia.open(os.path.join(a.second, "profile.jdb")))
     check_cut(jdb, a.work)
