@@ -3,7 +3,8 @@
  * byte flipped. A damage the format lets a reader see must fail open with a message that
  * starts with the file's name; whatever opens must answer every query without a crash (run
  * under ASan in the sanitizer tree).
- * Usage: test_damage GROUP SAMPLE.jdb   (groups: fields, truncation, flips) */
+ * Usage: test_damage GROUP SAMPLE.jdb   (groups: fields, truncation, flips, rows_cut; rows_cut
+ * takes any database, e.g. a real job's profile.jdb: tests/mpi/check_jobdb.py) */
 #include "check.h"
 #include "instr_analysis.h"
 
@@ -242,6 +243,25 @@ static void truncation(void) {
   }
 }
 
+/* A real file cut inside its rows (the rows area is the file's last section): at its first
+ * byte, in its middle and one byte short of the end. The message names the file and says it is
+ * truncated and by how much. */
+static void rows_cut(void) {
+  size_t rows = (size_t)get(good, 112, 8);
+  CHECK(rows >= 256 && rows < good_size);
+  if (rows < 256 || rows >= good_size) return;
+  size_t cuts[] = {rows + 1, rows + (good_size - rows) / 2, good_size - 1};
+  for (size_t i = 0; i < sizeof cuts / sizeof cuts[0]; i++) {
+    CHECK(try_open(good, cuts[i]));
+    char want[128];
+    snprintf(want, sizeof want, "damaged.jdb: truncated: file size field says %zu bytes, the "
+                                "file has %zu", good_size, cuts[i]);
+    CHECK_STR(instr_jdb_error(), want);
+    printf("cut at %zu of %zu bytes (rows from %zu): %s\n", cuts[i], good_size, rows,
+           instr_jdb_error());
+  }
+}
+
 static void flips(void) {
   unsigned char *copy = malloc(good_size);
   for (size_t i = 0; i < good_size; i++) {
@@ -255,7 +275,7 @@ static void flips(void) {
 
 int main(int argc, char **argv) {
   if (argc != 3) {
-    fprintf(stderr, "usage: test_damage fields|truncation|flips SAMPLE.jdb\n");
+    fprintf(stderr, "usage: test_damage fields|truncation|flips|rows_cut SAMPLE.jdb\n");
     return 2;
   }
   FILE *f = fopen(argv[2], "rb");
@@ -274,6 +294,7 @@ int main(int argc, char **argv) {
   if (!strcmp(argv[1], "fields")) fields();
   else if (!strcmp(argv[1], "truncation")) truncation();
   else if (!strcmp(argv[1], "flips")) flips();
+  else if (!strcmp(argv[1], "rows_cut")) rows_cut();
   else {
     fprintf(stderr, "unknown group %s\n", argv[1]);
     return 2;

@@ -5,7 +5,11 @@ summary == reduction of the rows); the same seed gives the same bytes, another s
 file; the structure is there (paths on every rank, paths on some only, imbalance growing with
 the rank, outlier ranks); bad options are refused with a message.
 
-  check_gen.py <instr-jobdb-gen> <workdir>
+  check_gen.py <instr-jobdb-gen> <workdir> [<python3 with numpy and pandas> <PYTHONPATH>]
+
+With the last two, the analysis module's invariants are checked on the generated file too
+(tests/analysis/check_analysis.py invariants --jdb: the summary is the reduction of the rows,
+the queries, contexts, stats and a self-comparison agree).
 """
 import os
 import shutil
@@ -28,6 +32,22 @@ def gen(exe, out, *opts):
     if p.returncode != 0:
         fail("%s failed (%d): %s" % (exe, p.returncode, p.stderr))
     print(p.stdout, end="")
+
+
+def check_invariants(python, pythonpath, jdb, work):
+    if not shutil.which(python):
+        fail("no python3 with numpy and pandas for the analysis module (%s): install "
+             "python3-numpy and python3-pandas (scripts/install-deps.sh) and configure again"
+             % python)
+    here = os.path.dirname(os.path.abspath(__file__))
+    cmd = [python, os.path.join(here, "..", "analysis", "check_analysis.py"), "invariants",
+           "--jdb", jdb, "--work", os.path.join(work, "inv")]
+    print("$ " + " ".join(cmd), flush=True)
+    p = subprocess.run(cmd, env=dict(os.environ, PYTHONPATH=pythonpath), cwd=work,
+                       capture_output=True, text=True)
+    print(p.stdout + p.stderr, end="")
+    if p.returncode != 0:
+        fail("the analysis module's invariants do not hold on %s" % jdb)
 
 
 def main():
@@ -79,6 +99,8 @@ def main():
     p = subprocess.run([exe, "-r", "0", "-o", a], capture_output=True, text=True)
     if p.returncode != 2 or "-r ranks '0'" not in p.stderr:
         fail("-r 0 accepted or unclear: %d %r" % (p.returncode, p.stderr))
+    if len(sys.argv) > 3:
+        check_invariants(sys.argv[3], sys.argv[4], a, work)
     print("generator: valid, deterministic, %d call paths, %d-%d per rank, outlier ranks %r"
           % (len(db["paths"]), min(per_rank), max(per_rank), outliers))
 

@@ -11,6 +11,13 @@ rows, and that a truncated copy is refused.
 --absent R: rank R runs with INSTR_ENABLE_PROFILING=0 (an MPMD launch): it has no profile, so
 the database must mark it absent, hold the others' data and one line must name it.
 --env: set for every rank (e.g. INSTR_METRIC_RUSAGE=...: metric columns, checked too).
+--api-python PY --api-path DIR: then the Python module's answers on the database are checked
+against the ranks' own profiles (check_jobdb_api.py, run by PY, a python3 with numpy and
+pandas, with DIR on PYTHONPATH: instr_analysis), and so are the invariants of every database
+(tests/analysis/check_analysis.py invariants --jdb); --compare: the job runs twice and the
+module's compare() of the two databases is checked too.
+--damage BIN: tests/analysis' test_damage, whose group rows_cut opens copies of the database
+cut inside its rows with the C library and checks its message.
 """
 import re
 import argparse
@@ -31,6 +38,61 @@ def fail(msg):
     sys.exit(1)
 
 
+def run_job(cmd, env, cwd, np_):
+    """Runs the job in cwd: its completed process and its one experiment directory."""
+    print("$ " + " ".join(cmd), flush=True)
+    p = subprocess.run(cmd, env=env, cwd=cwd, capture_output=True, text=True, timeout=280)
+    sys.stderr.write(p.stderr)
+    want = "ranks %d total %.1f\n" % (np_, np_ * (np_ + 1) / 2)
+    if p.returncode != 0 or p.stdout != want:
+        fail("the job failed (status %d) or printed %r instead of %r"
+             % (p.returncode, p.stdout, want))
+    exps = glob.glob(os.path.join(cwd, "instr-*"))
+    if len(exps) != 1:
+        fail("expected one experiment directory, found %r" % exps)
+    return p, exps[0]
+
+
+def check_api(args, env, work, exp, second):
+    """The Python module's answers against the ranks' own profiles, and the invariants of
+    every database of the test (check_jobdb_api.py, check_analysis.py invariants)."""
+    if not shutil.which(args.api_python):
+        fail("no python3 with numpy and pandas for the analysis module (%s): install "
+             "python3-numpy and python3-pandas (scripts/install-deps.sh) and configure again"
+             % args.api_python)
+    here = os.path.dirname(os.path.abspath(__file__))
+    penv = dict(env, PYTHONPATH=args.api_path)
+    cmd = [args.api_python, os.path.join(here, "check_jobdb_api.py"), exp, "--ranks",
+           str(args.np), "--work", work]
+    if args.absent is not None:
+        cmd += ["--absent", str(args.absent)]
+    if second:
+        cmd += ["--second", second]
+    invariants = os.path.join(here, "..", "analysis", "check_analysis.py")
+    for c in [cmd] + [[args.api_python, invariants, "invariants", "--jdb",
+                       os.path.join(e, "profile.jdb"), "--work", os.path.join(work, "inv")]
+                      for e in [exp] + ([second] if second else [])]:
+        print("$ " + " ".join(c), flush=True)
+        r = subprocess.run(c, env=penv, cwd=work, capture_output=True, text=True, timeout=280)
+        sys.stdout.write(r.stdout)
+        sys.stderr.write(r.stderr)
+        if r.returncode != 0:
+            fail("%s failed (status %d)" % (os.path.basename(c[1]), r.returncode))
+
+
+def check_damage_c(binary, jdb, work):
+    """The C library on copies of the real database cut inside its rows (test_damage
+    rows_cut: its message names the copy and says truncated)."""
+    d = os.path.join(work, "damage")
+    os.makedirs(d, exist_ok=True)
+    r = subprocess.run([binary, "rows_cut", jdb], cwd=d, capture_output=True, text=True,
+                       timeout=120)
+    sys.stdout.write(r.stdout)
+    sys.stderr.write(r.stderr)
+    if r.returncode != 0:
+        fail("test_damage rows_cut %s failed (status %d)" % (jdb, r.returncode))
+
+
 def main():
     ap = argparse.ArgumentParser()
     for a in ("source", "workdir", "instr", "mpicc", "mpirun"):
@@ -38,6 +100,10 @@ def main():
     ap.add_argument("--np", type=int, required=True)
     ap.add_argument("--absent", type=int)
     ap.add_argument("--env", action="append", default=[])
+    ap.add_argument("--api-python")
+    ap.add_argument("--api-path")
+    ap.add_argument("--compare", action="store_true")
+    ap.add_argument("--damage")
     args = ap.parse_args()
     work = os.path.abspath(args.workdir)
     shutil.rmtree(work, ignore_errors=True)
@@ -64,17 +130,7 @@ def main():
         cmd += ["-np", "1", "-x", "INSTR_ENABLE_PROFILING=0", exe]
         if args.np - r - 1:
             cmd += [":", "-np", str(args.np - r - 1), exe]
-    print("$ " + " ".join(cmd), flush=True)
-    p = subprocess.run(cmd, env=env, cwd=work, capture_output=True, text=True, timeout=280)
-    sys.stderr.write(p.stderr)
-    want = "ranks %d total %.1f\n" % (args.np, args.np * (args.np + 1) / 2)
-    if p.returncode != 0 or p.stdout != want:
-        fail("the job failed (status %d) or printed %r instead of %r"
-             % (p.returncode, p.stdout, want))
-    exps = glob.glob(os.path.join(work, "instr-*"))
-    if len(exps) != 1:
-        fail("expected one experiment directory, found %r" % exps)
-    exp = exps[0]
+    p, exp = run_job(cmd, env, work, args.np)
     opts = [sys.argv[0], "check-job", exp, "--ranks", str(args.np)]
     if args.absent is not None:
         opts += ["--absent", str(args.absent)]
@@ -117,6 +173,15 @@ def main():
     except jobdb.JdbError as e:
         if "truncated" not in str(e) or cut not in str(e):
             fail("the truncated database's error does not say what and where: %s" % e)
+    second = None
+    if args.compare:
+        again = os.path.join(work, "second")
+        os.makedirs(again)
+        _, second = run_job(cmd, env, again, args.np)
+    if args.api_python:
+        check_api(args, env, work, exp, second)
+    if args.damage:
+        check_damage_c(args.damage, os.path.join(exp, "profile.jdb"), work)
     print("job database: %d ranks, %d call paths (%d only on some ranks), %d rows: as expected"
           % (args.np, len(db["paths"]), len(partial), sum(len(r) for r in db["rows"].values())))
 
