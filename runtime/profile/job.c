@@ -21,6 +21,7 @@
 #include "job.h"
 #include "cube.h"
 #include "job_metrics.h"
+#include "job_model.h"
 #include "job_text.h"
 #include "jobdb.h"
 #include "path_map.h"
@@ -47,8 +48,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #ifndef INSTR_VERSION_STRING
@@ -269,65 +268,6 @@ char *instr_job_blob(const instr_run *run, size_t *len, int with_tree)
 
 /* ---- the merge (rank 0) ---- */
 
-typedef struct jstats {
-    uint64_t visits, incl, excl, min_incl, max_incl, min_excl, max_excl; /* ns */
-    uint64_t bytes_sent, bytes_received, sends, receives, collectives;
-} jstats;
-
-typedef struct jloc {
-    uint32_t location;
-    jstats s;
-    uint64_t *m; /* metric rows (job_metrics.h), or NULL */
-} jloc;
-
-typedef struct jnode {
-    int32_t parent;
-    uint32_t region, depth;
-    jstats s;
-    jloc *locs;
-    uint32_t nlocs, caplocs;
-    uint64_t *m; /* metric rows over its locations, or NULL */
-} jnode;
-
-typedef struct jregion {
-    char *key; /* source \t name \t mangled \t file \t object (owns the strings below) */
-    const char *source, *name, *mangled, *file, *object;
-    uint32_t line_begin, line_end;
-    uint32_t throttled_ranks;  /* ranks that throttled it (INSTR_THROTTLE); 0: none */
-    int throttled_rank;        /* the first of them, and its mark */
-    instr_throttle_mark throttled;
-} jregion;
-
-typedef struct jlocation {
-    int rank, tid;
-    uint32_t id_in_rank;
-    char end[16];
-} jlocation;
-
-typedef struct jgroup {
-    int rank, pid, present;
-    char host[64];
-} jgroup;
-
-struct instr_job {
-    jnode *nodes;
-    uint32_t n, cap;
-    instr_path_map paths; /* (parent, region) -> node */
-    jregion *regions; /* id = index + 1 */
-    uint32_t nregions, capregions;
-    uint32_t *rslots, rcap; /* hash of region keys -> id */
-    jlocation *locs;
-    uint32_t nlocs, caplocs;
-    jgroup *groups;
-    uint32_t ngroups, capgroups;
-    uint64_t duration, dropped, unmatched, closed;
-    char timer[32];
-    double hz;
-    int failed; /* out of memory somewhere: the profile is incomplete */
-    int summary; /* the tree holds the job database's sums over ranks, no locations */
-    instr_job_metrics metrics;
-    uint32_t last_node; /* the node of the latest N line (its V line follows) */
-};
 
 /* Grows the array whose pointer is at `pp` (any T **) to hold `need` elements
  * (job_metrics.h). */
@@ -391,7 +331,7 @@ INSTR_EXT_EXPORT void instr_ext_job_missing(instr_job *j, int rank)
 }
 
 /* The region id of key (tab-separated fields, copied), created when new; 0 on failure. */
-static uint32_t region_id(instr_job *j, const char *key, uint32_t lb, uint32_t le)
+uint32_t instr_job_region_id(instr_job *j, const char *key, uint32_t lb, uint32_t le)
 {
     if (2 * (j->nregions + 1) > j->rcap) {
         uint32_t cap = j->rcap ? 2 * j->rcap : 256;
@@ -444,7 +384,7 @@ static uint32_t region_id(instr_job *j, const char *key, uint32_t lb, uint32_t l
     return j->nregions;
 }
 
-static uint32_t node_id(instr_job *j, int32_t parent, uint32_t region)
+uint32_t instr_job_node_id(instr_job *j, int32_t parent, uint32_t region)
 {
     int found;
     int64_t slot = instr_path_map_slot(&j->paths, parent, region, &found);
@@ -464,7 +404,7 @@ static uint32_t node_id(instr_job *j, int32_t parent, uint32_t region)
     return j->n++;
 }
 
-static void add_stats(jstats *to, const jstats *s)
+void instr_job_add_stats(jstats *to, const jstats *s)
 {
     to->visits += s->visits;
     to->incl += s->incl;
@@ -548,7 +488,7 @@ static int add_line(instr_job *j, int rank, char *line, vec32 *regs, vec32 *locs
         int used = 0;
         if (sscanf(line, "R %u %u %u %n", &h, &lb, &le, &used) != 3 || !used)
             return -1;
-        uint32_t id = region_id(j, line + used, lb, le);
+        uint32_t id = instr_job_region_id(j, line + used, lb, le);
         return id ? vec_set(regs, h, id) : -1;
     }
     case 'T': {
@@ -584,14 +524,14 @@ static int add_line(instr_job *j, int rank, char *line, vec32 *regs, vec32 *locs
         if ((parent >= 0 && jparent == UINT32_MAX) || jregion == UINT32_MAX ||
             jloc_id == UINT32_MAX)
             return -1;
-        uint32_t id = node_id(j, parent < 0 ? -1 : (int32_t)jparent, jregion);
+        uint32_t id = instr_job_node_id(j, parent < 0 ? -1 : (int32_t)jparent, jregion);
         if (id == UINT32_MAX || vec_set(nodes, (*nlines)++, id) != 0)
             return -1;
         jnode *n = &j->nodes[id];
         if (instr_job_grow(&n->locs, &n->caplocs, n->nlocs + 1, sizeof *n->locs) != 0)
             return -1;
         n->locs[n->nlocs++] = (jloc){jloc_id, s, NULL};
-        add_stats(&n->s, &s);
+        instr_job_add_stats(&n->s, &s);
         j->last_node = id;
         return 0;
     }
@@ -1139,292 +1079,5 @@ INSTR_EXT_EXPORT int instr_ext_job_write(instr_job *j, const char *dir, int nran
     instr_io_guard_end(&g);
     job_summary(j, dir, nranks, files);
     job_hint(j, dir);
-    return rc;
-}
-
-/* ---- the tree from the job database (profile.jdb; jobdb.h) ---- */
-
-typedef struct jdb_view {
-    const unsigned char *p;
-    uint64_t size;
-    uint32_t nranks, nregions, npaths, ncols, rowsize;
-    uint64_t duration, strings, slen, regions, paths, columns, summary, index, rows;
-} jdb_view;
-
-static uint32_t rd32(const unsigned char *p) { uint32_t v; memcpy(&v, p, 4); return v; }
-static uint64_t rd64(const unsigned char *p) { uint64_t v; memcpy(&v, p, 8); return v; }
-
-/* Whether [off, off + n * rec) lies inside the file after the header. */
-static int jdb_inside(const jdb_view *v, uint64_t off, uint64_t n, uint64_t rec)
-{
-    return off >= INSTR_JDB_HEADER_SIZE && off <= v->size && (rec == 0 || n <= (v->size - off) / rec);
-}
-
-/* The file's header and sections checked; NULL when fine, else what is wrong. */
-static const char *jdb_open(jdb_view *v)
-{
-    const unsigned char *h = v->p;
-    if (v->size < INSTR_JDB_HEADER_SIZE || memcmp(h, INSTR_JDB_MAGIC, 8) != 0)
-        return "not a job database (magic)";
-    if (rd32(h + 8) != INSTR_JDB_VERSION || rd32(h + 12) != INSTR_JDB_HEADER_SIZE)
-        return "an unknown version";
-    if (rd64(h + 16) != v->size)
-        return "unfinished or truncated (its size field does not match)";
-    v->nranks = rd32(h + 24);
-    v->nregions = rd32(h + 32);
-    v->npaths = rd32(h + 36);
-    v->ncols = rd32(h + 40);
-    v->rowsize = rd32(h + 44);
-    v->duration = rd64(h + 48);
-    v->strings = rd64(h + 56);
-    v->slen = rd64(h + 64);
-    v->regions = rd64(h + 72);
-    v->paths = rd64(h + 80);
-    v->columns = rd64(h + 88);
-    v->summary = rd64(h + 96);
-    v->index = rd64(h + 104);
-    v->rows = rd64(h + 112);
-    if (v->rowsize != 8 + 8ull * v->ncols || !v->slen ||
-        !jdb_inside(v, v->strings, v->slen, 1) || !jdb_inside(v, v->regions, v->nregions, 32) ||
-        !jdb_inside(v, v->paths, v->npaths, 8) || !jdb_inside(v, v->columns, v->ncols, 16) ||
-        !jdb_inside(v, v->summary, v->npaths, 8 + 32ull * v->ncols) ||
-        !jdb_inside(v, v->index, v->nranks, 32) || !jdb_inside(v, v->rows, 0, 0) ||
-        v->p[v->strings + v->slen - 1] != '\0')
-        return "a section lies outside the file";
-    return NULL;
-}
-
-static const char *jdb_str(const jdb_view *v, uint32_t off)
-{
-    return off < v->slen ? (const char *)v->p + v->strings + off : "";
-}
-
-/* The column named name, or -1. */
-static int32_t jdb_col(const jdb_view *v, const char *name, const char *suffix)
-{
-    size_t l = strlen(name);
-    for (uint32_t c = 0; c < v->ncols; c++) {
-        const char *s = jdb_str(v, rd32(v->p + v->columns + 16ull * c));
-        if (strncmp(s, name, l) == 0 && strcmp(s + l, suffix) == 0)
-            return (int32_t)c;
-    }
-    return -1;
-}
-
-/* The job's region of database region i (its key as the blobs' R lines spell it); 0 on
- * failure. */
-static uint32_t jdb_region(instr_job *j, const jdb_view *v, uint32_t i)
-{
-    const unsigned char *r = v->p + v->regions + 32ull * i;
-    uint32_t flags = rd32(r + 28), src = (flags & INSTR_JDB_REGION_SOURCE_MASK) >>
-                                         INSTR_JDB_REGION_SOURCE_SHIFT;
-    static const int by_paradigm[] = {INSTR_SOURCE_HOOKS, INSTR_SOURCE_MPI, INSTR_SOURCE_OPENMP,
-                                      INSTR_SOURCE_MANUAL};
-    uint32_t par = rd32(r + 24);
-    const char *source = instr_region_source_name(src ? (int)src - 1
-                                                  : par < 4 ? by_paradigm[par] : -1);
-    const char *f[5] = {source, jdb_str(v, rd32(r)), jdb_str(v, rd32(r + 4)),
-                        jdb_str(v, rd32(r + 8)), jdb_str(v, rd32(r + 12))};
-    size_t n = 5;
-    for (int k = 0; k < 5; k++)
-        n += strlen(f[k]);
-    char *key = malloc(n), *o = key;
-    if (!key)
-        return 0;
-    for (int k = 0; k < 5; k++) {
-        /* as instr_job_clean_field spells the blob's fields */
-        for (const char *c = f[k]; *c; c++)
-            *o++ = *c == '\t' || *c == '\n' || *c == '\r' ? ' ' : *c;
-        *o++ = k < 4 ? '\t' : '\0';
-    }
-    uint32_t id = region_id(j, key, rd32(r + 16), rd32(r + 20));
-    free(key);
-    return id;
-}
-
-/* One value of a row or summary record as the job's metric rows hold it. */
-static uint64_t jdb_val(const unsigned char *vals, int32_t c, uint64_t none)
-{
-    return c < 0 ? none : rd64(vals + 8ull * (uint32_t)c);
-}
-
-/* The metric rows (INSTR_MROWS x jm->n, malloc'ed) of one row's values; the columns per job
- * metric in mcol[4 * i ..] (inclusive, exclusive, min, max; -1: none). */
-static uint64_t *jdb_metric_rows(const instr_job_metrics *jm, const int32_t *mcol,
-                                 const unsigned char *vals)
-{
-    uint64_t *m = malloc(INSTR_MROWS * (size_t)jm->n * sizeof *m + 1);
-    if (!m)
-        return NULL;
-    for (uint32_t i = 0; i < jm->n; i++) {
-        uint64_t zero = instr_metric_zero(jm->type[i]);
-        m[INSTR_MROW_INCL * jm->n + i] = jdb_val(vals, mcol[4 * i], zero);
-        m[INSTR_MROW_EXCL * jm->n + i] = jdb_val(vals, mcol[4 * i + 1], zero);
-        m[INSTR_MROW_MIN * jm->n + i] = jdb_val(vals, mcol[4 * i + 2], zero);
-        m[INSTR_MROW_MAX * jm->n + i] = jdb_val(vals, mcol[4 * i + 3], zero);
-    }
-    return m;
-}
-
-/* Fills the job's tree from the database (the blobs gave the rest); 0, or -1. */
-static int jdb_fill(instr_job *j, const jdb_view *v, int summary)
-{
-    enum { C_VISITS, C_INCL, C_EXCL, C_BS, C_BR, C_MS, C_MR, C_INCL_MIN, C_INCL_MAX, C_EXCL_MIN,
-           C_EXCL_MAX, C_COLL, C_N };
-    static const char *const names[C_N] = {
-        "visits", "time_incl", "time_excl", "bytes_sent", "bytes_received", "messages_sent",
-        "messages_received", "time_incl_min", "time_incl_max", "time_excl_min", "time_excl_max",
-        "collectives"};
-    int32_t col[C_N];
-    for (int k = 0; k < C_N; k++)
-        col[k] = jdb_col(v, names[k], "");
-    uint32_t nm = j->metrics.n;
-    int32_t *mcol = malloc((4 * (size_t)nm + 1) * sizeof *mcol);
-    uint32_t *reg = malloc(((size_t)v->nregions + 1) * sizeof *reg);
-    uint32_t *node = malloc(((size_t)v->npaths + 1) * sizeof *node);
-    uint32_t *first = calloc((size_t)v->nranks + 1, sizeof *first);
-    int rc = -1;
-    if (!mcol || !reg || !node || !first)
-        goto out;
-    static const char *const msuffix[4] = {"", ":excl", ":min_incl", ":max_incl"};
-    for (uint32_t i = 0; i < nm; i++)
-        for (int k = 0; k < 4; k++)
-            mcol[4 * i + k] = jdb_col(v, j->metrics.name[i], msuffix[k]);
-    for (uint32_t i = 0; i < v->nregions; i++)
-        if (!(reg[i] = jdb_region(j, v, i)))
-            goto out;
-    for (uint32_t p = 0; p < v->npaths; p++) {
-        uint32_t parent = rd32(v->p + v->paths + 8ull * p), r = rd32(v->p + v->paths + 8ull * p + 4);
-        if ((parent != INSTR_JDB_NONE && parent >= p) || r >= v->nregions)
-            goto out;
-        node[p] = node_id(j, parent == INSTR_JDB_NONE ? -1 : (int32_t)node[parent], reg[r]);
-        if (node[p] == UINT32_MAX)
-            goto out;
-    }
-    if (summary) {
-        /* Per path the sums over ranks; the extremes are the least minimum and greatest
-         * maximum of the ranks' own (sums over their threads). */
-        uint64_t rec = 8 + 32ull * v->ncols;
-        for (uint32_t p = 0; p < v->npaths; p++) {
-            const unsigned char *s = v->p + v->summary + rec * p + 8;
-            jstats st = {0};
-            uint64_t *f[C_N] = {&st.visits, &st.incl, &st.excl, &st.bytes_sent,
-                                &st.bytes_received, &st.sends, &st.receives, &st.min_incl,
-                                &st.max_incl, &st.min_excl, &st.max_excl, &st.collectives};
-            for (int k = 0; k < C_N; k++)
-                if (col[k] >= 0)
-                    *f[k] = rd64(s + 32ull * (uint32_t)col[k] +
-                                 (k == C_INCL_MIN || k == C_EXCL_MIN ? 8 : k == C_INCL_MAX ||
-                                  k == C_EXCL_MAX ? 16 : 0));
-            add_stats(&j->nodes[node[p]].s, &st);
-        }
-        /* One group per rank of the job, in rank order (rank 0's pid and host kept). */
-        jgroup g0 = {0};
-        for (uint32_t g = 0; g < j->ngroups; g++)
-            if (j->groups[g].rank == 0)
-                g0 = j->groups[g];
-        j->nlocs = 0;
-        j->ngroups = 0;
-        if (instr_job_grow(&j->groups, &j->capgroups, v->nranks, sizeof *j->groups) != 0)
-            goto out;
-        for (uint32_t r = 0; r < v->nranks; r++) {
-            const unsigned char *e = v->p + v->index + 32ull * r;
-            j->groups[j->ngroups] = r == 0 ? g0 : (jgroup){0};
-            j->groups[j->ngroups].rank = (int)r;
-            j->groups[j->ngroups++].present = (rd32(e + 20) & INSTR_JDB_RANK_PRESENT) != 0;
-        }
-        if (v->duration > j->duration)
-            j->duration = v->duration;
-        j->summary = 1;
-        rc = 0;
-        goto out;
-    }
-    /* The ranks' locations: contiguous in j->locs, in the order of their ids. */
-    for (uint32_t r = 0; r <= v->nranks; r++)
-        first[r] = UINT32_MAX;
-    for (uint32_t l = j->nlocs; l-- > 0;)
-        if (j->locs[l].rank >= 0 && (uint32_t)j->locs[l].rank < v->nranks)
-            first[j->locs[l].rank] = l;
-    for (uint32_t r = 0; r < v->nranks; r++) {
-        const unsigned char *e = v->p + v->index + 32ull * r;
-        uint64_t off = rd64(e), n = rd64(e + 8);
-        if (!(rd32(e + 20) & INSTR_JDB_RANK_PRESENT)) {
-            instr_ext_job_missing(j, (int)r);
-            continue;
-        }
-        if (off < v->rows || !jdb_inside(v, off, n, v->rowsize))
-            goto out;
-        for (uint64_t k = 0; k < n; k++) {
-            const unsigned char *row = v->p + off + k * v->rowsize, *vals = row + 8;
-            uint32_t p = rd32(row), t = rd32(row + 4);
-            uint32_t loc = first[r] == UINT32_MAX ? UINT32_MAX : first[r] + t;
-            if (p >= v->npaths || loc >= j->nlocs || j->locs[loc].rank != (int)r ||
-                j->locs[loc].id_in_rank != t) {
-                j->failed = 1; /* a row of a location the rank's blob did not name */
-                continue;
-            }
-            jstats st = {jdb_val(vals, col[C_VISITS], 0), jdb_val(vals, col[C_INCL], 0),
-                         jdb_val(vals, col[C_EXCL], 0), jdb_val(vals, col[C_INCL_MIN], 0),
-                         jdb_val(vals, col[C_INCL_MAX], 0), jdb_val(vals, col[C_EXCL_MIN], 0),
-                         jdb_val(vals, col[C_EXCL_MAX], 0), jdb_val(vals, col[C_BS], 0),
-                         jdb_val(vals, col[C_BR], 0), jdb_val(vals, col[C_MS], 0),
-                         jdb_val(vals, col[C_MR], 0), jdb_val(vals, col[C_COLL], 0)};
-            jnode *jn = &j->nodes[node[p]];
-            if (instr_job_grow(&jn->locs, &jn->caplocs, jn->nlocs + 1, sizeof *jn->locs) != 0)
-                goto out;
-            jn->locs[jn->nlocs++] = (jloc){loc, st, NULL};
-            add_stats(&jn->s, &st);
-            if (nm) {
-                uint64_t *m = jdb_metric_rows(&j->metrics, mcol, vals);
-                if (!m || instr_job_metrics_add(&j->metrics, m, &jn->m, 0,
-                                                &jn->locs[jn->nlocs - 1].m) != 0)
-                    goto out;
-            }
-        }
-    }
-    if (v->duration > j->duration)
-        j->duration = v->duration;
-    rc = 0;
-out:
-    free(mcol);
-    free(reg);
-    free(node);
-    free(first);
-    return rc;
-}
-
-INSTR_EXT_EXPORT int instr_ext_job_add_jdb(instr_job *j, const char *path, int summary)
-{
-    if (!j || !path)
-        return -1;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    struct stat st;
-    if (fd < 0 || fstat(fd, &st) != 0) {
-        instr_warn("job profile: cannot read the job database %s: %s", path, strerror(errno));
-        if (fd >= 0)
-            close(fd);
-        return -1;
-    }
-    jdb_view v = {0};
-    v.size = (uint64_t)st.st_size;
-    void *m = v.size ? mmap(NULL, v.size, PROT_READ, MAP_PRIVATE, fd, 0) : MAP_FAILED;
-    close(fd);
-    if (m == MAP_FAILED) {
-        instr_warn("job profile: cannot map the job database %s: %s", path,
-                   v.size ? strerror(errno) : "it is empty");
-        return -1;
-    }
-    v.p = m;
-    const char *what = jdb_open(&v);
-    int rc = what ? -1 : jdb_fill(j, &v, summary);
-    munmap(m, v.size);
-    if (what)
-        instr_warn("job profile: the job database %s is %s; the job profile is not written "
-                   "(the ranks' own profiles are complete)", path, what);
-    else if (rc != 0)
-        instr_warn("job profile: the job database %s is malformed or memory ran out while "
-                   "reading it; the job profile is not written", path);
-    if (rc != 0)
-        j->failed = 1;
     return rc;
 }

@@ -1,0 +1,82 @@
+/* job_model.h — the job's merged profile (rank 0) as job.c keeps it: shared by the merge of
+ * the ranks' blobs and their writers (job.c) and the call tree read back from the job
+ * database (job_jdb.c). Not a public interface. */
+#ifndef INSTR_RT_JOB_MODEL_H
+#define INSTR_RT_JOB_MODEL_H
+
+#include "job_metrics.h"
+#include "path_map.h"
+#include "../adapters/ext.h"
+#include "../throttle/throttle.h"
+
+#include <stdint.h>
+
+typedef struct jstats {
+    uint64_t visits, incl, excl, min_incl, max_incl, min_excl, max_excl; /* ns */
+    uint64_t bytes_sent, bytes_received, sends, receives, collectives;
+} jstats;
+
+typedef struct jloc {
+    uint32_t location;
+    jstats s;
+    uint64_t *m; /* metric rows (job_metrics.h), or NULL */
+} jloc;
+
+typedef struct jnode {
+    int32_t parent;
+    uint32_t region, depth;
+    jstats s;
+    jloc *locs;
+    uint32_t nlocs, caplocs;
+    uint64_t *m; /* metric rows over its locations, or NULL */
+} jnode;
+
+typedef struct jregion {
+    char *key; /* source \t name \t mangled \t file \t object (owns the strings below) */
+    const char *source, *name, *mangled, *file, *object;
+    uint32_t line_begin, line_end;
+    uint32_t throttled_ranks;  /* ranks that throttled it (INSTR_THROTTLE); 0: none */
+    int throttled_rank;        /* the first of them, and its mark */
+    instr_throttle_mark throttled;
+} jregion;
+
+typedef struct jlocation {
+    int rank, tid;
+    uint32_t id_in_rank;
+    char end[16];
+} jlocation;
+
+typedef struct jgroup {
+    int rank, pid, present;
+    char host[64];
+} jgroup;
+
+struct instr_job {
+    jnode *nodes;
+    uint32_t n, cap;
+    instr_path_map paths; /* (parent, region) -> node */
+    jregion *regions; /* id = index + 1 */
+    uint32_t nregions, capregions;
+    uint32_t *rslots, rcap; /* hash of region keys -> id */
+    jlocation *locs;
+    uint32_t nlocs, caplocs;
+    jgroup *groups;
+    uint32_t ngroups, capgroups;
+    uint64_t duration, dropped, unmatched, closed;
+    char timer[32];
+    double hz;
+    int failed; /* out of memory somewhere: the profile is incomplete */
+    int summary; /* the tree holds the job database's sums over ranks, no locations */
+    instr_job_metrics metrics;
+    uint32_t last_node; /* the node of the latest N line (its V line follows) */
+};
+
+/* The job's id of the region with this key (source \t name \t mangled \t file \t object)
+ * and lines, added when new; UINT32_MAX without memory. */
+uint32_t instr_job_region_id(instr_job *j, const char *key, uint32_t lb, uint32_t le);
+/* The merged node (parent, region) (parent -1: top level), added when new; UINT32_MAX without
+ * memory. */
+uint32_t instr_job_node_id(instr_job *j, int32_t parent, uint32_t region);
+void instr_job_add_stats(jstats *to, const jstats *s);
+
+#endif
