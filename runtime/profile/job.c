@@ -17,7 +17,9 @@
  * are the order of the N lines; times in ns.
  *
  * The merge (rank 0) keeps only the merged tree and one blob at a time: nodes are merged by
- * (merged parent, region), regions by (name, mangled, file, source). */
+ * (merged parent, region), regions by (name, mangled, file, source). In an MPI job the
+ * blobs carry no N and V lines: the call tree and its values come from the job database
+ * (job_jdb.c), and above INSTR_JOB_PROFILE_MAX_RANKS no blob is sent at all. */
 #include "job.h"
 #include "cube.h"
 #include "job_metrics.h"
