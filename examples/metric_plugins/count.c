@@ -19,15 +19,19 @@ static const char *const names[] = {"events", "events_neg", "events_half"};
 
 /* The thread's count: one counter per thread serves all three metrics.
  *
- * A signal handler's events on this thread ask too, and may do so in the middle of a question
- * of the code they interrupted (the cursor path with metrics calls the getters without
- * holding the handler's events off, docs/metrics.md, "Writing a metric plugin"). So the count grows
- * by one atomic addition, which a handler cannot split, and a question's values are the count
- * that addition returned: as a load, an add and a store, a handler between the load and the
- * store had its own events overwritten (4 per handler of tests/runtime/progs/signals.c). */
+ * A signal handler's events on this thread ask too, and may do so in the middle of a
+ * question of the code they interrupted (the cursor path with metrics calls the getters
+ * without holding a handler's events off: docs/metrics.md, "Writing a metric plugin"). So
+ * the count grows by one atomic addition, which a handler cannot split, and a question's
+ * values are the count that addition returned: as a load, an add and a store, a handler
+ * between the load and the store had its own events overwritten (4 per handler of
+ * tests/runtime/progs/signals.c). */
 static _Thread_local uint64_t events;
 
-static uint64_t count_event(void) { return __atomic_add_fetch(&events, 1, __ATOMIC_RELAXED); }
+static uint64_t count_event(void)
+{
+    return __atomic_add_fetch(&events, 1, __ATOMIC_RELAXED);
+}
 
 static int32_t initialize(void) { return 0; }
 static void finalize(void) {}
@@ -83,11 +87,14 @@ static uint64_t value_of(int32_t id, uint64_t e)
 
 /* One question per counter (interface version 1; the runtime uses it where
  * get_current_values does not serve): the first question of the three metrics at an event
- * counts the event. */
+ * counts the event. With more than one counter, a handler's questions between two of the
+ * interrupted event's make it count that event twice; get_current_values, which the runtime
+ * asks instead, has no such gap. */
 static uint64_t get_current_value(int32_t id)
 {
     static _Thread_local int32_t asked_last = NMETRICS;
-    uint64_t e = id <= asked_last ? count_event() : __atomic_load_n(&events, __ATOMIC_RELAXED);
+    uint64_t e =
+        id <= asked_last ? count_event() : __atomic_load_n(&events, __ATOMIC_RELAXED);
     asked_last = id;
     return value_of(id, e);
 }
