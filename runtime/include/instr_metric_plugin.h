@@ -113,7 +113,10 @@ typedef struct instr_metric_plugin_info {
      * thread, at its first event; the other scopes: once. */
     int32_t (*add_counter)(const char *name);
     /* INSTR_METRIC_STRICTLY_SYNC: the counter's value now, on the calling thread. Called at
-     * every enter and exit: keep it short (no locks, no allocation, no system calls). */
+     * every enter and exit: keep it short (no locks, no allocation, no system calls). An
+     * instrumented signal handler's events may call it (and get_current_values) while a call
+     * of the code they interrupted runs: change state only in steps a signal cannot split
+     * (atomic operations; docs/metrics.md, "Writing a metric plugin"). */
     uint64_t (*get_current_value)(int32_t id);
     /* INSTR_METRIC_SYNC: 1 and *value when there is a new value, else 0. */
     int32_t (*get_optional_value)(int32_t id, uint64_t *value);
