@@ -7,8 +7,8 @@
  * call the plugins' null-terminated lists directly, with the TSC: no dispatch table, no
  * plugins' substrate in between. Reentrant plugins (INSTR_SUBSTRATE_PLUGIN_REENTRANT) are
  * called without the busy flag, after the stack's steps. Everything unusual (the thread's
- * first event, a full stack, pause, an exit that is not the innermost open region's, a signal handler inside the
- * runtime) is a miss: the adapter's slow path, the generic path.
+ * first event, a full stack, pause, an exit that is not the innermost open region's, a
+ * signal handler inside the runtime) is a miss: the adapter's slow path, the generic path.
  *
  * By key (-finstrument-functions' addresses) the region is the one the adapter's address
  * table has (adapters/cyg.h); a function it does not know yet misses.
