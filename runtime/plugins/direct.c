@@ -98,25 +98,25 @@ static inline int recorded(uint32_t h)
 #define DIRECT_ENTRY_POINTS(suffix, single, reent)                                          \
     static void enter_region##suffix(INSTR_CCT_ENTER_ARGS)                                  \
     {                                                                                       \
-        if (__builtin_expect(!recorded((uint32_t)what) || !try_enter(single, reent, (uint32_t)what), \
-                             0))                                                            \
+        uint32_t h = (uint32_t)what;                                                        \
+        if (__builtin_expect(!recorded(h) || !try_enter(single, reent, h), 0))              \
             instr_hooks_enter_miss(ctx, what, s, sp);                                       \
     }                                                                                       \
     static void exit_region##suffix(INSTR_CCT_EXIT_ARGS)                                    \
     {                                                                                       \
-        if (__builtin_expect(!try_exit(single, reent, (uint32_t)what), 0))                         \
+        if (__builtin_expect(!try_exit(single, reent, (uint32_t)what), 0))                  \
             instr_hooks_exit_miss(s, what);                                                 \
     }                                                                                       \
     static void enter_key##suffix(INSTR_CCT_ENTER_ARGS)                                     \
     {                                                                                       \
         uint32_t h = instr_cyg_handle(what);                                                \
-        if (__builtin_expect(!recorded(h) || !try_enter(single, reent, h), 0))                     \
+        if (__builtin_expect(!recorded(h) || !try_enter(single, reent, h), 0))              \
             instr_cyg_enter_miss(ctx, what, s, sp);                                         \
     }                                                                                       \
     static void exit_key##suffix(INSTR_CCT_EXIT_ARGS)                                       \
     {                                                                                       \
         uint32_t h = instr_cyg_handle(what);                                                \
-        if (__builtin_expect(!recorded(h) || !try_exit(single, reent, h), 0))                      \
+        if (__builtin_expect(!recorded(h) || !try_exit(single, reent, h), 0))               \
             instr_cyg_exit_miss(s, what);                                                   \
     }
 

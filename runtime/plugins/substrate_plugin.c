@@ -378,7 +378,8 @@ static void load_one(void *arg, const char *name)
         return;
     }
     uint32_t version = given->plugin_version;
-    if (version < INSTR_SUBSTRATE_PLUGIN_VERSION_MIN || version > INSTR_SUBSTRATE_PLUGIN_VERSION) {
+    if (version < INSTR_SUBSTRATE_PLUGIN_VERSION_MIN ||
+        version > INSTR_SUBSTRATE_PLUGIN_VERSION) {
         instr_warn("%s=%s: the plugin was built for substrate plugin interface version %u, "
                    "this runtime reads versions %u to %u; rebuild it against this "
                    "instr_substrate_plugin.h; left out",
