@@ -504,7 +504,7 @@ static int sp_init(void)
         const instr_substrate_plugin_info *info = plugins[i].info;
         if ((info->events.enter_region || info->events.exit_region) &&
             !(info->flags & INSTR_SUBSTRATE_PLUGIN_REENTRANT))
-            instr_plugins_reentrant = 1;
+            instr_plugins_reentrant = 0;
     }
     for (int k = 0; k < INSTR_PLUGINS_OMP_N; k++)
         if (omp_lists[k][0])

@@ -287,6 +287,12 @@ def case_reentrant():
              ("generic", "reent", {"INSTR_ENABLE_TRACING": "1"}, 0),
              ("version1", "reent_protected", {}, 0),
              ("mixed", "reent,callcount", {}, 0)]
+    # With a strictly synchronous metric: the cursor path with metrics and plugins.
+    if A.metric_plugins and os.path.isfile(os.path.join(A.metric_plugins,
+                                                        "libinstr_metric_count.so")):
+        modes.append(("metrics", "reent", {
+            "INSTR_METRIC_PLUGINS": "count", "INSTR_METRIC_COUNT": "events",
+            "INSTR_PLUGIN_PATH": A.test_plugins + ":" + A.metric_plugins}, inside))
     for name, plugins, extra, recorded in modes:
         first = plugins.split(",")[0]  # the one that raises the signals
         var = "INSTR_%s_RAISE_" % first.upper()
