@@ -19,7 +19,8 @@ N measured ones). Every variant is built from it and measured two ways:
 Variants: uninstrumented; -finstrument-functions with empty hooks and with hooks that only
 read the TSC (bench/empty_hooks.c, bench/clock_hooks.c: the floors); instr with the GCC and
 the LLVM plugins' hooks in profile, trace and both modes, profile with one metric, profile
-with an empty substrate plugin, that plugin alone and no substrate at all (its baseline);
+with an empty substrate plugin (reentrant, and not declared so: protected), the reentrant one
+alone and no substrate at all (its baseline);
 -finstrument-functions (cyg mode);
 XRay mode patched; and the GCC plugin's hooks with the function excluded by the run-time
 filter (INSTR_FILTERING_FILE).
@@ -29,7 +30,8 @@ filter (INSTR_FILTERING_FILE).
 
 --check measures only the budgeted variants (DESIGN.md section 5: profile <= 80, trace <= 130
 instructions per call, GCC and LLVM plugin hooks; and profile with one metric <= 175, profile
-with an empty substrate plugin <= 110, that plugin alone <= 124, see BUDGET) and exits 1
+with an empty reentrant substrate plugin <= 100, with the protected one <= 110, the reentrant
+one alone <= 124, see BUDGET) and exits 1
 when one is over, 77 (skipped) when valgrind or a compiler plugin is missing.
 """
 import argparse
