@@ -19,7 +19,8 @@ N measured ones). Every variant is built from it and measured two ways:
 Variants: uninstrumented; -finstrument-functions with empty hooks and with hooks that only
 read the TSC (bench/empty_hooks.c, bench/clock_hooks.c: the floors); instr with the GCC and
 the LLVM plugins' hooks in profile, trace and both modes, profile with one metric, profile
-with an empty substrate plugin, that plugin alone and no substrate at all (its baseline);
+with an empty substrate plugin (reentrant, and not declared so: protected), the reentrant one
+alone and no substrate at all (its baseline);
 -finstrument-functions (cyg mode);
 XRay mode patched; and the GCC plugin's hooks with the function excluded by the run-time
 filter (INSTR_FILTERING_FILE).
@@ -29,7 +30,8 @@ filter (INSTR_FILTERING_FILE).
 
 --check measures only the budgeted variants (DESIGN.md section 5: profile <= 80, trace <= 130
 instructions per call, GCC and LLVM plugin hooks; and profile with one metric <= 175, profile
-with an empty substrate plugin <= 110, that plugin alone <= 124, see BUDGET) and exits 1
+with an empty reentrant substrate plugin <= 100, with the protected one <= 110, the reentrant
+one alone <= 124, see BUDGET) and exits 1
 when one is over, 77 (skipped) when valgrind or a compiler plugin is missing.
 """
 import argparse
@@ -54,17 +56,21 @@ BOTH = {"INSTR_ENABLE_PROFILING": "1", "INSTR_ENABLE_TRACING": "1"}
 # without a test of the mode (204 and 200 when the path was made; before it, every event
 # with a metric took the generic path: 605 with -finstrument-functions), with a few
 # instructions' margin for other compiler versions.
-# plugin: the profile with one empty substrate plugin registered for enter and exit
-# (bench/substrate_plugins/empty_plugin.c; docs/performance.md, "Substrate plugins"), on the
-# cursor path with plugins; plugin_alone: the same plugin with INSTR_ENABLE_PROFILING=0,
-# called directly on the core's stack. GCC 107 and 120, LLVM 103 and 116 (155 and 148 with
-# GCC when those paths were made; 314 and 216 on the generic path before them), with a few
-# instructions' margin.
-BUDGET = {"profile": 80, "trace": 130, "metric": 175, "plugin": 110, "plugin_alone": 124}
+# plugin: the profile with one empty substrate plugin registered for enter and exit, which
+# declares itself reentrant (bench/substrate_plugins/empty_plugin.c; docs/performance.md,
+# "Substrate plugins"), on the cursor path with plugins, called last; plugin_protected: the
+# same plugin without the flag (-DEMPTY_PROTECTED), called with the cursor taken;
+# plugin_alone: the reentrant plugin with INSTR_ENABLE_PROFILING=0, called directly on the
+# core's stack. GCC 97, 107 and 120, LLVM 93, 103 and 116 (155 and 148 with GCC when the
+# protected and the direct paths were made; 314 and 216 on the generic path before them),
+# with a few instructions' margin.
+BUDGET = {"profile": 80, "trace": 130, "metric": 175, "plugin": 100, "plugin_protected": 110,
+          "plugin_alone": 124}
 ONE_METRIC = dict(PROFILE, INSTR_PLUGIN_PATH="@plugins", INSTR_METRIC_PLUGINS="empty",
                   INSTR_METRIC_EMPTY="1")
 EMPTY_PLUGIN = dict(PROFILE, INSTR_PLUGIN_PATH="@plugins", INSTR_SUBSTRATE_PLUGINS="empty")
 EMPTY_PLUGIN_ALONE = dict(EMPTY_PLUGIN, INSTR_ENABLE_PROFILING="0")
+EMPTY_PROTECTED = dict(EMPTY_PLUGIN, INSTR_SUBSTRATE_PLUGINS="empty_protected")
 # Nothing to record (no substrate): the baseline of "that plugin alone".
 NO_SUBSTRATE = {"INSTR_ENABLE_PROFILING": "0", "INSTR_ENABLE_TRACING": "0"}
 
@@ -101,6 +107,8 @@ def variants(instr):
                          "metric", (cc,)))
         v.append(Variant("instr %s plugin hooks, profile, empty substrate plugin" % plugin, b,
                          EMPTY_PLUGIN, "plugin", (cc,)))
+        v.append(Variant("instr %s plugin hooks, profile, empty protected plugin" % plugin, b,
+                         EMPTY_PROTECTED, "plugin_protected", (cc,)))
         v.append(Variant("instr %s plugin hooks, empty substrate plugin alone" % plugin, b,
                          EMPTY_PLUGIN_ALONE, "plugin_alone", (cc,)))
         v.append(Variant("instr %s plugin hooks, no substrate" % plugin, b, NO_SUBSTRATE, None,
@@ -185,13 +193,18 @@ def main():
     if any(val == "@plugins" for v in vs for val in v.env.values()):
         for kind in ("metric", "substrate"):
             folder = "metrics" if kind == "metric" else "substrate_plugins"
-            p = run(["gcc", "-O2", "-shared", "-fPIC", "-I" +
-                     os.path.join(os.path.abspath(a.build), "include"),
-                     os.path.join(BENCH, folder, "empty_plugin.c"),
-                     "-o", os.path.join(work, "libinstr_%s_empty.so" % kind)], cwd=work)
-            if p.returncode != 0:
-                raise RuntimeError("the empty %s plugin did not build: %s" %
-                                   (kind, p.stderr[-500:]))
+            builds = [([], "empty")]
+            if kind == "substrate":
+                builds.append((["-DEMPTY_PROTECTED"], "empty_protected"))
+            for defs, name in builds:
+                p = run(["gcc", "-O2", "-shared", "-fPIC", "-I" +
+                         os.path.join(os.path.abspath(a.build), "include")] + defs +
+                        [os.path.join(BENCH, folder, "empty_plugin.c"),
+                         "-o", os.path.join(work, "libinstr_%s_%s.so" % (kind, name))],
+                        cwd=work)
+                if p.returncode != 0:
+                    raise RuntimeError("the %s %s plugin did not build: %s" %
+                                       (name, kind, p.stderr[-500:]))
     rows, over, skipped = [], [], []
     try:
         for i, v in enumerate(vs):

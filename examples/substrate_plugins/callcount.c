@@ -282,6 +282,14 @@ INSTR_SUBSTRATE_PLUGIN_ENTRY
         .write_data = write_data,
         .finalize = finalize,
         .events = {.enter_region = enter},
+        /* No INSTR_SUBSTRATE_PLUGIN_REENTRANT: enter is not reentrant. A signal handler's
+         * enter arriving while it runs on the same location could meet it inside realloc
+         * (neither reentrant nor async-signal-safe), or between the new array and its new
+         * capacity (the nested call would write into freed memory, or grow the array again
+         * and the interrupted call then store the stale one), or between the load and the
+         * store of c->n[region]++ for the same region (one count lost). Per-location
+         * counters without a lock are not enough: they must also never move and be counted
+         * with one indivisible instruction. */
     };
     return &info;
 }

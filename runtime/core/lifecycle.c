@@ -199,15 +199,18 @@ static void init_once(void)
                       instr_active[instr_exit_tab[0].slot] == &instr_metrics_substrate;
         int plugins = instr_substrate_slot(&instr_plugins_substrate) >= 0;
         /* Plugins without metrics: the plugins' own functions (cct_plugins.c), without a
-         * test of the lists when each has one function. */
+         * test of the lists when each has one function, and called last when they are
+         * reentrant. */
         if (!metrics)
             instr_cct_extra_plugins(instr_plugins_enter_list[0] && !instr_plugins_enter_list[1] &&
-                                    instr_plugins_exit_list[0] && !instr_plugins_exit_list[1]);
+                                    instr_plugins_exit_list[0] && !instr_plugins_exit_list[1],
+                                    instr_plugins_reentrant);
         else
             instr_cct_extra_metrics();
-        instr_info(1, "events: the profile's cursor path with %s",
+        instr_info(1, "events: the profile's cursor path with %s%s",
                    metrics && plugins ? "metrics and substrate plugins"
-                                      : metrics ? "metrics" : "substrate plugins");
+                                      : metrics ? "metrics" : "substrate plugins",
+                   plugins && instr_plugins_reentrant ? " (reentrant)" : "");
         __atomic_store_n(&instr_fast, INSTR_FAST_METRICS, __ATOMIC_RELEASE);
     }
     /* Substrate plugins alone with the TSC: the adapters' slow paths call them directly, on

@@ -1,5 +1,5 @@
 /* instr_substrate_plugin.h — the substrate (event consumer) plugin interface of libinstr-rt,
- * version 1.
+ * version 2.
  *
  * A substrate plugin is a shared object libinstr_substrate_<name>.so, loaded when <name> is
  * listed in INSTR_SUBSTRATE_PLUGINS (searched in INSTR_PLUGIN_PATH, then the library path).
@@ -27,7 +27,21 @@
 extern "C" {
 #endif
 
-#define INSTR_SUBSTRATE_PLUGIN_VERSION 1u
+/* Version 2 added `flags` at the end of instr_substrate_plugin_info. The runtime still loads
+ * version 1 plugins (it reads their description only up to `events`: no flags). */
+#define INSTR_SUBSTRATE_PLUGIN_VERSION 2u
+#define INSTR_SUBSTRATE_PLUGIN_VERSION_MIN 1u
+
+/* instr_substrate_plugin_info.flags (version 2). */
+/* Reentrant: the plugin's enter_region and exit_region may be interrupted by a signal handler
+ * of the same thread whose events call them again, on the same location, before the
+ * interrupted call returns (they only do per-location or atomic arithmetic on memory they
+ * own, as an async-signal-safe function would: no lock, no allocation, no read-modify-write
+ * that a nested call could come between). The runtime then calls them without keeping such
+ * a handler's events away, which costs fewer instructions per event, and records the
+ * handler's events for the plugin where it otherwise drops them. Without the flag a
+ * location's enter and exit are never re-entered. docs/plugins.md, "Reentrant plugins". */
+#define INSTR_SUBSTRATE_PLUGIN_REENTRANT 0x1u
 
 /* A location: one thread of the program. Opaque; its id, name, thread and rank come from the
  * callbacks, and each plugin has one pointer-sized data slot in it. */
@@ -217,7 +231,8 @@ typedef struct instr_substrate_events {
 } instr_substrate_events;
 
 typedef struct instr_substrate_plugin_info {
-    /* INSTR_SUBSTRATE_PLUGIN_VERSION: read first, and nothing else when it differs. */
+    /* INSTR_SUBSTRATE_PLUGIN_VERSION: read first, and nothing else when it is not one this
+     * runtime knows (INSTR_SUBSTRATE_PLUGIN_VERSION_MIN .. INSTR_SUBSTRATE_PLUGIN_VERSION). */
     uint32_t plugin_version;
     uint32_t reserved;
 
@@ -250,6 +265,10 @@ typedef struct instr_substrate_plugin_info {
 
     /* The application events the plugin wants (NULL entries: not wanted). */
     instr_substrate_events events;
+
+    /* Version 2. INSTR_SUBSTRATE_PLUGIN_* flags (INSTR_SUBSTRATE_PLUGIN_REENTRANT); 0: none.
+     * Bits this runtime does not know are ignored. */
+    uint32_t flags;
 } instr_substrate_plugin_info;
 
 /* The entry point's name, and a macro to define it:

@@ -5,9 +5,10 @@
  * which take the generic path's steps on the location's own stack of region handles (the
  * same stack, the same order of stores against signal handlers, the same busy flag) and then
  * call the plugins' null-terminated lists directly, with the TSC: no dispatch table, no
- * plugins' substrate in between. Everything unusual (the thread's first event, a full stack,
- * pause, an exit that is not the innermost open region's, a signal handler inside the
- * runtime) is a miss: the adapter's slow path, the generic path.
+ * plugins' substrate in between. Reentrant plugins (INSTR_SUBSTRATE_PLUGIN_REENTRANT) are
+ * called without the busy flag, after the stack's steps. Everything unusual (the thread's
+ * first event, a full stack, pause, an exit that is not the innermost open region's, a
+ * signal handler inside the runtime) is a miss: the adapter's slow path, the generic path.
  *
  * By key (-finstrument-functions' addresses) the region is the one the adapter's address
  * table has (adapters/cyg.h); a function it does not know yet misses.
@@ -25,27 +26,34 @@ static instr_cct_plugin_fn one_enter, one_exit;
 
 /* The plugins' functions (`one`, else every function of the list; with `single`, a constant,
  * `one` without a test: every list has one function), called with the location's busy flag
- * set. */
-static inline __attribute__((always_inline)) void call(instr_location *loc, int single,
+ * set; with `reent` (a constant: every plugin is reentrant, INSTR_SUBSTRATE_PLUGIN_REENTRANT)
+ * without it, as the event's last step: the stack is consistent by then, and a signal
+ * handler's events during the call are recorded as at any other instant. */
+static inline __attribute__((always_inline)) void call(instr_location *loc, int single, int reent,
                                                        instr_cct_plugin_fn one,
                                                        const instr_cct_plugin_fn *list,
                                                        uint32_t region, uint64_t t)
 {
     struct instr_substrate_location *l = loc->sub[slot];
-    loc->busy = 1;
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    if (!reent) {
+        loc->busy = 1;
+        __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    }
     if (__builtin_expect(l != NULL, 1)) {
         if (single || __builtin_expect(one != NULL, 1))
             one(l, t, region, NULL);
         else
             instr_cct_plugins_each(list, l, region, t, NULL);
     }
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    loc->busy = 0;
+    if (!reent) {
+        __atomic_signal_fence(__ATOMIC_SEQ_CST);
+        loc->busy = 0;
+    }
 }
 
 /* 1 when the enter of region was recorded here. */
-static inline __attribute__((always_inline)) int try_enter(int single, uint32_t region)
+static inline __attribute__((always_inline)) int try_enter(int single, int reent,
+                                                           uint32_t region)
 {
     instr_location *loc = instr_tls_loc;
     if (__builtin_expect(!loc || loc->busy || loc->depth == loc->cap ||
@@ -56,12 +64,14 @@ static inline __attribute__((always_inline)) int try_enter(int single, uint32_t 
     loc->depth = d + 1;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     loc->stack[d] = region;
-    call(loc, single, one_enter, instr_plugins_enter_list, region, instr_clock_tsc());
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    call(loc, single, reent, one_enter, instr_plugins_enter_list, region, instr_clock_tsc());
     return 1;
 }
 
 /* 1 when the exit of region, the innermost open one, was recorded here. */
-static inline __attribute__((always_inline)) int try_exit(int single, uint32_t region)
+static inline __attribute__((always_inline)) int try_exit(int single, int reent,
+                                                          uint32_t region)
 {
     instr_location *loc = instr_tls_loc;
     if (__builtin_expect(!loc || loc->busy || loc->depth == 0 ||
@@ -70,7 +80,8 @@ static inline __attribute__((always_inline)) int try_exit(int single, uint32_t r
         return 0;
     uint64_t t = instr_clock_tsc();
     loc->depth--;
-    call(loc, single, one_exit, instr_plugins_exit_list, region, t);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    call(loc, single, reent, one_exit, instr_plugins_exit_list, region, t);
     return 1;
 }
 
@@ -82,35 +93,37 @@ static inline int recorded(uint32_t h)
 }
 
 /* The four functions instr_cct_extra gets, for any lists (`single` 0) or one function per
- * list (1). By the hooks' handle; by the function's address (-finstrument-functions) with
- * its handle from the adapter's table. */
-#define DIRECT_ENTRY_POINTS(suffix, single)                                                 \
+ * list (1), for plugins that are reentrant (`reent` 1) or not. By the hooks' handle; by the
+ * function's address (-finstrument-functions) with its handle from the adapter's table. */
+#define DIRECT_ENTRY_POINTS(suffix, single, reent)                                          \
     static void enter_region##suffix(INSTR_CCT_ENTER_ARGS)                                  \
     {                                                                                       \
-        if (__builtin_expect(!recorded((uint32_t)what) || !try_enter(single, (uint32_t)what), \
-                             0))                                                            \
+        uint32_t h = (uint32_t)what;                                                        \
+        if (__builtin_expect(!recorded(h) || !try_enter(single, reent, h), 0))              \
             instr_hooks_enter_miss(ctx, what, s, sp);                                       \
     }                                                                                       \
     static void exit_region##suffix(INSTR_CCT_EXIT_ARGS)                                    \
     {                                                                                       \
-        if (__builtin_expect(!try_exit(single, (uint32_t)what), 0))                         \
+        if (__builtin_expect(!try_exit(single, reent, (uint32_t)what), 0))                  \
             instr_hooks_exit_miss(s, what);                                                 \
     }                                                                                       \
     static void enter_key##suffix(INSTR_CCT_ENTER_ARGS)                                     \
     {                                                                                       \
         uint32_t h = instr_cyg_handle(what);                                                \
-        if (__builtin_expect(!recorded(h) || !try_enter(single, h), 0))                     \
+        if (__builtin_expect(!recorded(h) || !try_enter(single, reent, h), 0))              \
             instr_cyg_enter_miss(ctx, what, s, sp);                                         \
     }                                                                                       \
     static void exit_key##suffix(INSTR_CCT_EXIT_ARGS)                                       \
     {                                                                                       \
         uint32_t h = instr_cyg_handle(what);                                                \
-        if (__builtin_expect(!recorded(h) || !try_exit(single, h), 0))                      \
+        if (__builtin_expect(!recorded(h) || !try_exit(single, reent, h), 0))               \
             instr_cyg_exit_miss(s, what);                                                   \
     }
 
-DIRECT_ENTRY_POINTS(_lists, 0)
-DIRECT_ENTRY_POINTS(_one, 1)
+DIRECT_ENTRY_POINTS(_lists, 0, 0)
+DIRECT_ENTRY_POINTS(_one, 1, 0)
+DIRECT_ENTRY_POINTS(_lists_r, 0, 1)
+DIRECT_ENTRY_POINTS(_one_r, 1, 1)
 
 void instr_plugins_direct_on(void)
 {
@@ -118,18 +131,31 @@ void instr_plugins_direct_on(void)
     const instr_substrate_region_fn *in = instr_plugins_enter_list, *out = instr_plugins_exit_list;
     one_enter = in[0] && !in[1] ? in[0] : NULL;
     one_exit = out[0] && !out[1] ? out[0] : NULL;
+    int reent = instr_plugins_reentrant;
     if (one_enter && one_exit)
-        instr_cct_extra_set(&(instr_cct_extra_ops){
-            .enter_key = enter_key_one,
-            .exit_key = exit_key_one,
-            .enter_region = enter_region_one,
-            .exit_region = exit_region_one,
-        });
+        instr_cct_extra_set(reent ? &(instr_cct_extra_ops){
+                                        .enter_key = enter_key_one_r,
+                                        .exit_key = exit_key_one_r,
+                                        .enter_region = enter_region_one_r,
+                                        .exit_region = exit_region_one_r,
+                                    }
+                                  : &(instr_cct_extra_ops){
+                                        .enter_key = enter_key_one,
+                                        .exit_key = exit_key_one,
+                                        .enter_region = enter_region_one,
+                                        .exit_region = exit_region_one,
+                                    });
     else
-        instr_cct_extra_set(&(instr_cct_extra_ops){
-            .enter_key = enter_key_lists,
-            .exit_key = exit_key_lists,
-            .enter_region = enter_region_lists,
-            .exit_region = exit_region_lists,
-        });
+        instr_cct_extra_set(reent ? &(instr_cct_extra_ops){
+                                        .enter_key = enter_key_lists_r,
+                                        .exit_key = exit_key_lists_r,
+                                        .enter_region = enter_region_lists_r,
+                                        .exit_region = exit_region_lists_r,
+                                    }
+                                  : &(instr_cct_extra_ops){
+                                        .enter_key = enter_key_lists,
+                                        .exit_key = exit_key_lists,
+                                        .enter_region = enter_region_lists,
+                                        .exit_region = exit_region_lists,
+                                    });
 }

@@ -30,7 +30,10 @@
 typedef struct plugin {
     char name[48];
     char prefix[64]; /* INSTR_<NAME>_ */
-    const instr_substrate_plugin_info *info;
+    const instr_substrate_plugin_info *info; /* &full once loaded */
+    /* The plugin's description as this runtime's version has it: a version 1 description is
+     * copied up to its end, the rest (flags) zero. */
+    instr_substrate_plugin_info full;
 } plugin;
 
 static plugin plugins[MAX_PLUGINS];
@@ -63,6 +66,7 @@ static instr_substrate_id_fn omp_lists[INSTR_PLUGINS_OMP_N][MAX_PLUGINS + 1];
 static void (*async_list[MAX_PLUGINS + 1])(uint32_t, uint64_t, uint64_t);
 _Thread_local int instr_plugins_openmp_worker;
 int instr_plugins_omp;
+int instr_plugins_reentrant;
 
 /* ---- callbacks into the runtime ---- */
 
@@ -367,20 +371,28 @@ static void load_one(void *arg, const char *name)
                    VAR, name, name, INSTR_SUBSTRATE_PLUGIN_ENTRY_NAME);
         return;
     }
-    const instr_substrate_plugin_info *info = entry();
-    if (!info) {
+    const instr_substrate_plugin_info *given = entry();
+    if (!given) {
         instr_warn("%s=%s: the plugin's entry point returned no description; left out", VAR,
                    name);
         return;
     }
-    if (info->plugin_version != INSTR_SUBSTRATE_PLUGIN_VERSION) {
+    uint32_t version = given->plugin_version;
+    if (version < INSTR_SUBSTRATE_PLUGIN_VERSION_MIN ||
+        version > INSTR_SUBSTRATE_PLUGIN_VERSION) {
         instr_warn("%s=%s: the plugin was built for substrate plugin interface version %u, "
-                   "this runtime has version %u; rebuild it against this "
+                   "this runtime reads versions %u to %u; rebuild it against this "
                    "instr_substrate_plugin.h; left out",
-                   VAR, name, info->plugin_version, INSTR_SUBSTRATE_PLUGIN_VERSION);
+                   VAR, name, version, INSTR_SUBSTRATE_PLUGIN_VERSION_MIN,
+                   INSTR_SUBSTRATE_PLUGIN_VERSION);
         return;
     }
     plugin *p = &plugins[nplugins];
+    /* A version 1 description ends after events: only that much is read. */
+    memset(&p->full, 0, sizeof p->full);
+    memcpy(&p->full, given,
+           version == 1 ? offsetof(instr_substrate_plugin_info, flags) : sizeof p->full);
+    const instr_substrate_plugin_info *info = &p->full;
     snprintf(p->name, sizeof p->name, "%s", name);
     instr_plugin_var(p->prefix, sizeof p->prefix, "", name);
     strcat(p->prefix, "_");
@@ -396,8 +408,9 @@ static void load_one(void *arg, const char *name)
         return;
     }
     p->info = info;
-    instr_info(1, "%s=%s: loaded%s%s", VAR, name, info->events.enter_region ? ", enter" : "",
-               info->events.exit_region ? ", exit" : "");
+    instr_info(1, "%s=%s: loaded%s%s%s", VAR, name, info->events.enter_region ? ", enter" : "",
+               info->events.exit_region ? ", exit" : "",
+               info->flags & INSTR_SUBSTRATE_PLUGIN_REENTRANT ? ", reentrant" : "");
 }
 
 /* Appends fn (when not NULL) to a null-terminated list of function pointers. */
@@ -485,6 +498,14 @@ static int sp_init(void)
         PUT(omp_lists[INSTR_PLUGINS_OMP_RELEASE_LOCK], e->omp_release_lock);
         PUT(async_list, e->async_metric_value);
     }
+    /* Reentrant enter and exit: every plugin that wants one of them said so. */
+    instr_plugins_reentrant = 1;
+    for (uint32_t i = 0; i < nplugins; i++) {
+        const instr_substrate_plugin_info *info = plugins[i].info;
+        if ((info->events.enter_region || info->events.exit_region) &&
+            !(info->flags & INSTR_SUBSTRATE_PLUGIN_REENTRANT))
+            instr_plugins_reentrant = 0;
+    }
     for (int k = 0; k < INSTR_PLUGINS_OMP_N; k++)
         if (omp_lists[k][0])
             instr_plugins_omp = 1;
@@ -530,7 +551,7 @@ static void *sp_location_begin(instr_location *loc)
         int ps = instr_substrate_slot(&instr_profile_substrate);
         instr_pstate *s = ps >= 0 ? loc->sub[ps] : NULL;
         if (s && instr_cct_plugins_attach(s, l, instr_plugins_enter_list,
-                                          instr_plugins_exit_list) != 0)
+                                          instr_plugins_exit_list, instr_plugins_reentrant) != 0)
             instr_warn("%s: out of memory for thread %d; the plugins see none of its enters "
                        "and exits",
                        VAR, loc->tid);

@@ -18,6 +18,11 @@ extern instr_substrate instr_plugins_substrate;
 /* The plugins' enter and exit functions, null-terminated lists (set at start-up). */
 extern instr_substrate_region_fn instr_plugins_enter_list[], instr_plugins_exit_list[];
 
+/* 1 when every plugin that wants enter or exit declared INSTR_SUBSTRATE_PLUGIN_REENTRANT (set
+ * at start-up): the cursor path and the direct path then call them without keeping a signal
+ * handler's events away (docs/plugins.md, "Reentrant plugins"). */
+extern int instr_plugins_reentrant;
+
 /* The plugins alone with the TSC (core/lifecycle.c): the adapters' slow paths call them
  * directly on the core's stack (direct.c). Before instr_fast is set. */
 void instr_plugins_direct_on(void);

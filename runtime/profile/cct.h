@@ -87,6 +87,9 @@ typedef struct instr_pstate {
      * plugins' location is attached (instr_cct_plugins1_*, cct_plugins.c, call them without
      * a test). */
     instr_cct_plugin_fn penter1, pexit1;
+    /* 1: the plugins' functions are reentrant (INSTR_SUBSTRATE_PLUGIN_REENTRANT): called with
+     * the cursor where the event leaves it, not taken (instr_cct_plugins_call). */
+    int preent;
 } instr_pstate;
 
 /* Set by the longjmp family (interpose/longjmp.c): this thread's stack was cut since its last
@@ -222,10 +225,21 @@ static inline void instr_cct_plugins_call_then(instr_pstate *s, instr_pnode *aft
     instr_cct_plugins_taken_then(s, after, one, list, region, t, metrics);
 }
 
+/* The plugins' functions for one event whose steps are done: reentrant ones (s->preent) are
+ * called as they are, with the cursor where the event left it (a signal handler's events
+ * meanwhile are recorded, by the profile and the plugins, as at any other instant); the
+ * others with the cursor taken meanwhile (instr_cct_plugins_call_then). */
 static inline void instr_cct_plugins_call(instr_pstate *s, instr_cct_plugin_fn one,
                                           const instr_cct_plugin_fn *list, uint32_t region,
                                           uint64_t t, const uint64_t *metrics)
 {
+    if (s->preent) {
+        if (__builtin_expect(one != 0, 1))
+            one(s->ploc, t, region, metrics);
+        else
+            instr_cct_plugins_each(list, s->ploc, region, t, metrics);
+        return;
+    }
     instr_cct_plugins_call_then(s, s->cursor, one, list, region, t, metrics);
 }
 
@@ -235,11 +249,12 @@ static inline void instr_cct_plugins_call(instr_pstate *s, instr_cct_plugin_fn o
     instr_cct_plugins_call(s, (s)->pexit1, (s)->pexit, region, t, m)
 
 /* Puts substrate plugins on the cursor path of s (INSTR_FAST_METRICS with the plugins'
- * substrate; called by it when its location of the same thread begins): ploc and the lists
- * as in instr_pstate. 0, or -1 when out of memory (then the plugins see none of the
- * location's enters and exits). */
+ * substrate; called by it when its location of the same thread begins): ploc, the lists and
+ * reentrant as in instr_pstate (preent). 0, or -1 when out of memory (then the plugins see
+ * none of the location's enters and exits). */
 int instr_cct_plugins_attach(instr_pstate *s, struct instr_substrate_location *ploc,
-                             const instr_cct_plugin_fn *penter, const instr_cct_plugin_fn *pexit);
+                             const instr_cct_plugin_fn *penter, const instr_cct_plugin_fn *pexit,
+                             int reentrant);
 
 /* The cursor path with metrics (INSTR_FAST_METRICS, core/event.h; cct_metrics.c): the cursor
  * path's steps for the calling thread, whose cursor state the adapter passes (s, as it loaded
@@ -272,6 +287,16 @@ void instr_cct_plugins1_enter_key(INSTR_CCT_ENTER_ARGS);
 void instr_cct_plugins1_exit_key(INSTR_CCT_EXIT_ARGS);
 void instr_cct_plugins1_enter_region(INSTR_CCT_ENTER_ARGS);
 void instr_cct_plugins1_exit_region(INSTR_CCT_EXIT_ARGS);
+/* The same for reentrant plugins (INSTR_SUBSTRATE_PLUGIN_REENTRANT): the cursor given to the
+ * child or the parent first, the plugins' functions called last. */
+void instr_cct_pluginsr_enter_key(INSTR_CCT_ENTER_ARGS);
+void instr_cct_pluginsr_exit_key(INSTR_CCT_EXIT_ARGS);
+void instr_cct_pluginsr_enter_region(INSTR_CCT_ENTER_ARGS);
+void instr_cct_pluginsr_exit_region(INSTR_CCT_EXIT_ARGS);
+void instr_cct_plugins1r_enter_key(INSTR_CCT_ENTER_ARGS);
+void instr_cct_plugins1r_exit_key(INSTR_CCT_EXIT_ARGS);
+void instr_cct_plugins1r_enter_region(INSTR_CCT_ENTER_ARGS);
+void instr_cct_plugins1r_exit_region(INSTR_CCT_EXIT_ARGS);
 
 /* The cursor's next node for an enter with a frame of its own (sp != 0): the cursor's last
  * child when it is the region and sp lies below the cursor's frame, else NULL. Nothing is
@@ -359,8 +384,9 @@ void instr_cct_extra_misses(void);
 /* The cursor path with metrics (and perhaps plugins, cct_metrics.c). */
 void instr_cct_extra_metrics(void);
 /* The cursor path with plugins and no metrics; one_each: every list has one function (then
- * the instr_cct_plugins1_* functions). */
-void instr_cct_extra_plugins(int one_each);
+ * the instr_cct_plugins1_* functions); reentrant: every plugin's function is (the
+ * instr_cct_plugins*r_* functions). */
+void instr_cct_extra_plugins(int one_each, int reentrant);
 /* The direct trace path (INSTR_FAST_TRACE): the hooks' functions (adapters/hooks.c), which
  * take the hooks' slow path when the thread is not on it; cyg's slow path by key. */
 void instr_hooks_trace_enter(INSTR_CCT_ENTER_ARGS);

@@ -12,7 +12,11 @@
  * program.
  *
  * A plugin is called with the cursor taken (cct.h, instr_cct_plugins_call), so a signal
- * handler's events meanwhile are dropped and counted, as on the generic path.
+ * handler's events meanwhile are dropped and counted, as on the generic path; unless every
+ * plugin's enter and exit is reentrant (INSTR_SUBSTRATE_PLUGIN_REENTRANT): then the event's
+ * steps are the profile's own, the cursor given to the child or the parent, and the plugins
+ * are called last, so that a handler's events meanwhile find a consistent cursor and are
+ * recorded (instr_cct_plugins*r_*).
  *
  * Hot: no locks, no allocation, no system call. */
 #include "profile.h"
@@ -22,9 +26,23 @@
 
 #include <stdlib.h>
 
-void instr_cct_extra_plugins(int one_each)
+void instr_cct_extra_plugins(int one_each, int reentrant)
 {
-    if (one_each)
+    if (reentrant && one_each)
+        instr_cct_extra_set(&(instr_cct_extra_ops){
+            .enter_key = instr_cct_plugins1r_enter_key,
+            .exit_key = instr_cct_plugins1r_exit_key,
+            .enter_region = instr_cct_plugins1r_enter_region,
+            .exit_region = instr_cct_plugins1r_exit_region,
+        });
+    else if (reentrant)
+        instr_cct_extra_set(&(instr_cct_extra_ops){
+            .enter_key = instr_cct_pluginsr_enter_key,
+            .exit_key = instr_cct_pluginsr_exit_key,
+            .enter_region = instr_cct_pluginsr_enter_region,
+            .exit_region = instr_cct_pluginsr_exit_region,
+        });
+    else if (one_each)
         instr_cct_extra_set(&(instr_cct_extra_ops){
             .enter_key = instr_cct_plugins1_enter_key,
             .exit_key = instr_cct_plugins1_exit_key,
@@ -56,7 +74,8 @@ __attribute__((noinline)) void instr_cct_plugins_each(const instr_cct_plugin_fn 
 }
 
 int instr_cct_plugins_attach(instr_pstate *s, struct instr_substrate_location *ploc,
-                             const instr_cct_plugin_fn *penter, const instr_cct_plugin_fn *pexit)
+                             const instr_cct_plugin_fn *penter, const instr_cct_plugin_fn *pexit,
+                             int reentrant)
 {
     if (s->nm) {
         if (!s->mread)
@@ -73,6 +92,7 @@ int instr_cct_plugins_attach(instr_pstate *s, struct instr_substrate_location *p
     s->pexit = pexit;
     s->penter1 = penter[0] && !penter[1] ? penter[0] : NULL;
     s->pexit1 = pexit[0] && !pexit[1] ? pexit[0] : NULL;
+    s->preent = reentrant;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     s->ploc = ploc;
     return 0;
@@ -144,3 +164,54 @@ static inline __attribute__((always_inline)) void exit_node1(instr_pstate *s, in
 }
 
 INSTR_CCT_MODE_ENTRY_POINTS(plugins1, enter_node1, exit_node1)
+
+/* Reentrant plugins: the profile's own steps (instr_cct_claim, instr_cct_pop), the cursor
+ * given to the node or its parent before the plugins' call; a handler arriving during the call
+ * enters below the cursor as at any other instant and calls the plugins again. Across the call
+ * nothing of the cursor is needed: the call is the function's last step (a tail call). */
+static inline __attribute__((always_inline)) void enter_node_r(instr_pstate *s, instr_pnode *n,
+                                                               uintptr_t sp)
+{
+    instr_cct_claim(s, n, sp);
+    uint64_t t = instr_clock_tsc();
+    n->t_enter = t;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    if (__builtin_expect(s->penter1 != 0, 1))
+        s->penter1(s->ploc, t, n->region, NULL);
+    else
+        instr_cct_plugins_each(s->penter, s->ploc, n->region, t, NULL);
+}
+
+static inline __attribute__((always_inline)) void exit_node_r(instr_pstate *s, instr_pnode *n)
+{
+    uint64_t t = instr_clock_tsc();
+    instr_cct_pop(s, n, t);
+    if (__builtin_expect(s->pexit1 != 0, 1))
+        s->pexit1(s->ploc, t, n->region, NULL);
+    else
+        instr_cct_plugins_each(s->pexit, s->ploc, n->region, t, NULL);
+}
+
+INSTR_CCT_MODE_ENTRY_POINTS(pluginsr, enter_node_r, exit_node_r)
+
+/* One reentrant enter and exit function: called without a test of the list (penter1 and
+ * pexit1 are always callable, instr_cct_plugins_none before the plugins' location is
+ * attached). */
+static inline __attribute__((always_inline)) void enter_node1_r(instr_pstate *s,
+                                                                instr_pnode *n, uintptr_t sp)
+{
+    instr_cct_claim(s, n, sp);
+    uint64_t t = instr_clock_tsc();
+    n->t_enter = t;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    s->penter1(s->ploc, t, n->region, NULL);
+}
+
+static inline __attribute__((always_inline)) void exit_node1_r(instr_pstate *s, instr_pnode *n)
+{
+    uint64_t t = instr_clock_tsc();
+    instr_cct_pop(s, n, t);
+    s->pexit1(s->ploc, t, n->region, NULL);
+}
+
+INSTR_CCT_MODE_ENTRY_POINTS(plugins1r, enter_node1_r, exit_node1_r)
