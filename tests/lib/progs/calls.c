@@ -9,9 +9,9 @@
 
 #define NOINLINE __attribute__((noinline))
 
-static volatile int sink;
+static int sink; /* atomic: threads add to it, and a lost update would change the output */
 
-NOINLINE static void b(void) { sink++; }
+NOINLINE static void b(void) { __atomic_fetch_add(&sink, 1, __ATOMIC_RELAXED); }
 
 NOINLINE static void a(void)
 {
@@ -36,6 +36,6 @@ int main(int argc, char **argv)
         pthread_create(&t[i], NULL, worker, NULL);
     for (int i = 0; i < n && i < 64; i++)
         pthread_join(t[i], NULL);
-    printf("sink=%d\n", sink);
+    printf("sink=%d\n", __atomic_load_n(&sink, __ATOMIC_RELAXED));
     return 0;
 }

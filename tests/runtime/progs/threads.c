@@ -7,13 +7,13 @@
 #define THREADS 1000
 #define WAVE 50
 
-static volatile int sink;
+static int sink; /* atomic: threads add to it, and a lost update would change the output */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 NOINLINE void task(void)
 {
     pthread_mutex_lock(&lock);
-    sink++;
+    __atomic_fetch_add(&sink, 1, __ATOMIC_RELAXED);
     pthread_mutex_unlock(&lock);
 }
 
@@ -37,6 +37,6 @@ int main(void)
         for (int i = 0; i < WAVE; i++)
             pthread_join(t[i], NULL);
     }
-    printf("sink=%d\n", sink);
+    printf("sink=%d\n", __atomic_load_n(&sink, __ATOMIC_RELAXED));
     return 0;
 }

@@ -4,9 +4,9 @@
 #include <omp.h>
 #include <stdio.h>
 
-static volatile int sink;
+static int sink; /* atomic: threads add to it, and a lost update would change the output */
 
-__attribute__((noinline)) static void work(int i) { sink += i; }
+__attribute__((noinline)) static void work(int i) { __atomic_fetch_add(&sink, i, __ATOMIC_RELAXED); }
 __attribute__((noinline)) static void task_work(int i) { __atomic_fetch_add(&sink, i, __ATOMIC_RELAXED); }
 
 int main(void)
@@ -24,10 +24,10 @@ int main(void)
             task_work(k);
         }
         omp_set_lock(&lock);
-        sink += 1;
+        __atomic_fetch_add(&sink, 1, __ATOMIC_RELAXED);
         omp_unset_lock(&lock);
     }
     omp_destroy_lock(&lock);
-    printf("sink=%d\n", sink);
+    printf("sink=%d\n", __atomic_load_n(&sink, __ATOMIC_RELAXED));
     return 0;
 }

@@ -15,9 +15,10 @@
 
 #define NOINLINE __attribute__((noinline))
 
-static volatile int sink, really_exit = 1;
+static int sink; /* atomic: threads add to it, and a lost update would change the output */
+static volatile int really_exit = 1;
 
-NOINLINE int leaf(int x) { return (x * 2 + sink) & 0xff; }
+NOINLINE int leaf(int x) { return (x * 2 + __atomic_load_n(&sink, __ATOMIC_RELAXED)) & 0xff; }
 
 NOINLINE int mid(int n)
 {
@@ -33,13 +34,13 @@ NOINLINE void *early(void *arg)
 {
     (void)arg;
     for (int i = 0; i < 5; i++)
-        sink += mid(3);
+        __atomic_fetch_add(&sink, mid(3), __ATOMIC_RELAXED);
     return NULL;
 }
 
 static void say_goodbye(void)
 {
-    printf("exiting deep, sink=%d\n", sink);
+    printf("exiting deep, sink=%d\n", __atomic_load_n(&sink, __ATOMIC_RELAXED));
     fflush(stdout);
     exit(3);
 }
@@ -50,7 +51,7 @@ NOINLINE void deep_exit(int d)
         deep_exit(d - 1);
     else if (really_exit) /* a base case that may return, for -Winfinite-recursion */
         say_goodbye();
-    sink++;
+    __atomic_fetch_add(&sink, 1, __ATOMIC_RELAXED);
 }
 
 int main(int argc, char **argv)
@@ -62,8 +63,8 @@ int main(int argc, char **argv)
         return 1;
     }
     for (int i = 0; i < 10; i++)
-        sink += mid(4);
-    sink += rec(6);
+        __atomic_fetch_add(&sink, mid(4), __ATOMIC_RELAXED);
+    __atomic_fetch_add(&sink, rec(6), __ATOMIC_RELAXED);
     if (strcmp(mode, "exit") == 0)
         deep_exit(5);
     if (strcmp(mode, "fork") == 0) {
@@ -74,7 +75,7 @@ int main(int argc, char **argv)
             return 1;
         }
         if (pid == 0) {
-            sink += mid(2);
+            __atomic_fetch_add(&sink, mid(2), __ATOMIC_RELAXED);
             exit(0);
         }
         int status;
@@ -83,6 +84,6 @@ int main(int argc, char **argv)
             return 1;
         }
     }
-    printf("sink=%d\n", sink);
+    printf("sink=%d\n", __atomic_load_n(&sink, __ATOMIC_RELAXED));
     return 0;
 }
