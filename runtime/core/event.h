@@ -236,9 +236,7 @@ static inline int instr_event_enter_framed(int by_key, uintptr_t what, uintptr_t
         n->t_enter = instr_clock_tsc();
         return 1;
     }
-    /* Acquire: the path flag's setter stores these with release (profile/cct_extra.c). */
-    (by_key ? __atomic_load_n(&instr_cct_extra.enter_key, __ATOMIC_ACQUIRE)
-            : __atomic_load_n(&instr_cct_extra.enter_region, __ATOMIC_ACQUIRE))(ctx, what, s, sp);
+    (by_key ? instr_cct_extra.enter_key : instr_cct_extra.enter_region)(ctx, what, s, sp);
     return 1;
 }
 
@@ -252,8 +250,7 @@ static inline int instr_event_exit_framed(int by_key, uintptr_t what)
         instr_cct_pop(s, n, instr_clock_tsc());
         return 1;
     }
-    (by_key ? __atomic_load_n(&instr_cct_extra.exit_key, __ATOMIC_ACQUIRE)
-            : __atomic_load_n(&instr_cct_extra.exit_region, __ATOMIC_ACQUIRE))(s, what);
+    (by_key ? instr_cct_extra.exit_key : instr_cct_extra.exit_region)(s, what);
     return 1;
 }
 
