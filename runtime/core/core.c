@@ -102,8 +102,11 @@ uint64_t instr_core_close_all(instr_location *loc, uint64_t t)
     if (loc->cct)
         return instr_cct_close_above(loc->cct, 0, t);
     uint64_t n = 0;
-    while (loc->depth > 0) {
-        uint32_t f = loc->stack[--loc->depth];
+    /* Acquire: the frames a thread leaving the cursor or the direct trace path wrote before
+     * it published its depth (to_generic, direct_to_generic). */
+    for (uint32_t d = __atomic_load_n(&loc->depth, __ATOMIC_ACQUIRE); d > 0; d--) {
+        uint32_t f = instr_loc_frame(loc, d - 1);
+        instr_loc_set_depth(loc, d - 1);
         if (!(f & INSTR_FRAME_UNRECORDED)) {
             dispatch_exit(loc, f, t);
             n++;
@@ -282,7 +285,8 @@ static void to_generic(instr_location *loc)
     uint32_t d = instr_cct_depth(s);
     while (loc->cap < d + 1 && grow_stack(loc) == 0)
         ;
-    loc->depth = instr_cct_path(s, loc->stack, loc->cap);
+    /* Release: the frames the path just wrote, for the end's instr_core_close_all. */
+    __atomic_store_n(&loc->depth, instr_cct_path(s, loc->stack, loc->cap), __ATOMIC_RELEASE);
     instr_tls_cct = &instr_cct_idle;
     loc->cct = NULL;
 }
@@ -300,13 +304,14 @@ static void direct_to_generic(instr_location *loc)
     uint32_t n = trace->open_regions(loc->sub[slot], loc->stack, loc->cap);
     while (n != UINT32_MAX && n > loc->cap && grow_stack(loc) == 0)
         n = trace->open_regions(loc->sub[slot], loc->stack, loc->cap);
-    loc->depth = n <= loc->cap ? n : 0;
+    /* Release: the frames open_regions just wrote, for the end's instr_core_close_all. */
+    __atomic_store_n(&loc->depth, n <= loc->cap ? n : 0, __ATOMIC_RELEASE);
     loc->direct = 0;
 }
 
 uint32_t instr_core_depth(const instr_location *loc)
 {
-    return loc->cct ? instr_cct_depth(loc->cct) : loc->depth;
+    return loc->cct ? instr_cct_depth(loc->cct) : instr_loc_depth(loc);
 }
 
 instr_location *instr_core_location_self(void)
@@ -326,8 +331,9 @@ uint64_t instr_core_close_above(instr_location *loc, uint32_t depth, uint64_t t)
         return 0;
     if (loc->cct)
         return instr_cct_close_above(loc->cct, depth, t);
-    while (loc->depth > depth) {
-        uint32_t f = loc->stack[--loc->depth];
+    for (uint32_t d = instr_loc_depth(loc); d > depth; d--) {
+        uint32_t f = instr_loc_frame(loc, d - 1);
+        instr_loc_set_depth(loc, d - 1);
         if (!(f & INSTR_FRAME_UNRECORDED)) {
             dispatch_exit(loc, f, t);
             n++;
@@ -394,13 +400,16 @@ static void generic_end(instr_location *loc)
 
 static void generic_enter(instr_location *loc, uint32_t region)
 {
-    if (loc->depth == loc->cap && grow_stack(loc) != 0)
+    uint32_t d = instr_loc_depth(loc);
+    if (d == loc->cap && grow_stack(loc) != 0)
         return; /* out of memory: the matching exit is counted as unmatched */
     if (instr_state_get() != INSTR_STATE_RUNNING) {
-        loc->stack[loc->depth++] = region | INSTR_FRAME_UNRECORDED;
+        instr_loc_set_frame(loc, d, region | INSTR_FRAME_UNRECORDED);
+        instr_loc_set_depth(loc, d + 1);
         return;
     }
-    loc->stack[loc->depth++] = region;
+    instr_loc_set_frame(loc, d, region);
+    instr_loc_set_depth(loc, d + 1);
     uint64_t t = instr_clock_now();
     for (unsigned i = 0; i < instr_n_enter; i++)
         instr_enter_tab[i].fn(loc->sub[instr_enter_tab[i].slot], region, t);
@@ -445,16 +454,16 @@ void instr_event_enter_slow(uint32_t region, uintptr_t sp)
 
 static void generic_exit(instr_location *loc, uint32_t region)
 {
-    uint32_t d = loc->depth;
-    if (d && loc->stack[d - 1] == (region | INSTR_FRAME_UNRECORDED)) {
-        loc->depth--;
+    uint32_t d = instr_loc_depth(loc);
+    if (d && instr_loc_frame(loc, d - 1) == (region | INSTR_FRAME_UNRECORDED)) {
+        instr_loc_set_depth(loc, d - 1);
         return;
     }
-    if (d && loc->stack[d - 1] == region) {
+    if (d && instr_loc_frame(loc, d - 1) == region) {
         /* Paused: a region entered before the pause is still closed, so the tree stays
          * balanced. */
         uint64_t t = instr_clock_now();
-        loc->depth--;
+        instr_loc_set_depth(loc, d - 1);
         dispatch_exit(loc, region, t);
         return;
     }
@@ -462,15 +471,16 @@ static void generic_exit(instr_location *loc, uint32_t region)
      * further down closes everything above it at the same time; an exit for a region that is
      * not open at all is counted and ignored. */
     uint32_t k = d;
-    while (k > 0 && (loc->stack[k - 1] & ~INSTR_FRAME_UNRECORDED) != region)
+    while (k > 0 && (instr_loc_frame(loc, k - 1) & ~INSTR_FRAME_UNRECORDED) != region)
         k--;
     if (k == 0) {
         loc->unmatched_exits++;
         return;
     }
     uint64_t t = instr_clock_now();
-    while (loc->depth >= k) {
-        uint32_t f = loc->stack[--loc->depth];
+    for (; d >= k; d--) {
+        uint32_t f = instr_loc_frame(loc, d - 1);
+        instr_loc_set_depth(loc, d - 1);
         if (!(f & INSTR_FRAME_UNRECORDED))
             dispatch_exit(loc, f, t);
     }
@@ -523,8 +533,11 @@ void instr_event_enter_unrecorded(uint32_t region)
      * location on the generic path (runtime/throttle/). */
     if (on_cursor(loc) || on_direct(loc) || !generic_begin(loc))
         return;
-    if (loc->depth < loc->cap || grow_stack(loc) == 0)
-        loc->stack[loc->depth++] = region | INSTR_FRAME_UNRECORDED;
+    uint32_t d = instr_loc_depth(loc);
+    if (d < loc->cap || grow_stack(loc) == 0) {
+        instr_loc_set_frame(loc, d, region | INSTR_FRAME_UNRECORDED);
+        instr_loc_set_depth(loc, d + 1);
+    }
     generic_end(loc);
 }
 

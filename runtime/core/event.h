@@ -76,6 +76,30 @@ struct instr_location {
     uint64_t unmatched_exits, closed_at_end;
 };
 
+/* A location's stack depth and frames: the thread that ends the process reads (and closes)
+ * them while the location's thread may still be inside an event (instr_core_close_all), so
+ * every access is atomic. Relaxed: the ending thread takes a snapshot and reads nothing the
+ * values would cover; on x86-64 these are the plain movs the accesses were before. */
+static inline uint32_t instr_loc_depth(const instr_location *loc)
+{
+    return __atomic_load_n(&loc->depth, __ATOMIC_RELAXED);
+}
+
+static inline void instr_loc_set_depth(instr_location *loc, uint32_t d)
+{
+    __atomic_store_n(&loc->depth, d, __ATOMIC_RELAXED);
+}
+
+static inline uint32_t instr_loc_frame(const instr_location *loc, uint32_t i)
+{
+    return __atomic_load_n(&loc->stack[i], __ATOMIC_RELAXED);
+}
+
+static inline void instr_loc_set_frame(instr_location *loc, uint32_t i, uint32_t f)
+{
+    __atomic_store_n(&loc->stack[i], f, __ATOMIC_RELAXED);
+}
+
 /* instr_fast: which path events take. */
 enum {
     INSTR_FAST_OFF = 0, /* the generic path (or not recording) */
@@ -252,15 +276,15 @@ static inline void instr_event_enter_generic(uint32_t region, uintptr_t sp)
 {
     instr_location *loc = instr_tls_loc;
     if (__builtin_expect(instr_state_get() != INSTR_STATE_RUNNING || !loc || loc->cct ||
-                             loc->direct || loc->busy || loc->depth == loc->cap, 0)) {
+                             loc->direct || loc->busy || instr_loc_depth(loc) == loc->cap, 0)) {
         instr_event_enter_slow(region, sp);
         return;
     }
     /* Depth first: a handler arriving in between pushes above this frame, not onto it. */
-    uint32_t d = loc->depth;
-    loc->depth = d + 1;
+    uint32_t d = instr_loc_depth(loc);
+    instr_loc_set_depth(loc, d + 1);
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    loc->stack[d] = region;
+    instr_loc_set_frame(loc, d, region);
     uint64_t t = instr_clock_now();
     loc->busy = 1;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -273,14 +297,15 @@ static inline void instr_event_enter_generic(uint32_t region, uintptr_t sp)
 static inline void instr_event_exit_generic(uint32_t region)
 {
     instr_location *loc = instr_tls_loc;
+    uint32_t d;
     if (__builtin_expect(instr_state_get() != INSTR_STATE_RUNNING || !loc || loc->cct ||
-                             loc->direct || loc->busy || loc->depth == 0 ||
-                             loc->stack[loc->depth - 1] != region, 0)) {
+                             loc->direct || loc->busy || (d = instr_loc_depth(loc)) == 0 ||
+                             instr_loc_frame(loc, d - 1) != region, 0)) {
         instr_event_exit_slow(region);
         return;
     }
     uint64_t t = instr_clock_now();
-    loc->depth--;
+    instr_loc_set_depth(loc, d - 1);
     loc->busy = 1;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     for (unsigned i = 0; i < instr_n_exit; i++)

@@ -56,14 +56,14 @@ static inline __attribute__((always_inline)) int try_enter(int single, int reent
                                                            uint32_t region)
 {
     instr_location *loc = instr_tls_loc;
-    if (__builtin_expect(!loc || loc->busy || loc->depth == loc->cap ||
+    if (__builtin_expect(!loc || loc->busy || instr_loc_depth(loc) == loc->cap ||
                              instr_state_get() != INSTR_STATE_RUNNING, 0))
         return 0;
     /* Depth first: a handler arriving in between pushes above this frame, not onto it. */
-    uint32_t d = loc->depth;
-    loc->depth = d + 1;
+    uint32_t d = instr_loc_depth(loc);
+    instr_loc_set_depth(loc, d + 1);
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    loc->stack[d] = region;
+    instr_loc_set_frame(loc, d, region);
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     call(loc, single, reent, one_enter, instr_plugins_enter_list, region, instr_clock_tsc());
     return 1;
@@ -74,12 +74,13 @@ static inline __attribute__((always_inline)) int try_exit(int single, int reent,
                                                           uint32_t region)
 {
     instr_location *loc = instr_tls_loc;
-    if (__builtin_expect(!loc || loc->busy || loc->depth == 0 ||
-                             loc->stack[loc->depth - 1] != region ||
+    uint32_t d;
+    if (__builtin_expect(!loc || loc->busy || (d = instr_loc_depth(loc)) == 0 ||
+                             instr_loc_frame(loc, d - 1) != region ||
                              instr_state_get() != INSTR_STATE_RUNNING, 0))
         return 0;
     uint64_t t = instr_clock_tsc();
-    loc->depth--;
+    instr_loc_set_depth(loc, d - 1);
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     call(loc, single, reent, one_exit, instr_plugins_exit_list, region, t);
     return 1;

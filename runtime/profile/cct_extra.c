@@ -9,12 +9,22 @@ instr_cct_extra_ops instr_cct_extra = {
     .exit_region = instr_hooks_exit_miss,
 };
 
+/* Only a pointer that changes is stored: the hooks read these plainly (an atomic load is not
+ * folded into their indirect jump, an instruction more per event), so a store while other
+ * threads are inside events (the end switching to the misses) races with them unless it is
+ * left out; where the value stays, as for cyg's in trace mode, it is. */
+#define SET_IF_CHANGED(field)                                                                  \
+    do {                                                                                       \
+        if (__atomic_load_n(&instr_cct_extra.field, __ATOMIC_RELAXED) != ops->field)           \
+            __atomic_store_n(&instr_cct_extra.field, ops->field, __ATOMIC_RELEASE);            \
+    } while (0)
+
 void instr_cct_extra_set(const instr_cct_extra_ops *ops)
 {
-    __atomic_store_n(&instr_cct_extra.enter_key, ops->enter_key, __ATOMIC_RELEASE);
-    __atomic_store_n(&instr_cct_extra.exit_key, ops->exit_key, __ATOMIC_RELEASE);
-    __atomic_store_n(&instr_cct_extra.enter_region, ops->enter_region, __ATOMIC_RELEASE);
-    __atomic_store_n(&instr_cct_extra.exit_region, ops->exit_region, __ATOMIC_RELEASE);
+    SET_IF_CHANGED(enter_key);
+    SET_IF_CHANGED(exit_key);
+    SET_IF_CHANGED(enter_region);
+    SET_IF_CHANGED(exit_region);
 }
 
 void instr_cct_extra_misses(void)

@@ -225,10 +225,13 @@ uint32_t instr_trace_open_regions(void *data, uint32_t *out, uint32_t cap)
     if (!s || s != self || __atomic_load_n(&s->slow, __ATOMIC_RELAXED) ||
         __atomic_load_n(&s->cut, __ATOMIC_SEQ_CST))
         return UINT32_MAX;
-    /* No handler may change the chunk list meanwhile. */
+    /* No handler may change the chunk list meanwhile; and `slow`, as on the slow path, so that
+     * the end (instr_trace_cut) does not convert the buffer while it is read here. */
     sigset_t old;
     block_signals(&old);
-    uint32_t n = open_after(s, out, cap);
+    __atomic_store_n(&s->slow, 1, __ATOMIC_SEQ_CST);
+    uint32_t n = __atomic_load_n(&s->cut, __ATOMIC_SEQ_CST) ? UINT32_MAX : open_after(s, out, cap);
+    __atomic_store_n(&s->slow, 0, __ATOMIC_RELEASE);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     return n;
 }
