@@ -14,7 +14,8 @@
  *           no taskwait. Path: pre + slow + fast + after (the creator continues after each).
  *
  * In wait and group the master waits until the slow task started on the other thread (so it
- * runs there, not in the master's wait), sleeping, so that the wait costs no CPU time.
+ * runs there, not in the master's wait), sleeping, so that the wait costs no CPU time; in
+ * depend task a waits so, until the master created b and c.
  * Every phase is measured in CPU time and printed after MPI_Finalize: "phase <name> <thread>
  * <seconds>" (check_critpath.py). */
 #include <mpi.h>
@@ -115,6 +116,10 @@ static void depend_case(unsigned long n)
     TIMED("pre", pre_work(n));
 #pragma omp task depend(out : x) shared(x)
     {
+        /* libomp reports a dependence only on a predecessor not yet finished when its
+         * successor is created (docs/critical-path.md, Limits): a begins once b and c exist,
+         * or a descheduled master could see it finish first. */
+        await_start();
         TIMED("a", a_work(n / 2));
         x = 1;
     }
@@ -125,6 +130,7 @@ static void depend_case(unsigned long n)
     }
 #pragma omp task depend(in : y) shared(y)
     TIMED("c", c_work(n / 2));
+    mark_started();
 #pragma omp taskwait
     TIMED("after", after_work(n));
 }
