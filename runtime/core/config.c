@@ -373,11 +373,12 @@ static void read_formats(void)
         if (k < sizeof words / sizeof *words) {
             bits |= words[k].bits;
         } else if (wl) {
-            char word[64], q[INSTR_QUOTE_SIZE];
+            char word[64], q[INSTR_QUOTE_SIZE], qw[INSTR_QUOTE_SIZE];
             snprintf(word, sizeof word, "%.*s", (int)(wl < 63 ? wl : 63), w);
+            /* The word quoted too: it is the value's own bytes (control bytes included). */
             instr_warn("%s=%s: %s is not a profile format and is left out (the formats: json, "
                        "txt, folded, cubex, html, all, none)",
-                       name_of(V_FORMATS), instr_quote(q, env), word);
+                       name_of(V_FORMATS), instr_quote(q, env), instr_quote(qw, word));
             bad = 1;
         }
         p += n;

@@ -72,7 +72,7 @@ def case_formats():
         expect("instr: warning" not in err, f"INSTR_PROFILING_FORMAT={value}: {err}")
     exp, err = measure("runtime/rt_counts_inst", "formats_bad", {"INSTR_PROFILING_FORMAT": "json,cube"})
     expect(profile_files(exp) == ["profile.json"], f"bad word: {profile_files(exp)}")
-    expect("INSTR_PROFILING_FORMAT" in err and "cube is not a profile format" in err
+    expect("INSTR_PROFILING_FORMAT" in err and "'cube' is not a profile format" in err
            and "json, txt, folded, cubex, html, all, none" in err, f"no clear warning: {err!r}")
     with open(os.path.join(exp, "profile.json")) as f:
         conf = json.load(f)["run"]["configuration"]
