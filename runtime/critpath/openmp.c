@@ -60,15 +60,21 @@ void instr_cp_omp_barrier_begin(instr_cp_team *t, uint32_t n)
     s->in_omp++;
 }
 
+/* openmp.h */
+void instr_cp_omp_wait_done(struct cp_state *s)
+{
+    instr_cp_close_segment(s, instr_cp_now());
+    if (s->in_omp)
+        s->in_omp--;
+    s->mwait_ended = 1;
+}
+
 void instr_cp_omp_barrier_end(instr_cp_team *t, uint32_t n)
 {
     struct cp_state *s = instr_cp_self();
     if (!s)
         return;
-    instr_cp_close_segment(s, instr_cp_now());
-    if (s->in_omp)
-        s->in_omp--;
-    s->mwait_ended = 1;
+    instr_cp_omp_wait_done(s);
     lock(&t->lock);
     instr_ext_cp_max(&s->path, &t->sync[n & 1]);
     unlock(&t->lock);
@@ -116,10 +122,7 @@ void instr_cp_omp_acquired(uint64_t wait_id)
     struct cp_state *s = instr_cp_self();
     if (!s)
         return;
-    instr_cp_close_segment(s, instr_cp_now());
-    if (s->in_omp)
-        s->in_omp--;
-    s->mwait_ended = 1;
+    instr_cp_omp_wait_done(s);
     unsigned k = slot_of(wait_id);
     lock(&mutexes[k].lock);
     if (mutexes[k].id != wait_id) {

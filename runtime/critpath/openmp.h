@@ -31,6 +31,10 @@ void instr_cp_omp_barrier_end(instr_cp_team *t, uint32_t n);
 /* A mutex (critical, lock, ordered): the releasing thread's path goes to the next thread
  * that acquires it. The wait for it is not useful. */
 void instr_cp_omp_wait_begin(void);
+/* The end of a wait of thread s's (barrier, mutex, taskwait): the wait's segment closed, no
+ * longer inside the OpenMP runtime. */
+struct cp_state;
+void instr_cp_omp_wait_done(struct cp_state *s);
 void instr_cp_omp_acquired(uint64_t wait_id);
 void instr_cp_omp_released(uint64_t wait_id);
 

@@ -269,10 +269,7 @@ void instr_cp_task_wait_end(const void *task, int group)
     struct cp_state *s = instr_cp_self();
     if (!s)
         return;
-    instr_cp_close_segment(s, instr_cp_now());
-    if (s->in_omp)
-        s->in_omp--;
-    s->mwait_ended = 1;
+    instr_cp_omp_wait_done(s);
     pthread_mutex_lock(&lock);
     /* LLVM's libomp reports the end of a taskgroup with a copy of the task's data. */
     cp_task *e = find(s->cur_task ? s->cur_task : task);
