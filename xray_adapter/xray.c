@@ -118,6 +118,9 @@ int instr_xray_throttle(const void *addr, uint32_t h, int unpatch)
     return found ? 0 : 1;
 }
 
+const instr_source instr_xray_source = {
+    .id = INSTR_SOURCE_XRAY, .name = "xray", .set_handle = instr_xray_throttle};
+
 /* ---- naming the functions -------------------------------------------------------------- */
 
 static int by_addr(const void *a, const void *b)

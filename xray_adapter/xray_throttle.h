@@ -1,6 +1,9 @@
-/* xray_throttle.h — what throttling (runtime/throttle/) asks of the XRay adapter. */
+/* xray_throttle.h — what throttling (runtime/throttle/) asks of the XRay adapter, through the
+ * source it registers (runtime/core/sources.h). */
 #ifndef INSTR_XRAY_THROTTLE_H
 #define INSTR_XRAY_THROTTLE_H
+
+#include "../runtime/core/sources.h"
 
 #include <stdint.h>
 
@@ -9,5 +12,8 @@
  * lock is taken (a patch call of the program is under way, or this thread is inside one):
  * the caller tries again later. */
 int instr_xray_throttle(const void *addr, uint32_t h, int unpatch);
+
+/* The source: instr_xray_throttle is its set_handle. */
+extern const instr_source instr_xray_source;
 
 #endif

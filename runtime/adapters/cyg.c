@@ -174,7 +174,8 @@ __attribute__((noinline, cold)) static void exit_by_table(uintptr_t fn)
         exit_slow(h);
 }
 
-/* A miss of the cursor path with metrics or plugins (instr_cct_extra, profile/cct.h). */
+/* A miss of the cursor path with metrics or plugins (instr_event_path_table,
+ * core/event_path.h). */
 void instr_cyg_enter_miss(void *fn, uintptr_t key, instr_pstate *s, uintptr_t sp)
 {
     (void)fn, (void)s;
@@ -206,3 +207,19 @@ EXPORT void __cyg_profile_func_exit(void *fn, void *site)
         return;
     exit_by_table((uintptr_t)fn);
 }
+
+/* Throttling (sources.h), from an event of the function: the registry lock only tried (the
+ * end of a thread closes its frames, and may get here, with the location lock held, which
+ * fork's handler takes after the registry's). */
+static int set_handle(const void *addr, uint32_t h, int final)
+{
+    (void)final;
+    if (!instr_registry_trylock())
+        return -1;
+    int found = instr_cyg_set_handle_locked(addr, h);
+    instr_registry_unlock();
+    return found ? 0 : 1;
+}
+
+const instr_source instr_cyg_source = {
+    .id = INSTR_SOURCE_CYG, .name = "cyg", .set_handle = set_handle};

@@ -1,5 +1,5 @@
-/* ext.c — the interface of ext.h for adapters in other libraries (libinstr-rt-mpi). */
-#include "ext.h"
+/* ext.c — the interface of core/ext.h for adapters in other libraries (libinstr-rt-mpi). */
+#include "../core/ext.h"
 #include "../core/config.h"
 #include "../core/core.h"
 #include "../core/experiment.h"

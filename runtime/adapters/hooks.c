@@ -221,8 +221,9 @@ __attribute__((noinline, cold)) static void enter_other(struct instr_region *d,
         instr_event_enter_generic(h, sp);
 }
 
-/* A miss of the cursor path with metrics or plugins (instr_cct_extra, profile/cct.h; no node
- * carries a handle that is not a region's, so those come here too). */
+/* A miss of the cursor path with metrics or plugins (instr_event_path_table,
+ * core/event_path.h; no node carries a handle that is not a region's, so those come here
+ * too). */
 void instr_hooks_enter_miss(void *d, uintptr_t h, instr_pstate *s, uintptr_t sp)
 {
     (void)s;
@@ -263,8 +264,8 @@ EXPORT void __instr_exit(struct instr_region *d)
 }
 
 #ifdef INSTR_RT_HAVE_TRACE
-/* The direct trace path (INSTR_FAST_TRACE, through instr_cct_extra): the hooks' slow path when
- * the thread is not on it or the handle is not a region's. */
+/* The direct trace path (INSTR_FAST_TRACE, through instr_event_path_table): the hooks' slow
+ * path when the thread is not on it or the handle is not a region's. */
 void instr_hooks_trace_enter(void *d, uintptr_t h, instr_pstate *s, uintptr_t sp)
 {
     (void)s;
@@ -279,6 +280,26 @@ void instr_hooks_trace_exit(instr_pstate *s, uintptr_t h)
         exit_slow((uint32_t)h);
 }
 #endif
+
+/* Throttling (sources.h), from an event of the function: the registry lock only tried (the
+ * end of a thread closes its frames, and may get here, with the location lock held, which
+ * fork's handler takes after the registry's). */
+static int set_handle(const void *addr, uint32_t h, int final)
+{
+    (void)final;
+    if (!instr_registry_trylock())
+        return -1;
+    int found = instr_hooks_set_handle_locked(addr, h);
+    instr_registry_unlock();
+    return found ? 0 : 1;
+}
+
+const instr_source instr_hooks_source = {
+    .id = INSTR_SOURCE_HOOKS,
+    .name = "hooks",
+    .set_handle = set_handle,
+    .start = instr_hooks_register_loaded,
+};
 
 /* What instrumented objects refer to so that a link without the runtime says what to do
  * (instr_abi.h, INSTR_LINK_CHECK_SYMBOL). Here, beside the hooks: the member of

@@ -104,7 +104,7 @@ EXPORT void instr_pause(void)
     /* Paused frames need the generic path's marks: every thread leaves the cursor path at its
      * next event (core.c). */
     __atomic_store_n(&instr_fast, INSTR_FAST_OFF, __ATOMIC_RELEASE);
-    instr_cct_extra_misses();
+    instr_event_path_misses();
     __atomic_compare_exchange_n(&instr_state, &expected, INSTR_STATE_PAUSED, 0, __ATOMIC_ACQ_REL,
                                 __ATOMIC_ACQUIRE);
 }

@@ -1,6 +1,6 @@
 /* config.h — the runtime's configuration, read once from INSTR_* environment variables.
- * Every variable of DESIGN.md section 4 is parsed here; a bad value is reported with the
- * variable's name and the value used instead, and never stops the program.
+ * Every variable (docs/architecture.md, "Configuration") is parsed here; a bad value is
+ * reported with the variable's name and the value used instead, and never stops the program.
  *
  * Every INSTR_* variable of the runtime is read through instr_env(), which honours
  * AT_SECURE: in a program that runs with changed privileges (setuid, setgid, file

@@ -1,8 +1,8 @@
 /* core.c — the event core: locations (one per thread), their stacks, and the slow paths of
  * enter/exit (event.h has the fast paths).
  *
- * A location's stack is the profile's cursor while instr_fast is INSTR_FAST_INLINE or
- * INSTR_FAST_CURSOR (profile/cct.h); none on the direct trace path (INSTR_FAST_TRACE: the
+ * A location's stack is the call-path cursor (cursor.h) while instr_fast is INSTR_FAST_INLINE
+ * or INSTR_FAST_CURSOR; none on the direct trace path (INSTR_FAST_TRACE: the
  * trace's conversion keeps its output nested); else the core's own array of region handles
  * (the generic path). A location leaves the cursor or the direct path for the generic path
  * at its first event after instr_pause(), and never returns to it; a location on the direct
@@ -21,7 +21,6 @@
  * profile. */
 #include "core.h"
 #include "log.h"
-#include "../profile/profile.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +32,8 @@ instr_dispatch instr_enter_tab[INSTR_MAX_SUBSTRATES];
 instr_dispatch instr_exit_tab[INSTR_MAX_SUBSTRATES];
 _Thread_local instr_location *instr_tls_loc __attribute__((tls_model("initial-exec")));
 int instr_fast = INSTR_FAST_OFF;
+_Thread_local int instr_cct_jumped __attribute__((tls_model("initial-exec")));
+instr_pnode instr_cct_nomatch = {.region = INSTR_CCT_NO_REGION, .last = &instr_cct_nomatch};
 instr_pstate instr_cct_idle = {.cursor = &instr_cct_nomatch};
 _Thread_local instr_pstate *instr_tls_cct
     __attribute__((tls_model("initial-exec"))) = &instr_cct_idle;
@@ -58,6 +59,14 @@ int instr_substrate_slot(const instr_substrate *s)
 {
     for (unsigned i = 0; i < instr_nactive; i++)
         if (instr_active[i] == s)
+            return (int)i;
+    return -1;
+}
+
+int instr_substrate_slot_with(unsigned flag)
+{
+    for (unsigned i = 0; i < instr_nactive; i++)
+        if (instr_active[i]->fast_paths & flag)
             return (int)i;
     return -1;
 }
@@ -136,7 +145,7 @@ void instr_core_direct_off(void)
     int expected = INSTR_FAST_TRACE;
     if (__atomic_compare_exchange_n(&instr_fast, &expected, INSTR_FAST_OFF, 0, __ATOMIC_SEQ_CST,
                                     __ATOMIC_SEQ_CST))
-        instr_cct_extra_misses();
+        instr_event_path_misses();
 }
 
 int instr_core_direct_allowed(void) { return !__atomic_load_n(&direct_refused, __ATOMIC_SEQ_CST); }
@@ -248,14 +257,14 @@ static instr_location *location_create_unguarded(void)
     for (unsigned i = 0; i < instr_nactive; i++)
         loc->sub[i] = instr_active[i]->location_begin ? instr_active[i]->location_begin(loc)
                                                       : NULL;
-    /* The cursor path: the profile is the one substrate with enter/exit; the direct trace
-     * path: the trace is (lifecycle.c). */
+    /* The cursor path: the cursor's substrate is the one with enter/exit; the direct path:
+     * the records' substrate is (runtime/compose/). */
     int fast = __atomic_load_n(&instr_fast, __ATOMIC_ACQUIRE);
-    int profile = instr_substrate_slot(&instr_profile_substrate);
+    int cursor = instr_substrate_slot_with(INSTR_SUBSTRATE_CURSOR);
     if (fast == INSTR_FAST_TRACE)
         loc->direct = loc->sub[instr_enter_tab[0].slot] != NULL;
-    else if (fast != INSTR_FAST_OFF && profile >= 0) /* the profile's (none: plugins alone) */
-        loc->cct = loc->sub[profile];
+    else if (fast != INSTR_FAST_OFF && cursor >= 0) /* none: plugins alone */
+        loc->cct = loc->sub[cursor];
     pthread_mutex_unlock(&instr_loc_lock);
     pthread_setspecific(loc_key, loc);
     instr_tls_loc = loc;

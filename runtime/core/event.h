@@ -4,23 +4,23 @@
  *
  * - Cursor path (instr_fast == INSTR_FAST_INLINE): the profile is the only substrate that
  *   wants enter/exit and the clock is the TSC. The profile's call-path cursor is the thread's
- *   only stack (profile/cct.h): enter is one thread-local load, one flag test, one compare
+ *   only stack (cursor.h): enter is one thread-local load, one flag test, one compare
  *   with the child entered last, a stack-address compare, the clock; exit is one compare,
  *   the clock and the statistics. No table, no second stack, no call.
  * - Direct trace path (instr_fast == INSTR_FAST_TRACE): the trace is the only substrate that
- *   wants enter/exit and the clock is the TSC. The hook appends the trace's compact record
- *   itself: one thread-local load (the thread's trace state), a range check of the handle,
- *   the clock and one call of the trace's append (trace/events.c), whose slot reservation is
- *   safe against the thread's own signal handlers. No core stack: the trace's conversion
+ *   wants enter/exit and the clock is the TSC. The hook appends the compact record (record.h)
+ *   itself: one thread-local load (the thread's trace state), a range check of the handle, the
+ *   clock and one call of the append (instr_record_put, trace/events.c), whose slot reservation
+ *   is safe against the thread's own signal handlers. No core stack: the trace's conversion
  *   keeps the output nested (trace/convert.c), and the open regions become the core's stack
  *   again when the thread leaves the path (pause, thread end, exit()). The hooks reach it
- *   through instr_cct_extra (below, adapters/hooks.c); other adapters test the flag here.
- * - Out of line through instr_cct_extra (instr_fast == INSTR_FAST_METRICS), with the TSC:
+ *   through instr_event_path_table (below, adapters/hooks.c); other adapters test the flag here.
+ * - Out of line through instr_event_path_table (instr_fast == INSTR_FAST_TABLE), with the TSC:
  *   the hooks and cyg read the flag once (instr_event_enter_framed): off the inline cursor
- *   path they jump through instr_cct_extra (profile/cct.h) once, whatever the mode, to what
- *   the flag's last change set there: the adapter's slow path, the direct trace path, or,
- *   with this mode, what start-up (lifecycle.c) chose for the substrates that want
- *   enter/exit:
+ *   path they jump through instr_event_path_table (event_path.h) once, whatever the mode, to
+ *   what the flag's last change set there: the adapter's slow path, the direct trace path,
+ *   or, with this mode, what the composition unit (runtime/compose/) chose at start-up for
+ *   the substrates that want enter/exit, by the fast paths they declare (substrate.h):
  *   - the profile and the metrics substrate, and perhaps substrate plugins: the cursor path
  *     with metrics (profile/cct_metrics.c), which also calls the plugins;
  *   - the profile and substrate plugins: the cursor path with plugins (profile/cct_plugins.c),
@@ -42,10 +42,9 @@
 
 #include "clock.h"
 #include "substrate.h"
-#include "../profile/cct.h"
-#ifdef INSTR_RT_HAVE_TRACE
-#include "../trace/record.h"
-#endif
+#include "cursor.h"
+#include "event_path.h"
+#include "record.h"
 
 #include <stdint.h>
 
@@ -106,9 +105,9 @@ enum {
     INSTR_FAST_INLINE,  /* the cursor path, inline (profile only, TSC) */
     INSTR_FAST_CURSOR,  /* the cursor is the stack, through the slow path (other timers) */
     INSTR_FAST_TRACE,   /* the direct trace path, inline (trace only, TSC) */
-    INSTR_FAST_METRICS  /* hooks and cyg through instr_cct_extra, other adapters through
-                         * the slow paths: the cursor with metrics, plugins or both, or the
-                         * plugins alone (TSC) */
+    INSTR_FAST_TABLE    /* hooks and cyg through the jump table instr_event_path_table, other
+                         * adapters through the slow paths: the cursor with metrics, plugins
+                         * or both, or the plugins alone (TSC) */
 };
 extern int instr_fast __attribute__((visibility("hidden")));
 /* The calling thread's cursor state: its location's, or instr_cct_idle (whose cursor never
@@ -122,7 +121,7 @@ extern _Thread_local struct instr_tloc *instr_tls_trace __attribute__((tls_model
 extern uint64_t instr_events_dropped_in_handlers;
 
 /* The caller's stack address at a hook: the hook's canonical frame address (one lea with
- * gcc). Hooks pass it so that frames left by longjmp are noticed (cct.h). */
+ * gcc). Hooks pass it so that frames left by longjmp are noticed (cursor.h). */
 #define INSTR_CALLER_SP() ((uintptr_t)__builtin_dwarf_cfa())
 
 typedef struct instr_dispatch {
@@ -169,7 +168,7 @@ static inline __attribute__((always_inline)) int instr_event_trace_direct_in(int
     struct instr_tloc *s = instr_tls_trace;
     if (__builtin_expect(fast != INSTR_FAST_TRACE || !s || region - 1 >= INSTR_TREC_ARG_MASK, 0))
         return 0;
-    instr_trace_put(s, kind << INSTR_TREC_KIND_SHIFT | region, instr_clock_tsc());
+    instr_record_put(s, kind << INSTR_TREC_KIND_SHIFT | region, instr_clock_tsc());
     return 1;
 #else
     (void)fast;
@@ -220,10 +219,10 @@ static inline int instr_event_exit_fast_by(int by_key, uintptr_t what)
 
 /* The way in of the adapters whose events have a stack frame of their own (hooks by region
  * handle, cyg by key), which read the flag once: the inline cursor path; in every other mode
- * one jump through instr_cct_extra (profile/cct.h), which start-up and every change of the
+ * one jump through instr_event_path_table (event_path.h), which start-up and every change of the
  * flag set to what the mode does (the cursor path with metrics or plugins, the plugins alone,
  * the direct trace path, or the adapter's slow path), so that no mode pays a test for
- * another. 1 when the event was taken care of (recorded, or handed to instr_cct_extra, which
+ * another. 1 when the event was taken care of (recorded, or handed to instr_event_path_table, which
  * takes the adapter's slow path itself when it does not record it); 0: the inline cursor
  * path missed, the caller takes its slow path. */
 static inline int instr_event_enter_framed(int by_key, uintptr_t what, uintptr_t sp, void *ctx)
@@ -236,7 +235,8 @@ static inline int instr_event_enter_framed(int by_key, uintptr_t what, uintptr_t
         n->t_enter = instr_clock_tsc();
         return 1;
     }
-    (by_key ? instr_cct_extra.enter_key : instr_cct_extra.enter_region)(ctx, what, s, sp);
+    (by_key ? instr_event_path_table.enter_key
+            : instr_event_path_table.enter_region)(ctx, what, s, sp);
     return 1;
 }
 
@@ -250,7 +250,7 @@ static inline int instr_event_exit_framed(int by_key, uintptr_t what)
         instr_cct_pop(s, n, instr_clock_tsc());
         return 1;
     }
-    (by_key ? instr_cct_extra.exit_key : instr_cct_extra.exit_region)(s, what);
+    (by_key ? instr_event_path_table.exit_key : instr_event_path_table.exit_region)(s, what);
     return 1;
 }
 

@@ -1,7 +1,9 @@
 /* lifecycle.c — start-up, end of measurement, and fork.
  *
  * Start-up runs once (constructor, or the first event if that comes earlier): configuration,
- * clock, substrates, run-time filter, experiment directory. The end runs from atexit, so it
+ * clock, substrates, run-time filter, sources, experiment directory, event path; the
+ * substrates and sources, and the choice of the event path, are the composition unit's
+ * (compose.h, runtime/compose/). The end runs from atexit, so it
  * also happens when the program calls exit() deep in a call stack: open regions are closed
  * at the end time. Fork rule (docs/runtime.md): the child keeps recording the forking
  * thread from the fork on and, if it ends through exit(), writes its own experiment into
@@ -10,6 +12,7 @@
  * The end also runs from a termination signal the program does not handle (signals.c),
  * then without the job-wide steps, and it runs at most once. Everything it writes is
  * written with SIGXFSZ held off; what could not be written is said in one line. */
+#include "compose.h"
 #include "config.h"
 #include "core.h"
 #include "experiment.h"
@@ -18,17 +21,8 @@
 #include "registry.h"
 #include "rtfilter.h"
 #include "signals.h"
+#include "sources.h"
 #include "text.h"
-#include "../adapters/hooks.h"
-#include "../critpath/critpath.h"
-#include "../metrics/metrics.h"
-#include "../profile/profile.h"
-#include "../throttle/throttle.h"
-#ifdef INSTR_RT_HAVE_TRACE
-#include "../trace/trace.h"
-#endif
-#include "../plugins/substrate_plugins.h"
-#include "../../xray_adapter/xray_report.h"
 
 #include <dlfcn.h>
 #include <limits.h>
@@ -36,25 +30,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-
-/* The substrates this runtime has. A trace substrate joins by adding itself here. The metrics
- * substrate comes first: it reads the metric values of an event before the others see it
- * (active only when a metric is on, so the inline paths below stay as they are otherwise). */
-static const instr_substrate *const all_substrates[] = {
-    /* Throttling counts an event before anyone records it (active only with INSTR_THROTTLE
-     * set; it keeps every event on the generic path). */
-    &instr_throttle_substrate,
-    &instr_metrics_substrate,
-    &instr_profile_substrate,
-#ifdef INSTR_RT_HAVE_TRACE
-    &instr_trace_substrate,
-#endif
-    &instr_plugins_substrate, /* INSTR_SUBSTRATE_PLUGINS; not active without a plugin */
-    &instr_xray_substrate, /* no events: writes xray.txt when the program has XRay */
-    &instr_critpath_substrate, /* INSTR_CRITICAL_PATH=1 only */
-};
-_Static_assert(sizeof all_substrates / sizeof *all_substrates <= INSTR_MAX_SUBSTRATES,
-               "INSTR_MAX_SUBSTRATES (substrate.h) must hold every substrate");
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 void (*instr_job_hook)(const instr_run *run);
@@ -105,22 +80,6 @@ static void finalize_from_signal(void)
     instr_experiment_publish();
 }
 
-/* 1 when the dispatch table tab (n entries) holds the profile's `fn` and nothing else but
- * the metrics substrate before it and the plugins' substrate after it, as on their order in
- * all_substrates: the cursor path with metrics and plugins can serve its events. */
-static int cursor_with_extras(const instr_dispatch *tab, unsigned n, instr_event_fn fn)
-{
-    unsigned i = 0;
-    if (i < n && instr_active[tab[i].slot] == &instr_metrics_substrate)
-        i++;
-    if (i == n || tab[i].fn != fn)
-        return 0;
-    i++;
-    if (i < n && instr_active[tab[i].slot] == &instr_plugins_substrate)
-        i++;
-    return i == n;
-}
-
 static void init_once(void)
 {
     instr_config_read();
@@ -135,18 +94,18 @@ static void init_once(void)
     pid = (int)getpid();
     ppid = (int)getppid();
 
-    for (size_t i = 0; i < sizeof all_substrates / sizeof *all_substrates; i++) {
-        const instr_substrate *s = all_substrates[i];
+    const instr_composition *c = &instr_runtime_composition;
+    for (unsigned i = 0; i < c->nsubstrates; i++) {
+        const instr_substrate *s = c->substrates[i];
         if (instr_nactive == INSTR_MAX_SUBSTRATES || !s->wanted())
             continue;
         if (s->init && s->init() != 0)
             continue;
         unsigned slot = instr_nactive++;
         instr_active[slot] = s;
-        /* The metrics substrate has nothing to do at events without synchronous metrics
-         * (asynchronous ones only, unless ASYNC_EVENT ones are traced): events keep the
-         * paths they have without it. */
-        int events = s != &instr_metrics_substrate || instr_metrics_at_events();
+        /* A substrate with nothing to do at events this run (the metrics substrate without
+         * synchronous metrics): events keep the paths they have without it. */
+        int events = !s->at_events || s->at_events();
         if (s->enter && events)
             instr_enter_tab[instr_n_enter++] = (instr_dispatch){s->enter, slot};
         if (s->exit && events)
@@ -165,7 +124,11 @@ static void init_once(void)
         return;
     }
     instr_rtfilter_init(instr_cfg.filtering_file);
-    instr_hooks_register_loaded();
+    for (unsigned i = 0; i < c->nsources; i++)
+        instr_source_register(c->sources[i]);
+    for (unsigned i = 0; i < c->nsources; i++)
+        if (c->sources[i]->start)
+            c->sources[i]->start();
     if (mpi_job()) {
         instr_experiment_defer();
         instr_log_job_hold(); /* alike notices: once per job, from rank 0 (log.h) */
@@ -184,63 +147,8 @@ static void init_once(void)
     /* quick_exit() runs only at_quick_exit handlers: it ends the measurement like exit(). */
     at_quick_exit(instr_experiment_publish);
     at_quick_exit(instr_finalize);
-    /* The profile alone: its cursor is the stack and events take the inline cursor path
-     * (event.h); with another timer than the TSC, the same cursor out of line. */
-    if (instr_n_enter == 1 && instr_n_exit == 1 && instr_enter_tab[0].fn == instr_profile_enter &&
-        instr_exit_tab[0].fn == instr_profile_exit)
-        __atomic_store_n(&instr_fast, instr_clock_use_tsc ? INSTR_FAST_INLINE : INSTR_FAST_CURSOR,
-                         __ATOMIC_RELEASE);
-    /* The profile with the metrics substrate, substrate plugins or both, with the TSC: the
-     * cursor path with metrics, which also calls the plugins (profile/cct_metrics.c). */
-    else if (instr_clock_use_tsc && cursor_with_extras(instr_enter_tab, instr_n_enter,
-                                                       instr_profile_enter) &&
-             cursor_with_extras(instr_exit_tab, instr_n_exit, instr_profile_exit)) {
-        int metrics = instr_active[instr_enter_tab[0].slot] == &instr_metrics_substrate ||
-                      instr_active[instr_exit_tab[0].slot] == &instr_metrics_substrate;
-        int plugins = instr_substrate_slot(&instr_plugins_substrate) >= 0;
-        /* Plugins without metrics: the plugins' own functions (cct_plugins.c), without a
-         * test of the lists when each has one function, and called last when they are
-         * reentrant. */
-        if (!metrics)
-            instr_cct_extra_plugins(instr_plugins_enter_list[0] && !instr_plugins_enter_list[1] &&
-                                    instr_plugins_exit_list[0] && !instr_plugins_exit_list[1],
-                                    instr_plugins_reentrant);
-        else
-            instr_cct_extra_metrics();
-        instr_info(1, "events: the profile's cursor path with %s%s",
-                   metrics && plugins ? "metrics and substrate plugins"
-                                      : metrics ? "metrics" : "substrate plugins",
-                   plugins && instr_plugins_reentrant ? " (reentrant)" : "");
-        __atomic_store_n(&instr_fast, INSTR_FAST_METRICS, __ATOMIC_RELEASE);
-    }
-    /* Substrate plugins alone with the TSC: the adapters' slow paths call them directly, on
-     * the core's stack (plugins/direct.c). */
-    else if (instr_clock_use_tsc && instr_n_enter <= 1 && instr_n_exit <= 1 &&
-             (instr_n_enter == 0 ||
-              instr_active[instr_enter_tab[0].slot] == &instr_plugins_substrate) &&
-             (instr_n_exit == 0 ||
-              instr_active[instr_exit_tab[0].slot] == &instr_plugins_substrate)) {
-        instr_plugins_direct_on();
-        instr_info(1, "events: substrate plugins alone, called directly");
-        __atomic_store_n(&instr_fast, INSTR_FAST_METRICS, __ATOMIC_RELEASE);
-    }
-#ifdef INSTR_RT_HAVE_TRACE
-    /* The trace alone with the TSC: hooks append its records directly (event.h). */
-    else if (instr_n_enter == 1 && instr_n_exit == 1 && instr_clock_use_tsc &&
-             instr_enter_tab[0].fn == instr_trace_enter && instr_exit_tab[0].fn == instr_trace_exit) {
-        int expected = INSTR_FAST_OFF;
-        /* The hooks' way there first: with the flag still off, a thread is not on the direct
-         * path (instr_tls_trace is NULL) and its events take the slow path from there. */
-        instr_cct_extra_trace();
-        if (instr_core_direct_allowed())
-            __atomic_compare_exchange_n(&instr_fast, &expected, INSTR_FAST_TRACE, 0,
-                                        __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
-        if (!instr_core_direct_allowed()) /* refused meanwhile */
-            instr_core_direct_off();
-        if (__atomic_load_n(&instr_fast, __ATOMIC_SEQ_CST) != INSTR_FAST_TRACE)
-            instr_cct_extra_misses();
-    }
-#endif
+    /* The event path, from the fast paths the active substrates declare. */
+    c->choose_paths();
     instr_signal_finalize = finalize_from_signal;
     instr_signals_install();
     __atomic_store_n(&instr_state, INSTR_STATE_RUNNING, __ATOMIC_RELEASE);
@@ -294,7 +202,7 @@ static void finalize(int from_signal)
     pthread_mutex_lock(&instr_loc_lock);
     uint64_t t_end = instr_clock_now();
     __atomic_store_n(&instr_fast, INSTR_FAST_OFF, __ATOMIC_RELEASE);
-    instr_cct_extra_misses();
+    instr_event_path_misses();
     __atomic_store_n(&instr_state, INSTR_STATE_FINISHED, __ATOMIC_RELEASE);
     uint32_t n;
     instr_location *const *locs = instr_core_locations(&n);

@@ -4,8 +4,9 @@
  * The core keeps one small dispatch table per event type, built at start-up from the
  * substrates that are switched on and define a callback for that type. An event type that no
  * substrate wants has an empty table; when no substrate wants enter/exit at all the core
- * does not even read the clock or track the stack (state IDLE). A trace substrate joins by
- * adding itself to the list in core.c. */
+ * does not even read the clock or track the stack (state IDLE). A substrate joins by adding
+ * itself to the list of the composition unit (runtime/compose/compose.c); the core knows
+ * substrates only through this descriptor (docs/architecture.md). */
 #ifndef INSTR_RT_SUBSTRATE_H
 #define INSTR_RT_SUBSTRATE_H
 
@@ -32,12 +33,37 @@ typedef struct instr_run {
 
 typedef void (*instr_event_fn)(void *data, uint32_t region, uint64_t t);
 
+/* The fast paths a substrate supports (instr_substrate.fast_paths; event.h): the composition
+ * unit chooses each event path by these, never by who the substrate is. */
+enum {
+    /* Its location data is the location's call-path cursor (cursor.h) and its enter/exit are
+     * the cursor's steps: alone, the cursor is the thread's only stack (INSTR_FAST_INLINE,
+     * INSTR_FAST_CURSOR). At most one active substrate has it. */
+    INSTR_SUBSTRATE_CURSOR = 1u << 0,
+    /* Rides on the cursor path, before the cursor's own steps (the metrics read into the
+     * node, INSTR_FAST_TABLE). */
+    INSTR_SUBSTRATE_CURSOR_BEFORE = 1u << 1,
+    /* Rides on the cursor path, after the cursor's own steps (substrate plugins,
+     * INSTR_FAST_TABLE). */
+    INSTR_SUBSTRATE_CURSOR_AFTER = 1u << 2,
+    /* Alone, its functions are called directly on the core's stack (INSTR_FAST_TABLE). */
+    INSTR_SUBSTRATE_DIRECT_ALONE = 1u << 3,
+    /* Its location data takes compact records (record.h): alone, the sources append them
+     * themselves (INSTR_FAST_TRACE, the direct path); it then implements open_regions. */
+    INSTR_SUBSTRATE_RECORDS = 1u << 4,
+};
+
 typedef struct instr_substrate {
     const char *name;
     /* 1 when the configuration switches it on. */
     int (*wanted)(void);
     /* Once, at start-up; 0 when ready. */
     int (*init)(void);
+    /* After init: 1 when its enter and exit take part in events (NULL: whenever it defines
+     * them); 0 keeps events on the paths they take without it. */
+    int (*at_events)(void);
+    /* INSTR_SUBSTRATE_* flags: the fast paths it supports (0: the generic path only). */
+    unsigned fast_paths;
     /* Per location (thread), on its first event; the returned pointer is passed back as
      * `data`. NULL means this substrate ignores the location. */
     void *(*location_begin)(instr_location *loc);
@@ -52,8 +78,8 @@ typedef struct instr_substrate {
     /* In a forked child, for the forking thread's location: drop the parent's data, keep the
      * open regions as if entered at t. */
     void (*fork_child)(void *data, uint64_t t);
-    /* The direct trace path only (event.h), on the location's own thread when it leaves the
-     * path: writes the regions open in what the location recorded into out, outermost
+    /* The direct path only (INSTR_SUBSTRATE_RECORDS, event.h), on the location's own thread
+     * when it leaves the path: writes the regions open in what the location recorded into out, outermost
      * first, at most cap of them. Returns how many are open (above cap: call again with
      * more room), or UINT32_MAX when that cannot be known now (a signal handler interrupted
      * the substrate's own work). */
@@ -65,5 +91,7 @@ typedef struct instr_substrate {
 
 /* Slot of a substrate in instr_location.sub[], or -1 when it is not active. */
 int instr_substrate_slot(const instr_substrate *s);
+/* Slot of the first active substrate whose fast_paths have flag, or -1. */
+int instr_substrate_slot_with(unsigned flag);
 
 #endif

@@ -17,12 +17,12 @@
 #define INSTR_RT_CRITPATH_H
 
 #include "record.h"
-#include "../adapters/ext.h"
+#include "../core/ext.h"
 #include "../core/substrate.h"
 
 extern const instr_substrate instr_critpath_substrate;
 
-/* ---- for libinstr-rt-mpi (exported, instr_ext_ prefix: see adapters/ext.h) ---- */
+/* ---- for libinstr-rt-mpi (exported, instr_ext_ prefix: see core/ext.h) ---- */
 /* 1 when INSTR_CRITICAL_PATH=1 and the substrate is recording. */
 INSTR_EXT_EXPORT int instr_ext_cp_on(void);
 /* This process's rank in MPI_COMM_WORLD (names the regions it contributes). */

@@ -8,7 +8,6 @@
 #include "../core/core.h"
 #include "../core/log.h"
 #ifdef INSTR_RT_HAVE_TRACE
-#include "../trace/trace.h"
 #endif
 
 #include <stdlib.h>
@@ -45,8 +44,18 @@ typedef struct metrics_loc {
     int hands_over; /* the starting thread of a traced run with ASYNC_EVENT plugins */
 } metrics_loc;
 
-/* The trace's slot, when the trace takes metric records (trace/metric_events.c); else -1. */
-static int trace_slot = -1;
+/* The substrate that records the values at every event (the trace, trace/metric_events.c),
+ * which asked for them at its init (instr_metrics_record_values), its slot once known, else
+ * -1, and how it takes a value. */
+static const instr_substrate *values_sub;
+static instr_metric_value_put values_put;
+static int values_slot = -1;
+
+void instr_metrics_record_values(const instr_substrate *sub, instr_metric_value_put put)
+{
+    values_put = put;
+    __atomic_store_n(&values_sub, sub, __ATOMIC_RELEASE);
+}
 
 static _Thread_local metrics_loc *tls_metrics __attribute__((tls_model("initial-exec")));
 
@@ -305,12 +314,10 @@ static void *location_begin(instr_location *loc)
     reader_init(s);
     s->loc = loc;
     s->hands_over = hands_over_at_events() && (int)gettid() == start_tid;
-#ifdef INSTR_RT_HAVE_TRACE
     static int once;
-    if (!__atomic_exchange_n(&once, 1, __ATOMIC_ACQ_REL) && instr_trace_metrics_wanted())
-        __atomic_store_n(&trace_slot, instr_substrate_slot(&instr_trace_substrate),
-                         __ATOMIC_RELEASE);
-#endif
+    const instr_substrate *vs = __atomic_load_n(&values_sub, __ATOMIC_ACQUIRE);
+    if (vs && !__atomic_exchange_n(&once, 1, __ATOMIC_ACQ_REL))
+        __atomic_store_n(&values_slot, instr_substrate_slot(vs), __ATOMIC_RELEASE);
     tls_metrics = s;
     return s;
 }
@@ -341,9 +348,8 @@ static void on_event(void *data, uint32_t region, uint64_t t)
     read_all(s, t);
     if (__builtin_expect(s->hands_over, 0))
         hand_over(t);
-#ifdef INSTR_RT_HAVE_TRACE
-    int slot = __atomic_load_n(&trace_slot, __ATOMIC_RELAXED);
-    struct instr_tloc *tl = slot >= 0 ? s->loc->sub[slot] : NULL;
+    int slot = __atomic_load_n(&values_slot, __ATOMIC_RELAXED);
+    void *tl = slot >= 0 ? s->loc->sub[slot] : NULL;
     if (!tl)
         return;
     /* A synchronous plugin's values only where it was asked (trace/metric_events.c). */
@@ -353,10 +359,8 @@ static void on_event(void *data, uint32_t region, uint64_t t)
                                             !src->ops->fresh(src, s->threads[i], t))))
             continue;
         for (uint32_t k = src->first; k < src->first + src->n; k++)
-            instr_trace_put(tl, (uint32_t)INSTR_TREC_METRIC << INSTR_TREC_KIND_SHIFT | k,
-                            s->values[k]);
+            values_put(tl, k, s->values[k]);
     }
-#endif
 }
 
 /* A forked child writes no trace: its thread hands nothing over (the values would only pile
@@ -447,6 +451,8 @@ const instr_substrate instr_metrics_substrate = {
     .name = "metrics",
     .wanted = wanted,
     .init = init,
+    .at_events = instr_metrics_at_events,
+    .fast_paths = INSTR_SUBSTRATE_CURSOR_BEFORE,
     .location_begin = location_begin,
     .enter = on_event,
     .exit = on_event,

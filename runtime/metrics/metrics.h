@@ -125,12 +125,19 @@ void instr_metrics_elect(int world_rank, int host_rank);
 void instr_metrics_each_item(const char *list, void (*fn)(void *arg, const char *item),
                              void *arg);
 
-/* The substrate (first in the dispatch order, runtime/core/lifecycle.c). */
+/* The substrate (before the recording substrates in the dispatch order,
+ * runtime/compose/compose.c). */
 extern const instr_substrate instr_metrics_substrate;
 /* 1 when the substrate takes part in events (after its init): a synchronous metric is on, or
  * an ASYNC_EVENT plugin hands its values over at events of a traced run. 0: events keep the
  * paths they have without metrics. */
 int instr_metrics_at_events(void);
+
+/* A substrate that records the synchronous metrics' values at every event (the trace,
+ * trace/metric_events.c) asks for them at its init: then, at every event of a location,
+ * put(data, index, value) for each value read, `data` being the location's data of `sub`. */
+typedef void (*instr_metric_value_put)(void *data, uint32_t index, uint64_t value);
+void instr_metrics_record_values(const instr_substrate *sub, instr_metric_value_put put);
 
 /* A thread's metric readings, flat (the cursor path with metrics, profile/cct_metrics.c):
  * strictly synchronous plugins are called directly (get_current_values once for all their

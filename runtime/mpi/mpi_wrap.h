@@ -11,7 +11,7 @@
 #ifndef INSTR_MPI_WRAP_H
 #define INSTR_MPI_WRAP_H
 
-#include "../adapters/ext.h"
+#include "../core/ext.h"
 #include "../critpath/critpath.h"
 
 #include <mpi.h>

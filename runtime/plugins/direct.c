@@ -1,7 +1,7 @@
-/* direct.c — the plugins alone on the core's stack (INSTR_FAST_METRICS with the plugins'
+/* direct.c — the plugins alone on the core's stack (INSTR_FAST_TABLE with the plugins'
  * substrate the only one that wants enter/exit, INSTR_ENABLE_PROFILING=0; core/event.h).
  *
- * The hooks and cyg jump through instr_cct_extra (profile/cct.h) to these functions,
+ * The hooks and cyg jump through instr_event_path_table (core/event_path.h) to these functions,
  * which take the generic path's steps on the location's own stack of region handles (the
  * same stack, the same order of stores against signal handlers, the same busy flag) and then
  * call the plugins' null-terminated lists directly, with the TSC: no dispatch table, no
@@ -11,12 +11,12 @@
  * signal handler inside the runtime) is a miss: the adapter's slow path, the generic path.
  *
  * By key (-finstrument-functions' addresses) the region is the one the adapter's address
- * table has (adapters/cyg.h); a function it does not know yet misses.
+ * table has (instr_cyg_handle, core/event_path.h); a function it does not know yet misses.
  *
  * Hot: no locks, no allocation, no system call. */
 #include "substrate_plugins.h"
-#include "../adapters/cyg.h"
 #include "../core/event.h"
+#include "../profile/cct.h"
 #include "../include/instr_abi.h"
 #include "../throttle/throttle.h"
 
@@ -93,28 +93,28 @@ static inline int recorded(uint32_t h)
            !instr_handle_throttling(h);
 }
 
-/* The four functions instr_cct_extra gets, for any lists (`single` 0) or one function per
+/* The four functions instr_event_path_table gets, for any lists (`single` 0) or one function per
  * list (1), for plugins that are reentrant (`reent` 1) or not. By the hooks' handle; by the
  * function's address (-finstrument-functions) with its handle from the adapter's table. */
 #define DIRECT_ENTRY_POINTS(suffix, single, reent)                                          \
-    static void enter_region##suffix(INSTR_CCT_ENTER_ARGS)                                  \
+    static void enter_region##suffix(INSTR_PATH_ENTER_ARGS)                                  \
     {                                                                                       \
         uint32_t h = (uint32_t)what;                                                        \
         if (__builtin_expect(!recorded(h) || !try_enter(single, reent, h), 0))              \
             instr_hooks_enter_miss(ctx, what, s, sp);                                       \
     }                                                                                       \
-    static void exit_region##suffix(INSTR_CCT_EXIT_ARGS)                                    \
+    static void exit_region##suffix(INSTR_PATH_EXIT_ARGS)                                    \
     {                                                                                       \
         if (__builtin_expect(!try_exit(single, reent, (uint32_t)what), 0))                  \
             instr_hooks_exit_miss(s, what);                                                 \
     }                                                                                       \
-    static void enter_key##suffix(INSTR_CCT_ENTER_ARGS)                                     \
+    static void enter_key##suffix(INSTR_PATH_ENTER_ARGS)                                     \
     {                                                                                       \
         uint32_t h = instr_cyg_handle(what);                                                \
         if (__builtin_expect(!recorded(h) || !try_enter(single, reent, h), 0))              \
             instr_cyg_enter_miss(ctx, what, s, sp);                                         \
     }                                                                                       \
-    static void exit_key##suffix(INSTR_CCT_EXIT_ARGS)                                       \
+    static void exit_key##suffix(INSTR_PATH_EXIT_ARGS)                                       \
     {                                                                                       \
         uint32_t h = instr_cyg_handle(what);                                                \
         if (__builtin_expect(!recorded(h) || !try_exit(single, reent, h), 0))               \
@@ -134,26 +134,26 @@ void instr_plugins_direct_on(void)
     one_exit = out[0] && !out[1] ? out[0] : NULL;
     int reent = instr_plugins_reentrant;
     if (one_enter && one_exit)
-        instr_cct_extra_set(reent ? &(instr_cct_extra_ops){
+        instr_event_path_set(reent ? &(instr_event_path_ops){
                                         .enter_key = enter_key_one_r,
                                         .exit_key = exit_key_one_r,
                                         .enter_region = enter_region_one_r,
                                         .exit_region = exit_region_one_r,
                                     }
-                                  : &(instr_cct_extra_ops){
+                                  : &(instr_event_path_ops){
                                         .enter_key = enter_key_one,
                                         .exit_key = exit_key_one,
                                         .enter_region = enter_region_one,
                                         .exit_region = exit_region_one,
                                     });
     else
-        instr_cct_extra_set(reent ? &(instr_cct_extra_ops){
+        instr_event_path_set(reent ? &(instr_event_path_ops){
                                         .enter_key = enter_key_lists_r,
                                         .exit_key = exit_key_lists_r,
                                         .enter_region = enter_region_lists_r,
                                         .exit_region = exit_region_lists_r,
                                     }
-                                  : &(instr_cct_extra_ops){
+                                  : &(instr_event_path_ops){
                                         .enter_key = enter_key_lists,
                                         .exit_key = exit_key_lists,
                                         .enter_region = enter_region_lists,

@@ -14,7 +14,7 @@
 #include "../core/plugin_load.h"
 #include "../core/registry.h"
 #include "../core/text.h"
-#include "../adapters/ext.h"
+#include "../core/ext.h"
 #include "../include/instr_substrate_plugin.h"
 #include "../metrics/metrics.h"
 #include "../profile/profile.h"
@@ -545,9 +545,9 @@ static void *sp_location_begin(instr_location *loc)
     snprintf(l->name, sizeof l->name, "thread %u", loc->id);
     l->type = instr_plugins_openmp_worker ? INSTR_SUBSTRATE_LOCATION_OPENMP_THREAD
                                           : INSTR_SUBSTRATE_LOCATION_CPU_THREAD;
-    /* The cursor path with plugins (lifecycle.c): the profile calls the lists itself, with
+    /* The cursor path with plugins (runtime/compose/): the profile calls the lists itself, with
      * the metric values of its nodes. */
-    if (__atomic_load_n(&instr_fast, __ATOMIC_ACQUIRE) == INSTR_FAST_METRICS) {
+    if (__atomic_load_n(&instr_fast, __ATOMIC_ACQUIRE) == INSTR_FAST_TABLE) {
         int ps = instr_substrate_slot(&instr_profile_substrate);
         instr_pstate *s = ps >= 0 ? loc->sub[ps] : NULL;
         if (s && instr_cct_plugins_attach(s, l, instr_plugins_enter_list,
@@ -642,6 +642,7 @@ instr_substrate instr_plugins_substrate = {
     .name = "plugins",
     .wanted = sp_wanted,
     .init = sp_init,
+    .fast_paths = INSTR_SUBSTRATE_CURSOR_AFTER | INSTR_SUBSTRATE_DIRECT_ALONE,
     .location_begin = sp_location_begin,
     .location_end = sp_location_end,
     .write = sp_write,

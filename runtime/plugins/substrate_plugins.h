@@ -23,7 +23,7 @@ extern instr_substrate_region_fn instr_plugins_enter_list[], instr_plugins_exit_
  * handler's events away (docs/plugins.md, "Reentrant plugins"). */
 extern int instr_plugins_reentrant;
 
-/* The plugins alone with the TSC (core/lifecycle.c): the adapters' slow paths call them
+/* The plugins alone with the TSC (runtime/compose/): the adapters' slow paths call them
  * directly on the core's stack (direct.c). Before instr_fast is set. */
 void instr_plugins_direct_on(void);
 

@@ -18,8 +18,6 @@
 #define FIRST_CHUNK 4096u
 #define MAX_CHUNK (1u << 20)
 
-_Thread_local int instr_cct_jumped __attribute__((tls_model("initial-exec")));
-instr_pnode instr_cct_nomatch = {.region = INSTR_CCT_NO_REGION, .last = &instr_cct_nomatch};
 
 static void sentinel(instr_pnode *n)
 {

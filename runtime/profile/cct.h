@@ -1,194 +1,14 @@
-/* cct.h — one thread's calling-context tree and its cursor: the profile's data model and the
- * inline part of its hot path.
- *
- * The node *is* the frame. A node stands for one call path, and a call path is on the
- * thread's stack at most once at a time (recursion makes deeper nodes), so the open visit's
- * own fields (entry time, callee time so far, stack address) live in the node. The cursor,
- * the innermost open region's node, is the thread's only stack while the profile is the one
- * substrate that wants enter/exit (docs/performance.md, "hot path"): enter moves the cursor
- * to a child, exit moves it back to the parent.
- *
- * Signal handlers: the fast paths below change one word (the cursor) to claim or release a
- * frame, and the slow paths in cct.c park the cursor on a sentinel node while they work, on
- * which every fast path fails; a handler that arrives then is dropped and counted
- * (docs/runtime.md, "signal handlers"). */
+/* cct.h — the profile's own parts of the cursor path (core/cursor.h): substrate plugins
+ * called on it, and the functions of the per-mode jump table (core/event_path.h) for the
+ * cursor path with metrics and with plugins. */
 #ifndef INSTR_RT_CCT_H
 #define INSTR_RT_CCT_H
 
+#include "../core/cursor.h"
+#include "../core/event_path.h"
+
 #include <stddef.h>
 #include <stdint.h>
-
-struct instr_substrate_location;
-
-/* A region handle no registered region has: sentinel nodes carry it, so no event matches them. */
-#define INSTR_CCT_NO_REGION 0xfffffffeu
-
-typedef struct instr_pstats {
-    uint64_t visits, incl, excl, min_incl, max_incl, min_excl, max_excl; /* ticks */
-} instr_pstats;
-
-typedef struct instr_pnode {
-    /* The open visit (hot): what enter and exit touch. */
-    uint32_t region;
-    uint32_t depth;             /* 0 for the root */
-    struct instr_pnode *parent;
-    struct instr_pnode *last;   /* the child entered most recently: the next one in loops */
-    uint64_t t_enter;           /* when the open visit began */
-    uint64_t child_ticks;       /* inclusive ticks of the open visit's callees so far */
-    uintptr_t sp;               /* stack address of the open visit's caller (longjmp check) */
-    uintptr_t key;              /* the adapter's own name of the region, when it has one
-                                 * (cyg: the function's address), else 0 */
-    instr_pstats s;
-    /* The tree (cold). Children are a singly linked list. */
-    struct instr_pnode *child, *sibling;
-    uint32_t merged;            /* index in the merged tree, used only while writing */
-    uint64_t *m;                /* with metrics on (metric_sums.c): per metric the inclusive
-                                 * sum, the value at the open visit's enter, and the least and
-                                 * greatest inclusive value of one visit; NULL otherwise */
-} instr_pnode;
-
-/* A substrate plugin's enter or exit (instr_substrate_region_fn, instr_substrate_plugin.h). */
-typedef void (*instr_cct_plugin_fn)(struct instr_substrate_location *loc, uint64_t t,
-                                    uint32_t region, const uint64_t *metrics);
-
-/* Per location. */
-typedef struct instr_pstate {
-    /* The cursor while a slow path or a plugin's function works (never matches). First, so
-     * that taking the cursor is one store of the state's own address (cct_plugins.c). */
-    instr_pnode busy;
-    instr_pnode *cursor;        /* the innermost open region's node; &root when none */
-    /* While a plugin's function runs with the cursor taken on the cursor path with plugins:
-     * the node that becomes the cursor after it (cct_plugins.c), kept here rather than in a
-     * second callee-saved register. */
-    instr_pnode *after;
-    instr_pnode root;           /* the virtual root; its stack address is the top of all */
-    instr_pnode lost;           /* the cursor below a node that could not be created */
-    instr_pnode *lost_parent;   /* where the cursor returns when the lost frames are closed */
-    uint32_t lost_depth;        /* open frames below lost_parent */
-    char *cur, *end;            /* node arena: free part of the current chunk */
-    void *chunks;               /* chunks taken, linked through their first word */
-    size_t next_chunk;
-    uintptr_t stack_lo, stack_hi; /* the thread's own stack: frames elsewhere (sigaltstack,
-                                   * coroutines) are never taken for frames left by longjmp */
-    uint64_t dropped;           /* enters whose node could not be created */
-    uint64_t resynced;          /* frames closed because the stack was left by longjmp */
-    struct graft_node *grafts;  /* this location's graft frames, newest first (graft.c) */
-    uint64_t *mvals;            /* the location's current metric values (runtime/metrics/) */
-    uint32_t nm;                /* how many; 0: no metric is on */
-    /* With metrics on: how the cursor path reads them (metrics.h), else NULL; with substrate
-     * plugins too, the location's own copy whose `flat` is 0 (cct_plugins.c). */
-    const struct instr_metric_reader *mread;
-    /* Substrate plugins on the cursor path (cct_plugins.c): this location's plugin location
-     * and the null-terminated lists of the plugins' enter and exit functions; NULL when
-     * none. */
-    struct instr_substrate_location *ploc;
-    const instr_cct_plugin_fn *penter, *pexit;
-    /* The list's function when it has one, else NULL; instr_cct_plugins_none until the
-     * plugins' location is attached (instr_cct_plugins1_*, cct_plugins.c, call them without
-     * a test). */
-    instr_cct_plugin_fn penter1, pexit1;
-    /* 1: the plugins' functions are reentrant (INSTR_SUBSTRATE_PLUGIN_REENTRANT): called with
-     * the cursor where the event leaves it, not taken (instr_cct_plugins_call). */
-    int preent;
-} instr_pstate;
-
-/* Set by the longjmp family (interpose/longjmp.c): this thread's stack was cut since its last
- * slow-path enter. */
-extern _Thread_local int instr_cct_jumped __attribute__((tls_model("initial-exec")));
-
-/* Closes the frames whose stack address lies below sp (the thread jumps there: longjmp);
- * returns how many. */
-uint64_t instr_cct_cut(instr_pstate *s, uintptr_t sp);
-
-/* The node every sentinel's `last` points to: its region never matches either. */
-extern instr_pnode instr_cct_nomatch;
-
-/* Makes the zeroed node n a child of parent for region (the tree's one way to link a node). */
-static inline void instr_cct_link(instr_pnode *n, instr_pnode *parent, uint32_t region)
-{
-    n->region = region;
-    n->depth = parent->depth + 1;
-    n->parent = parent;
-    n->last = &instr_cct_nomatch;
-    n->s.min_incl = n->s.min_excl = UINT64_MAX;
-    n->sibling = parent->child;
-    parent->child = n;
-}
-
-/* Stats of one finished visit of n at time t; adds its inclusive time to the parent's open
- * visit. */
-static inline void instr_cct_close_in(instr_pnode *n, instr_pnode *parent, uint64_t t)
-{
-    uint64_t incl = t - n->t_enter;
-    uint64_t excl = incl - n->child_ticks;
-    /* Guards against a clock that went backwards (TSC across sockets): one test for both,
-     * since callee time is never negative, a negative incl makes excl negative too. */
-    if (__builtin_expect((int64_t)excl < 0, 0)) {
-        if ((int64_t)incl < 0)
-            incl = 0;
-        excl = incl >= n->child_ticks ? incl - n->child_ticks : 0;
-    }
-    n->s.visits++;
-    /* Keeps gcc from packing the two additions into vector instructions (six for two). */
-    __asm__("" : "+r"(incl));
-    n->s.incl += incl;
-    n->s.excl += excl;
-    if (__builtin_expect(incl < n->s.min_incl, 0)) n->s.min_incl = incl;
-    if (__builtin_expect(incl > n->s.max_incl, 0)) n->s.max_incl = incl;
-    if (__builtin_expect(excl < n->s.min_excl, 0)) n->s.min_excl = excl;
-    if (__builtin_expect(excl > n->s.max_excl, 0)) n->s.max_excl = excl;
-    parent->child_ticks += incl;
-}
-
-static inline void instr_cct_close(instr_pnode *n, uint64_t t) { instr_cct_close_in(n, n->parent, t); }
-
-/* Whether n is the region named `what`: its handle, or with by_key its key (a constant at
- * every call, so the compiler keeps one compare). */
-static inline int instr_cct_is(const instr_pnode *n, int by_key, uintptr_t what)
-{
-    return by_key ? n->key == what : n->region == (uint32_t)what;
-}
-
-/* Fast enter: the child of the cursor entered last is the region (instr_cct_is) and the
- * caller's stack address lies below the cursor's (a real callee, not a frame left by
- * longjmp). Returns the node, now the cursor, for the caller to stamp; NULL: take the slow
- * path. `sp` 0: an event without a stack frame of its own (manual regions, OpenMP, MPI),
- * which inherits the cursor's. */
-static inline instr_pnode *instr_cct_push(instr_pstate *s, int by_key, uintptr_t what,
-                                          uintptr_t sp)
-{
-    instr_pnode *p = s->cursor;
-    instr_pnode *n = p->last;
-    if (__builtin_expect(!instr_cct_is(n, by_key, what), 0))
-        return 0;
-    if (sp) {
-        if (__builtin_expect(p->sp <= sp, 0))
-            return 0;
-    } else {
-        sp = p->sp;
-    }
-    /* The cursor first: a handler arriving from here on enters below n, never reuses it. */
-    s->cursor = n;
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    n->child_ticks = 0;
-    n->sp = sp;
-    return n;
-}
-
-/* Fast exit: the cursor is the region's node. Returns it (still the cursor) or NULL. */
-static inline instr_pnode *instr_cct_top(instr_pstate *s, int by_key, uintptr_t what)
-{
-    instr_pnode *n = s->cursor;
-    return __builtin_expect(instr_cct_is(n, by_key, what), 1) ? n : 0;
-}
-
-static inline void instr_cct_pop(instr_pstate *s, instr_pnode *n, uint64_t t)
-{
-    instr_pnode *parent = n->parent;
-    instr_cct_close_in(n, parent, t);
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    s->cursor = parent;
-}
 
 /* Calls every function of the null-terminated list f (out of line: its loop keeps registers
  * that the call of one function does not need). */
@@ -248,7 +68,7 @@ static inline void instr_cct_plugins_call(instr_pstate *s, instr_cct_plugin_fn o
 #define INSTR_CCT_PLUGINS_EXIT(s, region, t, m)                                               \
     instr_cct_plugins_call(s, (s)->pexit1, (s)->pexit, region, t, m)
 
-/* Puts substrate plugins on the cursor path of s (INSTR_FAST_METRICS with the plugins'
+/* Puts substrate plugins on the cursor path of s (INSTR_FAST_TABLE with the plugins'
  * substrate; called by it when its location of the same thread begins): ploc, the lists and
  * reentrant as in instr_pstate (preent). 0, or -1 when out of memory (then the plugins see
  * none of the location's enters and exits). */
@@ -256,77 +76,45 @@ int instr_cct_plugins_attach(instr_pstate *s, struct instr_substrate_location *p
                              const instr_cct_plugin_fn *penter, const instr_cct_plugin_fn *pexit,
                              int reentrant);
 
-/* The cursor path with metrics (INSTR_FAST_METRICS, core/event.h; cct_metrics.c): the cursor
+/* The cursor path with metrics (INSTR_FAST_TABLE, core/event.h; cct_metrics.c): the cursor
  * path's steps for the calling thread, whose cursor state the adapter passes (s, as it loaded
  * it for its inline path), by the adapter's key or by region handle, with the metrics read
  * into the node at enter and its sums at exit. Only the adapters whose events have a stack
  * frame of their own call them (sp is never 0): the hooks by region handle, cyg by key. On a
  * miss (the node is not the cursor's last child, or not the cursor; also every handle that
- * is not a region's, which no node carries) they call that adapter's slow path below with
- * the same arguments, among them at enter the adapter's own context (hooks: the region's
- * descriptor); called by name, not passed, which would cost every event an instruction. The
- * argument order is the one the hooks have their values in (the descriptor in the first, the
- * cursor state where gcc keeps it), so that the jump needs no moves. */
-#define INSTR_CCT_ENTER_ARGS void *ctx, uintptr_t what, instr_pstate *s, uintptr_t sp
-#define INSTR_CCT_EXIT_ARGS instr_pstate *s, uintptr_t what
-void instr_hooks_enter_miss(INSTR_CCT_ENTER_ARGS); /* adapters/hooks.c */
-void instr_hooks_exit_miss(INSTR_CCT_EXIT_ARGS);
-void instr_cyg_enter_miss(INSTR_CCT_ENTER_ARGS); /* adapters/cyg.c */
-void instr_cyg_exit_miss(INSTR_CCT_EXIT_ARGS);
-void instr_cct_metrics_enter_key(INSTR_CCT_ENTER_ARGS);
-void instr_cct_metrics_exit_key(INSTR_CCT_EXIT_ARGS);
-void instr_cct_metrics_enter_region(INSTR_CCT_ENTER_ARGS);
-void instr_cct_metrics_exit_region(INSTR_CCT_EXIT_ARGS);
+ * is not a region's, which no node carries) they call that adapter's slow path
+ * (core/event_path.h) with the same arguments. */
+void instr_cct_metrics_enter_key(INSTR_PATH_ENTER_ARGS);
+void instr_cct_metrics_exit_key(INSTR_PATH_EXIT_ARGS);
+void instr_cct_metrics_enter_region(INSTR_PATH_ENTER_ARGS);
+void instr_cct_metrics_exit_region(INSTR_PATH_EXIT_ARGS);
 /* The same for the profile with substrate plugins and no metrics (cct_plugins.c): any lists
  * of the plugins' functions, and (plugins1) exactly one enter and one exit function. */
-void instr_cct_plugins_enter_key(INSTR_CCT_ENTER_ARGS);
-void instr_cct_plugins_exit_key(INSTR_CCT_EXIT_ARGS);
-void instr_cct_plugins_enter_region(INSTR_CCT_ENTER_ARGS);
-void instr_cct_plugins_exit_region(INSTR_CCT_EXIT_ARGS);
-void instr_cct_plugins1_enter_key(INSTR_CCT_ENTER_ARGS);
-void instr_cct_plugins1_exit_key(INSTR_CCT_EXIT_ARGS);
-void instr_cct_plugins1_enter_region(INSTR_CCT_ENTER_ARGS);
-void instr_cct_plugins1_exit_region(INSTR_CCT_EXIT_ARGS);
+void instr_cct_plugins_enter_key(INSTR_PATH_ENTER_ARGS);
+void instr_cct_plugins_exit_key(INSTR_PATH_EXIT_ARGS);
+void instr_cct_plugins_enter_region(INSTR_PATH_ENTER_ARGS);
+void instr_cct_plugins_exit_region(INSTR_PATH_EXIT_ARGS);
+void instr_cct_plugins1_enter_key(INSTR_PATH_ENTER_ARGS);
+void instr_cct_plugins1_exit_key(INSTR_PATH_EXIT_ARGS);
+void instr_cct_plugins1_enter_region(INSTR_PATH_ENTER_ARGS);
+void instr_cct_plugins1_exit_region(INSTR_PATH_EXIT_ARGS);
 /* The same for reentrant plugins (INSTR_SUBSTRATE_PLUGIN_REENTRANT): the cursor given to the
  * child or the parent first, the plugins' functions called last. */
-void instr_cct_pluginsr_enter_key(INSTR_CCT_ENTER_ARGS);
-void instr_cct_pluginsr_exit_key(INSTR_CCT_EXIT_ARGS);
-void instr_cct_pluginsr_enter_region(INSTR_CCT_ENTER_ARGS);
-void instr_cct_pluginsr_exit_region(INSTR_CCT_EXIT_ARGS);
-void instr_cct_plugins1r_enter_key(INSTR_CCT_ENTER_ARGS);
-void instr_cct_plugins1r_exit_key(INSTR_CCT_EXIT_ARGS);
-void instr_cct_plugins1r_enter_region(INSTR_CCT_ENTER_ARGS);
-void instr_cct_plugins1r_exit_region(INSTR_CCT_EXIT_ARGS);
-
-/* The cursor's next node for an enter with a frame of its own (sp != 0): the cursor's last
- * child when it is the region and sp lies below the cursor's frame, else NULL. Nothing is
- * stored: the caller claims the frame (instr_cct_push's steps, or the cursor taken first). */
-static inline instr_pnode *instr_cct_next(instr_pstate *s, int by_key, uintptr_t what,
-                                          uintptr_t sp)
-{
-    instr_pnode *p = s->cursor;
-    instr_pnode *n = p->last;
-    if (__builtin_expect(!instr_cct_is(n, by_key, what) || p->sp <= sp, 0))
-        return 0;
-    return n;
-}
-
-/* instr_cct_push's stores for instr_cct_next's node n: the cursor first (a handler arriving
- * from here on enters below n, never reuses it), then the open visit's fields. */
-static inline void instr_cct_claim(instr_pstate *s, instr_pnode *n, uintptr_t sp)
-{
-    s->cursor = n;
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    n->child_ticks = 0;
-    n->sp = sp;
-}
+void instr_cct_pluginsr_enter_key(INSTR_PATH_ENTER_ARGS);
+void instr_cct_pluginsr_exit_key(INSTR_PATH_EXIT_ARGS);
+void instr_cct_pluginsr_enter_region(INSTR_PATH_ENTER_ARGS);
+void instr_cct_pluginsr_exit_region(INSTR_PATH_EXIT_ARGS);
+void instr_cct_plugins1r_enter_key(INSTR_PATH_ENTER_ARGS);
+void instr_cct_plugins1r_exit_key(INSTR_PATH_EXIT_ARGS);
+void instr_cct_plugins1r_enter_region(INSTR_PATH_ENTER_ARGS);
+void instr_cct_plugins1r_exit_region(INSTR_PATH_EXIT_ARGS);
 
 /* Defines the four functions above for one mode (`prefix`) from the mode's own
  * enter_node(s, n, sp), which claims the frame of n (instr_cct_next's node), and
  * exit_node(s, n), which the file defines (always inlined) under whatever names it gives
  * them; the cursor's match and the miss are the same for every mode. */
 #define INSTR_CCT_MODE_ENTRY_POINTS(prefix, enter_node, exit_node)                      \
-    void instr_cct_##prefix##_enter_key(INSTR_CCT_ENTER_ARGS)                           \
+    void instr_cct_##prefix##_enter_key(INSTR_PATH_ENTER_ARGS)                           \
     {                                                                                   \
         instr_pnode *n = instr_cct_next(s, 1, what, sp);                                \
         if (__builtin_expect(!n, 0)) {                                                  \
@@ -335,7 +123,7 @@ static inline void instr_cct_claim(instr_pstate *s, instr_pnode *n, uintptr_t sp
         }                                                                               \
         enter_node(s, n, sp);                                                           \
     }                                                                                   \
-    void instr_cct_##prefix##_exit_key(INSTR_CCT_EXIT_ARGS)                             \
+    void instr_cct_##prefix##_exit_key(INSTR_PATH_EXIT_ARGS)                             \
     {                                                                                   \
         instr_pnode *n = instr_cct_top(s, 1, what);                                     \
         if (__builtin_expect(!n, 0)) {                                                  \
@@ -344,7 +132,7 @@ static inline void instr_cct_claim(instr_pstate *s, instr_pnode *n, uintptr_t sp
         }                                                                               \
         exit_node(s, n);                                                                \
     }                                                                                   \
-    void instr_cct_##prefix##_enter_region(INSTR_CCT_ENTER_ARGS)                        \
+    void instr_cct_##prefix##_enter_region(INSTR_PATH_ENTER_ARGS)                        \
     {                                                                                   \
         instr_pnode *n = instr_cct_next(s, 0, what, sp);                                \
         if (__builtin_expect(!n, 0)) {                                                  \
@@ -353,7 +141,7 @@ static inline void instr_cct_claim(instr_pstate *s, instr_pnode *n, uintptr_t sp
         }                                                                               \
         enter_node(s, n, sp);                                                           \
     }                                                                                   \
-    void instr_cct_##prefix##_exit_region(INSTR_CCT_EXIT_ARGS)                          \
+    void instr_cct_##prefix##_exit_region(INSTR_PATH_EXIT_ARGS)                          \
     {                                                                                   \
         instr_pnode *n = instr_cct_top(s, 0, what);                                     \
         if (__builtin_expect(!n, 0)) {                                                  \
@@ -363,53 +151,14 @@ static inline void instr_cct_claim(instr_pstate *s, instr_pnode *n, uintptr_t sp
         exit_node(s, n);                                                                \
     }
 
-/* Where the hooks' and cyg's events go when the inline cursor path is not on (core/event.h,
- * instr_event_enter_framed): one jump through it (one instruction, as a direct jump), so that
- * no mode pays a test for another. Set with the path flag (cct_extra.c): before start-up and
- * whenever the flag goes off, the adapters' slow paths (the misses above); the cursor path
- * with metrics, with plugins, or the plugins alone with INSTR_FAST_METRICS; the direct trace
- * path by region handle with INSTR_FAST_TRACE (hooks.c). The functions are set one pointer
- * at a time (atomic stores): an event that still sees the one before belongs to the time
- * before, as with the flag. */
-typedef struct instr_cct_extra_ops {
-    void (*enter_key)(INSTR_CCT_ENTER_ARGS);
-    void (*exit_key)(INSTR_CCT_EXIT_ARGS);
-    void (*enter_region)(INSTR_CCT_ENTER_ARGS);
-    void (*exit_region)(INSTR_CCT_EXIT_ARGS);
-} instr_cct_extra_ops;
-extern instr_cct_extra_ops instr_cct_extra __attribute__((visibility("hidden")));
-void instr_cct_extra_set(const instr_cct_extra_ops *ops);
-/* The adapters' slow paths (the flag is off, or INSTR_FAST_CURSOR). */
-void instr_cct_extra_misses(void);
-/* The cursor path with metrics (and perhaps plugins, cct_metrics.c). */
-void instr_cct_extra_metrics(void);
-/* The cursor path with plugins and no metrics; one_each: every list has one function (then
- * the instr_cct_plugins1_* functions); reentrant: every plugin's function is (the
- * instr_cct_plugins*r_* functions). */
-void instr_cct_extra_plugins(int one_each, int reentrant);
-/* The direct trace path (INSTR_FAST_TRACE): the hooks' functions (adapters/hooks.c), which
- * take the hooks' slow path when the thread is not on it; cyg's slow path by key. */
-void instr_hooks_trace_enter(INSTR_CCT_ENTER_ARGS);
-void instr_hooks_trace_exit(INSTR_CCT_EXIT_ARGS);
-void instr_cct_extra_trace(void);
+/* The jump table (core/event_path.h) for the cursor path with metrics (and perhaps plugins,
+ * cct_metrics.c). */
+void instr_cct_path_metrics(void);
+/* The same for the cursor path with plugins and no metrics; one_each: every list has one
+ * function (then the instr_cct_plugins1_* functions); reentrant: every plugin's function is
+ * (the instr_cct_plugins*r_* functions). */
+void instr_cct_path_plugins(int one_each, int reentrant);
 /* A plugin function that does nothing: penter1 and pexit1 of a location without plugins. */
 void instr_cct_plugins_none(struct instr_substrate_location *loc, uint64_t t, uint32_t region,
                             const uint64_t *metrics);
-
-/* The slow paths of the cursor when it is the thread's only stack (event.h). They take the
- * cursor off the fast paths while they work; 0 when done, -1 when the cursor was already
- * taken (a signal handler interrupted a slow path of its thread: the caller drops the event).
- * `sp` as for instr_cct_push. */
-int instr_cct_enter_slow(instr_pstate *s, uint32_t region, uintptr_t sp);
-int instr_cct_exit_slow(instr_pstate *s, uint32_t region, uint64_t *unmatched);
-/* Closes, at t, the open frames deeper than `depth`; returns how many. */
-uint64_t instr_cct_close_above(instr_pstate *s, uint32_t depth, uint64_t t);
-/* Stack depth of the cursor (open frames). */
-uint32_t instr_cct_depth(const instr_pstate *s);
-/* The regions of the open frames, outermost first, into out[0..depth-1]; forgets frames
- * below a node that could not be created. Returns the depth. */
-uint32_t instr_cct_path(instr_pstate *s, uint32_t *out, uint32_t cap);
-/* The innermost open region's node, or NULL when none or unknown. */
-instr_pnode *instr_cct_current(instr_pstate *s);
-
 #endif

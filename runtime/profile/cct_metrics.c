@@ -1,4 +1,4 @@
-/* cct_metrics.c — the cursor path with metrics (INSTR_FAST_METRICS; core/event.h, cct.h).
+/* cct_metrics.c — the cursor path with metrics (INSTR_FAST_TABLE; core/event.h, cct.h).
  *
  * While the profile and the metrics substrate are the only substrates that want enter/exit,
  * the cursor stays the thread's only stack, as on the inline cursor path, and each event
@@ -131,3 +131,13 @@ static inline __attribute__((always_inline)) void exit_node(instr_pstate *s, ins
 }
 
 INSTR_CCT_MODE_ENTRY_POINTS(metrics, enter_node, exit_node)
+
+void instr_cct_path_metrics(void)
+{
+    instr_event_path_set(&(instr_event_path_ops){
+        .enter_key = instr_cct_metrics_enter_key,
+        .exit_key = instr_cct_metrics_exit_key,
+        .enter_region = instr_cct_metrics_enter_region,
+        .exit_region = instr_cct_metrics_exit_region,
+    });
+}

@@ -1,4 +1,4 @@
-/* cct_plugins.c — substrate plugins on the cursor path (INSTR_FAST_METRICS with the plugins'
+/* cct_plugins.c — substrate plugins on the cursor path (INSTR_FAST_TABLE with the plugins'
  * substrate; core/event.h, cct.h).
  *
  * While the profile, substrate plugins and perhaps the metrics substrate are the only
@@ -6,7 +6,7 @@
  * calls the plugins' enter and exit itself, from the null-terminated lists of the plugins'
  * substrate (runtime/plugins/), with the location's plugin location: no dispatch table, no
  * core stack. Without metrics the functions below serve the hooks and cyg (through
- * instr_cct_extra); with metrics, cct_metrics.c's, whose out-of-line branch calls the
+ * instr_event_path_table); with metrics, cct_metrics.c's, whose out-of-line branch calls the
  * plugins with the values of the node's rows. The cursor's slow paths (cct.c) call them too:
  * a new call path, frames closed by longjmp, unbalanced exits, the end of a thread or of the
  * program.
@@ -26,31 +26,31 @@
 
 #include <stdlib.h>
 
-void instr_cct_extra_plugins(int one_each, int reentrant)
+void instr_cct_path_plugins(int one_each, int reentrant)
 {
     if (reentrant && one_each)
-        instr_cct_extra_set(&(instr_cct_extra_ops){
+        instr_event_path_set(&(instr_event_path_ops){
             .enter_key = instr_cct_plugins1r_enter_key,
             .exit_key = instr_cct_plugins1r_exit_key,
             .enter_region = instr_cct_plugins1r_enter_region,
             .exit_region = instr_cct_plugins1r_exit_region,
         });
     else if (reentrant)
-        instr_cct_extra_set(&(instr_cct_extra_ops){
+        instr_event_path_set(&(instr_event_path_ops){
             .enter_key = instr_cct_pluginsr_enter_key,
             .exit_key = instr_cct_pluginsr_exit_key,
             .enter_region = instr_cct_pluginsr_enter_region,
             .exit_region = instr_cct_pluginsr_exit_region,
         });
     else if (one_each)
-        instr_cct_extra_set(&(instr_cct_extra_ops){
+        instr_event_path_set(&(instr_event_path_ops){
             .enter_key = instr_cct_plugins1_enter_key,
             .exit_key = instr_cct_plugins1_exit_key,
             .enter_region = instr_cct_plugins1_enter_region,
             .exit_region = instr_cct_plugins1_exit_region,
         });
     else
-        instr_cct_extra_set(&(instr_cct_extra_ops){
+        instr_event_path_set(&(instr_event_path_ops){
             .enter_key = instr_cct_plugins_enter_key,
             .exit_key = instr_cct_plugins_exit_key,
             .enter_region = instr_cct_plugins_enter_region,

@@ -1,4 +1,4 @@
-/* job.c — a parallel job's profile (see job.h and ../adapters/ext.h).
+/* job.c — a parallel job's profile (see job.h and ../core/ext.h).
  *
  * Message counts: per call-tree node of the thread that sent or received, in a table keyed
  * by the node's address (MPI calls are rare next to function calls, so one mutex is fine).
@@ -29,7 +29,7 @@
 #include "path_map.h"
 #include "profile.h"
 #include "write_html.h"
-#include "../adapters/ext.h"
+#include "../core/ext.h"
 #include "../core/clock.h"
 #include "../core/config.h"
 #include "../core/event.h"

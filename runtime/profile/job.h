@@ -1,7 +1,7 @@
 /* job.h — a parallel job's profile (MPI): message counts per call path, this process's
  * profile as a text blob, and the merge of every process's blob into one profile.json with
  * one location group per process (job.c; the exported entry points are in
- * ../adapters/ext.h). */
+ * ../core/ext.h). */
 #ifndef INSTR_RT_PROFILE_JOB_H
 #define INSTR_RT_PROFILE_JOB_H
 

@@ -4,7 +4,7 @@
 #include "job.h"
 #include "job_model.h"
 #include "jobdb.h"
-#include "../adapters/ext.h"
+#include "../core/ext.h"
 #include "../core/log.h"
 #include "../core/registry.h"
 #include "../metrics/metrics.h"

@@ -6,7 +6,7 @@
 
 #include "job_metrics.h"
 #include "path_map.h"
-#include "../adapters/ext.h"
+#include "../core/ext.h"
 #include "../throttle/throttle.h"
 
 #include <stdint.h>

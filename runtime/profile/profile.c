@@ -148,6 +148,7 @@ const instr_substrate instr_profile_substrate = {
     .name = "profile",
     .wanted = wanted,
     .init = NULL,
+    .fast_paths = INSTR_SUBSTRATE_CURSOR,
     .location_begin = instr_profile_location_begin,
     .enter = instr_profile_enter,
     .exit = instr_profile_exit,

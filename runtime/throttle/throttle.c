@@ -7,7 +7,7 @@
  * counts its outermost frames; the check at an exit adds the outermost open frame's time so
  * far, so a region can be throttled while it is open (recursion).
  *
- * The steps take locks (the registry's, to rewrite the adapters' handles) and are rare: once
+ * The steps take locks (the sources', to rewrite the regions' handles) and are rare: once
  * per region, and step 2 is tried on every 16th event of a draining region. They run on the
  * event's thread inside instr_core_guard_begin and only try-lock, so a signal handler or a
  * fork in between makes them wait for a later event, never deadlock.
@@ -18,16 +18,14 @@
  * its caller's exit (as for longjmp): the trace stays balanced, that one frame's time is too
  * long. Step 2 waits at least 16 events after step 1, which makes this unlikely. */
 #include "throttle.h"
-#include "../adapters/cyg.h"
-#include "../adapters/hooks.h"
 #include "../core/clock.h"
 #include "../core/config.h"
 #include "../core/core.h"
 #include "../core/log.h"
 #include "../core/memory.h"
 #include "../core/registry.h"
+#include "../core/sources.h"
 #include "../core/text.h"
-#include "../../xray_adapter/xray_throttle.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -96,27 +94,19 @@ static region_state *state_of(uint32_t region, int create)
 
 /* ---- the adapters' handles ------------------------------------------------------------- */
 
+/* The regions whose source can change their handle (sources.h: hooks, cyg, XRay). */
 static int throttleable(const instr_region_info *info)
 {
-    return info && (info->source == INSTR_SOURCE_HOOKS || info->source == INSTR_SOURCE_CYG ||
-                    info->source == INSTR_SOURCE_XRAY);
+    const instr_source *src = info ? instr_source_of(info->source) : NULL;
+    return src && src->set_handle;
 }
 
-/* Publishes handle h for the region in its adapter; 0; -1 when that must wait (a lock is
- * taken); 1 when the adapter has no handle of the region's to change (a
- * descriptor without an address): the region cannot be throttled. */
+/* Publishes handle h for the region in its source; 0; -1 when that must wait (a lock is
+ * taken); 1 when the source has no handle of the region's to change (a descriptor without
+ * an address): the region cannot be throttled. */
 static int set_handle(const instr_region_info *info, uint32_t h, int unpatch)
 {
-    if (info->source == INSTR_SOURCE_XRAY)
-        return instr_xray_throttle(info->addr, h, unpatch);
-    /* Only tried: the end of a thread closes its frames (and may get here) with the location
-     * lock held, which fork's handler takes after the registry's. */
-    if (!instr_registry_trylock())
-        return -1;
-    int found = info->source == INSTR_SOURCE_HOOKS ? instr_hooks_set_handle_locked(info->addr, h)
-                                                   : instr_cyg_set_handle_locked(info->addr, h);
-    instr_registry_unlock();
-    return found ? 0 : 1;
+    return instr_source_of(info->source)->set_handle(info->addr, h, unpatch);
 }
 
 /* Step 1, on the deciding thread at the exit that crossed the threshold. */

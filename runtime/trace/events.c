@@ -60,4 +60,4 @@ void instr_trace_exit(void *data, uint32_t region, uint64_t t)
         put(data, (uint32_t)INSTR_TREC_LEAVE << INSTR_TREC_KIND_SHIFT | region, t);
 }
 
-void instr_trace_put(instr_tloc *s, uint32_t w, uint64_t t) { put(s, w, t); }
+void instr_record_put(instr_tloc *s, uint32_t w, uint64_t t) { put(s, w, t); }

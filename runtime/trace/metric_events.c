@@ -99,6 +99,18 @@ static int job_agreed = -1;
  * agree. */
 int instr_trace_metrics_wanted(void) { return nsync_traced() > 0; }
 
+/* One value of the event that follows, from the metrics substrate (instr_metrics_record_values). */
+static void put_value(void *data, uint32_t index, uint64_t value)
+{
+    instr_record_put(data, (uint32_t)INSTR_TREC_METRIC << INSTR_TREC_KIND_SHIFT | index, value);
+}
+
+void instr_trace_metrics_ask(void)
+{
+    if (instr_trace_metrics_wanted())
+        instr_metrics_record_values(&instr_trace_substrate, put_value);
+}
+
 static uint64_t mix(uint64_t h, const void *p, size_t n)
 {
     const unsigned char *c = p;

@@ -21,7 +21,7 @@ void instr_trace_thread_fork(instr_location *loc, uint32_t nthreads, uint64_t t)
 {
     instr_tloc *s = tloc(loc);
     if (s)
-        instr_trace_put(s, (uint32_t)INSTR_TREC_FORK << INSTR_TREC_KIND_SHIFT |
+        instr_record_put(s, (uint32_t)INSTR_TREC_FORK << INSTR_TREC_KIND_SHIFT |
                                (nthreads & INSTR_TREC_ARG_MASK), t);
 }
 
@@ -29,7 +29,7 @@ void instr_trace_thread_join(instr_location *loc, uint64_t t)
 {
     instr_tloc *s = tloc(loc);
     if (s)
-        instr_trace_put(s, (uint32_t)INSTR_TREC_JOIN << INSTR_TREC_KIND_SHIFT, t);
+        instr_record_put(s, (uint32_t)INSTR_TREC_JOIN << INSTR_TREC_KIND_SHIFT, t);
 }
 
 OTF2_RegionRole instr_trace_openmp_role(const char *name)

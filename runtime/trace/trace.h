@@ -16,7 +16,7 @@
 #define INSTR_RT_TRACE_H
 
 #include "../core/substrate.h"
-#include "record.h"
+#include "../core/record.h"
 
 #include <otf2/otf2.h>
 #include <stdint.h>
@@ -174,8 +174,11 @@ void instr_trace_thread_join(instr_location *loc, uint64_t t);
 OTF2_RegionRole instr_trace_openmp_role(const char *name);
 
 /* metric_events.c: metrics in the trace (docs/metrics.md). */
-/* 1 when the metrics substrate appends metric records (synchronous metrics on). */
+/* 1 when the trace takes metric records (synchronous metrics on). */
 int instr_trace_metrics_wanted(void);
+/* At init (after the metrics substrate's): asks it for the values of every event when
+ * synchronous metrics are on; they become records before the event's own. */
+void instr_trace_metrics_ask(void);
 /* An MPI job: this process's metric set (synchronous and asynchronous) as a number (0:
  * none), and whether every rank has the same (set before the job's archive opens; else no
  * Metric events). */

@@ -1,12 +1,15 @@
-/* record.h — the trace's compact record and its append, without OTF2: what the event core's
- * direct trace path (core/event.h) needs to append a record itself. */
-#ifndef INSTR_RT_TRACE_RECORD_H
-#define INSTR_RT_TRACE_RECORD_H
+/* record.h — the compact event record and its append: what the event core's direct path
+ * (event.h, INSTR_FAST_TRACE) needs to append a record itself. The substrate that supports
+ * the direct path (INSTR_SUBSTRATE_DIRECT, substrate.h: the trace) keeps the records of a
+ * location in its location data and defines instr_record_put (trace/events.c); converting
+ * them (to OTF2) is its own business. */
+#ifndef INSTR_RT_RECORD_H
+#define INSTR_RT_RECORD_H
 
 #include <stdint.h>
 
 /* One compact record: what happened (kind and region, or a thread count) and when. Kept
- * until the location's buffer is converted to OTF2 (convert.c): when the INSTR_TOTAL_MEMORY
+ * until the location's buffer is converted to OTF2 (trace/convert.c): when the INSTR_TOTAL_MEMORY
  * budget is full, before an MPI record, and at the end. 12 bytes, as an OTF2 record. */
 typedef struct __attribute__((packed, aligned(4))) instr_trec {
     uint64_t t;
@@ -22,10 +25,10 @@ enum instr_trec_kind {
 #define INSTR_TREC_KIND_SHIFT 29
 #define INSTR_TREC_ARG_MASK ((1u << INSTR_TREC_KIND_SHIFT) - 1)
 
-/* A location's trace state (trace.h). */
+/* A location's data of the direct path's substrate (the trace's, trace/trace.h). */
 struct instr_tloc;
-/* events.c: appends one record to the calling thread's own buffer; async-signal-safe against
- * the thread's own handlers. */
-void instr_trace_put(struct instr_tloc *s, uint32_t w, uint64_t t);
+/* Appends one record to the calling thread's own buffer; async-signal-safe against the
+ * thread's own handlers. */
+void instr_record_put(struct instr_tloc *s, uint32_t w, uint64_t t);
 
 #endif
