@@ -6,7 +6,7 @@
 #   bench/run.sh [INSTR_PREFIX] [N] [REPEATS]
 # INSTR_PREFIX holds bin/instr and lib/libinstr-rt.so (default: build/ beside this repo).
 # Each variant runs REPEATS times (default 5); the minimum is reported. Overheads are the
-# variant's time minus the uninstrumented time; the budget (DESIGN.md section 5) is
+# variant's time minus the uninstrumented time; the budget (docs/architecture.md "Budgets") is
 # instr overhead <= 3x the empty-hook overhead.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)

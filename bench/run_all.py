@@ -23,8 +23,8 @@ children (wait4), and the bytes the tool wrote. Rounds interleave all configurat
 drifting machine load hits every configuration alike. Every run's output must carry the
 uninstrumented build's checksum: a tool that changed the program's behaviour is reported.
 
-Not a test: no thresholds, no exit status from the figures (DESIGN.md section 5 budgets are
-read in docs/performance.md).
+Not a test: no thresholds, no exit status from the figures (the budgets of
+docs/architecture.md, "Budgets", are read in docs/performance.md).
 
 Usage: bench/run_all.py [--build DIR] [--rounds N] [--out DIR] [--workloads a,b] [--keep]
 Writes DIR/results.csv and DIR/results.md (default DIR: ./bench-results) and prints the table.

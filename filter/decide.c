@@ -1,6 +1,6 @@
-/* decide.c — DESIGN.md section 2, rules 2 to 6: built-ins, then file rules (an excluded file
- * stays excluded), then function and mangled rules (last match wins), then the size
- * threshold with its two exemptions. The decision names what decided it. */
+/* decide.c — docs/architecture.md, "Selection rules", rules 2 to 6: built-ins, then file
+ * rules (an excluded file stays excluded), then function and mangled rules (last match
+ * wins), then the size threshold with its two exemptions. The decision names what decided it. */
 #include "filter_internal.h"
 
 #include <stdint.h>

@@ -1,8 +1,8 @@
 // plugin.cc — the GCC front end of instr (plugin name "instr", built as instr.so): version
 // and name checks, argument parsing, and the passes and callbacks it registers. A thin shim
-// (DESIGN.md sections 2 and 3): the facts come from function_facts.cc, the decision from
-// filter/, the rewriting from hook_insertion.cc and late_pass.cc, the descriptors from
-// descriptor.cc. See docs/gcc-plugin.md.
+// (docs/architecture.md, "Selection rules" and "The compiler–runtime ABI"): the facts come
+// from function_facts.cc, the decision from filter/, the rewriting from hook_insertion.cc
+// and late_pass.cc, the descriptors from descriptor.cc. See docs/gcc-plugin.md.
 //
 // Placement (-fplugin-arg-instr-inline=after|before, default after): the deciding pass runs
 // right after "lower" and records its decision on the declaration. With "after" the hooks

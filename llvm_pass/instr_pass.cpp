@@ -1,10 +1,10 @@
 // instr_pass.cpp — compile-time selection and IR rewriting (ABI v1, runtime/include/instr_abi.h).
 //
-// Per module: for every defined function, collect the facts of DESIGN.md section 2 (demangled
-// signature, linkage name, defining file, IR instruction count, built-in facts), ask
-// instr_filter_decide, then for each selected function emit one `struct instr_region`
-// descriptor in section "instr_regions" and either the guarded enter/exit calls (hooks mode)
-// or the XRay attribute (xray mode). No selection logic lives here.
+// Per module: for every defined function, collect the facts of docs/architecture.md,
+// "Selection rules" (demangled signature, linkage name, defining file, IR instruction count,
+// built-in facts), ask instr_filter_decide, then for each selected function emit one
+// `struct instr_region` descriptor in section "instr_regions" and either the guarded
+// enter/exit calls (hooks mode) or the XRay attribute (xray mode). No selection logic lives here.
 #include "instr_pass.h"
 
 #include "gcc_spelling.h"

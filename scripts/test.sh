@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sets up a fresh machine and runs every test, as CI does:
-#   1. the main tree: filter/, tools, runtime, both compiler plugins, end-to-end tests;
+#   1. the main tree: filter/, tools, runtime, both compiler plugins, end-to-end tests, the
+#      runtime's layers (scripts/check-layers.py, label layers);
 #   2. the filter and runtime tests again under ASan+UBSan (the reliability and security
 #      tests carry the runtime label too);
 #   3. the multi-thread tests under TSan;

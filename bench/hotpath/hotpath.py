@@ -28,11 +28,11 @@ filter (INSTR_FILTERING_FILE).
   bench/hotpath/hotpath.py [--build DIR] [--n1 N] [--n2 N] [--n N] [--reps R] [--only a,b]
   bench/hotpath/hotpath.py --check [--budget NAME] [--build DIR]   (ctest label perf)
 
---check measures only the budgeted variants (DESIGN.md section 5: profile <= 80, trace <= 130
-instructions per call, GCC and LLVM plugin hooks; and profile with one metric <= 175, profile
-with an empty reentrant substrate plugin <= 100, with the protected one <= 110, the reentrant
-one alone <= 124, see BUDGET) and exits 1
-when one is over, 77 (skipped) when valgrind or a compiler plugin is missing.
+--check measures only the budgeted variants (docs/architecture.md, "Budgets": profile <= 80,
+trace <= 130 instructions per call, GCC and LLVM plugin hooks; and profile with one metric
+<= 175, profile with an empty reentrant substrate plugin <= 100, with the protected one
+<= 110, the reentrant one alone <= 124, see BUDGET) and exits 1 when one is over, 77
+(skipped) when valgrind or a compiler plugin is missing.
 """
 import argparse
 import os
@@ -52,7 +52,7 @@ TRACE = {"INSTR_ENABLE_PROFILING": "0", "INSTR_ENABLE_TRACING": "1"}
 BOTH = {"INSTR_ENABLE_PROFILING": "1", "INSTR_ENABLE_TRACING": "1"}
 # metric: the profile with one strictly synchronous metric of an empty plugin that answers
 # in one call (bench/metrics/empty_plugin.c; docs/performance.md, "Metrics"). It guards that
-# path against regressions: GCC 170, LLVM 166 since the hooks jump through instr_cct_extra
+# path against regressions: GCC 170, LLVM 166 since the hooks jump through instr_event_path_table
 # without a test of the mode (204 and 200 when the path was made; before it, every event
 # with a metric took the generic path: 605 with -finstrument-functions), with a few
 # instructions' margin for other compiler versions.
@@ -252,7 +252,7 @@ def main():
     for s in skipped:
         print("not measured: " + s)
     if over:
-        print("OVER BUDGET (DESIGN.md section 5):\n  " + "\n  ".join(over))
+        print("OVER BUDGET (docs/architecture.md, 'Budgets'):\n  " + "\n  ".join(over))
         return 1 if a.check else 0
     if a.check and (skipped or not rows):
         print("SKIP: a budgeted variant could not be built: " + "; ".join(skipped))

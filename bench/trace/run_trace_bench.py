@@ -9,8 +9,8 @@ clang when the plugins are built), plus the uninstrumented and the empty
   trace            INSTR_ENABLE_PROFILING=0 INSTR_ENABLE_TRACING=1
   profile+trace    both
 in the same invocation, interleaved over ROUNDS rounds; each figure is the median over the
-rounds of the best of REPS runs. Not a test: no thresholds (DESIGN.md section 5: trace mode
-at most 2x profile mode per call).
+rounds of the best of REPS runs. Not a test: no thresholds (docs/architecture.md, "Budgets":
+trace mode at most 2x profile mode per call).
 Usage: bench/trace/run_trace_bench.py [PREFIX] [--calls N] [--reps R] [--rounds K]
 """
 import argparse

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""The instrumented program has the shape of the uninstrumented one (DESIGN.md section 5,
-docs/gcc-plugin.md "Where the hooks end up"): every SRC is compiled at -O2 and -O3 without
-and with the GCC plugin (everything instrumented, no spec), and the sets of functions the
+"""The instrumented program has the shape of the uninstrumented one (docs/architecture.md,
+"Budgets"; docs/gcc-plugin.md "Where the hooks end up"): every SRC is compiled at -O2 and
+-O3 without and with the GCC plugin (everything instrumented, no spec), and the sets of functions the
 two objects define (nm: text, weak and ifunc symbols, local ones included) must be
 identical; the descriptors are data and not compared. A function that GCC inlines without
 the plugin but leaves out of line with it (or the reverse, or a clone or split part made in

@@ -1,0 +1,2 @@
+/* metrics and trace include each other */
+#include "../trace/trace.h"

@@ -1,0 +1,3 @@
+#include "../metrics/metrics.h"
+#include <stdio.h>
+#include "not_here.h"
