@@ -106,7 +106,8 @@ static int throttleable(const instr_region_info *info)
  * an address): the region cannot be throttled. */
 static int set_handle(const instr_region_info *info, uint32_t h, int unpatch)
 {
-    return instr_source_of(info->source)->set_handle(info->addr, h, unpatch);
+    const instr_source *src = instr_source_of(info->source);
+    return src && src->set_handle ? src->set_handle(info->addr, h, unpatch) : 1;
 }
 
 /* Step 1, on the deciding thread at the exit that crossed the threshold. */
