@@ -22,6 +22,7 @@
 #include "core.h"
 #include "log.h"
 #include "../profile/profile.h"
+#include "../util/array.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -231,17 +232,11 @@ static instr_location *location_create_unguarded(void)
         free(loc);
         return NULL;
     }
-    if (nlocs == caplocs) {
-        uint32_t cap = caplocs ? 2 * caplocs : 64;
-        instr_location **grown = realloc(locs, cap * sizeof *grown);
-        if (!grown) {
-            pthread_mutex_unlock(&instr_loc_lock);
-            free(stack);
-            free(loc);
-            return NULL;
-        }
-        locs = grown;
-        caplocs = cap;
+    if (instr_array_grow32(&locs, &caplocs, (size_t)nlocs + 1, sizeof *locs, 64) != 0) {
+        pthread_mutex_unlock(&instr_loc_lock);
+        free(stack);
+        free(loc);
+        return NULL;
     }
     loc->id = nlocs;
     locs[nlocs++] = loc;
@@ -268,13 +263,8 @@ static instr_location *location_create_unguarded(void)
 
 static int grow_stack(instr_location *loc)
 {
-    uint32_t cap = loc->cap * 2;
-    uint32_t *s = realloc(loc->stack, cap * sizeof *s);
-    if (!s)
-        return -1;
-    loc->stack = s;
-    loc->cap = cap;
-    return 0;
+    return instr_array_grow32(&loc->stack, &loc->cap, (size_t)loc->cap + 1, sizeof *loc->stack,
+                              64);
 }
 
 /* The thread leaves the cursor for the generic path (after instr_pause): the core's stack is

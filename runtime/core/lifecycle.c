@@ -18,7 +18,7 @@
 #include "registry.h"
 #include "rtfilter.h"
 #include "signals.h"
-#include "text.h"
+#include "../util/text.h"
 #include "../adapters/hooks.h"
 #include "../critpath/critpath.h"
 #include "../metrics/metrics.h"

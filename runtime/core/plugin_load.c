@@ -2,7 +2,7 @@
 #include "plugin_load.h"
 #include "config.h"
 #include "log.h"
-#include "text.h"
+#include "../util/text.h"
 
 #include <ctype.h>
 #include <dlfcn.h>

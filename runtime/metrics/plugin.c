@@ -11,7 +11,7 @@
 #include "../core/config.h"
 #include "../core/log.h"
 #include "../core/plugin_load.h"
-#include "../core/text.h"
+#include "../util/text.h"
 
 #include <ctype.h>
 #include <stddef.h>

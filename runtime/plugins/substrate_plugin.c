@@ -13,7 +13,7 @@
 #include "../core/log.h"
 #include "../core/plugin_load.h"
 #include "../core/registry.h"
-#include "../core/text.h"
+#include "../util/text.h"
 #include "../adapters/ext.h"
 #include "../include/instr_substrate_plugin.h"
 #include "../metrics/metrics.h"

@@ -26,7 +26,7 @@
 #include "../core/log.h"
 #include "../core/memory.h"
 #include "../core/registry.h"
-#include "../core/text.h"
+#include "../util/text.h"
 #include "../../xray_adapter/xray_throttle.h"
 
 #include <pthread.h>
