@@ -53,12 +53,8 @@ __attribute__((noinline, cold)) static uint32_t resolve(uintptr_t a)
 {
     if (!instr_events_wanted())
         return INSTR_HANDLE_EXCLUDED;
-    if (!instr_core_guard_begin()) {
-        /* A signal handler interrupted this thread inside the runtime: no lock here. */
-        instr_core_dropped_in_handler();
-        return INSTR_HANDLE_UNREGISTERED;
-    }
-    instr_registry_lock();
+    if (!instr_core_registry_lock())
+        return INSTR_HANDLE_UNREGISTERED; /* in a signal handler that interrupted the runtime */
     uint32_t h = find(a);
     if (h != INSTR_HANDLE_UNREGISTERED)
         goto out;
@@ -97,8 +93,7 @@ __attribute__((noinline, cold)) static uint32_t resolve(uintptr_t a)
     free(demangled);
     instr_addr_map_insert(&table, a, h, BITS, BITS); /* room reserved above */
 out:
-    instr_registry_unlock();
-    instr_core_guard_end();
+    instr_core_registry_unlock();
     return h;
 }
 

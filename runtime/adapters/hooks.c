@@ -142,15 +142,10 @@ __attribute__((noinline, cold)) static uint32_t register_region(struct instr_reg
 {
     if (!instr_events_wanted())
         return INSTR_HANDLE_UNREGISTERED;
-    if (!instr_core_guard_begin()) {
-        /* A signal handler interrupted this thread inside the runtime: no lock here. */
-        instr_core_dropped_in_handler();
-        return INSTR_HANDLE_UNREGISTERED;
-    }
-    instr_registry_lock();
+    if (!instr_core_registry_lock())
+        return INSTR_HANDLE_UNREGISTERED; /* in a signal handler that interrupted the runtime */
     uint32_t h = decide_locked(d);
-    instr_registry_unlock();
-    instr_core_guard_end();
+    instr_core_registry_unlock();
     return h;
 }
 

@@ -21,6 +21,7 @@
  * profile. */
 #include "core.h"
 #include "log.h"
+#include "registry.h"
 #include "../profile/profile.h"
 #include "../util/array.h"
 
@@ -74,8 +75,6 @@ static void dropped_in_handler(void)
     __atomic_fetch_add(&instr_events_dropped_in_handlers, 1, __ATOMIC_RELAXED);
 }
 
-void instr_core_dropped_in_handler(void) { dropped_in_handler(); }
-
 void instr_event_longjmp(uintptr_t sp)
 {
     instr_location *loc = instr_tls_loc;
@@ -96,6 +95,22 @@ void instr_core_guard_end(void)
 {
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     tls_in_runtime = 0;
+}
+
+int instr_core_registry_lock(void)
+{
+    if (!instr_core_guard_begin()) {
+        dropped_in_handler();
+        return 0;
+    }
+    instr_registry_lock();
+    return 1;
+}
+
+void instr_core_registry_unlock(void)
+{
+    instr_registry_unlock();
+    instr_core_guard_end();
 }
 
 uint64_t instr_core_close_all(instr_location *loc, uint64_t t)
