@@ -9,12 +9,13 @@
 #include "cyg.h"
 #include "../core/event.h"
 #include "../core/log.h"
-#include "../core/text.h"
+#include "../util/text.h"
 #include "../core/registry.h"
 #include "../core/rtfilter.h"
 #include "../include/instr_abi.h"
 #include "../symbols/symbols.h"
 #include "../throttle/throttle.h"
+#include "../util/addr_map.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -22,34 +23,17 @@
 
 #define EXPORT __attribute__((visibility("default"), no_instrument_function))
 #define BITS 18
-#define SLOTS (1u << BITS)
-#define MAX_FILL (SLOTS / 4 * 3)
+#define MAX_FILL instr_addr_map_max_fill(BITS)
 
-typedef struct slot {
-    uintptr_t key; /* function address; 0 = empty */
-    uint32_t handle;
-} slot;
-
-static slot *table;
-static uint32_t fill;
-
-static inline uint32_t hash(uintptr_t a)
-{
-    return (uint32_t)(((uint64_t)a * 0x9e3779b97f4a7c15ull) >> (64 - BITS));
-}
+static instr_addr_map table; /* never grows: read without a lock (util/addr_map.h) */
 
 static inline uint32_t find(uintptr_t a)
 {
-    slot *t = __atomic_load_n(&table, __ATOMIC_ACQUIRE);
+    instr_addr_slot *t = __atomic_load_n(&table.slots, __ATOMIC_ACQUIRE);
     if (__builtin_expect(!t, 0))
         return INSTR_HANDLE_UNREGISTERED;
-    for (uint32_t i = hash(a);; i = (i + 1) & (SLOTS - 1)) {
-        uintptr_t k = __atomic_load_n(&t[i].key, __ATOMIC_ACQUIRE);
-        if (k == a)
-            return __atomic_load_n(&t[i].handle, __ATOMIC_RELAXED);
-        if (k == 0)
-            return INSTR_HANDLE_UNREGISTERED;
-    }
+    instr_addr_slot *s = instr_addr_map_probe(t, BITS, a);
+    return s ? __atomic_load_n(&s->value, __ATOMIC_RELAXED) : INSTR_HANDLE_UNREGISTERED;
 }
 
 /* Cold like find's other callers, so that find stays compiled as it is for them (the paths
@@ -58,47 +42,32 @@ __attribute__((cold)) uint32_t instr_cyg_handle(uintptr_t fn) { return find(fn);
 
 int instr_cyg_set_handle_locked(const void *addr, uint32_t h)
 {
-    uintptr_t a = (uintptr_t)addr;
-    if (!table || !a)
+    instr_addr_slot *s = addr ? instr_addr_map_find(&table, (uintptr_t)addr) : NULL;
+    if (!s)
         return 0;
-    for (uint32_t i = hash(a);; i = (i + 1) & (SLOTS - 1)) {
-        uintptr_t k = table[i].key;
-        if (k == a) {
-            __atomic_store_n(&table[i].handle, h, __ATOMIC_RELEASE);
-            return 1;
-        }
-        if (k == 0)
-            return 0;
-    }
+    instr_addr_map_set(s, h);
+    return 1;
 }
 
 __attribute__((noinline, cold)) static uint32_t resolve(uintptr_t a)
 {
     if (!instr_events_wanted())
         return INSTR_HANDLE_EXCLUDED;
-    if (!instr_core_guard_begin()) {
-        /* A signal handler interrupted this thread inside the runtime: no lock here. */
-        instr_core_dropped_in_handler();
-        return INSTR_HANDLE_UNREGISTERED;
-    }
-    instr_registry_lock();
+    if (!instr_core_registry_lock())
+        return INSTR_HANDLE_UNREGISTERED; /* in a signal handler that interrupted the runtime */
     uint32_t h = find(a);
     if (h != INSTR_HANDLE_UNREGISTERED)
         goto out;
-    if (!table) {
-        slot *t = calloc(SLOTS, sizeof *t);
-        if (!t) {
-            h = INSTR_HANDLE_EXCLUDED;
-            goto out;
-        }
-        __atomic_store_n(&table, t, __ATOMIC_RELEASE);
-    }
-    if (fill >= MAX_FILL) {
+    if (table.fill >= MAX_FILL) {
         static int warned;
         if (!warned++)
             instr_warn("more than %u distinct functions: the ones after that are not recorded "
                        "(-finstrument-functions mode)", MAX_FILL);
         h = INSTR_HANDLE_EXCLUDED;
+        goto out;
+    }
+    if (instr_addr_map_reserve(&table, BITS, BITS) != 0) {
+        h = INSTR_HANDLE_EXCLUDED; /* no memory for the table */
         goto out;
     }
     instr_symbol sym;
@@ -122,15 +91,9 @@ __attribute__((noinline, cold)) static uint32_t resolve(uintptr_t a)
                    sym.object[0] ? sym.object : "?");
     }
     free(demangled);
-    uint32_t i = hash(a);
-    while (table[i].key)
-        i = (i + 1) & (SLOTS - 1);
-    __atomic_store_n(&table[i].handle, h, __ATOMIC_RELAXED);
-    __atomic_store_n(&table[i].key, a, __ATOMIC_RELEASE);
-    fill++;
+    instr_addr_map_insert(&table, a, h, BITS, BITS); /* room reserved above */
 out:
-    instr_registry_unlock();
-    instr_core_guard_end();
+    instr_core_registry_unlock();
     return h;
 }
 

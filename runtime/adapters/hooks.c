@@ -15,6 +15,8 @@
 #include "../include/instr_abi.h"
 #include "../symbols/sections.h"
 #include "../throttle/throttle.h"
+#include "../util/addr_map.h"
+#include "../util/array.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -29,70 +31,43 @@
  * three objects brings three. They share the function's address, which maps them onto one
  * region. Touched only under the registry lock, when a descriptor is first seen. */
 typedef struct by_addr_slot {
-    const void *addr; /* NULL: empty */
-    uint32_t handle;  /* a region, or INSTR_HANDLE_EXCLUDED (or throttling, throttle.h) */
-    uint32_t n;       /* descriptors of the function seen so far */
+    uint32_t handle; /* a region, or INSTR_HANDLE_EXCLUDED (or throttling, throttle.h) */
+    uint32_t n;      /* descriptors of the function seen so far */
     struct instr_region *first;
     struct instr_region **more; /* the others (n - 1), so throttling can rewrite them all */
 } by_addr_slot;
 
-static by_addr_slot *by_addr;
-static size_t by_addr_size, by_addr_fill; /* size: 0 or a power of two */
-
-static size_t addr_hash(const void *a, size_t size)
-{
-    return (size_t)(((uint64_t)(uintptr_t)a * 0x9e3779b97f4a7c15ull) >> 32) & (size - 1);
-}
+static instr_addr_map by_addr; /* the function's address -> its index in by_addr_slots */
+static by_addr_slot *by_addr_slots;
+static size_t by_addr_cap;
 
 static by_addr_slot *by_addr_find(const void *a)
 {
-    if (!by_addr_size)
-        return NULL;
-    for (size_t i = addr_hash(a, by_addr_size);; i = (i + 1) & (by_addr_size - 1)) {
-        if (by_addr[i].addr == a)
-            return &by_addr[i];
-        if (!by_addr[i].addr)
-            return NULL;
-    }
+    instr_addr_slot *s = instr_addr_map_find(&by_addr, (uintptr_t)a);
+    return s ? &by_addr_slots[s->value] : NULL;
 }
 
 /* Remembers a's handle and its descriptor d; a full or unallocatable table only costs the
  * merging (and the throttling of d). */
 static void by_addr_put(const void *a, uint32_t handle, struct instr_region *d)
 {
-    if (2 * (by_addr_fill + 1) > by_addr_size) {
-        size_t size = by_addr_size ? 2 * by_addr_size : 1024;
-        by_addr_slot *grown = calloc(size, sizeof *grown);
-        if (!grown)
-            return;
-        for (size_t i = 0; i < by_addr_size; i++)
-            if (by_addr[i].addr) {
-                size_t j = addr_hash(by_addr[i].addr, size);
-                while (grown[j].addr)
-                    j = (j + 1) & (size - 1);
-                grown[j] = by_addr[i];
-            }
-        free(by_addr);
-        by_addr = grown;
-        by_addr_size = size;
-    }
-    size_t i = addr_hash(a, by_addr_size);
-    while (by_addr[i].addr)
-        i = (i + 1) & (by_addr_size - 1);
-    by_addr[i] = (by_addr_slot){.addr = a, .handle = handle, .n = 1, .first = d};
-    by_addr_fill++;
+    uint32_t n = by_addr.fill;
+    if (instr_array_grow(&by_addr_slots, &by_addr_cap, (size_t)n + 1, sizeof *by_addr_slots,
+                         512) != 0 ||
+        instr_addr_map_reserve(&by_addr, 10, 31) != 0)
+        return;
+    by_addr_slots[n] = (by_addr_slot){.handle = handle, .n = 1, .first = d};
+    instr_addr_map_insert(&by_addr, (uintptr_t)a, n, 10, 31);
 }
 
 /* Another descriptor of the slot's function; without memory it is only left unthrottled. */
 static void by_addr_add(by_addr_slot *slot, struct instr_region *d)
 {
     uint32_t k = slot->n - 1; /* in `more` so far */
-    if ((k & (k - 1)) == 0) { /* 0, 1, 2, 4, ...: full */
-        struct instr_region **grown = realloc(slot->more, (k ? 2 * k : 1) * sizeof *grown);
-        if (!grown)
-            return;
-        slot->more = grown;
-    }
+    size_t cap = k; /* `more` is full at 0, 1, 2, 4, ... */
+    if ((k & (k - 1)) == 0 &&
+        instr_array_grow(&slot->more, &cap, (size_t)k + 1, sizeof *slot->more, 1) != 0)
+        return;
     slot->more[k] = d;
     slot->n++;
 }
@@ -167,15 +142,10 @@ __attribute__((noinline, cold)) static uint32_t register_region(struct instr_reg
 {
     if (!instr_events_wanted())
         return INSTR_HANDLE_UNREGISTERED;
-    if (!instr_core_guard_begin()) {
-        /* A signal handler interrupted this thread inside the runtime: no lock here. */
-        instr_core_dropped_in_handler();
-        return INSTR_HANDLE_UNREGISTERED;
-    }
-    instr_registry_lock();
+    if (!instr_core_registry_lock())
+        return INSTR_HANDLE_UNREGISTERED; /* in a signal handler that interrupted the runtime */
     uint32_t h = decide_locked(d);
-    instr_registry_unlock();
-    instr_core_guard_end();
+    instr_core_registry_unlock();
     return h;
 }
 

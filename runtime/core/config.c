@@ -8,7 +8,7 @@
 #include "config.h"
 #include "config_vars.h"
 #include "log.h"
-#include "text.h"
+#include "../util/text.h"
 
 #include <ctype.h>
 #include <errno.h>

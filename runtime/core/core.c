@@ -21,6 +21,7 @@
  * profile. */
 #include "core.h"
 #include "log.h"
+#include "../util/array.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -82,8 +83,6 @@ static void dropped_in_handler(void)
     __atomic_fetch_add(&instr_events_dropped_in_handlers, 1, __ATOMIC_RELAXED);
 }
 
-void instr_core_dropped_in_handler(void) { dropped_in_handler(); }
-
 void instr_event_longjmp(uintptr_t sp)
 {
     instr_location *loc = instr_tls_loc;
@@ -104,6 +103,22 @@ void instr_core_guard_end(void)
 {
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     tls_in_runtime = 0;
+}
+
+int instr_core_registry_lock(void)
+{
+    if (!instr_core_guard_begin()) {
+        dropped_in_handler();
+        return 0;
+    }
+    instr_registry_lock();
+    return 1;
+}
+
+void instr_core_registry_unlock(void)
+{
+    instr_registry_unlock();
+    instr_core_guard_end();
 }
 
 uint64_t instr_core_close_all(instr_location *loc, uint64_t t)
@@ -240,17 +255,11 @@ static instr_location *location_create_unguarded(void)
         free(loc);
         return NULL;
     }
-    if (nlocs == caplocs) {
-        uint32_t cap = caplocs ? 2 * caplocs : 64;
-        instr_location **grown = realloc(locs, cap * sizeof *grown);
-        if (!grown) {
-            pthread_mutex_unlock(&instr_loc_lock);
-            free(stack);
-            free(loc);
-            return NULL;
-        }
-        locs = grown;
-        caplocs = cap;
+    if (instr_array_grow32(&locs, &caplocs, (size_t)nlocs + 1, sizeof *locs, 64) != 0) {
+        pthread_mutex_unlock(&instr_loc_lock);
+        free(stack);
+        free(loc);
+        return NULL;
     }
     loc->id = nlocs;
     locs[nlocs++] = loc;
@@ -277,13 +286,8 @@ static instr_location *location_create_unguarded(void)
 
 static int grow_stack(instr_location *loc)
 {
-    uint32_t cap = loc->cap * 2;
-    uint32_t *s = realloc(loc->stack, cap * sizeof *s);
-    if (!s)
-        return -1;
-    loc->stack = s;
-    loc->cap = cap;
-    return 0;
+    return instr_array_grow32(&loc->stack, &loc->cap, (size_t)loc->cap + 1, sizeof *loc->stack,
+                              64);
 }
 
 /* The thread leaves the cursor for the generic path (after instr_pause): the core's stack is

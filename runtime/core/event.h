@@ -148,8 +148,12 @@ int instr_core_guard_begin(void);
 void instr_core_guard_end(void);
 /* The calling thread jumps to stack pointer sp (longjmp): its frames below are closed now. */
 void instr_event_longjmp(uintptr_t sp);
-/* Counts an event dropped that way. */
-void instr_core_dropped_in_handler(void);
+/* An event source's first sight of a function (its registration), from any event: 1 with
+ * the registry locked inside instr_core_guard_begin, ended by instr_core_registry_unlock; 0,
+ * with no lock taken and the event counted as dropped, when a signal handler interrupted
+ * this thread inside the runtime. */
+int instr_core_registry_lock(void);
+void instr_core_registry_unlock(void);
 
 /* Starts the runtime if needed; 1 when events are being recorded (running or paused). */
 int instr_events_wanted(void);

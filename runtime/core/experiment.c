@@ -4,7 +4,7 @@
 #include "config.h"
 #include "log.h"
 #include "signals.h"
-#include "text.h"
+#include "../util/text.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -22,7 +22,7 @@
 #include "rtfilter.h"
 #include "signals.h"
 #include "sources.h"
-#include "text.h"
+#include "../util/text.h"
 
 #include <dlfcn.h>
 #include <limits.h>

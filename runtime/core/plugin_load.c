@@ -2,7 +2,7 @@
 #include "plugin_load.h"
 #include "config.h"
 #include "log.h"
-#include "text.h"
+#include "../util/text.h"
 
 #include <ctype.h>
 #include <dlfcn.h>
@@ -26,10 +26,11 @@ int instr_plugin_name_ok(const char *var, const char *name)
     return ok;
 }
 
-void *instr_plugin_open(const char *var, const char *prefix, const char *name)
+/* The dlopen handle of libinstr_<kind>_<name>.so, or NULL after a line. */
+static void *open_plugin(const char *var, const char *kind, const char *name)
 {
     char file[128], path[PATH_MAX];
-    snprintf(file, sizeof file, "lib%s%s.so", prefix, name);
+    snprintf(file, sizeof file, "libinstr_%s_%s.so", kind, name);
     const char *dirs = instr_env("INSTR_PLUGIN_PATH");
     for (const char *p = dirs; p && *p;) {
         const char *e = strchr(p, ':');
@@ -64,4 +65,40 @@ void instr_plugin_var(char *out, size_t size, const char *infix, const char *nam
         out[k++] = name[i] == '-' ? '_' : (char)toupper((unsigned char)name[i]);
     if (k >= 0 && (size_t)k < size)
         out[k] = '\0';
+}
+
+const void *instr_plugin_load(const char *var, const char *kind, const char *name,
+                              const char *entry, uint32_t vmin, uint32_t vmax, uint32_t *version)
+{
+    void *h = open_plugin(var, kind, name);
+    if (!h)
+        return NULL;
+    char upper[16];
+    size_t i = 0;
+    for (; kind[i] && i + 1 < sizeof upper; i++)
+        upper[i] = (char)toupper((unsigned char)kind[i]);
+    upper[i] = '\0';
+    const void *(*fn)(void);
+    *(void **)&fn = dlsym(h, entry);
+    if (!fn) {
+        instr_warn("%s=%s: libinstr_%s_%s.so has no entry point %s() "
+                   "(INSTR_%s_PLUGIN_ENTRY in instr_%s_plugin.h); left out",
+                   var, name, kind, name, entry, upper, kind);
+        return NULL;
+    }
+    const void *given = fn();
+    if (!given) {
+        instr_warn("%s=%s: the plugin's entry point returned no description; left out", var,
+                   name);
+        return NULL;
+    }
+    memcpy(version, given, sizeof *version); /* the description's first member */
+    if (*version < vmin || *version > vmax) {
+        instr_warn("%s=%s: the plugin was built for %s plugin interface version %u, this "
+                   "runtime reads versions %u to %u; rebuild it against this "
+                   "instr_%s_plugin.h; left out",
+                   var, name, kind, *version, vmin, vmax, kind);
+        return NULL;
+    }
+    return given;
 }

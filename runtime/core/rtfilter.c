@@ -2,7 +2,7 @@
  * min-instructions rules never exclude here. */
 #include "rtfilter.h"
 #include "log.h"
-#include "text.h"
+#include "../util/text.h"
 
 #include <string.h>
 

@@ -21,6 +21,8 @@
 #include "../core/registry.h"
 
 #include "critpath_thread.h"
+#include "../util/array.h"
+#include "../util/hash.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -249,13 +251,10 @@ static void cp_exit(void *data, uint32_t region, uint64_t t)
 static uint64_t key_of(uint32_t h)
 {
     const instr_region_info *r = instr_registry_get(h);
-    uint64_t k = 0xcbf29ce484222325ull;
+    uint64_t k = INSTR_FNV1A_BASIS;
     const char *parts[2] = {r && r->name ? r->name : "?", r && r->file ? r->file : ""};
-    for (int p = 0; p < 2; p++) {
-        for (const unsigned char *c = (const unsigned char *)parts[p]; *c; c++)
-            k = (k ^ *c) * 0x100000001b3ull;
-        k = (k ^ 0) * 0x100000001b3ull;
-    }
+    for (int p = 0; p < 2; p++)
+        k = instr_fnv1a(instr_fnv1a_str(k, parts[p]), "", 1); /* the part and its NUL */
     return k ? k : 1;
 }
 
@@ -437,14 +436,8 @@ INSTR_EXT_EXPORT char *instr_ext_cp_names(const instr_cp_record *path, size_t *l
             const instr_region_info *r = instr_registry_get(h);
             const char *name = r && r->name ? r->name : "?", *file = r && r->file ? r->file : "";
             size_t need = 17 + strlen(name) + 1 + strlen(file) + 2;
-            if (n + need + 1 > cap) {
-                size_t ncap = (cap + need + 1) * 2;
-                char *g = realloc(buf, ncap);
-                if (!g)
-                    break;
-                buf = g;
-                cap = ncap;
-            }
+            if (instr_array_grow(&buf, &cap, n + need + 1, 1, 2 * (need + 1)) != 0)
+                break;
             n += (size_t)snprintf(buf + n, cap - n, "%016llx %s\t%s\n",
                                   (unsigned long long)path->e[i].key, name, file);
             break;

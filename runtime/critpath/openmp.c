@@ -5,6 +5,7 @@
 #include "openmp.h"
 #include "critpath.h"
 #include "critpath_thread.h"
+#include "../util/hash.h"
 
 #include <sched.h>
 #include <string.h>
@@ -106,7 +107,7 @@ static struct {
     instr_cp_record path;
 } mutexes[MUTEX_SLOTS];
 
-static unsigned slot_of(uint64_t id) { return (unsigned)((id * 0x9e3779b97f4a7c15ull) >> 58); }
+static unsigned slot_of(uint64_t id) { return instr_hash_bits(id, 6); }
 
 void instr_cp_omp_wait_begin(void)
 {

@@ -19,6 +19,8 @@
 #include "openmp.h"
 #include "critpath.h"
 #include "critpath_thread.h"
+#include "../util/array.h"
+#include "../util/hash.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -52,7 +54,7 @@ static uint64_t generation;
 
 static unsigned hash(const void *key)
 {
-    return (unsigned)(((uintptr_t)key * 0x9e3779b97f4a7c15ull) >> 54) % BUCKETS;
+    return instr_hash_bits((uintptr_t)key, 10) % BUCKETS;
 }
 
 static cp_task *find(const void *key)
@@ -171,15 +173,8 @@ void instr_cp_task_dependence(const void *pred, const void *succ_key)
              * which is after the task's completion reached us. */
             to_successor(succ_key, s->gen, &p->path);
         } else {
-            if (p->nsucc == p->capsucc) {
-                uint32_t cap = p->capsucc ? 2 * p->capsucc : 4;
-                succ *g = realloc(p->succ, cap * sizeof *g);
-                if (g) {
-                    p->succ = g;
-                    p->capsucc = cap;
-                }
-            }
-            if (p->nsucc < p->capsucc)
+            if (instr_array_grow32(&p->succ, &p->capsucc, (size_t)p->nsucc + 1,
+                                   sizeof *p->succ, 4) == 0)
                 p->succ[p->nsucc++] = (succ){succ_key, s->gen};
         }
     }

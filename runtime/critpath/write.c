@@ -8,7 +8,7 @@
 #include "../core/experiment.h"
 #include "../core/log.h"
 #include "../core/signals.h"
-#include "../profile/json_str.h"
+#include "../util/json_str.h"
 
 #include <stdlib.h>
 #include <string.h>

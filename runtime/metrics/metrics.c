@@ -8,6 +8,7 @@
 #include "../core/core.h"
 #include "../core/log.h"
 #ifdef INSTR_RT_HAVE_TRACE
+#include "../util/array.h"
 #endif
 
 #include <stdlib.h>
@@ -393,15 +394,9 @@ const uint64_t *instr_metrics_thread_values(uint32_t *n)
 static void put_async(void *arg, uint32_t index, uint64_t t, uint64_t v)
 {
     instr_metric_async_values *a = arg;
-    if (a->n == a->cap) {
-        size_t cap = a->cap ? 2 * a->cap : 1024;
-        instr_metric_async_value *grown = realloc(a->v, cap * sizeof *grown);
-        if (!grown) {
-            a->lost++;
-            return;
-        }
-        a->v = grown;
-        a->cap = cap;
+    if (instr_array_grow(&a->v, &a->cap, a->n + 1, sizeof *a->v, 1024) != 0) {
+        a->lost++;
+        return;
     }
     a->v[a->n++] = (instr_metric_async_value){t, v, index};
 }

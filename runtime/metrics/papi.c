@@ -8,7 +8,7 @@
  * reason. */
 #include "metrics.h"
 #include "../core/log.h"
-#include "../core/text.h"
+#include "../util/text.h"
 
 #ifdef INSTR_RT_HAVE_PAPI
 #include <papi.h>

@@ -7,7 +7,7 @@
  * one line naming the variable, the event and the reason. */
 #include "metrics.h"
 #include "../core/log.h"
-#include "../core/text.h"
+#include "../util/text.h"
 
 #include <errno.h>
 #include <linux/perf_event.h>

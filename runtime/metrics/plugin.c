@@ -11,7 +11,7 @@
 #include "../core/config.h"
 #include "../core/log.h"
 #include "../core/plugin_load.h"
-#include "../core/text.h"
+#include "../util/text.h"
 
 #include <ctype.h>
 #include <stddef.h>
@@ -315,32 +315,12 @@ static void load_one(void *arg, const char *name)
     char q[INSTR_QUOTE_SIZE];
     if (!instr_plugin_name_ok(var, name))
         return;
-    void *h = instr_plugin_open(var, "instr_metric_", name);
-    if (!h)
+    uint32_t version;
+    const instr_metric_plugin_info *given = instr_plugin_load(
+        var, "metric", name, INSTR_METRIC_PLUGIN_ENTRY_NAME, INSTR_METRIC_PLUGIN_VERSION_MIN,
+        INSTR_METRIC_PLUGIN_VERSION, &version);
+    if (!given)
         return;
-    const instr_metric_plugin_info *(*entry)(void);
-    *(void **)&entry = dlsym(h, INSTR_METRIC_PLUGIN_ENTRY_NAME);
-    if (!entry) {
-        instr_warn("%s=%s: libinstr_metric_%s.so has no entry point %s() "
-                   "(INSTR_METRIC_PLUGIN_ENTRY in instr_metric_plugin.h); left out",
-                   var, name, name, INSTR_METRIC_PLUGIN_ENTRY_NAME);
-        return;
-    }
-    const instr_metric_plugin_info *given = entry();
-    if (!given) {
-        instr_warn("%s=%s: the plugin's entry point returned no description; left out", var,
-                   name);
-        return;
-    }
-    uint32_t version = given->plugin_version;
-    if (version < INSTR_METRIC_PLUGIN_VERSION_MIN || version > INSTR_METRIC_PLUGIN_VERSION) {
-        instr_warn("%s=%s: the plugin was built for metric plugin interface version %u, this "
-                   "runtime reads versions %u to %u; rebuild it against this "
-                   "instr_metric_plugin.h; left out",
-                   var, name, version, INSTR_METRIC_PLUGIN_VERSION_MIN,
-                   INSTR_METRIC_PLUGIN_VERSION);
-        return;
-    }
     /* A version 1 description ends after synchronize: only that much is read. */
     instr_metric_plugin_info full;
     memset(&full, 0, sizeof full);

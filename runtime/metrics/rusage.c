@@ -3,7 +3,7 @@
  * One getrusage call per event serves every field asked for. */
 #include "metrics.h"
 #include "../core/log.h"
-#include "../core/text.h"
+#include "../util/text.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -17,6 +17,7 @@
  * take the maximum over MPI_COMM_WORLD; at MPI_Finalize rank 0 also gathers every rank's
  * totals and the names of the regions on the path and writes critical-path.json. */
 #include "mpi_wrap.h"
+#include "../util/array.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -176,15 +177,7 @@ void instr_mpi_cp_persistent(int rc, const MPI_Request *request, int send, int p
         peer == MPI_PROC_NULL)
         return;
     pthread_mutex_lock(&plock);
-    if (pn == pcap) {
-        size_t ncap = pcap ? 2 * pcap : 16;
-        persistent *g = realloc(plist, ncap * sizeof *g);
-        if (g) {
-            plist = g;
-            pcap = ncap;
-        }
-    }
-    if (pn < pcap)
+    if (instr_array_grow(&plist, &pcap, pn + 1, sizeof *plist, 16) == 0)
         plist[pn++] = (persistent){*request, send, peer, tag, comm};
     pthread_mutex_unlock(&plock);
 }
@@ -286,15 +279,7 @@ void instr_mpi_cp_mprobe(MPI_Message message, MPI_Comm comm)
     if (!instr_mpi_cp || message == MPI_MESSAGE_NULL || message == MPI_MESSAGE_NO_PROC)
         return;
     pthread_mutex_lock(&plock);
-    if (mn == mcap) {
-        size_t ncap = mcap ? 2 * mcap : 16;
-        probed *g = realloc(mlist, ncap * sizeof *g);
-        if (g) {
-            mlist = g;
-            mcap = ncap;
-        }
-    }
-    if (mn < mcap)
+    if (instr_array_grow(&mlist, &mcap, mn + 1, sizeof *mlist, 16) == 0)
         mlist[mn++] = (probed){message, comm};
     pthread_mutex_unlock(&plock);
 }

@@ -11,6 +11,8 @@
  * collectives, each with its OTF2 request id, so that the completing wait or test writes
  * MpiIsendComplete, MpiIrecv or NonBlockingCollectiveComplete. */
 #include "mpi_wrap.h"
+#include "../util/hash.h"
+#include "../util/table.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -42,9 +44,7 @@ static size_t slot_of(MPI_Request r)
 {
     uintptr_t k = 0;
     memcpy(&k, &r, sizeof r < sizeof k ? sizeof r : sizeof k);
-    k ^= k >> 17;
-    k *= 0x9e3779b97f4a7c15ull;
-    return (size_t)(k >> 20);
+    return instr_hash_bits(k ^ (k >> 17), 32);
 }
 
 static int same(MPI_Request a, MPI_Request b) { return memcmp(&a, &b, sizeof a) == 0; }
@@ -63,23 +63,14 @@ static pending *find(MPI_Request r)
     return NULL;
 }
 
+static size_t slot_hash(const void *slot) { return slot_of(((const pending *)slot)->req); }
+static int slot_live(const void *slot) { return ((const pending *)slot)->used == 1; }
+
+/* Doubles the table; the tombstones stay behind. */
 static int grow(void)
 {
-    size_t ncap = cap ? 2 * cap : 64;
-    pending *nt = calloc(ncap, sizeof *nt);
-    if (!nt)
+    if (instr_table_grow(&table, &cap, sizeof *table, 64, slot_hash, slot_live) != 0)
         return -1;
-    for (size_t i = 0; i < cap; i++) {
-        if (table[i].used != 1)
-            continue;
-        size_t j = slot_of(table[i].req) & (ncap - 1);
-        while (nt[j].used)
-            j = (j + 1) & (ncap - 1);
-        nt[j] = table[i];
-    }
-    free(table);
-    table = nt;
-    cap = ncap;
     count = (size_t)ntracked;
     return 0;
 }

@@ -16,6 +16,7 @@
 #include "../core/log.h"
 #include "../core/registry.h"
 #include "../symbols/symbols.h"
+#include "../util/addr_map.h"
 
 #ifdef INSTR_RT_HAVE_LIBDW
 #include <elfutils/libdw.h>
@@ -59,12 +60,12 @@ static const char *const construct_name[INSTR_OMP_NCONSTRUCTS] = {
     [INSTR_OMP_TASKGROUP_WAIT] = "!$omp taskgroup (wait)",
 };
 
-#define TABLE (1u << 14) /* distinct (construct, address) pairs; beyond: one region each */
+#define TABLE_BITS 14
+#define TABLE (1u << TABLE_BITS)
 
-static struct {
-    uintptr_t key; /* published with release after handle */
-    uint32_t handle;
-} table[TABLE];
+/* (construct, address) -> region, read without a lock; it never grows: beyond three quarters
+ * of TABLE distinct pairs, one region each construct (util/addr_map.h). */
+static instr_addr_map table;
 static uint32_t fallback[INSTR_OMP_NCONSTRUCTS]; /* table full or no address */
 
 #ifdef INSTR_RT_HAVE_LIBDW
@@ -182,10 +183,7 @@ static struct {
 
 static uint32_t name_slot(const char *name)
 {
-    uint64_t h = 1469598103934665603ull;
-    for (const char *p = name; *p; p++)
-        h = (h ^ (unsigned char)*p) * 1099511628211ull;
-    h |= 1;
+    uint64_t h = instr_fnv1a_str(INSTR_FNV1A_BASIS, name) | 1;
     uint32_t i = (uint32_t)(h >> 40) & (TABLE - 1);
     for (uint32_t k = 0; k < TABLE; k++, i = (i + 1) & (TABLE - 1)) {
         if (given[i].hash == h || !given[i].hash) {
@@ -286,26 +284,21 @@ uint32_t instr_omp_region(int construct, const void *codeptr)
     }
     /* Code addresses are distinct per call site; the construct goes in the low bits. */
     uintptr_t key = ra * INSTR_OMP_NCONSTRUCTS + (uintptr_t)construct + 1;
-    uint32_t i = (uint32_t)((key * 0x9E3779B97F4A7C15ull) >> 50) & (TABLE - 1);
-    for (uint32_t n = 0; n < TABLE; n++, i = (i + 1) & (TABLE - 1)) {
-        uintptr_t k = __atomic_load_n(&table[i].key, __ATOMIC_ACQUIRE);
-        if (k == key)
-            return table[i].handle;
-        if (k)
-            continue;
-        /* Empty slot: insert under the lock, unless another thread got there first. */
-        instr_registry_lock();
-        k = table[i].key;
-        if (k == 0) {
-            uint32_t h = make_region(construct, ra);
-            table[i].handle = h;
-            __atomic_store_n(&table[i].key, key, __ATOMIC_RELEASE);
-            instr_registry_unlock();
-            return h;
-        }
+    instr_addr_slot *slot = instr_addr_map_find(&table, key);
+    if (slot)
+        return __atomic_load_n(&slot->value, __ATOMIC_RELAXED);
+    /* Not there: insert under the lock, unless another thread got there first. */
+    instr_registry_lock();
+    uint32_t h;
+    if ((slot = instr_addr_map_find(&table, key)) != NULL) {
+        h = slot->value;
+    } else if (instr_addr_map_reserve(&table, TABLE_BITS, TABLE_BITS) == 0) {
+        h = make_region(construct, ra);
+        instr_addr_map_insert(&table, key, h, TABLE_BITS, TABLE_BITS);
+    } else {
         instr_registry_unlock();
-        if (k == key)
-            return table[i].handle;
+        return instr_omp_region(construct, NULL);
     }
-    return instr_omp_region(construct, NULL);
+    instr_registry_unlock();
+    return h;
 }

@@ -13,7 +13,7 @@
 #include "../core/log.h"
 #include "../core/plugin_load.h"
 #include "../core/registry.h"
-#include "../core/text.h"
+#include "../util/text.h"
 #include "../core/ext.h"
 #include "../include/instr_substrate_plugin.h"
 #include "../metrics/metrics.h"
@@ -360,33 +360,12 @@ static void load_one(void *arg, const char *name)
         instr_warn("%s=%s: at most %d substrate plugins; left out", VAR, name, MAX_PLUGINS);
         return;
     }
-    void *h = instr_plugin_open(VAR, "instr_substrate_", name);
-    if (!h)
+    uint32_t version;
+    const instr_substrate_plugin_info *given = instr_plugin_load(
+        VAR, "substrate", name, INSTR_SUBSTRATE_PLUGIN_ENTRY_NAME,
+        INSTR_SUBSTRATE_PLUGIN_VERSION_MIN, INSTR_SUBSTRATE_PLUGIN_VERSION, &version);
+    if (!given)
         return;
-    const instr_substrate_plugin_info *(*entry)(void);
-    *(void **)&entry = dlsym(h, INSTR_SUBSTRATE_PLUGIN_ENTRY_NAME);
-    if (!entry) {
-        instr_warn("%s=%s: libinstr_substrate_%s.so has no entry point %s() "
-                   "(INSTR_SUBSTRATE_PLUGIN_ENTRY in instr_substrate_plugin.h); left out",
-                   VAR, name, name, INSTR_SUBSTRATE_PLUGIN_ENTRY_NAME);
-        return;
-    }
-    const instr_substrate_plugin_info *given = entry();
-    if (!given) {
-        instr_warn("%s=%s: the plugin's entry point returned no description; left out", VAR,
-                   name);
-        return;
-    }
-    uint32_t version = given->plugin_version;
-    if (version < INSTR_SUBSTRATE_PLUGIN_VERSION_MIN ||
-        version > INSTR_SUBSTRATE_PLUGIN_VERSION) {
-        instr_warn("%s=%s: the plugin was built for substrate plugin interface version %u, "
-                   "this runtime reads versions %u to %u; rebuild it against this "
-                   "instr_substrate_plugin.h; left out",
-                   VAR, name, version, INSTR_SUBSTRATE_PLUGIN_VERSION_MIN,
-                   INSTR_SUBSTRATE_PLUGIN_VERSION);
-        return;
-    }
     plugin *p = &plugins[nplugins];
     /* A version 1 description ends after events: only that much is read. */
     memset(&p->full, 0, sizeof p->full);

@@ -18,6 +18,7 @@
 #include "profile.h"
 #include "../core/clock.h"
 #include "../core/event.h"
+#include "../util/array.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -145,14 +146,8 @@ typedef struct vec {
 
 static int push(vec *a, void *p)
 {
-    if (a->n == a->cap) {
-        size_t cap = a->cap ? 2 * a->cap : 64;
-        void **v = realloc(a->v, cap * sizeof *v);
-        if (!v)
-            return -1;
-        a->v = v;
-        a->cap = cap;
-    }
+    if (instr_array_grow(&a->v, &a->cap, a->n + 1, sizeof *a->v, 64) != 0)
+        return -1;
     a->v[a->n++] = p;
     return 0;
 }

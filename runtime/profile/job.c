@@ -37,7 +37,7 @@
 #include "../core/log.h"
 #include "../core/registry.h"
 #include "../core/signals.h"
-#include "../core/text.h"
+#include "../util/text.h"
 #include "../include/instr_abi.h"
 #include "../metrics/metrics.h"
 #include "../throttle/throttle.h"
@@ -393,7 +393,7 @@ uint32_t instr_job_node_id(instr_job *j, int32_t parent, uint32_t region)
     if (slot < 0)
         return UINT32_MAX;
     if (found)
-        return j->paths.vals[slot];
+        return instr_path_map_val(&j->paths, slot);
     if (instr_job_grow(&j->nodes, &j->cap, j->n + 1, sizeof *j->nodes) != 0)
         return UINT32_MAX;
     jnode *n = &j->nodes[j->n];

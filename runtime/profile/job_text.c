@@ -6,7 +6,7 @@
  * Not a stable format (profile.json is). Names are escaped (text.h). */
 #include "job_text.h"
 #include "profile.h"
-#include "../core/text.h"
+#include "../util/text.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

@@ -1,6 +1,7 @@
 /* jobdb_defs.c — the job database's definitions: strings, regions, paths and columns, their
  * serialisation, their union and their canonical numbering (jobdb.h). */
 #include "jobdb.h"
+#include "../util/hash.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,22 +9,12 @@
 
 #define NONE INSTR_JDB_NONE
 
-static uint64_t mix(uint64_t k)
-{
-    k ^= k >> 33;
-    k *= 0xff51afd7ed558ccdull;
-    k ^= k >> 33;
-    k *= 0xc4ceb9fe1a85ec53ull;
-    k ^= k >> 33;
-    return k;
-}
-
 static uint64_t str_hash(const char *s)
 {
     uint64_t h = 1469598103934665603ull;
     for (; *s; s++)
         h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return mix(h);
+    return instr_hash_mix(h);
 }
 
 /* jobdb.h */
@@ -53,12 +44,13 @@ typedef uint64_t (*hash_of)(const instr_jdb_defs *d, uint32_t id);
 
 static uint64_t region_hash_rec(const instr_jdb_region *r)
 {
-    return mix(((uint64_t)r->name << 32 | r->mangled) ^ mix((uint64_t)r->file << 32 | r->paradigm));
+    return instr_hash_mix(((uint64_t)r->name << 32 | r->mangled) ^
+                          instr_hash_mix((uint64_t)r->file << 32 | r->paradigm));
 }
 static uint64_t hash_region(const instr_jdb_defs *d, uint32_t id) { return region_hash_rec(&d->reg[id]); }
 static uint64_t hash_path(const instr_jdb_defs *d, uint32_t id)
 {
-    return mix((uint64_t)d->path[id].parent << 32 | d->path[id].region);
+    return instr_hash_mix((uint64_t)d->path[id].parent << 32 | d->path[id].region);
 }
 
 static int rehash(const instr_jdb_defs *d, uint32_t **slots, uint32_t *cap, uint32_t n,
@@ -199,7 +191,7 @@ uint32_t instr_jdb_path_id(instr_jdb_defs *d, uint32_t parent, uint32_t region)
 {
     if (rehash(d, &d->pslots, &d->pslots_cap, d->npath, hash_path) != 0)
         return NONE;
-    uint64_t s = mix((uint64_t)parent << 32 | region) & (d->pslots_cap - 1);
+    uint64_t s = instr_hash_mix((uint64_t)parent << 32 | region) & (d->pslots_cap - 1);
     while (d->pslots[s]) {
         const instr_jdb_path *x = &d->path[d->pslots[s] - 1];
         if (x->parent == parent && x->region == region)
@@ -396,7 +388,7 @@ static uint32_t path_find(const instr_jdb_defs *d, uint32_t parent, uint32_t reg
 {
     if (!d->pslots_cap || region == NONE)
         return NONE;
-    uint64_t s = mix((uint64_t)parent << 32 | region) & (d->pslots_cap - 1);
+    uint64_t s = instr_hash_mix((uint64_t)parent << 32 | region) & (d->pslots_cap - 1);
     for (; d->pslots[s]; s = (s + 1) & (d->pslots_cap - 1)) {
         const instr_jdb_path *x = &d->path[d->pslots[s] - 1];
         if (x->parent == parent && x->region == region)

@@ -6,6 +6,7 @@
 #include "../core/event.h"
 #include "../core/registry.h"
 #include "../metrics/metrics.h"
+#include "../util/array.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -20,15 +21,9 @@ static uint32_t find_or_add(instr_mtree *t, instr_path_map *m, int32_t parent, u
     if (slot < 0)
         return NONE;
     if (found)
-        return m->vals[slot];
-    if (t->n == t->cap) {
-        uint32_t cap = t->cap ? 2 * t->cap : 256;
-        instr_mnode *nodes = realloc(t->nodes, cap * sizeof *nodes);
-        if (!nodes)
-            return NONE;
-        t->nodes = nodes;
-        t->cap = cap;
-    }
+        return instr_path_map_val(m, slot);
+    if (instr_array_grow32(&t->nodes, &t->cap, (size_t)t->n + 1, sizeof *t->nodes, 256) != 0)
+        return NONE;
     uint32_t idx = t->n++;
     instr_mnode *mn = &t->nodes[idx];
     memset(mn, 0, sizeof *mn);
@@ -88,14 +83,9 @@ static int add_loc_metrics(instr_mnode *mn, const instr_pnode *n, uint32_t nm)
 static int add_loc(instr_mnode *mn, uint32_t location, const instr_pnode *n)
 {
     const instr_pstats *s = &n->s;
-    if (mn->nlocs == mn->caplocs) {
-        uint32_t cap = mn->caplocs ? 2 * mn->caplocs : 2;
-        instr_mloc *l = realloc(mn->locs, cap * sizeof *l);
-        if (!l)
-            return -1;
-        mn->locs = l;
-        mn->caplocs = cap;
-    }
+    if (instr_array_grow32(&mn->locs, &mn->caplocs, (size_t)mn->nlocs + 1, sizeof *mn->locs,
+                           2) != 0)
+        return -1;
     mn->locs[mn->nlocs++] = (instr_mloc){location, *s, NULL, n};
     instr_pstats_add(&mn->s, s);
     return 0;

@@ -1,5 +1,7 @@
 /* path_map.c — see path_map.h. */
 #include "path_map.h"
+#include "../util/hash.h"
+#include "../util/table.h"
 
 #include <stdlib.h>
 
@@ -8,66 +10,37 @@ static uint64_t path_key(int32_t parent, uint32_t region)
     return ((uint64_t)(uint32_t)(parent + 1) << 32) | region;
 }
 
-static uint32_t mix(uint64_t k)
+static size_t slot_hash(const void *slot)
 {
-    k ^= k >> 33;
-    k *= 0xff51afd7ed558ccdull;
-    k ^= k >> 33;
-    return (uint32_t)k;
+    return (size_t)instr_hash_mix(((const instr_path_slot *)slot)->key);
 }
 
-static int grow(instr_path_map *m)
-{
-    uint32_t cap = m->cap ? 2 * m->cap : 1024;
-    uint64_t *keys = calloc(cap, sizeof *keys);
-    uint32_t *vals = calloc(cap, sizeof *vals);
-    if (!keys || !vals) {
-        free(keys);
-        free(vals);
-        return -1;
-    }
-    for (uint32_t i = 0; i < m->cap; i++) {
-        if (!m->keys[i])
-            continue;
-        uint32_t j = mix(m->keys[i]) & (cap - 1);
-        while (keys[j])
-            j = (j + 1) & (cap - 1);
-        keys[j] = m->keys[i];
-        vals[j] = m->vals[i];
-    }
-    free(m->keys);
-    free(m->vals);
-    m->keys = keys;
-    m->vals = vals;
-    m->cap = cap;
-    return 0;
-}
+static int slot_live(const void *slot) { return ((const instr_path_slot *)slot)->key != 0; }
 
 int64_t instr_path_map_slot(instr_path_map *m, int32_t parent, uint32_t region, int *found)
 {
-    if (2 * (m->n + 1) > m->cap && grow(m) != 0)
+    if (2 * ((size_t)m->n + 1) > m->cap &&
+        instr_table_grow(&m->slots, &m->cap, sizeof *m->slots, 1024, slot_hash, slot_live) != 0)
         return -1;
-    uint64_t key = path_key(parent, region);
-    uint32_t j = mix(key) & (m->cap - 1);
-    while (m->keys[j] && m->keys[j] != key)
+    instr_path_slot probe = {.key = path_key(parent, region)};
+    size_t j = slot_hash(&probe) & (m->cap - 1);
+    while (m->slots[j].key && m->slots[j].key != probe.key)
         j = (j + 1) & (m->cap - 1);
-    *found = m->keys[j] == key;
-    return j;
+    *found = m->slots[j].key == probe.key;
+    return (int64_t)j;
 }
 
 void instr_path_map_set(instr_path_map *m, uint32_t slot, int32_t parent, uint32_t region,
                         uint32_t val)
 {
-    m->keys[slot] = path_key(parent, region);
-    m->vals[slot] = val;
+    m->slots[slot] = (instr_path_slot){path_key(parent, region), val};
     m->n++;
 }
 
 void instr_path_map_free(instr_path_map *m)
 {
-    free(m->keys);
-    free(m->vals);
-    m->keys = NULL;
-    m->vals = NULL;
-    m->cap = m->n = 0;
+    free(m->slots);
+    m->slots = NULL;
+    m->cap = 0;
+    m->n = 0;
 }

@@ -8,7 +8,7 @@
 #include "../core/experiment.h"
 #include "../core/log.h"
 #include "../core/registry.h"
-#include "../core/text.h"
+#include "../util/text.h"
 
 #include <errno.h>
 #include <string.h>

@@ -7,6 +7,7 @@
 
 #include "../core/substrate.h"
 #include "cct.h"
+#include "../util/json_str.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -115,8 +116,6 @@ typedef struct instr_mtree {
 
 int instr_mtree_build(instr_mtree *t, const instr_run *run, int slot);
 
-/* s (NULL: "") as a JSON string literal, quotes included. write_json.c. */
-void instr_json_str(FILE *f, const char *s);
 void instr_mtree_free(instr_mtree *t);
 
 /* 1 when metric i (instr_metrics_sync) has profile columns: accumulated ones only. */

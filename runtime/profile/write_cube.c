@@ -12,7 +12,7 @@
  * value per location in location order. Numbers are in the writing machine's byte order;
  * the index's endianness word (1) tells a reader which that is. */
 #include "cube.h"
-#include "../core/text.h"
+#include "../util/xml_str.h"
 #include "../include/instr_metric_plugin.h"
 
 #include <float.h>
@@ -105,32 +105,6 @@ static cube_metric *metric_table(const instr_cube_src *src, uint32_t *count)
     }
     *count = n;
     return t;
-}
-
-/* XML text: the five special characters as entities; controls that XML 1.0 cannot carry and
- * bytes that are not well-formed UTF-8 as U+FFFD. */
-static void xml_str(FILE *f, const char *s)
-{
-    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-        int n = instr_utf8_len(p);
-        if (n == 0 || (*p < 0x20 && *p != '\t' && *p != '\n' && *p != '\r')) {
-            fputs("\xef\xbf\xbd", f);
-            continue;
-        }
-        if (n > 1) {
-            fwrite(p, 1, (size_t)n, f);
-            p += n - 1;
-            continue;
-        }
-        switch (*p) {
-        case '&': fputs("&amp;", f); break;
-        case '<': fputs("&lt;", f); break;
-        case '>': fputs("&gt;", f); break;
-        case '"': fputs("&quot;", f); break;
-        case '\'': fputs("&apos;", f); break;
-        default: fputc(*p, f);
-        }
-    }
 }
 
 static const char *paradigm(const char *source)
@@ -331,21 +305,21 @@ static void system_xml(FILE *f, const instr_cube_src *src)
             continue;
         const char *host = host_of(src, g);
         fprintf(f, "<systemtreenode Id=\"%u\">\n<name>", node++);
-        xml_str(f, *host ? host : "localhost");
+        instr_xml_str(f, *host ? host : "localhost");
         fputs("</name>\n<class>node</class>\n", f);
         for (uint32_t p = g; p < src->ngroups; p++) {
             const instr_cube_group *gr = &src->groups[p];
             if (strcmp(host_of(src, p), host) != 0)
                 continue;
             fprintf(f, "<locationgroup Id=\"%u\">\n<name>", p);
-            xml_str(f, gr->name);
+            instr_xml_str(f, gr->name);
             fprintf(f, "</name>\n<rank>%d</rank>\n<type>process</type>\n", gr->rank);
             for (uint32_t l = 0; l < gr->nlocs; l++) {
                 char name[96];
                 uint32_t rank = l;
                 src->location(src->ctx, gr->first_loc + l, name, sizeof name, &rank);
                 fprintf(f, "<location Id=\"%u\">\n<name>", loc++);
-                xml_str(f, name);
+                instr_xml_str(f, name);
                 fprintf(f, "</name>\n<rank>%u</rank>\n<type>thread</type>\n</location>\n", rank);
             }
             fputs("</locationgroup>\n", f);
@@ -383,18 +357,18 @@ static char *anchor(const instr_cube_src *src, const uint32_t *order, const cube
         return NULL;
     fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<cube version=\"4.4\">\n", f);
     fputs("<attr key=\"CUBE_CT_AGGR\" value=\"SUM\"/>\n<attr key=\"Creator\" value=\"", f);
-    xml_str(f, src->creator);
+    instr_xml_str(f, src->creator);
     fputs("\"/>\n<doc>\n<mirrors>\n</mirrors>\n</doc>\n<metrics>\n", f);
     for (uint32_t m = 0; m < nmt; m++) {
         fprintf(f, "<metric id=\"%u\" type=\"%s\">\n<disp_name>", m,
                 mt[m].inclusive ? "INCLUSIVE" : "EXCLUSIVE");
-        xml_str(f, mt[m].disp);
+        instr_xml_str(f, mt[m].disp);
         fputs("</disp_name>\n<uniq_name>", f);
-        xml_str(f, mt[m].uniq);
+        instr_xml_str(f, mt[m].uniq);
         fprintf(f, "</uniq_name>\n<dtype>%s</dtype>\n<uom>", mt[m].dtype);
-        xml_str(f, mt[m].uom);
+        instr_xml_str(f, mt[m].uom);
         fputs("</uom>\n<url></url>\n<descr>", f);
-        xml_str(f, mt[m].descr);
+        instr_xml_str(f, mt[m].descr);
         fputs("</descr>\n</metric>\n", f);
     }
     fputs("</metrics>\n<program>\n", f);
@@ -403,16 +377,16 @@ static char *anchor(const instr_cube_src *src, const uint32_t *order, const cube
         src->region(src->ctx, i, &r);
         const char *source = r.source ? r.source : "";
         fprintf(f, "<region id=\"%u\" mod=\"", i);
-        xml_str(f, r.file);
+        instr_xml_str(f, r.file);
         fprintf(f, "\" begin=\"%ld\" end=\"%ld\">\n<name>", r.line_begin ? (long)r.line_begin : -1L,
                 r.line_end ? (long)r.line_end : -1L);
-        xml_str(f, r.name);
+        instr_xml_str(f, r.name);
         fputs("</name>\n<mangled_name>", f);
-        xml_str(f, r.mangled);
+        instr_xml_str(f, r.mangled);
         fprintf(f, "</mangled_name>\n<paradigm>%s</paradigm>\n<role>%s</role>\n<url></url>\n"
                    "<descr>",
                 paradigm(source), role(source, r.name ? r.name : ""));
-        xml_str(f, r.descr ? r.descr : "");
+        instr_xml_str(f, r.descr ? r.descr : "");
         fputs("</descr>\n</region>\n", f);
     }
     cnodes_xml(f, src, order);

@@ -5,6 +5,7 @@
  * give a file quadratic in the depth. */
 #include "profile.h"
 #include "../core/registry.h"
+#include "../util/array.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -13,14 +14,8 @@
 static size_t put_name(char **buf, size_t *cap, size_t len, const char *name)
 {
     size_t n = strlen(name);
-    if (len + n + 2 > *cap) {
-        size_t c = 2 * (len + n + 2);
-        char *b = realloc(*buf, c);
-        if (!b)
-            return (size_t)-1;
-        *buf = b;
-        *cap = c;
-    }
+    if (instr_array_grow(buf, cap, len + n + 2, 1, 256) != 0)
+        return (size_t)-1;
     for (size_t i = 0; i < n; i++) {
         char ch = name[i];
         (*buf)[len + i] = ch == ';' ? ':' : (ch == '\n' || ch == '\r') ? ' ' : ch;

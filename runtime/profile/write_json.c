@@ -5,7 +5,7 @@
 #include "../core/config.h"
 #include "../core/event.h"
 #include "../core/registry.h"
-#include "../core/text.h"
+#include "../util/text.h"
 #include "../metrics/metrics.h"
 #include "../throttle/throttle.h"
 #include "../include/instr_abi.h"

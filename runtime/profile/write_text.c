@@ -5,7 +5,7 @@
 #include "profile.h"
 #include "../core/clock.h"
 #include "../core/config.h"
-#include "../core/text.h"
+#include "../util/text.h"
 #include "../core/registry.h"
 #include "../core/log.h"
 #include "../metrics/metrics.h"

@@ -25,7 +25,7 @@
 #include "../core/memory.h"
 #include "../core/registry.h"
 #include "../core/sources.h"
-#include "../core/text.h"
+#include "../util/text.h"
 
 #include <pthread.h>
 #include <stdlib.h>

@@ -11,6 +11,7 @@
  * more: the records are counted as lost, and the end says so (write.c). */
 #include "trace.h"
 #include "../core/registry.h"
+#include "../util/array.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -82,15 +83,10 @@ static inline void emit(instr_tloc *s, unsigned kind, uint32_t arg, uint64_t t)
         instr_trace_metric_emit(s, t);
 }
 
-static int grow_open(instr_tloc *s)
+/* Out of line and cold: the conversion loop stays compiled as without it. */
+__attribute__((noinline, cold)) static int grow_open(instr_tloc *s)
 {
-    uint32_t cap = s->capopen ? 2 * s->capopen : 64;
-    uint32_t *grown = realloc(s->open, cap * sizeof *grown);
-    if (!grown)
-        return -1;
-    s->open = grown;
-    s->capopen = cap;
-    return 0;
+    return instr_array_grow32(&s->open, &s->capopen, (size_t)s->capopen + 1, sizeof *s->open, 64);
 }
 
 static inline int push(instr_tloc *s, uint32_t region)

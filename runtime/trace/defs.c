@@ -7,6 +7,8 @@
 #include "../core/clock.h"
 #include "../core/log.h"
 #include "../core/registry.h"
+#include "../util/hash.h"
+#include "../util/table.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -17,58 +19,35 @@
 /* Strings, each defined once, in the order they are first needed (instr_strtab, trace.h). */
 typedef instr_strtab strtab;
 
-static uint64_t hash(const char *s)
+static uint64_t hash(const char *s) { return instr_fnv1a_str(INSTR_FNV1A_BASIS, s); }
+
+static size_t slot_hash(const void *slot)
 {
-    uint64_t h = 1469598103934665603ull; /* FNV-1a */
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h;
+    return (size_t)hash(((const struct instr_strtab_slot *)slot)->key);
 }
 
-static int strtab_grow(strtab *t)
+static int slot_live(const void *slot)
 {
-    uint32_t cap = t->cap ? 2 * t->cap : 1024;
-    const char **keys = calloc(cap, sizeof *keys);
-    uint32_t *refs = calloc(cap, sizeof *refs);
-    if (!keys || !refs) {
-        free(keys);
-        free(refs);
-        return -1;
-    }
-    for (uint32_t i = 0; i < t->cap; i++) {
-        if (!t->keys[i])
-            continue;
-        uint32_t j = (uint32_t)hash(t->keys[i]) & (cap - 1);
-        while (keys[j])
-            j = (j + 1) & (cap - 1);
-        keys[j] = t->keys[i];
-        refs[j] = t->refs[i];
-    }
-    free(t->keys);
-    free(t->refs);
-    t->keys = keys;
-    t->refs = refs;
-    t->cap = cap;
-    return 0;
+    return ((const struct instr_strtab_slot *)slot)->key != NULL;
 }
 
 OTF2_StringRef instr_strtab_ref(strtab *t, const char *s)
 {
     if (!s)
         s = "";
-    if (2 * (t->n + 1) > t->cap && strtab_grow(t) != 0) {
+    if (2 * ((size_t)t->n + 1) > t->cap &&
+        instr_table_grow(&t->slots, &t->cap, sizeof *t->slots, 1024, slot_hash, slot_live) != 0) {
         t->failed = 1;
         return OTF2_UNDEFINED_STRING;
     }
-    uint32_t j = (uint32_t)hash(s) & (t->cap - 1);
-    while (t->keys[j]) {
-        if (strcmp(t->keys[j], s) == 0)
-            return t->refs[j];
+    size_t j = (size_t)hash(s) & (t->cap - 1);
+    while (t->slots[j].key) {
+        if (strcmp(t->slots[j].key, s) == 0)
+            return t->slots[j].ref;
         j = (j + 1) & (t->cap - 1);
     }
     uint32_t ref = t->n++;
-    t->keys[j] = s;
-    t->refs[j] = ref;
+    t->slots[j] = (struct instr_strtab_slot){s, ref};
     if (OTF2_GlobalDefWriter_WriteString(t->w, ref, s) != OTF2_SUCCESS)
         t->failed = 1;
     return ref;
@@ -78,10 +57,8 @@ OTF2_StringRef instr_strtab_ref(strtab *t, const char *s)
 
 void instr_strtab_free(strtab *t)
 {
-    free(t->keys);
-    free(t->refs);
-    t->keys = NULL;
-    t->refs = NULL;
+    free(t->slots);
+    t->slots = NULL;
 }
 
 /* MPI regions: the role analysis tools (Scalasca, Vampir) expect, from the call's name. */

@@ -9,6 +9,7 @@
  * the budget counter is shared. */
 #include "trace.h"
 #include "../core/config.h"
+#include "../util/array.h"
 
 #include <stdlib.h>
 
@@ -30,7 +31,7 @@ static int reserve(instr_early *e)
 {
     if (e->n < e->cap)
         return 0;
-    size_t cap = e->cap ? 2 * e->cap : 256;
+    size_t cap = instr_grown_cap(e->cap, e->n + 1, 256, SIZE_MAX / sizeof(early_rec));
     uint64_t more = (uint64_t)(cap - e->cap) * sizeof(early_rec);
     if (__atomic_add_fetch(&used, more, __ATOMIC_RELAXED) > instr_cfg.total_memory / 8) {
         __atomic_sub_fetch(&used, more, __ATOMIC_RELAXED);

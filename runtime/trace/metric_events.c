@@ -27,6 +27,7 @@
 #include "../core/config.h"
 #include "../core/log.h"
 #include "../metrics/metrics.h"
+#include "../util/hash.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -111,29 +112,21 @@ void instr_trace_metrics_ask(void)
         instr_metrics_record_values(&instr_trace_substrate, put_value);
 }
 
-static uint64_t mix(uint64_t h, const void *p, size_t n)
-{
-    const unsigned char *c = p;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ c[i]) * 0x100000001b3ull; /* FNV-1a */
-    return h;
-}
-
 uint64_t instr_trace_metrics_signature(void)
 {
     uint32_t n = nsync_traced(), na = instr_metrics_nasync;
     if (!n && !na)
         return 0;
-    uint64_t h = mix(0xcbf29ce484222325ull, &n, sizeof n);
-    h = mix(h, &na, sizeof na);
+    uint64_t h = instr_fnv1a(INSTR_FNV1A_BASIS, &n, sizeof n);
+    h = instr_fnv1a(h, &na, sizeof na);
     for (uint32_t i = 0; i < n + na; i++) {
         const instr_metric *m = i < n ? &instr_metrics_sync[i] : &instr_metrics_async[i - n];
         const char *text[] = {m->name, m->unit, m->description, m->source};
         for (int k = 0; k < 4; k++)
-            h = mix(h, text[k], strlen(text[k]) + 1);
+            h = instr_fnv1a(h, text[k], strlen(text[k]) + 1);
         uint32_t num[] = {m->base, (uint32_t)m->exponent, m->value_type, m->mode,
                           m->semantics, m->synchronicity, m->scope};
-        h = mix(h, num, sizeof num);
+        h = instr_fnv1a(h, num, sizeof num);
     }
     return h ? h : 1;
 }

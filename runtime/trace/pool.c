@@ -26,6 +26,7 @@
 #include "../core/clock.h"
 #include "../core/config.h"
 #include "../core/memory.h"
+#include "../util/array.h"
 
 #include <pthread.h>
 #include <sys/mman.h>
@@ -172,14 +173,8 @@ static void *allocate(void *user, OTF2_FileType type, OTF2_LocationRef location,
     }
     if (b->events)
         return event_chunk(b);
-    if (b->n == b->capn) {
-        uint32_t n = b->capn ? 2 * b->capn : 8;
-        void **grown = realloc(b->chunks, n * sizeof *grown);
-        if (!grown)
-            return NULL;
-        b->chunks = grown;
-        b->capn = n;
-    }
+    if (instr_array_grow32(&b->chunks, &b->capn, (size_t)b->n + 1, sizeof *b->chunks, 8) != 0)
+        return NULL;
     pthread_mutex_lock(&lock);
     void *c = def_cache && def_cache_size == size ? def_cache : NULL;
     if (c)

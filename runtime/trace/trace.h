@@ -233,9 +233,12 @@ int instr_trace_write_defs(OTF2_Archive *archive, const instr_run *run, uint64_t
 /* Strings of a global definition writer, each defined once (defs.c). */
 typedef struct instr_strtab {
     OTF2_GlobalDefWriter *w;
-    const char **keys;
-    uint32_t *refs;
-    uint32_t cap, n; /* cap: a power of two */
+    struct instr_strtab_slot {
+        const char *key; /* NULL: empty */
+        uint32_t ref;
+    } *slots;
+    size_t cap; /* 0 or a power of two */
+    uint32_t n;
     int failed;
 } instr_strtab;
 /* The string's reference; `s` must outlive the table. */

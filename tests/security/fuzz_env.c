@@ -1,5 +1,5 @@
 /* fuzz_env.c — libFuzzer target for the runtime's environment parser (runtime/core/config.c)
- * and the escaping of untrusted text (runtime/core/text.c).
+ * and the escaping of untrusted text (runtime/util/text.c).
  *
  * The input is an environment: "NAME=value" entries separated by newlines (a NUL byte ends
  * the input); the first byte's low bit is AT_SECURE. Every entry's value also goes through
@@ -8,7 +8,7 @@
  * control bytes, the "instr: " voice, never longer than the log's line. */
 #include "../../runtime/core/config.h"
 #include "../../runtime/core/log.h"
-#include "../../runtime/core/text.h"
+#include "../../runtime/util/text.h"
 
 #include <stdarg.h>
 #include <stdint.h>

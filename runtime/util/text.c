@@ -26,62 +26,75 @@ int instr_utf8_len(const unsigned char *p)
     return n;
 }
 
-/* The escaped form of the character at p into out (at least 9 bytes); returns how many
- * source bytes it covers, and the output length in *len. */
-static size_t escape_one(const unsigned char *p, char *out, size_t *len)
+static const char hex[] = "0123456789abcdef";
+
+static size_t hex_byte(unsigned c, char *out)
 {
-    static const char hex[] = "0123456789abcdef";
-    unsigned c = *p;
-    int n = instr_utf8_len(p);
+    out[0] = '\\';
+    out[1] = 'x';
+    out[2] = hex[c >> 4];
+    out[3] = hex[c & 15];
+    return 4;
+}
+
+/* What a terminal or a line-based reader would take for structure: C0 controls and DEL as
+ * \n \r \t or \xHH, the backslash as \\. */
+static size_t text_ascii(unsigned c, char *out)
+{
     if (c == '\\' || c == '\n' || c == '\r' || c == '\t') {
         out[0] = '\\';
         out[1] = c == '\\' ? '\\' : c == '\n' ? 'n' : c == '\r' ? 'r' : 't';
-        *len = 2;
-        return 1;
-    }
-    if (n == 1 && c >= 0x20 && c != 0x7f) {
-        out[0] = (char)c;
-        *len = 1;
-        return 1;
-    }
-    if (n == 2 && c == 0xc2 && p[1] < 0xa0) { /* a C1 control: escape both bytes */
-        memcpy(out, "\\xc2\\x", 6);
-        out[6] = hex[p[1] >> 4];
-        out[7] = hex[p[1] & 15];
-        *len = 8;
         return 2;
+    }
+    return c < 0x20 || c == 0x7f ? hex_byte(c, out) : 0;
+}
+
+const instr_escaper instr_escaper_text = {text_ascii, hex_byte, 1};
+
+size_t instr_escape_one(const instr_escaper *e, const unsigned char *p, char *out, size_t *len)
+{
+    int n = instr_utf8_len(p);
+    if (e->c1 && n == 2 && p[0] == 0xc2 && p[1] < 0xa0) { /* both bytes, or neither */
+        size_t k = e->invalid(p[0], out);
+        *len = k + e->invalid(p[1], out + k);
+        return 2;
+    }
+    if (n == 0) {
+        *len = e->invalid(p[0], out);
+        return 1;
     }
     if (n > 1) {
         memcpy(out, p, (size_t)n);
         *len = (size_t)n;
         return (size_t)n;
     }
-    out[0] = '\\';
-    out[1] = 'x';
-    out[2] = hex[c >> 4];
-    out[3] = hex[c & 15];
-    *len = 4;
+    if (!(*len = e->ascii(p[0], out))) {
+        out[0] = (char)p[0];
+        *len = 1;
+    }
     return 1;
 }
 
-void instr_fputs_escaped(FILE *f, const char *s)
+void instr_fputs_with(FILE *f, const char *s, const instr_escaper *e)
 {
     const unsigned char *p = (const unsigned char *)(s ? s : "");
     while (*p) {
-        char buf[16];
+        char buf[INSTR_ESCAPED_MAX];
         size_t len;
-        p += escape_one(p, buf, &len);
+        p += instr_escape_one(e, p, buf, &len);
         fwrite(buf, 1, len, f);
     }
 }
+
+void instr_fputs_escaped(FILE *f, const char *s) { instr_fputs_with(f, s, &instr_escaper_text); }
 
 const char *instr_escaped(char *out, size_t size, const char *s)
 {
     const unsigned char *p = (const unsigned char *)(s ? s : "");
     size_t o = 0;
     while (*p) {
-        char buf[16];
-        size_t len, n = escape_one(p, buf, &len);
+        char buf[INSTR_ESCAPED_MAX];
+        size_t len, n = instr_escape_one(&instr_escaper_text, p, buf, &len);
         if (o + len >= size)
             break;
         memcpy(out + o, buf, len);
@@ -102,8 +115,8 @@ const char *instr_quote(char out[INSTR_QUOTE_SIZE], const char *s)
     size_t total = strlen((const char *)p), o = 0, used = 0;
     out[o++] = '\'';
     while (p[used]) {
-        char buf[16];
-        size_t len, n = escape_one(p + used, buf, &len);
+        char buf[INSTR_ESCAPED_MAX];
+        size_t len, n = instr_escape_one(&instr_escaper_text, p + used, buf, &len);
         if (o + len > 1 + SHOWN)
             break;
         memcpy(out + o, buf, len);

@@ -1,0 +1,14 @@
+/* json_str.h — s (NULL: "") as a JSON string literal, quotes included (json_str.c). */
+#ifndef INSTR_UTIL_JSON_STR_H
+#define INSTR_UTIL_JSON_STR_H
+
+#include "text.h"
+
+#include <stdio.h>
+
+/* Inside a JSON string: well-formed UTF-8 kept, the rest escaped or U+FFFD. */
+extern const instr_escaper instr_escaper_json;
+
+void instr_json_str(FILE *f, const char *s);
+
+#endif
