@@ -21,6 +21,7 @@
  * profile. */
 #include "core.h"
 #include "log.h"
+#include "registry.h"
 #include "../util/array.h"
 
 #include <stdlib.h>
