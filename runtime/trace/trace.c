@@ -89,7 +89,7 @@ static int init(void)
 {
     instr_tpool_init(instr_cfg.enable_profiling);
     OTF2_Error_RegisterCallback(otf2_error, NULL);
-    /* libinstr-rt-mpi defines this symbol (runtime/mpi/mpi_job.c). */
+    /* libinstr-rt-mpi defines this symbol (runtime/job/mpi_exchange.c). */
     instr_trace_job_pending = dlsym(RTLD_DEFAULT, "instr_mpi_adapter_loaded") != NULL;
     return 0;
 }
