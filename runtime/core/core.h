@@ -34,7 +34,7 @@ int instr_core_direct_allowed(void);
 /* Forked child: only the calling thread's location survives; it becomes location 0. */
 void instr_core_fork_child(uint64_t t);
 
-/* Set by an adapter of a parallel job (runtime/adapters/ext.c for libinstr-rt-mpi): called at
+/* Set by an adapter of a parallel job (runtime/job/ext_job.c for libinstr-rt-mpi): called at
  * the end after the substrates wrote this process's results, to combine them job-wide. */
 extern void (*instr_job_hook)(const instr_run *run);
 /* This process's rank in its parallel job once it joined the job's directory; -1 outside a

@@ -2,7 +2,7 @@
  * (libinstr-rt-mpi, runtime/mpi/). Exported from libinstr-rt.so under the instr_ext_ prefix
  * (libinstr-rt.map); not a public API: an adapter and the runtime come from the same build.
  *
- * An MPI job uses it like this (runtime/mpi/mpi_core.c):
+ * An MPI job uses it like this (runtime/job/mpi_exchange.c):
  *   start-up     the runtime sees libinstr-rt-mpi loaded and does not create the experiment
  *                directory yet (experiment.h: instr_experiment_defer)
  *   MPI_Init     rank 0: instr_ext_experiment_create, broadcast the name;
@@ -11,8 +11,8 @@
  *                instr_ext_messages
  *   the end      instr_ext_finalize writes this process's results into <jobdir>/rank-N and
  *                calls the job hook with this rank's profile as a blob without its tree
- *                (job.c format) and the job database hook with its part of profile.jdb;
- *                the ranks write <jobdir>/profile.jdb together (mpi_jobdb.c), then send the
+ *                (runtime/job/blob.h) and the job database hook with its part of profile.jdb;
+ *                the ranks write <jobdir>/profile.jdb together (runtime/job/mpi_jobdb.c), then send the
  *                blobs to rank 0, one at a time, which merges them with instr_ext_job_add,
  *                adds the tree with instr_ext_job_add_jdb and writes <jobdir>/profile.json
  *                with instr_ext_job_write.
@@ -50,7 +50,7 @@ INSTR_EXT_EXPORT int instr_ext_experiment_join(const char *jobdir, int rank);
 typedef void (*instr_ext_job_fn)(const char *blob, size_t len);
 INSTR_EXT_EXPORT void instr_ext_set_job_hook(instr_ext_job_fn fn);
 /* Called at the end, after the job hook, with this process's part of the job database
- * (runtime/profile/jobdb.h: instr_jdb_local_serialize's buffer; NULL, 0 when there is none). */
+ * (runtime/job/jobdb_local.h: instr_jdb_local_serialize's buffer; NULL, 0 when there is none). */
 typedef void (*instr_ext_jobdb_fn)(const void *part, size_t len);
 INSTR_EXT_EXPORT void instr_ext_set_jobdb_hook(instr_ext_jobdb_fn fn);
 /* Ends measurement now and writes this process's results (what atexit would do); the job

@@ -175,7 +175,7 @@ static void summary(const instr_run *run, const char *files, int failed)
         return;
     }
     /* A rank that takes part in its job's end: rank 0's one line for the job says where
-     * everything went (job.c); the ranks' own lines only with INSTR_VERBOSE. A rank whose
+     * everything went (runtime/job/outputs.c); the ranks' own lines only with INSTR_VERBOSE. A rank whose
      * files failed, or that ended alone (early, by a signal), says it itself. */
     int job_says = !run->fork_of && instr_job_rank >= 0 && instr_job_hook && !run->from_signal;
     instr_info(job_says && !failed ? 1 : 0, "%s%u thread%s, %u region%s: %s written to %s", who,

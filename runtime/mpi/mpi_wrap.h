@@ -1,11 +1,11 @@
 /* mpi_wrap.h — what the generated wrappers (wrappers.c, from mpi_calls.txt) and the
- * hand-written ones (mpi_job.c) use.
+ * hand-written ones (runtime/job/mpi_exchange.c) use.
  *
  *   mpi_regions.c  one region per MPI call, registered on the call's first use
  *   mpi_msg.c      message counts and sizes per call path (profile), request tracking for
  *                  nonblocking receives, whose size is known only when they complete
- *   mpi_job.c      MPI_Init/Init_thread/Finalize/Finalized/Abort: one experiment per job,
- *                  the job's merged profile
+ *   mpi_init.c     MPI_Init/Init_thread/Finalize/Finalized/Abort, which begin and end the job
+ *                  (../job/mpi_exchange.c: one experiment per job, the job's merged profile)
  *   mpi_coll.c     collectives: bytes sent and received (profile), OTF2 collective records
  *   mpi_trace.c    the job's OTF2 trace: communicators, clock offsets, MPI event records */
 #ifndef INSTR_MPI_WRAP_H
@@ -194,7 +194,14 @@ MPI_Comm instr_mpi_cp_message_comm(MPI_Message message);
  * (its piggyback only: persistent receives are not counted in the profile). */
 void instr_mpi_cp_irecv(const MPI_Request *request, MPI_Comm comm);
 
-/* mpi_jobdb.c: the job database. keep: the job database hook (this rank's part, copied);
+/* ../job/mpi_exchange.c: the job. begin: after PMPI_Init (once); finalize: MPI_Finalize (the
+ * real one deferred to the end); abort: MPI_Abort, before PMPI_Abort (this rank's files). */
+void instr_mpi_job_begin(void);
+int instr_mpi_job_started(void);
+void instr_mpi_job_finalize(void);
+int instr_mpi_job_finalized(void);
+void instr_mpi_job_abort(void);
+/* ../job/mpi_jobdb.c: the job database. keep: the job database hook (this rank's part, copied);
  * write: at the end, collective over comm, <dir>/profile.jdb: 1 when it is complete, 0 when
  * no rank had a profile, -1 when it could not be written (said); the same on every rank. */
 void instr_mpi_jobdb_keep(const void *part, size_t len);

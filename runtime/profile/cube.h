@@ -3,7 +3,7 @@
  *
  * The writer knows the format only; what it writes comes through instr_cube_src, so the
  * profile of one process (cube_process.c, from the merged tree) and the profile of an MPI job
- * (job.c, from the merged ranks) share it. The metrics of the metrics substrate come as
+ * (runtime/job/cube_adaptor.c, from the merged ranks) share it. The metrics of the metrics substrate come as
  * instr_cube_src.metric definitions and instr_cube_cell.m values. */
 #ifndef INSTR_RT_PROFILE_CUBE_H
 #define INSTR_RT_PROFILE_CUBE_H

@@ -65,7 +65,7 @@ void instr_profile_hint(const char *what, const char *dir, uint32_t n, const cha
 
 /* One line at the end of a dominated run naming the costliest such region and the command
  * that writes a spec leaving them out. Never more than one line; INSTR_VERBOSE=quiet: none.
- * A rank of an MPI job says nothing: rank 0 says it once for the job (job.c). */
+ * A rank of an MPI job says nothing: rank 0 says it once for the job (runtime/job/outputs.c). */
 static void dominated_hint(const instr_run *run, const instr_mtree *t)
 {
     if (instr_job_hook)

@@ -26,6 +26,28 @@ static inline void instr_pstats_add(instr_pstats *to, const instr_pstats *s)
     if (s->max_excl > to->max_excl) to->max_excl = s->max_excl;
 }
 
+/* A call path's MPI message counts (docs/mpi.md): point-to-point messages and their bytes,
+ * collective operations taken part in (their bytes count as sent and received too). */
+typedef struct instr_msg_counts {
+    uint64_t sent, bytes_sent, received, bytes_received, collectives;
+} instr_msg_counts;
+
+static inline void instr_msg_counts_add(instr_msg_counts *to, const instr_msg_counts *m)
+{
+    to->sent += m->sent;
+    to->bytes_sent += m->bytes_sent;
+    to->received += m->received;
+    to->bytes_received += m->bytes_received;
+    to->collectives += m->collectives;
+}
+
+/* Adds a thread's call-tree node's message counts into *to (nothing when it has none). Set
+ * by whoever counts messages (an MPI job, runtime/job/messages.c) before its first count;
+ * NULL: no process counts any. Read with instr_profile_messages_of. */
+typedef void (*instr_profile_messages_fn)(const instr_pnode *n, instr_msg_counts *to);
+void instr_profile_set_messages(instr_profile_messages_fn fn);
+void instr_profile_messages_of(const instr_pnode *n, instr_msg_counts *to);
+
 /* The node after n in a pre-order walk of root's tree (root itself not visited), or NULL.
  * Iterative: deep recursion in the program gives deep trees. */
 static inline instr_pnode *instr_pnode_next(const instr_pnode *root, instr_pnode *n)
@@ -81,7 +103,7 @@ typedef struct instr_mloc {
     uint32_t location;
     instr_pstats s;
     uint64_t *m; /* with metrics: INSTR_MROW_* rows of mtree.nm values, else NULL */
-    const instr_pnode *node; /* the location's own node (its MPI message counts: job.h) */
+    const instr_pnode *node; /* the location's own node (its MPI message counts: instr_profile_messages_of) */
 } instr_mloc;
 
 /* Rows of a merged node's metric values: inclusive and exclusive sums, the least and the

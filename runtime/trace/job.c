@@ -10,15 +10,18 @@
  *   the end      write.c closes the event writers. instr_trace_job_blob gives this rank's
  *                definitions (locations, regions, communicators, clock range) as a blob;
  *                rank 0 feeds the ranks' blobs one at a time to a unifier
- *                (instr_trace_unify_add), which keeps only the union of the definitions,
- *                and returns each rank its mapping (local ref -> global ref) at once.
+ *                (runtime/job/trace_unify.c), which keeps only the union of the
+ *                definitions, and returns each rank its mapping (local ref -> global ref)
+ *                at once.
  *                instr_trace_job_close writes every location's local definitions (OTF2
  *                mapping tables for regions and communicators, the clock offsets measured
  *                against rank 0 at init and at the end) and, on rank 0, the global
- *                definitions; then the archive is closed collectively.
+ *                definitions (the unifier's, runtime/job/trace_global_defs.c); then the
+ *                archive is closed collectively.
  * A rank that ends without MPI_Finalize or calls MPI_Abort only gets as far as its event
  * files (write.c): the collective steps would wait for the others forever. */
 #include "trace.h"
+#include "wire.h"
 #include "../core/clock.h"
 #include "../core/config.h"
 #include "../core/experiment.h"
@@ -34,7 +37,6 @@
 #include <unistd.h>
 
 
-#define BLOB_MAGIC 0x696e7472u /* "intr" */
 #define INSTR_TRACE_DEF_CHUNK (1024 * 1024)
 #define MAX_OFFSETS 4
 
@@ -183,93 +185,6 @@ int instr_trace_job_write_local(const instr_run *run, uint64_t t_last)
 
 /* ---- blobs ------------------------------------------------------------------------- */
 
-typedef struct wbuf {
-    char *p;
-    size_t n, cap;
-    int failed;
-} wbuf;
-
-static void put(wbuf *b, const void *data, size_t len)
-{
-    if (b->failed)
-        return;
-    if (b->n + len > b->cap) {
-        size_t cap = b->cap ? 2 * b->cap : 4096;
-        while (cap < b->n + len)
-            cap *= 2;
-        char *p = realloc(b->p, cap);
-        if (!p) {
-            b->failed = 1;
-            return;
-        }
-        b->p = p;
-        b->cap = cap;
-    }
-    memcpy(b->p + b->n, data, len);
-    b->n += len;
-}
-
-static void put32(wbuf *b, uint32_t v) { put(b, &v, sizeof v); }
-static void put64(wbuf *b, uint64_t v) { put(b, &v, sizeof v); }
-static void putstr(wbuf *b, const char *s)
-{
-    s = s ? s : "";
-    uint32_t len = (uint32_t)strlen(s);
-    put32(b, len);
-    put(b, s, len);
-}
-
-typedef struct rbuf {
-    const char *p;
-    size_t n, at;
-    int bad;
-} rbuf;
-
-static int get(rbuf *b, void *out, size_t len)
-{
-    if (b->bad || b->n - b->at < len) {
-        b->bad = 1;
-        memset(out, 0, len);
-        return -1;
-    }
-    memcpy(out, b->p + b->at, len);
-    b->at += len;
-    return 0;
-}
-
-static uint32_t get32(rbuf *b)
-{
-    uint32_t v;
-    get(b, &v, sizeof v);
-    return v;
-}
-
-static uint64_t get64(rbuf *b)
-{
-    uint64_t v;
-    get(b, &v, sizeof v);
-    return v;
-}
-
-/* A copy of the next string (NULL when malformed or out of memory). */
-static char *getstr(rbuf *b)
-{
-    uint32_t len = get32(b);
-    if (b->bad || b->n - b->at < len) {
-        b->bad = 1;
-        return NULL;
-    }
-    char *s = malloc((size_t)len + 1);
-    if (!s) {
-        b->bad = 1;
-        return NULL;
-    }
-    memcpy(s, b->p + b->at, len);
-    s[len] = '\0';
-    b->at += len;
-    return s;
-}
-
 static int64_t max_abs_offset(void)
 {
     int64_t m = 0;
@@ -312,7 +227,7 @@ int instr_trace_job_blob(int rank, char **out, size_t *len)
         first = offset_at(job.t_start);
     if (offset_at(job.t_last) > last)
         last = offset_at(job.t_last);
-    put32(&b, BLOB_MAGIC);
+    put32(&b, INSTR_TRACE_BLOB_MAGIC);
     put32(&b, (uint32_t)rank);
     put64(&b, (uint64_t)getpid());
     putstr(&b, u.nodename);
@@ -369,440 +284,6 @@ int instr_trace_job_blob(int rank, char **out, size_t *len)
     *out = b.p;
     *len = b.n;
     return 0;
-}
-
-/* ---- the unifier (rank 0) ---------------------------------------------------------- */
-
-typedef struct gregion {
-    char *name, *canonical, *file;
-    uint32_t lb, le, source;
-} gregion;
-
-typedef struct gcomm {
-    uint32_t leader, seq;
-    char *name;
-    uint32_t nmembers;
-    uint32_t *members; /* NULL until the leader's blob came */
-} gcomm;
-
-typedef struct grank {
-    int present;
-    uint64_t pid;
-    uint32_t host;     /* index into hosts */
-    uint32_t mpi_location;
-    uint32_t nloc;
-    uint32_t *loc_id;
-    uint64_t *loc_tid, *loc_events;
-    uint32_t async_id;     /* its location of asynchronous metric values, */
-    uint64_t async_events; /* with this many events (0: none) */
-} grank;
-
-struct instr_unifier {
-    int nranks;
-    grank *ranks;
-    gregion *regions;
-    uint32_t nregions, capregions;
-    uint32_t *rtab; /* open addressing: region index + 1, 0 = empty */
-    uint32_t rtab_cap;
-    gcomm *comms;
-    uint32_t ncomms, capcomms;
-    char **hosts;
-    uint32_t nhosts;
-    uint64_t t_first, t_last, margin;
-    uint64_t events;
-    int have_time;
-};
-typedef struct instr_unifier instr_unifier;
-
-static uint64_t hash_str(uint64_t h, const char *s)
-{
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return (h ^ 0xff) * 1099511628211ull;
-}
-
-static uint64_t region_hash(const gregion *r)
-{
-    uint64_t h = 1469598103934665603ull;
-    h = hash_str(h, r->name);
-    h = hash_str(h, r->canonical);
-    h = hash_str(h, r->file);
-    return (h ^ r->lb ^ ((uint64_t)r->source << 40)) * 1099511628211ull;
-}
-
-static int region_same(const gregion *a, const gregion *b)
-{
-    return a->lb == b->lb && a->source == b->source && strcmp(a->name, b->name) == 0 &&
-           strcmp(a->canonical, b->canonical) == 0 && strcmp(a->file, b->file) == 0;
-}
-
-static int rtab_grow(instr_unifier *u)
-{
-    uint32_t cap = u->rtab_cap ? 2 * u->rtab_cap : 1024;
-    uint32_t *t = calloc(cap, sizeof *t);
-    if (!t)
-        return -1;
-    for (uint32_t i = 0; i < u->nregions; i++) {
-        uint32_t j = (uint32_t)region_hash(&u->regions[i]) & (cap - 1);
-        while (t[j])
-            j = (j + 1) & (cap - 1);
-        t[j] = i + 1;
-    }
-    free(u->rtab);
-    u->rtab = t;
-    u->rtab_cap = cap;
-    return 0;
-}
-
-/* The global ref of region r (whose strings the unifier takes over, or frees when known). */
-static uint32_t region_global(instr_unifier *u, gregion *r)
-{
-    if (2 * (u->nregions + 1) > u->rtab_cap && rtab_grow(u) != 0)
-        return UINT32_MAX;
-    uint32_t j = (uint32_t)region_hash(r) & (u->rtab_cap - 1);
-    while (u->rtab[j]) {
-        gregion *g = &u->regions[u->rtab[j] - 1];
-        if (region_same(g, r)) {
-            free(r->name);
-            free(r->canonical);
-            free(r->file);
-            return u->rtab[j] - 1;
-        }
-        j = (j + 1) & (u->rtab_cap - 1);
-    }
-    if (u->nregions == u->capregions) {
-        uint32_t cap = u->capregions ? 2 * u->capregions : 256;
-        gregion *g = realloc(u->regions, cap * sizeof *g);
-        if (!g)
-            return UINT32_MAX;
-        u->regions = g;
-        u->capregions = cap;
-    }
-    u->regions[u->nregions] = *r;
-    u->rtab[j] = u->nregions + 1;
-    return u->nregions++;
-}
-
-static uint32_t comm_global(instr_unifier *u, uint32_t leader, uint32_t seq, char *name,
-                            uint32_t nmembers, uint32_t *members)
-{
-    /* Communicators are few: a linear search is enough. */
-    for (uint32_t i = 0; i < u->ncomms; i++) {
-        gcomm *c = &u->comms[i];
-        if (c->leader == leader && c->seq == seq) {
-            if (members && !c->members) {
-                c->members = members;
-                c->nmembers = nmembers;
-                free(c->name);
-                c->name = name;
-            } else {
-                free(members);
-                free(name);
-            }
-            return i;
-        }
-    }
-    if (u->ncomms == u->capcomms) {
-        uint32_t cap = u->capcomms ? 2 * u->capcomms : 16;
-        gcomm *c = realloc(u->comms, cap * sizeof *c);
-        if (!c) {
-            free(members);
-            free(name);
-            return UINT32_MAX;
-        }
-        u->comms = c;
-        u->capcomms = cap;
-    }
-    u->comms[u->ncomms] = (gcomm){leader, seq, name, members ? nmembers : 0, members};
-    return u->ncomms++;
-}
-
-static uint32_t host_index(instr_unifier *u, char *host)
-{
-    for (uint32_t i = 0; i < u->nhosts; i++)
-        if (strcmp(u->hosts[i], host) == 0) {
-            free(host);
-            return i;
-        }
-    char **h = realloc(u->hosts, (u->nhosts + 1) * sizeof *h);
-    if (!h) {
-        free(host);
-        return 0;
-    }
-    u->hosts = h;
-    u->hosts[u->nhosts] = host;
-    return u->nhosts++;
-}
-
-instr_unifier *instr_trace_unify_new(int nranks)
-{
-    instr_unifier *u = calloc(1, sizeof *u);
-    if (!u || !(u->ranks = calloc((size_t)nranks, sizeof *u->ranks))) {
-        free(u);
-        return NULL;
-    }
-    u->nranks = nranks;
-    /* MPI_COMM_WORLD and MPI_COMM_SELF are global comms 0 and 1 on every rank. */
-    comm_global(u, UINT32_MAX, 0, strdup("MPI_COMM_WORLD"), 0, NULL);
-    comm_global(u, UINT32_MAX, 1, strdup("MPI_COMM_SELF"), 0, NULL);
-    return u;
-}
-
-int instr_trace_unify_add(instr_unifier *u, int rank, const char *blob, size_t len, char **map,
-                          size_t *maplen)
-{
-    rbuf b = {blob, len, 0, 0};
-    wbuf m = {0};
-    if (!u || rank < 0 || rank >= u->nranks || get32(&b) != BLOB_MAGIC ||
-        get32(&b) != (uint32_t)rank)
-        return -1;
-    grank *g = &u->ranks[rank];
-    g->pid = get64(&b);
-    char *host = getstr(&b);
-    uint64_t t0 = get64(&b), t1 = get64(&b), margin = get64(&b);
-    g->mpi_location = get32(&b);
-    if (b.bad || !host) {
-        free(host);
-        return -1;
-    }
-    g->host = host_index(u, host);
-    if (!u->have_time || t0 < u->t_first)
-        u->t_first = t0;
-    if (!u->have_time || t1 > u->t_last)
-        u->t_last = t1;
-    if (margin > u->margin)
-        u->margin = margin;
-    u->have_time = 1;
-
-    uint32_t nloc = get32(&b);
-    if (b.bad || nloc > (b.n - b.at) / 20)
-        return -1;
-    g->loc_id = calloc(nloc ? nloc : 1, sizeof *g->loc_id);
-    g->loc_tid = calloc(nloc ? nloc : 1, sizeof *g->loc_tid);
-    g->loc_events = calloc(nloc ? nloc : 1, sizeof *g->loc_events);
-    if (!g->loc_id || !g->loc_tid || !g->loc_events)
-        return -1;
-    for (uint32_t i = 0; i < nloc; i++) {
-        g->loc_id[i] = get32(&b);
-        g->loc_tid[i] = get64(&b);
-        g->loc_events[i] = get64(&b);
-        u->events += g->loc_events[i];
-    }
-    g->nloc = nloc;
-    g->async_id = get32(&b);
-    g->async_events = get64(&b);
-    u->events += g->async_events;
-
-    uint32_t nreg = get32(&b);
-    put32(&m, nreg);
-    for (uint32_t i = 0; i < nreg && !b.bad; i++) {
-        gregion r = {.name = getstr(&b), .canonical = getstr(&b), .file = getstr(&b)};
-        r.lb = get32(&b);
-        r.le = get32(&b);
-        r.source = get32(&b);
-        uint32_t ref = UINT32_MAX;
-        if (!b.bad)
-            ref = region_global(u, &r);
-        if (ref == UINT32_MAX) {
-            free(r.name);
-            free(r.canonical);
-            free(r.file);
-            b.bad = 1;
-        }
-        put32(&m, ref);
-    }
-    uint32_t ncomm = get32(&b);
-    put32(&m, ncomm);
-    for (uint32_t i = 0; i < ncomm && !b.bad; i++) {
-        uint32_t leader = get32(&b), seq = get32(&b);
-        char *name = getstr(&b);
-        uint32_t n = get32(&b);
-        uint32_t *members = NULL;
-        if (!b.bad && n) {
-            if (n > (b.n - b.at) / 4 || !(members = malloc(n * sizeof *members))) {
-                b.bad = 1;
-            } else {
-                for (uint32_t k = 0; k < n; k++)
-                    members[k] = get32(&b);
-            }
-        }
-        uint32_t ref = UINT32_MAX;
-        if (!b.bad && name)
-            ref = comm_global(u, leader, seq, name, n, members);
-        else {
-            free(name);
-            free(members);
-            b.bad = 1;
-        }
-        put32(&m, ref);
-    }
-    if (b.bad || m.failed) {
-        free(m.p);
-        return -1;
-    }
-    g->present = 1;
-    *map = m.p;
-    *maplen = m.n;
-    return 0;
-}
-
-void instr_trace_unify_free(instr_unifier *u)
-{
-    if (!u)
-        return;
-    for (int r = 0; r < u->nranks; r++) {
-        free(u->ranks[r].loc_id);
-        free(u->ranks[r].loc_tid);
-        free(u->ranks[r].loc_events);
-    }
-    for (uint32_t i = 0; i < u->nregions; i++) {
-        free(u->regions[i].name);
-        free(u->regions[i].canonical);
-        free(u->regions[i].file);
-    }
-    for (uint32_t i = 0; i < u->ncomms; i++) {
-        free(u->comms[i].name);
-        free(u->comms[i].members);
-    }
-    for (uint32_t i = 0; i < u->nhosts; i++)
-        free(u->hosts[i]);
-    free(u->hosts);
-    free(u->comms);
-    free(u->regions);
-    free(u->rtab);
-    free(u->ranks);
-    free(u);
-}
-
-/* Rank 0: the global definitions of the whole job from the union. */
-static int write_global(OTF2_Archive *a, instr_unifier *u)
-{
-    OTF2_GlobalDefWriter *w = OTF2_Archive_GetGlobalDefWriter(a);
-    if (!w)
-        return -1;
-    OTF2_ErrorCode rc = OTF2_SUCCESS;
-#define CHECK(call) do { if (rc == OTF2_SUCCESS) rc = (call); } while (0)
-    uint64_t hz = (uint64_t)(instr_clock_hz() + 0.5);
-    uint64_t first = u->t_first > u->margin ? u->t_first - u->margin : 0;
-    uint64_t len = u->t_last + u->margin - first;
-    CHECK(OTF2_GlobalDefWriter_WriteClockProperties(w, hz ? hz : 1, first, len,
-                                                    instr_trace_realtime_of(first)));
-    instr_strtab st = {.w = w};
-    /* Names built here live in one buffer until the table is done with them. */
-    size_t nnames = 0;
-    for (int r = 0; r < u->nranks; r++)
-        nnames += 1 + u->ranks[r].nloc;
-    nnames += u->ncomms;
-    char *names = calloc(nnames ? nnames : 1, 48);
-    if (!names)
-        return -1;
-    size_t ni = 0;
-#define NAME(...) (snprintf(names + 48 * ni, 48, __VA_ARGS__), names + 48 * ni++)
-
-    struct utsname un;
-    if (uname(&un) != 0)
-        strcpy(un.sysname, "unknown");
-    CHECK(OTF2_GlobalDefWriter_WriteSystemTreeNode(w, 0, instr_strtab_ref(&st, un.sysname),
-                                                   instr_strtab_ref(&st, "machine"),
-                                                   OTF2_UNDEFINED_SYSTEM_TREE_NODE));
-    for (uint32_t h = 0; h < u->nhosts; h++)
-        CHECK(OTF2_GlobalDefWriter_WriteSystemTreeNode(w, 1 + h,
-                                                       instr_strtab_ref(&st, u->hosts[h]),
-                                                       instr_strtab_ref(&st, "node"), 0));
-    for (int r = 0; r < u->nranks; r++)
-        CHECK(OTF2_GlobalDefWriter_WriteLocationGroup(
-            w, (uint32_t)r, instr_strtab_ref(&st, NAME("MPI Rank %d", r)),
-            OTF2_LOCATION_GROUP_TYPE_PROCESS, 1 + u->ranks[r].host,
-            OTF2_UNDEFINED_LOCATION_GROUP));
-    OTF2_StringRef tid_name = instr_strtab_ref(&st, "instr::tid");
-    for (int r = 0; r < u->nranks; r++) {
-        grank *g = &u->ranks[r];
-        for (uint32_t i = 0; i < g->nloc; i++) {
-            uint64_t ref = ((uint64_t)r << 32) | g->loc_id[i];
-            CHECK(OTF2_GlobalDefWriter_WriteLocation(
-                w, ref, instr_strtab_ref(&st, NAME("thread %u", g->loc_id[i])),
-                OTF2_LOCATION_TYPE_CPU_THREAD, g->loc_events[i], (uint32_t)r));
-            OTF2_AttributeValue v = {.uint64 = g->loc_tid[i]};
-            CHECK(OTF2_GlobalDefWriter_WriteLocationProperty(w, ref, tid_name, OTF2_TYPE_UINT64,
-                                                             v));
-        }
-        if (g->async_events)
-            CHECK(OTF2_GlobalDefWriter_WriteLocation(
-                w, ((uint64_t)r << 32) | g->async_id,
-                instr_strtab_ref(&st, "asynchronous metrics"), OTF2_LOCATION_TYPE_METRIC,
-                g->async_events, (uint32_t)r));
-    }
-    OTF2_StringRef empty = instr_strtab_ref(&st, "");
-    for (uint32_t i = 0; i < u->nregions; i++) {
-        gregion *r = &u->regions[i];
-        OTF2_RegionRole role;
-        OTF2_Paradigm paradigm;
-        instr_trace_region_kind((int)r->source, r->name, &role, &paradigm);
-        CHECK(OTF2_GlobalDefWriter_WriteRegion(
-            w, i, instr_strtab_ref(&st, r->name), instr_strtab_ref(&st, r->canonical),
-            instr_strtab_ref(&st, instr_region_source_name((int)r->source)), role, paradigm,
-            OTF2_REGION_FLAG_NONE, *r->file ? instr_strtab_ref(&st, r->file) : empty, r->lb,
-            r->le));
-    }
-    /* Metrics: the ranks agreed on one set at MPI_Init (metric_events.c), so rank 0's
-     * definitions are everyone's, with the same refs. */
-    CHECK(instr_trace_metric_defs(w, &st));
-    /* Groups: 0 the MPI locations by world rank, 1 MPI_COMM_SELF's, then one per other
-     * communicator: its members (world ranks). */
-    uint64_t *members = calloc((size_t)u->nranks, sizeof *members);
-    if (!members) {
-        free(names);
-        instr_strtab_free(&st);
-        return -1;
-    }
-    for (int r = 0; r < u->nranks; r++)
-        members[r] = ((uint64_t)r << 32) | u->ranks[r].mpi_location;
-    CHECK(OTF2_GlobalDefWriter_WriteGroup(w, 0, instr_strtab_ref(&st, "MPI ranks"),
-                                          OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_MPI,
-                                          OTF2_GROUP_FLAG_NONE, (uint32_t)u->nranks, members));
-    CHECK(OTF2_GlobalDefWriter_WriteGroup(w, 1, instr_strtab_ref(&st, "MPI_COMM_SELF"),
-                                          OTF2_GROUP_TYPE_COMM_SELF, OTF2_PARADIGM_MPI,
-                                          OTF2_GROUP_FLAG_NONE, 0, NULL));
-    for (int r = 0; r < u->nranks; r++)
-        members[r] = (uint64_t)r;
-    OTF2_GroupRef next_group = 2; /* OTF2 wants group refs dense and in order */
-    for (uint32_t c = 0; c < u->ncomms; c++) {
-        gcomm *g = &u->comms[c];
-        OTF2_GroupRef group = 1;
-        if (!(g->leader == UINT32_MAX && g->seq == 1)) {
-            group = next_group++;
-            uint32_t n = (uint32_t)u->nranks;
-            uint64_t *m = members;
-            uint64_t *own = NULL;
-            if (g->leader != UINT32_MAX) {
-                n = g->nmembers;
-                own = calloc(n ? n : 1, sizeof *own);
-                if (!own) {
-                    rc = OTF2_ERROR_MEM_ALLOC_FAILED;
-                    break;
-                }
-                for (uint32_t k = 0; k < n; k++)
-                    own[k] = g->members[k];
-                m = own;
-            }
-            CHECK(OTF2_GlobalDefWriter_WriteGroup(w, group, instr_strtab_ref(&st, g->name),
-                                                  OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
-                                                  OTF2_GROUP_FLAG_NONE, n, m));
-            free(own);
-        }
-        CHECK(OTF2_GlobalDefWriter_WriteComm(w, c, instr_strtab_ref(&st, g->name), group,
-                                             OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE));
-    }
-#undef CHECK
-#undef NAME
-    free(members);
-    int failed = rc != OTF2_SUCCESS || st.failed;
-    free(names);
-    instr_strtab_free(&st);
-    if (failed)
-        instr_warn("trace: writing the job's global definitions failed (%s)",
-                   rc != OTF2_SUCCESS ? OTF2_Error_GetName(rc) : "out of memory");
-    return failed ? -1 : 0;
 }
 
 /* This rank's local definitions: per location the mappings and the clock offsets. */
@@ -866,7 +347,8 @@ static int write_local(OTF2_Archive *a, const char *map, size_t maplen)
     return rc;
 }
 
-int instr_trace_job_close(int rank, const char *map, size_t maplen, instr_unifier *u)
+int instr_trace_job_close(int rank, const char *map, size_t maplen,
+                          int (*write_global)(OTF2_Archive *a, void *u), void *u)
 {
     OTF2_Archive *a = instr_trace_archive;
     if (!a || !job.written)
@@ -884,7 +366,7 @@ int instr_trace_job_close(int rank, const char *map, size_t maplen, instr_unifie
     } else {
         failed = 1;
     }
-    if (rank == 0 && (!u || write_global(a, u) != 0))
+    if (rank == 0 && (!u || !write_global || write_global(a, u) != 0))
         failed = 1;
     if (OTF2_Archive_Close(a) != OTF2_SUCCESS)
         failed = 1;
@@ -893,11 +375,6 @@ int instr_trace_job_close(int rank, const char *map, size_t maplen, instr_unifie
     if (failed)
         instr_warn("trace: rank %d: the OTF2 library reported errors while closing %s/traces.otf2 "
                    "(messages above); the archive may be incomplete", rank, job.dir);
-    if (rank == 0 && u && instr_verbose >= 0)
-        instr_warn("trace: %s/traces.otf2: %llu events from %d rank%s, one location group "
-                   "per rank, %u regions, %u communicators (definitions unified)",
-                   job.dir, (unsigned long long)u->events, u->nranks, u->nranks == 1 ? "" : "s",
-                   u->nregions, u->ncomms);
     return failed ? -1 : 0;
 }
 

@@ -90,7 +90,7 @@ static int init(void)
     instr_tpool_init(instr_cfg.enable_profiling);
     OTF2_Error_RegisterCallback(otf2_error, NULL);
     instr_trace_metrics_ask();
-    /* libinstr-rt-mpi defines this symbol (runtime/mpi/mpi_job.c). */
+    /* libinstr-rt-mpi defines this symbol (runtime/job/mpi_exchange.c). */
     instr_trace_job_pending = dlsym(RTLD_DEFAULT, "instr_mpi_adapter_loaded") != NULL;
     return 0;
 }
@@ -273,7 +273,6 @@ const instr_substrate instr_trace_substrate = {
     .name = "trace",
     .wanted = wanted,
     .init = init,
-    .fast_paths = INSTR_SUBSTRATE_RECORDS,
     .location_begin = location_begin,
     .enter = instr_trace_enter,
     .exit = instr_trace_exit,

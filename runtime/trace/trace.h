@@ -126,7 +126,7 @@ uint64_t instr_early_replay(instr_tloc *s);
 /* Events dropped because the bound was reached (reported at the end). */
 uint64_t instr_early_dropped(void);
 
-/* job.c (the interface of libinstr-rt-mpi through runtime/adapters/ext.c). */
+/* job.c (the interface of libinstr-rt-mpi through runtime/job/ext_trace.c). */
 /* In MPI_Init, every rank: opens the job's archive in jobdir; `setup` sets OTF2's MPI
  * collective callbacks. Collective. 0, or -1 after a message. */
 int instr_trace_job_open(const char *jobdir, int rank, int nranks,
@@ -147,16 +147,12 @@ void instr_trace_job_clock_offset(uint64_t time, int64_t offset, double stddev);
 int instr_trace_job_write_local(const instr_run *run, uint64_t t_last);
 /* After the end: this rank's definitions as a blob (malloc'd). 0 or -1. */
 int instr_trace_job_blob(int rank, char **out, size_t *len);
-/* Rank 0: the union of the ranks' definitions, one blob at a time; each blob's mapping
- * (malloc'd) goes back to its rank. */
-typedef struct instr_unifier instr_unifier;
-instr_unifier *instr_trace_unify_new(int nranks);
-int instr_trace_unify_add(instr_unifier *u, int rank, const char *blob, size_t len, char **map,
-                          size_t *maplen);
-void instr_trace_unify_free(instr_unifier *u);
-/* Every rank, collectively: local definitions (mapping, clock offsets), on rank 0 the global
- * ones from u; closes the archive. 0, or -1 after a message. */
-int instr_trace_job_close(int rank, const char *map, size_t maplen, instr_unifier *u);
+/* Rank 0 unifies the ranks' blobs (runtime/job/trace_unify.h); each blob's mapping goes back
+ * to its rank as map. Every rank, collectively: local definitions (mapping, clock offsets),
+ * on rank 0 the global ones, written by write_global(a, u); closes the archive. 0, or -1
+ * after a message. */
+int instr_trace_job_close(int rank, const char *map, size_t maplen,
+                          int (*write_global)(OTF2_Archive *a, void *u), void *u);
 
 /* write.c: the substrate's `write` (see substrate.h). */
 int instr_trace_write(const instr_run *run, char *files, size_t size);

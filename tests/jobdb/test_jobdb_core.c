@@ -1,4 +1,4 @@
-/* test_jobdb_core.c — the job database writer's core (runtime/profile/jobdb.h) on its own:
+/* test_jobdb_core.c — the job database writer's core (runtime/job/jobdb.h) on its own:
  * the union of definitions and its maps, the canonical numbering (the same union whatever
  * the order of the merges), the serialisation's round trip and its refusal of damaged
  * buffers, rows remapped and sorted, and the summary combined from parts equal to the one

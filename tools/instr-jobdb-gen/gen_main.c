@@ -1,5 +1,5 @@
 /* instr-jobdb-gen — writes a synthetic job database (profile.jdb, docs/profile-format.md) for
- * any number of simulated ranks through the writer's own core (runtime/profile/jobdb.h): the
+ * any number of simulated ranks through the writer's own core (runtime/job/jobdb.h): the
  * definitions are unified by the same binomial tree of merges as runtime/mpi/mpi_jobdb.c
  * (done depth first in one process, so that at most ceil(log2 P) sets are alive), then every
  * rank's rows are mapped to the union, added to the summary and written with pwrite at the

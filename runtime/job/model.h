@@ -1,25 +1,27 @@
-/* job_model.h — the job's merged profile (rank 0) as job.c keeps it: shared by the merge of
- * the ranks' blobs and their writers (job.c) and the call tree read back from the job
- * database (job_jdb.c). Not a public interface. */
+/* model.h — the job's merged profile (rank 0): built by the merge of the ranks' blobs
+ * (merge.c, blob_parse.c) and the call tree read back from the job database
+ * (tree_from_jdb.c), written by the job's outputs (outputs.c and the adaptors to the
+ * profile's writers). Not a public interface. */
 #ifndef INSTR_RT_JOB_MODEL_H
 #define INSTR_RT_JOB_MODEL_H
 
-#include "job_metrics.h"
-#include "path_map.h"
+#include "merged_metrics.h"
+#include "../profile/profile.h"
+#include "../profile/path_map.h"
 #include "../core/ext.h"
 #include "../throttle/throttle.h"
 
 #include <stdint.h>
 
 typedef struct jstats {
-    uint64_t visits, incl, excl, min_incl, max_incl, min_excl, max_excl; /* ns */
-    uint64_t bytes_sent, bytes_received, sends, receives, collectives;
+    instr_pstats t; /* in ns */
+    instr_msg_counts m;
 } jstats;
 
 typedef struct jloc {
     uint32_t location;
     jstats s;
-    uint64_t *m; /* metric rows (job_metrics.h), or NULL */
+    uint64_t *m; /* metric rows (merged_metrics.h), or NULL */
 } jloc;
 
 typedef struct jnode {
@@ -77,6 +79,13 @@ uint32_t instr_job_region_id(instr_job *j, const char *key, uint32_t lb, uint32_
 /* The merged node (parent, region) (parent -1: top level), added when new; UINT32_MAX without
  * memory. */
 uint32_t instr_job_node_id(instr_job *j, int32_t parent, uint32_t region);
-void instr_job_add_stats(jstats *to, const jstats *s);
+static inline void instr_job_add_stats(jstats *to, const jstats *s)
+{
+    instr_pstats_add(&to->t, &s->t);
+    instr_msg_counts_add(&to->m, &s->m);
+}
+/* The group (process) of rank, added when new (absent until its P line); NULL without
+ * memory. */
+jgroup *instr_job_group(instr_job *j, int rank);
 
 #endif

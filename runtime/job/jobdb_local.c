@@ -1,9 +1,9 @@
 /* jobdb_local.c — this process's part of the job database from its profile (jobdb_local.h).
  * The values are those of the rank's own profile.json: per location and node its visits,
- * times in ns and metric rows; the message counts per node are the job's (job.c). */
+ * times in ns and metric rows; the message counts per node are the job's (messages.c). */
 #include "jobdb_local.h"
-#include "job.h"
-#include "profile.h"
+#include "messages.h"
+#include "../profile/profile.h"
 #include "../core/clock.h"
 #include "../core/event.h"
 #include "../core/registry.h"

@@ -1,5 +1,5 @@
-/* job_text.h — profile.txt of an MPI job (job_text.c): the merged profile with the rank
- * dimension summarised, from a plain view of it that the job's merge (job.c) fills in.
+/* write_text.h — profile.txt of an MPI job (write_text.c): the merged profile with the rank
+ * dimension summarised, from a plain view of it that the job's merged profile fills in (text_adaptor.c).
  * Layout and meaning: docs/profile-format.md ("profile.txt of an MPI job"). */
 #ifndef INSTR_RT_PROFILE_JOB_TEXT_H
 #define INSTR_RT_PROFILE_JOB_TEXT_H

@@ -1,8 +1,7 @@
-/* job_jdb.c — the job's merged profile read back from the job database (profile.jdb,
+/* tree_from_jdb.c — the job's merged profile read back from the job database (profile.jdb,
  * jobdb.h, docs/profile-format.md) by rank 0, so that profile.json, profile.txt,
- * profile.cubex and profile.html of the job are derived from it (job.c writes them). */
-#include "job.h"
-#include "job_model.h"
+ * profile.cubex and profile.html of the job are derived from it (outputs.c writes them). */
+#include "model.h"
 #include "jobdb.h"
 #include "../core/ext.h"
 #include "../core/log.h"
@@ -184,9 +183,10 @@ static int jdb_fill(instr_job *j, const jdb_view *v, int summary)
         for (uint32_t p = 0; p < v->npaths; p++) {
             const unsigned char *s = v->p + v->summary + rec * p + 8;
             jstats st = {0};
-            uint64_t *f[C_N] = {&st.visits, &st.incl, &st.excl, &st.bytes_sent,
-                                &st.bytes_received, &st.sends, &st.receives, &st.min_incl,
-                                &st.max_incl, &st.min_excl, &st.max_excl, &st.collectives};
+            uint64_t *f[C_N] = {&st.t.visits, &st.t.incl, &st.t.excl, &st.m.bytes_sent,
+                                &st.m.bytes_received, &st.m.sent, &st.m.received,
+                                &st.t.min_incl, &st.t.max_incl, &st.t.min_excl,
+                                &st.t.max_excl, &st.m.collectives};
             for (int k = 0; k < C_N; k++)
                 if (col[k] >= 0)
                     *f[k] = rd64(s + 32ull * (uint32_t)col[k] +
@@ -239,12 +239,13 @@ static int jdb_fill(instr_job *j, const jdb_view *v, int summary)
                 j->failed = 1; /* a row of a location the rank's blob did not name */
                 continue;
             }
-            jstats st = {jdb_val(vals, col[C_VISITS], 0), jdb_val(vals, col[C_INCL], 0),
-                         jdb_val(vals, col[C_EXCL], 0), jdb_val(vals, col[C_INCL_MIN], 0),
-                         jdb_val(vals, col[C_INCL_MAX], 0), jdb_val(vals, col[C_EXCL_MIN], 0),
-                         jdb_val(vals, col[C_EXCL_MAX], 0), jdb_val(vals, col[C_BS], 0),
-                         jdb_val(vals, col[C_BR], 0), jdb_val(vals, col[C_MS], 0),
-                         jdb_val(vals, col[C_MR], 0), jdb_val(vals, col[C_COLL], 0)};
+            jstats st = {{jdb_val(vals, col[C_VISITS], 0), jdb_val(vals, col[C_INCL], 0),
+                          jdb_val(vals, col[C_EXCL], 0), jdb_val(vals, col[C_INCL_MIN], 0),
+                          jdb_val(vals, col[C_INCL_MAX], 0), jdb_val(vals, col[C_EXCL_MIN], 0),
+                          jdb_val(vals, col[C_EXCL_MAX], 0)},
+                         {jdb_val(vals, col[C_MS], 0), jdb_val(vals, col[C_BS], 0),
+                          jdb_val(vals, col[C_MR], 0), jdb_val(vals, col[C_BR], 0),
+                          jdb_val(vals, col[C_COLL], 0)}};
             jnode *jn = &j->nodes[node[p]];
             if (instr_job_grow(&jn->locs, &jn->caplocs, jn->nlocs + 1, sizeof *jn->locs) != 0)
                 goto out;

@@ -1,4 +1,4 @@
-/* job_metrics.h — metrics in a parallel job's profile (job.c; docs/metrics.md).
+/* merged_metrics.h — metrics in a parallel job's profile (merged_metrics.c; docs/metrics.md).
  *
  * In a rank's blob: one M line per metric of the rank's profile, after its P line,
  *   M <type> <base> <exponent> <name>\t<unit>\t<source>\t<description>
@@ -9,12 +9,12 @@
 #ifndef INSTR_RT_JOB_METRICS_H
 #define INSTR_RT_JOB_METRICS_H
 
-#include "profile.h"
+#include "../profile/profile.h"
 
 #include <stdint.h>
 #include <stdio.h>
 
-/* The blob's side. A text field of a line: tabs and line ends as blanks (job.c). */
+/* The blob's side. A text field of a line: tabs and line ends as blanks (blob_write.c). */
 void instr_job_clean_field(FILE *f, const char *s);
 /* Grows the array whose pointer is at `pp` (any T **) to hold `need` elements: 0, or -1
  * without memory (the array unchanged). */

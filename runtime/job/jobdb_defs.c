@@ -1,21 +1,13 @@
-/* jobdb_defs.c — the job database's definitions: strings, regions, paths and columns, their
- * serialisation, their union and their canonical numbering (jobdb.h). */
-#include "jobdb.h"
-#include "../util/hash.h"
+/* jobdb_defs.c — the job database's definitions: strings, regions, paths and columns, and
+ * their serialisation (jobdb.h); their union is in jobdb_union.c, their canonical numbering
+ * in jobdb_canonical.c. */
+#include "jobdb_hash.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define NONE INSTR_JDB_NONE
-
-static uint64_t str_hash(const char *s)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return instr_hash_mix(h);
-}
 
 /* jobdb.h */
 int instr_jdb_grow(void *pp, uint32_t *cap, uint64_t need, size_t elem)
@@ -42,11 +34,6 @@ int instr_jdb_grow(void *pp, uint32_t *cap, uint64_t need, size_t elem)
 /* Open-addressing tables of id + 1 (0: free), rebuilt when half full. */
 typedef uint64_t (*hash_of)(const instr_jdb_defs *d, uint32_t id);
 
-static uint64_t region_hash_rec(const instr_jdb_region *r)
-{
-    return instr_hash_mix(((uint64_t)r->name << 32 | r->mangled) ^
-                          instr_hash_mix((uint64_t)r->file << 32 | r->paradigm));
-}
 static uint64_t hash_region(const instr_jdb_defs *d, uint32_t id) { return region_hash_rec(&d->reg[id]); }
 static uint64_t hash_path(const instr_jdb_defs *d, uint32_t id)
 {
@@ -159,12 +146,6 @@ uint32_t instr_jdb_str(instr_jdb_defs *d, const char *s)
     d->nstr++;
     d->sslots[slot] = off + 1;
     return off;
-}
-
-static int same_region(const instr_jdb_region *a, const instr_jdb_region *b)
-{
-    return a->name == b->name && a->mangled == b->mangled && a->file == b->file &&
-           a->paradigm == b->paradigm;
 }
 
 uint32_t instr_jdb_region_id(instr_jdb_defs *d, const instr_jdb_region *r)
@@ -349,271 +330,11 @@ int instr_jdb_defs_deserialize(instr_jdb_defs *d, const unsigned char *buf, uint
     return 0;
 }
 
-/* ---- the union ---- */
-
-void instr_jdb_map_free(instr_jdb_map *m)
+/* jobdb_hash.h */
+int instr_jdb_defs_rehash_ids(instr_jdb_defs *d)
 {
-    free(m->region);
-    free(m->path);
-    free(m->col);
-    memset(m, 0, sizeof *m);
-}
-
-/* Lookups that never add (instr_jdb_defs_find): NONE when absent. */
-static uint32_t str_find(const instr_jdb_defs *d, const char *s)
-{
-    if (!*s)
-        return 0;
-    if (!d->sslots_cap)
-        return NONE;
-    uint64_t slot = str_hash(s) & (d->sslots_cap - 1);
-    for (; d->sslots[slot]; slot = (slot + 1) & (d->sslots_cap - 1))
-        if (strcmp(d->str + d->sslots[slot] - 1, s) == 0)
-            return d->sslots[slot] - 1;
-    return NONE;
-}
-
-static uint32_t region_find(const instr_jdb_defs *d, const instr_jdb_region *r)
-{
-    if (!d->rslots_cap)
-        return NONE;
-    uint64_t s = region_hash_rec(r) & (d->rslots_cap - 1);
-    for (; d->rslots[s]; s = (s + 1) & (d->rslots_cap - 1))
-        if (same_region(&d->reg[d->rslots[s] - 1], r))
-            return d->rslots[s] - 1;
-    return NONE;
-}
-
-static uint32_t path_find(const instr_jdb_defs *d, uint32_t parent, uint32_t region)
-{
-    if (!d->pslots_cap || region == NONE)
-        return NONE;
-    uint64_t s = instr_hash_mix((uint64_t)parent << 32 | region) & (d->pslots_cap - 1);
-    for (; d->pslots[s]; s = (s + 1) & (d->pslots_cap - 1)) {
-        const instr_jdb_path *x = &d->path[d->pslots[s] - 1];
-        if (x->parent == parent && x->region == region)
-            return d->pslots[s] - 1;
-    }
-    return NONE;
-}
-
-int instr_jdb_defs_find(const instr_jdb_defs *in, const instr_jdb_defs *from, instr_jdb_map *map)
-{
-    map->region = malloc(((size_t)from->nreg + 1) * sizeof *map->region);
-    map->path = malloc(((size_t)from->npath + 1) * sizeof *map->path);
-    map->col = malloc(((size_t)from->ncol + 1) * sizeof *map->col);
-    if (!map->region || !map->path || !map->col)
-        goto fail;
-    for (uint32_t i = 0; i < from->nreg; i++) {
-        const instr_jdb_region *r = &from->reg[i];
-        instr_jdb_region x = *r;
-        x.name = str_find(in, from->str + r->name);
-        x.mangled = str_find(in, from->str + r->mangled);
-        x.file = str_find(in, from->str + r->file);
-        if (x.name == NONE || x.mangled == NONE || x.file == NONE ||
-            (map->region[i] = region_find(in, &x)) == NONE)
-            goto fail;
-    }
-    for (uint32_t i = 0; i < from->npath; i++) {
-        const instr_jdb_path *p = &from->path[i];
-        uint32_t parent = p->parent == NONE ? NONE : map->path[p->parent];
-        if (p->parent != NONE && parent == NONE)
-            goto fail;
-        if ((map->path[i] = path_find(in, parent, map->region[p->region])) == NONE)
-            goto fail;
-    }
-    for (uint32_t i = 0; i < from->ncol; i++) {
-        map->col[i] = NONE;
-        for (uint32_t k = 0; k < in->ncol; k++)
-            if (strcmp(in->str + in->col[k].name, from->str + from->col[i].name) == 0)
-                map->col[i] = k;
-        if (map->col[i] == NONE)
-            goto fail;
-    }
-    return 0;
-fail:
-    instr_jdb_map_free(map);
-    return -1;
-}
-
-int instr_jdb_defs_merge(instr_jdb_defs *into, const instr_jdb_defs *from, instr_jdb_map *map)
-{
-    uint32_t *reg = malloc(((size_t)from->nreg + 1) * sizeof *reg);
-    uint32_t *path = malloc(((size_t)from->npath + 1) * sizeof *path);
-    uint32_t *col = malloc(((size_t)from->ncol + 1) * sizeof *col);
-    int rc = -1;
-    if (!reg || !path || !col)
-        goto out;
-    for (uint32_t i = 0; i < from->nreg; i++) {
-        const instr_jdb_region *r = &from->reg[i];
-        instr_jdb_region x = *r;
-        x.name = instr_jdb_str(into, from->str + r->name);
-        x.mangled = instr_jdb_str(into, from->str + r->mangled);
-        x.file = instr_jdb_str(into, from->str + r->file);
-        x.object = instr_jdb_str(into, from->str + r->object);
-        if (x.name == NONE || x.mangled == NONE || x.file == NONE || x.object == NONE ||
-            (reg[i] = instr_jdb_region_id(into, &x)) == NONE)
-            goto out;
-    }
-    for (uint32_t i = 0; i < from->npath; i++) {
-        const instr_jdb_path *p = &from->path[i];
-        uint32_t parent = p->parent == NONE ? NONE : path[p->parent];
-        if ((path[i] = instr_jdb_path_id(into, parent, reg[p->region])) == NONE)
-            goto out;
-    }
-    for (uint32_t i = 0; i < from->ncol; i++) {
-        const instr_jdb_column *c = &from->col[i];
-        if ((col[i] = instr_jdb_column_id(into, from->str + c->name, from->str + c->unit,
-                                          c->kind, c->flags)) == NONE)
-            goto out;
-    }
-    rc = 0;
-out:
-    if (rc == 0 && map) {
-        *map = (instr_jdb_map){reg, path, col};
-    } else {
-        free(reg);
-        free(path);
-        free(col);
-    }
-    return rc;
-}
-
-/* ---- the canonical numbering ---- */
-
-static const instr_jdb_defs *sort_defs; /* qsort has no context argument in C11 */
-
-static int region_order(const void *a, const void *b)
-{
-    const instr_jdb_region *x = &sort_defs->reg[*(const uint32_t *)a];
-    const instr_jdb_region *y = &sort_defs->reg[*(const uint32_t *)b];
-    const char *s = sort_defs->str;
-    int c = strcmp(s + x->name, s + y->name);
-    if (!c) c = strcmp(s + x->mangled, s + y->mangled);
-    if (!c) c = strcmp(s + x->file, s + y->file);
-    if (!c) c = (x->paradigm > y->paradigm) - (x->paradigm < y->paradigm);
-    return c;
-}
-
-static int path_order(const void *a, const void *b)
-{
-    const instr_jdb_path *x = &sort_defs->path[*(const uint32_t *)a];
-    const instr_jdb_path *y = &sort_defs->path[*(const uint32_t *)b];
-    /* parent NONE sorts last; that is fine: roots are taken from their own bucket */
-    if (x->parent != y->parent)
-        return x->parent < y->parent ? -1 : 1;
-    return (x->region > y->region) - (x->region < y->region);
-}
-
-int instr_jdb_defs_canonical(instr_jdb_defs *d)
-{
-    uint32_t nr = d->nreg, np = d->npath;
-    uint32_t *order = malloc(((size_t)(nr > np ? nr : np) + 1) * sizeof *order);
-    uint32_t *newid = malloc(((size_t)(nr > np ? nr : np) + 1) * sizeof *newid);
-    uint32_t *first = malloc(((size_t)np + 2) * sizeof *first);
-    uint32_t *stack = malloc(((size_t)np + 1) * sizeof *stack);
-    instr_jdb_region *reg = malloc(((size_t)nr + 1) * sizeof *reg);
-    instr_jdb_path *path = malloc(((size_t)np + 1) * sizeof *path);
-    int rc = -1;
-    if (!order || !newid || !first || !stack || !reg || !path)
-        goto out;
-    /* Regions. */
-    for (uint32_t i = 0; i < nr; i++)
-        order[i] = i;
-    sort_defs = d;
-    qsort(order, nr, sizeof *order, region_order);
-    for (uint32_t i = 0; i < nr; i++) {
-        newid[order[i]] = i;
-        reg[i] = d->reg[order[i]];
-    }
-    memcpy(d->reg, reg, (size_t)nr * sizeof *reg);
-    for (uint32_t i = 0; i < np; i++)
-        d->path[i].region = newid[d->path[i].region];
-    /* Paths: sorted by (parent, region), each parent's children are a run; then pre-order. */
-    for (uint32_t i = 0; i < np; i++)
-        order[i] = i;
-    qsort(order, np, sizeof *order, path_order);
-    /* first[p + 1]: where parent p's children begin in order; first[0]: the roots'. */
-    for (uint32_t i = 0; i < np + 2; i++)
-        first[i] = NONE;
-    for (uint32_t i = np; i-- > 0;) {
-        uint32_t p = d->path[order[i]].parent;
-        first[p == NONE ? 0 : p + 1] = i;
-    }
-    uint32_t sp = 0, k = 0;
-    /* Push the roots in reverse so that the first pops first. */
-    if (first[0] != NONE) {
-        uint32_t e = first[0];
-        while (e < np && d->path[order[e]].parent == NONE)
-            e++;
-        for (uint32_t i = e; i-- > first[0];)
-            stack[sp++] = order[i];
-    }
-    while (sp) {
-        uint32_t id = stack[--sp];
-        newid[id] = k;
-        path[k++] = d->path[id];
-        uint32_t b = first[id + 1];
-        if (b == NONE)
-            continue;
-        uint32_t e = b;
-        while (e < np && d->path[order[e]].parent == id)
-            e++;
-        for (uint32_t i = e; i-- > b;)
-            stack[sp++] = order[i];
-    }
-    if (k != np) /* cannot happen for a valid set (parents before children) */
-        goto out;
-    for (uint32_t i = 0; i < np; i++)
-        if (path[i].parent != NONE)
-            path[i].parent = newid[path[i].parent];
-    memcpy(d->path, path, (size_t)np * sizeof *path);
-    /* Strings in the order of their first use by the columns, then the regions: the same
-     * bytes whatever order the sets were merged in. */
-    instr_jdb_defs s;
-    if (instr_jdb_defs_init(&s) != 0)
-        goto out;
-    for (uint32_t i = 0; i < d->ncol; i++) {
-        d->col[i].name = instr_jdb_str(&s, d->str + d->col[i].name);
-        d->col[i].unit = instr_jdb_str(&s, d->str + d->col[i].unit);
-        if (d->col[i].name == NONE || d->col[i].unit == NONE)
-            goto strings_failed;
-    }
-    for (uint32_t i = 0; i < nr; i++) {
-        instr_jdb_region *x = &d->reg[i];
-        x->name = instr_jdb_str(&s, d->str + x->name);
-        x->mangled = instr_jdb_str(&s, d->str + x->mangled);
-        x->file = instr_jdb_str(&s, d->str + x->file);
-        x->object = instr_jdb_str(&s, d->str + x->object);
-        if (x->name == NONE || x->mangled == NONE || x->file == NONE || x->object == NONE)
-            goto strings_failed;
-    }
-    free(d->str);
-    free(d->sslots);
-    d->str = s.str;
-    d->slen = s.slen;
-    d->scap = s.scap;
-    d->sslots = s.sslots;
-    d->sslots_cap = s.sslots_cap;
-    d->nstr = s.nstr;
-    /* The tables hold ids: rebuilt. */
-    free(d->rslots);
-    free(d->pslots);
-    d->rslots = d->pslots = NULL;
-    d->rslots_cap = d->pslots_cap = 0;
     if (rehash(d, &d->rslots, &d->rslots_cap, d->nreg, hash_region) != 0 ||
         rehash(d, &d->pslots, &d->pslots_cap, d->npath, hash_path) != 0)
-        goto out;
-    rc = 0;
-    goto out;
-strings_failed: /* d's offsets are half rewritten: unusable, as the caller is told */
-    instr_jdb_defs_free(&s);
-out:
-    free(order);
-    free(newid);
-    free(first);
-    free(stack);
-    free(reg);
-    free(path);
-    return rc;
+        return -1;
+    return 0;
 }

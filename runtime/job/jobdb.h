@@ -3,7 +3,7 @@
  * value columns) and its sparse rows; the definitions' serialisation and their union with
  * the maps from each side's ids; the summary over ranks; the file's layout and the encoding
  * of its fixed-size records. No MPI and nothing of the runtime: the MPI writer
- * (runtime/mpi/mpi_jobdb.c) and the synthetic generator (tools/instr-jobdb-gen) are built on
+ * (mpi_jobdb.c) and the synthetic generator (tools/instr-jobdb-gen) are built on
  * it alike; jobdb_local.c fills it from a run's profile.
  *
  * In memory every record has the file's layout, so a section is written as the array it is

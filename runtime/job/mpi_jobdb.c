@@ -1,5 +1,5 @@
 /* mpi_jobdb.c — the job database <dir>/profile.jdb written by all ranks together
- * (docs/profile-format.md "Job database"; the core is runtime/profile/jobdb.h).
+ * (docs/profile-format.md "Job database"; the core is jobdb.h).
  *
  * 1. Definitions are unified by a binomial reduction tree: in round k (k = 0 ..
  *    ceil(log2 P) - 1) a rank r with r mod 2^(k+1) == 2^k sends its set to r - 2^k, which
@@ -14,8 +14,8 @@
  *    written and synced: a file whose size field is 0 or wrong is unfinished.
  * A rank without a part (profile off, out of memory, a part that does not fit the union) is
  * written as absent: 0 rows, flag 0; one line names the absent ranks. */
-#include "mpi_wrap.h"
-#include "../profile/jobdb.h"
+#include "../mpi/mpi_wrap.h"
+#include "jobdb.h"
 
 #include <limits.h>
 #include <stdarg.h>
@@ -172,7 +172,7 @@ static void say_absent(const unsigned char *present, int size, const char *path)
         }
         r = e;
     }
-    /* The job's one line names them too (job.c); this one only with INSTR_VERBOSE. */
+    /* The job's one line names them too (outputs.c); this one only with INSTR_VERBOSE. */
     if (n && instr_ext_verbose() > 0)
         say("job database %s: %d rank%s absent (no profile to write: ended early, profiling "
             "off or out of memory): rank%s %s; the other ranks' data is written",

@@ -1,13 +1,13 @@
-/* mpi_job.c — the job: one experiment directory for all ranks, and the job's profile.
+/* mpi_exchange.c — the job: one experiment directory for all ranks, and the job's profile.
  *
- * MPI_Init: rank 0 creates the experiment directory and broadcasts its name; every rank
+ * MPI_Init (../mpi/mpi_init.c): rank 0 creates the experiment directory and broadcasts its name; every rank
  * writes its own files into <dir>/rank-<N> (a process's full profile, as without MPI).
  * MPI_Finalize is recorded but the real PMPI_Finalize is deferred to the end of the process
  * (atexit, as Score-P does), so that everything the program does after it is measured
  * too. There, every rank first writes its own files, then all write the job database
  * <dir>/profile.jdb together (mpi_jobdb.c). Then every rank sends the rest of its profile (a
- * text blob without the tree, runtime/profile/job.c: process, locations, regions, metric
- * definitions) to rank 0 over a private communicator; rank 0 merges them one at a time, reads
+ * text blob without the tree, blob.h: process, locations, regions, metric definitions) to
+ * rank 0 over a private communicator; rank 0 merges them one at a time, reads
  * the tree back from the database and writes <dir>/profile.json with one location group per
  * rank. A job of more than INSTR_JOB_PROFILE_MAX_RANKS ranks sends no blobs: rank 0 writes
  * the job profile from the database's summary over ranks.
@@ -19,10 +19,10 @@
  * not merged.
  *
  * With INSTR_ENABLE_TRACING=1 the job also writes one OTF2 archive in the job's directory
- * (mpi_trace.c): opened in MPI_Init, finished after the profile merge by all ranks together.
+ * (../mpi/mpi_trace.c): opened in MPI_Init, finished after the profile merge by all ranks together.
  * A rank that ends early or aborts has its event files written, but the archive cannot be
  * finished without every rank; it says so. */
-#include "mpi_wrap.h"
+#include "../mpi/mpi_wrap.h"
 #include "../core/registry.h"
 
 #include <limits.h>
@@ -154,7 +154,7 @@ static void job_end(void)
     PMPI_Finalize();
 }
 
-static void job_begin(void)
+void instr_mpi_job_begin(void)
 {
     if (job_started)
         return;
@@ -188,76 +188,19 @@ static void job_begin(void)
     atexit(job_end);
 }
 
-int MPI_Init(int *argc, char ***argv)
+int instr_mpi_job_started(void) { return job_started; }
+
+int instr_mpi_job_finalized(void) { return finalize_called; }
+
+void instr_mpi_job_finalize(void)
 {
-    uint32_t h = instr_mpi_region(INSTR_MPI_ID_INIT);
-    int cp = instr_ext_cp_mpi_begin();
-    if (cp)
-        instr_ext_cp_pause(1);
-    instr_ext_enter(h);
-    int rc = PMPI_Init(argc, argv);
-    if (rc == MPI_SUCCESS)
-        job_begin();
-    instr_ext_exit(h);
-    if (cp) {
-        instr_ext_cp_pause(0);
-        instr_ext_cp_mpi_end();
-    }
-    return rc;
+    if (!finalize_called && instr_mpi_cp)
+        instr_mpi_cp_finalize(job_rank, job_size); /* the path's end: every rank's maximum */
+    finalize_called = 1;
 }
 
-int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+void instr_mpi_job_abort(void)
 {
-    uint32_t h = instr_mpi_region(INSTR_MPI_ID_INIT_THREAD);
-    int cp = instr_ext_cp_mpi_begin();
-    if (cp)
-        instr_ext_cp_pause(1);
-    instr_ext_enter(h);
-    int rc = PMPI_Init_thread(argc, argv, required, provided);
-    if (rc == MPI_SUCCESS)
-        job_begin();
-    instr_ext_exit(h);
-    if (cp) {
-        instr_ext_cp_pause(0);
-        instr_ext_cp_mpi_end();
-    }
-    return rc;
-}
-
-int MPI_Finalize(void)
-{
-    uint32_t h = instr_mpi_region(INSTR_MPI_ID_FINALIZE);
-    INSTR_MPI_CP_BEGIN();
-    instr_ext_enter(h);
-    int rc = MPI_SUCCESS;
-    if (!job_started) {
-        rc = PMPI_Finalize(); /* MPI was initialised behind our back: nothing to defer */
-    } else {
-        if (!finalize_called && instr_mpi_cp)
-            instr_mpi_cp_finalize(job_rank, job_size); /* the path's end: every rank's maximum */
-        finalize_called = 1;
-    }
-    instr_ext_exit(h);
-    INSTR_MPI_CP_END();
-    return rc;
-}
-
-int MPI_Finalized(int *flag)
-{
-    uint32_t h = instr_mpi_region(INSTR_MPI_ID_FINALIZED);
-    instr_ext_enter(h);
-    int rc = PMPI_Finalized(flag);
-    if (rc == MPI_SUCCESS && finalize_called)
-        *flag = 1;
-    instr_ext_exit(h);
-    return rc;
-}
-
-int MPI_Abort(MPI_Comm comm, int errorcode)
-{
-    uint32_t h = instr_mpi_region(INSTR_MPI_ID_ABORT);
-    instr_ext_enter(h);
-    instr_ext_exit(h);
     say("MPI_Abort called%s on rank %d: this rank's results are written, the job profile is "
         "not merged; the other ranks write their own files only if the launcher ends them "
         "with SIGTERM", "", job_rank);
@@ -267,5 +210,4 @@ int MPI_Abort(MPI_Comm comm, int errorcode)
     instr_ext_set_jobdb_hook(NULL);
     instr_ext_finalize();
     trace_unfinished();
-    return PMPI_Abort(comm, errorcode);
 }

@@ -1,5 +1,5 @@
-/* job_metrics.c — metrics in a parallel job's profile (job_metrics.h). */
-#include "job_metrics.h"
+/* merged_metrics.c — metrics in a parallel job's profile (merged_metrics.h). */
+#include "merged_metrics.h"
 #include "../metrics/metrics.h"
 
 #include <inttypes.h>

@@ -1,0 +1,32 @@
+/* blob.h — one process's profile of an MPI job as a blob of text (blob_write.c), sent to
+ * rank 0, which merges it into the job's profile (blob_parse.c).
+ *
+ * The blob is line-oriented text, one process's whole profile:
+ *   instr-job-profile 1
+ *   P <pid> <duration ns> <dropped> <unmatched exits> <closed at end> <timer> <hz>\t<host>
+ *   L <location id> <tid> <end: thread-exit|program-end>
+ *   R <handle> <line begin> <line end> <source>\t<name>\t<mangled>\t<file>\t<object>
+ *   T <handle> <visit> <location> <mean ns> <excluded 0|1>: the region was throttled
+ *     (INSTR_THROTTLE, runtime/throttle/); after its R line
+ *   N <parent node or -1> <region> <location> <visits> <incl> <excl> <min incl> <max incl>
+ *     <min excl> <max excl> <bytes sent> <bytes received> <sends> <receives> <collectives>
+ *   M and V lines: metric definitions and a node's metric values (merged_metrics.h)
+ * N lines of one location come in pre-order (a parent before its children); node numbers
+ * are the order of the N lines; times in ns.
+ *
+ * In an MPI job the blobs carry no N and V lines: the call tree and its values come from the
+ * job database (tree_from_jdb.c), and above INSTR_JOB_PROFILE_MAX_RANKS no blob is sent at
+ * all. */
+#ifndef INSTR_RT_JOB_BLOB_H
+#define INSTR_RT_JOB_BLOB_H
+
+#include "../core/substrate.h"
+
+#include <stddef.h>
+
+/* This process's profile with message counts, as a blob (malloc'ed, *len bytes), or NULL
+ * when the profile substrate is off or memory is out. At the end, after the profile was
+ * written. Without with_tree: no N and V lines (the tree comes from the job database). */
+char *instr_job_blob(const instr_run *run, size_t *len, int with_tree);
+
+#endif

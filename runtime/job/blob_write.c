@@ -1,0 +1,104 @@
+/* blob_write.c — this process's profile as a blob (blob.h), at the end, for rank 0. */
+#include "blob.h"
+#include "merged_metrics.h"
+#include "messages.h"
+#include "../core/clock.h"
+#include "../core/event.h"
+#include "../core/registry.h"
+#include "../profile/profile.h"
+#include "../throttle/throttle.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+void instr_job_clean_field(FILE *f, const char *s)
+{
+    for (; s && *s; s++)
+        fputc(*s == '\t' || *s == '\n' || *s == '\r' ? ' ' : *s, f);
+}
+
+static void blob_node(FILE *f, const instr_pnode *n, int64_t parent, uint32_t loc, uint32_t nm)
+{
+    uint64_t m[5] = {0}; /* bytes sent, bytes received, sends, receives, collectives */
+    instr_job_messages_of(n, m);
+    fprintf(f, "N %" PRId64 " %u %u %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64
+               " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64
+               " %" PRIu64 "\n",
+            parent, n->region, loc, n->s.visits, instr_profile_ns(n->s.incl),
+            instr_profile_ns(n->s.excl), instr_profile_min_ns(n->s.min_incl),
+            instr_profile_ns(n->s.max_incl), instr_profile_min_ns(n->s.min_excl),
+            instr_profile_ns(n->s.max_excl), m[0], m[1], m[2], m[3], m[4]);
+    instr_job_blob_metric_values(f, n, nm);
+}
+
+char *instr_job_blob(const instr_run *run, size_t *len, int with_tree)
+{
+    int slot = instr_substrate_slot(&instr_profile_substrate);
+    if (slot < 0)
+        return NULL;
+    char *buf = NULL;
+    size_t size = 0;
+    FILE *f = open_memstream(&buf, &size);
+    if (!f)
+        return NULL;
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    uint64_t dropped = 0;
+    for (uint32_t i = 0; i < run->nlocations; i++) {
+        instr_pstate *ps = run->locations[i]->sub[slot];
+        if (ps)
+            dropped += ps->dropped;
+    }
+    fprintf(f, "instr-job-profile 1\nP %d %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %s %.0f\t",
+            run->pid, instr_clock_to_ns(run->t_end - run->t_start), dropped,
+            run->unmatched_exits, run->closed_at_end, instr_clock_name(), instr_clock_hz());
+    instr_job_clean_field(f, host);
+    fputc('\n', f);
+    instr_job_blob_metric_defs(f);
+    for (uint32_t i = 0; i < run->nlocations; i++) {
+        const instr_location *l = run->locations[i];
+        fprintf(f, "L %u %d %s\n", l->id, l->tid,
+                l->ended == INSTR_LOC_THREAD_EXIT ? "thread-exit" : "program-end");
+    }
+    uint32_t nreg = instr_registry_count();
+    for (uint32_t h = 1; h <= nreg; h++) {
+        const instr_region_info *r = instr_registry_get(h);
+        if (!r)
+            continue;
+        fprintf(f, "R %u %u %u %s\t", h, r->line_begin, r->line_end,
+                instr_region_source_name(r->source));
+        instr_job_clean_field(f, r->name);
+        fputc('\t', f);
+        instr_job_clean_field(f, r->mangled);
+        fputc('\t', f);
+        instr_job_clean_field(f, r->file);
+        fputc('\t', f);
+        instr_job_clean_field(f, r->object);
+        fputc('\n', f);
+        instr_throttle_mark mark;
+        if (instr_throttle_mark_of(h, &mark))
+            fprintf(f, "T %u %" PRIu64 " %u %" PRIu64 " %d\n", h, mark.visit, mark.location,
+                    mark.mean_ns, mark.excluded);
+    }
+    int64_t next = 0;
+    for (uint32_t i = 0; i < run->nlocations && with_tree; i++) {
+        instr_pstate *ps = run->locations[i]->sub[slot];
+        if (!ps)
+            continue;
+        /* Pre-order walk; `merged` (free once the profile is written) holds the line number. */
+        instr_pnode *root = &ps->root;
+        for (instr_pnode *n = root->child; n; n = instr_pnode_next(root, n)) {
+            int64_t parent = n->parent == root ? -1 : (int64_t)n->parent->merged;
+            n->merged = (uint32_t)next++;
+            blob_node(f, n, parent, run->locations[i]->id, ps->nm);
+        }
+    }
+    if (fclose(f) != 0) {
+        free(buf);
+        return NULL;
+    }
+    *len = size;
+    return buf;
+}

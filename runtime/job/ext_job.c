@@ -1,0 +1,60 @@
+/* ext_job.c — the MPI job's part of the interface for libinstr-rt-mpi (../adapters/ext.h):
+ * message counts, the hooks that hand the adapter this process's blob and its part of the
+ * job database at the end, INSTR_JOB_PROFILE_MAX_RANKS. */
+#include "blob.h"
+#include "jobdb_local.h"
+#include "messages.h"
+#include "../core/ext.h"
+#include "../core/config.h"
+#include "../core/core.h"
+
+#include <stdlib.h>
+
+static instr_ext_job_fn job_fn;
+static instr_ext_jobdb_fn jobdb_fn;
+
+INSTR_EXT_EXPORT void instr_ext_messages(uint64_t bytes_sent, uint64_t bytes_received,
+                                         uint64_t sends, uint64_t receives,
+                                         uint64_t collectives)
+{
+    instr_job_messages(bytes_sent, bytes_received, sends, receives, collectives);
+}
+
+static void job_hook(const instr_run *run)
+{
+    size_t len = 0;
+    /* With the job database, the tree comes from there: the blob keeps the rest. */
+    char *blob = run->dir && job_fn ? instr_job_blob(run, &len, !jobdb_fn) : NULL;
+    if (job_fn)
+        job_fn(blob, blob ? len : 0);
+    free(blob);
+    if (!jobdb_fn)
+        return;
+    instr_jdb_local part;
+    unsigned char *buf = NULL;
+    uint64_t n = 0;
+    if (run->dir && instr_jdb_local_build(run, &part) == 0) {
+        if (instr_jdb_local_serialize(&part, &buf, &n) != 0)
+            buf = NULL;
+        instr_jdb_local_free(&part);
+    }
+    jobdb_fn(buf, buf ? (size_t)n : 0);
+    free(buf);
+}
+
+INSTR_EXT_EXPORT void instr_ext_set_job_hook(instr_ext_job_fn fn)
+{
+    job_fn = fn;
+    instr_job_hook = job_fn || jobdb_fn ? job_hook : NULL;
+}
+
+INSTR_EXT_EXPORT void instr_ext_set_jobdb_hook(instr_ext_jobdb_fn fn)
+{
+    jobdb_fn = fn;
+    instr_job_hook = job_fn || jobdb_fn ? job_hook : NULL;
+}
+
+INSTR_EXT_EXPORT uint32_t instr_ext_job_profile_max_ranks(void)
+{
+    return instr_cfg.job_profile_max_ranks;
+}

@@ -1,0 +1,171 @@
+/* ext_trace.c — the MPI job's trace in the interface for libinstr-rt-mpi (../adapters/ext.h;
+ * the job's archive: ../trace/job.c). Without OTF2 every call answers "no". */
+#include "../core/ext.h"
+#ifdef INSTR_RT_HAVE_TRACE
+#include "../core/clock.h"
+#include "../core/config.h"
+#include "../core/core.h"
+#include "../core/event.h"
+#include "../core/log.h"
+#include "trace_unify.h"
+#endif
+
+#include <stdint.h>
+
+#ifdef INSTR_RT_HAVE_TRACE
+INSTR_EXT_EXPORT int instr_ext_trace_wanted(void)
+{
+    return instr_events_wanted() && instr_cfg.enable_tracing &&
+           instr_substrate_slot(&instr_trace_substrate) >= 0;
+}
+
+struct setup_thunk {
+    int (*fn)(void *archive, void *arg);
+    void *arg;
+};
+
+static int setup_call(OTF2_Archive *archive, void *arg)
+{
+    struct setup_thunk *t = arg;
+    return t->fn(archive, t->arg);
+}
+
+INSTR_EXT_EXPORT int instr_ext_trace_job_open(const char *jobdir, int rank, int nranks,
+                                              int (*setup)(void *archive, void *arg), void *arg)
+{
+    if (!instr_ext_trace_wanted())
+        return -1;
+    struct setup_thunk t = {setup, arg};
+    return instr_trace_job_open(jobdir, rank, nranks, setup_call, &t);
+}
+
+INSTR_EXT_EXPORT void instr_ext_trace_job_abandon(void) { instr_trace_job_abandon(); }
+
+INSTR_EXT_EXPORT uint64_t instr_ext_trace_metrics_signature(void)
+{
+    return instr_trace_metrics_signature();
+}
+
+INSTR_EXT_EXPORT void instr_ext_trace_metrics_agreed(int agreed)
+{
+    instr_trace_metrics_job(agreed);
+}
+
+INSTR_EXT_EXPORT uint32_t instr_ext_trace_comm(uint32_t leader, uint32_t seq, const char *name,
+                                               uint32_t nmembers, const uint32_t *members)
+{
+    return instr_trace_comm_add(leader, seq, name, nmembers, members);
+}
+
+INSTR_EXT_EXPORT void instr_ext_trace_clock_offset(uint64_t time, int64_t offset, double stddev)
+{
+    instr_trace_job_clock_offset(time, offset, stddev);
+}
+
+INSTR_EXT_EXPORT uint64_t instr_ext_clock_now(void) { return instr_clock_now(); }
+
+INSTR_EXT_EXPORT void *instr_ext_trace_writer(uint64_t *t)
+{
+    if (instr_state_get() != INSTR_STATE_RUNNING || !instr_trace_job_is_open())
+        return NULL;
+    int slot = instr_substrate_slot(&instr_trace_substrate);
+    instr_location *loc = slot >= 0 ? instr_core_location_self() : NULL;
+    instr_tloc *s = loc ? loc->sub[slot] : NULL;
+    if (!s)
+        return NULL;
+    /* The thread's Enter/Leave records so far go first, so that the MPI record lands inside
+     * its MPI region (runtime/trace/buffer.c). */
+    instr_trace_drain(s);
+    if (!instr_trace_writer_ready(s))
+        return NULL;
+    uint64_t now = instr_clock_now();
+    if (now < s->last)
+        now = s->last;
+    s->last = now;
+    *t = now;
+    return s->writer;
+}
+
+INSTR_EXT_EXPORT int instr_ext_trace_blob(int rank, char **out, size_t *len)
+{
+    return instr_trace_job_blob(rank, out, len);
+}
+
+INSTR_EXT_EXPORT void *instr_ext_trace_unify_new(int nranks)
+{
+    return instr_trace_unify_new(nranks);
+}
+
+INSTR_EXT_EXPORT int instr_ext_trace_unify_add(void *u, int rank, const char *blob, size_t len,
+                                               char **map, size_t *maplen)
+{
+    return instr_trace_unify_add(u, rank, blob, len, map, maplen);
+}
+
+INSTR_EXT_EXPORT void instr_ext_trace_unify_free(void *u) { instr_trace_unify_free(u); }
+
+INSTR_EXT_EXPORT int instr_ext_trace_job_close(int rank, const char *map, size_t maplen,
+                                               void *arg)
+{
+    instr_unifier *u = arg;
+    int rc = instr_trace_job_close(rank, map, maplen, instr_trace_unify_write_global, u);
+    if (rank == 0 && u && instr_verbose >= 0)
+        instr_warn("trace: %s/traces.otf2: %llu events from %d rank%s, one location group "
+                   "per rank, %u regions, %u communicators (definitions unified)",
+                   instr_trace_job_dir(), (unsigned long long)u->events, u->nranks,
+                   u->nranks == 1 ? "" : "s", u->nregions, u->ncomms);
+    return rc;
+}
+
+INSTR_EXT_EXPORT int instr_ext_trace_job_is_open(void) { return instr_trace_job_is_open(); }
+#else
+INSTR_EXT_EXPORT int instr_ext_trace_wanted(void) { return 0; }
+INSTR_EXT_EXPORT int instr_ext_trace_job_open(const char *jobdir, int rank, int nranks,
+                                              int (*setup)(void *archive, void *arg), void *arg)
+{
+    (void)jobdir, (void)rank, (void)nranks, (void)setup, (void)arg;
+    return -1;
+}
+INSTR_EXT_EXPORT void instr_ext_trace_job_abandon(void) {}
+INSTR_EXT_EXPORT uint64_t instr_ext_trace_metrics_signature(void) { return 0; }
+INSTR_EXT_EXPORT void instr_ext_trace_metrics_agreed(int agreed) { (void)agreed; }
+INSTR_EXT_EXPORT uint32_t instr_ext_trace_comm(uint32_t leader, uint32_t seq, const char *name,
+                                               uint32_t nmembers, const uint32_t *members)
+{
+    (void)leader, (void)seq, (void)name, (void)nmembers, (void)members;
+    return UINT32_MAX;
+}
+INSTR_EXT_EXPORT void instr_ext_trace_clock_offset(uint64_t time, int64_t offset, double stddev)
+{
+    (void)time, (void)offset, (void)stddev;
+}
+INSTR_EXT_EXPORT uint64_t instr_ext_clock_now(void) { return 0; }
+INSTR_EXT_EXPORT void *instr_ext_trace_writer(uint64_t *t)
+{
+    (void)t;
+    return NULL;
+}
+INSTR_EXT_EXPORT int instr_ext_trace_blob(int rank, char **out, size_t *len)
+{
+    (void)rank, (void)out, (void)len;
+    return -1;
+}
+INSTR_EXT_EXPORT void *instr_ext_trace_unify_new(int nranks)
+{
+    (void)nranks;
+    return NULL;
+}
+INSTR_EXT_EXPORT int instr_ext_trace_unify_add(void *u, int rank, const char *blob, size_t len,
+                                               char **map, size_t *maplen)
+{
+    (void)u, (void)rank, (void)blob, (void)len, (void)map, (void)maplen;
+    return -1;
+}
+INSTR_EXT_EXPORT void instr_ext_trace_unify_free(void *u) { (void)u; }
+INSTR_EXT_EXPORT int instr_ext_trace_job_close(int rank, const char *map, size_t maplen, void *u)
+{
+    (void)rank, (void)map, (void)maplen, (void)u;
+    return -1;
+}
+INSTR_EXT_EXPORT int instr_ext_trace_job_is_open(void) { return 0; }
+#endif

@@ -1,0 +1,144 @@
+/* merge.c — the job's merged profile (rank 0; model.h): its regions, merged by (name,
+ * mangled, file, source), its call paths, merged by (merged parent, region), its processes
+ * and their life. The ranks' blobs come in through blob_parse.c, the tree through
+ * tree_from_jdb.c. */
+#include "jobdb.h"
+#include "model.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Grows the array whose pointer is at `pp` (any T **) to hold `need` elements
+ * (merged_metrics.h). */
+int instr_job_grow(void *pp, uint32_t *cap, uint32_t need, size_t elem)
+{
+    return instr_jdb_grow(pp, cap, need, elem);
+}
+
+static uint64_t str_hash(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+INSTR_EXT_EXPORT instr_job *instr_ext_job_new(void) { return calloc(1, sizeof(instr_job)); }
+
+INSTR_EXT_EXPORT void instr_ext_job_free(instr_job *j)
+{
+    if (!j)
+        return;
+    for (uint32_t i = 0; i < j->n; i++) {
+        for (uint32_t k = 0; k < j->nodes[i].nlocs; k++)
+            free(j->nodes[i].locs[k].m);
+        free(j->nodes[i].locs);
+        free(j->nodes[i].m);
+    }
+    instr_job_metrics_free(&j->metrics);
+    for (uint32_t i = 0; i < j->nregions; i++)
+        free(j->regions[i].key);
+    free(j->nodes);
+    instr_path_map_free(&j->paths);
+    free(j->regions);
+    free(j->rslots);
+    free(j->locs);
+    free(j->groups);
+    free(j);
+}
+
+jgroup *instr_job_group(instr_job *j, int rank)
+{
+    for (uint32_t i = 0; i < j->ngroups; i++)
+        if (j->groups[i].rank == rank)
+            return &j->groups[i];
+    if (instr_job_grow(&j->groups, &j->capgroups, j->ngroups + 1, sizeof *j->groups) != 0)
+        return NULL;
+    jgroup *g = &j->groups[j->ngroups++];
+    memset(g, 0, sizeof *g);
+    g->rank = rank;
+    return g;
+}
+
+INSTR_EXT_EXPORT void instr_ext_job_missing(instr_job *j, int rank)
+{
+    if (!j)
+        return;
+    jgroup *g = instr_job_group(j, rank);
+    if (g)
+        g->present = 0;
+}
+
+/* The region id of key (tab-separated fields, copied), created when new; 0 on failure. */
+uint32_t instr_job_region_id(instr_job *j, const char *key, uint32_t lb, uint32_t le)
+{
+    if (2 * (j->nregions + 1) > j->rcap) {
+        uint32_t cap = j->rcap ? 2 * j->rcap : 256;
+        uint32_t *t = calloc(cap, sizeof *t);
+        if (!t)
+            return 0;
+        for (uint32_t i = 0; i < j->nregions; i++) {
+            uint32_t s = (uint32_t)str_hash(j->regions[i].key) & (cap - 1);
+            while (t[s])
+                s = (s + 1) & (cap - 1);
+            t[s] = i + 1;
+        }
+        free(j->rslots);
+        j->rslots = t;
+        j->rcap = cap;
+    }
+    uint32_t s = (uint32_t)str_hash(key) & (j->rcap - 1);
+    while (j->rslots[s]) {
+        if (strcmp(j->regions[j->rslots[s] - 1].key, key) == 0)
+            return j->rslots[s];
+        s = (s + 1) & (j->rcap - 1);
+    }
+    if (instr_job_grow(&j->regions, &j->capregions, j->nregions + 1, sizeof *j->regions) != 0)
+        return 0;
+    jregion *r = &j->regions[j->nregions];
+    memset(r, 0, sizeof *r);
+    /* The key, then a copy of it split at the tabs into the fields. */
+    size_t klen = strlen(key);
+    r->key = malloc(2 * klen + 2);
+    if (!r->key)
+        return 0;
+    memcpy(r->key, key, klen + 1);
+    char *copy = r->key + klen + 1;
+    memcpy(copy, key, klen + 1);
+    const char **out[] = {&r->source, &r->name, &r->mangled, &r->file, &r->object};
+    char *p = copy;
+    for (size_t k = 0; k < 5; k++) {
+        *out[k] = p;
+        char *tab = p ? strchr(p, '\t') : NULL;
+        if (tab) {
+            *tab = '\0';
+            p = tab + 1;
+        } else {
+            p = copy + klen; /* missing fields are "" */
+        }
+    }
+    r->line_begin = lb;
+    r->line_end = le;
+    j->rslots[s] = ++j->nregions;
+    return j->nregions;
+}
+
+uint32_t instr_job_node_id(instr_job *j, int32_t parent, uint32_t region)
+{
+    int found;
+    int64_t slot = instr_path_map_slot(&j->paths, parent, region, &found);
+    if (slot < 0)
+        return UINT32_MAX;
+    if (found)
+        return instr_path_map_val(&j->paths, slot);
+    if (instr_job_grow(&j->nodes, &j->cap, j->n + 1, sizeof *j->nodes) != 0)
+        return UINT32_MAX;
+    jnode *n = &j->nodes[j->n];
+    memset(n, 0, sizeof *n);
+    n->parent = parent;
+    n->region = region;
+    n->depth = parent < 0 ? 0 : j->nodes[parent].depth + 1;
+    n->s.t.min_incl = n->s.t.min_excl = UINT64_MAX;
+    instr_path_map_set(&j->paths, (uint32_t)slot, parent, region, j->n);
+    return j->n++;
+}

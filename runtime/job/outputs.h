@@ -1,0 +1,21 @@
+/* outputs.h — the job's profile files (outputs.c), each from the merged profile (model.h)
+ * through an adaptor to the writer the profile of one process uses too. */
+#ifndef INSTR_RT_JOB_OUTPUTS_H
+#define INSTR_RT_JOB_OUTPUTS_H
+
+#include "model.h"
+
+#include <stddef.h>
+#include <stdio.h>
+
+/* profile.json (json_adaptor.c; ../profile/write_json.h); groups sorted by rank. */
+void instr_job_json(FILE *f, const instr_job *j, const char *dir, int nranks);
+/* profile.cubex (cube_adaptor.c; ../profile/cube.h): 0, or -1 without memory. */
+int instr_job_cube(FILE *f, const instr_job *j);
+/* profile.txt (text_adaptor.c; write_text.h): 0, or -1 without memory. */
+int instr_job_txt(FILE *f, const instr_job *j, const char *dir, int nranks);
+/* The ranks of the job missing from the profile, e.g. "1, 3-5" ("" when none), cut with
+ * ", ..." when out is full; how many into *n. Groups are sorted by rank. */
+void instr_job_missing_ranks(const instr_job *j, int nranks, char *out, size_t size, int *n);
+
+#endif

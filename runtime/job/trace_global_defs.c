@@ -1,0 +1,143 @@
+/* trace_global_defs.c — the global definitions of an MPI job's trace archive, written by
+ * rank 0 from the union of the ranks' definitions (trace_unify.h). */
+#include "trace_unify.h"
+#include "../core/clock.h"
+#include "../core/log.h"
+#include "../core/registry.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+
+/* Rank 0: the global definitions of the whole job from the union. */
+int instr_trace_unify_write_global(OTF2_Archive *a, void *arg)
+{
+    instr_unifier *u = arg;
+    OTF2_GlobalDefWriter *w = OTF2_Archive_GetGlobalDefWriter(a);
+    if (!w)
+        return -1;
+    OTF2_ErrorCode rc = OTF2_SUCCESS;
+#define CHECK(call) do { if (rc == OTF2_SUCCESS) rc = (call); } while (0)
+    uint64_t hz = (uint64_t)(instr_clock_hz() + 0.5);
+    uint64_t first = u->t_first > u->margin ? u->t_first - u->margin : 0;
+    uint64_t len = u->t_last + u->margin - first;
+    CHECK(OTF2_GlobalDefWriter_WriteClockProperties(w, hz ? hz : 1, first, len,
+                                                    instr_trace_realtime_of(first)));
+    instr_strtab st = {.w = w};
+    /* Names built here live in one buffer until the table is done with them. */
+    size_t nnames = 0;
+    for (int r = 0; r < u->nranks; r++)
+        nnames += 1 + u->ranks[r].nloc;
+    nnames += u->ncomms;
+    char *names = calloc(nnames ? nnames : 1, 48);
+    if (!names)
+        return -1;
+    size_t ni = 0;
+#define NAME(...) (snprintf(names + 48 * ni, 48, __VA_ARGS__), names + 48 * ni++)
+
+    struct utsname un;
+    if (uname(&un) != 0)
+        strcpy(un.sysname, "unknown");
+    CHECK(OTF2_GlobalDefWriter_WriteSystemTreeNode(w, 0, instr_strtab_ref(&st, un.sysname),
+                                                   instr_strtab_ref(&st, "machine"),
+                                                   OTF2_UNDEFINED_SYSTEM_TREE_NODE));
+    for (uint32_t h = 0; h < u->nhosts; h++)
+        CHECK(OTF2_GlobalDefWriter_WriteSystemTreeNode(w, 1 + h,
+                                                       instr_strtab_ref(&st, u->hosts[h]),
+                                                       instr_strtab_ref(&st, "node"), 0));
+    for (int r = 0; r < u->nranks; r++)
+        CHECK(OTF2_GlobalDefWriter_WriteLocationGroup(
+            w, (uint32_t)r, instr_strtab_ref(&st, NAME("MPI Rank %d", r)),
+            OTF2_LOCATION_GROUP_TYPE_PROCESS, 1 + u->ranks[r].host,
+            OTF2_UNDEFINED_LOCATION_GROUP));
+    OTF2_StringRef tid_name = instr_strtab_ref(&st, "instr::tid");
+    for (int r = 0; r < u->nranks; r++) {
+        grank *g = &u->ranks[r];
+        for (uint32_t i = 0; i < g->nloc; i++) {
+            uint64_t ref = ((uint64_t)r << 32) | g->loc_id[i];
+            CHECK(OTF2_GlobalDefWriter_WriteLocation(
+                w, ref, instr_strtab_ref(&st, NAME("thread %u", g->loc_id[i])),
+                OTF2_LOCATION_TYPE_CPU_THREAD, g->loc_events[i], (uint32_t)r));
+            OTF2_AttributeValue v = {.uint64 = g->loc_tid[i]};
+            CHECK(OTF2_GlobalDefWriter_WriteLocationProperty(w, ref, tid_name, OTF2_TYPE_UINT64,
+                                                             v));
+        }
+        if (g->async_events)
+            CHECK(OTF2_GlobalDefWriter_WriteLocation(
+                w, ((uint64_t)r << 32) | g->async_id,
+                instr_strtab_ref(&st, "asynchronous metrics"), OTF2_LOCATION_TYPE_METRIC,
+                g->async_events, (uint32_t)r));
+    }
+    OTF2_StringRef empty = instr_strtab_ref(&st, "");
+    for (uint32_t i = 0; i < u->nregions; i++) {
+        gregion *r = &u->regions[i];
+        OTF2_RegionRole role;
+        OTF2_Paradigm paradigm;
+        instr_trace_region_kind((int)r->source, r->name, &role, &paradigm);
+        CHECK(OTF2_GlobalDefWriter_WriteRegion(
+            w, i, instr_strtab_ref(&st, r->name), instr_strtab_ref(&st, r->canonical),
+            instr_strtab_ref(&st, instr_region_source_name((int)r->source)), role, paradigm,
+            OTF2_REGION_FLAG_NONE, *r->file ? instr_strtab_ref(&st, r->file) : empty, r->lb,
+            r->le));
+    }
+    /* Metrics: the ranks agreed on one set at MPI_Init (metric_events.c), so rank 0's
+     * definitions are everyone's, with the same refs. */
+    CHECK(instr_trace_metric_defs(w, &st));
+    /* Groups: 0 the MPI locations by world rank, 1 MPI_COMM_SELF's, then one per other
+     * communicator: its members (world ranks). */
+    uint64_t *members = calloc((size_t)u->nranks, sizeof *members);
+    if (!members) {
+        free(names);
+        instr_strtab_free(&st);
+        return -1;
+    }
+    for (int r = 0; r < u->nranks; r++)
+        members[r] = ((uint64_t)r << 32) | u->ranks[r].mpi_location;
+    CHECK(OTF2_GlobalDefWriter_WriteGroup(w, 0, instr_strtab_ref(&st, "MPI ranks"),
+                                          OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_MPI,
+                                          OTF2_GROUP_FLAG_NONE, (uint32_t)u->nranks, members));
+    CHECK(OTF2_GlobalDefWriter_WriteGroup(w, 1, instr_strtab_ref(&st, "MPI_COMM_SELF"),
+                                          OTF2_GROUP_TYPE_COMM_SELF, OTF2_PARADIGM_MPI,
+                                          OTF2_GROUP_FLAG_NONE, 0, NULL));
+    for (int r = 0; r < u->nranks; r++)
+        members[r] = (uint64_t)r;
+    OTF2_GroupRef next_group = 2; /* OTF2 wants group refs dense and in order */
+    for (uint32_t c = 0; c < u->ncomms; c++) {
+        gcomm *g = &u->comms[c];
+        OTF2_GroupRef group = 1;
+        if (!(g->leader == UINT32_MAX && g->seq == 1)) {
+            group = next_group++;
+            uint32_t n = (uint32_t)u->nranks;
+            uint64_t *m = members;
+            uint64_t *own = NULL;
+            if (g->leader != UINT32_MAX) {
+                n = g->nmembers;
+                own = calloc(n ? n : 1, sizeof *own);
+                if (!own) {
+                    rc = OTF2_ERROR_MEM_ALLOC_FAILED;
+                    break;
+                }
+                for (uint32_t k = 0; k < n; k++)
+                    own[k] = g->members[k];
+                m = own;
+            }
+            CHECK(OTF2_GlobalDefWriter_WriteGroup(w, group, instr_strtab_ref(&st, g->name),
+                                                  OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
+                                                  OTF2_GROUP_FLAG_NONE, n, m));
+            free(own);
+        }
+        CHECK(OTF2_GlobalDefWriter_WriteComm(w, c, instr_strtab_ref(&st, g->name), group,
+                                             OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE));
+    }
+#undef CHECK
+#undef NAME
+    free(members);
+    int failed = rc != OTF2_SUCCESS || st.failed;
+    free(names);
+    instr_strtab_free(&st);
+    if (failed)
+        instr_warn("trace: writing the job's global definitions failed (%s)",
+                   rc != OTF2_SUCCESS ? OTF2_Error_GetName(rc) : "out of memory");
+    return failed ? -1 : 0;
+}

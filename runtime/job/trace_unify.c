@@ -1,0 +1,267 @@
+/* trace_unify.c — rank 0's union of the ranks' trace definitions (trace_unify.h). */
+#include "trace_unify.h"
+#include "../trace/wire.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t hash_str(uint64_t h, const char *s)
+{
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return (h ^ 0xff) * 1099511628211ull;
+}
+
+static uint64_t region_hash(const gregion *r)
+{
+    uint64_t h = 1469598103934665603ull;
+    h = hash_str(h, r->name);
+    h = hash_str(h, r->canonical);
+    h = hash_str(h, r->file);
+    return (h ^ r->lb ^ ((uint64_t)r->source << 40)) * 1099511628211ull;
+}
+
+static int region_same(const gregion *a, const gregion *b)
+{
+    return a->lb == b->lb && a->source == b->source && strcmp(a->name, b->name) == 0 &&
+           strcmp(a->canonical, b->canonical) == 0 && strcmp(a->file, b->file) == 0;
+}
+
+static int rtab_grow(instr_unifier *u)
+{
+    uint32_t cap = u->rtab_cap ? 2 * u->rtab_cap : 1024;
+    uint32_t *t = calloc(cap, sizeof *t);
+    if (!t)
+        return -1;
+    for (uint32_t i = 0; i < u->nregions; i++) {
+        uint32_t j = (uint32_t)region_hash(&u->regions[i]) & (cap - 1);
+        while (t[j])
+            j = (j + 1) & (cap - 1);
+        t[j] = i + 1;
+    }
+    free(u->rtab);
+    u->rtab = t;
+    u->rtab_cap = cap;
+    return 0;
+}
+
+/* The global ref of region r (whose strings the unifier takes over, or frees when known). */
+static uint32_t region_global(instr_unifier *u, gregion *r)
+{
+    if (2 * (u->nregions + 1) > u->rtab_cap && rtab_grow(u) != 0)
+        return UINT32_MAX;
+    uint32_t j = (uint32_t)region_hash(r) & (u->rtab_cap - 1);
+    while (u->rtab[j]) {
+        gregion *g = &u->regions[u->rtab[j] - 1];
+        if (region_same(g, r)) {
+            free(r->name);
+            free(r->canonical);
+            free(r->file);
+            return u->rtab[j] - 1;
+        }
+        j = (j + 1) & (u->rtab_cap - 1);
+    }
+    if (u->nregions == u->capregions) {
+        uint32_t cap = u->capregions ? 2 * u->capregions : 256;
+        gregion *g = realloc(u->regions, cap * sizeof *g);
+        if (!g)
+            return UINT32_MAX;
+        u->regions = g;
+        u->capregions = cap;
+    }
+    u->regions[u->nregions] = *r;
+    u->rtab[j] = u->nregions + 1;
+    return u->nregions++;
+}
+
+static uint32_t comm_global(instr_unifier *u, uint32_t leader, uint32_t seq, char *name,
+                            uint32_t nmembers, uint32_t *members)
+{
+    /* Communicators are few: a linear search is enough. */
+    for (uint32_t i = 0; i < u->ncomms; i++) {
+        gcomm *c = &u->comms[i];
+        if (c->leader == leader && c->seq == seq) {
+            if (members && !c->members) {
+                c->members = members;
+                c->nmembers = nmembers;
+                free(c->name);
+                c->name = name;
+            } else {
+                free(members);
+                free(name);
+            }
+            return i;
+        }
+    }
+    if (u->ncomms == u->capcomms) {
+        uint32_t cap = u->capcomms ? 2 * u->capcomms : 16;
+        gcomm *c = realloc(u->comms, cap * sizeof *c);
+        if (!c) {
+            free(members);
+            free(name);
+            return UINT32_MAX;
+        }
+        u->comms = c;
+        u->capcomms = cap;
+    }
+    u->comms[u->ncomms] = (gcomm){leader, seq, name, members ? nmembers : 0, members};
+    return u->ncomms++;
+}
+
+static uint32_t host_index(instr_unifier *u, char *host)
+{
+    for (uint32_t i = 0; i < u->nhosts; i++)
+        if (strcmp(u->hosts[i], host) == 0) {
+            free(host);
+            return i;
+        }
+    char **h = realloc(u->hosts, (u->nhosts + 1) * sizeof *h);
+    if (!h) {
+        free(host);
+        return 0;
+    }
+    u->hosts = h;
+    u->hosts[u->nhosts] = host;
+    return u->nhosts++;
+}
+
+instr_unifier *instr_trace_unify_new(int nranks)
+{
+    instr_unifier *u = calloc(1, sizeof *u);
+    if (!u || !(u->ranks = calloc((size_t)nranks, sizeof *u->ranks))) {
+        free(u);
+        return NULL;
+    }
+    u->nranks = nranks;
+    /* MPI_COMM_WORLD and MPI_COMM_SELF are global comms 0 and 1 on every rank. */
+    comm_global(u, UINT32_MAX, 0, strdup("MPI_COMM_WORLD"), 0, NULL);
+    comm_global(u, UINT32_MAX, 1, strdup("MPI_COMM_SELF"), 0, NULL);
+    return u;
+}
+
+int instr_trace_unify_add(instr_unifier *u, int rank, const char *blob, size_t len, char **map,
+                          size_t *maplen)
+{
+    rbuf b = {blob, len, 0, 0};
+    wbuf m = {0};
+    if (!u || rank < 0 || rank >= u->nranks || get32(&b) != INSTR_TRACE_BLOB_MAGIC ||
+        get32(&b) != (uint32_t)rank)
+        return -1;
+    grank *g = &u->ranks[rank];
+    g->pid = get64(&b);
+    char *host = getstr(&b);
+    uint64_t t0 = get64(&b), t1 = get64(&b), margin = get64(&b);
+    g->mpi_location = get32(&b);
+    if (b.bad || !host) {
+        free(host);
+        return -1;
+    }
+    g->host = host_index(u, host);
+    if (!u->have_time || t0 < u->t_first)
+        u->t_first = t0;
+    if (!u->have_time || t1 > u->t_last)
+        u->t_last = t1;
+    if (margin > u->margin)
+        u->margin = margin;
+    u->have_time = 1;
+
+    uint32_t nloc = get32(&b);
+    if (b.bad || nloc > (b.n - b.at) / 20)
+        return -1;
+    g->loc_id = calloc(nloc ? nloc : 1, sizeof *g->loc_id);
+    g->loc_tid = calloc(nloc ? nloc : 1, sizeof *g->loc_tid);
+    g->loc_events = calloc(nloc ? nloc : 1, sizeof *g->loc_events);
+    if (!g->loc_id || !g->loc_tid || !g->loc_events)
+        return -1;
+    for (uint32_t i = 0; i < nloc; i++) {
+        g->loc_id[i] = get32(&b);
+        g->loc_tid[i] = get64(&b);
+        g->loc_events[i] = get64(&b);
+        u->events += g->loc_events[i];
+    }
+    g->nloc = nloc;
+    g->async_id = get32(&b);
+    g->async_events = get64(&b);
+    u->events += g->async_events;
+
+    uint32_t nreg = get32(&b);
+    put32(&m, nreg);
+    for (uint32_t i = 0; i < nreg && !b.bad; i++) {
+        gregion r = {.name = getstr(&b), .canonical = getstr(&b), .file = getstr(&b)};
+        r.lb = get32(&b);
+        r.le = get32(&b);
+        r.source = get32(&b);
+        uint32_t ref = UINT32_MAX;
+        if (!b.bad)
+            ref = region_global(u, &r);
+        if (ref == UINT32_MAX) {
+            free(r.name);
+            free(r.canonical);
+            free(r.file);
+            b.bad = 1;
+        }
+        put32(&m, ref);
+    }
+    uint32_t ncomm = get32(&b);
+    put32(&m, ncomm);
+    for (uint32_t i = 0; i < ncomm && !b.bad; i++) {
+        uint32_t leader = get32(&b), seq = get32(&b);
+        char *name = getstr(&b);
+        uint32_t n = get32(&b);
+        uint32_t *members = NULL;
+        if (!b.bad && n) {
+            if (n > (b.n - b.at) / 4 || !(members = malloc(n * sizeof *members))) {
+                b.bad = 1;
+            } else {
+                for (uint32_t k = 0; k < n; k++)
+                    members[k] = get32(&b);
+            }
+        }
+        uint32_t ref = UINT32_MAX;
+        if (!b.bad && name)
+            ref = comm_global(u, leader, seq, name, n, members);
+        else {
+            free(name);
+            free(members);
+            b.bad = 1;
+        }
+        put32(&m, ref);
+    }
+    if (b.bad || m.failed) {
+        free(m.p);
+        return -1;
+    }
+    g->present = 1;
+    *map = m.p;
+    *maplen = m.n;
+    return 0;
+}
+
+void instr_trace_unify_free(instr_unifier *u)
+{
+    if (!u)
+        return;
+    for (int r = 0; r < u->nranks; r++) {
+        free(u->ranks[r].loc_id);
+        free(u->ranks[r].loc_tid);
+        free(u->ranks[r].loc_events);
+    }
+    for (uint32_t i = 0; i < u->nregions; i++) {
+        free(u->regions[i].name);
+        free(u->regions[i].canonical);
+        free(u->regions[i].file);
+    }
+    for (uint32_t i = 0; i < u->ncomms; i++) {
+        free(u->comms[i].name);
+        free(u->comms[i].members);
+    }
+    for (uint32_t i = 0; i < u->nhosts; i++)
+        free(u->hosts[i]);
+    free(u->hosts);
+    free(u->comms);
+    free(u->regions);
+    free(u->rtab);
+    free(u->ranks);
+    free(u);
+}

@@ -1,0 +1,64 @@
+/* trace_unify.h — rank 0's union of the ranks' trace definitions in an MPI job
+ * (trace_unify.c; ../trace/job.c has the protocol): regions unified by name, linkage, file,
+ * line and source, communicators by their job-wide identity, one location group per rank;
+ * every rank gets its mapping back, and the union becomes the archive's global definitions
+ * (trace_global_defs.c). */
+#ifndef INSTR_RT_JOB_TRACE_UNIFY_H
+#define INSTR_RT_JOB_TRACE_UNIFY_H
+
+#include "../trace/trace.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct gregion {
+    char *name, *canonical, *file;
+    uint32_t lb, le, source;
+} gregion;
+
+typedef struct gcomm {
+    uint32_t leader, seq;
+    char *name;
+    uint32_t nmembers;
+    uint32_t *members; /* NULL until the leader's blob came */
+} gcomm;
+
+typedef struct grank {
+    int present;
+    uint64_t pid;
+    uint32_t host;     /* index into hosts */
+    uint32_t mpi_location;
+    uint32_t nloc;
+    uint32_t *loc_id;
+    uint64_t *loc_tid, *loc_events;
+    uint32_t async_id;     /* its location of asynchronous metric values, */
+    uint64_t async_events; /* with this many events (0: none) */
+} grank;
+
+struct instr_unifier {
+    int nranks;
+    grank *ranks;
+    gregion *regions;
+    uint32_t nregions, capregions;
+    uint32_t *rtab; /* open addressing: region index + 1, 0 = empty */
+    uint32_t rtab_cap;
+    gcomm *comms;
+    uint32_t ncomms, capcomms;
+    char **hosts;
+    uint32_t nhosts;
+    uint64_t t_first, t_last, margin;
+    uint64_t events;
+    int have_time;
+};
+typedef struct instr_unifier instr_unifier;
+
+instr_unifier *instr_trace_unify_new(int nranks);
+/* One rank's blob (instr_trace_job_blob); its mapping (malloc'd) into *map. 0 or -1. */
+int instr_trace_unify_add(instr_unifier *u, int rank, const char *blob, size_t len, char **map,
+                          size_t *maplen);
+void instr_trace_unify_free(instr_unifier *u);
+/* The global definitions of the whole job from the union u (an instr_unifier *): the
+ * callback of instr_trace_job_close. 0, or -1 after a message. */
+int instr_trace_unify_write_global(OTF2_Archive *a, void *u);
+
+#endif

@@ -1,0 +1,189 @@
+/* json_process.c — a process's profile.json: its run, threads, regions and merged call tree
+ * as the source of the one profile.json writer (write_json.h). */
+#include "write_json.h"
+#include "../core/clock.h"
+#include "../core/config.h"
+#include "../core/event.h"
+#include "../core/registry.h"
+#include "../metrics/metrics.h"
+
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+typedef struct process_src {
+    const instr_run *run;
+    const instr_mtree *t;
+    instr_throttle_mark mark; /* the latest region's (region's out->throttled points here) */
+} process_src;
+
+static void iso(FILE *f, time_t t)
+{
+    struct tm tm;
+    char buf[32];
+    gmtime_r(&t, &tm);
+    strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    instr_json_str(f, buf);
+}
+
+static void command_line(FILE *f)
+{
+    fputc('[', f);
+    int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        char buf[8192];
+        ssize_t n = read(fd, buf, sizeof buf - 1);
+        close(fd);
+        if (n > 0) {
+            buf[n] = '\0';
+            int first = 1;
+            for (char *p = buf; p < buf + n; p += strlen(p) + 1) {
+                if (!first)
+                    fputs(", ", f);
+                instr_json_str(f, p);
+                first = 0;
+            }
+        }
+    }
+    fputc(']', f);
+}
+
+static void run_head(FILE *f, const void *ctx)
+{
+    const instr_run *run = ((const process_src *)ctx)->run;
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    fputs(",\n    \"command_line\": ", f);
+    command_line(f);
+    fprintf(f, ",\n    \"pid\": %d, \"parent_pid\": %d, \"fork_of\": ", run->pid, run->ppid);
+    if (run->fork_of)
+        fprintf(f, "%d", run->fork_of);
+    else
+        fputs("null", f);
+    fputs(",\n    \"hostname\": ", f);
+    instr_json_str(f, host);
+    fputs(",\n    \"start\": ", f);
+    iso(f, run->wall_start);
+    fputs(", \"end\": ", f);
+    iso(f, run->wall_end);
+    fprintf(f, ",\n    \"duration\": %llu,\n    \"timer\": ",
+            (unsigned long long)instr_clock_to_ns(run->t_end - run->t_start));
+    instr_json_str(f, instr_clock_name());
+    fprintf(f, ", \"timer_frequency_hz\": %.0f, \"timer_resolution_ns\": %.1f, "
+               "\"timer_cost_ns\": %.1f",
+            instr_clock_hz(), instr_clock_resolution_ns(), instr_clock_cost_ns());
+}
+
+static void run_tail(FILE *f, const void *ctx)
+{
+    const process_src *p = ctx;
+    fprintf(f,
+            ",\n    \"dropped_call_paths\": %llu, \"unmatched_exits\": %llu, "
+            "\"closed_at_end\": %llu, \"closed_after_longjmp\": %llu, "
+            "\"events_dropped_in_handlers\": %llu,\n    \"folded_max_depth\": %u, "
+            "\"folded_paths_shortened\": %llu",
+            (unsigned long long)p->t->dropped, (unsigned long long)p->run->unmatched_exits,
+            (unsigned long long)p->run->closed_at_end, (unsigned long long)p->t->resynced,
+            (unsigned long long)p->run->dropped_in_handlers, instr_cfg.folded_max_depth,
+            (unsigned long long)instr_profile_folded_shortened(p->t, instr_cfg.folded_max_depth));
+}
+
+static void places(FILE *f, const void *ctx)
+{
+    const instr_run *run = ((const process_src *)ctx)->run;
+    fprintf(f, "  \"location_groups\": [{\"id\": 0, \"kind\": \"process\", "
+               "\"name\": \"process %d\", \"pid\": %d}],\n", run->pid, run->pid);
+    fputs("  \"locations\": [", f);
+    for (uint32_t i = 0; i < run->nlocations; i++) {
+        const instr_location *l = run->locations[i];
+        fprintf(f, "%s\n    {\"id\": %u, \"group\": 0, \"kind\": \"thread\", "
+                   "\"name\": \"thread %u%s\", \"tid\": %d, \"end\": \"%s\"}",
+                i ? "," : "", l->id, l->id, l->tid == run->pid ? " (main)" : "", l->tid,
+                l->ended == INSTR_LOC_THREAD_EXIT ? "thread-exit" : "program-end");
+    }
+    fputs("\n  ],\n", f);
+}
+
+static void metric(const void *ctx, uint32_t i, instr_json_metric *out)
+{
+    (void)ctx;
+    const instr_metric *m = &instr_metrics_sync[i];
+    *out = (instr_json_metric){m->name, m->source, m->unit, m->description, m->base,
+                               m->value_type, m->exponent,
+                               m->synchronicity == INSTR_METRIC_SYNC ? "synchronous"
+                                                                     : "strictly-synchronous",
+                               instr_profile_metric_shown(i)};
+}
+
+static void region(const void *ctx, uint32_t h, instr_json_region *out)
+{
+    process_src *p = (process_src *)ctx;
+    const instr_region_info *r = instr_registry_get(h);
+    *out = (instr_json_region){r->name, r->mangled, r->file,
+                               instr_region_source_name(r->source), r->object, r->line_begin,
+                               r->line_end, NULL, 0, 0};
+    if (instr_throttle_mark_of(h, &p->mark))
+        out->throttled = &p->mark;
+}
+
+static void stats_of(const instr_pstats *s, const uint64_t *m, instr_json_stats *out)
+{
+    *out = (instr_json_stats){s->visits, instr_profile_ns(s->incl), instr_profile_ns(s->excl),
+                              instr_profile_min_ns(s->min_incl), instr_profile_ns(s->max_incl),
+                              instr_profile_min_ns(s->min_excl), instr_profile_ns(s->max_excl),
+                              {0}, m};
+}
+
+static void node(const void *ctx, uint32_t i, instr_json_node *out)
+{
+    const instr_mnode *mn = &((const process_src *)ctx)->t->nodes[i];
+    *out = (instr_json_node){mn->parent, mn->depth, mn->region, mn->nlocs, {0}};
+    stats_of(&mn->s, mn->m, &out->s);
+    for (uint32_t k = 0; k < mn->nlocs; k++)
+        instr_profile_messages_of(mn->locs[k].node, &out->s.msgs);
+}
+
+static void node_location(const void *ctx, uint32_t i, uint32_t k, uint32_t *location,
+                          instr_json_stats *out)
+{
+    const instr_mloc *l = &((const process_src *)ctx)->t->nodes[i].locs[k];
+    *location = l->location;
+    stats_of(&l->s, l->m, out);
+    instr_profile_messages_of(l->node, &out->msgs);
+}
+
+static void flat(const void *ctx, uint32_t h, instr_json_stats *out)
+{
+    const instr_flat *fl = &((const process_src *)ctx)->t->flat[h];
+    *out = (instr_json_stats){fl->visits, instr_profile_ns(fl->incl), instr_profile_ns(fl->excl),
+                              0, 0, 0, 0, {0}, NULL};
+}
+
+int instr_profile_write_json(FILE *f, const instr_run *run, const instr_mtree *t)
+{
+    process_src p = {run, t, {0}};
+    instr_json_src src = {
+        .ctx = &p, .dir = run->dir, .run_head = run_head, .run_tail = run_tail,
+        .places = places, .nmetrics = t->nm, .metric = metric, .nregions = t->nregions,
+        .region = region, .nnodes = t->n, .node = node, .node_location = node_location,
+        .flat = flat,
+    };
+    return instr_json_write(f, &src);
+}
+
+/* Who counts messages (profile.h); set once, before the first count, on some thread. */
+static instr_profile_messages_fn messages_fn;
+
+void instr_profile_set_messages(instr_profile_messages_fn fn)
+{
+    __atomic_store_n(&messages_fn, fn, __ATOMIC_RELEASE);
+}
+
+void instr_profile_messages_of(const instr_pnode *n, instr_msg_counts *to)
+{
+    instr_profile_messages_fn fn = __atomic_load_n(&messages_fn, __ATOMIC_ACQUIRE);
+    if (fn)
+        fn(n, to);
+}
