@@ -668,6 +668,32 @@ def case_gomp_tasks():
     gomp_compare("tasks")
 
 
+def case_gomp_exits():
+    # g++ on GNU libgomp: exceptions caught inside parallel regions, and exit() in a worker
+    # inside a parallel region: the profile consistent, the trace balanced per location
+    wd, exe = build("exits.cpp", ["g++", "-fopenmp"], "exits")
+    for args, name in (([], "caught"), (["exit"], "exit")):
+        exp = os.path.join(wd, "exp-" + name)
+        e = {k: v for k, v in os.environ.items() if not k.startswith(("INSTR_", "OMP_"))}
+        e.update({"OMP_NUM_THREADS": str(THREADS), "INSTR_EXPERIMENT_DIRECTORY": exp,
+                  "INSTR_ENABLE_TRACING": "1"})
+        p = subprocess.run([exe] + args, cwd=wd, env=e, capture_output=True, timeout=120)
+        out = p.stdout.decode(errors="replace")
+        expect(p.returncode == 0 and out == "caught %d\n" % (3 * (THREADS // 2)),
+               "%s: rc %d, output %r" % (name, p.returncode, out))
+        prof = P.load(exp)
+        problems = P.check_consistency(prof)
+        expect(not problems, "%s: profile inconsistent: %s" % (name, problems[:5]))
+        every_thread(prof, named("!$omp critical"), 3, name + ": critical")
+        tr = T.load(exp)  # otf2-print -A -Werror
+        problems = tr.problems()
+        expect(not problems, "%s: trace problems: %s" % (name, problems[:5]))
+        enters = tr.enters_by_region()
+        visits = P.visits_by_region(prof)
+        expect(enters == visits, "%s: trace enters %r, profile visits %r"
+               % (name, sorted(enters.items()), sorted(visits.items())))
+
+
 def case_serial():
     wd, exe = build("serial.c", [A.cc], "serial")
     rc, out, err, exp = run(wd, exe, {"INSTR_VERBOSE": "0"})
