@@ -694,6 +694,25 @@ def case_gomp_exits():
                % (name, sorted(enters.items()), sorted(visits.items())))
 
 
+def case_gomp_fortran():
+    # gfortran -fopenmp on GNU libgomp: !$omp constructs of Fortran as those of C
+    wd, exe = build("fortran.f90", ["gfortran", "-fopenmp"], "fortran", debug=("-O1",))
+    rc, out, err, exp = run(wd, exe)
+    expect(rc == 0 and out.split() == ["190", str(THREADS)], "rc %d, output %r" % (rc, out))
+    prof = P.load(exp)
+    problems = P.check_consistency(prof)
+    expect(not problems, "profile inconsistent: %s" % problems[:5])
+    check_no_outlined(r["name"] for r in prof["regions"])
+    at = lambda c: lambda s: s.startswith(c + " @fortran.f90:")  # noqa: E731
+    expect(by_location(prof, at("!$omp parallel")) == {l: 1 if l == 0 else 0
+                                                       for l in range(THREADS)}, "parallel")
+    for c in ("!$omp implicit task", "!$omp for", "!$omp critical", "!$omp critical (wait)",
+              "!$omp barrier"):
+        every_thread(prof, at(c), 1, c)
+    # the loop's and the parallel region's implicit barriers
+    every_thread(prof, at("!$omp implicit barrier"), 2, "implicit barriers")
+
+
 def case_serial():
     wd, exe = build("serial.c", [A.cc], "serial")
     rc, out, err, exp = run(wd, exe, {"INSTR_VERBOSE": "0"})
