@@ -5,7 +5,6 @@
  * entry points; the constructor below says once when those calls do not reach it. */
 #include "ompt.h"
 #include "model.h"
-#include "../gomp/gomp.h"
 #include "../core/core.h"
 #include "../core/event.h"
 #include "../core/log.h"
@@ -58,12 +57,24 @@ EXPORT ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version,
 }
 
 /* After the OpenMP runtime's own start-up would have asked for a tool. On GNU libgomp the
- * GOMP_* wrappers record (runtime/gomp/), unless the program's search order puts libgomp
- * before libinstr-rt. */
+ * GOMP_* wrappers record (runtime/gomp/, in the shared runtime only: weak here), unless the
+ * program's search order puts libgomp before libinstr-rt. GOMP_parallel is defined by libgomp
+ * and by libomp (its GCC compatibility layer); only libomp also defines __kmpc_fork_call. */
+__attribute__((weak)) int instr_gomp_on_libgomp(void);
+__attribute__((weak)) int instr_gomp_recording(void);
+
 __attribute__((constructor)) static void notice_libgomp(void)
 {
     if (!instr_events_wanted() || instr_ompt_tool_active)
         return;
+    if (!instr_gomp_on_libgomp) {
+        if (dlsym(RTLD_DEFAULT, "GOMP_parallel") && !dlsym(RTLD_DEFAULT, "__kmpc_fork_call"))
+            instr_notice("OpenMP: this program runs on GNU libgomp and is linked with the "
+                         "static runtime, which does not wrap its GOMP_* entry points: its "
+                         "OpenMP constructs are not recorded (its functions are). Use the "
+                         "shared runtime (docs/openmp.md)");
+        return;
+    }
     if (instr_gomp_on_libgomp() && !instr_gomp_recording())
         instr_notice("OpenMP: this program runs on GNU libgomp, and its GOMP_* calls do not "
                      "reach libinstr-rt (libgomp comes first in its search order): its OpenMP "
