@@ -165,7 +165,8 @@ extern int instr_gomp_on;
 void instr_gomp_resolve(void);
 
 /* The real function `name`, resolved on the first call that came before start-up. */
-#define REAL(name) (__builtin_expect(instr_gomp_real.name != 0, 1) ? (void)0 : instr_gomp_resolve(), \
-                    instr_gomp_real.name)
+#define REAL(name)                                                                            \
+    (__builtin_expect(instr_gomp_real.name != 0, 1) ? (void)0 : instr_gomp_resolve(),          \
+     instr_gomp_real.name)
 
 #endif

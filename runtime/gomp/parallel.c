@@ -17,11 +17,11 @@
 
 #define EXPORT __attribute__((visibility("default")))
 
-_Thread_local ompt_data_t *instr_gomp_task;
+_Thread_local ompt_data_t *instr_gomp_task INSTR_GOMP_TLS;
 
 ompt_data_t *instr_gomp_current_task(void)
 {
-    static _Thread_local ompt_data_t initial;
+    static _Thread_local ompt_data_t initial INSTR_GOMP_TLS;
     return instr_gomp_task ? instr_gomp_task : &initial;
 }
 
@@ -37,8 +37,8 @@ typedef struct fork_record {
 } fork_record;
 
 /* Implicit tasks of this worker that the master closed; the model is told at the next fork. */
-static _Thread_local unsigned late_ends;
-static _Thread_local int worker_known;
+static _Thread_local unsigned late_ends INSTR_GOMP_TLS;
+static _Thread_local int worker_known INSTR_GOMP_TLS;
 
 static void team_member(void *arg)
 {

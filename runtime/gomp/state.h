@@ -7,7 +7,8 @@
 
 /* The task the calling thread runs: an implicit task of a team, an explicit task, or (NULL
  * outside every parallel region) the program's initial task. */
-extern _Thread_local ompt_data_t *instr_gomp_task;
+#define INSTR_GOMP_TLS __attribute__((tls_model("initial-exec")))
+extern _Thread_local ompt_data_t *instr_gomp_task INSTR_GOMP_TLS;
 ompt_data_t *instr_gomp_current_task(void);
 
 #define INSTR_GOMP_RA __builtin_return_address(0)

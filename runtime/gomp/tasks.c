@@ -102,7 +102,8 @@ EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void
     task_source s = {.fn = fn, .data = data, .cpyfn = cpyfn, .arg_size = arg_size,
                      .parent = instr_gomp_current_task(), .ra = INSTR_GOMP_RA,
                      .has_dependences = (flags & TASK_FLAG_DEPEND) != 0,
-                     .flags = ompt_task_explicit | (flags & TASK_FLAG_UNTIED ? ompt_task_untied : 0) |
+                     .flags = ompt_task_explicit |
+                              (flags & TASK_FLAG_UNTIED ? ompt_task_untied : 0) |
                               (if_clause ? 0 : ompt_task_undeferred)};
     long size, align;
     wrapped_layout(arg_size, arg_align, &size, &align, &s.offset);
