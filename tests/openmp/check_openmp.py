@@ -7,7 +7,9 @@ Usage: check_openmp.py CASE --instr WRAPPER --src DIR --work DIR --lib DIR [--cc
 Hybrid cases also take --cxx CLANG++ --mpicxx MPICXX --mpirun MPIRUN.
 Cases: clang (clang -fopenmp, plugin hooks), clang_trace, gcc_libomp (gcc -fopenmp linked with
 libomp), gcc_preload (gcc -fopenmp on libgomp, run with LD_PRELOAD=libomp), libgomp (gcc
--fopenmp on libgomp: one notice, functions still recorded), serial.
+-fopenmp on libgomp, recorded through the GOMP_* wrappers of runtime/gomp/), gcc_trace,
+libgomp_first (libgomp before libinstr-rt: one notice, functions still recorded), gomp_*
+(gcc on libgomp against clang on libomp, see GOMP_CASES), serial, hybrid_*.
 """
 import argparse
 import os
