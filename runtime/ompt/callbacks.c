@@ -14,6 +14,7 @@
  * their earlier events before, and their next events after, what the master writes into
  * their locations. The workers' late end callbacks are then ignored. */
 #include "ompt.h"
+#include "model.h"
 #include "../critpath/openmp.h"
 #include "../core/core.h"
 #include "../core/event.h"
@@ -129,16 +130,22 @@ static void pop(int construct, uintptr_t tag)
             task_graft_end((const ompt_data_t *)self.open[i].tag);
 }
 
+void instr_omp_close_innermost(int construct)
+{
+    if (!self.overflow && self.nopen > 0 && self.open[self.nopen - 1].construct == construct)
+        pop(construct, self.open[self.nopen - 1].tag);
+}
+
 /* ---- threads and parallel regions ---- */
 
-static void on_thread_begin(ompt_thread_t type, ompt_data_t *thread_data)
+void instr_omp_on_thread_begin(ompt_thread_t type, ompt_data_t *thread_data)
 {
     (void)thread_data;
     instr_plugins_openmp_worker = type == ompt_thread_worker;
     location(); /* a thread becomes a location when it starts */
 }
 
-static void on_parallel_begin(ompt_data_t *encountering_task_data,
+void instr_omp_on_parallel_begin(ompt_data_t *encountering_task_data,
                               const ompt_frame_t *encountering_task_frame,
                               ompt_data_t *parallel_data, unsigned int requested_parallelism,
                               int flags, const void *codeptr_ra)
@@ -175,7 +182,7 @@ static void on_parallel_begin(ompt_data_t *encountering_task_data,
     t->fork_point = instr_profile_cursor(self.loc);
 }
 
-static void on_parallel_end(ompt_data_t *parallel_data, ompt_data_t *encountering_task_data,
+void instr_omp_on_parallel_end(ompt_data_t *parallel_data, ompt_data_t *encountering_task_data,
                             int flags, const void *codeptr_ra)
 {
     (void)encountering_task_data, (void)flags, (void)codeptr_ra;
@@ -213,7 +220,7 @@ static void close_workers(team *t)
     }
 }
 
-static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parallel_data,
+void instr_omp_on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parallel_data,
                              ompt_data_t *task_data, unsigned int actual_parallelism,
                              unsigned int index, int flags)
 {
@@ -338,7 +345,7 @@ static void cp_barrier(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint)
         instr_cp_omp_barrier_end(t, (*n)++);
 }
 
-static void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint,
+void instr_omp_on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint,
                            ompt_data_t *parallel_data, ompt_data_t *task_data,
                            const void *codeptr_ra)
 {
@@ -372,7 +379,7 @@ static void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoi
 /* A taskgroup's region spans the construct; the wait for its tasks at its end is a region of
  * its own inside (LLVM's libomp reports it with the sync-region-wait callback). The other
  * kinds' waits are their sync regions. */
-static void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint,
+void instr_omp_on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint,
                                 ompt_data_t *parallel_data, ompt_data_t *task_data,
                                 const void *codeptr_ra)
 {
@@ -407,7 +414,7 @@ static int is_test(ompt_mutex_t kind)
     return kind == ompt_mutex_test_lock || kind == ompt_mutex_test_nest_lock;
 }
 
-static void on_mutex_acquire(ompt_mutex_t kind, unsigned int hint, unsigned int impl,
+void instr_omp_on_mutex_acquire(ompt_mutex_t kind, unsigned int hint, unsigned int impl,
                              ompt_wait_id_t wait_id, const void *codeptr_ra)
 {
     (void)hint, (void)impl;
@@ -419,7 +426,7 @@ static void on_mutex_acquire(ompt_mutex_t kind, unsigned int hint, unsigned int 
     instr_cp_omp_wait_begin();
 }
 
-static void on_mutex_acquired(ompt_mutex_t kind, ompt_wait_id_t wait_id, const void *codeptr_ra)
+void instr_omp_on_mutex_acquired(ompt_mutex_t kind, ompt_wait_id_t wait_id, const void *codeptr_ra)
 {
     int held = mutex_construct(kind, 0);
     if (held < 0)
@@ -433,7 +440,7 @@ static void on_mutex_acquired(ompt_mutex_t kind, ompt_wait_id_t wait_id, const v
         instr_plugins_omp_event(INSTR_PLUGINS_OMP_ACQUIRE_LOCK, (uint64_t)wait_id);
 }
 
-static void on_mutex_released(ompt_mutex_t kind, ompt_wait_id_t wait_id, const void *codeptr_ra)
+void instr_omp_on_mutex_released(ompt_mutex_t kind, ompt_wait_id_t wait_id, const void *codeptr_ra)
 {
     (void)codeptr_ra;
     int held = mutex_construct(kind, 0);
@@ -447,7 +454,7 @@ static void on_mutex_released(ompt_mutex_t kind, ompt_wait_id_t wait_id, const v
 
 /* A nest lock acquired again by its owner: no acquired/released pair follows; the
  * acquisition is one short visit. */
-static void on_nest_lock(ompt_scope_endpoint_t endpoint, ompt_wait_id_t wait_id,
+void instr_omp_on_nest_lock(ompt_scope_endpoint_t endpoint, ompt_wait_id_t wait_id,
                          const void *codeptr_ra)
 {
     (void)codeptr_ra;
@@ -471,7 +478,7 @@ static int work_construct(ompt_work_t kind)
     }
 }
 
-static void on_work(ompt_work_t kind, ompt_scope_endpoint_t endpoint, ompt_data_t *parallel_data,
+void instr_omp_on_work(ompt_work_t kind, ompt_scope_endpoint_t endpoint, ompt_data_t *parallel_data,
                     ompt_data_t *task_data, uint64_t count, const void *codeptr_ra)
 {
     (void)parallel_data, (void)task_data, (void)count;
@@ -484,7 +491,7 @@ static void on_work(ompt_work_t kind, ompt_scope_endpoint_t endpoint, ompt_data_
         pop(c, 0);
 }
 
-static void on_masked(ompt_scope_endpoint_t endpoint, ompt_data_t *parallel_data,
+void instr_omp_on_masked(ompt_scope_endpoint_t endpoint, ompt_data_t *parallel_data,
                       ompt_data_t *task_data, const void *codeptr_ra)
 {
     (void)parallel_data, (void)task_data;
@@ -504,7 +511,7 @@ static void on_masked(ompt_scope_endpoint_t endpoint, ompt_data_t *parallel_data
 #define TASK_CREATED_AT (1ull << 61)
 #define TASK_PAYLOAD ((1ull << 61) - 1)
 
-static void on_task_create(ompt_data_t *encountering_task_data,
+void instr_omp_on_task_create(ompt_data_t *encountering_task_data,
                            const ompt_frame_t *encountering_task_frame, ompt_data_t *new_task_data,
                            int flags, int has_dependences, const void *codeptr_ra)
 {
@@ -553,7 +560,7 @@ static void task_graft_end(const ompt_data_t *task)
     }
 }
 
-static void on_task_schedule(ompt_data_t *prior_task_data, ompt_task_status_t prior_task_status,
+void instr_omp_on_task_schedule(ompt_data_t *prior_task_data, ompt_task_status_t prior_task_status,
                              ompt_data_t *next_task_data)
 {
     int prior_explicit = prior_task_data && (prior_task_data->value & TASK_EXPLICIT);
@@ -606,7 +613,7 @@ static void on_task_schedule(ompt_data_t *prior_task_data, ompt_task_status_t pr
 
 /* A dependence between two tasks (depend clauses): the successor starts after the
  * predecessor completed. */
-static void on_task_dependence(ompt_data_t *src_task_data, ompt_data_t *sink_task_data)
+void instr_omp_on_task_dependence(ompt_data_t *src_task_data, ompt_data_t *sink_task_data)
 {
     instr_cp_task_dependence(src_task_data, sink_task_data);
 }
@@ -619,21 +626,21 @@ int instr_ompt_register(ompt_set_callback_t set)
         ompt_callbacks_t which;
         ompt_callback_t fn;
     } cbs[] = {
-        {ompt_callback_thread_begin, (ompt_callback_t)on_thread_begin},
-        {ompt_callback_parallel_begin, (ompt_callback_t)on_parallel_begin},
-        {ompt_callback_parallel_end, (ompt_callback_t)on_parallel_end},
-        {ompt_callback_implicit_task, (ompt_callback_t)on_implicit_task},
-        {ompt_callback_sync_region, (ompt_callback_t)on_sync_region},
-        {ompt_callback_sync_region_wait, (ompt_callback_t)on_sync_region_wait},
-        {ompt_callback_work, (ompt_callback_t)on_work},
-        {ompt_callback_masked, (ompt_callback_t)on_masked},
-        {ompt_callback_mutex_acquire, (ompt_callback_t)on_mutex_acquire},
-        {ompt_callback_mutex_acquired, (ompt_callback_t)on_mutex_acquired},
-        {ompt_callback_mutex_released, (ompt_callback_t)on_mutex_released},
-        {ompt_callback_nest_lock, (ompt_callback_t)on_nest_lock},
-        {ompt_callback_task_create, (ompt_callback_t)on_task_create},
-        {ompt_callback_task_schedule, (ompt_callback_t)on_task_schedule},
-        {ompt_callback_task_dependence, (ompt_callback_t)on_task_dependence},
+        {ompt_callback_thread_begin, (ompt_callback_t)instr_omp_on_thread_begin},
+        {ompt_callback_parallel_begin, (ompt_callback_t)instr_omp_on_parallel_begin},
+        {ompt_callback_parallel_end, (ompt_callback_t)instr_omp_on_parallel_end},
+        {ompt_callback_implicit_task, (ompt_callback_t)instr_omp_on_implicit_task},
+        {ompt_callback_sync_region, (ompt_callback_t)instr_omp_on_sync_region},
+        {ompt_callback_sync_region_wait, (ompt_callback_t)instr_omp_on_sync_region_wait},
+        {ompt_callback_work, (ompt_callback_t)instr_omp_on_work},
+        {ompt_callback_masked, (ompt_callback_t)instr_omp_on_masked},
+        {ompt_callback_mutex_acquire, (ompt_callback_t)instr_omp_on_mutex_acquire},
+        {ompt_callback_mutex_acquired, (ompt_callback_t)instr_omp_on_mutex_acquired},
+        {ompt_callback_mutex_released, (ompt_callback_t)instr_omp_on_mutex_released},
+        {ompt_callback_nest_lock, (ompt_callback_t)instr_omp_on_nest_lock},
+        {ompt_callback_task_create, (ompt_callback_t)instr_omp_on_task_create},
+        {ompt_callback_task_schedule, (ompt_callback_t)instr_omp_on_task_schedule},
+        {ompt_callback_task_dependence, (ompt_callback_t)instr_omp_on_task_dependence},
     };
     int missing = 0;
     for (size_t i = 0; i < sizeof cbs / sizeof *cbs; i++) {

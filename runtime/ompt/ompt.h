@@ -1,7 +1,8 @@
 /* ompt.h — the OpenMP adapter: an OMPT tool inside libinstr-rt (docs/openmp.md).
  *
  *   tool.c       ompt_start_tool, callback registration, the libgomp notice
- *   callbacks.c  OMPT callbacks -> regions on the calling thread's location; teams
+ *   callbacks.c  OMPT callbacks -> regions on the calling thread's location; teams; the
+ *                event model (model.h) that runtime/gomp/ feeds on GNU libgomp as well
  *   names.c      one region per (construct, code address), named "!$omp parallel @file.c:42"
  *                from debug info (elfutils libdw), resolved once per construct */
 #ifndef INSTR_RT_OMPT_H

@@ -1,9 +1,10 @@
 /* tool.c — the OMPT tool: LLVM's libomp (and any OpenMP runtime with OMPT) looks up
  * ompt_start_tool in the process when it initialises; libinstr-rt exports it, so a program
  * linked with (or preloading) the runtime records its OpenMP constructs without further
- * setup. GNU libgomp has no OMPT: the constructor below notices a program that runs on it
- * and says once that its OpenMP constructs are not recorded. */
+ * setup. GNU libgomp has no OMPT: runtime/gomp/ records its constructs through its GOMP_*
+ * entry points; the constructor below says once when those calls do not reach it. */
 #include "ompt.h"
+#include "model.h"
 #include "../core/core.h"
 #include "../core/event.h"
 #include "../core/log.h"
@@ -16,7 +17,7 @@
 
 int instr_ompt_register(ompt_set_callback_t set); /* callbacks.c */
 
-static int tool_active;
+int instr_ompt_tool_active;
 
 static int initialize(ompt_function_lookup_t lookup, int initial_device_num,
                       ompt_data_t *tool_data)
@@ -32,7 +33,7 @@ static int initialize(ompt_function_lookup_t lookup, int initial_device_num,
     if (missing)
         instr_info(1, "OpenMP: %d construct callbacks are not (always) delivered by this "
                       "runtime; those constructs may be missing", missing);
-    tool_active = 1;
+    instr_ompt_tool_active = 1;
     /* The master closes its workers' late-ending constructs in their locations
      * (callbacks.c): that needs their stacks in the event core. */
     instr_core_direct_off();
@@ -55,15 +56,29 @@ EXPORT ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version,
     return &result;
 }
 
-/* After the OpenMP runtime's own start-up would have asked for a tool: GOMP_parallel is
- * defined by libgomp and by libomp (its GCC compatibility layer); only libomp also defines
- * __kmpc_fork_call. */
+/* After the OpenMP runtime's own start-up would have asked for a tool. On GNU libgomp the
+ * GOMP_* wrappers record (runtime/gomp/, in the shared runtime only: weak here), unless the
+ * program's search order puts libgomp before libinstr-rt. GOMP_parallel is defined by libgomp
+ * and by libomp (its GCC compatibility layer); only libomp also defines __kmpc_fork_call. */
+__attribute__((weak)) int instr_gomp_on_libgomp(void);
+__attribute__((weak)) int instr_gomp_recording(void);
+
 __attribute__((constructor)) static void notice_libgomp(void)
 {
-    if (!instr_events_wanted() || tool_active)
+    if (!instr_events_wanted() || instr_ompt_tool_active)
         return;
-    if (dlsym(RTLD_DEFAULT, "GOMP_parallel") && !dlsym(RTLD_DEFAULT, "__kmpc_fork_call"))
-        instr_notice("OpenMP: this program runs on GNU libgomp, which has no OMPT interface: "
-                   "its OpenMP constructs are not recorded (its functions are). Run it on "
-                   "LLVM's libomp to record them (docs/openmp.md)");
+    if (!instr_gomp_on_libgomp) {
+        if (dlsym(RTLD_DEFAULT, "GOMP_parallel") && !dlsym(RTLD_DEFAULT, "__kmpc_fork_call"))
+            instr_notice("OpenMP: this program runs on GNU libgomp and is linked with the "
+                         "static runtime, which does not wrap its GOMP_* entry points: its "
+                         "OpenMP constructs are not recorded (its functions are). Use the "
+                         "shared runtime (docs/openmp.md)");
+        return;
+    }
+    if (instr_gomp_on_libgomp() && !instr_gomp_recording())
+        instr_notice("OpenMP: this program runs on GNU libgomp, and its GOMP_* calls do not "
+                     "reach libinstr-rt (libgomp comes first in its search order): its OpenMP "
+                     "constructs are not recorded (its functions are). Link libinstr-rt "
+                     "before libgomp (the instr wrapper does), or run it on LLVM's libomp "
+                     "(docs/openmp.md)");
 }

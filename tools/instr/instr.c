@@ -207,6 +207,25 @@ static const char *openmp_line_tables(char **cargs, int ncargs, enum family fam)
     return fam == FAMILY_CLANG ? "-gline-tables-only" : fam == FAMILY_GCC ? "-g1" : NULL;
 }
 
+/* gcc -fopenmp links GNU libgomp. libinstr-rt defines its GOMP_* entry points (it records
+ * their constructs and forwards them, runtime/gomp/), so a program that calls nothing else of
+ * libgomp would lose it under --as-needed: keep it, after libinstr-rt, so that the wrappers
+ * come first in the search order (docs/openmp.md, "gcc -fopenmp"). Not when the link names
+ * another OpenMP runtime (-lomp: LLVM's libomp, recorded through OMPT). */
+static int keep_libgomp(char **cargs, int ncargs, enum family fam)
+{
+    int openmp = 0;
+    for (int k = 0; k < ncargs; k++) {
+        const char *a = cargs[k];
+        if (strcmp(a, "-fopenmp") == 0 || strcmp(a, "-fopenmp=libgomp") == 0)
+            openmp = 1;
+        else if (strcmp(a, "-lomp") == 0 || strcmp(a, "-liomp5") == 0 || strstr(a, "libomp.") ||
+                 strstr(a, "libiomp5."))
+            return 0;
+    }
+    return openmp && fam == FAMILY_GCC;
+}
+
 static int check_spec(const char *spec)
 {
     instr_filter *f = instr_filter_new();
@@ -449,6 +468,11 @@ static int instr_main(int argc, char **argv)
             if (is_mpi(cc) && access(opt, R_OK) == 0)
                 push(&out, "-linstr-rt-mpi");
             push(&out, "-linstr-rt");
+            char real[PATH_MAX];
+            underlying(cc, real, sizeof real);
+            int major;
+            if (keep_libgomp(cargs, ncargs, detect_family(real, &major)))
+                push(&out, "-Wl,--push-state,--no-as-needed,-lgomp,--pop-state");
         }
         push(&out, "-lpthread");
         push(&out, "-ldl");

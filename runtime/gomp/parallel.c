@@ -1,0 +1,368 @@
+/* parallel.c — parallel regions, worksharing and barriers of libgomp into the OpenMP event
+ * model (../ompt/model.h), in the order LLVM's libomp reports them through OMPT.
+ *
+ * GOMP_parallel returns only after the team joined, so the fork record lives on the forking
+ * thread's stack: every thread of the team, the master included, runs team_member instead of
+ * the outlined body. team_member opens the thread's implicit task under the fork path (the
+ * model grafts workers there), runs the body and opens the implicit barrier at the end of the
+ * region. The master closes its own barrier and implicit task when the real GOMP_parallel
+ * returned, and with them its workers' (docs/openmp.md, "Workers' late end callbacks"):
+ * libgomp's workers are parked then, in its pool's dock (the outermost team) or on their
+ * way out of the thread (nested teams), and record nothing until the master forks again. A
+ * worker hands the model the late end of its implicit task when it next joins a team. */
+#include "gomp.h"
+#include "state.h"
+#include "../ompt/model.h"
+#include "../ompt/ompt.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+_Thread_local ompt_data_t *instr_gomp_task INSTR_GOMP_TLS;
+
+ompt_data_t *instr_gomp_current_task(void)
+{
+    static _Thread_local ompt_data_t initial INSTR_GOMP_TLS;
+    return instr_gomp_task ? instr_gomp_task : &initial;
+}
+
+typedef struct fork_record {
+    void (*fn)(void *);
+    void *data;
+    ompt_data_t parallel;    /* the team, the model's handle */
+    ompt_data_t master_task; /* the master's implicit task: it ends after team_member */
+    unsigned nthreads;       /* the team's size at most */
+    int work;                /* a combined construct's worksharing (ompt_work_t), or 0 */
+    const void *ra;          /* the construct's code address */
+    int barrier;             /* the team has an implicit barrier (more than one thread) */
+} fork_record;
+
+/* Implicit tasks of this worker that the master closed; the model is told at the next fork. */
+static _Thread_local unsigned late_ends INSTR_GOMP_TLS;
+static _Thread_local int worker_known INSTR_GOMP_TLS;
+
+static void team_member(void *arg)
+{
+    fork_record *f = arg;
+    unsigned index = (unsigned)REAL(omp_get_thread_num)();
+    ompt_data_t own = {0}, *task = index == 0 ? &f->master_task : &own;
+    ompt_data_t *outer = instr_gomp_task;
+    if (index != 0) {
+        for (; late_ends > 0; late_ends--)
+            instr_omp_on_implicit_task(ompt_scope_end, NULL, NULL, 0, 0, ompt_task_implicit);
+        if (!worker_known) {
+            worker_known = 1;
+            instr_omp_on_thread_begin(ompt_thread_worker, NULL);
+        }
+    }
+    instr_omp_on_implicit_task(ompt_scope_begin, &f->parallel, task, f->nthreads, index,
+                               ompt_task_implicit);
+    instr_gomp_task = task;
+    if (f->work)
+        instr_omp_on_work((ompt_work_t)f->work, ompt_scope_begin, &f->parallel, task, 0, f->ra);
+    f->fn(f->data);
+    instr_omp_close_innermost(INSTR_OMP_SINGLE);
+    /* A team of one has no barrier to wait at: libomp reports none either. */
+    if (index == 0)
+        f->barrier = REAL(omp_get_num_threads)() > 1;
+    if (f->barrier || index != 0)
+        instr_omp_on_sync_region(ompt_sync_region_barrier_implicit_parallel, ompt_scope_begin,
+                                 &f->parallel, task, NULL);
+    if (index != 0) {
+        late_ends++;
+        instr_gomp_task = outer;
+    }
+}
+
+/* Runs `start(team_member, &f)` (the real entry point) between the model's fork and join. */
+#define FORK(work_kind, code, nthreads_arg, ...)                                                \
+    do {                                                                                      \
+        fork_record f = {.fn = fn, .data = data, .work = (work_kind), .ra = (code)};           \
+        f.nthreads = (nthreads_arg) ? (nthreads_arg) : (unsigned)REAL(omp_get_max_threads)(); \
+        ompt_data_t *enc = instr_gomp_current_task();                                         \
+        ompt_data_t *saved = instr_gomp_task;                                                 \
+        instr_omp_on_parallel_begin(enc, NULL, &f.parallel, f.nthreads, ompt_parallel_team,  \
+                                    (code));                                                  \
+        __VA_ARGS__;                                                                          \
+        if (f.barrier)                                                                        \
+            instr_omp_on_sync_region(ompt_sync_region_barrier_implicit_parallel,              \
+                                     ompt_scope_end, &f.parallel, &f.master_task, NULL);      \
+        instr_omp_on_implicit_task(ompt_scope_end, &f.parallel, &f.master_task, 0, 0,         \
+                                   ompt_task_implicit);                                       \
+        instr_gomp_task = saved;                                                              \
+        instr_omp_on_parallel_end(&f.parallel, enc, ompt_parallel_team, (code));              \
+    } while (0)
+
+EXPORT void GOMP_parallel(void (*fn)(void *), void *data, unsigned num_threads, unsigned flags)
+{
+    if (!instr_gomp_on) {
+        REAL(GOMP_parallel)(fn, data, num_threads, flags);
+        return;
+    }
+    FORK(0, INSTR_GOMP_RA, num_threads,
+         REAL(GOMP_parallel)(team_member, &f, num_threads, flags));
+}
+
+/* This library's own GOMP_parallel (a reference to the name itself would bind to the first
+ * definition in the process): real.c tells from it whether the calls reach the wrappers. */
+extern __typeof__(GOMP_parallel) instr_gomp_parallel_own
+    __attribute__((alias("GOMP_parallel"), visibility("hidden")));
+
+EXPORT void GOMP_parallel_sections(void (*fn)(void *), void *data, unsigned num_threads,
+                                   unsigned count, unsigned flags)
+{
+    if (!instr_gomp_on) {
+        REAL(GOMP_parallel_sections)(fn, data, num_threads, count, flags);
+        return;
+    }
+    FORK(ompt_work_sections, INSTR_GOMP_RA, num_threads,
+         REAL(GOMP_parallel_sections)(team_member, &f, num_threads, count, flags));
+}
+
+#define PARALLEL_LOOP(name)                                                                   \
+    EXPORT void name(void (*fn)(void *), void *data, unsigned num_threads, long start,        \
+                     long end, long incr, long chunk, unsigned flags)                         \
+    {                                                                                         \
+        if (!instr_gomp_on) {                                                                 \
+            REAL(name)(fn, data, num_threads, start, end, incr, chunk, flags);                \
+            return;                                                                           \
+        }                                                                                     \
+        FORK(ompt_work_loop, INSTR_GOMP_RA, num_threads,                                      \
+             REAL(name)(team_member, &f, num_threads, start, end, incr, chunk, flags));       \
+    }
+PARALLEL_LOOP(GOMP_parallel_loop_static)
+PARALLEL_LOOP(GOMP_parallel_loop_dynamic)
+PARALLEL_LOOP(GOMP_parallel_loop_guided)
+PARALLEL_LOOP(GOMP_parallel_loop_nonmonotonic_dynamic)
+PARALLEL_LOOP(GOMP_parallel_loop_nonmonotonic_guided)
+
+#define PARALLEL_LOOP_RUNTIME(name)                                                           \
+    EXPORT void name(void (*fn)(void *), void *data, unsigned num_threads, long start,        \
+                     long end, long incr, unsigned flags)                                     \
+    {                                                                                         \
+        if (!instr_gomp_on) {                                                                 \
+            REAL(name)(fn, data, num_threads, start, end, incr, flags);                       \
+            return;                                                                           \
+        }                                                                                     \
+        FORK(ompt_work_loop, INSTR_GOMP_RA, num_threads,                                      \
+             REAL(name)(team_member, &f, num_threads, start, end, incr, flags));              \
+    }
+PARALLEL_LOOP_RUNTIME(GOMP_parallel_loop_runtime)
+PARALLEL_LOOP_RUNTIME(GOMP_parallel_loop_nonmonotonic_runtime)
+PARALLEL_LOOP_RUNTIME(GOMP_parallel_loop_maybe_nonmonotonic_runtime)
+
+/* ---- barriers ---- */
+
+/* A barrier the thread enters (kind: explicit, or a worksharing construct's implicit one),
+ * around the real call. GOMP's single has no end call: an open one ends here. */
+#define BARRIER(kind, ra, call)                                                               \
+    do {                                                                                      \
+        instr_omp_close_innermost(INSTR_OMP_SINGLE);                                          \
+        ompt_data_t *task_ = instr_gomp_current_task();                                       \
+        instr_omp_on_sync_region((kind), ompt_scope_begin, NULL, task_, (ra));                \
+        call;                                                                                 \
+        instr_omp_on_sync_region((kind), ompt_scope_end, NULL, task_, (ra));                  \
+    } while (0)
+
+EXPORT void GOMP_barrier(void)
+{
+    if (!instr_gomp_on) {
+        REAL(GOMP_barrier)();
+        return;
+    }
+    BARRIER(ompt_sync_region_barrier_explicit, INSTR_GOMP_RA, REAL(GOMP_barrier)());
+}
+
+EXPORT bool GOMP_barrier_cancel(void)
+{
+    if (!instr_gomp_on)
+        return REAL(GOMP_barrier_cancel)();
+    bool r;
+    BARRIER(ompt_sync_region_barrier_explicit, INSTR_GOMP_RA, r = REAL(GOMP_barrier_cancel)());
+    return r;
+}
+
+/* ---- worksharing ---- */
+
+static void work_begin(ompt_work_t kind, const void *ra)
+{
+    instr_omp_close_innermost(INSTR_OMP_SINGLE);
+    instr_omp_on_work(kind, ompt_scope_begin, NULL, instr_gomp_current_task(), 0, ra);
+}
+
+static void work_end(ompt_work_t kind, const void *ra)
+{
+    instr_omp_on_work(kind, ompt_scope_end, NULL, instr_gomp_current_task(), 0, ra);
+}
+
+/* The end of a worksharing construct: its region, then its implicit barrier (libomp
+ * reports it also in a team of one). */
+#define WORK_END(kind, call)                                                                  \
+    do {                                                                                      \
+        const void *ra_ = INSTR_GOMP_RA;                                                      \
+        work_end((kind), ra_);                                                                \
+        BARRIER(ompt_sync_region_barrier_implicit_workshare, ra_, call);                      \
+    } while (0)
+
+EXPORT bool GOMP_single_start(void)
+{
+    if (!instr_gomp_on)
+        return REAL(GOMP_single_start)();
+    const void *ra = INSTR_GOMP_RA;
+    instr_omp_close_innermost(INSTR_OMP_SINGLE);
+    bool executor = REAL(GOMP_single_start)();
+    ompt_data_t *task = instr_gomp_current_task();
+    instr_omp_on_work(executor ? ompt_work_single_executor : ompt_work_single_other,
+                      ompt_scope_begin, NULL, task, 1, ra);
+    if (!executor)
+        instr_omp_on_work(ompt_work_single_other, ompt_scope_end, NULL, task, 1, ra);
+    return executor;
+}
+
+EXPORT void *GOMP_single_copy_start(void)
+{
+    if (!instr_gomp_on)
+        return REAL(GOMP_single_copy_start)();
+    const void *ra = INSTR_GOMP_RA;
+    work_begin(ompt_work_single_other, ra);
+    void *r = REAL(GOMP_single_copy_start)();
+    if (r) /* not the executor: it waited for the copy */
+        work_end(ompt_work_single_other, ra);
+    return r;
+}
+
+EXPORT void GOMP_single_copy_end(void *data)
+{
+    if (!instr_gomp_on) {
+        REAL(GOMP_single_copy_end)(data);
+        return;
+    }
+    WORK_END(ompt_work_single_executor, REAL(GOMP_single_copy_end)(data));
+}
+
+EXPORT unsigned GOMP_sections_start(unsigned count)
+{
+    if (instr_gomp_on)
+        work_begin(ompt_work_sections, INSTR_GOMP_RA);
+    return REAL(GOMP_sections_start)(count);
+}
+
+EXPORT unsigned GOMP_sections2_start(unsigned count, uintptr_t *reductions, void **mem)
+{
+    if (instr_gomp_on)
+        work_begin(ompt_work_sections, INSTR_GOMP_RA);
+    return REAL(GOMP_sections2_start)(count, reductions, mem);
+}
+
+EXPORT void GOMP_sections_end(void)
+{
+    if (!instr_gomp_on) {
+        REAL(GOMP_sections_end)();
+        return;
+    }
+    WORK_END(ompt_work_sections, REAL(GOMP_sections_end)());
+}
+
+EXPORT bool GOMP_sections_end_cancel(void)
+{
+    if (!instr_gomp_on)
+        return REAL(GOMP_sections_end_cancel)();
+    bool r;
+    WORK_END(ompt_work_sections, r = REAL(GOMP_sections_end_cancel)());
+    return r;
+}
+
+EXPORT void GOMP_sections_end_nowait(void)
+{
+    if (instr_gomp_on)
+        work_end(ompt_work_sections, INSTR_GOMP_RA);
+    REAL(GOMP_sections_end_nowait)();
+}
+
+/* Loops: the region from the start call to the end call; GOMP_loop_*_next only forwards
+ * (libgomp exports them itself). */
+#define LOOP_START(name, params, args)                                                        \
+    EXPORT bool name params                                                                   \
+    {                                                                                         \
+        if (instr_gomp_on)                                                                    \
+            work_begin(ompt_work_loop, INSTR_GOMP_RA);                                        \
+        return REAL(name) args;                                                               \
+    }
+#define LONG6 (long s, long e, long i, long c, long *is, long *ie)
+#define LONG6_ARGS (s, e, i, c, is, ie)
+#define LONG5 (long s, long e, long i, long *is, long *ie)
+#define LONG5_ARGS (s, e, i, is, ie)
+#define ULL7                                                                                  \
+    (bool up, instr_gomp_ull s, instr_gomp_ull e, instr_gomp_ull i, instr_gomp_ull c,          \
+     instr_gomp_ull *is, instr_gomp_ull *ie)
+#define ULL7_ARGS (up, s, e, i, c, is, ie)
+#define ULL6                                                                                  \
+    (bool up, instr_gomp_ull s, instr_gomp_ull e, instr_gomp_ull i, instr_gomp_ull *is,        \
+     instr_gomp_ull *ie)
+#define ULL6_ARGS (up, s, e, i, is, ie)
+LOOP_START(GOMP_loop_static_start, LONG6, LONG6_ARGS)
+LOOP_START(GOMP_loop_dynamic_start, LONG6, LONG6_ARGS)
+LOOP_START(GOMP_loop_guided_start, LONG6, LONG6_ARGS)
+LOOP_START(GOMP_loop_nonmonotonic_dynamic_start, LONG6, LONG6_ARGS)
+LOOP_START(GOMP_loop_nonmonotonic_guided_start, LONG6, LONG6_ARGS)
+LOOP_START(GOMP_loop_runtime_start, LONG5, LONG5_ARGS)
+LOOP_START(GOMP_loop_nonmonotonic_runtime_start, LONG5, LONG5_ARGS)
+LOOP_START(GOMP_loop_maybe_nonmonotonic_runtime_start, LONG5, LONG5_ARGS)
+LOOP_START(GOMP_loop_ordered_static_start, LONG6, LONG6_ARGS)
+LOOP_START(GOMP_loop_ordered_dynamic_start, LONG6, LONG6_ARGS)
+LOOP_START(GOMP_loop_ordered_guided_start, LONG6, LONG6_ARGS)
+LOOP_START(GOMP_loop_ordered_runtime_start, LONG5, LONG5_ARGS)
+LOOP_START(GOMP_loop_start,
+           (long s, long e, long i, long sched, long c, long *is, long *ie, uintptr_t *red,
+            void **mem),
+           (s, e, i, sched, c, is, ie, red, mem))
+LOOP_START(GOMP_loop_ordered_start,
+           (long s, long e, long i, long sched, long c, long *is, long *ie, uintptr_t *red,
+            void **mem),
+           (s, e, i, sched, c, is, ie, red, mem))
+LOOP_START(GOMP_loop_ull_static_start, ULL7, ULL7_ARGS)
+LOOP_START(GOMP_loop_ull_dynamic_start, ULL7, ULL7_ARGS)
+LOOP_START(GOMP_loop_ull_guided_start, ULL7, ULL7_ARGS)
+LOOP_START(GOMP_loop_ull_nonmonotonic_dynamic_start, ULL7, ULL7_ARGS)
+LOOP_START(GOMP_loop_ull_nonmonotonic_guided_start, ULL7, ULL7_ARGS)
+LOOP_START(GOMP_loop_ull_runtime_start, ULL6, ULL6_ARGS)
+LOOP_START(GOMP_loop_ull_nonmonotonic_runtime_start, ULL6, ULL6_ARGS)
+LOOP_START(GOMP_loop_ull_maybe_nonmonotonic_runtime_start, ULL6, ULL6_ARGS)
+LOOP_START(GOMP_loop_ull_ordered_static_start, ULL7, ULL7_ARGS)
+LOOP_START(GOMP_loop_ull_ordered_dynamic_start, ULL7, ULL7_ARGS)
+LOOP_START(GOMP_loop_ull_ordered_guided_start, ULL7, ULL7_ARGS)
+LOOP_START(GOMP_loop_ull_ordered_runtime_start, ULL6, ULL6_ARGS)
+LOOP_START(GOMP_loop_ull_start,
+           (bool up, instr_gomp_ull s, instr_gomp_ull e, instr_gomp_ull i, long sched,
+            instr_gomp_ull c, instr_gomp_ull *is, instr_gomp_ull *ie, uintptr_t *red,
+            void **mem),
+           (up, s, e, i, sched, c, is, ie, red, mem))
+LOOP_START(GOMP_loop_ull_ordered_start,
+           (bool up, instr_gomp_ull s, instr_gomp_ull e, instr_gomp_ull i, long sched,
+            instr_gomp_ull c, instr_gomp_ull *is, instr_gomp_ull *ie, uintptr_t *red,
+            void **mem),
+           (up, s, e, i, sched, c, is, ie, red, mem))
+
+EXPORT void GOMP_loop_end(void)
+{
+    if (!instr_gomp_on) {
+        REAL(GOMP_loop_end)();
+        return;
+    }
+    WORK_END(ompt_work_loop, REAL(GOMP_loop_end)());
+}
+
+EXPORT bool GOMP_loop_end_cancel(void)
+{
+    if (!instr_gomp_on)
+        return REAL(GOMP_loop_end_cancel)();
+    bool r;
+    WORK_END(ompt_work_loop, r = REAL(GOMP_loop_end_cancel)());
+    return r;
+}
+
+EXPORT void GOMP_loop_end_nowait(void)
+{
+    if (instr_gomp_on)
+        work_end(ompt_work_loop, INSTR_GOMP_RA);
+    REAL(GOMP_loop_end_nowait)();
+}
