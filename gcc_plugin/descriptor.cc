@@ -1,11 +1,23 @@
-// descriptor.cc — the ABI v1 trees: struct instr_region, the two hook declarations, and
-// one static descriptor per instrumented function body in section "instr_regions"
-// (docs/gcc-plugin.md, "Descriptor and hooks").
+// descriptor.cc — the ABI trees (runtime/include/instr_abi.h): struct instr_region, the two
+// hook declarations, and one static descriptor per instrumented function body in section
+// INSTR_REGIONS_SECTION (docs/gcc-plugin.md, "Descriptor and hooks").
 
 #include "gcc_headers.h"
 #include "plugin_state.h"
 
+#include <stddef.h>
 #include <string.h>
+
+// build_abi_trees() builds struct instr_region as trees; the header's layout must be that one
+// (on LP64, the hosts and targets the runtime supports).
+static_assert(offsetof(instr_region, handle) == 0 && offsetof(instr_region, flags) == 4 &&
+                  offsetof(instr_region, name) == 8 && offsetof(instr_region, mangled) == 16 &&
+                  offsetof(instr_region, file) == 24 &&
+                  offsetof(instr_region, line_begin) == 32 &&
+                  offsetof(instr_region, line_end) == 36 && offsetof(instr_region, addr) == 40 &&
+                  sizeof(instr_region) == 48,
+              "struct instr_region of instr_abi.h changed: update build_abi_trees() and "
+              "make_region(), and bump INSTR_ABI_VERSION");
 
 namespace instr_gcc {
 
@@ -41,7 +53,7 @@ void build_abi_trees()
 {
     if (region_type)
         return;
-    // struct instr_region of runtime/include/instr_abi.h (ABI v1), fields in order.
+    // struct instr_region of runtime/include/instr_abi.h, fields in order.
     tree type = make_node(RECORD_TYPE);
     tree cstr = build_pointer_type(build_qualified_type(char_type_node, TYPE_QUAL_CONST));
     tree fields = NULL_TREE;
@@ -68,6 +80,11 @@ void build_abi_trees()
         DECL_VISIBILITY(d) = VISIBILITY_DEFAULT;
         DECL_VISIBILITY_SPECIFIED(d) = 1;
     }
+}
+
+tree excluded_handle()
+{
+    return build_int_cst(uint32_type_node, INSTR_HANDLE_EXCLUDED);
 }
 
 tree string_cst(const std::string &s)
@@ -149,9 +166,7 @@ static void emit_link_check()
     state.link_check_emitted = true;
     tree byte = build_qualified_type(char_type_node, TYPE_QUAL_CONST);
     tree target = build_decl(BUILTINS_LOCATION, VAR_DECL,
-                             get_identifier("__instr_compiled_with_instr_but_not_linked_with_it"
-                                            "__link_through_instr_or_add_linstr_rt"),
-                             byte);
+                             get_identifier(INSTR_LINK_CHECK_SYMBOL), byte);
     TREE_PUBLIC(target) = 1;
     DECL_EXTERNAL(target) = 1;
     DECL_ARTIFICIAL(target) = 1;
@@ -180,7 +195,7 @@ tree make_region(tree fndecl, const region_facts &rf)
     // "instr_regions" (a "section type conflict"). An inline function instrumented in
     // several objects therefore has one descriptor per object, all with the same name,
     // mangled name and address; docs/gcc-plugin.md.
-    set_decl_section_name(var, "instr_regions");
+    set_decl_section_name(var, INSTR_REGIONS_SECTION);
     // The runtime walks the section as an array of struct instr_region: no padding between
     // descriptors. A user alignment stops x86-64 from raising large objects to 32 bytes.
     SET_DECL_ALIGN(var, TYPE_ALIGN(region_type));
@@ -188,7 +203,9 @@ tree make_region(tree fndecl, const region_facts &rf)
 
     vec<constructor_elt, va_gc> *elts = NULL;
     CONSTRUCTOR_APPEND_ELT(elts, field("handle"), build_int_cst(uint32_type_node, 0));
-    CONSTRUCTOR_APPEND_ELT(elts, field("flags"), build_int_cst(uint32_type_node, 0));
+    // The flags carry the ABI version the descriptor is compiled for (instr_abi.h).
+    CONSTRUCTOR_APPEND_ELT(elts, field("flags"),
+                           build_int_cst(uint32_type_node, INSTR_REGION_ABI_BITS));
     CONSTRUCTOR_APPEND_ELT(elts, field("name"), string_cst(rf.signature));
     CONSTRUCTOR_APPEND_ELT(elts, field("mangled"), string_cst(rf.mangled));
     CONSTRUCTOR_APPEND_ELT(elts, field("file"), string_cst(rf.file));

@@ -29,7 +29,7 @@ gimple_seq guarded_call(tree hook, tree region, location_t loc)
     gimple_seq_add_stmt(&seq, load);
     tree do_call = create_artificial_label(loc);
     tree skip = create_artificial_label(loc);
-    gimple *cond = gimple_build_cond(NE_EXPR, tmp, build_all_ones_cst(uint32_type_node),
+    gimple *cond = gimple_build_cond(NE_EXPR, tmp, excluded_handle(),
                                      do_call, skip);
     gimple_set_location(cond, loc);
     gimple_seq_add_stmt(&seq, cond);

@@ -12,7 +12,7 @@
 //   - exit before every return (and before a musttail call, which must stay in tail
 //     position);
 //   - exit on every unwinding path (unwind_exits.cc).
-// Every hook call is guarded, as in ABI v1: tmp = d.handle; if (tmp != UINT32_MAX) hook (&d).
+// Every hook call is guarded, as the ABI says: tmp = d.handle; if (tmp != UINT32_MAX) hook (&d).
 
 #include "gcc_headers.h"
 #include "plugin_state.h"
@@ -89,7 +89,7 @@ gcall *insert_guarded_hook(function *fun, gimple_stmt_iterator *gsi, tree hook, 
     gassign *load = gimple_build_assign(tmp, ref);
     gimple_set_location(load, loc);
     gsi_insert_after(&cond_gsi, load, GSI_NEW_STMT);
-    gcond *cond = gimple_build_cond(NE_EXPR, tmp, build_all_ones_cst(uint32_type_node),
+    gcond *cond = gimple_build_cond(NE_EXPR, tmp, excluded_handle(),
                                     NULL_TREE, NULL_TREE);
     gimple_set_location(cond, loc);
     gsi_insert_after(&cond_gsi, cond, GSI_NEW_STMT);

@@ -76,9 +76,12 @@ __attribute__((visibility("default"))) int plugin_init(struct plugin_name_args *
               info->full_name);
         return 1;
     }
+#define INSTR_STR_(x) #x
+#define INSTR_STR(x) INSTR_STR_(x)
     static struct plugin_info plugin_info = {
-        "0.1", "instr: compile-time selection and enter/exit hooks (ABI v1); arguments: "
-               "filter=PATH (repeatable), verbose, report=PATH, mode=hooks, inline=after|before"};
+        "0.1", "instr: compile-time selection and enter/exit hooks (ABI v" INSTR_STR(
+                   INSTR_ABI_VERSION) "); arguments: filter=PATH (repeatable), verbose, "
+                                      "report=PATH, mode=hooks, inline=after|before"};
     register_callback(info->base_name, PLUGIN_INFO, NULL, &plugin_info);
 
     state.filter = instr_filter_new();

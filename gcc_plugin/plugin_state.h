@@ -3,6 +3,7 @@
 #ifndef INSTR_GCC_PLUGIN_STATE_H
 #define INSTR_GCC_PLUGIN_STATE_H
 
+#include "instr_abi.h"
 #include "instr_filter.h"
 
 #include <string>
@@ -65,6 +66,7 @@ extern tree exit_decl;    // void __instr_exit (struct instr_region *)
 extern const struct ggc_root_tab instr_gc_roots[];
 void build_abi_trees();
 tree field(const char *name);
+tree excluded_handle();  // INSTR_HANDLE_EXCLUDED as a uint32 constant: the hooks' guard
 // What a descriptor says about the function the user wrote.
 struct region_facts {
     std::string signature, mangled, file;

@@ -1,4 +1,4 @@
-// instr_pass.cpp — compile-time selection and IR rewriting (ABI v1, runtime/include/instr_abi.h).
+// instr_pass.cpp — compile-time selection and IR rewriting (the ABI of runtime/include/instr_abi.h).
 //
 // Per module: for every defined function, collect the facts of docs/architecture.md,
 // "Selection rules" (demangled signature, linkage name, defining file, IR instruction count,
@@ -8,6 +8,7 @@
 #include "instr_pass.h"
 
 #include "gcc_spelling.h"
+#include "instr_abi.h"
 #include "instr_config.h"
 #include "instr_filter.h"
 #include "llvm_compat.h"
@@ -36,6 +37,7 @@
 #include "llvm/Transforms/Utils/ModuleUtils.h"
 
 #include <cerrno>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <fcntl.h>
@@ -53,12 +55,23 @@ namespace {
 // leaves such functions alone. The module also gets the named metadata !instr.instrumented.
 constexpr const char *kDecisionAttr = "instr-decision";
 constexpr const char *kModuleMarker = "instr.instrumented";
-// INSTR_LINK_CHECK_SYMBOL
-constexpr const char *kLinkCheck =
-    "__instr_compiled_with_instr_but_not_linked_with_it__link_through_instr_or_add_linstr_rt";
-constexpr const char *kSection = "instr_regions";  // INSTR_REGIONS_SECTION
-constexpr uint32_t kHandleExcluded = UINT32_MAX;   // INSTR_HANDLE_EXCLUDED
-constexpr uint32_t kRegionXRay = 0x1;              // INSTR_REGION_XRAY
+constexpr const char *kLinkCheck = INSTR_LINK_CHECK_SYMBOL;
+constexpr const char *kSection = INSTR_REGIONS_SECTION;
+constexpr uint32_t kHandleExcluded = INSTR_HANDLE_EXCLUDED;
+constexpr uint32_t kRegionXRay = INSTR_REGION_XRAY;
+// Every descriptor's flags carry the ABI version it is compiled for (instr_abi.h).
+constexpr uint32_t kRegionAbi = INSTR_REGION_ABI_BITS;
+
+// regionType() builds struct instr_region as IR; the header's layout must be that one (on
+// LP64, the hosts and targets the runtime supports).
+static_assert(offsetof(instr_region, handle) == 0 && offsetof(instr_region, flags) == 4 &&
+                  offsetof(instr_region, name) == 8 && offsetof(instr_region, mangled) == 16 &&
+                  offsetof(instr_region, file) == 24 &&
+                  offsetof(instr_region, line_begin) == 32 &&
+                  offsetof(instr_region, line_end) == 36 && offsetof(instr_region, addr) == 40 &&
+                  sizeof(instr_region) == 48,
+              "struct instr_region of instr_abi.h changed: update regionType() and "
+              "makeDescriptor(), and bump INSTR_ABI_VERSION");
 
 struct FunctionRecord {
   Function *F = nullptr;
@@ -243,7 +256,7 @@ GlobalVariable *ModuleInstrumenter::makeDescriptor(const FunctionRecord &r, uint
   StructType *T = regionType();
   Constant *fields[] = {
       ConstantInt::get(I32, 0),                  // handle: not registered yet
-      ConstantInt::get(I32, flags),              // flags
+      ConstantInt::get(I32, kRegionAbi | flags), // flags: the ABI version and flags
       stringConstant(r.signature),               // name (demangled display name)
       stringConstant(r.mangled),                 // mangled
       stringConstant(r.file),                    // file

@@ -17,6 +17,7 @@
  * handler reaches has sleds. */
 #include "xray_internal.h"
 #include "xray_throttle.h"
+#include "../runtime/adapters/abi.h"
 #include "../runtime/core/config.h"
 #include "../runtime/core/event.h"
 #include "../runtime/core/log.h"
@@ -166,19 +167,28 @@ static void name_from_symbols(xray_fn *f)
     f->file = "";
 }
 
+/* The executable's descriptors are of another ABI version (name_functions). */
+static int descriptors_refused;
+
 static void name_functions(void)
 {
     const struct instr_region *b = instr_xray.api.regions_begin, *e = instr_xray.api.regions_end;
     size_t nd = b && e && e > b ? (size_t)(e - b) : 0;
+    instr_registry_lock();
+    /* An executable compiled for another ABI version is not recorded (abi.h): nothing is
+     * patched at start-up and its descriptors name nothing (their layout may differ). */
+    if (nd && !instr_abi_accepts(b)) {
+        descriptors_refused = 1;
+        nd = 0;
+    }
     const struct instr_region **sorted = nd ? malloc(nd * sizeof *sorted) : NULL;
     size_t ns = 0;
-    for (size_t i = 0; sorted && i < nd; i++)
+    for (size_t i = 0; sorted && i < nd && instr_abi_accepts(&b[i]); i++)
         if (b[i].addr)
             sorted[ns++] = &b[i];
     if (ns)
         qsort(sorted, ns, sizeof *sorted, by_addr);
 
-    instr_registry_lock();
     for (uint32_t id = 1; id <= instr_xray.max_id; id++) {
         xray_fn *f = &instr_xray.fns[id];
         f->name = f->mangled = f->file = f->object = "";
@@ -222,6 +232,8 @@ static int read_patch_mode(void)
 static uint32_t patch_at_startup(void)
 {
     uint32_t selected = 0;
+    if (descriptors_refused)
+        return 0;
     instr_registry_lock(); /* the run-time filter is used under it */
     for (uint32_t id = 1; id <= instr_xray.max_id; id++) {
         xray_fn *f = &instr_xray.fns[id];

@@ -1,6 +1,9 @@
 /* hooks.c — ABI v1: __instr_enter/__instr_exit called by plugin-instrumented code with the
  * function's static descriptor (include/instr_abi.h).
  *
+ * A descriptor compiled for another ABI version is refused before anything else of it is
+ * read (abi.h): its handle becomes INSTR_HANDLE_EXCLUDED, so its hooks are no longer called.
+ *
  * Every descriptor of the objects loaded at start-up is registered before main (the
  * descriptors are found through the objects' "instr_regions" sections); one of a library
  * dlopen'ed later on its first enter. Either way, under the registry lock, the run-time filter
@@ -8,6 +11,7 @@
  * INSTR_HANDLE_EXCLUDED which the plugin-inserted check reads before calling us). Afterwards
  * enter is one acquire load of the handle plus the event core's fast path. */
 #include "hooks.h"
+#include "abi.h"
 #include "../core/event.h"
 #include "../core/log.h"
 #include "../core/registry.h"
@@ -111,6 +115,10 @@ static uint32_t decide_locked(struct instr_region *d)
     uint32_t h = __atomic_load_n(&d->handle, __ATOMIC_ACQUIRE);
     if (h != INSTR_HANDLE_UNREGISTERED)
         return h;
+    if (!instr_abi_accepts(d)) {
+        __atomic_store_n(&d->handle, INSTR_HANDLE_EXCLUDED, __ATOMIC_RELEASE);
+        return INSTR_HANDLE_EXCLUDED;
+    }
     by_addr_slot *same = d->addr ? by_addr_find(d->addr) : NULL;
     if (same) {
         h = same->handle;
@@ -152,12 +160,21 @@ __attribute__((noinline, cold)) static uint32_t register_region(struct instr_reg
 static void register_section(void *begin, size_t size, void *arg)
 {
     unsigned *n = arg;
+    struct instr_region *d = begin;
+    /* The first descriptor's version says at start-up when the object is of another ABI. */
+    if (size < 2 * sizeof(uint32_t) || !instr_abi_accepts(d))
+        return;
     if (size % sizeof(struct instr_region) != 0)
         return; /* not ABI v1 descriptors: left to their first enter */
-    struct instr_region *d = begin, *end = d + size / sizeof *d;
-    for (; d < end; d++)
+    struct instr_region *end = d + size / sizeof *d;
+    for (; d < end; d++) {
+        /* Another version's descriptors (objects of two versions linked into one) may have
+         * another size: the walk stops there, the rest are decided on their first enter. */
+        if (!instr_abi_accepts(d))
+            return;
         if (!(d->flags & INSTR_REGION_XRAY) && decide_locked(d) != INSTR_HANDLE_EXCLUDED)
             (*n)++;
+    }
 }
 
 /* Every descriptor of the objects loaded at start-up is decided before main, so that no

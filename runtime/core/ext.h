@@ -1,6 +1,7 @@
 /* ext.h — the runtime's internal interface for adapters built as separate libraries
  * (libinstr-rt-mpi, runtime/mpi/). Exported from libinstr-rt.so under the instr_ext_ prefix
- * (libinstr-rt.map); not a public API: an adapter and the runtime come from the same build.
+ * (each one named in libinstr-rt.map, or the adapter does not link); not a public API: an
+ * adapter and the runtime come from the same build.
  *
  * An MPI job uses it like this (runtime/job/mpi_exchange.c):
  *   start-up     the runtime sees libinstr-rt-mpi loaded and does not create the experiment

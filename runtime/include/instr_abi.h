@@ -1,9 +1,17 @@
-/* instr_abi.h — the compiler–runtime ABI, version 1.
+/* instr_abi.h — the compiler–runtime ABI, version 1 (docs/runtime.md, "ABI").
  *
  * Both compiler plugins emit, per instrumented function, one static `struct instr_region`
- * in section "instr_regions" and call the hooks below. The plugins write this layout as IR /
- * GIMPLE, not by including this header: any change here is an ABI change and bumps
- * INSTR_ABI_VERSION in every front end at once. */
+ * in section "instr_regions" and call the hooks below. Both include this header for the
+ * constants (version, handle values, flags, section name) and check the layout they build
+ * as IR / GIMPLE against it. Any change of the layout or of the hooks' meaning is an ABI
+ * change and bumps INSTR_ABI_VERSION, for every front end and the runtime at once.
+ *
+ * Every descriptor carries the version it was compiled for (the top byte of `flags`); the
+ * runtime refuses the descriptors of another version: it never records them and sets their
+ * handle to INSTR_HANDLE_EXCLUDED, so that their hooks are no longer called. That works
+ * across versions only because two things never change: `handle` is the first field, 32
+ * bits, and the inserted check skips the hooks when it is INSTR_HANDLE_EXCLUDED; `flags` is
+ * the second field, 32 bits, with the version in its top byte. */
 #ifndef INSTR_ABI_H
 #define INSTR_ABI_H
 
@@ -13,20 +21,27 @@
 extern "C" {
 #endif
 
+/* Only a test build of the plugins defines it beforehand, to make objects of another
+ * version (tests/abi). */
+#ifndef INSTR_ABI_VERSION
 #define INSTR_ABI_VERSION 1
+#endif
 
 /* handle values with a meaning of their own */
 #define INSTR_HANDLE_UNREGISTERED 0u          /* the runtime has not seen it yet */
 #define INSTR_HANDLE_EXCLUDED     UINT32_MAX  /* the run-time filter excluded it */
 
-/* flags */
+/* flags: the top byte is the ABI version the descriptor was compiled for, the rest flags */
 #define INSTR_REGION_XRAY 0x1u /* emitted in XRay mode: the function has sleds, no hook calls */
+#define INSTR_REGION_ABI_SHIFT 24
+#define INSTR_REGION_ABI_BITS ((uint32_t)INSTR_ABI_VERSION << INSTR_REGION_ABI_SHIFT)
+#define INSTR_REGION_ABI_OF(flags) ((uint32_t)(flags) >> INSTR_REGION_ABI_SHIFT)
 
 #define INSTR_REGIONS_SECTION "instr_regions"
 
 struct instr_region {
     uint32_t    handle;      /* 0 = not registered yet; UINT32_MAX = excluded at run time */
-    uint32_t    flags;
+    uint32_t    flags;       /* INSTR_REGION_ABI_BITS | INSTR_REGION_* */
     const char *name;        /* demangled display name */
     const char *mangled;     /* linkage name */
     const char *file;        /* absolute path or "" */

@@ -1,4 +1,4 @@
-/* ext_job.c — the MPI job's part of the interface for libinstr-rt-mpi (../adapters/ext.h):
+/* ext_job.c — the MPI job's part of the interface for libinstr-rt-mpi (../core/ext.h):
  * message counts, the hooks that hand the adapter this process's blob and its part of the
  * job database at the end, INSTR_JOB_PROFILE_MAX_RANKS. */
 #include "blob.h"

@@ -1,4 +1,4 @@
-/* ext_trace.c — the MPI job's trace in the interface for libinstr-rt-mpi (../adapters/ext.h;
+/* ext_trace.c — the MPI job's trace in the interface for libinstr-rt-mpi (../core/ext.h;
  * the job's archive: ../trace/job.c). Without OTF2 every call answers "no". */
 #include "../core/ext.h"
 #ifdef INSTR_RT_HAVE_TRACE

@@ -5,17 +5,11 @@
  *     <enters>\t<exits>\t<name>\t<mangled>\t<file>
  *     ERROR\t<what>
  * Compiled without the plugin. Not thread-safe beyond per-thread stacks (tests are serial). */
+#include <instr_abi.h> /* struct instr_region and its constants, nothing of the runtime */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-struct instr_region {
-    uint32_t handle, flags;
-    const char *name, *mangled, *file;
-    uint32_t line_begin, line_end;
-    void *addr;
-};
 
 #define MAX_REGIONS 4096
 #define MAX_DEPTH 4096
@@ -79,7 +73,7 @@ void __instr_enter(struct instr_region *r)
             return;
         }
         if (!r->name || !*r->name || !r->mangled || !*r->mangled || !r->file || !r->addr ||
-            r->flags != 0 || r->line_begin == 0 || r->line_end < r->line_begin)
+            r->flags != INSTR_REGION_ABI_BITS || r->line_begin == 0 || r->line_end < r->line_begin)
             fail("malformed descriptor", r);
         if (r->file && r->file[0] && r->file[0] != '/')
             fail("file is not absolute", r);

@@ -11,7 +11,8 @@ Cases
                       are bodies, a function inlined everywhere has none) or per included
                       function (inline=before); no hook call in an excluded function, enter
                       and exit calls in every included one; with inline=after no function's
-                      code refers to another function's descriptor
+                      code refers to another function's descriptor; every descriptor has
+                      handle 0 and flags INSTR_REGION_ABI_BITS (instr_abi.h's version)
   run SRC OPT         build SRC plain and instrumented (hooks: count_hooks.c); same stdout
                       and exit code; visit counts exactly as SRC's VISITS lines; ABSENT
                       functions never entered; every exit closes the innermost open region
@@ -37,6 +38,22 @@ import sys
 
 HOOKS = ("__instr_enter", "__instr_exit")
 REGION_SIZE = 48  # sizeof(struct instr_region) on LP64
+ABI_HEADER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "runtime",
+                          "include", "instr_abi.h")
+
+
+def abi_version():
+    """INSTR_ABI_VERSION of runtime/include/instr_abi.h."""
+    with open(ABI_HEADER) as f:
+        m = re.search(r"^#define INSTR_ABI_VERSION (\d+)$", f.read(), re.M)
+    return int(m.group(1))
+
+
+def section_bytes(obj, name, work):
+    out = os.path.join(work, name + ".bin")
+    run(["objcopy", "-O", "binary", "--only-section=" + name, obj, out])
+    with open(out, "rb") as f:
+        return f.read()
 
 
 class Failure(Exception):
@@ -264,6 +281,15 @@ def case_object(args):
     if size != REGION_SIZE * expected:
         raise Failure("section instr_regions has %r bytes, expected %d descriptors of %d"
                       % (size, expected, REGION_SIZE))
+    # Every descriptor carries the ABI version in its flags' top byte, handle 0.
+    data = section_bytes(obj, "instr_regions", args.work)
+    want = abi_version() << 24
+    for i in range(0, len(data), REGION_SIZE):
+        handle = int.from_bytes(data[i:i + 4], "little")
+        flags = int.from_bytes(data[i + 4:i + 8], "little")
+        if handle != 0 or flags != want:
+            raise Failure("descriptor %d: handle %#x flags %#x, expected 0 and %#x (ABI %d)"
+                          % (i // REGION_SIZE, handle, flags, want, abi_version()))
     owners = elf.descriptors()
     owner_of = {}
     for i, names in enumerate(owners):
@@ -379,7 +405,8 @@ def check_counts(visits, absent, counts, what):
 
 def hooks_object(args):
     obj = os.path.join(args.work, "count_hooks.o")
-    run([args.gcc, "-O2", "-c", os.path.join(args.src, "count_hooks.c"), "-o", obj])
+    run([args.gcc, "-O2", "-c", os.path.join(args.src, "count_hooks.c"), "-o", obj,
+         "-I" + os.path.dirname(ABI_HEADER)])
     return obj
 
 

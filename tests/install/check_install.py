@@ -11,8 +11,11 @@ moved tree from there as a user would:
             paths, and a program built with each records; no installed file (ELF run paths,
             .pc, .cmake, .lua) names the build tree or the source tree
   lmod      `module load instr` (Lmod) from the moved tree's share/modulefiles
-Usage: check_install.py CASE --build DIR --source DIR --libdir REL [--mpicc C --mpirun R]
-                        [--clang C]
+  library   libinstr-rt.so is a link to libinstr-rt.so.SOVERSION, the library's SONAME, and
+            the library exports exactly the symbols runtime/libinstr-rt.map names (those of
+            parts this build lacks, --not-built, excepted)
+Usage: check_install.py CASE --build DIR --source DIR --libdir REL --soversion N
+                        [--mpicc C --mpirun R] [--clang C] [--not-built SYMBOL...]
 Exits 77 (a ctest skip) with the reason when no mount namespace can be made (not root).
 """
 import argparse
@@ -91,6 +94,7 @@ def outer():
                   os.path.join(source, "tests", "xray", "progs", "xprog.c"),
                   os.path.join(source, "tests", "buildsys", "project", "manual.c"),
                   os.path.join(source, "tests", "lib", "profile.py"),
+                  os.path.join(source, "runtime", "libinstr-rt.map"),
                   os.path.abspath(__file__)):
             shutil.copy(f, inputs)
         # the hidden trees: the build tree first (it may be inside the source tree)
@@ -99,7 +103,9 @@ def outer():
         cmd = ["unshare", "--mount", "--propagation", "private", "sh", "-c", hide, "sh",
                build, source, sys.executable, os.path.join(inputs, "check_install.py"),
                A.case, "--inside", "--prefix", p2, "--top", top, "--libdir", A.libdir,
-               "--build", build, "--source", source]
+               "--build", build, "--source", source, "--soversion", A.soversion]
+        for sym in A.not_built:
+            cmd += ["--not-built", sym]
         for opt in ("mpicc", "mpirun", "clang", "lmod_init"):
             if getattr(A, opt, None):
                 cmd += ["--" + opt.replace("_", "-"), getattr(A, opt)]
@@ -147,7 +153,8 @@ def expect_runpath(exe, wd):
     expect(("[%s]" % lib()) in dyn or (":%s]" % lib()) in dyn or ("[%s:" % lib()) in dyn,
            "%s: run path does not name %s:\n%s" % (exe, lib(), dyn))
     ldd = run(["ldd", exe], wd).stdout
-    want = "libinstr-rt.so => %s/libinstr-rt.so" % lib()
+    soname = "libinstr-rt.so.%s" % A.soversion
+    want = "%s => %s/%s" % (soname, lib(), soname)
     expect(want in ldd, "%s: expected '%s' in ldd:\n%s" % (exe, want, ldd))
 
 
@@ -313,6 +320,45 @@ def case_lmod():
     print("lmod: module load instr from the moved tree, instr %s" % got["version"])
 
 
+def map_symbols(path):
+    """The names a version script exports (its global: part), wildcards refused."""
+    with open(path) as f:
+        text = re.sub(r"/\*.*?\*/", "", f.read(), flags=re.S)
+    m = re.search(r"global:(.*?)local:", text, re.S)
+    expect(m, "%s: no global: ... local: part" % path)
+    names = [n.strip() for n in m.group(1).split(";") if n.strip()]
+    wild = [n for n in names if any(c in n for c in "*?[")]
+    expect(not wild, "%s exports by wildcard: %r" % (path, wild))
+    return set(names)
+
+
+def case_library():
+    soname = "libinstr-rt.so.%s" % A.soversion
+    link = os.path.join(lib(), "libinstr-rt.so")
+    expect(os.path.islink(link) and os.readlink(link) == soname,
+           "%s is not a link to %s" % (link, soname))
+    real = os.path.realpath(link)
+    expect(os.path.isfile(real) and os.path.basename(real).startswith(soname + "."),
+           "%s: the library file is %s" % (soname, real))
+    dyn = run(["readelf", "-d", real], lib()).stdout
+    expect("Library soname: [%s]" % soname in dyn, "%s: SONAME is not %s:\n%s"
+           % (real, soname, dyn))
+    nm = run(["nm", "-D", "--defined-only", real], lib()).stdout
+    exported = {l.split()[-1] for l in nm.splitlines() if l.strip()}
+    named = map_symbols(src("libinstr-rt.map"))
+    extra, missing = exported - named, named - exported - set(A.not_built)
+    expect(not extra and not missing,
+           "libinstr-rt.so exports %r not in libinstr-rt.map; the map names %r it does not "
+           "export" % (sorted(extra), sorted(missing)))
+    mpi = os.path.join(lib(), "libinstr-rt-mpi.so")
+    if os.path.exists(mpi):
+        needed = run(["readelf", "-d", mpi], lib()).stdout
+        expect("Shared library: [%s]" % soname in needed,
+               "libinstr-rt-mpi.so does not need %s:\n%s" % (soname, needed))
+    print("%s: SONAME, link and %d exported symbols as the map names them"
+          % (soname, len(exported)))
+
+
 def inner():
     for tree in (A.build, A.source):
         # empty, or gone (a build tree inside the source tree is under the source's mount)
@@ -341,6 +387,8 @@ def main():
     ap.add_argument("--mpirun")
     ap.add_argument("--clang")
     ap.add_argument("--lmod-init", dest="lmod_init")
+    ap.add_argument("--soversion", required=True)
+    ap.add_argument("--not-built", dest="not_built", action="append", default=[])
     ap.add_argument("--inside", action="store_true")
     ap.add_argument("--prefix")
     ap.add_argument("--top")

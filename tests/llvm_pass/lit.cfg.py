@@ -42,6 +42,8 @@ config.substitutions.append(("%instr_src", config.instr_source_dir))
 config.substitutions.append(("%rtlib", config.instr_runtime_lib))
 config.substitutions.append(("%rtinc", os.path.join(config.instr_source_dir, "runtime",
                                                     "include")))
+# INSTR_REGION_ABI_BITS: the flags of a descriptor without flags (instr_abi.h)
+config.substitutions.append(("%abi_flags", config.instr_abi_flags))
 config.substitutions.append(("%rtdir", os.path.dirname(config.instr_runtime_lib)))
 
 # End-to-end tests link the runtime (libinstr-rt.so) and run the program.

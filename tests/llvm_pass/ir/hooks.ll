@@ -1,7 +1,8 @@
 ; Hooks mode: one ABI v1 descriptor per function in section instr_regions (kept through
 ; llvm.compiler.used), the guarded enter after the entry block's allocas, a guarded exit
 ; before every ret. The guard: load the handle, compare with UINT32_MAX, branch to the call.
-; RUN: %instr_opt -S %s | FileCheck %s
+; The flags carry INSTR_ABI_VERSION in their top byte (INSTR_REGION_ABI_BITS, %abi_flags).
+; RUN: %instr_opt -S %s | FileCheck -D#ABI_FLAGS=%abi_flags %s
 ; RUN: %instr_opt -S %s | %verify
 
 source_filename = "hooks.c"
@@ -9,7 +10,7 @@ source_filename = "hooks.c"
 ; CHECK: %instr.region = type { i32, i32, ptr, ptr, ptr, i32, i32, ptr }
 ; CHECK-DAG: @[[NAME:.str.instr[.0-9]*]] = private unnamed_addr constant [4 x i8] c"two\00"
 ; CHECK-DAG: @[[FILE:.str.instr[.0-9]*]] = private unnamed_addr constant {{.*}}hooks.c\00"
-; CHECK-DAG: @__instr_region.two = private global %instr.region { i32 0, i32 0, ptr @[[NAME]], ptr @[[NAME]], ptr @[[FILE]], i32 0, i32 0, ptr @two }, section "instr_regions", align 8
+; CHECK-DAG: @__instr_region.two = private global %instr.region { i32 0, i32 [[#ABI_FLAGS]], ptr @[[NAME]], ptr @[[NAME]], ptr @[[FILE]], i32 0, i32 0, ptr @two }, section "instr_regions", align 8
 ; CHECK-DAG: @__instr_region.inl = private global %instr.region {{.*}} ptr @inl }, section "instr_regions", comdat($inl), align 8
 ; The link check (instr_abi.h, INSTR_LINK_CHECK_SYMBOL): one reference per module with hooks.
 ; CHECK-DAG: @__instr_compiled_with_instr_but_not_linked_with_it__link_through_instr_or_add_linstr_rt = external constant i8

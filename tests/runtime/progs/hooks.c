@@ -7,7 +7,7 @@
 
 #define DESC(var, fname, line)                                                              \
     __attribute__((section(INSTR_REGIONS_SECTION), used)) static struct instr_region var = { \
-        0, 0, fname, fname, "/src/hooks_demo.c", line, line + 3, 0}
+        0, INSTR_REGION_ABI_BITS, fname, fname, "/src/hooks_demo.c", line, line + 3, 0}
 #define ENTER(d) do { if ((d).handle != INSTR_HANDLE_EXCLUDED) __instr_enter(&(d)); } while (0)
 #define EXIT(d) do { if ((d).handle != INSTR_HANDLE_EXCLUDED) __instr_exit(&(d)); } while (0)
 

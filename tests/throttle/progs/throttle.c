@@ -38,7 +38,7 @@ static void *second(void *);
 /* One array, so that the section holds the descriptors back to back (gcc -O2 would align
  * separate variables of this size to 32 bytes, leaving gaps the runtime would misread). */
 enum { r_tiny, r_tiny_copy, r_heavy, r_deep, r_gate, r_main, r_second, r_count };
-#define DESC(fn) {0, 0, #fn, #fn, "", 0, 0, (void *)fn}
+#define DESC(fn) {0, INSTR_REGION_ABI_BITS, #fn, #fn, "", 0, 0, (void *)fn}
 __attribute__((section(INSTR_REGIONS_SECTION), used)) static struct instr_region descs[r_count] = {
     [r_tiny] = DESC(tiny),   [r_tiny_copy] = DESC(tiny), [r_heavy] = DESC(heavy),
     [r_deep] = DESC(deep),   [r_gate] = DESC(gate),      [r_main] = DESC(main),

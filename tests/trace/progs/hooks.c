@@ -8,7 +8,7 @@
 
 #define DESC(var, name, mangled, file, b, e)                                                 \
     __attribute__((section(INSTR_REGIONS_SECTION), used)) static struct instr_region var = { \
-        0, 0, name, mangled, file, b, e, 0}
+        0, INSTR_REGION_ABI_BITS, name, mangled, file, b, e, 0}
 #define ENTER(d) do { if ((d).handle != INSTR_HANDLE_EXCLUDED) __instr_enter(&(d)); } while (0)
 #define EXIT(d) do { if ((d).handle != INSTR_HANDLE_EXCLUDED) __instr_exit(&(d)); } while (0)
 
