@@ -273,6 +273,7 @@ const instr_substrate instr_trace_substrate = {
     .name = "trace",
     .wanted = wanted,
     .init = init,
+    .fast_paths = INSTR_SUBSTRATE_RECORDS,
     .location_begin = location_begin,
     .enter = instr_trace_enter,
     .exit = instr_trace_exit,
