@@ -1,8 +1,9 @@
 /* write_text.c — profile.txt of an MPI job: what a person wants at a glance about the whole
- * job. Like a process's profile.txt (write_text.c), with the rank dimension summarised:
- * values are sums over all ranks' threads, and per call path (and per region in the flat
- * profile) the spread over the ranks, a rank that never took the path counting 0: the least,
- * the mean over the ranks in the profile and the greatest rank's value, with that rank.
+ * job. Like a process's profile.txt (../profile/write_text.c), with the rank dimension
+ * summarised: values are sums over all ranks' threads, and per call path (and per region in
+ * the flat profile) the spread over the ranks, a rank that never took the path counting 0:
+ * the least, the mean over the ranks in the profile and the greatest rank's value, with that
+ * rank.
  * Not a stable format (profile.json is). Names are escaped (text.h). */
 #include "write_text.h"
 #include "../profile/profile.h"

@@ -18,8 +18,8 @@
  *
  * An MPI job: the ranks compare their metric sets (synchronous and asynchronous) at
  * MPI_Init (before the job's archive opens and any record is converted); when they are the
- * same, rank 0 writes the definitions for all (job.c) and every location's Metric events use
- * those refs; when not, the job's trace has no metrics (one line says so; the profiles have
+ * same, rank 0 writes the definitions for all (runtime/job/trace_global_defs.c) and every
+ * location's Metric events use those refs; when not, the job's trace has no metrics (one line says so; the profiles have
  * them). Each rank that took asynchronous values (per-host and once metrics: only the
  * elected rank, runtime/metrics/plugin.c) writes them into a location of its own after its
  * threads', (rank << 32) | id; job.c defines it in the rank's location group. */

@@ -10,8 +10,9 @@
  *   defs.c    global definitions at the end: clock, system tree, locations, strings, regions
  *   write.c   the end: close the writers, write the definitions, close the archive, summary
  *   early.c   an MPI job: events recorded before MPI_Init names the job's directory
- *   job.c     an MPI job: one archive for all ranks, communicators, unified definitions,
- *             clock offsets (the MPI side is runtime/mpi/mpi_trace.c) */
+ *   job.c     an MPI job: one archive for all ranks, communicators, this rank's definitions,
+ *             clock offsets (the MPI side is runtime/mpi/mpi_trace.c; the union of the
+ *             ranks' definitions is runtime/job/trace_unify.c) */
 #ifndef INSTR_RT_TRACE_H
 #define INSTR_RT_TRACE_H
 
