@@ -2,6 +2,8 @@
  * their serialisation (jobdb.h); their union is in jobdb_union.c, their canonical numbering
  * in jobdb_canonical.c. */
 #include "jobdb_hash.h"
+#include "../util/array.h"
+#include "../util/table.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,57 +14,29 @@
 /* jobdb.h */
 int instr_jdb_grow(void *pp, uint32_t *cap, uint64_t need, size_t elem)
 {
-    if (need <= *cap)
-        return 0;
-    if (need > UINT32_MAX - 1)
+    if (need > UINT32_MAX - 1) /* ids stay below INSTR_JDB_NONE */
         return -1;
-    uint64_t c = *cap ? *cap : 64;
-    while (c < need)
-        c *= 2;
-    if (c > UINT32_MAX)
-        c = UINT32_MAX;
-    void *old;
-    memcpy(&old, pp, sizeof old);
-    void *q = realloc(old, (size_t)c * elem);
-    if (!q)
-        return -1;
-    memcpy(pp, &q, sizeof q);
-    *cap = (uint32_t)c;
-    return 0;
+    return instr_array_grow32(pp, cap, (size_t)need, elem, 64);
 }
 
 /* Open-addressing tables of id + 1 (0: free), rebuilt when half full. */
-typedef uint64_t (*hash_of)(const instr_jdb_defs *d, uint32_t id);
-
-static uint64_t hash_region(const instr_jdb_defs *d, uint32_t id) { return region_hash_rec(&d->reg[id]); }
-static uint64_t hash_path(const instr_jdb_defs *d, uint32_t id)
+static uint64_t hash_region(const void *defs, uint32_t id)
 {
-    return instr_hash_mix((uint64_t)d->path[id].parent << 32 | d->path[id].region);
+    return region_hash_rec(&((const instr_jdb_defs *)defs)->reg[id]);
+}
+static uint64_t hash_path(const void *defs, uint32_t id)
+{
+    const instr_jdb_path *p = &((const instr_jdb_defs *)defs)->path[id];
+    return instr_hash_mix((uint64_t)p->parent << 32 | p->region);
 }
 
 static int rehash(const instr_jdb_defs *d, uint32_t **slots, uint32_t *cap, uint32_t n,
-                  hash_of h)
+                  instr_id_hash *h)
 {
-    if (2 * ((uint64_t)n + 1) <= *cap)
+    size_t c = instr_grown_cap(*cap, 2 * ((size_t)n + 1), 256, (size_t)1 << 31);
+    if (c == *cap)
         return 0;
-    uint64_t c = *cap ? 2 * (uint64_t)*cap : 256;
-    while (c < 2 * ((uint64_t)n + 1))
-        c *= 2;
-    if (c > (1ull << 31))
-        return -1;
-    uint32_t *t = calloc(c, sizeof *t);
-    if (!t)
-        return -1;
-    for (uint32_t i = 0; i < n; i++) {
-        uint64_t s = h(d, i) & (c - 1);
-        while (t[s])
-            s = (s + 1) & (c - 1);
-        t[s] = i + 1;
-    }
-    free(*slots);
-    *slots = t;
-    *cap = (uint32_t)c;
-    return 0;
+    return c ? instr_id_index_build(slots, cap, (uint32_t)c, n, h, d) : -1;
 }
 
 int instr_jdb_defs_init(instr_jdb_defs *d)
@@ -95,10 +69,8 @@ static int str_rehash(instr_jdb_defs *d)
 {
     if (2 * ((uint64_t)d->nstr + 1) <= d->sslots_cap)
         return 0;
-    uint64_t c = d->sslots_cap ? 2 * (uint64_t)d->sslots_cap : 256;
-    while (c < 2 * ((uint64_t)d->nstr + 1))
-        c *= 2;
-    if (c > (1ull << 31))
+    size_t c = instr_grown_cap(d->sslots_cap, 2 * ((size_t)d->nstr + 1), 256, (size_t)1 << 31);
+    if (!c)
         return -1;
     uint32_t *t = calloc(c, sizeof *t);
     if (!t)

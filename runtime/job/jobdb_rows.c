@@ -1,6 +1,7 @@
 /* jobdb_rows.c — the job database's rows, its summary over ranks, the file's layout and its
  * fixed records (jobdb.h). */
 #include "jobdb.h"
+#include "../util/array.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -10,14 +11,10 @@
 uint64_t *instr_jdb_rows_add(instr_jdb_rows *r, uint32_t path, uint32_t thread)
 {
     uint64_t w = 1 + (uint64_t)r->ncols;
-    if (r->n == r->cap) {
-        uint64_t cap = r->cap ? 2 * r->cap : 256;
-        uint64_t *v = realloc(r->v, cap * w * sizeof *v);
-        if (!v)
-            return NULL;
-        r->v = v;
-        r->cap = cap;
-    }
+    size_t cap = (size_t)r->cap; /* rows of w values */
+    if (instr_array_grow(&r->v, &cap, (size_t)r->n + 1, w * sizeof *r->v, 256) != 0)
+        return NULL;
+    r->cap = cap;
     uint64_t *row = r->v + r->n++ * w;
     memset(row, 0, w * sizeof *row);
     row[0] = (uint64_t)thread << 32 | path;

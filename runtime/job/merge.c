@@ -4,6 +4,8 @@
  * tree_from_jdb.c. */
 #include "jobdb.h"
 #include "model.h"
+#include "../util/hash.h"
+#include "../util/table.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -15,12 +17,12 @@ int instr_job_grow(void *pp, uint32_t *cap, uint32_t need, size_t elem)
     return instr_jdb_grow(pp, cap, need, elem);
 }
 
-static uint64_t str_hash(const char *s)
+/* FNV-1a from the start value the job's tables always used (a digit short of FNV's own). */
+static uint64_t str_hash(const char *s) { return instr_fnv1a_str(1469598103934665603ull, s); }
+
+static uint64_t region_key_hash(const void *job, uint32_t id)
 {
-    uint64_t h = 1469598103934665603ull;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h;
+    return str_hash(((const instr_job *)job)->regions[id].key);
 }
 
 INSTR_EXT_EXPORT instr_job *instr_ext_job_new(void) { return calloc(1, sizeof(instr_job)); }
@@ -73,19 +75,9 @@ INSTR_EXT_EXPORT void instr_ext_job_missing(instr_job *j, int rank)
 uint32_t instr_job_region_id(instr_job *j, const char *key, uint32_t lb, uint32_t le)
 {
     if (2 * (j->nregions + 1) > j->rcap) {
-        uint32_t cap = j->rcap ? 2 * j->rcap : 256;
-        uint32_t *t = calloc(cap, sizeof *t);
-        if (!t)
+        if (instr_id_index_build(&j->rslots, &j->rcap, j->rcap ? 2 * j->rcap : 256, j->nregions,
+                                 region_key_hash, j) != 0)
             return 0;
-        for (uint32_t i = 0; i < j->nregions; i++) {
-            uint32_t s = (uint32_t)str_hash(j->regions[i].key) & (cap - 1);
-            while (t[s])
-                s = (s + 1) & (cap - 1);
-            t[s] = i + 1;
-        }
-        free(j->rslots);
-        j->rslots = t;
-        j->rcap = cap;
     }
     uint32_t s = (uint32_t)str_hash(key) & (j->rcap - 1);
     while (j->rslots[s]) {

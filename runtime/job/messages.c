@@ -2,6 +2,7 @@
  * address (MPI calls are rare next to function calls, so one mutex is fine). */
 #include "messages.h"
 #include "../core/event.h"
+#include "../util/table.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -23,25 +24,14 @@ static size_t ptr_slot(const void *p)
     return (size_t)(k >> 17);
 }
 
+static size_t rec_hash(const void *slot) { return ptr_slot(((const msgrec *)slot)->node); }
+static int rec_live(const void *slot) { return ((const msgrec *)slot)->node != NULL; }
+
 static msgrec *msg_find(const instr_pnode *n, int create)
 {
-    if (create && 2 * (msgs_n + 1) > msgs_cap) {
-        size_t cap = msgs_cap ? 2 * msgs_cap : 256;
-        msgrec *t = calloc(cap, sizeof *t);
-        if (!t)
-            return NULL;
-        for (size_t i = 0; i < msgs_cap; i++) {
-            if (!msgs[i].node)
-                continue;
-            size_t j = ptr_slot(msgs[i].node) & (cap - 1);
-            while (t[j].node)
-                j = (j + 1) & (cap - 1);
-            t[j] = msgs[i];
-        }
-        free(msgs);
-        msgs = t;
-        msgs_cap = cap;
-    }
+    if (create && 2 * (msgs_n + 1) > msgs_cap &&
+        instr_table_grow(&msgs, &msgs_cap, sizeof *msgs, 256, rec_hash, rec_live) != 0)
+        return NULL;
     if (!msgs_cap)
         return NULL;
     size_t j = ptr_slot(n) & (msgs_cap - 1);

@@ -1,6 +1,8 @@
 /* trace_unify.c — rank 0's union of the ranks' trace definitions (trace_unify.h). */
 #include "trace_unify.h"
 #include "../trace/wire.h"
+#include "../util/hash.h"
+#include "../util/table.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,9 +10,7 @@
 
 static uint64_t hash_str(uint64_t h, const char *s)
 {
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return (h ^ 0xff) * 1099511628211ull;
+    return instr_fnv1a(instr_fnv1a_str(h, s), "\xff", 1);
 }
 
 static uint64_t region_hash(const gregion *r)
@@ -22,6 +22,11 @@ static uint64_t region_hash(const gregion *r)
     return (h ^ r->lb ^ ((uint64_t)r->source << 40)) * 1099511628211ull;
 }
 
+static uint64_t region_hash_of(const void *unifier, uint32_t id)
+{
+    return region_hash(&((const instr_unifier *)unifier)->regions[id]);
+}
+
 static int region_same(const gregion *a, const gregion *b)
 {
     return a->lb == b->lb && a->source == b->source && strcmp(a->name, b->name) == 0 &&
@@ -30,20 +35,8 @@ static int region_same(const gregion *a, const gregion *b)
 
 static int rtab_grow(instr_unifier *u)
 {
-    uint32_t cap = u->rtab_cap ? 2 * u->rtab_cap : 1024;
-    uint32_t *t = calloc(cap, sizeof *t);
-    if (!t)
-        return -1;
-    for (uint32_t i = 0; i < u->nregions; i++) {
-        uint32_t j = (uint32_t)region_hash(&u->regions[i]) & (cap - 1);
-        while (t[j])
-            j = (j + 1) & (cap - 1);
-        t[j] = i + 1;
-    }
-    free(u->rtab);
-    u->rtab = t;
-    u->rtab_cap = cap;
-    return 0;
+    return instr_id_index_build(&u->rtab, &u->rtab_cap, u->rtab_cap ? 2 * u->rtab_cap : 1024,
+                                u->nregions, region_hash_of, u);
 }
 
 /* The global ref of region r (whose strings the unifier takes over, or frees when known). */

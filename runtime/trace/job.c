@@ -27,6 +27,7 @@
 #include "../core/experiment.h"
 #include "../core/core.h"
 #include "../core/log.h"
+#include "../util/array.h"
 #include "../core/registry.h"
 
 #include <pthread.h>
@@ -127,14 +128,8 @@ uint32_t instr_trace_comm_add(uint32_t leader, uint32_t seq, const char *name,
 {
     uint32_t ref = UINT32_MAX;
     pthread_mutex_lock(&comm_lock);
-    if (ncomms == capcomms) {
-        uint32_t cap = capcomms ? 2 * capcomms : 16;
-        comm_def *c = realloc(comms, cap * sizeof *c);
-        if (!c)
-            goto out;
-        comms = c;
-        capcomms = cap;
-    }
+    if (instr_array_grow32(&comms, &capcomms, (size_t)ncomms + 1, sizeof *comms, 16) != 0)
+        goto out;
     comm_def *c = &comms[ncomms];
     memset(c, 0, sizeof *c);
     c->leader = leader;

@@ -4,6 +4,8 @@
 #ifndef INSTR_RT_TRACE_WIRE_H
 #define INSTR_RT_TRACE_WIRE_H
 
+#include "../util/array.h"
+
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,17 +22,9 @@ static inline void instr_wire_put(wbuf *b, const void *data, size_t len)
 {
     if (b->failed)
         return;
-    if (b->n + len > b->cap) {
-        size_t cap = b->cap ? 2 * b->cap : 4096;
-        while (cap < b->n + len)
-            cap *= 2;
-        char *p = realloc(b->p, cap);
-        if (!p) {
-            b->failed = 1;
-            return;
-        }
-        b->p = p;
-        b->cap = cap;
+    if (instr_array_grow(&b->p, &b->cap, b->n + len, 1, 4096) != 0) {
+        b->failed = 1;
+        return;
     }
     memcpy(b->p + b->n, data, len);
     b->n += len;

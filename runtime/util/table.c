@@ -29,3 +29,21 @@ int instr_table_grow(void *pslots, size_t *cap, size_t elem, size_t first, instr
     *cap = ncap;
     return 0;
 }
+
+int instr_id_index_build(uint32_t **slots, uint32_t *cap, uint32_t ncap, uint32_t n,
+                         instr_id_hash *hash, const void *ctx)
+{
+    uint32_t *t = calloc(ncap, sizeof *t);
+    if (!t)
+        return -1;
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t s = hash(ctx, i) & (ncap - 1);
+        while (t[s])
+            s = (s + 1) & (ncap - 1);
+        t[s] = i + 1;
+    }
+    free(*slots);
+    *slots = t;
+    *cap = ncap;
+    return 0;
+}
