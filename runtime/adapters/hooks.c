@@ -268,17 +268,11 @@ void instr_hooks_trace_exit(instr_pstate *s, uintptr_t h)
 }
 #endif
 
-/* Throttling (sources.h), from an event of the function: the registry lock only tried (the
- * end of a thread closes its frames, and may get here, with the location lock held, which
- * fork's handler takes after the registry's). */
+/* Throttling (sources.h). */
 static int set_handle(const void *addr, uint32_t h, int final)
 {
     (void)final;
-    if (!instr_registry_trylock())
-        return -1;
-    int found = instr_hooks_set_handle_locked(addr, h);
-    instr_registry_unlock();
-    return found ? 0 : 1;
+    return instr_source_set_handle_in_registry(instr_hooks_set_handle_locked, addr, h);
 }
 
 const instr_source instr_hooks_source = {

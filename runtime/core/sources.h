@@ -27,4 +27,11 @@ void instr_source_register(const instr_source *source);
 /* The source registered for id, or NULL. */
 const instr_source *instr_source_of(int id);
 
+/* set_handle for a source whose address table the registry lock guards (hooks, cyg):
+ * set_locked(addr, h) under the registry lock, only tried (the end of a thread closes its
+ * frames, and may get here, with the location lock held, which fork's handler takes after
+ * the registry's); set_locked says whether addr was found. set_handle's return values. */
+int instr_source_set_handle_in_registry(int (*set_locked)(const void *addr, uint32_t h),
+                                        const void *addr, uint32_t h);
+
 #endif

@@ -2,6 +2,7 @@
  * address (MPI calls are rare next to function calls, so one mutex is fine). */
 #include "messages.h"
 #include "../core/event.h"
+#include "../util/hash.h"
 #include "../util/table.h"
 
 #include <pthread.h>
@@ -16,13 +17,7 @@ static msgrec *msgs;
 static size_t msgs_cap, msgs_n;
 static pthread_mutex_t msgs_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static size_t ptr_slot(const void *p)
-{
-    uint64_t k = (uint64_t)(uintptr_t)p;
-    k ^= k >> 29;
-    k *= 0xbf58476d1ce4e5b9ull;
-    return (size_t)(k >> 17);
-}
+static size_t ptr_slot(const void *p) { return (size_t)instr_hash_mix((uintptr_t)p); }
 
 static size_t rec_hash(const void *slot) { return ptr_slot(((const msgrec *)slot)->node); }
 static int rec_live(const void *slot) { return ((const msgrec *)slot)->node != NULL; }

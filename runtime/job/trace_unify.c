@@ -19,7 +19,7 @@ static uint64_t region_hash(const gregion *r)
     h = hash_str(h, r->name);
     h = hash_str(h, r->canonical);
     h = hash_str(h, r->file);
-    return (h ^ r->lb ^ ((uint64_t)r->source << 40)) * 1099511628211ull;
+    return (h ^ r->lb ^ ((uint64_t)r->source << 40)) * INSTR_FNV1A_PRIME;
 }
 
 static uint64_t region_hash_of(const void *unifier, uint32_t id)
