@@ -16,6 +16,7 @@
 #include "../ompt/model.h"
 
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
 #define EXPORT __attribute__((visibility("default")))
@@ -57,7 +58,15 @@ static void copy_task(void *dst, void *src)
     h->offset = s->offset;
     h->taskloop = s->taskloop;
     h->task.value = 0;
-    instr_omp_on_task_create(s->parent, NULL, &h->task, s->flags, s->has_dependences, s->ra);
+    /* libgomp runs a task at once, not only for if(0), but also outside every team, in a
+     * final task and when its team has many tasks queued; then, and only then, it copies the
+     * data into a buffer on its own stack, between this frame and GOMP_task's wrapper (the
+     * stack grows down). The model hands such a task's path back to its creator. */
+    char here;
+    int undeferred = (uintptr_t)dst > (uintptr_t)&here && (uintptr_t)dst < (uintptr_t)s;
+    instr_omp_on_task_create(s->parent, NULL, &h->task,
+                             s->flags | (undeferred ? ompt_task_undeferred : 0),
+                             s->has_dependences, s->ra);
     if (s->cpyfn)
         s->cpyfn((char *)dst + s->offset, s->data);
     else
