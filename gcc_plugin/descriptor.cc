@@ -10,12 +10,7 @@
 
 // build_abi_trees() builds struct instr_region as trees; the header's layout must be that one
 // (on LP64, the hosts and targets the runtime supports).
-static_assert(offsetof(instr_region, handle) == 0 && offsetof(instr_region, flags) == 4 &&
-                  offsetof(instr_region, name) == 8 && offsetof(instr_region, mangled) == 16 &&
-                  offsetof(instr_region, file) == 24 &&
-                  offsetof(instr_region, line_begin) == 32 &&
-                  offsetof(instr_region, line_end) == 36 && offsetof(instr_region, addr) == 40 &&
-                  sizeof(instr_region) == 48,
+static_assert(INSTR_REGION_LAYOUT_AS_EMITTED,
               "struct instr_region of instr_abi.h changed: update build_abi_trees() and "
               "make_region(), and bump INSTR_ABI_VERSION");
 

@@ -15,6 +15,7 @@
 #ifndef INSTR_ABI_H
 #define INSTR_ABI_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -48,6 +49,16 @@ struct instr_region {
     uint32_t    line_begin, line_end;
     void       *addr;        /* the function itself (XRay and address lookups) */
 };
+
+/* 1 while struct instr_region has the LP64 layout both compiler plugins build field by field
+ * (each asserts it; a change of the struct fails their builds until they follow). */
+#define INSTR_REGION_LAYOUT_AS_EMITTED                                                       \
+    (offsetof(struct instr_region, handle) == 0 && offsetof(struct instr_region, flags) == 4 &&  \
+     offsetof(struct instr_region, name) == 8 && offsetof(struct instr_region, mangled) == 16 && \
+     offsetof(struct instr_region, file) == 24 &&                                           \
+     offsetof(struct instr_region, line_begin) == 32 &&                                     \
+     offsetof(struct instr_region, line_end) == 36 &&                                       \
+     offsetof(struct instr_region, addr) == 40 && sizeof(struct instr_region) == 48)
 
 /* Inserted by the plugins as `if (d.handle != UINT32_MAX) __instr_enter(&d);`. */
 void __instr_enter(struct instr_region *region);
