@@ -3,14 +3,20 @@
  * is deferred to the end of the process. */
 #include "mpi_wrap.h"
 
-int MPI_Init(int *argc, char ***argv)
+/* Around the real MPI_Init or MPI_Init_thread: its region entered (the critical path
+ * paused: nothing before the job's start is on it); init_end leaves it, the job begun when
+ * the call succeeded. */
+static int init_begin(uint32_t h)
 {
-    uint32_t h = instr_mpi_region(INSTR_MPI_ID_INIT);
     int cp = instr_ext_cp_mpi_begin();
     if (cp)
         instr_ext_cp_pause(1);
     instr_ext_enter(h);
-    int rc = PMPI_Init(argc, argv);
+    return cp;
+}
+
+static int init_end(int rc, uint32_t h, int cp)
+{
     if (rc == MPI_SUCCESS)
         instr_mpi_job_begin();
     instr_ext_exit(h);
@@ -21,22 +27,18 @@ int MPI_Init(int *argc, char ***argv)
     return rc;
 }
 
+int MPI_Init(int *argc, char ***argv)
+{
+    uint32_t h = instr_mpi_region(INSTR_MPI_ID_INIT);
+    int cp = init_begin(h);
+    return init_end(PMPI_Init(argc, argv), h, cp);
+}
+
 int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
     uint32_t h = instr_mpi_region(INSTR_MPI_ID_INIT_THREAD);
-    int cp = instr_ext_cp_mpi_begin();
-    if (cp)
-        instr_ext_cp_pause(1);
-    instr_ext_enter(h);
-    int rc = PMPI_Init_thread(argc, argv, required, provided);
-    if (rc == MPI_SUCCESS)
-        instr_mpi_job_begin();
-    instr_ext_exit(h);
-    if (cp) {
-        instr_ext_cp_pause(0);
-        instr_ext_cp_mpi_end();
-    }
-    return rc;
+    int cp = init_begin(h);
+    return init_end(PMPI_Init_thread(argc, argv, required, provided), h, cp);
 }
 
 int MPI_Finalize(void)
