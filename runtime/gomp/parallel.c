@@ -203,6 +203,32 @@ static void work_end(ompt_work_t kind, const void *ra)
         BARRIER(ompt_sync_region_barrier_implicit_workshare, ra_, call);                      \
     } while (0)
 
+/* GOMP_<kind>_end, _end_cancel and _end_nowait: the construct's end, with its implicit
+ * barrier where there is one. */
+#define WORK_END_WRAPPERS(kind, work)                                                         \
+    EXPORT void GOMP_##kind##_end(void)                                                       \
+    {                                                                                         \
+        if (!instr_gomp_on) {                                                                 \
+            REAL(GOMP_##kind##_end)();                                                        \
+            return;                                                                           \
+        }                                                                                     \
+        WORK_END(work, REAL(GOMP_##kind##_end)());                                            \
+    }                                                                                         \
+    EXPORT bool GOMP_##kind##_end_cancel(void)                                                \
+    {                                                                                         \
+        if (!instr_gomp_on)                                                                   \
+            return REAL(GOMP_##kind##_end_cancel)();                                          \
+        bool r;                                                                               \
+        WORK_END(work, r = REAL(GOMP_##kind##_end_cancel)());                                 \
+        return r;                                                                             \
+    }                                                                                         \
+    EXPORT void GOMP_##kind##_end_nowait(void)                                                \
+    {                                                                                         \
+        if (instr_gomp_on)                                                                    \
+            work_end(work, INSTR_GOMP_RA);                                                    \
+        REAL(GOMP_##kind##_end_nowait)();                                                     \
+    }
+
 EXPORT bool GOMP_single_start(void)
 {
     if (!instr_gomp_on)
@@ -253,30 +279,7 @@ EXPORT unsigned GOMP_sections2_start(unsigned count, uintptr_t *reductions, void
     return REAL(GOMP_sections2_start)(count, reductions, mem);
 }
 
-EXPORT void GOMP_sections_end(void)
-{
-    if (!instr_gomp_on) {
-        REAL(GOMP_sections_end)();
-        return;
-    }
-    WORK_END(ompt_work_sections, REAL(GOMP_sections_end)());
-}
-
-EXPORT bool GOMP_sections_end_cancel(void)
-{
-    if (!instr_gomp_on)
-        return REAL(GOMP_sections_end_cancel)();
-    bool r;
-    WORK_END(ompt_work_sections, r = REAL(GOMP_sections_end_cancel)());
-    return r;
-}
-
-EXPORT void GOMP_sections_end_nowait(void)
-{
-    if (instr_gomp_on)
-        work_end(ompt_work_sections, INSTR_GOMP_RA);
-    REAL(GOMP_sections_end_nowait)();
-}
+WORK_END_WRAPPERS(sections, ompt_work_sections)
 
 /* Loops: the region from the start call to the end call; GOMP_loop_*_next only forwards
  * (libgomp exports them itself). */
@@ -342,27 +345,4 @@ LOOP_START(GOMP_loop_ull_ordered_start,
             void **mem),
            (up, s, e, i, sched, c, is, ie, red, mem))
 
-EXPORT void GOMP_loop_end(void)
-{
-    if (!instr_gomp_on) {
-        REAL(GOMP_loop_end)();
-        return;
-    }
-    WORK_END(ompt_work_loop, REAL(GOMP_loop_end)());
-}
-
-EXPORT bool GOMP_loop_end_cancel(void)
-{
-    if (!instr_gomp_on)
-        return REAL(GOMP_loop_end_cancel)();
-    bool r;
-    WORK_END(ompt_work_loop, r = REAL(GOMP_loop_end_cancel)());
-    return r;
-}
-
-EXPORT void GOMP_loop_end_nowait(void)
-{
-    if (instr_gomp_on)
-        work_end(ompt_work_loop, INSTR_GOMP_RA);
-    REAL(GOMP_loop_end_nowait)();
-}
+WORK_END_WRAPPERS(loop, ompt_work_loop)

@@ -19,6 +19,14 @@ void instr_job_clean_field(FILE *f, const char *s)
         fputc(*s == '\t' || *s == '\n' || *s == '\r' ? ' ' : *s, f);
 }
 
+void instr_job_clean_fields(FILE *f, const char *const *fields, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        instr_job_clean_field(f, fields[i]);
+        fputc(i + 1 < n ? '\t' : '\n', f);
+    }
+}
+
 static void blob_node(FILE *f, const instr_pnode *n, int64_t parent, uint32_t loc, uint32_t nm)
 {
     uint64_t m[5] = {0}; /* bytes sent, bytes received, sends, receives, collectives */
@@ -69,14 +77,8 @@ char *instr_job_blob(const instr_run *run, size_t *len, int with_tree)
             continue;
         fprintf(f, "R %u %u %u %s\t", h, r->line_begin, r->line_end,
                 instr_region_source_name(r->source));
-        instr_job_clean_field(f, r->name);
-        fputc('\t', f);
-        instr_job_clean_field(f, r->mangled);
-        fputc('\t', f);
-        instr_job_clean_field(f, r->file);
-        fputc('\t', f);
-        instr_job_clean_field(f, r->object);
-        fputc('\n', f);
+        const char *fields[] = {r->name, r->mangled, r->file, r->object};
+        instr_job_clean_fields(f, fields, 4);
         instr_throttle_mark mark;
         if (instr_throttle_mark_of(h, &mark))
             fprintf(f, "T %u %" PRIu64 " %u %" PRIu64 " %d\n", h, mark.visit, mark.location,

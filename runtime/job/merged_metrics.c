@@ -13,14 +13,8 @@ void instr_job_blob_metric_defs(FILE *f)
             continue;
         const instr_metric *m = &instr_metrics_sync[i];
         fprintf(f, "M %u %u %d ", m->value_type, m->base, m->exponent);
-        instr_job_clean_field(f, m->name);
-        fputc('\t', f);
-        instr_job_clean_field(f, m->unit);
-        fputc('\t', f);
-        instr_job_clean_field(f, m->source);
-        fputc('\t', f);
-        instr_job_clean_field(f, m->description);
-        fputc('\n', f);
+        const char *fields[] = {m->name, m->unit, m->source, m->description};
+        instr_job_clean_fields(f, fields, 4);
     }
 }
 

@@ -16,6 +16,8 @@
 
 /* The blob's side. A text field of a line: tabs and line ends as blanks (blob_write.c). */
 void instr_job_clean_field(FILE *f, const char *s);
+/* The last n fields of a line, each cleaned, tab-separated, and the line's end. */
+void instr_job_clean_fields(FILE *f, const char *const *fields, size_t n);
 /* Grows the array whose pointer is at `pp` (any T **) to hold `need` elements: 0, or -1
  * without memory (the array unchanged). */
 int instr_job_grow(void *pp, uint32_t *cap, uint32_t need, size_t elem);
