@@ -95,7 +95,8 @@ std::string absolute_path(const char *file)
 }
 
 // GIMPLE statements of the lowered body, nested ones included; labels, debug statements,
-// nops and scope containers (GIMPLE_BIND) are not counted.
+// nops, scope containers (GIMPLE_BIND) and the plugin's own OpenMP construct markers
+// (omp_constructs.cc) are not counted.
 tree count_stmt(gimple_stmt_iterator *gsi, bool *handled, struct walk_stmt_info *wi)
 {
     *handled = false;
@@ -105,6 +106,10 @@ tree count_stmt(gimple_stmt_iterator *gsi, bool *handled, struct walk_stmt_info 
     case GIMPLE_NOP:
     case GIMPLE_BIND:
         break;
+    case GIMPLE_CALL:
+        if (omp_construct_marker_p(gsi_stmt(*gsi)))
+            break;
+        /* FALLTHRU */
     default:
         ++*static_cast<long *>(wi->info);
     }

@@ -2,7 +2,8 @@
 // and name checks, argument parsing, and the passes and callbacks it registers. A thin shim
 // (docs/architecture.md, "Selection rules" and "The compiler–runtime ABI"): the facts come
 // from function_facts.cc, the decision from filter/, the rewriting from hook_insertion.cc
-// and late_pass.cc, the descriptors from descriptor.cc. See docs/gcc-plugin.md.
+// and late_pass.cc, the descriptors from descriptor.cc; with -fopenmp, omp_constructs.cc
+// marks the OpenMP constructs GCC compiles to no libgomp call. See docs/gcc-plugin.md.
 //
 // Placement (-fplugin-arg-instr-inline=after|before, default after): the deciding pass runs
 // right after "lower" and records its decision on the declaration. With "after" the hooks
@@ -95,6 +96,7 @@ __attribute__((visibility("default"))) int plugin_init(struct plugin_name_args *
     register_callback(info->base_name, PLUGIN_REGISTER_GGC_ROOTS, NULL,
                       const_cast<ggc_root_tab *>(instr_gc_roots));
 
+    register_omp_constructs(info->base_name);
     register_pass(info->base_name, make_instr_pass(g), "lower", PASS_POS_INSERT_AFTER);
     if (state.after_inlining)
         register_pass(info->base_name, make_instr_late_pass(g), "ehdisp",

@@ -81,6 +81,11 @@ tree make_region(tree fndecl, const region_facts &rf);
 // hook_insertion.cc: the deciding pass (and the hooks of inline=before)
 opt_pass *make_instr_pass(gcc::context *ctx);
 
+// omp_constructs.cc: with -fopenmp, the markers of the OpenMP constructs GCC compiles to no
+// libgomp call (the pass before "omplower")
+void register_omp_constructs(const char *plugin_name);
+bool omp_construct_marker_p(const gimple *stmt);
+
 // late_pass.cc, unwind_exits.cc: the hooks of inline=after, in the final bodies
 opt_pass *make_instr_late_pass(gcc::context *ctx);
 void insert_hooks(function *fun, tree region);

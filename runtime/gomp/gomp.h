@@ -10,6 +10,8 @@
  *   sync.c      critical, atomic, ordered and the omp_*_lock API
  *   tasks.c     task (creation, execution under the creating path), taskwait, taskgroup,
  *               taskloop
+ *   constructs.c the constructs gcc compiles to no GOMP_* call (static loops, master, masked,
+ *               ...), through the calls the GCC plugin inserts around them
  *
  * A program on LLVM's libomp (which also defines GOMP_*) is recorded through OMPT: there the
  * wrappers only forward, as they do when nothing is recorded. */
@@ -163,6 +165,11 @@ extern struct instr_gomp_real instr_gomp_real;
 extern int instr_gomp_on;
 /* Resolves instr_gomp_real (once; a wrapper called before the runtime's constructor). */
 void instr_gomp_resolve(void);
+
+/* The code address of the construct whose implicit barrier the calling thread's GOMP_barrier
+ * is (a construct the GCC plugin marked, constructs.c), its region ended; NULL: an explicit
+ * barrier. */
+const void *instr_gomp_construct_barrier(void);
 
 /* The real function `name`, resolved on the first call that came before start-up. */
 #define REAL(name)                                                                            \

@@ -163,13 +163,27 @@ PARALLEL_LOOP_RUNTIME(GOMP_parallel_loop_maybe_nonmonotonic_runtime)
         instr_omp_on_sync_region((kind), ompt_scope_end, NULL, task_, (ra));                  \
     } while (0)
 
+/* GOMP_barrier and GOMP_barrier_cancel: gcc calls them for `#pragma omp barrier` and at the
+ * end of constructs that make no runtime call of their own (a static loop, scope, single):
+ * the latter is that construct's implicit barrier when the GCC plugin marked the construct
+ * (constructs.c). */
+#define PLAIN_BARRIER(call)                                                                   \
+    do {                                                                                      \
+        instr_omp_close_innermost(INSTR_OMP_SINGLE);                                          \
+        const void *construct_ = instr_gomp_construct_barrier();                              \
+        if (construct_)                                                                       \
+            BARRIER(ompt_sync_region_barrier_implicit_workshare, construct_, call);           \
+        else                                                                                  \
+            BARRIER(ompt_sync_region_barrier_explicit, INSTR_GOMP_RA, call);                  \
+    } while (0)
+
 EXPORT void GOMP_barrier(void)
 {
     if (!instr_gomp_on) {
         REAL(GOMP_barrier)();
         return;
     }
-    BARRIER(ompt_sync_region_barrier_explicit, INSTR_GOMP_RA, REAL(GOMP_barrier)());
+    PLAIN_BARRIER(REAL(GOMP_barrier)());
 }
 
 EXPORT bool GOMP_barrier_cancel(void)
@@ -177,7 +191,7 @@ EXPORT bool GOMP_barrier_cancel(void)
     if (!instr_gomp_on)
         return REAL(GOMP_barrier_cancel)();
     bool r;
-    BARRIER(ompt_sync_region_barrier_explicit, INSTR_GOMP_RA, r = REAL(GOMP_barrier_cancel)());
+    PLAIN_BARRIER(r = REAL(GOMP_barrier_cancel)());
     return r;
 }
 

@@ -74,6 +74,26 @@ void __instr_exit(struct instr_region *region);
 extern const char
     __instr_compiled_with_instr_but_not_linked_with_it__link_through_instr_or_add_linstr_rt;
 
+/* OpenMP constructs that gcc compiles to no call of GNU libgomp (a loop with a static
+ * schedule, distribute, master, masked, scope) or whose end libgomp does not see (single):
+ * the GCC plugin, with -fopenmp, inserts calls of these around them before OpenMP lowering
+ * (docs/openmp.md, "gcc -fopenmp"). begin goes right before the construct (every thread of
+ * the team runs it), end right after it (after its implicit barrier, if any); for master and
+ * masked both go inside the construct's body, for single the body's end is marked as well.
+ * The construct's code address is begin's return address. */
+enum instr_gomp_construct_kind {
+    INSTR_GOMP_CONSTRUCT_LOOP = 1,       /* for/do, static schedule, not ordered */
+    INSTR_GOMP_CONSTRUCT_MASKED = 2,     /* masked and master */
+    INSTR_GOMP_CONSTRUCT_DISTRIBUTE = 3, /* distribute (inside teams) */
+    INSTR_GOMP_CONSTRUCT_SCOPE = 4,
+    INSTR_GOMP_CONSTRUCT_SINGLE = 5,     /* around single; single's region is libgomp's */
+    INSTR_GOMP_CONSTRUCT_SINGLE_BODY = 6 /* end only: the executor leaves single's body */
+};
+#define INSTR_GOMP_CONSTRUCT_BEGIN "__instr_gomp_construct_begin"
+#define INSTR_GOMP_CONSTRUCT_END "__instr_gomp_construct_end"
+void __instr_gomp_construct_begin(unsigned kind);
+void __instr_gomp_construct_end(unsigned kind);
+
 #ifdef __cplusplus
 }
 #endif
