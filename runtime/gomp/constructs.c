@@ -109,6 +109,18 @@ EXPORT void __instr_gomp_construct_end(unsigned kind)
     close_region(&nested[--depth]);
 }
 
+unsigned instr_gomp_constructs_depth(void) { return depth + overflow; }
+
+void instr_gomp_constructs_unwind(unsigned mark)
+{
+    while (depth + overflow > mark) {
+        if (overflow)
+            overflow--;
+        else
+            close_region(&nested[--depth]);
+    }
+}
+
 const void *instr_gomp_construct_barrier(void)
 {
     if (depth == 0 || overflow)

@@ -150,6 +150,27 @@ typedef unsigned long long instr_gomp_ull;
     X(void, GOMP_taskwait, "GOMP_2.0", (void))                                                  \
     X(void, GOMP_taskgroup_start, "GOMP_4.0", (void))                                           \
     X(void, GOMP_taskgroup_end, "GOMP_4.0", (void))                                             \
+    X(void, GOMP_parallel_start, "GOMP_1.0", (void (*)(void *), void *, unsigned))              \
+    X(void, GOMP_parallel_end, "GOMP_1.0", (void))                                              \
+    X(void, GOMP_teams_reg, "GOMP_5.0", (void (*)(void *), void *, unsigned, unsigned, unsigned)) \
+    X(bool, GOMP_loop_doacross_static_start, "GOMP_4.5", (unsigned, long *, long, long *, long *)) \
+    X(bool, GOMP_loop_doacross_dynamic_start, "GOMP_4.5",                                       \
+      (unsigned, long *, long, long *, long *))                                                 \
+    X(bool, GOMP_loop_doacross_guided_start, "GOMP_4.5", (unsigned, long *, long, long *, long *)) \
+    X(bool, GOMP_loop_doacross_runtime_start, "GOMP_4.5", (unsigned, long *, long *, long *))   \
+    X(bool, GOMP_loop_doacross_start, "GOMP_5.0",                                               \
+      (unsigned, long *, long, long, long *, long *, uintptr_t *, void **))                     \
+    X(bool, GOMP_loop_ull_doacross_static_start, "GOMP_4.5",                                    \
+      (unsigned, instr_gomp_ull *, instr_gomp_ull, instr_gomp_ull *, instr_gomp_ull *))         \
+    X(bool, GOMP_loop_ull_doacross_dynamic_start, "GOMP_4.5",                                   \
+      (unsigned, instr_gomp_ull *, instr_gomp_ull, instr_gomp_ull *, instr_gomp_ull *))         \
+    X(bool, GOMP_loop_ull_doacross_guided_start, "GOMP_4.5",                                    \
+      (unsigned, instr_gomp_ull *, instr_gomp_ull, instr_gomp_ull *, instr_gomp_ull *))         \
+    X(bool, GOMP_loop_ull_doacross_runtime_start, "GOMP_4.5",                                   \
+      (unsigned, instr_gomp_ull *, instr_gomp_ull *, instr_gomp_ull *))                         \
+    X(bool, GOMP_loop_ull_doacross_start, "GOMP_5.0",                                           \
+      (unsigned, instr_gomp_ull *, long, instr_gomp_ull, instr_gomp_ull *, instr_gomp_ull *,    \
+       uintptr_t *, void **))                                                                   \
     X(int, omp_get_thread_num, "OMP_1.0", (void))                                               \
     X(int, omp_get_num_threads, "OMP_1.0", (void))                                              \
     X(int, omp_get_max_threads, "OMP_1.0", (void))
@@ -170,6 +191,11 @@ void instr_gomp_resolve(void);
  * is (a construct the GCC plugin marked, constructs.c), its region ended; NULL: an explicit
  * barrier. */
 const void *instr_gomp_construct_barrier(void);
+/* How many marked constructs the calling thread is in; _unwind ends those above `depth`
+ * (their end calls were skipped: a cancelled region) at the end of an implicit or explicit
+ * task. */
+unsigned instr_gomp_constructs_depth(void);
+void instr_gomp_constructs_unwind(unsigned depth);
 
 /* The real function `name`, resolved on the first call that came before start-up. */
 #define REAL(name)                                                                            \

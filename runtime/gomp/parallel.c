@@ -34,18 +34,17 @@ typedef struct fork_record {
     int work;                /* a combined construct's worksharing (ompt_work_t), or 0 */
     const void *ra;          /* the construct's code address */
     int barrier;             /* the team has an implicit barrier (more than one thread) */
+    ompt_data_t *enc;        /* the task that encountered the construct */
+    ompt_data_t *saved;      /* the forking thread's task, back after the join */
 } fork_record;
 
 /* Implicit tasks of this worker that the master closed; the model is told at the next fork. */
 static _Thread_local unsigned late_ends INSTR_GOMP_TLS;
 static _Thread_local int worker_known INSTR_GOMP_TLS;
 
-static void team_member(void *arg)
+/* A member of the team (thread `index`) begins its implicit task, before the body. */
+static void member_enter(fork_record *f, unsigned index, ompt_data_t *task)
 {
-    fork_record *f = arg;
-    unsigned index = (unsigned)REAL(omp_get_thread_num)();
-    ompt_data_t own = {0}, *task = index == 0 ? &f->master_task : &own;
-    ompt_data_t *outer = instr_gomp_task;
     if (index != 0) {
         for (; late_ends > 0; late_ends--)
             instr_omp_on_implicit_task(ompt_scope_end, NULL, NULL, 0, 0, ompt_task_implicit);
@@ -59,7 +58,13 @@ static void team_member(void *arg)
     instr_gomp_task = task;
     if (f->work)
         instr_omp_on_work((ompt_work_t)f->work, ompt_scope_begin, &f->parallel, task, 0, f->ra);
-    f->fn(f->data);
+}
+
+/* The member leaves the body: the implicit barrier at the end of the region. Constructs the
+ * body left open (a cancelled region skips their ends) end here. */
+static void member_leave(fork_record *f, unsigned index, ompt_data_t *task, unsigned constructs)
+{
+    instr_gomp_constructs_unwind(constructs);
     instr_omp_close_innermost(INSTR_OMP_SINGLE);
     /* A team of one has no barrier to wait at: libomp reports none either. */
     if (index == 0)
@@ -67,29 +72,54 @@ static void team_member(void *arg)
     if (f->barrier || index != 0)
         instr_omp_on_sync_region(ompt_sync_region_barrier_implicit_parallel, ompt_scope_begin,
                                  &f->parallel, task, NULL);
+}
+
+static void team_member(void *arg)
+{
+    fork_record *f = arg;
+    unsigned index = (unsigned)REAL(omp_get_thread_num)();
+    ompt_data_t own = {0}, *task = index == 0 ? &f->master_task : &own;
+    ompt_data_t *outer = instr_gomp_task;
+    unsigned constructs = instr_gomp_constructs_depth();
+    member_enter(f, index, task);
+    f->fn(f->data);
+    member_leave(f, index, task, constructs);
     if (index != 0) {
         late_ends++;
         instr_gomp_task = outer;
     }
 }
 
+/* The model's fork, before the real entry point starts the team. */
+static void fork_begin(fork_record *f, unsigned nthreads_arg)
+{
+    f->nthreads = nthreads_arg ? nthreads_arg : (unsigned)REAL(omp_get_max_threads)();
+    f->enc = instr_gomp_current_task();
+    f->saved = instr_gomp_task;
+    instr_omp_on_parallel_begin(f->enc, NULL, &f->parallel, f->nthreads, ompt_parallel_team,
+                                f->ra);
+}
+
+/* The model's join, after the team joined: the master's barrier and implicit task end, and
+ * with them its workers' (instr_core_close_above in the model). */
+static void fork_end(fork_record *f)
+{
+    if (f->barrier)
+        instr_omp_on_sync_region(ompt_sync_region_barrier_implicit_parallel, ompt_scope_end,
+                                 &f->parallel, &f->master_task, NULL);
+    instr_omp_on_implicit_task(ompt_scope_end, &f->parallel, &f->master_task, 0, 0,
+                               ompt_task_implicit);
+    instr_gomp_task = f->saved;
+    instr_omp_on_parallel_end(&f->parallel, f->enc, ompt_parallel_team, f->ra);
+}
+
 /* Runs `start(team_member, &f)` (the real entry point) between the model's fork and join. */
 #define FORK(work_kind, code, nthreads_arg, ...)                                                \
     do {                                                                                      \
         fork_record f = {.fn = fn, .data = data, .work = (work_kind), .ra = (code)};           \
-        f.nthreads = (nthreads_arg) ? (nthreads_arg) : (unsigned)REAL(omp_get_max_threads)(); \
-        ompt_data_t *enc = instr_gomp_current_task();                                         \
-        ompt_data_t *saved = instr_gomp_task;                                                 \
-        instr_omp_on_parallel_begin(enc, NULL, &f.parallel, f.nthreads, ompt_parallel_team,  \
-                                    (code));                                                  \
+        fork_begin(&f, (nthreads_arg));                                                       \
         __VA_ARGS__;                                                                          \
-        if (f.barrier)                                                                        \
-            instr_omp_on_sync_region(ompt_sync_region_barrier_implicit_parallel,              \
-                                     ompt_scope_end, &f.parallel, &f.master_task, NULL);      \
-        instr_omp_on_implicit_task(ompt_scope_end, &f.parallel, &f.master_task, 0, 0,         \
-                                   ompt_task_implicit);                                       \
-        instr_gomp_task = saved;                                                              \
-        instr_omp_on_parallel_end(&f.parallel, enc, ompt_parallel_team, (code));              \
+        fork_end(&f);                                                                         \
     } while (0)
 
 EXPORT void GOMP_parallel(void (*fn)(void *), void *data, unsigned num_threads, unsigned flags)
@@ -149,6 +179,86 @@ PARALLEL_LOOP(GOMP_parallel_loop_nonmonotonic_guided)
 PARALLEL_LOOP_RUNTIME(GOMP_parallel_loop_runtime)
 PARALLEL_LOOP_RUNTIME(GOMP_parallel_loop_nonmonotonic_runtime)
 PARALLEL_LOOP_RUNTIME(GOMP_parallel_loop_maybe_nonmonotonic_runtime)
+
+/* gcc before 4.9 (objects and libraries compiled by it): the master runs the body itself
+ * between GOMP_parallel_start and GOMP_parallel_end, so the fork record lives in a
+ * per-thread stack of the regions it forked that way. */
+#define OLD_FORKS_MAX 8
+static _Thread_local fork_record old_forks[OLD_FORKS_MAX] INSTR_GOMP_TLS;
+static _Thread_local unsigned old_depth INSTR_GOMP_TLS, old_overflow INSTR_GOMP_TLS;
+static _Thread_local unsigned old_constructs[OLD_FORKS_MAX] INSTR_GOMP_TLS;
+
+EXPORT void GOMP_parallel_start(void (*fn)(void *), void *data, unsigned num_threads)
+{
+    if (!instr_gomp_on || old_depth == OLD_FORKS_MAX) {
+        old_overflow += instr_gomp_on;
+        REAL(GOMP_parallel_start)(fn, data, num_threads);
+        return;
+    }
+    fork_record *f = &old_forks[old_depth];
+    *f = (fork_record){.fn = fn, .data = data, .ra = INSTR_GOMP_RA};
+    fork_begin(f, num_threads);
+    REAL(GOMP_parallel_start)(team_member, f, num_threads);
+    old_constructs[old_depth++] = instr_gomp_constructs_depth();
+    member_enter(f, 0, &f->master_task);
+}
+
+EXPORT void GOMP_parallel_end(void)
+{
+    if (!instr_gomp_on || old_overflow) {
+        old_overflow -= old_overflow > 0;
+        REAL(GOMP_parallel_end)();
+        return;
+    }
+    if (old_depth == 0) { /* a start made before the wrappers recorded */
+        REAL(GOMP_parallel_end)();
+        return;
+    }
+    fork_record *f = &old_forks[--old_depth];
+    member_leave(f, 0, &f->master_task, old_constructs[old_depth]);
+    REAL(GOMP_parallel_end)();
+    fork_end(f);
+}
+
+/* ---- teams on the host ---- */
+
+/* libgomp 12 runs a host teams construct's teams one after another on the encountering
+ * thread (GOMP_teams_reg calls fn once per team): the league's regions as libomp reports
+ * them, each team's initial task on that thread. */
+typedef struct league {
+    void (*fn)(void *);
+    void *data;
+    ompt_data_t parallel;
+} league;
+
+static void team_initial(void *arg)
+{
+    league *l = arg;
+    ompt_data_t task = {0}, *outer = instr_gomp_task;
+    unsigned constructs = instr_gomp_constructs_depth();
+    instr_omp_on_implicit_task(ompt_scope_begin, &l->parallel, &task, 1, 0, ompt_task_initial);
+    instr_gomp_task = &task;
+    l->fn(l->data);
+    instr_gomp_constructs_unwind(constructs);
+    instr_omp_on_implicit_task(ompt_scope_end, &l->parallel, &task, 1, 0, ompt_task_initial);
+    instr_gomp_task = outer;
+}
+
+EXPORT void GOMP_teams_reg(void (*fn)(void *), void *data, unsigned num_teams,
+                           unsigned thread_limit, unsigned flags)
+{
+    if (!instr_gomp_on) {
+        REAL(GOMP_teams_reg)(fn, data, num_teams, thread_limit, flags);
+        return;
+    }
+    const void *ra = INSTR_GOMP_RA;
+    league l = {.fn = fn, .data = data};
+    ompt_data_t *enc = instr_gomp_current_task();
+    instr_omp_on_parallel_begin(enc, NULL, &l.parallel, num_teams ? num_teams : 1,
+                                ompt_parallel_league, ra);
+    REAL(GOMP_teams_reg)(team_initial, &l, num_teams, thread_limit, flags);
+    instr_omp_on_parallel_end(&l.parallel, enc, ompt_parallel_league, ra);
+}
 
 /* ---- barriers ---- */
 
@@ -358,5 +468,39 @@ LOOP_START(GOMP_loop_ull_ordered_start,
             instr_gomp_ull c, instr_gomp_ull *is, instr_gomp_ull *ie, uintptr_t *red,
             void **mem),
            (up, s, e, i, sched, c, is, ie, red, mem))
+
+/* Doacross loops (ordered(n)): the loop's region as any other's; the waits and posts of its
+ * iterations (GOMP_doacross_wait/_post) only forward: OMPT reports them as no region. */
+LOOP_START(GOMP_loop_doacross_static_start,
+           (unsigned n, long *counts, long c, long *is, long *ie), (n, counts, c, is, ie))
+LOOP_START(GOMP_loop_doacross_dynamic_start,
+           (unsigned n, long *counts, long c, long *is, long *ie), (n, counts, c, is, ie))
+LOOP_START(GOMP_loop_doacross_guided_start,
+           (unsigned n, long *counts, long c, long *is, long *ie), (n, counts, c, is, ie))
+LOOP_START(GOMP_loop_doacross_runtime_start, (unsigned n, long *counts, long *is, long *ie),
+           (n, counts, is, ie))
+LOOP_START(GOMP_loop_doacross_start,
+           (unsigned n, long *counts, long sched, long c, long *is, long *ie, uintptr_t *red,
+            void **mem),
+           (n, counts, sched, c, is, ie, red, mem))
+LOOP_START(GOMP_loop_ull_doacross_static_start,
+           (unsigned n, instr_gomp_ull *counts, instr_gomp_ull c, instr_gomp_ull *is,
+            instr_gomp_ull *ie),
+           (n, counts, c, is, ie))
+LOOP_START(GOMP_loop_ull_doacross_dynamic_start,
+           (unsigned n, instr_gomp_ull *counts, instr_gomp_ull c, instr_gomp_ull *is,
+            instr_gomp_ull *ie),
+           (n, counts, c, is, ie))
+LOOP_START(GOMP_loop_ull_doacross_guided_start,
+           (unsigned n, instr_gomp_ull *counts, instr_gomp_ull c, instr_gomp_ull *is,
+            instr_gomp_ull *ie),
+           (n, counts, c, is, ie))
+LOOP_START(GOMP_loop_ull_doacross_runtime_start,
+           (unsigned n, instr_gomp_ull *counts, instr_gomp_ull *is, instr_gomp_ull *ie),
+           (n, counts, is, ie))
+LOOP_START(GOMP_loop_ull_doacross_start,
+           (unsigned n, instr_gomp_ull *counts, long sched, instr_gomp_ull c,
+            instr_gomp_ull *is, instr_gomp_ull *ie, uintptr_t *red, void **mem),
+           (n, counts, sched, c, is, ie, red, mem))
 
 WORK_END_WRAPPERS(loop, ompt_work_loop)

@@ -83,7 +83,9 @@ static void run_task(void *arg)
     ompt_data_t *saved = instr_gomp_task;
     instr_omp_on_task_schedule(prior, ompt_task_switch, &h->task);
     instr_gomp_task = &h->task;
+    unsigned constructs = instr_gomp_constructs_depth();
     h->fn(data);
+    instr_gomp_constructs_unwind(constructs);
     instr_omp_on_task_schedule(&h->task, ompt_task_complete, prior);
     instr_gomp_task = saved;
 }

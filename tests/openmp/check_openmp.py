@@ -691,6 +691,70 @@ def case_gomp_tasks():
     gomp_compare("tasks")
 
 
+def case_gomp_entries():
+    # gcc on GNU libgomp: the GOMP_* entry points of progs/entries.c, exact visits per thread
+    global THREADS
+    m = markers("entries.c")
+    wd = fresh_dir(os.path.join(A.work, A.case))
+    exe = os.path.join(wd, "entries")
+    cmd = [A.instr, "gcc", "-fopenmp", "-O1", os.path.join(A.src, "progs", "entries.c"), "-o",
+           exe]
+    p = subprocess.run(cmd, capture_output=True, cwd=wd)
+    expect(p.returncode == 0, "build failed: %s\n%s" % (" ".join(cmd), p.stderr.decode()))
+    syms = subprocess.run(["nm", exe], capture_output=True).stdout.decode()
+    for f in ("GOMP_parallel_start", "GOMP_teams_reg", "GOMP_loop_doacross_static_start",
+              "GOMP_cancel"):
+        expect(f in syms, "the program calls no %s" % f)
+    for threads in (1, 2, 4):
+        THREADS = threads
+        exp = os.path.join(wd, "exp-%d" % threads)
+        rc, out, err, _ = run(wd, exe, {"INSTR_EXPERIMENT_DIRECTORY": exp,
+                                         "OMP_CANCELLATION": "true"})
+        expect(rc == 0 and out == "cancelled %d\n" % threads, "rc %d, output %r" % (rc, out))
+        prof = P.load(exp)
+        problems = P.check_consistency(prof)
+        expect(not problems, "profile inconsistent: %s" % problems[:5])
+        check_no_outlined(r["name"] for r in prof["regions"])
+        # gcc's line table may put a call a line or two off its construct (docs/openmp.md)
+        for c, k in (("!$omp parallel", "old"), ("!$omp teams", "teams"),
+                     ("!$omp distribute", "distribute"), ("!$omp scope", "scope"),
+                     ("!$omp for", "cancel_for"), ("!$omp parallel", "parallel")):
+            lines = [int(r["name"].rsplit(":", 1)[1]) for r in prof["regions"]
+                     if r["name"].startswith(c + " @entries.c:")]
+            expect(any(abs(l - m[k]) <= 2 for l in lines), "%d threads: no %s near line %d: %r"
+                   % (threads, c, m[k], lines))
+        paths = gomp_tree(prof, [], [], [])
+        everyone = {l: 1 for l in range(threads)}
+        par, itask = "main;!$omp parallel", "main;!$omp parallel;!$omp implicit task"
+        teams = "main;!$omp teams;!$omp initial task"
+        want = {
+            # the old interface: one more parallel region (its paths are the new one's too)
+            par: {0: 2},
+            itask: {l: 2 for l in range(threads)},
+            itask + ";old_body;work": everyone,
+            # libgomp runs the teams one after another on the encountering thread
+            "main;!$omp teams": {0: 1},
+            teams: {0: TEAMS_ENTRIES},
+            teams + ";!$omp distribute": {0: TEAMS_ENTRIES},
+            teams + ";!$omp distribute;work": {0: 16},
+            # the doacross loop and the cancelled static loop are both `!$omp for`
+            itask + ";!$omp for": {l: 2 for l in range(threads)},
+            itask + ";!$omp scope": everyone,
+            itask + ";!$omp scope;work": everyone,
+            # the implicit barriers of the doacross loop, scope and the cancelled loop, and
+            # (more than one thread) those of the two parallel regions
+            itask + ";!$omp implicit barrier": {l: 3 + 2 * (threads > 1) for l in range(threads)},
+        }
+        for path, v in want.items():
+            expect(paths.get(path) == v, "%d threads: %s: visits per thread %r, expected %r"
+                   % (threads, path, paths.get(path), v))
+        work = sum(paths.get(itask + ";!$omp for;work", {}).values())
+        expect(15 <= work <= 15 + 16, "%d threads: work in the loops %d" % (threads, work))
+
+
+TEAMS_ENTRIES = 2
+
+
 def case_gomp_exits():
     # g++ on GNU libgomp: exceptions caught inside parallel regions, and exit() in a worker
     # inside a parallel region: the profile consistent, the trace balanced per location
