@@ -12,11 +12,16 @@ one descriptor per emitted body of an included function (a clone or split part i
 of its own) and none for anything else, so the test cannot pass with a plugin that
 instruments nothing.
 
+--openmp SRC (C, compiled with -fopenmp): the same, and the OpenMP construct markers
+(gcc_plugin/omp_constructs.cc) change nothing but themselves: the objects call the same
+GOMP_* entry points, the instrumented one the markers too; compiled without -fopenmp, the
+plugin inserts no marker.
+
 --inline before --expect-difference is the negative control: with the hooks in place before
 inlining, GCC inlines less, and the test then requires that the comparison finds it.
 
 usage: out_of_line.py --gcc GCC --gxx GXX [--gfortran GFORTRAN] --plugin instr.so --work DIR
-                      [--inline after|before] [--expect-difference] SRC...
+                      [--inline after|before] [--expect-difference] [--openmp SRC]... SRC...
 """
 import argparse
 import os
@@ -46,6 +51,32 @@ def functions(obj):
         if len(f) == 3 and f[1] in FUNCTION_TYPES and not is_cold_part(f[2]):
             names.add(f[2])
     return names
+
+
+def undefined(obj):
+    return {f.split()[-1] for f in run(["nm", "--undefined-only", obj]).stdout.splitlines()
+            if f.strip()}
+
+
+MARKERS = {"__instr_gomp_construct_begin", "__instr_gomp_construct_end"}
+
+
+def check_openmp(args, src, opt, plain, instr):
+    """The markers are the only calls the plugin adds to an OpenMP program's constructs, and
+    none without -fopenmp."""
+    problems = []
+    a, b = undefined(plain), undefined(instr)
+    gomp = lambda names: {n for n in names if n.startswith("GOMP_")}  # noqa: E731
+    if gomp(a) != gomp(b):
+        problems.append("GOMP_* calls differ: only with the plugin %s, only without %s"
+                        % (shortlist(gomp(b) - gomp(a)), shortlist(gomp(a) - gomp(b))))
+    if not MARKERS <= b:
+        problems.append("no construct markers with -fopenmp: %s" % shortlist(b - a))
+    serial = instr.replace(".instr.o", ".serial.o")
+    run([args.gcc, opt, "-c", src, "-o", serial, "-fplugin=" + args.plugin], cwd=args.work)
+    if MARKERS & undefined(serial):
+        problems.append("construct markers without -fopenmp")
+    return problems
 
 
 def shortlist(names, n=6):
@@ -95,13 +126,15 @@ def main():
     ap.add_argument("--work", required=True)
     ap.add_argument("--inline", default="after")
     ap.add_argument("--expect-difference", action="store_true")
+    ap.add_argument("--openmp", action="append", default=[], help="compiled with -fopenmp")
     ap.add_argument("sources", nargs="+")
     args = ap.parse_args()
     shutil.rmtree(args.work, ignore_errors=True)
     os.makedirs(args.work)
 
     differences, problems = [], []
-    for src in args.sources:
+    for src in args.openmp + args.sources:
+        flags = ["-fopenmp"] if src in args.openmp else []
         cc = args.gxx if src.endswith((".cpp", ".cc")) else args.gcc
         if src.endswith(".f90"):
             if not args.gfortran:
@@ -113,12 +146,15 @@ def main():
             instr = os.path.join(args.work, "%s%s.instr.o" % (base, opt))
             report = os.path.join(args.work, "%s%s.tsv" % (base, opt))
             # in the work directory: gfortran writes its .mod files there
-            run([cc, opt, "-c", src, "-o", plain], cwd=args.work)
-            run([cc, opt, "-c", src, "-o", instr, "-fplugin=" + args.plugin,
+            run([cc, opt, "-c", src, "-o", plain] + flags, cwd=args.work)
+            run([cc, opt, "-c", src, "-o", instr, "-fplugin=" + args.plugin] + flags + [
                  "-fplugin-arg-instr-inline=" + args.inline,
                  "-fplugin-arg-instr-report=" + report], cwd=args.work)
             a, b = functions(plain), functions(instr)
             what = "%s %s" % (os.path.basename(src), opt)
+            if flags:
+                problems += ["%s: %s" % (what, x) for x in check_openmp(args, src, opt, plain,
+                                                                       instr)]
             if a != b:
                 differences.append("%s: out of line only with the plugin: %s; only without: %s"
                                    % (what, shortlist(b - a), shortlist(a - b)))

@@ -785,7 +785,8 @@ def case_gomp_fortran():
     # gfortran -fopenmp on GNU libgomp: !$omp constructs of Fortran as those of C
     wd, exe = build("fortran.f90", ["gfortran", "-fopenmp"], "fortran", debug=("-O1",))
     rc, out, err, exp = run(wd, exe)
-    expect(rc == 0 and out.split() == ["190", str(THREADS)], "rc %d, output %r" % (rc, out))
+    expect(rc == 0 and out.split() == ["190", str(THREADS), "190", "1"],
+           "rc %d, output %r" % (rc, out))
     prof = P.load(exp)
     problems = P.check_consistency(prof)
     expect(not problems, "profile inconsistent: %s" % problems[:5])
@@ -793,11 +794,17 @@ def case_gomp_fortran():
     at = lambda c: lambda s: s.startswith(c + " @fortran.f90:")  # noqa: E731
     expect(by_location(prof, at("!$omp parallel")) == {l: 1 if l == 0 else 0
                                                        for l in range(THREADS)}, "parallel")
-    for c in ("!$omp implicit task", "!$omp for", "!$omp critical", "!$omp critical (wait)",
+    for c in ("!$omp implicit task", "!$omp critical", "!$omp critical (wait)",
               "!$omp barrier"):
         every_thread(prof, at(c), 1, c)
-    # the loop's and the parallel region's implicit barriers
-    every_thread(prof, at("!$omp implicit barrier"), 2, "implicit barriers")
+    # the dynamic loop (GOMP_loop_*) and the static one (marked by the GCC plugin)
+    every_thread(prof, at("!$omp for"), 2, "loops")
+    # the loops' and the parallel region's implicit barriers
+    every_thread(prof, at("!$omp implicit barrier"), 3, "implicit barriers")
+    master = by_location(prof, at("!$omp masked"))
+    expect(master == {0: 1}, "master visits per thread %r" % master)
+    expect("!$omp for @fortran.f90:18" in P.visits_by_region(prof),
+           "no static loop at fortran.f90:18: %r" % sorted(P.visits_by_region(prof)))
 
 
 def case_serial():
