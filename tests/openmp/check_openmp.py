@@ -481,6 +481,18 @@ def case_gcc_libomp():
     rc, out, err, exp = run(wd, exe)
     expect(rc == 0 and out == OUTPUT, "rc %d, output %r" % (rc, out))
     check_common(P.load(exp), markers(), gcc=True)
+    check_markers_idle(P.load(exp))
+
+
+def check_markers_idle(prof):
+    """On libomp the GCC plugin's construct markers record nothing (runtime/gomp/constructs.c):
+    libomp's OMPT records the program's constructs, none twice, and those gcc computes inline
+    not at all (docs/openmp.md)."""
+    names = [r["name"] for r in prof["regions"]]
+    extra = [n for n in names if n.startswith(("!$omp for", "!$omp masked",
+                                               "!$omp implicit barrier @constructs.c:%d"
+                                               % markers()["for"]))]
+    expect(not extra, "constructs recorded by the markers on libomp: %r" % extra)
 
 
 def case_gcc_preload():
@@ -493,6 +505,7 @@ def case_gcc_preload():
     expect(rc == 0 and out == OUTPUT, "rc %d, output %r" % (rc, out))
     expect(not any(l.startswith("instr: OpenMP:") for l in err), "OpenMP notice: %r" % err)
     check_common(P.load(exp), markers(), gcc=True)
+    check_markers_idle(P.load(exp))
 
 
 def case_libgomp():
