@@ -763,6 +763,19 @@ def case_gomp_entries():
                    % (threads, path, paths.get(path), v))
         work = sum(paths.get(itask + ";!$omp for;work", {}).values())
         expect(15 <= work <= 15 + 16, "%d threads: work in the loops %d" % (threads, work))
+    if os.environ.get("OTF2_PRINT"):
+        # the trace of the same run: read by otf2-print -A -Werror, balanced per location,
+        # its Enter counts the profile's visits
+        exp = os.path.join(wd, "exp-trace")
+        rc, out, err, _ = run(wd, exe, {"INSTR_EXPERIMENT_DIRECTORY": exp,
+                                         "OMP_CANCELLATION": "true", "INSTR_ENABLE_TRACING": "1"})
+        expect(rc == 0, "traced run: rc %d" % rc)
+        tr = T.load(exp)
+        problems = tr.problems()
+        expect(not problems, "trace problems: %s" % problems[:5])
+        enters, visits = tr.enters_by_region(), P.visits_by_region(P.load(exp))
+        expect(enters == visits, "trace enters %r, profile visits %r"
+               % (sorted(enters.items()), sorted(visits.items())))
 
 
 TEAMS_ENTRIES = 2
