@@ -682,6 +682,19 @@ def gomp_compare(prog):
                 # runtimes number workers' locations in the order they start
                 a, b = (a.get(0), sorted(a.values())), (b.get(0), sorted(b.values()))
             expect(a == b, "%s at %d threads: %s: clang %r, gcc %r" % (prog, threads, k, a, b))
+    if prog == "static" and os.environ.get("OTF2_PRINT"):
+        # gcc's trace with the markers' regions: read by otf2-print -A -Werror, balanced per
+        # location, its Enter counts the profile's visits
+        exp = os.path.join(wd, "exp-gcc-trace")
+        rc, out, err, _ = run(wd, gcc_exe, dict(env, INSTR_EXPERIMENT_DIRECTORY=exp,
+                                                INSTR_ENABLE_TRACING="1"))
+        expect(rc == 0, "traced run: rc %d" % rc)
+        tr = T.load(exp)
+        problems = tr.problems()
+        expect(not problems, "trace problems: %s" % problems[:5])
+        enters, visits = tr.enters_by_region(), P.visits_by_region(P.load(exp))
+        expect(enters == visits, "trace enters %r, profile visits %r"
+               % (sorted(enters.items()), sorted(visits.items())))
 
 
 def case_gomp_constructs():
