@@ -323,7 +323,30 @@ static void write_json(FILE *f, const instr_run *run, const instr_mtree *t)
     report_free(&r);
 }
 
+static void count_block(const instr_mem_block *b, void *arg)
+{
+    (void)b;
+    (*(uint64_t *)arg)++;
+}
+
+static void totals(instr_profile_mem_totals *out)
+{
+    memset(out, 0, sizeof *out);
+    for (const instr_mem_thread *th = instr_mem_threads(); th; th = th->next) {
+        out->allocs += th->total.allocs;
+        out->frees += th->total.frees;
+        out->bytes_allocated += th->total.bytes_allocated;
+        out->bytes_freed += th->total.bytes_freed;
+    }
+    instr_mem_totals g;
+    instr_mem_get_totals(&g);
+    out->high_water = g.high_water;
+    out->live_bytes = g.live;
+    instr_mem_each_block(count_block, &out->live_blocks);
+}
+
 const instr_profile_memory instr_mem_profile_writers = {
     .text = write_text,
     .json = write_json,
+    .totals = totals,
 };

@@ -142,9 +142,13 @@ int instr_mtree_build(instr_mtree *t, const instr_run *run, int slot);
  * runtime/interpose/memory_report.c, docs/memory.md), set by the recorder before the first
  * event; NULL: the program's memory was not recorded. json writes top-level members, each
  * after ",\n". */
+typedef struct instr_profile_mem_totals {
+    uint64_t allocs, frees, bytes_allocated, bytes_freed, high_water, live_bytes, live_blocks;
+} instr_profile_mem_totals;
 typedef struct instr_profile_memory {
     void (*text)(FILE *f, const instr_run *run, const instr_mtree *t);
     void (*json)(FILE *f, const instr_run *run, const instr_mtree *t);
+    void (*totals)(instr_profile_mem_totals *out); /* the process's, for an MPI job's sums */
 } instr_profile_memory;
 void instr_profile_set_memory(const instr_profile_memory *m);
 const instr_profile_memory *instr_profile_memory_of(void);

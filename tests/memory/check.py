@@ -177,7 +177,8 @@ def case_asan():
 
 
 def case_mpi():
-    """A job of 4 ranks: each rank's allocations are its own, the job's profile sums them."""
+    """A job of 4 ranks: each rank's own profile has its call paths' exact counts; the job's
+    sums the ranks' totals and names the rank with the highest high-water mark."""
     wd = workdir("build_mpi")
     exe = os.path.join(wd, "mpi_alloc")
     sh([A.wrapper, A.mpicc, "-O1", os.path.join(A.src, "mpi_alloc.c"), "-o", exe], wd)
@@ -187,14 +188,33 @@ def case_mpi():
                        cwd=rd, env=clean_env(e), capture_output=True, text=True, timeout=240)
     expect(p.returncode == 0, "mpirun: %d %s" % (p.returncode, p.stderr[-3000:]))
     exp = os.path.join(rd, "exp")
-    prof = load(exp)
-    mem = prof.get("memory")
-    expect(mem is not None, "the job's profile.json has no memory section")
-    # Rank r allocates (r + 1) blocks of 1000 bytes in rank_work and keeps one of them.
-    got = by_function(prof).get("rank_work")
-    expect(got == (10, 6, 10000, 6000), "job: rank_work %r" % (got,))
-    expect(mem["largest_rank"]["rank"] == 3 and mem["largest_rank"]["bytes_allocated"] >= 4000,
-           "job: largest rank %r" % (mem.get("largest_rank"),))
+    ranks = []
+    for r in range(4):
+        prof = load(os.path.join(exp, "rank-%d" % r))
+        # Rank r allocates r + 1 blocks of 1000 bytes in rank_work and keeps one of them.
+        got = by_function(prof).get("rank_work")
+        expect(got == (r + 1, r, (r + 1) * 1000, r * 1000), "rank %d: rank_work %r" % (r, got))
+        ps = paths(prof)
+        leaks = {ps[l["node"]]: (l["bytes"], l["blocks"]) for l in prof["memory"]["leaks"]
+                 if l["node"] is not None}
+        expect(leaks.get(("main", "rank_work")) == (1000, 1), "rank %d: leaks %r" % (r, leaks))
+        ranks.append(prof["memory"])
+    job = load(exp).get("memory")
+    expect(job is not None, "the job's profile.json has no memory section")
+    for k in ("allocations", "frees", "bytes_allocated", "bytes_freed", "live_bytes",
+              "live_blocks"):
+        expect(job[k] == sum(m[k] for m in ranks),
+               "job: %s %r, ranks %r" % (k, job[k], [m[k] for m in ranks]))
+    top = max(range(4), key=lambda r: (ranks[r]["high_water_bytes"], -r))
+    expect(job["largest_rank"]["rank"] == top and
+           job["largest_rank"]["high_water_bytes"] == ranks[top]["high_water_bytes"],
+           "job: largest rank %r, ranks' high-water %r" %
+           (job["largest_rank"], [m["high_water_bytes"] for m in ranks]))
+    expect(len(job["ranks"]) == 4, "job: ranks %r" % job["ranks"])
+    with open(os.path.join(exp, "profile.txt")) as f:
+        text = f.read()
+    expect("\nMemory (INSTR_MEMORY=1" in text and "largest rank    %d:" % top in text,
+           "job's profile.txt: no memory section:\n" + text)
 
 
 def main():
