@@ -169,30 +169,32 @@ static void live_add(instr_mem_thread *th, uint64_t size)
         ;
 }
 
-/* Records block b; 0, or -1 when the table has no room (the block stays unrecorded). */
+/* Records block b; 0, or -1 when the table has no room (the block stays unrecorded). One
+ * probe: the address's entry, or the first empty one. */
 static int insert(const instr_mem_block *b)
 {
     uint64_t h = hash(b->addr);
     shard *s = shard_of(h);
     lock(s);
-    int64_t i = find(s, b->addr, h);
-    if (i >= 0) {
-        /* Still recorded at an address the C library handed out again: its release was not
-         * recorded (a signal handler's call while this thread was inside the runtime). */
-        instr_mem_block old = s->b[i];
-        s->b[i] = *b;
-        unlock(s);
-        live_sub(old.owner, old.size);
-        __atomic_fetch_add(&g_stale, 1, __ATOMIC_RELAXED);
-        return 0;
-    }
     if (room(s) != 0) {
         unlock(s);
         return -1;
     }
-    place(s->b, s->cap, b);
-    s->n++;
+    uint32_t mask = s->cap - 1, i = (uint32_t)h & mask;
+    while (s->b[i].addr && s->b[i].addr != b->addr)
+        i = (i + 1) & mask;
+    instr_mem_block old = s->b[i];
+    s->b[i] = *b;
+    if (!old.addr) {
+        s->n++;
+        unlock(s);
+        return 0;
+    }
     unlock(s);
+    /* Still recorded at an address the C library handed out again: its release was not
+     * recorded (a signal handler's call while this thread was inside the runtime). */
+    live_sub(old.owner, old.size);
+    __atomic_fetch_add(&g_stale, 1, __ATOMIC_RELAXED);
     return 0;
 }
 
