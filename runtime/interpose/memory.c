@@ -15,19 +15,23 @@
  * the C library's function, called directly by its __libc_ name: no dlsym, so nothing to
  * resolve early and no bootstrap through calloc.
  *
- * Reentrancy: the recorder works inside the event core's guard (instr_core_guard_begin); a
- * call that finds the guard taken comes from the runtime's own work on that thread or from a
- * signal handler that interrupted it (or the recorder): it goes straight to the C library,
- * unrecorded, and is counted. So are calls while a cursor slow path or a substrate plugin has
- * the cursor, and calls before measurement starts or after it ends: the runtime's own
- * allocations are never recorded and never recurse into the recorder. */
+ * Reentrancy: the runtime's own calls go straight to the C library, unrecorded: calls from
+ * the runtime's own code (by return address), calls while the thread holds the registry lock
+ * (naming a region reads ELF files and debug information), while a cursor slow path or a
+ * substrate plugin has the cursor, while a substrate works on the generic path, and before
+ * measurement starts or after it ends. The recorder works inside the event core's guard
+ * (instr_core_guard_begin); a call that finds it taken comes from the runtime's own work on
+ * that thread or from a signal handler that interrupted it or the recorder (counted). */
 #include "memory.h"
 #include "../core/config.h"
 #include "../core/log.h"
+#include "../core/registry.h"
 #include "../profile/profile.h"
 
 #include <dlfcn.h>
+#include <elf.h>
 #include <errno.h>
+#include <link.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -286,10 +290,27 @@ typedef struct rec {
 
 static void dropped(void) { __atomic_fetch_add(&g_dropped, 1, __ATOMIC_RELAXED); }
 
-/* Whether this call is recorded: inside the core's guard (end with rec_end) with the thread
- * and its call path in *r; 0: the call goes to the C library unrecorded. */
-static int rec_begin(rec *r)
+/* The runtime's own code: the executable segments of libinstr-rt and libinstr-rt-mpi. A
+ * call from there is the runtime's own allocation, whatever the thread is doing. */
+#define OWN_MAX 4
+static uintptr_t own_lo[OWN_MAX], own_hi[OWN_MAX];
+static unsigned own_n;
+
+static int own_caller(uintptr_t ra)
 {
+    for (unsigned i = 0; i < own_n; i++)
+        if (ra - own_lo[i] < own_hi[i] - own_lo[i])
+            return 1;
+    return 0;
+}
+
+/* Whether this call (from return address ra) is recorded: inside the core's guard (end with
+ * rec_end) with the thread and its call path in *r; 0: the call goes to the C library
+ * unrecorded. */
+static int rec_begin(rec *r, uintptr_t ra)
+{
+    if (own_caller(ra))
+        return 0; /* the runtime's own */
     int st = instr_state_get();
     if (st != INSTR_STATE_RUNNING && st != INSTR_STATE_PAUSED)
         return 0; /* before measurement starts or after it ends: the runtime's own time */
@@ -304,6 +325,8 @@ static int rec_begin(rec *r)
         return 0;
     }
     r->node = NULL;
+    if (instr_registry_held)
+        goto runtime; /* a region is being named: the runtime's own allocations */
     instr_location *loc = instr_tls_loc;
     if (loc) {
         if (loc->busy)
@@ -368,42 +391,44 @@ static void count_free(rec *r, const instr_mem_block *b)
     live_sub(b->owner, b->size);
 }
 
-static void record_alloc(void *p, uint64_t size)
+static void record_alloc(void *p, uint64_t size, uintptr_t ra)
 {
     rec r;
-    if (!p || !rec_begin(&r))
+    if (!p || !rec_begin(&r, ra))
         return;
     count_alloc(&r, (uintptr_t)p, size);
     rec_end();
 }
 
-static __attribute__((noinline)) void *rec_malloc(size_t n)
+#define RA() ((uintptr_t)__builtin_return_address(0))
+
+static __attribute__((noinline)) void *rec_malloc(size_t n, uintptr_t ra)
 {
     void *p = __libc_malloc(n);
-    record_alloc(p, n);
+    record_alloc(p, n, ra);
     return p;
 }
 
-static __attribute__((noinline)) void *rec_calloc(size_t n, size_t size)
+static __attribute__((noinline)) void *rec_calloc(size_t n, size_t size, uintptr_t ra)
 {
     void *p = __libc_calloc(n, size);
-    record_alloc(p, (uint64_t)n * size);
+    record_alloc(p, (uint64_t)n * size, ra);
     return p;
 }
 
-static __attribute__((noinline)) void *rec_memalign(size_t align, size_t n)
+static __attribute__((noinline)) void *rec_memalign(size_t align, size_t n, uintptr_t ra)
 {
     void *p = __libc_memalign(align, n);
-    record_alloc(p, n);
+    record_alloc(p, n, ra);
     return p;
 }
 
 /* The record is taken out before the C library gets the block back: from then on another
  * thread may get the same address. */
-static __attribute__((noinline)) void rec_free(void *p)
+static __attribute__((noinline)) void rec_free(void *p, uintptr_t ra)
 {
     rec r;
-    if (rec_begin(&r)) {
+    if (rec_begin(&r, ra)) {
         instr_mem_block b;
         if (take((uintptr_t)p, &b))
             count_free(&r, &b);
@@ -412,10 +437,10 @@ static __attribute__((noinline)) void rec_free(void *p)
     __libc_free(p);
 }
 
-static __attribute__((noinline)) void *rec_realloc(void *p, size_t n)
+static __attribute__((noinline)) void *rec_realloc(void *p, size_t n, uintptr_t ra)
 {
     rec r;
-    if (!rec_begin(&r))
+    if (!rec_begin(&r, ra))
         return __libc_realloc(p, n);
     instr_mem_block old;
     int had = p && take((uintptr_t)p, &old);
@@ -440,21 +465,21 @@ EXPORT void *malloc(size_t n)
 {
     if (__builtin_expect(!on, 1))
         return __libc_malloc(n);
-    return rec_malloc(n);
+    return rec_malloc(n, RA());
 }
 
 EXPORT void *calloc(size_t n, size_t size)
 {
     if (__builtin_expect(!on, 1))
         return __libc_calloc(n, size);
-    return rec_calloc(n, size);
+    return rec_calloc(n, size, RA());
 }
 
 EXPORT void *realloc(void *p, size_t n)
 {
     if (__builtin_expect(!on, 1))
         return __libc_realloc(p, n);
-    return rec_realloc(p, n);
+    return rec_realloc(p, n, RA());
 }
 
 EXPORT void free(void *p)
@@ -463,7 +488,7 @@ EXPORT void free(void *p)
         __libc_free(p);
         return;
     }
-    rec_free(p);
+    rec_free(p, RA());
 }
 
 EXPORT void *reallocarray(void *p, size_t n, size_t size)
@@ -473,19 +498,23 @@ EXPORT void *reallocarray(void *p, size_t n, size_t size)
         errno = ENOMEM;
         return NULL;
     }
-    return realloc(p, bytes);
+    if (__builtin_expect(!on, 1))
+        return __libc_realloc(p, bytes);
+    return rec_realloc(p, bytes, RA());
 }
 
 EXPORT void *memalign(size_t align, size_t n)
 {
     if (__builtin_expect(!on, 1))
         return __libc_memalign(align, n);
-    return rec_memalign(align, n);
+    return rec_memalign(align, n, RA());
 }
 
 EXPORT void *aligned_alloc(size_t align, size_t n)
 {
-    return memalign(align, n);
+    if (__builtin_expect(!on, 1))
+        return __libc_memalign(align, n);
+    return rec_memalign(align, n, RA());
 }
 
 EXPORT int posix_memalign(void **out, size_t align, size_t n)
@@ -493,7 +522,8 @@ EXPORT int posix_memalign(void **out, size_t align, size_t n)
     if (align % sizeof(void *) != 0 || (align & (align - 1)) != 0 || align == 0)
         return EINVAL;
     int e = errno;
-    void *p = memalign(align, n);
+    void *p = __builtin_expect(!on, 1) ? __libc_memalign(align, n)
+                                       : rec_memalign(align, n, RA());
     if (!p)
         return ENOMEM;
     errno = e;
@@ -505,7 +535,7 @@ EXPORT void *valloc(size_t n)
 {
     void *p = __libc_valloc(n);
     if (__builtin_expect(on, 0))
-        record_alloc(p, n);
+        record_alloc(p, n, RA());
     return p;
 }
 
@@ -513,7 +543,7 @@ EXPORT void *pvalloc(size_t n)
 {
     void *p = __libc_pvalloc(n);
     if (__builtin_expect(on, 0))
-        record_alloc(p, n);
+        record_alloc(p, n, RA());
     return p;
 }
 
@@ -578,6 +608,23 @@ static void fork_after(void)
 
 extern const instr_profile_memory instr_mem_profile_writers; /* memory_report.c */
 
+/* The executable segments of this library (its load address in *data) and of
+ * libinstr-rt-mpi. */
+static int own_segments(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    int mine = info->dlpi_addr == (uintptr_t)data ||
+               (info->dlpi_name && strstr(info->dlpi_name, "libinstr-rt-mpi"));
+    for (int i = 0; mine && i < info->dlpi_phnum && own_n < OWN_MAX; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
+            own_lo[own_n] = info->dlpi_addr + ph->p_vaddr;
+            own_hi[own_n++] = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
+        }
+    }
+    return 0;
+}
+
 /* At load time, before the program's main: whether recording is on. Where another malloc
  * comes first in the lookup order (AddressSanitizer's, another allocator's), the program's
  * calls never reach this library: recording is off, and said so. */
@@ -602,6 +649,8 @@ __attribute__((constructor)) static void start(void)
                    "(docs/memory.md)", why, who);
         return;
     }
+    if (found)
+        dl_iterate_phdr(own_segments, self.dli_fbase);
     pthread_atfork(fork_prepare, fork_after, fork_after);
     instr_profile_set_memory(&instr_mem_profile_writers);
     __atomic_store_n(&on, 1, __ATOMIC_RELEASE);

@@ -8,6 +8,7 @@ check.py CASE --wrapper bin/instr --src DIR --work DIR [--exe PROG] [--mpirun M 
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -151,6 +152,37 @@ def case_cxx():
         leaks = {ps[l["node"]]: (l["bytes"], l["blocks"]) for l in prof["memory"]["leaks"]
                  if l["node"] is not None}
         expect(leaks.get(("main", "cxx_leak()")) == (300, 1), "%s: leaks %r" % (name, leaks))
+
+
+OMP_COUNTS = {
+    "omp_worker": (10, 10, 1000, 1000),
+    "omp_give": (4, 0, 256, 0),
+    "omp_collect": (0, 4, 0, 256),
+}
+
+
+def case_omp():
+    """OpenMP threads, on libgomp (gcc: the GOMP_* wrappers) and LLVM's libomp (clang-19:
+    OMPT): each thread's allocations on its own call paths, merged."""
+    for cc in ("gcc", "clang-19"):
+        if not shutil.which(cc):
+            continue
+        name = "omp_" + cc
+        exe = build("alloc_omp.c", "hooks", cc, name, ["-fopenmp"])
+        exp, _ = run_recorded(exe, name)
+        prof = load(exp)
+        check_counts(prof, OMP_COUNTS, name)
+        ps = paths(prof)
+        workers = [c for c in prof["memory"]["call_paths"]
+                   if c["node"] is not None and ps[c["node"]][-1] == "omp_worker"]
+        locs = {l["location"] for c in workers for l in prof["tree"][c["node"]]["locations"]}
+        expect(len(locs) == 4, "%s: omp_worker on locations %r" % (name, locs))
+        # The threads' own figures: thread t allocated t + 1 blocks of 100 at once in
+        # omp_worker and one block of 64 in omp_give (released by the master).
+        his = sorted(t["high_water_bytes"] for t in prof["memory"]["threads"]
+                     if t["location"] != 0)
+        expect(len(his) >= 3 and all(h >= 164 for h in his), "%s: threads %r" %
+               (name, prof["memory"]["threads"]))
 
 
 def case_off():
