@@ -44,6 +44,9 @@ const instr_config_var instr_config_vars[] = {
                          "an MPI job with more ranks writes its profile.json, .cubex, .html "
                          "from the job database's summary over ranks (1 to 2147483647)"},
     /* read by other parts of instr */
+    {"INSTR_MEMORY", "boolean", "0", "runtime",
+     "record the program's malloc family and C++ new/delete per call path, with the blocks "
+     "still live at the end (docs/memory.md)"},
     {"INSTR_CRITICAL_PATH", "boolean", "0", "runtime",
      "compute the critical path of an MPI job or an OpenMP program while it runs: "
      "critical-path.json (docs/critical-path.md)"},

@@ -15,9 +15,25 @@ static instr_region_info *chunks[MAX_CHUNKS];
 static uint32_t count; /* published with release after the entry is complete */
 void (*instr_registry_on_add)(uint32_t handle);
 
-void instr_registry_lock(void) { pthread_mutex_lock(&lock); }
-void instr_registry_unlock(void) { pthread_mutex_unlock(&lock); }
-int instr_registry_trylock(void) { return pthread_mutex_trylock(&lock) == 0; }
+_Thread_local int instr_registry_held __attribute__((tls_model("initial-exec")));
+
+void instr_registry_lock(void)
+{
+    pthread_mutex_lock(&lock);
+    instr_registry_held++;
+}
+void instr_registry_unlock(void)
+{
+    instr_registry_held--;
+    pthread_mutex_unlock(&lock);
+}
+int instr_registry_trylock(void)
+{
+    if (pthread_mutex_trylock(&lock) != 0)
+        return 0;
+    instr_registry_held++;
+    return 1;
+}
 
 static const char *copy(const char *s)
 {

@@ -28,6 +28,10 @@ typedef struct instr_region_info {
     int source;
 } instr_region_info;
 
+/* 1 while the calling thread holds the registry lock: the runtime at work on it (naming a
+ * region reads ELF files and debug information), whose allocations memory recording leaves
+ * out (runtime/interpose/memory.c). */
+extern _Thread_local int instr_registry_held __attribute__((tls_model("initial-exec")));
 void instr_registry_lock(void);
 void instr_registry_unlock(void);
 /* 1 when the lock was free and is now held (callers that may hold other locks: throttling). */

@@ -11,6 +11,8 @@
  *   N <parent node or -1> <region> <location> <visits> <incl> <excl> <min incl> <max incl>
  *     <min excl> <max excl> <bytes sent> <bytes received> <sends> <receives> <collectives>
  *   M and V lines: metric definitions and a node's metric values (merged_metrics.h)
+ *   Y <allocations> <frees> <bytes allocated> <bytes freed> <high-water bytes> <live bytes>
+ *     <live blocks>: the process's memory recording (INSTR_MEMORY=1), when on
  * N lines of one location come in pre-order (a parent before its children); node numbers
  * are the order of the N lines; times in ns.
  *

@@ -124,6 +124,17 @@ static int add_line(instr_job *j, int rank, char *line, vec32 *regs, vec32 *locs
         j->last_node = id;
         return 0;
     }
+    case 'Y': {
+        instr_profile_mem_totals m;
+        jgroup *g = instr_job_group(j, rank);
+        if (!g || sscanf(line, "Y %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64
+                               " %" SCNu64 " %" SCNu64, &m.allocs, &m.frees, &m.bytes_allocated,
+                         &m.bytes_freed, &m.high_water, &m.live_bytes, &m.live_blocks) != 7)
+            return -1;
+        g->mem = m;
+        g->has_memory = 1;
+        return 0;
+    }
     case 'M':
         return instr_job_metrics_def(&j->metrics, line);
     case 'V': {

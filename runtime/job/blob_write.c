@@ -64,6 +64,14 @@ char *instr_job_blob(const instr_run *run, size_t *len, int with_tree)
             run->unmatched_exits, run->closed_at_end, instr_clock_name(), instr_clock_hz());
     instr_job_clean_field(f, host);
     fputc('\n', f);
+    const instr_profile_memory *mem = instr_profile_memory_of();
+    if (mem) {
+        instr_profile_mem_totals m;
+        mem->totals(&m);
+        fprintf(f, "Y %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64
+                   " %" PRIu64 "\n", m.allocs, m.frees, m.bytes_allocated, m.bytes_freed,
+                m.high_water, m.live_bytes, m.live_blocks);
+    }
     instr_job_blob_metric_defs(f);
     for (uint32_t i = 0; i < run->nlocations; i++) {
         const instr_location *l = run->locations[i];

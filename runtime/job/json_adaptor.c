@@ -130,6 +130,11 @@ static void flat(const void *ctx, uint32_t r, instr_json_stats *out)
     }
 }
 
+static void tail(FILE *f, const void *ctx)
+{
+    instr_job_memory_json(f, ((const job_src *)ctx)->j);
+}
+
 void instr_job_json(FILE *f, const instr_job *j, const char *dir, int nranks)
 {
     job_src js = {j, nranks};
@@ -137,6 +142,7 @@ void instr_job_json(FILE *f, const instr_job *j, const char *dir, int nranks)
         .ctx = &js, .dir = dir, .run_head = run_head, .run_tail = run_tail, .places = places,
         .nmetrics = j->metrics.n, .metric = metric, .nregions = j->nregions, .region = region,
         .nnodes = j->n, .node = node, .node_location = node_location, .flat = flat,
+        .tail = tail,
     };
     instr_json_write(f, &src);
 }

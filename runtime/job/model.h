@@ -51,6 +51,8 @@ typedef struct jlocation {
 typedef struct jgroup {
     int rank, pid, present;
     char host[64];
+    int has_memory;               /* the rank recorded its memory (INSTR_MEMORY=1) */
+    instr_profile_mem_totals mem;
 } jgroup;
 
 struct instr_job {

@@ -161,6 +161,14 @@ static void flat(const void *ctx, uint32_t h, instr_json_stats *out)
                               0, 0, 0, 0, {0}, NULL};
 }
 
+static void tail(FILE *f, const void *ctx)
+{
+    const process_src *p = ctx;
+    const instr_profile_memory *m = instr_profile_memory_of();
+    if (m)
+        m->json(f, p->run, p->t);
+}
+
 int instr_profile_write_json(FILE *f, const instr_run *run, const instr_mtree *t)
 {
     process_src p = {run, t, {0}};
@@ -168,7 +176,7 @@ int instr_profile_write_json(FILE *f, const instr_run *run, const instr_mtree *t
         .ctx = &p, .dir = run->dir, .run_head = run_head, .run_tail = run_tail,
         .places = places, .nmetrics = t->nm, .metric = metric, .nregions = t->nregions,
         .region = region, .nnodes = t->n, .node = node, .node_location = node_location,
-        .flat = flat,
+        .flat = flat, .tail = tail,
     };
     return instr_json_write(f, &src);
 }
@@ -186,4 +194,17 @@ void instr_profile_messages_of(const instr_pnode *n, instr_msg_counts *to)
     instr_profile_messages_fn fn = __atomic_load_n(&messages_fn, __ATOMIC_ACQUIRE);
     if (fn)
         fn(n, to);
+}
+
+/* Memory recording's writers (profile.h); set once, before the first event. */
+static const instr_profile_memory *memory_writers;
+
+void instr_profile_set_memory(const instr_profile_memory *m)
+{
+    __atomic_store_n(&memory_writers, m, __ATOMIC_RELEASE);
+}
+
+const instr_profile_memory *instr_profile_memory_of(void)
+{
+    return __atomic_load_n(&memory_writers, __ATOMIC_ACQUIRE);
 }

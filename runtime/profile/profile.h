@@ -138,6 +138,21 @@ typedef struct instr_mtree {
 
 int instr_mtree_build(instr_mtree *t, const instr_run *run, int slot);
 
+/* Memory recording's sections of profile.txt and profile.json (INSTR_MEMORY,
+ * runtime/interpose/memory_report.c, docs/memory.md), set by the recorder before the first
+ * event; NULL: the program's memory was not recorded. json writes top-level members, each
+ * after ",\n". */
+typedef struct instr_profile_mem_totals {
+    uint64_t allocs, frees, bytes_allocated, bytes_freed, high_water, live_bytes, live_blocks;
+} instr_profile_mem_totals;
+typedef struct instr_profile_memory {
+    void (*text)(FILE *f, const instr_run *run, const instr_mtree *t);
+    void (*json)(FILE *f, const instr_run *run, const instr_mtree *t);
+    void (*totals)(instr_profile_mem_totals *out); /* the process's, for an MPI job's sums */
+} instr_profile_memory;
+void instr_profile_set_memory(const instr_profile_memory *m);
+const instr_profile_memory *instr_profile_memory_of(void);
+
 void instr_mtree_free(instr_mtree *t);
 
 /* 1 when metric i (instr_metrics_sync) has profile columns: accumulated ones only. */

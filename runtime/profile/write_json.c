@@ -205,7 +205,7 @@ static void flat(FILE *f, const instr_json_src *src, const instr_msg_counts *rms
         fputc('}', f);
         first = 0;
     }
-    fputs("\n  ]\n", f);
+    fputs("\n  ]", f);
 }
 
 int instr_json_write(FILE *f, const instr_json_src *src)
@@ -220,6 +220,8 @@ int instr_json_write(FILE *f, const instr_json_src *src)
     tree(f, src, rmsgs);
     flat(f, src, rmsgs);
     free(rmsgs);
-    fputs("}\n", f);
+    if (src->tail)
+        src->tail(f, src->ctx);
+    fputs("\n}\n", f);
     return ferror(f) ? -1 : 0;
 }

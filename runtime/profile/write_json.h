@@ -61,6 +61,8 @@ typedef struct instr_json_src {
     /* The flat profile of region id: visits, inclusive (outermost calls), exclusive; its
      * messages are the writer's sum over the region's call paths. */
     void (*flat)(const void *ctx, uint32_t id, instr_json_stats *out);
+    /* More top-level members after "flat", each after ",\n"; NULL: none. */
+    void (*tail)(FILE *f, const void *ctx);
 } instr_json_src;
 
 /* 0, or -1 on an I/O error. */

@@ -246,5 +246,8 @@ int instr_profile_write_text(FILE *f, const instr_run *run, const instr_mtree *t
     call_tree(f, t);
     if (t->nm)
         metric_tree(f, t);
+    const instr_profile_memory *m = instr_profile_memory_of();
+    if (m)
+        m->text(f, run, t);
     return ferror(f) ? -1 : 0;
 }

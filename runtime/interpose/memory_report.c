@@ -1,0 +1,352 @@
+/* memory_report.c — memory recording's sections of profile.txt and profile.json
+ * (docs/memory.md, docs/profile-format.md): the recorder's counts per thread's node summed
+ * over the merged tree's call paths, the threads' and the process's high-water marks, and
+ * the blocks still live at the end by the call path that allocated them. Written after the
+ * end of measurement, when nothing is recorded any more. */
+#include "memory.h"
+#include "../profile/profile.h"
+#include "../core/registry.h"
+#include "../util/text.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define TEXT_TOP_PATHS 25
+#define TEXT_TOP_LEAKS 20
+#define NONE UINT32_MAX
+
+typedef struct leak {
+    uint64_t bytes, blocks;
+} leak;
+
+/* What both sections show, gathered once per writer. */
+typedef struct report {
+    const instr_mtree *t;
+    instr_mem_counts *paths;  /* per merged node */
+    instr_mem_counts outside; /* allocations and releases outside any region */
+    leak *leaks;              /* per merged node */
+    leak leak_outside;        /* blocks allocated outside any region or on a path not in the
+                               * profile */
+    instr_mem_counts total;
+    uint64_t live_blocks;
+    instr_mem_totals g;
+    /* thread nodes to merged nodes, open addressing */
+    const instr_pnode **keys;
+    uint32_t *vals, cap;
+} report;
+
+static uint32_t key_hash(const instr_pnode *n, uint32_t cap)
+{
+    uint64_t h = (uint64_t)((uintptr_t)n >> 4) * 0x9e3779b97f4a7c15ull;
+    return (uint32_t)(h >> 32) & (cap - 1);
+}
+
+static uint32_t merged_of(const report *r, const instr_pnode *n)
+{
+    if (!n || !r->cap)
+        return NONE;
+    for (uint32_t i = key_hash(n, r->cap);; i = (i + 1) & (r->cap - 1)) {
+        if (r->keys[i] == n)
+            return r->vals[i];
+        if (!r->keys[i])
+            return NONE;
+    }
+}
+
+static void add_counts(instr_mem_counts *to, const instr_mem_counts *c)
+{
+    to->allocs += c->allocs;
+    to->frees += c->frees;
+    to->bytes_allocated += c->bytes_allocated;
+    to->bytes_freed += c->bytes_freed;
+}
+
+static void add_block(const instr_mem_block *b, void *arg)
+{
+    report *r = arg;
+    uint32_t m = merged_of(r, b->node);
+    leak *l = m == NONE ? &r->leak_outside : &r->leaks[m];
+    l->bytes += b->size;
+    l->blocks++;
+    r->live_blocks++;
+}
+
+static instr_mem_thread *thread_of(uint32_t location)
+{
+    for (instr_mem_thread *th = instr_mem_threads(); th; th = th->next)
+        if (th->loc && th->loc->id == location)
+            return th;
+    return NULL;
+}
+
+static void report_free(report *r)
+{
+    free(r->paths);
+    free(r->leaks);
+    free(r->keys);
+    free(r->vals);
+}
+
+static int report_build(report *r, const instr_mtree *t)
+{
+    memset(r, 0, sizeof *r);
+    r->t = t;
+    uint32_t nkeys = 0;
+    for (uint32_t i = 0; i < t->n; i++)
+        nkeys += t->nodes[i].nlocs;
+    r->cap = 16;
+    while (r->cap < 2 * (nkeys + 1))
+        r->cap *= 2;
+    r->paths = calloc(t->n + 1, sizeof *r->paths);
+    r->leaks = calloc(t->n + 1, sizeof *r->leaks);
+    r->keys = calloc(r->cap, sizeof *r->keys);
+    r->vals = calloc(r->cap, sizeof *r->vals);
+    if (!r->paths || !r->leaks || !r->keys || !r->vals) {
+        report_free(r);
+        return -1;
+    }
+    for (uint32_t i = 0; i < t->n; i++) {
+        const instr_mnode *mn = &t->nodes[i];
+        for (uint32_t k = 0; k < mn->nlocs; k++) {
+            const instr_pnode *n = mn->locs[k].node;
+            uint32_t h = key_hash(n, r->cap);
+            while (r->keys[h])
+                h = (h + 1) & (r->cap - 1);
+            r->keys[h] = n;
+            r->vals[h] = i;
+            const instr_mem_thread *th = thread_of(mn->locs[k].location);
+            if (th) {
+                instr_mem_counts c = instr_mem_counts_of(th, n);
+                add_counts(&r->paths[i], &c);
+            }
+        }
+    }
+    for (const instr_mem_thread *th = instr_mem_threads(); th; th = th->next) {
+        instr_mem_counts c = instr_mem_counts_of(th, NULL);
+        add_counts(&r->outside, &c);
+        add_counts(&r->total, &th->total);
+    }
+    instr_mem_get_totals(&r->g);
+    instr_mem_each_block(add_block, r);
+    return 0;
+}
+
+/* ---- profile.txt ---- */
+
+/* The call path of merged node i, outermost first: "main > work > fill". */
+static void put_path(FILE *f, const instr_mtree *t, uint32_t i)
+{
+    if (i == NONE) {
+        fputs("(outside any region)\n", f);
+        return;
+    }
+    uint32_t path[64], n = 0, depth = t->nodes[i].depth;
+    for (int32_t k = (int32_t)i; k >= 0 && n < 64; k = t->nodes[k].parent)
+        path[n++] = (uint32_t)k;
+    if (depth + 1 > n)
+        fputs("... > ", f);
+    while (n-- > 0) {
+        const instr_region_info *ri = instr_registry_get(t->nodes[path[n]].region);
+        instr_fputs_escaped(f, ri ? ri->name : "?");
+        fputs(n ? " > " : "\n", f);
+    }
+}
+
+static const report *sort_report;
+
+static int by_allocated(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    const instr_mem_counts *cx = x == NONE ? &sort_report->outside : &sort_report->paths[x];
+    const instr_mem_counts *cy = y == NONE ? &sort_report->outside : &sort_report->paths[y];
+    if (cx->bytes_allocated != cy->bytes_allocated)
+        return cx->bytes_allocated < cy->bytes_allocated ? 1 : -1;
+    return x < y ? -1 : x > y;
+}
+
+static int by_live(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    const leak *lx = x == NONE ? &sort_report->leak_outside : &sort_report->leaks[x];
+    const leak *ly = y == NONE ? &sort_report->leak_outside : &sort_report->leaks[y];
+    if (lx->bytes != ly->bytes)
+        return lx->bytes < ly->bytes ? 1 : -1;
+    return x < y ? -1 : x > y;
+}
+
+static int has_counts(const instr_mem_counts *c) { return c->allocs || c->frees; }
+
+/* The merged nodes (NONE for outside any region) that keep(i) selects, sorted by cmp. */
+static uint32_t *select_sorted(const report *r, int leaks, uint32_t *n_out)
+{
+    const instr_mtree *t = r->t;
+    uint32_t *order = malloc(((size_t)t->n + 1) * sizeof *order), n = 0;
+    if (!order)
+        return NULL;
+    for (uint32_t i = 0; i < t->n; i++)
+        if (leaks ? r->leaks[i].blocks != 0 : has_counts(&r->paths[i]))
+            order[n++] = i;
+    if (leaks ? r->leak_outside.blocks != 0 : has_counts(&r->outside))
+        order[n++] = NONE;
+    sort_report = r;
+    qsort(order, n, sizeof *order, leaks ? by_live : by_allocated);
+    *n_out = n;
+    return order;
+}
+
+static void write_text(FILE *f, const instr_run *run, const instr_mtree *t)
+{
+    (void)run;
+    report r;
+    if (report_build(&r, t) != 0)
+        return;
+    fprintf(f, "\nMemory (INSTR_MEMORY=1: the program's malloc family and C++ new/delete; "
+               "docs/memory.md)\n\n");
+    fprintf(f, "  allocations  %llu (%llu bytes), releases %llu (%llu bytes)\n",
+            (unsigned long long)r.total.allocs, (unsigned long long)r.total.bytes_allocated,
+            (unsigned long long)r.total.frees, (unsigned long long)r.total.bytes_freed);
+    fprintf(f, "  high-water   %llu bytes live (process)\n",
+            (unsigned long long)r.g.high_water);
+    fprintf(f, "  at the end   %llu bytes still live in %llu blocks\n",
+            (unsigned long long)r.g.live, (unsigned long long)r.live_blocks);
+    if (r.g.dropped || r.g.stale)
+        fprintf(f, "  note         %llu calls from signal handlers not recorded, %llu releases "
+                   "not recorded\n",
+                (unsigned long long)r.g.dropped, (unsigned long long)r.g.stale);
+    for (const instr_mem_thread *th = instr_mem_threads(); th; th = th->next) {
+        if (th->loc)
+            fprintf(f, "  thread %-5u", th->loc->id);
+        else
+            fprintf(f, "  thread -    ");
+        fprintf(f, " high-water %llu bytes, %llu allocations, %llu releases (tid %d)\n",
+                (unsigned long long)th->high_water, (unsigned long long)th->total.allocs,
+                (unsigned long long)th->total.frees, th->tid);
+    }
+    uint32_t n;
+    uint32_t *order = select_sorted(&r, 0, &n);
+    if (order) {
+        fprintf(f, "\n  (top %u of %u call paths by bytes allocated)\n",
+                n < TEXT_TOP_PATHS ? n : TEXT_TOP_PATHS, n);
+        fprintf(f, "      allocs       frees  bytes allocated      bytes freed | call path\n");
+        for (uint32_t k = 0; k < n && k < TEXT_TOP_PATHS; k++) {
+            const instr_mem_counts *c = order[k] == NONE ? &r.outside : &r.paths[order[k]];
+            fprintf(f, " %11llu %11llu %16llu %16llu | ", (unsigned long long)c->allocs,
+                    (unsigned long long)c->frees, (unsigned long long)c->bytes_allocated,
+                    (unsigned long long)c->bytes_freed);
+            put_path(f, t, order[k]);
+        }
+        free(order);
+    }
+    order = select_sorted(&r, 1, &n);
+    if (order) {
+        fprintf(f, "\nStill live at the end (top %u of %u call paths by bytes; all in "
+                   "profile.json)\n\n",
+                n < TEXT_TOP_LEAKS ? n : TEXT_TOP_LEAKS, n);
+        fprintf(f, "           bytes      blocks | allocated in\n");
+        for (uint32_t k = 0; k < n && k < TEXT_TOP_LEAKS; k++) {
+            const leak *l = order[k] == NONE ? &r.leak_outside : &r.leaks[order[k]];
+            fprintf(f, " %15llu %11llu | ", (unsigned long long)l->bytes,
+                    (unsigned long long)l->blocks);
+            put_path(f, t, order[k]);
+        }
+        free(order);
+    }
+    report_free(&r);
+}
+
+/* ---- profile.json ---- */
+
+static void json_node(FILE *f, uint32_t i)
+{
+    if (i == NONE)
+        fputs("\"node\": null", f);
+    else
+        fprintf(f, "\"node\": %u", i);
+}
+
+static void json_counts(FILE *f, const instr_mem_counts *c)
+{
+    fprintf(f, "\"allocations\": %llu, \"frees\": %llu, \"bytes_allocated\": %llu, "
+               "\"bytes_freed\": %llu",
+            (unsigned long long)c->allocs, (unsigned long long)c->frees,
+            (unsigned long long)c->bytes_allocated, (unsigned long long)c->bytes_freed);
+}
+
+static void write_json(FILE *f, const instr_run *run, const instr_mtree *t)
+{
+    (void)run;
+    report r;
+    if (report_build(&r, t) != 0)
+        return;
+    fputs(",\n  \"memory\": {", f);
+    json_counts(f, &r.total);
+    fprintf(f, ", \"high_water_bytes\": %llu, \"live_bytes\": %llu, \"live_blocks\": %llu, "
+               "\"dropped_in_handlers\": %llu, \"unrecorded_releases\": %llu,\n    \"threads\": [",
+            (unsigned long long)r.g.high_water, (unsigned long long)r.g.live,
+            (unsigned long long)r.live_blocks, (unsigned long long)r.g.dropped,
+            (unsigned long long)r.g.stale);
+    int first = 1;
+    for (const instr_mem_thread *th = instr_mem_threads(); th; th = th->next) {
+        fputs(first ? "\n      {\"location\": " : ",\n      {\"location\": ", f);
+        if (th->loc)
+            fprintf(f, "%u, ", th->loc->id);
+        else
+            fputs("null, ", f);
+        json_counts(f, &th->total);
+        fprintf(f, ", \"high_water_bytes\": %llu, \"live_bytes\": %llu}",
+                (unsigned long long)th->high_water, (unsigned long long)th->live);
+        first = 0;
+    }
+    fputs(first ? "],\n    \"call_paths\": [" : "\n    ],\n    \"call_paths\": [", f);
+    uint32_t n;
+    uint32_t *order = select_sorted(&r, 0, &n);
+    for (uint32_t k = 0; order && k < n; k++) {
+        const instr_mem_counts *c = order[k] == NONE ? &r.outside : &r.paths[order[k]];
+        fputs(k ? ",\n      {" : "\n      {", f);
+        json_node(f, order[k]);
+        fputs(", ", f);
+        json_counts(f, c);
+        fputc('}', f);
+    }
+    fputs(order && n ? "\n    ],\n    \"leaks\": [" : "],\n    \"leaks\": [", f);
+    free(order);
+    order = select_sorted(&r, 1, &n);
+    for (uint32_t k = 0; order && k < n; k++) {
+        const leak *l = order[k] == NONE ? &r.leak_outside : &r.leaks[order[k]];
+        fputs(k ? ",\n      {" : "\n      {", f);
+        json_node(f, order[k]);
+        fprintf(f, ", \"bytes\": %llu, \"blocks\": %llu}", (unsigned long long)l->bytes,
+                (unsigned long long)l->blocks);
+    }
+    fputs(order && n ? "\n    ]\n  }" : "]\n  }", f);
+    free(order);
+    report_free(&r);
+}
+
+static void count_block(const instr_mem_block *b, void *arg)
+{
+    (void)b;
+    (*(uint64_t *)arg)++;
+}
+
+static void totals(instr_profile_mem_totals *out)
+{
+    memset(out, 0, sizeof *out);
+    for (const instr_mem_thread *th = instr_mem_threads(); th; th = th->next) {
+        out->allocs += th->total.allocs;
+        out->frees += th->total.frees;
+        out->bytes_allocated += th->total.bytes_allocated;
+        out->bytes_freed += th->total.bytes_freed;
+    }
+    instr_mem_totals g;
+    instr_mem_get_totals(&g);
+    out->high_water = g.high_water;
+    out->live_bytes = g.live;
+    instr_mem_each_block(count_block, &out->live_blocks);
+}
+
+const instr_profile_memory instr_mem_profile_writers = {
+    .text = write_text,
+    .json = write_json,
+    .totals = totals,
+};

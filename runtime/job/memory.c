@@ -1,0 +1,82 @@
+/* memory.c — an MPI job's memory recording (INSTR_MEMORY=1, docs/memory.md): each rank's
+ * process totals (its blob's Y line, blob.h) summed over the ranks, and the rank whose live
+ * bytes rose highest. The call paths' figures are in each rank's own files (rank-N/). */
+#include "outputs.h"
+
+#include <inttypes.h>
+
+/* The sums into *sum, the rank of the highest high-water mark into *largest (-1: none
+ * recorded); the index of its group into *gi. */
+static int sums(const instr_job *j, instr_profile_mem_totals *sum, uint32_t *gi)
+{
+    *sum = (instr_profile_mem_totals){0};
+    int any = 0;
+    for (uint32_t g = 0; g < j->ngroups; g++) {
+        const jgroup *gr = &j->groups[g];
+        if (!gr->present || !gr->has_memory)
+            continue;
+        const instr_profile_mem_totals *m = &gr->mem;
+        sum->allocs += m->allocs;
+        sum->frees += m->frees;
+        sum->bytes_allocated += m->bytes_allocated;
+        sum->bytes_freed += m->bytes_freed;
+        sum->high_water += m->high_water; /* a bound: the ranks' peaks need not coincide */
+        sum->live_bytes += m->live_bytes;
+        sum->live_blocks += m->live_blocks;
+        if (!any || m->high_water > j->groups[*gi].mem.high_water)
+            *gi = g;
+        any = 1;
+    }
+    return any;
+}
+
+static void json_totals(FILE *f, const instr_profile_mem_totals *m)
+{
+    fprintf(f, "\"allocations\": %" PRIu64 ", \"frees\": %" PRIu64 ", \"bytes_allocated\": %"
+               PRIu64 ", \"bytes_freed\": %" PRIu64 ", \"high_water_bytes\": %" PRIu64
+               ", \"live_bytes\": %" PRIu64 ", \"live_blocks\": %" PRIu64,
+            m->allocs, m->frees, m->bytes_allocated, m->bytes_freed, m->high_water,
+            m->live_bytes, m->live_blocks);
+}
+
+void instr_job_memory_json(FILE *f, const instr_job *j)
+{
+    instr_profile_mem_totals sum;
+    uint32_t gi = 0;
+    if (!sums(j, &sum, &gi))
+        return;
+    fputs(",\n  \"memory\": {", f);
+    json_totals(f, &sum);
+    fprintf(f, ",\n    \"largest_rank\": {\"rank\": %d, ", j->groups[gi].rank);
+    json_totals(f, &j->groups[gi].mem);
+    fputs("},\n    \"ranks\": [", f);
+    int first = 1;
+    for (uint32_t g = 0; g < j->ngroups; g++) {
+        const jgroup *gr = &j->groups[g];
+        if (!gr->present || !gr->has_memory)
+            continue;
+        fprintf(f, "%s\n      {\"rank\": %d, ", first ? "" : ",", gr->rank);
+        json_totals(f, &gr->mem);
+        fputc('}', f);
+        first = 0;
+    }
+    fputs("\n    ]\n  }", f);
+}
+
+void instr_job_memory_text(FILE *f, const instr_job *j)
+{
+    instr_profile_mem_totals sum;
+    uint32_t gi = 0;
+    if (!sums(j, &sum, &gi))
+        return;
+    const instr_profile_mem_totals *l = &j->groups[gi].mem;
+    fprintf(f, "\nMemory (INSTR_MEMORY=1; per call path in rank-N/profile.txt; docs/memory.md)\n\n");
+    fprintf(f, "  over the ranks  %" PRIu64 " allocations (%" PRIu64 " bytes), %" PRIu64
+               " releases (%" PRIu64 " bytes), %" PRIu64 " bytes still live in %" PRIu64
+               " blocks at the end\n",
+            sum.allocs, sum.bytes_allocated, sum.frees, sum.bytes_freed, sum.live_bytes,
+            sum.live_blocks);
+    fprintf(f, "  largest rank    %d: high-water %" PRIu64 " bytes live, %" PRIu64
+               " allocations (%" PRIu64 " bytes), %" PRIu64 " bytes still live at the end\n",
+            j->groups[gi].rank, l->high_water, l->allocs, l->bytes_allocated, l->live_bytes);
+}

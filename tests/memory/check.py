@@ -1,0 +1,267 @@
+#!/usr/bin/env python3
+"""Memory recording (INSTR_MEMORY=1, docs/memory.md) end to end: programs with known
+allocations per function, built by the instr compiler wrapper with each front end, run with
+recording on; the counts and bytes per call path, the blocks still live at the end and the
+threads' high-water marks must be exact. Usage:
+check.py CASE --wrapper bin/instr --src DIR --work DIR [--exe PROG] [--mpirun M --mpicc C]
+"""
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from cases import Fail, clean_env, expect, fresh_dir, run_case  # noqa: E402  tests/lib/cases.py
+
+A = None
+
+# Per function (the innermost region of the call path): allocations, releases, bytes
+# allocated, bytes released. alloc_c.c and alloc_cxx.cpp say where each comes from.
+C_COUNTS = {
+    "c_malloc": (10, 10, 1000, 1000),
+    "c_calloc": (1, 1, 128, 128),
+    "c_aligned": (2, 2, 456, 456),
+    "c_realloc": (3, 3, 1015, 1015),
+    "c_leak": (2, 0, 7000, 0),
+    "producer": (5, 0, 2560, 0),
+    "consumer": (0, 5, 0, 2560),
+}
+CXX_COUNTS = {
+    "cxx_new()": (4, 4, 400, 400),
+    "cxx_array()": (2, 2, 224, 224),
+    "cxx_aligned()": (2, 2, 576, 576),
+    "cxx_nothrow()": (2, 2, 140, 140),
+    "cxx_leak()": (1, 0, 300, 0),
+}
+
+
+def workdir(name):
+    return fresh_dir(os.path.join(A.work, A.case, name))
+
+
+def sh(cmd, cwd, env=None):
+    p = subprocess.run(cmd, cwd=cwd, env=clean_env(env), capture_output=True, text=True)
+    if p.returncode != 0:
+        raise Fail("%s failed (%d): %s" % (" ".join(cmd), p.returncode, p.stderr[-2000:]))
+    return p
+
+
+def build(src, mode, cc, name, extra=()):
+    wd = workdir("build_" + name)
+    exe = os.path.join(wd, name)
+    sh([A.wrapper, "--mode=" + mode, cc, "-O1"] + list(extra) +
+       [os.path.join(A.src, src), "-o", exe, "-lpthread"], wd)
+    return exe
+
+
+def run_recorded(exe, name, env=None):
+    rd = workdir("run_" + name)
+    e = {"INSTR_MEMORY": "1", "INSTR_EXPERIMENT_DIRECTORY": os.path.join(rd, "exp")}
+    e.update(env or {})
+    p = subprocess.run([exe], cwd=rd, env=clean_env(e), capture_output=True, text=True,
+                       timeout=240)
+    expect(p.returncode == 0, "%s: exit %d: %s" % (name, p.returncode, p.stderr))
+    return os.path.join(rd, "exp"), p
+
+
+def load(exp):
+    with open(os.path.join(exp, "profile.json")) as f:
+        return json.load(f)
+
+
+def paths(prof):
+    """Tree node id -> its call path as a tuple of region names, outermost first."""
+    names = {r["id"]: r["name"] for r in prof["regions"]}
+    nodes = {n["id"]: n for n in prof["tree"]}
+    out = {}
+    for i, n in nodes.items():
+        p = []
+        while n is not None:
+            p.append(names[n["region"]])
+            n = nodes.get(n["parent"]) if n["parent"] is not None else None
+        out[i] = tuple(reversed(p))
+    return out
+
+
+def by_function(prof):
+    """Innermost region -> (allocations, frees, bytes allocated, bytes freed), summed."""
+    ps = paths(prof)
+    out = {}
+    for c in prof["memory"]["call_paths"]:
+        key = ps[c["node"]][-1] if c["node"] is not None else None
+        v = out.get(key, (0, 0, 0, 0))
+        out[key] = tuple(a + b for a, b in zip(v, (c["allocations"], c["frees"],
+                                                     c["bytes_allocated"], c["bytes_freed"])))
+    return out
+
+
+def check_counts(prof, want, what):
+    got = by_function(prof)
+    for fn, v in want.items():
+        expect(got.get(fn) == v, "%s: %s: %r, expected %r" % (what, fn, got.get(fn), v))
+
+
+def check_text(exp, lines, what):
+    with open(os.path.join(exp, "profile.txt")) as f:
+        text = f.read()
+    expect("\nMemory (INSTR_MEMORY=1" in text, "%s: no memory section in profile.txt" % what)
+    for l in lines:
+        expect(l in text, "%s: profile.txt lacks %r:\n%s" % (what, l, text))
+
+
+def check_c(prof, exp, what):
+    check_counts(prof, C_COUNTS, what)
+    ps = paths(prof)
+    leaks = {ps[l["node"]]: (l["bytes"], l["blocks"]) for l in prof["memory"]["leaks"]
+             if l["node"] is not None}
+    expect(leaks.get(("main", "c_leak")) == (7000, 2), "%s: leaks %r" % (what, leaks))
+    # The producer's thread: 5 blocks of 512 live at once, released by the main thread.
+    mem = prof["memory"]
+    prod = [t for t in mem["threads"] if t["allocations"] == 5 and t["bytes_allocated"] == 2560]
+    expect(len(prod) == 1 and prod[0]["high_water_bytes"] == 2560 and prod[0]["live_bytes"] == 0
+           and prod[0]["frees"] == 0, "%s: producer thread %r" % (what, mem["threads"]))
+    expect(mem["high_water_bytes"] >= 7000 + 2560 and mem["live_bytes"] >= 7000,
+           "%s: process %r" % (what, mem))
+    expect(mem["dropped_in_handlers"] == 0 and mem["unrecorded_releases"] == 0, what)
+    expect(sum(t["allocations"] for t in mem["threads"]) == mem["allocations"], what)
+    check_text(exp, ["| main > c_leak\n", "   7000           2 | main > c_leak"], what)
+
+
+def case_c():
+    for mode, cc in (("hooks", "gcc"), ("hooks", "clang"), ("cyg", "gcc")):
+        name = "c_%s_%s" % (mode, cc)
+        exe = build("alloc_c.c", mode, cc, name)
+        exp, _ = run_recorded(exe, name)
+        check_c(load(exp), exp, name)
+    # Profile and trace: the generic path, where the cursor is the profile's location data.
+    exe = build("alloc_c.c", "hooks", "gcc", "c_trace")
+    exp, _ = run_recorded(exe, "c_trace", {"INSTR_ENABLE_TRACING": "1"})
+    check_c(load(exp), exp, "profile and trace")
+
+
+def case_cxx():
+    for cc in ("g++", "clang++"):
+        name = "cxx_" + cc
+        exe = build("alloc_cxx.cpp", "hooks", cc, name)
+        exp, _ = run_recorded(exe, name)
+        prof = load(exp)
+        check_counts(prof, CXX_COUNTS, name)
+        ps = paths(prof)
+        leaks = {ps[l["node"]]: (l["bytes"], l["blocks"]) for l in prof["memory"]["leaks"]
+                 if l["node"] is not None}
+        expect(leaks.get(("main", "cxx_leak()")) == (300, 1), "%s: leaks %r" % (name, leaks))
+
+
+OMP_COUNTS = {
+    "omp_worker": (10, 10, 1000, 1000),
+    "omp_give": (4, 0, 256, 0),
+    "omp_collect": (0, 4, 0, 256),
+}
+
+
+def case_omp():
+    """OpenMP threads, on libgomp (gcc: the GOMP_* wrappers) and LLVM's libomp (clang-19:
+    OMPT): each thread's allocations on its own call paths, merged."""
+    for cc in ("gcc", "clang-19"):
+        if not shutil.which(cc):
+            continue
+        name = "omp_" + cc
+        exe = build("alloc_omp.c", "hooks", cc, name, ["-fopenmp"])
+        exp, _ = run_recorded(exe, name)
+        prof = load(exp)
+        check_counts(prof, OMP_COUNTS, name)
+        ps = paths(prof)
+        workers = [c for c in prof["memory"]["call_paths"]
+                   if c["node"] is not None and ps[c["node"]][-1] == "omp_worker"]
+        locs = {l["location"] for c in workers for l in prof["tree"][c["node"]]["locations"]}
+        expect(len(locs) == 4, "%s: omp_worker on locations %r" % (name, locs))
+        # The threads' own figures: thread t allocated t + 1 blocks of 100 at once in
+        # omp_worker and one block of 64 in omp_give (released by the master).
+        his = sorted(t["high_water_bytes"] for t in prof["memory"]["threads"]
+                     if t["location"] != 0)
+        expect(len(his) >= 3 and all(h >= 164 for h in his), "%s: threads %r" %
+               (name, prof["memory"]["threads"]))
+
+
+def case_off():
+    """Unset: no memory section, and the program's heap calls go straight to the C library."""
+    exe = build("alloc_c.c", "hooks", "gcc", "off")
+    exp, p = run_recorded(exe, "off", {"INSTR_MEMORY": "0"})
+    expect("memory" not in load(exp), "INSTR_MEMORY=0 wrote a memory section")
+    with open(os.path.join(exp, "profile.txt")) as f:
+        expect("\nMemory (" not in f.read(), "INSTR_MEMORY=0: memory section in profile.txt")
+
+
+def case_asan():
+    """Under AddressSanitizer (its malloc comes first) recording is off, and says so."""
+    if A.exe:
+        exe, name = A.exe, "asan_tree"
+    else:
+        exe = build("alloc_c.c", "hooks", "gcc", "asan", ["-fsanitize=address,undefined"])
+        name = "asan"
+    exp, p = run_recorded(exe, name, {"ASAN_OPTIONS": "detect_leaks=0"})
+    lines = [l for l in p.stderr.splitlines() if l.startswith("instr: ")]
+    expect(any("INSTR_MEMORY=1: memory recording is off: AddressSanitizer's malloc" in l
+               for l in lines), "%s: no clear word that recording is off: %r" % (name, lines))
+    expect("memory" not in load(exp), "%s: a memory section although recording is off" % name)
+
+
+def case_mpi():
+    """A job of 4 ranks: each rank's own profile has its call paths' exact counts; the job's
+    sums the ranks' totals and names the rank with the highest high-water mark."""
+    wd = workdir("build_mpi")
+    exe = os.path.join(wd, "mpi_alloc")
+    sh([A.wrapper, A.mpicc, "-O1", os.path.join(A.src, "mpi_alloc.c"), "-o", exe], wd)
+    rd = workdir("run_mpi")
+    e = {"INSTR_MEMORY": "1", "INSTR_EXPERIMENT_DIRECTORY": os.path.join(rd, "exp")}
+    p = subprocess.run([A.mpirun, "--oversubscribe", "--allow-run-as-root", "-np", "4", exe],
+                       cwd=rd, env=clean_env(e), capture_output=True, text=True, timeout=240)
+    expect(p.returncode == 0, "mpirun: %d %s" % (p.returncode, p.stderr[-3000:]))
+    exp = os.path.join(rd, "exp")
+    ranks = []
+    for r in range(4):
+        prof = load(os.path.join(exp, "rank-%d" % r))
+        # Rank r allocates r + 1 blocks of 1000 bytes in rank_work and keeps one of them.
+        got = by_function(prof).get("rank_work")
+        expect(got == (r + 1, r, (r + 1) * 1000, r * 1000), "rank %d: rank_work %r" % (r, got))
+        ps = paths(prof)
+        leaks = {ps[l["node"]]: (l["bytes"], l["blocks"]) for l in prof["memory"]["leaks"]
+                 if l["node"] is not None}
+        expect(leaks.get(("main", "rank_work")) == (1000, 1), "rank %d: leaks %r" % (r, leaks))
+        ranks.append(prof["memory"])
+    job = load(exp).get("memory")
+    expect(job is not None, "the job's profile.json has no memory section")
+    for k in ("allocations", "frees", "bytes_allocated", "bytes_freed", "live_bytes",
+              "live_blocks"):
+        expect(job[k] == sum(m[k] for m in ranks),
+               "job: %s %r, ranks %r" % (k, job[k], [m[k] for m in ranks]))
+    top = max(range(4), key=lambda r: (ranks[r]["high_water_bytes"], -r))
+    expect(job["largest_rank"]["rank"] == top and
+           job["largest_rank"]["high_water_bytes"] == ranks[top]["high_water_bytes"],
+           "job: largest rank %r, ranks' high-water %r" %
+           (job["largest_rank"], [m["high_water_bytes"] for m in ranks]))
+    expect(len(job["ranks"]) == 4, "job: ranks %r" % job["ranks"])
+    with open(os.path.join(exp, "profile.txt")) as f:
+        text = f.read()
+    expect("\nMemory (INSTR_MEMORY=1" in text and "largest rank    %d:" % top in text,
+           "job's profile.txt: no memory section:\n" + text)
+
+
+def main():
+    global A
+    ap = argparse.ArgumentParser()
+    ap.add_argument("case")
+    ap.add_argument("--wrapper")
+    ap.add_argument("--src")
+    ap.add_argument("--work")
+    ap.add_argument("--exe")
+    ap.add_argument("--mpirun")
+    ap.add_argument("--mpicc")
+    A = ap.parse_args()
+    return run_case(globals(), A.case)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
