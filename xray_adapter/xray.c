@@ -26,6 +26,8 @@
 #include "../runtime/include/instr_abi.h"
 #include "../runtime/symbols/symbols.h"
 #include "../runtime/throttle/throttle.h"
+#include "../runtime/util/pages.h"
+#include "../runtime/util/sort.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -151,7 +153,7 @@ static const struct instr_region *find_descriptor(const struct instr_region *con
 
 static const char *dup_or_empty(const char *s)
 {
-    char *c = strdup(s ? s : "");
+    char *c = instr_mem_strdup(s ? s : "");
     return c ? c : "";
 }
 
@@ -181,13 +183,13 @@ static void name_functions(void)
         descriptors_refused = 1;
         nd = 0;
     }
-    const struct instr_region **sorted = nd ? malloc(nd * sizeof *sorted) : NULL;
+    const struct instr_region **sorted = nd ? instr_mem_alloc(nd * sizeof *sorted) : NULL;
     size_t ns = 0;
     for (size_t i = 0; sorted && i < nd && instr_abi_accepts(&b[i]); i++)
         if (b[i].addr)
             sorted[ns++] = &b[i];
     if (ns)
-        qsort(sorted, ns, sizeof *sorted, by_addr);
+        instr_sort(sorted, ns, sizeof *sorted, by_addr);
 
     for (uint32_t id = 1; id <= instr_xray.max_id; id++) {
         xray_fn *f = &instr_xray.fns[id];
@@ -212,7 +214,7 @@ static void name_functions(void)
         }
     }
     instr_registry_unlock();
-    free(sorted);
+    instr_mem_free(sorted);
 }
 
 /* ---- start-up ----------------------------------------------------------------------- */
@@ -301,11 +303,11 @@ EXPORT void __instr_xray_attach(const struct instr_xray_glue *g)
                    MAX_IDS - 1);
         max = MAX_IDS - 1;
     }
-    xray_fn *fns = calloc(max + 1, sizeof *fns);
-    uint32_t *handles = calloc(max + 1, sizeof *handles);
+    xray_fn *fns = instr_mem_calloc(max + 1, sizeof *fns);
+    uint32_t *handles = instr_mem_calloc(max + 1, sizeof *handles);
     if (!fns || !handles) {
-        free(fns);
-        free(handles);
+        instr_mem_free(fns);
+        instr_mem_free(handles);
         pthread_mutex_unlock(&instr_xray_lock);
         instr_warn("xray: out of memory for %zu functions; XRay functions are not recorded", max);
         return;

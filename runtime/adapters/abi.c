@@ -8,6 +8,7 @@
 #include "abi.h"
 #include "../core/log.h"
 #include "../include/instr_abi.h"
+#include "../util/pages.h"
 
 #include <dlfcn.h>
 #include <link.h>
@@ -25,10 +26,10 @@ static int already_named(const char *path)
     for (size_t i = 0; i < n_refused; i++)
         if (strcmp(refused[i], path) == 0)
             return 1;
-    char *copy = strdup(path);
-    char **grown = copy ? realloc(refused, (n_refused + 1) * sizeof *grown) : NULL;
+    char *copy = instr_mem_strdup(path);
+    char **grown = copy ? instr_mem_realloc(refused, (n_refused + 1) * sizeof *grown) : NULL;
     if (!grown) {
-        free(copy);
+        instr_mem_free(copy);
         return 0; /* without memory the line may come again; never lost */
     }
     refused = grown;

@@ -16,6 +16,7 @@
 #include "../symbols/symbols.h"
 #include "../throttle/throttle.h"
 #include "../util/addr_map.h"
+#include "../util/pages.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -90,7 +91,7 @@ __attribute__((noinline, cold)) static uint32_t resolve(uintptr_t a)
                    h == INSTR_HANDLE_EXCLUDED ? "not recorded" : "recorded",
                    sym.object[0] ? sym.object : "?");
     }
-    free(demangled);
+    instr_mem_free(demangled);
     instr_addr_map_insert(&table, a, h, BITS, BITS); /* room reserved above */
 out:
     instr_core_registry_unlock();

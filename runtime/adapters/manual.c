@@ -7,6 +7,7 @@
 #include "../core/registry.h"
 #include "../core/rtfilter.h"
 #include "../include/instr_abi.h"
+#include "../util/pages.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -47,7 +48,7 @@ static const named *lookup(const char *name)
         if (strcmp(e->name, name) == 0)
             break;
     if (!e) {
-        named *n = calloc(1, sizeof *n);
+        named *n = instr_mem_calloc(1, sizeof *n);
         if (n) {
             uint32_t h = EXCLUDED;
             if (instr_rtfilter_includes(name, name, "")) {
@@ -58,10 +59,10 @@ static const named *lookup(const char *name)
                     h = EXCLUDED;
             }
             const instr_region_info *r = h != EXCLUDED ? instr_registry_get(h) : NULL;
-            n->name = r ? r->name : strdup(name);
+            n->name = r ? r->name : instr_mem_strdup(name);
             n->handle = h;
             if (!n->name) {
-                free(n);
+                instr_mem_free(n);
                 n = NULL;
             } else {
                 n->next = buckets[b];

@@ -9,6 +9,7 @@
 #include "config_vars.h"
 #include "log.h"
 #include "../util/text.h"
+#include "../util/pages.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -177,8 +178,8 @@ const char *instr_config_nearest(const char *name)
 
 static void set_value(int i, const char *origin, const char *value)
 {
-    free(values[i]);
-    values[i] = strdup(value);
+    instr_mem_free(values[i]);
+    values[i] = instr_mem_strdup(value);
     origins[i] = origin;
 }
 
@@ -501,9 +502,9 @@ static void unknown_names(char *const *envp)
         snprintf(name, sizeof name, "%.*s", (int)(len < sizeof name - 1 ? len : sizeof name - 1),
                  *e);
         const char *near = len < sizeof name - 1 ? instr_config_nearest(name) : NULL;
-        char *shown = strndup(*e, len);
+        char *shown = instr_mem_strndup(*e, len);
         instr_quote(q, shown ? shown : name);
-        free(shown);
+        instr_mem_free(shown);
         if (near)
             instr_warn("%s is not a variable instr knows and is ignored; did you mean %s?", q,
                        near);

@@ -23,6 +23,7 @@
 #include "log.h"
 #include "registry.h"
 #include "../util/array.h"
+#include "../util/pages.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -238,11 +239,11 @@ static instr_location *location_create(void)
 
 static instr_location *location_create_unguarded(void)
 {
-    instr_location *loc = calloc(1, sizeof *loc);
-    uint32_t *stack = malloc(INITIAL_STACK * sizeof *stack);
+    instr_location *loc = instr_mem_calloc(1, sizeof *loc);
+    uint32_t *stack = instr_mem_alloc(INITIAL_STACK * sizeof *stack);
     if (!loc || !stack) {
-        free(loc);
-        free(stack);
+        instr_mem_free(loc);
+        instr_mem_free(stack);
         return NULL;
     }
     loc->stack = stack;
@@ -252,14 +253,14 @@ static instr_location *location_create_unguarded(void)
     int st = instr_state_get();
     if (st != INSTR_STATE_RUNNING && st != INSTR_STATE_PAUSED) {
         pthread_mutex_unlock(&instr_loc_lock);
-        free(stack);
-        free(loc);
+        instr_mem_free(stack);
+        instr_mem_free(loc);
         return NULL;
     }
     if (instr_array_grow32(&locs, &caplocs, (size_t)nlocs + 1, sizeof *locs, 64) != 0) {
         pthread_mutex_unlock(&instr_loc_lock);
-        free(stack);
-        free(loc);
+        instr_mem_free(stack);
+        instr_mem_free(loc);
         return NULL;
     }
     loc->id = nlocs;

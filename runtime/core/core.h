@@ -54,5 +54,8 @@ uint32_t instr_core_depth(const instr_location *loc);
 
 void instr_init(void);
 void instr_finalize(void);
+/* 1 when libinstr-rt-mpi is linked (runtime/job/mpi_exchange.c defines the symbol): asked
+ * through a weak reference, since a dlsym that fails allocates from malloc. */
+int instr_core_mpi_linked(void);
 
 #endif

@@ -5,10 +5,13 @@
 #include "log.h"
 #include "signals.h"
 #include "../util/text.h"
+#include "../util/pages.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -394,7 +397,12 @@ static int partial_name(char *buf, size_t size, const char *name)
     return (size_t)snprintf(buf, size, "%s.partial", name) < size ? 0 : -1;
 }
 
-static int out_open_at(instr_outfile *o, int at, const char *name)
+/* The stream's buffer: stdio would take it from malloc. */
+#define OUT_BUFFER (64 * 1024)
+
+/* With `stream`, o->f writes into the file; without it, only out_write does (instr.cfg at
+ * start-up: the FILE itself is malloc's, and the program's heap is the program's). */
+static int out_open_at(instr_outfile *o, int at, const char *name, int stream)
 {
     memset(o, 0, sizeof *o);
     o->fd = -1;
@@ -408,7 +416,12 @@ static int out_open_at(instr_outfile *o, int at, const char *name)
         instr_experiment_note_failure(name, errno, 0);
         return -1;
     }
+    if (!stream)
+        return 0;
     o->f = fopencookie(o, "w", (cookie_io_functions_t){.write = out_write});
+    o->buf = o->f ? instr_mem_alloc(OUT_BUFFER) : NULL;
+    if (o->buf)
+        setvbuf(o->f, o->buf, _IOFBF, OUT_BUFFER);
     if (!o->f) {
         instr_experiment_note_failure(name, errno, 0);
         close(o->fd);
@@ -427,12 +440,12 @@ void instr_files_add(char *files, size_t size, const char *name)
 
 int instr_out_open(instr_outfile *o, const char *name)
 {
-    return out_open_at(o, have_dir ? dfd : -1, name);
+    return out_open_at(o, have_dir ? dfd : -1, name, 1);
 }
 
 int instr_out_open_job(instr_outfile *o, const char *name)
 {
-    return out_open_at(o, job_dfd, name);
+    return out_open_at(o, job_dfd, name, 1);
 }
 
 /* Renames without ever replacing a file of the same name. */
@@ -451,10 +464,13 @@ static int publish_file(int at, const char *tmp, const char *name)
 
 int instr_out_close(instr_outfile *o)
 {
-    if (!o->f)
+    if (o->fd < 0)
         return -1;
-    fclose(o->f); /* flushes through out_write, which notes any error */
+    if (o->f)
+        fclose(o->f); /* flushes through out_write, which notes any error */
     o->f = NULL;
+    instr_mem_free(o->buf);
+    o->buf = NULL;
     if (close(o->fd) != 0 && !o->err && errno != EINTR)
         o->err = errno; /* NFS and quotas report some failures only here */
     o->fd = -1;
@@ -470,22 +486,61 @@ int instr_out_close(instr_outfile *o)
     return 0;
 }
 
+/* text grown by what fmt makes; on failure it stays as it was and *bad is set */
+static void cat(char **text, size_t *len, int *bad, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void cat(char **text, size_t *len, int *bad, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *more = NULL;
+    int n = instr_mem_vasprintf(&more, fmt, ap);
+    va_end(ap);
+    char *grown = n < 0 ? NULL : instr_mem_realloc(*text, *len + (size_t)n + 1);
+    if (!grown) {
+        *bad = 1;
+    } else {
+        memcpy(grown + *len, more, (size_t)n + 1);
+        *text = grown;
+        *len += (size_t)n;
+    }
+    instr_mem_free(more);
+}
+
+/* Written at start-up, while the program runs: without stdio, whose FILE comes from
+ * malloc (docs/runtime.md, "The runtime's memory"). */
 static int write_config(void)
 {
-    instr_outfile o;
-    if (instr_out_open(&o, "instr.cfg") != 0)
-        return -1;
-    fprintf(o.f, "# instr: effective configuration of this run (variable=value  # origin)\n"
-                 "# values are escaped: a backslash, control bytes and bytes that are not "
-                 "UTF-8 appear as \\\\, \\n, \\xHH\n");
+    char *text = NULL;
+    size_t len = 0;
+    int bad = 0;
+    cat(&text, &len, &bad,
+        "# instr: effective configuration of this run (variable=value  # origin)\n"
+        "# values are escaped: a backslash, control bytes and bytes that are not UTF-8 appear "
+        "as \\\\, \\n, \\xHH\n");
     for (int i = 0; i < instr_config_count(); i++) {
-        fprintf(o.f, "%s=", instr_config_name(i));
-        instr_fputs_escaped(o.f, instr_config_value(i));
-        fprintf(o.f, "  # %s\n", instr_config_origin(i));
+        const char *v = instr_config_value(i);
+        size_t room = 4 * strlen(v ? v : "") + 1; /* \xHH: four bytes for one at most */
+        char *esc = instr_mem_alloc(room);
+        if (!esc) {
+            bad = 1;
+            break;
+        }
+        cat(&text, &len, &bad, "%s=%s  # %s\n", instr_config_name(i),
+            instr_escaped(esc, room, v), instr_config_origin(i));
+        instr_mem_free(esc);
     }
-    fprintf(o.f, "# timer: %s, resolution %.1f ns, %.1f ns per read (measured at start-up)\n",
-            instr_clock_name(), instr_clock_resolution_ns(), instr_clock_cost_ns());
-    return instr_out_close(&o);
+    cat(&text, &len, &bad,
+        "# timer: %s, resolution %.1f ns, %.1f ns per read (measured at start-up)\n",
+        instr_clock_name(), instr_clock_resolution_ns(), instr_clock_cost_ns());
+    instr_outfile o;
+    int rc = -1;
+    if (!bad && out_open_at(&o, have_dir ? dfd : -1, "instr.cfg", 0) == 0) {
+        out_write(&o, text, len);
+        rc = instr_out_close(&o);
+    }
+    instr_mem_free(text);
+    return rc;
 }
 
 int instr_experiment_write_config(void)

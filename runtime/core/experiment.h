@@ -50,6 +50,7 @@ void instr_experiment_publish(void);
 /* A file being written into the experiment directory. */
 typedef struct instr_outfile {
     FILE *f;
+    char *buf; /* the stream's buffer, from the runtime's pages (not stdio's malloc) */
     int dfd, fd;
     int err;             /* first errno of a failed write, 0 */
     uint64_t bytes;      /* what the writer produced */

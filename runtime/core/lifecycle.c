@@ -23,8 +23,8 @@
 #include "signals.h"
 #include "sources.h"
 #include "../util/text.h"
+#include "../util/pages.h"
 
-#include <dlfcn.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,7 +37,9 @@ int instr_job_rank = -1;
 
 /* libinstr-rt-mpi (runtime/mpi/) defines this symbol. When it is loaded (linked or
  * LD_PRELOAD), the job's one experiment directory is agreed on in MPI_Init. */
-static int mpi_job(void) { return dlsym(RTLD_DEFAULT, "instr_mpi_adapter_loaded") != NULL; }
+extern const int instr_mpi_adapter_loaded __attribute__((weak));
+int instr_core_mpi_linked(void) { return &instr_mpi_adapter_loaded != NULL; }
+static int mpi_job(void) { return instr_core_mpi_linked(); }
 static uint64_t t_start;
 static time_t wall_start;
 static int pid, ppid, fork_of;
@@ -47,16 +49,19 @@ static void at_fork_prepare(void)
     /* Held across fork() so that the child never inherits a lock some other thread held. */
     instr_registry_lock();
     pthread_mutex_lock(&instr_loc_lock);
+    instr_mem_fork_prepare();
 }
 
 static void at_fork_parent(void)
 {
+    instr_mem_fork_parent();
     pthread_mutex_unlock(&instr_loc_lock);
     instr_registry_unlock();
 }
 
 static void at_fork_child(void)
 {
+    instr_mem_fork_child();
     pthread_mutex_unlock(&instr_loc_lock);
     instr_registry_unlock();
     int st = instr_state_get();

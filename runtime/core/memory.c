@@ -1,6 +1,7 @@
 /* memory.c — budgeted chunk allocation (INSTR_TOTAL_MEMORY). */
 #include "memory.h"
 #include "config.h"
+#include "../util/pages.h"
 
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -38,7 +39,7 @@ void *instr_mem_chunk(size_t size)
 {
     if (instr_mem_charge(size) != 0)
         return NULL;
-    void *p = calloc(1, size);
+    void *p = instr_mem_calloc(1, size);
     if (!p) {
         __atomic_fetch_sub(&used, size, __ATOMIC_RELAXED);
         __atomic_store_n(&exhausted, 1, __ATOMIC_RELAXED);

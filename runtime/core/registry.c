@@ -1,6 +1,7 @@
 /* registry.c — two-level table of region entries; see registry.h. */
 #include "registry.h"
 #include "log.h"
+#include "../util/pages.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -38,7 +39,7 @@ int instr_registry_trylock(void)
 static const char *copy(const char *s)
 {
     /* Strings are copied: a dlclose'd library takes its string literals with it. */
-    char *c = strdup(s ? s : "");
+    char *c = instr_mem_strdup(s ? s : "");
     return c ? c : "";
 }
 
@@ -49,7 +50,7 @@ uint32_t instr_registry_add_locked(const instr_region_info *info)
     if (c >= MAX_CHUNKS)
         return 0;
     if (!chunks[c]) {
-        instr_region_info *chunk = calloc(CHUNK_SIZE, sizeof *chunk);
+        instr_region_info *chunk = instr_mem_calloc(CHUNK_SIZE, sizeof *chunk);
         if (!chunk)
             return 0;
         __atomic_store_n(&chunks[c], chunk, __ATOMIC_RELEASE);

@@ -23,6 +23,7 @@
 #include "critpath_thread.h"
 #include "../util/array.h"
 #include "../util/hash.h"
+#include "../util/pages.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -124,7 +125,7 @@ static int wanted(void)
 
 static int init(void)
 {
-    keys = calloc(MAX_HANDLES, sizeof *keys);
+    keys = instr_mem_calloc(MAX_HANDLES, sizeof *keys);
     if (!keys) {
         instr_warn("INSTR_CRITICAL_PATH=1: out of memory for the critical path; it is not "
                    "measured");
@@ -184,19 +185,19 @@ static void *location_begin(instr_location *loc)
     (void)loc;
     if (!ready || tls_cp)
         return tls_cp;
-    struct cp_state *s = calloc(1, sizeof *s);
+    struct cp_state *s = instr_mem_calloc(1, sizeof *s);
     if (s) {
-        s->seg = calloc(MAX_HANDLES, sizeof *s->seg);
-        s->touched = calloc(MAX_HANDLES, sizeof *s->touched);
+        s->seg = instr_mem_calloc(MAX_HANDLES, sizeof *s->seg);
+        s->touched = instr_mem_calloc(MAX_HANDLES, sizeof *s->touched);
     }
     if (!s || !s->seg || !s->touched) {
         instr_warn("INSTR_CRITICAL_PATH=1: out of memory for a thread's critical path; its "
                    "time is on no path");
         if (s) {
-            free(s->seg);
-            free(s->touched);
+            instr_mem_free(s->seg);
+            instr_mem_free(s->touched);
         }
-        free(s);
+        instr_mem_free(s);
         return NULL;
     }
     /* The path starts with the thread's first event: the runtime's own start-up before it is
@@ -474,7 +475,7 @@ static int write_process(char *files, size_t size)
     size_t len = 0;
     char *names = instr_ext_cp_names(&s->path, &len);
     int rc = instr_cp_write_json(0, 1, &me, &s->path, names ? names : "", len, regions_k);
-    free(names);
+    instr_mem_free(names);
     if (rc == 0)
         instr_files_add(files, size, "critical-path.json");
     return rc;

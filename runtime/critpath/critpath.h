@@ -45,7 +45,7 @@ INSTR_EXT_EXPORT void instr_ext_cp_max(instr_cp_record *into, const instr_cp_rec
 /* At MPI_Finalize: this process's totals and its path as known now. */
 INSTR_EXT_EXPORT void instr_ext_cp_process(instr_cp_process *out);
 /* Names of the regions of `path` that this rank contributed: lines "<key hex> <name>\t<file>\n"
- * into a malloc'ed buffer (*len bytes; NULL when none). */
+ * into a buffer from instr_mem_alloc (*len bytes; NULL when none). */
 INSTR_EXT_EXPORT char *instr_ext_cp_names(const instr_cp_record *path, size_t *len);
 /* Rank 0: writes <jobdir>/critical-path.json and the summary on stderr. procs[r]: rank r's
  * totals; names: every rank's name lines concatenated. 0, or -1 after a message. */

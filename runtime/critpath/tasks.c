@@ -21,6 +21,7 @@
 #include "critpath_thread.h"
 #include "../util/array.h"
 #include "../util/hash.h"
+#include "../util/pages.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -70,7 +71,7 @@ static cp_task *renew(const void *key)
 {
     cp_task *e = find(key);
     if (!e) {
-        if (!(e = calloc(1, sizeof *e)))
+        if (!(e = instr_mem_calloc(1, sizeof *e)))
             return NULL;
         e->key = key;
         unsigned h = hash(key);
@@ -99,7 +100,7 @@ static void copy(instr_cp_record *to, const instr_cp_record *from)
 static void keep(instr_cp_record **slot, const instr_cp_record *p)
 {
     if (!*slot) {
-        if (!(*slot = malloc(sizeof **slot)))
+        if (!(*slot = instr_mem_alloc(sizeof **slot)))
             return; /* out of memory: the waiter's path is too short, never wrong by more */
         (*slot)->n = EMPTY;
     }

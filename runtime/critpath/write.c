@@ -9,6 +9,8 @@
 #include "../core/log.h"
 #include "../core/signals.h"
 #include "../util/json_str.h"
+#include "../util/pages.h"
+#include "../util/sort.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -84,14 +86,14 @@ int instr_cp_write_json(int mpi_job, int nranks, const instr_cp_process *procs,
                         int regions_k)
 {
     uint32_t n = path->n > INSTR_CP_MAX_REGIONS ? INSTR_CP_MAX_REGIONS : path->n;
-    char *text = malloc(names_len + 1);
-    named *rows = calloc(n ? n : 1, sizeof *rows);
-    named *totals = calloc(n ? n : 1, sizeof *totals);
+    char *text = instr_mem_alloc(names_len + 1);
+    named *rows = instr_mem_calloc(n ? n : 1, sizeof *rows);
+    named *totals = instr_mem_calloc(n ? n : 1, sizeof *totals);
     uint32_t ntotals = 0;
     if (!text || !rows || !totals) {
-        free(text);
-        free(rows);
-        free(totals);
+        instr_mem_free(text);
+        instr_mem_free(rows);
+        instr_mem_free(totals);
         instr_warn("critical path: out of memory: critical-path.json is not written");
         return -1;
     }
@@ -111,8 +113,8 @@ int instr_cp_write_json(int mpi_job, int nranks, const instr_cp_process *procs,
         else
             totals[t].ns += rows[i].ns;
     }
-    qsort(rows, n, sizeof *rows, by_time);
-    qsort(totals, ntotals, sizeof *totals, by_time);
+    instr_sort(rows, n, sizeof *rows, by_time);
+    instr_sort(totals, ntotals, sizeof *totals, by_time);
 
     /* POP metrics as OTF-CPT defines them from the critical path: runtime T is the path of
      * computation plus MPI; the ideal runtime (an infinitely fast network) the path of useful
@@ -224,8 +226,8 @@ int instr_cp_write_json(int mpi_job, int nranks, const instr_cp_process *procs,
                        100.0 * ratio(sec(rows[i].ns), cpu),
                        rows[i].name[0] ? rows[i].name : "?", rows[i].e->rank);
     }
-    free(text);
-    free(rows);
-    free(totals);
+    instr_mem_free(text);
+    instr_mem_free(rows);
+    instr_mem_free(totals);
     return rc;
 }

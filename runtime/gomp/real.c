@@ -14,6 +14,8 @@
 #include "../core/log.h"
 
 #include <dlfcn.h>
+#include <link.h>
+#include <string.h>
 
 struct instr_gomp_real instr_gomp_real;
 int instr_gomp_on;
@@ -21,10 +23,27 @@ static int on_libgomp;
 
 extern void instr_gomp_parallel_own(void (*)(void *), void *, unsigned, unsigned); /* parallel.c */
 
+static int names_openmp_runtime(struct dl_phdr_info *info, size_t size, void *found)
+{
+    (void)size;
+    const char *base = strrchr(info->dlpi_name, '/');
+    base = base ? base + 1 : info->dlpi_name;
+    if (strncmp(base, "libgomp", 7) == 0 || strncmp(base, "libomp", 6) == 0 ||
+        strncmp(base, "libiomp", 7) == 0)
+        *(int *)found = 1;
+    return *(int *)found;
+}
+
 void instr_gomp_resolve(void)
 {
     static int done;
     if (__atomic_load_n(&done, __ATOMIC_ACQUIRE))
+        return;
+    /* No OpenMP runtime loaded: nothing to find, and a dlsym that fails allocates from malloc
+     * (dlerror's state), in the program's heap (docs/runtime.md, "The runtime's memory"). */
+    int loaded = 0;
+    dl_iterate_phdr(names_openmp_runtime, &loaded);
+    if (!loaded)
         return;
     struct instr_gomp_real r = {0};
 #define INSTR_GOMP_LOOKUP(ret, name, version, params)                                         \

@@ -26,7 +26,7 @@
 
 #include <stddef.h>
 
-/* This process's profile with message counts, as a blob (malloc'ed, *len bytes), or NULL
+/* This process's profile with message counts, as a blob (from instr_mem_alloc, *len bytes), or NULL
  * when the profile substrate is off or memory is out. At the end, after the profile was
  * written. Without with_tree: no N and V lines (the tree comes from the job database). */
 char *instr_job_blob(const instr_run *run, size_t *len, int with_tree);

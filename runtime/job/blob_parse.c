@@ -2,6 +2,7 @@
  * one line at a time: the blob is not kept. */
 #include "model.h"
 #include "../core/log.h"
+#include "../util/pages.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -164,7 +165,7 @@ INSTR_EXT_EXPORT int instr_ext_job_add(instr_job *j, int rank, const char *blob,
     for (size_t pos = sizeof magic - 1; pos < len && rc == 0;) {
         const char *nl = memchr(blob + pos, '\n', len - pos);
         size_t l = (nl ? (size_t)(nl - blob) : len) - pos;
-        char *p = l < sizeof line ? line : malloc(l + 1);
+        char *p = l < sizeof line ? line : instr_mem_alloc(l + 1);
         if (!p) {
             rc = -1;
             break;
@@ -174,12 +175,12 @@ INSTR_EXT_EXPORT int instr_ext_job_add(instr_job *j, int rank, const char *blob,
         if (l)
             rc = add_line(j, rank, p, &regs, &locs, &nodes, &nlines);
         if (p != line)
-            free(p);
+            instr_mem_free(p);
         pos += l + 1;
     }
-    free(regs.v);
-    free(locs.v);
-    free(nodes.v);
+    instr_mem_free(regs.v);
+    instr_mem_free(locs.v);
+    instr_mem_free(nodes.v);
     if (rc != 0) {
         j->failed = 1;
         instr_warn("job profile: rank %d's profile is malformed or memory ran out while merging "

@@ -7,6 +7,7 @@
 #include "../core/registry.h"
 #include "../profile/profile.h"
 #include "../throttle/throttle.h"
+#include "../util/pages.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -106,9 +107,9 @@ char *instr_job_blob(const instr_run *run, size_t *len, int with_tree)
         }
     }
     if (fclose(f) != 0) {
-        free(buf);
+        free(buf); /* open_memstream's, from malloc */
         return NULL;
     }
     *len = size;
-    return buf;
+    return instr_mem_from_libc(buf, size);
 }

@@ -2,6 +2,7 @@
  * the CUBE writer (../profile/cube.h), machine > node (host) > process (rank) > thread. */
 #include "outputs.h"
 #include "../profile/cube.h"
+#include "../util/pages.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -65,11 +66,11 @@ static void cube_metric(const void *ctx, uint32_t i, instr_cube_metric *out)
 /* The ranks' locations are contiguous in j->locs (one blob each, added whole). */
 int instr_job_cube(FILE *f, const instr_job *j)
 {
-    instr_cube_group *groups = calloc((size_t)j->ngroups + 1, sizeof *groups);
-    char (*names)[32] = calloc((size_t)j->ngroups + 1, sizeof *names);
+    instr_cube_group *groups = instr_mem_calloc((size_t)j->ngroups + 1, sizeof *groups);
+    char (*names)[32] = instr_mem_calloc((size_t)j->ngroups + 1, sizeof *names);
     if (!groups || !names) {
-        free(groups);
-        free(names);
+        instr_mem_free(groups);
+        instr_mem_free(names);
         return -1;
     }
     uint32_t ng = 0;
@@ -94,7 +95,7 @@ int instr_job_cube(FILE *f, const instr_job *j)
         .creator = "instr " INSTR_VERSION_STRING,
     };
     int rc = instr_cube_write(f, &src);
-    free(groups);
-    free(names);
+    instr_mem_free(groups);
+    instr_mem_free(names);
     return rc;
 }

@@ -7,6 +7,7 @@
 #include "../core/ext.h"
 #include "../core/config.h"
 #include "../core/core.h"
+#include "../util/pages.h"
 
 #include <stdlib.h>
 
@@ -27,7 +28,7 @@ static void job_hook(const instr_run *run)
     char *blob = run->dir && job_fn ? instr_job_blob(run, &len, !jobdb_fn) : NULL;
     if (job_fn)
         job_fn(blob, blob ? len : 0);
-    free(blob);
+    instr_mem_free(blob);
     if (!jobdb_fn)
         return;
     instr_jdb_local part;
@@ -39,7 +40,7 @@ static void job_hook(const instr_run *run)
         instr_jdb_local_free(&part);
     }
     jobdb_fn(buf, buf ? (size_t)n : 0);
-    free(buf);
+    instr_mem_free(buf);
 }
 
 INSTR_EXT_EXPORT void instr_ext_set_job_hook(instr_ext_job_fn fn)

@@ -95,7 +95,7 @@ int instr_jdb_base_columns(instr_jdb_defs *d);
  * without memory or beyond UINT32_MAX - 1 elements (the array unchanged). */
 int instr_jdb_grow(void *pp, uint32_t *cap, uint64_t need, size_t elem);
 
-/* Serialisation (the transport between ranks, not the file): a buffer of malloc'ed *len
+/* Serialisation (the transport between ranks, not the file): a buffer from instr_mem_alloc of *len
  * bytes; and back, with every count, offset and parent checked (err: what is wrong). */
 int instr_jdb_defs_serialize(const instr_jdb_defs *d, unsigned char **buf, uint64_t *len);
 int instr_jdb_defs_deserialize(instr_jdb_defs *d, const unsigned char *buf, uint64_t len,

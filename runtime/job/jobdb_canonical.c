@@ -1,6 +1,8 @@
 /* jobdb_canonical.c — the canonical numbering of the job database's definitions (jobdb.h):
  * the same union gets the same ids whatever order the ranks' parts came in. */
 #include "jobdb_hash.h"
+#include "../util/pages.h"
+#include "../util/sort.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -34,12 +36,12 @@ static int path_order(const void *a, const void *b)
 int instr_jdb_defs_canonical(instr_jdb_defs *d)
 {
     uint32_t nr = d->nreg, np = d->npath;
-    uint32_t *order = malloc(((size_t)(nr > np ? nr : np) + 1) * sizeof *order);
-    uint32_t *newid = malloc(((size_t)(nr > np ? nr : np) + 1) * sizeof *newid);
-    uint32_t *first = malloc(((size_t)np + 2) * sizeof *first);
-    uint32_t *stack = malloc(((size_t)np + 1) * sizeof *stack);
-    instr_jdb_region *reg = malloc(((size_t)nr + 1) * sizeof *reg);
-    instr_jdb_path *path = malloc(((size_t)np + 1) * sizeof *path);
+    uint32_t *order = instr_mem_alloc(((size_t)(nr > np ? nr : np) + 1) * sizeof *order);
+    uint32_t *newid = instr_mem_alloc(((size_t)(nr > np ? nr : np) + 1) * sizeof *newid);
+    uint32_t *first = instr_mem_alloc(((size_t)np + 2) * sizeof *first);
+    uint32_t *stack = instr_mem_alloc(((size_t)np + 1) * sizeof *stack);
+    instr_jdb_region *reg = instr_mem_alloc(((size_t)nr + 1) * sizeof *reg);
+    instr_jdb_path *path = instr_mem_alloc(((size_t)np + 1) * sizeof *path);
     int rc = -1;
     if (!order || !newid || !first || !stack || !reg || !path)
         goto out;
@@ -47,7 +49,7 @@ int instr_jdb_defs_canonical(instr_jdb_defs *d)
     for (uint32_t i = 0; i < nr; i++)
         order[i] = i;
     sort_defs = d;
-    qsort(order, nr, sizeof *order, region_order);
+    instr_sort(order, nr, sizeof *order, region_order);
     for (uint32_t i = 0; i < nr; i++) {
         newid[order[i]] = i;
         reg[i] = d->reg[order[i]];
@@ -58,7 +60,7 @@ int instr_jdb_defs_canonical(instr_jdb_defs *d)
     /* Paths: sorted by (parent, region), each parent's children are a run; then pre-order. */
     for (uint32_t i = 0; i < np; i++)
         order[i] = i;
-    qsort(order, np, sizeof *order, path_order);
+    instr_sort(order, np, sizeof *order, path_order);
     /* first[p + 1]: where parent p's children begin in order; first[0]: the roots'. */
     for (uint32_t i = 0; i < np + 2; i++)
         first[i] = NONE;
@@ -114,8 +116,8 @@ int instr_jdb_defs_canonical(instr_jdb_defs *d)
         if (x->name == NONE || x->mangled == NONE || x->file == NONE || x->object == NONE)
             goto strings_failed;
     }
-    free(d->str);
-    free(d->sslots);
+    instr_mem_free(d->str);
+    instr_mem_free(d->sslots);
     d->str = s.str;
     d->slen = s.slen;
     d->scap = s.scap;
@@ -123,8 +125,8 @@ int instr_jdb_defs_canonical(instr_jdb_defs *d)
     d->sslots_cap = s.sslots_cap;
     d->nstr = s.nstr;
     /* The tables hold ids: rebuilt. */
-    free(d->rslots);
-    free(d->pslots);
+    instr_mem_free(d->rslots);
+    instr_mem_free(d->pslots);
     d->rslots = d->pslots = NULL;
     d->rslots_cap = d->pslots_cap = 0;
     if (instr_jdb_defs_rehash_ids(d) != 0)
@@ -134,11 +136,11 @@ int instr_jdb_defs_canonical(instr_jdb_defs *d)
 strings_failed: /* d's offsets are half rewritten: unusable, as the caller is told */
     instr_jdb_defs_free(&s);
 out:
-    free(order);
-    free(newid);
-    free(first);
-    free(stack);
-    free(reg);
-    free(path);
+    instr_mem_free(order);
+    instr_mem_free(newid);
+    instr_mem_free(first);
+    instr_mem_free(stack);
+    instr_mem_free(reg);
+    instr_mem_free(path);
     return rc;
 }

@@ -4,6 +4,7 @@
 #include "jobdb_hash.h"
 #include "../util/array.h"
 #include "../util/table.h"
+#include "../util/pages.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,7 +43,7 @@ static int rehash(const instr_jdb_defs *d, uint32_t **slots, uint32_t *cap, uint
 int instr_jdb_defs_init(instr_jdb_defs *d)
 {
     memset(d, 0, sizeof *d);
-    d->str = malloc(256);
+    d->str = instr_mem_alloc(256);
     if (!d->str)
         return -1;
     d->scap = 256;
@@ -53,13 +54,13 @@ int instr_jdb_defs_init(instr_jdb_defs *d)
 
 void instr_jdb_defs_free(instr_jdb_defs *d)
 {
-    free(d->str);
-    free(d->sslots);
-    free(d->reg);
-    free(d->rslots);
-    free(d->path);
-    free(d->pslots);
-    free(d->col);
+    instr_mem_free(d->str);
+    instr_mem_free(d->sslots);
+    instr_mem_free(d->reg);
+    instr_mem_free(d->rslots);
+    instr_mem_free(d->path);
+    instr_mem_free(d->pslots);
+    instr_mem_free(d->col);
     memset(d, 0, sizeof *d);
 }
 
@@ -72,7 +73,7 @@ static int str_rehash(instr_jdb_defs *d)
     size_t c = instr_grown_cap(d->sslots_cap, 2 * ((size_t)d->nstr + 1), 256, (size_t)1 << 31);
     if (!c)
         return -1;
-    uint32_t *t = calloc(c, sizeof *t);
+    uint32_t *t = instr_mem_calloc(c, sizeof *t);
     if (!t)
         return -1;
     for (uint64_t off = 1; off < d->slen; off += strlen(d->str + off) + 1) {
@@ -81,7 +82,7 @@ static int str_rehash(instr_jdb_defs *d)
             s = (s + 1) & (c - 1);
         t[s] = (uint32_t)off + 1;
     }
-    free(d->sslots);
+    instr_mem_free(d->sslots);
     d->sslots = t;
     d->sslots_cap = (uint32_t)c;
     return 0;
@@ -106,7 +107,7 @@ uint32_t instr_jdb_str(instr_jdb_defs *d, const char *s)
         uint64_t c = d->scap;
         while (c < d->slen + l)
             c *= 2;
-        char *q = realloc(d->str, c);
+        char *q = instr_mem_realloc(d->str, c);
         if (!q)
             return NONE;
         d->str = q;
@@ -198,7 +199,7 @@ static uint64_t pad8(uint64_t x) { return (x + 7) & ~7ull; }
 int instr_jdb_defs_serialize(const instr_jdb_defs *d, unsigned char **buf, uint64_t *len)
 {
     uint64_t n = 24 + pad8(d->slen) + 32ull * d->nreg + 8ull * d->npath + 16ull * d->ncol;
-    unsigned char *b = calloc(1, n);
+    unsigned char *b = instr_mem_calloc(1, n);
     if (!b)
         return -1;
     uint32_t counts[4] = {d->nreg, d->npath, d->ncol, 0};
@@ -247,7 +248,7 @@ int instr_jdb_defs_deserialize(instr_jdb_defs *d, const unsigned char *buf, uint
     const unsigned char *s = buf + 24;
     if (s[0] != '\0' || s[slen - 1] != '\0')
         return bad(err, errlen, "string section does not begin and end with a NUL");
-    unsigned char *starts = calloc(slen, 1);
+    unsigned char *starts = instr_mem_calloc(slen, 1);
     if (!starts)
         return bad(err, errlen, "out of memory");
     starts[0] = 1;
@@ -256,12 +257,12 @@ int instr_jdb_defs_deserialize(instr_jdb_defs *d, const unsigned char *buf, uint
         starts[o] = 1;
         nstr++;
     }
-    d->str = malloc(slen);
-    d->reg = malloc(32ull * counts[0] + 1);
-    d->path = malloc(8ull * counts[1] + 1);
-    d->col = malloc(16ull * counts[2] + 1);
+    d->str = instr_mem_alloc(slen);
+    d->reg = instr_mem_alloc(32ull * counts[0] + 1);
+    d->path = instr_mem_alloc(8ull * counts[1] + 1);
+    d->col = instr_mem_alloc(16ull * counts[2] + 1);
     if (!d->str || !d->reg || !d->path || !d->col) {
-        free(starts);
+        instr_mem_free(starts);
         instr_jdb_defs_free(d);
         return bad(err, errlen, "out of memory");
     }
@@ -290,7 +291,7 @@ int instr_jdb_defs_deserialize(instr_jdb_defs *d, const unsigned char *buf, uint
     for (uint32_t i = 0; i < d->ncol && !what; i++)
         if (!str_ok(d, d->col[i].name, starts) || !str_ok(d, d->col[i].unit, starts))
             what = "a column's string offset is not a string";
-    free(starts);
+    instr_mem_free(starts);
     if (!what && (rehash(d, &d->rslots, &d->rslots_cap, d->nreg, hash_region) != 0 ||
                   rehash(d, &d->pslots, &d->pslots_cap, d->npath, hash_path) != 0 ||
                   str_rehash(d) != 0))

@@ -9,6 +9,7 @@
 #include "../core/registry.h"
 #include "../metrics/metrics.h"
 #include "../throttle/throttle.h"
+#include "../util/pages.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -66,13 +67,13 @@ static uint32_t metric_column(instr_jdb_defs *d, const instr_metric *m, const ch
     uint32_t kind = m->value_type == INSTR_METRIC_DOUBLE ? INSTR_JDB_KIND_DOUBLE
                                                          : INSTR_JDB_KIND_UINT;
     size_t l = strlen(m->name), s = strlen(suffix);
-    char *name = malloc(l + s + 1);
+    char *name = instr_mem_alloc(l + s + 1);
     if (!name)
         return INSTR_JDB_NONE;
     memcpy(name, m->name, l);
     memcpy(name + l, suffix, s + 1);
     uint32_t c = instr_jdb_column_id(d, name, m->unit, kind, flags);
-    free(name);
+    instr_mem_free(name);
     return c;
 }
 
@@ -154,8 +155,8 @@ int instr_jdb_local_build(const instr_run *run, instr_jdb_local *out)
     out->nthreads = run->nlocations;
     out->duration_ns = instr_clock_to_ns(run->t_end - run->t_start);
     uint32_t mcol = 0, xcol = 0, ccol = 0, nreg = instr_registry_count();
-    uint32_t *regs = malloc(((size_t)nreg + 2) * sizeof *regs);
-    uint64_t *mrows = malloc(INSTR_MROWS * ((size_t)instr_metrics_nsync + 1) * sizeof *mrows);
+    uint32_t *regs = instr_mem_alloc(((size_t)nreg + 2) * sizeof *regs);
+    uint64_t *mrows = instr_mem_alloc(INSTR_MROWS * ((size_t)instr_metrics_nsync + 1) * sizeof *mrows);
     int rc = -1;
     if (!regs || !mrows || instr_jdb_base_columns(&out->defs) != 0 ||
         more_columns(&out->defs, &mcol, &xcol, &ccol) != 0)
@@ -185,8 +186,8 @@ int instr_jdb_local_build(const instr_run *run, instr_jdb_local *out)
     instr_jdb_rows_sort(&out->rows);
     rc = 0;
 done:
-    free(regs);
-    free(mrows);
+    instr_mem_free(regs);
+    instr_mem_free(mrows);
     if (rc != 0)
         instr_jdb_local_free(out);
     return rc;

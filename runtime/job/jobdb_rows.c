@@ -2,6 +2,8 @@
  * fixed records (jobdb.h). */
 #include "jobdb.h"
 #include "../util/array.h"
+#include "../util/pages.h"
+#include "../util/sort.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -23,7 +25,7 @@ uint64_t *instr_jdb_rows_add(instr_jdb_rows *r, uint32_t path, uint32_t thread)
 
 void instr_jdb_rows_free(instr_jdb_rows *r)
 {
-    free(r->v);
+    instr_mem_free(r->v);
     memset(r, 0, sizeof *r);
 }
 
@@ -48,11 +50,11 @@ static uint64_t sort_key(const uint64_t *row)
 static int sorted_copy(const instr_jdb_rows *r, uint64_t **out)
 {
     uint64_t w = 1 + (uint64_t)r->ncols;
-    key_idx *k = malloc((r->n + 1) * sizeof *k);
-    uint64_t *v = malloc((r->n * w + 1) * sizeof *v);
+    key_idx *k = instr_mem_alloc((r->n + 1) * sizeof *k);
+    uint64_t *v = instr_mem_alloc((r->n * w + 1) * sizeof *v);
     if (!k || !v) {
-        free(k);
-        free(v);
+        instr_mem_free(k);
+        instr_mem_free(v);
         return -1;
     }
     int sorted = 1;
@@ -61,10 +63,10 @@ static int sorted_copy(const instr_jdb_rows *r, uint64_t **out)
         sorted &= i == 0 || k[i - 1].key <= k[i].key;
     }
     if (!sorted)
-        qsort(k, r->n, sizeof *k, by_key);
+        instr_sort(k, r->n, sizeof *k, by_key);
     for (uint64_t i = 0; i < r->n; i++)
         memcpy(v + i * w, instr_jdb_row(r, k[i].idx), w * sizeof *v);
-    free(k);
+    instr_mem_free(k);
     *out = v;
     return 0;
 }
@@ -73,7 +75,7 @@ void instr_jdb_rows_sort(instr_jdb_rows *r)
 {
     uint64_t *v;
     if (sorted_copy(r, &v) == 0) {
-        free(r->v);
+        instr_mem_free(r->v);
         r->v = v;
         r->cap = r->n;
     }
@@ -86,7 +88,7 @@ int instr_jdb_rows_remap(const instr_jdb_rows *in, const instr_jdb_map *map, uin
     memset(out, 0, sizeof *out);
     out->ncols = ncols;
     uint64_t w = 1 + (uint64_t)ncols;
-    instr_jdb_rows tmp = {ncols, in->n, in->n, malloc((in->n * w + 1) * sizeof(uint64_t))};
+    instr_jdb_rows tmp = {ncols, in->n, in->n, instr_mem_alloc((in->n * w + 1) * sizeof(uint64_t))};
     if (!tmp.v)
         return -1;
     for (uint64_t i = 0; i < in->n; i++) {
@@ -99,10 +101,10 @@ int instr_jdb_rows_remap(const instr_jdb_rows *in, const instr_jdb_map *map, uin
     }
     uint64_t *v;
     if (sorted_copy(&tmp, &v) != 0) {
-        free(tmp.v);
+        instr_mem_free(tmp.v);
         return -1;
     }
-    free(tmp.v);
+    instr_mem_free(tmp.v);
     out->v = v;
     out->n = out->cap = in->n;
     return 0;
@@ -165,7 +167,7 @@ void instr_jdb_summary_add_rank(uint64_t *s, const instr_jdb_rows *r,
 {
     uint32_t nc = r->ncols;
     uint64_t w = instr_jdb_summary_words(nc);
-    uint64_t *val = calloc((size_t)nc + 1, sizeof *val);
+    uint64_t *val = instr_mem_calloc((size_t)nc + 1, sizeof *val);
     if (!val)
         return;
     for (uint64_t i = 0; i < r->n;) {
@@ -183,7 +185,7 @@ void instr_jdb_summary_add_rank(uint64_t *s, const instr_jdb_rows *r,
         for (uint32_t c = 0; c < nc; c++)
             add_value(rec, c, &cols[c], val[c]);
     }
-    free(val);
+    instr_mem_free(val);
 }
 
 void instr_jdb_summary_combine(uint64_t *into, const uint64_t *from, uint64_t n,
@@ -308,9 +310,9 @@ int instr_jdb_local_serialize(const instr_jdb_local *l, unsigned char **buf, uin
         return -1;
     uint64_t rbytes = l->rows.n * instr_jdb_row_bytes(l->rows.ncols);
     uint64_t n = 32 + dlen + rbytes;
-    unsigned char *b = malloc(n);
+    unsigned char *b = instr_mem_alloc(n);
     if (!b) {
-        free(defs);
+        instr_mem_free(defs);
         return -1;
     }
     put64(b, dlen);
@@ -321,7 +323,7 @@ int instr_jdb_local_serialize(const instr_jdb_local *l, unsigned char **buf, uin
     memcpy(b + 32, defs, dlen);
     if (rbytes)
         memcpy(b + 32 + dlen, l->rows.v, rbytes);
-    free(defs);
+    instr_mem_free(defs);
     *buf = b;
     *len = n;
     return 0;
@@ -356,7 +358,7 @@ int instr_jdb_local_deserialize(instr_jdb_local *l, const unsigned char *buf, ui
         return -1;
     }
     l->rows.ncols = ncols;
-    l->rows.v = malloc(nrows * rb + 8);
+    l->rows.v = instr_mem_alloc(nrows * rb + 8);
     if (!l->rows.v) {
         snprintf(err, errlen, "out of memory");
         instr_jdb_defs_free(&l->defs);

@@ -1,6 +1,7 @@
 /* jobdb_union.c — the union of two sets of the job database's definitions and the mapping
  * of one onto the other (jobdb.h). */
 #include "jobdb_hash.h"
+#include "../util/pages.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -9,9 +10,9 @@
 
 void instr_jdb_map_free(instr_jdb_map *m)
 {
-    free(m->region);
-    free(m->path);
-    free(m->col);
+    instr_mem_free(m->region);
+    instr_mem_free(m->path);
+    instr_mem_free(m->col);
     memset(m, 0, sizeof *m);
 }
 
@@ -55,9 +56,9 @@ static uint32_t path_find(const instr_jdb_defs *d, uint32_t parent, uint32_t reg
 
 int instr_jdb_defs_find(const instr_jdb_defs *in, const instr_jdb_defs *from, instr_jdb_map *map)
 {
-    map->region = malloc(((size_t)from->nreg + 1) * sizeof *map->region);
-    map->path = malloc(((size_t)from->npath + 1) * sizeof *map->path);
-    map->col = malloc(((size_t)from->ncol + 1) * sizeof *map->col);
+    map->region = instr_mem_alloc(((size_t)from->nreg + 1) * sizeof *map->region);
+    map->path = instr_mem_alloc(((size_t)from->npath + 1) * sizeof *map->path);
+    map->col = instr_mem_alloc(((size_t)from->ncol + 1) * sizeof *map->col);
     if (!map->region || !map->path || !map->col)
         goto fail;
     for (uint32_t i = 0; i < from->nreg; i++) {
@@ -94,9 +95,9 @@ fail:
 
 int instr_jdb_defs_merge(instr_jdb_defs *into, const instr_jdb_defs *from, instr_jdb_map *map)
 {
-    uint32_t *reg = malloc(((size_t)from->nreg + 1) * sizeof *reg);
-    uint32_t *path = malloc(((size_t)from->npath + 1) * sizeof *path);
-    uint32_t *col = malloc(((size_t)from->ncol + 1) * sizeof *col);
+    uint32_t *reg = instr_mem_alloc(((size_t)from->nreg + 1) * sizeof *reg);
+    uint32_t *path = instr_mem_alloc(((size_t)from->npath + 1) * sizeof *path);
+    uint32_t *col = instr_mem_alloc(((size_t)from->ncol + 1) * sizeof *col);
     int rc = -1;
     if (!reg || !path || !col)
         goto out;
@@ -128,9 +129,9 @@ out:
     if (rc == 0 && map) {
         *map = (instr_jdb_map){reg, path, col};
     } else {
-        free(reg);
-        free(path);
-        free(col);
+        instr_mem_free(reg);
+        instr_mem_free(path);
+        instr_mem_free(col);
     }
     return rc;
 }

@@ -6,6 +6,7 @@
 #include "model.h"
 #include "../util/hash.h"
 #include "../util/table.h"
+#include "../util/pages.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -25,7 +26,7 @@ static uint64_t region_key_hash(const void *job, uint32_t id)
     return str_hash(((const instr_job *)job)->regions[id].key);
 }
 
-INSTR_EXT_EXPORT instr_job *instr_ext_job_new(void) { return calloc(1, sizeof(instr_job)); }
+INSTR_EXT_EXPORT instr_job *instr_ext_job_new(void) { return instr_mem_calloc(1, sizeof(instr_job)); }
 
 INSTR_EXT_EXPORT void instr_ext_job_free(instr_job *j)
 {
@@ -33,20 +34,20 @@ INSTR_EXT_EXPORT void instr_ext_job_free(instr_job *j)
         return;
     for (uint32_t i = 0; i < j->n; i++) {
         for (uint32_t k = 0; k < j->nodes[i].nlocs; k++)
-            free(j->nodes[i].locs[k].m);
-        free(j->nodes[i].locs);
-        free(j->nodes[i].m);
+            instr_mem_free(j->nodes[i].locs[k].m);
+        instr_mem_free(j->nodes[i].locs);
+        instr_mem_free(j->nodes[i].m);
     }
     instr_job_metrics_free(&j->metrics);
     for (uint32_t i = 0; i < j->nregions; i++)
-        free(j->regions[i].key);
-    free(j->nodes);
+        instr_mem_free(j->regions[i].key);
+    instr_mem_free(j->nodes);
     instr_path_map_free(&j->paths);
-    free(j->regions);
-    free(j->rslots);
-    free(j->locs);
-    free(j->groups);
-    free(j);
+    instr_mem_free(j->regions);
+    instr_mem_free(j->rslots);
+    instr_mem_free(j->locs);
+    instr_mem_free(j->groups);
+    instr_mem_free(j);
 }
 
 jgroup *instr_job_group(instr_job *j, int rank)
@@ -91,7 +92,7 @@ uint32_t instr_job_region_id(instr_job *j, const char *key, uint32_t lb, uint32_
     memset(r, 0, sizeof *r);
     /* The key, then a copy of it split at the tabs into the fields. */
     size_t klen = strlen(key);
-    r->key = malloc(2 * klen + 2);
+    r->key = instr_mem_alloc(2 * klen + 2);
     if (!r->key)
         return 0;
     memcpy(r->key, key, klen + 1);

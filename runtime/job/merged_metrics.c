@@ -1,6 +1,7 @@
 /* merged_metrics.c — metrics in a parallel job's profile (merged_metrics.h). */
 #include "merged_metrics.h"
 #include "../metrics/metrics.h"
+#include "../util/pages.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -22,7 +23,7 @@ void instr_job_blob_metric_values(FILE *f, const instr_pnode *n, uint32_t nm)
 {
     if (!nm || !n->m)
         return;
-    uint64_t *rows = malloc(INSTR_MROWS * (size_t)nm * sizeof *rows);
+    uint64_t *rows = instr_mem_alloc(INSTR_MROWS * (size_t)nm * sizeof *rows);
     if (!rows)
         return;
     instr_pnode_metrics_rows(n, nm, rows);
@@ -32,7 +33,7 @@ void instr_job_blob_metric_values(FILE *f, const instr_pnode *n, uint32_t nm)
             if (instr_profile_metric_shown(i))
                 fprintf(f, " %" PRIu64, rows[r * nm + i]);
     fputc('\n', f);
-    free(rows);
+    instr_mem_free(rows);
 }
 
 void instr_job_metrics_blob_begin(instr_job_metrics *jm)
@@ -54,7 +55,7 @@ int instr_job_metrics_def(instr_job_metrics *jm, const char *line)
     for (int k = 0; k < 4; k++) {
         const char *e = k < 3 ? strchr(p, '\t') : NULL;
         size_t l = e ? (size_t)(e - p) : strlen(p);
-        fields[k] = strndup(p, l);
+        fields[k] = instr_mem_strndup(p, l);
         p = e ? e + 1 : p + l;
     }
     int32_t idx = -1;
@@ -86,7 +87,7 @@ int instr_job_metrics_def(instr_job_metrics *jm, const char *line)
         }
     }
     for (int k = 0; k < 4; k++)
-        free(fields[k]);
+        instr_mem_free(fields[k]);
     if (rc == 0 && instr_job_grow(&jm->map, &jm->capmap, jm->nmap + 1, sizeof *jm->map) == 0)
         jm->map[jm->nmap++] = idx;
     else
@@ -116,7 +117,7 @@ int instr_job_metrics_values(instr_job_metrics *jm, const char *line, uint64_t *
     uint32_t n = jm->n;
     if (!n)
         return 0;
-    uint64_t *rows = calloc(INSTR_MROWS * (size_t)n, sizeof *rows);
+    uint64_t *rows = instr_mem_calloc(INSTR_MROWS * (size_t)n, sizeof *rows);
     if (!rows)
         return -1;
     for (uint32_t i = 0; i < n; i++)
@@ -128,7 +129,7 @@ int instr_job_metrics_values(instr_job_metrics *jm, const char *line, uint64_t *
             char *end;
             uint64_t v = strtoull(p, &end, 10);
             if (end == p) {
-                free(rows);
+                instr_mem_free(rows);
                 return -1;
             }
             p = end;
@@ -142,12 +143,12 @@ int instr_job_metrics_add(instr_job_metrics *jm, uint64_t *rows, uint64_t **node
                           int node_first, uint64_t **loc_m)
 {
     int first = !*node_m;
-    if (first && !(*node_m = calloc(INSTR_MROWS * (size_t)jm->n, sizeof **node_m))) {
-        free(rows);
+    if (first && !(*node_m = instr_mem_calloc(INSTR_MROWS * (size_t)jm->n, sizeof **node_m))) {
+        instr_mem_free(rows);
         return -1;
     }
     combine(jm, *node_m, rows, first || node_first);
-    free(*loc_m);
+    instr_mem_free(*loc_m);
     *loc_m = rows;
     return 0;
 }
@@ -194,18 +195,18 @@ void instr_job_metrics_json_rows(FILE *f, const instr_job_metrics *jm, const uin
 void instr_job_metrics_free(instr_job_metrics *jm)
 {
     for (uint32_t i = 0; i < jm->n; i++) {
-        free(jm->name[i]);
-        free(jm->unit[i]);
-        free(jm->source[i]);
-        free(jm->description[i]);
+        instr_mem_free(jm->name[i]);
+        instr_mem_free(jm->unit[i]);
+        instr_mem_free(jm->source[i]);
+        instr_mem_free(jm->description[i]);
     }
-    free(jm->name);
-    free(jm->unit);
-    free(jm->source);
-    free(jm->description);
-    free(jm->type);
-    free(jm->base);
-    free(jm->exponent);
-    free(jm->map);
+    instr_mem_free(jm->name);
+    instr_mem_free(jm->unit);
+    instr_mem_free(jm->source);
+    instr_mem_free(jm->description);
+    instr_mem_free(jm->type);
+    instr_mem_free(jm->base);
+    instr_mem_free(jm->exponent);
+    instr_mem_free(jm->map);
     memset(jm, 0, sizeof *jm);
 }

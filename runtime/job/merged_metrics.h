@@ -43,7 +43,7 @@ int instr_job_metrics_def(instr_job_metrics *jm, const char *line);
  * first use; 0, or -1. */
 int instr_job_metrics_values(instr_job_metrics *jm, const char *line, uint64_t **node_m,
                              int node_first, uint64_t **loc_m);
-/* The same for rows already in the job's metric order (INSTR_MROWS x n, malloc'ed; taken
+/* The same for rows already in the job's metric order (INSTR_MROWS x n, from instr_mem_alloc; taken
  * over, also on failure). */
 int instr_job_metrics_add(instr_job_metrics *jm, uint64_t *rows, uint64_t **node_m,
                           int node_first, uint64_t **loc_m);

@@ -24,6 +24,7 @@
  * finished without every rank; it says so. */
 #include "../mpi/mpi_wrap.h"
 #include "../core/registry.h"
+#include "../util/pages.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -33,7 +34,7 @@
 
 #define TAG_PROFILE 7301
 
-/* Looked up by the runtime at start-up (dlsym): its presence defers the experiment
+/* Referenced weakly by the runtime (instr_core_mpi_linked): its presence defers the experiment
  * directory to MPI_Init. */
 __attribute__((visibility("default"))) const int instr_mpi_adapter_loaded = 1;
 
@@ -59,12 +60,12 @@ static void say(const char *fmt, const char *a, int n)
 
 static void keep_blob(const char *blob, size_t len)
 {
-    free(my_blob);
+    instr_mem_free(my_blob);
     my_blob = NULL;
     my_blob_len = 0;
     if (!blob || !len)
         return;
-    my_blob = malloc(len);
+    my_blob = instr_mem_alloc(len);
     if (my_blob) {
         memcpy(my_blob, blob, len);
         my_blob_len = len;
@@ -99,7 +100,7 @@ static void merge_profiles(int jdb)
         int n = 0;
         PMPI_Probe(r, TAG_PROFILE, job_comm, &st);
         PMPI_Get_count(&st, MPI_CHAR, &n);
-        char *buf = malloc(n > 0 ? (size_t)n : 1);
+        char *buf = instr_mem_alloc(n > 0 ? (size_t)n : 1);
         if (!buf) {
             PMPI_Recv(NULL, 0, MPI_CHAR, r, TAG_PROFILE, job_comm, MPI_STATUS_IGNORE);
             instr_ext_job_missing(job, r);
@@ -108,7 +109,7 @@ static void merge_profiles(int jdb)
         PMPI_Recv(buf, n, MPI_CHAR, r, TAG_PROFILE, job_comm, MPI_STATUS_IGNORE);
         if (n <= 0 || !job || instr_ext_job_add(job, r, buf, (size_t)n) != 0)
             instr_ext_job_missing(job, r);
-        free(buf);
+        instr_mem_free(buf);
     }
     char path[PATH_MAX + 16];
     snprintf(path, sizeof path, "%s/profile.jdb", job_dir);
@@ -146,7 +147,7 @@ static void job_end(void)
     if (job_dir[0])
         merge_profiles(instr_mpi_jobdb_write(job_comm, job_rank, job_size, job_dir));
     instr_mpi_trace_end(job_comm, job_rank, job_size);
-    free(my_blob);
+    instr_mem_free(my_blob);
     my_blob = NULL;
     if (job_comm != MPI_COMM_NULL)
         PMPI_Comm_free(&job_comm);

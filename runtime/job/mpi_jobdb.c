@@ -16,6 +16,7 @@
  * written as absent: 0 rows, flag 0; one line names the absent ranks. */
 #include "../mpi/mpi_wrap.h"
 #include "jobdb.h"
+#include "../util/pages.h"
 
 #include <limits.h>
 #include <stdarg.h>
@@ -30,10 +31,10 @@ static size_t my_part_len;
 
 void instr_mpi_jobdb_keep(const void *part, size_t len)
 {
-    free(my_part);
+    instr_mem_free(my_part);
     my_part = NULL;
     my_part_len = 0;
-    if (part && len && (my_part = malloc(len))) {
+    if (part && len && (my_part = instr_mem_alloc(len))) {
         memcpy(my_part, part, len);
         my_part_len = len;
     }
@@ -63,11 +64,11 @@ static void send_buf(const unsigned char *b, uint64_t len, int to, MPI_Comm comm
         PMPI_Send(b + o, (int)(len - o < CHUNK ? len - o : CHUNK), MPI_BYTE, to, TAG_DEFS, comm);
 }
 
-/* The buffer (malloc'ed, *len bytes), or NULL when empty or without memory. */
+/* The buffer (from instr_mem_alloc, *len bytes), or NULL when empty or without memory. */
 static unsigned char *recv_buf(uint64_t *len, int from, MPI_Comm comm)
 {
     PMPI_Recv(len, 1, MPI_UINT64_T, from, TAG_DEFS, comm, MPI_STATUS_IGNORE);
-    unsigned char *b = *len ? malloc(*len) : NULL;
+    unsigned char *b = *len ? instr_mem_alloc(*len) : NULL;
     static unsigned char sink[CHUNK];
     for (uint64_t o = 0; o < *len; o += CHUNK)
         PMPI_Recv(b ? b + o : sink, (int)(*len - o < CHUNK ? *len - o : CHUNK), MPI_BYTE, from,
@@ -87,7 +88,7 @@ static void unify(instr_jdb_defs *acc, int rank, int size, MPI_Comm comm, int *l
             if (instr_jdb_defs_serialize(acc, &b, &len) != 0)
                 len = 0; /* the receiver loses this subtree: its ranks are absent */
             send_buf(b, len, rank - step, comm);
-            free(b);
+            instr_mem_free(b);
             return;
         }
         if (rank % (2 * step) == 0 && rank + step < size) {
@@ -102,7 +103,7 @@ static void unify(instr_jdb_defs *acc, int rank, int size, MPI_Comm comm, int *l
                     *lost = 1;
                 instr_jdb_defs_free(&other);
             }
-            free(b);
+            instr_mem_free(b);
         }
     }
 }
@@ -117,10 +118,10 @@ static int broadcast_union(instr_jdb_defs *u, int rank, MPI_Comm comm)
         len = 0;
     PMPI_Bcast(&len, 1, MPI_UINT64_T, 0, comm);
     if (!len) {
-        free(b);
+        instr_mem_free(b);
         return -1;
     }
-    if (rank != 0 && !(b = malloc(len)))
+    if (rank != 0 && !(b = instr_mem_alloc(len)))
         return -1; /* cannot happen gracefully: the Bcast below needs the buffer */
     PMPI_Bcast(b, (int)len, MPI_BYTE, 0, comm);
     int rc = 0;
@@ -129,7 +130,7 @@ static int broadcast_union(instr_jdb_defs *u, int rank, MPI_Comm comm)
         instr_jdb_defs_free(u);
         rc = instr_jdb_defs_deserialize(u, b, len, err, sizeof err);
     }
-    free(b);
+    instr_mem_free(b);
     return rc;
 }
 
@@ -191,7 +192,7 @@ int instr_mpi_jobdb_write(MPI_Comm comm, int rank, int size, const char *dir)
     else if (my_part)
         say("job database: rank %d's part is unreadable (%s); the rank is written as absent",
             rank, err);
-    free(my_part);
+    instr_mem_free(my_part);
     my_part = NULL;
     my_part_len = 0;
     if (!present) {
@@ -231,7 +232,7 @@ int instr_mpi_jobdb_write(MPI_Comm comm, int rank, int size, const char *dir)
     instr_jdb_layout_of(&u, (uint32_t)size, &lay);
     /* 3: the summary */
     uint64_t words = instr_jdb_summary_words(u.ncol);
-    uint64_t *sum = malloc(lay.summary_bytes + 8);
+    uint64_t *sum = instr_mem_alloc(lay.summary_bytes + 8);
     int ok = sum != NULL, all_ok = 0;
     PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
     uint64_t my_bytes = 0, off = 0, total = 0, duration = 0, my_dur = 0;
@@ -271,7 +272,7 @@ int instr_mpi_jobdb_write(MPI_Comm comm, int rank, int size, const char *dir)
     PMPI_Reduce(&my_dur, &duration, 1, MPI_UINT64_T, MPI_MAX, 0, comm);
     unsigned char me = (unsigned char)present;
     if (rank == 0)
-        presence = malloc((size_t)size);
+        presence = instr_mem_alloc((size_t)size);
     PMPI_Gather(&me, 1, MPI_BYTE, presence, 1, MPI_BYTE, 0, comm);
     if (rank == 0 && presence)
         for (int r = 0; r < size; r++)
@@ -356,8 +357,8 @@ int instr_mpi_jobdb_write(MPI_Comm comm, int rank, int size, const char *dir)
                 hi.rounds, unif_max, slowest);
     }
 done:
-    free(presence);
-    free(sum);
+    instr_mem_free(presence);
+    instr_mem_free(sum);
     instr_jdb_rows_free(&rows);
     instr_jdb_local_free(&local);
     instr_jdb_defs_free(&u);

@@ -9,6 +9,8 @@
 #include "../util/text.h"
 #include "../profile/profile.h"
 #include "../profile/write_html.h"
+#include "../util/pages.h"
+#include "../util/sort.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -67,8 +69,8 @@ static int job_file(const char *name, job_args *a)
  * region its visits over all call paths and its inclusive time over the outermost ones. */
 static void job_hint(const instr_job *j, const char *dir)
 {
-    uint64_t *visits = calloc((size_t)j->nregions + 1, sizeof *visits);
-    uint64_t *incl = calloc((size_t)j->nregions + 1, sizeof *incl);
+    uint64_t *visits = instr_mem_calloc((size_t)j->nregions + 1, sizeof *visits);
+    uint64_t *incl = instr_mem_calloc((size_t)j->nregions + 1, sizeof *incl);
     if (visits && incl) {
         for (uint32_t i = 0; i < j->n; i++) {
             const jnode *mn = &j->nodes[i];
@@ -92,8 +94,8 @@ static void job_hint(const instr_job *j, const char *dir)
         if (n)
             instr_profile_hint("MPI job", dir, n, j->regions[top - 1].name, visits[top], incl[top]);
     }
-    free(visits);
-    free(incl);
+    instr_mem_free(visits);
+    instr_mem_free(incl);
 }
 
 /* The job's one line at the end (rank 0; the ranks' own lines only with INSTR_VERBOSE):
@@ -125,7 +127,7 @@ INSTR_EXT_EXPORT int instr_ext_job_write(instr_job *j, const char *dir, int nran
         return -1;
     instr_io_guard g;
     instr_io_guard_begin(&g);
-    qsort(j->groups, j->ngroups, sizeof *j->groups, by_rank);
+    instr_sort(j->groups, j->ngroups, sizeof *j->groups, by_rank);
     job_args a = {j, dir, nranks};
     static const struct { const char *name; uint32_t format; } outs[] = {
         {"profile.txt", INSTR_FORMAT_TXT}, {"profile.json", INSTR_FORMAT_JSON},

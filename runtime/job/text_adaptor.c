@@ -2,6 +2,7 @@
  * job's text writer (write_text.h), and the ranks missing from it. */
 #include "outputs.h"
 #include "write_text.h"
+#include "../util/pages.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,11 +56,11 @@ int instr_job_txt(FILE *f, const instr_job *j, const char *dir, int nranks)
     uint64_t ncells = 0;
     for (uint32_t i = 0; i < j->n; i++)
         ncells += j->nodes[i].nlocs;
-    int *ranks = malloc(((size_t)j->ngroups + 1) * sizeof *ranks);
-    uint32_t *loc_rank = malloc(((size_t)j->nlocs + 1) * sizeof *loc_rank);
-    const char **names = malloc(((size_t)j->nregions + 1) * sizeof *names);
-    instr_job_text_path *paths = malloc(((size_t)j->n + 1) * sizeof *paths);
-    instr_job_text_cell *cells = malloc(((size_t)ncells + 1) * sizeof *cells);
+    int *ranks = instr_mem_alloc(((size_t)j->ngroups + 1) * sizeof *ranks);
+    uint32_t *loc_rank = instr_mem_alloc(((size_t)j->nlocs + 1) * sizeof *loc_rank);
+    const char **names = instr_mem_alloc(((size_t)j->nregions + 1) * sizeof *names);
+    instr_job_text_path *paths = instr_mem_alloc(((size_t)j->n + 1) * sizeof *paths);
+    instr_job_text_cell *cells = instr_mem_alloc(((size_t)ncells + 1) * sizeof *cells);
     char missing[512];
     int rc = -1, nmissing;
     if (!ranks || !loc_rank || !names || !paths || !cells)
@@ -102,10 +103,10 @@ int instr_job_txt(FILE *f, const instr_job *j, const char *dir, int nranks)
                         j->hz, j->dropped, names, j->nregions, paths, j->n};
     rc = instr_job_text_write(f, &t);
 out:
-    free(ranks);
-    free(loc_rank);
-    free(names);
-    free(paths);
-    free(cells);
+    instr_mem_free(ranks);
+    instr_mem_free(loc_rank);
+    instr_mem_free(names);
+    instr_mem_free(paths);
+    instr_mem_free(cells);
     return rc;
 }

@@ -4,6 +4,7 @@
 #include "../core/clock.h"
 #include "../core/log.h"
 #include "../core/registry.h"
+#include "../util/pages.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,7 +31,7 @@ int instr_trace_unify_write_global(OTF2_Archive *a, void *arg)
     for (int r = 0; r < u->nranks; r++)
         nnames += 1 + u->ranks[r].nloc;
     nnames += u->ncomms;
-    char *names = calloc(nnames ? nnames : 1, 48);
+    char *names = instr_mem_calloc(nnames ? nnames : 1, 48);
     if (!names)
         return -1;
     size_t ni = 0;
@@ -86,9 +87,9 @@ int instr_trace_unify_write_global(OTF2_Archive *a, void *arg)
     CHECK(instr_trace_metric_defs(w, &st));
     /* Groups: 0 the MPI locations by world rank, 1 MPI_COMM_SELF's, then one per other
      * communicator: its members (world ranks). */
-    uint64_t *members = calloc((size_t)u->nranks, sizeof *members);
+    uint64_t *members = instr_mem_calloc((size_t)u->nranks, sizeof *members);
     if (!members) {
-        free(names);
+        instr_mem_free(names);
         instr_strtab_free(&st);
         return -1;
     }
@@ -113,7 +114,7 @@ int instr_trace_unify_write_global(OTF2_Archive *a, void *arg)
             uint64_t *own = NULL;
             if (g->leader != UINT32_MAX) {
                 n = g->nmembers;
-                own = calloc(n ? n : 1, sizeof *own);
+                own = instr_mem_calloc(n ? n : 1, sizeof *own);
                 if (!own) {
                     rc = OTF2_ERROR_MEM_ALLOC_FAILED;
                     break;
@@ -125,16 +126,16 @@ int instr_trace_unify_write_global(OTF2_Archive *a, void *arg)
             CHECK(OTF2_GlobalDefWriter_WriteGroup(w, group, instr_strtab_ref(&st, g->name),
                                                   OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
                                                   OTF2_GROUP_FLAG_NONE, n, m));
-            free(own);
+            instr_mem_free(own);
         }
         CHECK(OTF2_GlobalDefWriter_WriteComm(w, c, instr_strtab_ref(&st, g->name), group,
                                              OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE));
     }
 #undef CHECK
 #undef NAME
-    free(members);
+    instr_mem_free(members);
     int failed = rc != OTF2_SUCCESS || st.failed;
-    free(names);
+    instr_mem_free(names);
     instr_strtab_free(&st);
     if (failed)
         instr_warn("trace: writing the job's global definitions failed (%s)",

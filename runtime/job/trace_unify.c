@@ -3,6 +3,7 @@
 #include "../trace/wire.h"
 #include "../util/hash.h"
 #include "../util/table.h"
+#include "../util/pages.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,16 +49,16 @@ static uint32_t region_global(instr_unifier *u, gregion *r)
     while (u->rtab[j]) {
         gregion *g = &u->regions[u->rtab[j] - 1];
         if (region_same(g, r)) {
-            free(r->name);
-            free(r->canonical);
-            free(r->file);
+            instr_mem_free(r->name);
+            instr_mem_free(r->canonical);
+            instr_mem_free(r->file);
             return u->rtab[j] - 1;
         }
         j = (j + 1) & (u->rtab_cap - 1);
     }
     if (u->nregions == u->capregions) {
         uint32_t cap = u->capregions ? 2 * u->capregions : 256;
-        gregion *g = realloc(u->regions, cap * sizeof *g);
+        gregion *g = instr_mem_realloc(u->regions, cap * sizeof *g);
         if (!g)
             return UINT32_MAX;
         u->regions = g;
@@ -78,21 +79,21 @@ static uint32_t comm_global(instr_unifier *u, uint32_t leader, uint32_t seq, cha
             if (members && !c->members) {
                 c->members = members;
                 c->nmembers = nmembers;
-                free(c->name);
+                instr_mem_free(c->name);
                 c->name = name;
             } else {
-                free(members);
-                free(name);
+                instr_mem_free(members);
+                instr_mem_free(name);
             }
             return i;
         }
     }
     if (u->ncomms == u->capcomms) {
         uint32_t cap = u->capcomms ? 2 * u->capcomms : 16;
-        gcomm *c = realloc(u->comms, cap * sizeof *c);
+        gcomm *c = instr_mem_realloc(u->comms, cap * sizeof *c);
         if (!c) {
-            free(members);
-            free(name);
+            instr_mem_free(members);
+            instr_mem_free(name);
             return UINT32_MAX;
         }
         u->comms = c;
@@ -106,12 +107,12 @@ static uint32_t host_index(instr_unifier *u, char *host)
 {
     for (uint32_t i = 0; i < u->nhosts; i++)
         if (strcmp(u->hosts[i], host) == 0) {
-            free(host);
+            instr_mem_free(host);
             return i;
         }
-    char **h = realloc(u->hosts, (u->nhosts + 1) * sizeof *h);
+    char **h = instr_mem_realloc(u->hosts, (u->nhosts + 1) * sizeof *h);
     if (!h) {
-        free(host);
+        instr_mem_free(host);
         return 0;
     }
     u->hosts = h;
@@ -121,15 +122,15 @@ static uint32_t host_index(instr_unifier *u, char *host)
 
 instr_unifier *instr_trace_unify_new(int nranks)
 {
-    instr_unifier *u = calloc(1, sizeof *u);
-    if (!u || !(u->ranks = calloc((size_t)nranks, sizeof *u->ranks))) {
-        free(u);
+    instr_unifier *u = instr_mem_calloc(1, sizeof *u);
+    if (!u || !(u->ranks = instr_mem_calloc((size_t)nranks, sizeof *u->ranks))) {
+        instr_mem_free(u);
         return NULL;
     }
     u->nranks = nranks;
     /* MPI_COMM_WORLD and MPI_COMM_SELF are global comms 0 and 1 on every rank. */
-    comm_global(u, UINT32_MAX, 0, strdup("MPI_COMM_WORLD"), 0, NULL);
-    comm_global(u, UINT32_MAX, 1, strdup("MPI_COMM_SELF"), 0, NULL);
+    comm_global(u, UINT32_MAX, 0, instr_mem_strdup("MPI_COMM_WORLD"), 0, NULL);
+    comm_global(u, UINT32_MAX, 1, instr_mem_strdup("MPI_COMM_SELF"), 0, NULL);
     return u;
 }
 
@@ -147,7 +148,7 @@ int instr_trace_unify_add(instr_unifier *u, int rank, const char *blob, size_t l
     uint64_t t0 = get64(&b), t1 = get64(&b), margin = get64(&b);
     g->mpi_location = get32(&b);
     if (b.bad || !host) {
-        free(host);
+        instr_mem_free(host);
         return -1;
     }
     g->host = host_index(u, host);
@@ -162,9 +163,9 @@ int instr_trace_unify_add(instr_unifier *u, int rank, const char *blob, size_t l
     uint32_t nloc = get32(&b);
     if (b.bad || nloc > (b.n - b.at) / 20)
         return -1;
-    g->loc_id = calloc(nloc ? nloc : 1, sizeof *g->loc_id);
-    g->loc_tid = calloc(nloc ? nloc : 1, sizeof *g->loc_tid);
-    g->loc_events = calloc(nloc ? nloc : 1, sizeof *g->loc_events);
+    g->loc_id = instr_mem_calloc(nloc ? nloc : 1, sizeof *g->loc_id);
+    g->loc_tid = instr_mem_calloc(nloc ? nloc : 1, sizeof *g->loc_tid);
+    g->loc_events = instr_mem_calloc(nloc ? nloc : 1, sizeof *g->loc_events);
     if (!g->loc_id || !g->loc_tid || !g->loc_events)
         return -1;
     for (uint32_t i = 0; i < nloc; i++) {
@@ -189,9 +190,9 @@ int instr_trace_unify_add(instr_unifier *u, int rank, const char *blob, size_t l
         if (!b.bad)
             ref = region_global(u, &r);
         if (ref == UINT32_MAX) {
-            free(r.name);
-            free(r.canonical);
-            free(r.file);
+            instr_mem_free(r.name);
+            instr_mem_free(r.canonical);
+            instr_mem_free(r.file);
             b.bad = 1;
         }
         put32(&m, ref);
@@ -204,7 +205,7 @@ int instr_trace_unify_add(instr_unifier *u, int rank, const char *blob, size_t l
         uint32_t n = get32(&b);
         uint32_t *members = NULL;
         if (!b.bad && n) {
-            if (n > (b.n - b.at) / 4 || !(members = malloc(n * sizeof *members))) {
+            if (n > (b.n - b.at) / 4 || !(members = instr_mem_alloc(n * sizeof *members))) {
                 b.bad = 1;
             } else {
                 for (uint32_t k = 0; k < n; k++)
@@ -215,14 +216,14 @@ int instr_trace_unify_add(instr_unifier *u, int rank, const char *blob, size_t l
         if (!b.bad && name)
             ref = comm_global(u, leader, seq, name, n, members);
         else {
-            free(name);
-            free(members);
+            instr_mem_free(name);
+            instr_mem_free(members);
             b.bad = 1;
         }
         put32(&m, ref);
     }
     if (b.bad || m.failed) {
-        free(m.p);
+        instr_mem_free(m.p);
         return -1;
     }
     g->present = 1;
@@ -236,25 +237,25 @@ void instr_trace_unify_free(instr_unifier *u)
     if (!u)
         return;
     for (int r = 0; r < u->nranks; r++) {
-        free(u->ranks[r].loc_id);
-        free(u->ranks[r].loc_tid);
-        free(u->ranks[r].loc_events);
+        instr_mem_free(u->ranks[r].loc_id);
+        instr_mem_free(u->ranks[r].loc_tid);
+        instr_mem_free(u->ranks[r].loc_events);
     }
     for (uint32_t i = 0; i < u->nregions; i++) {
-        free(u->regions[i].name);
-        free(u->regions[i].canonical);
-        free(u->regions[i].file);
+        instr_mem_free(u->regions[i].name);
+        instr_mem_free(u->regions[i].canonical);
+        instr_mem_free(u->regions[i].file);
     }
     for (uint32_t i = 0; i < u->ncomms; i++) {
-        free(u->comms[i].name);
-        free(u->comms[i].members);
+        instr_mem_free(u->comms[i].name);
+        instr_mem_free(u->comms[i].members);
     }
     for (uint32_t i = 0; i < u->nhosts; i++)
-        free(u->hosts[i]);
-    free(u->hosts);
-    free(u->comms);
-    free(u->regions);
-    free(u->rtab);
-    free(u->ranks);
-    free(u);
+        instr_mem_free(u->hosts[i]);
+    instr_mem_free(u->hosts);
+    instr_mem_free(u->comms);
+    instr_mem_free(u->regions);
+    instr_mem_free(u->rtab);
+    instr_mem_free(u->ranks);
+    instr_mem_free(u);
 }

@@ -53,7 +53,7 @@ struct instr_unifier {
 typedef struct instr_unifier instr_unifier;
 
 instr_unifier *instr_trace_unify_new(int nranks);
-/* One rank's blob (instr_trace_job_blob); its mapping (malloc'd) into *map. 0 or -1. */
+/* One rank's blob (instr_trace_job_blob); its mapping (instr_mem_alloc) into *map. 0 or -1. */
 int instr_trace_unify_add(instr_unifier *u, int rank, const char *blob, size_t len, char **map,
                           size_t *maplen);
 void instr_trace_unify_free(instr_unifier *u);

@@ -7,6 +7,7 @@
 #include "../core/log.h"
 #include "../core/registry.h"
 #include "../metrics/metrics.h"
+#include "../util/pages.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -103,7 +104,7 @@ static uint32_t jdb_region(instr_job *j, const jdb_view *v, uint32_t i)
     size_t n = 5;
     for (int k = 0; k < 5; k++)
         n += strlen(f[k]);
-    char *key = malloc(n), *o = key;
+    char *key = instr_mem_alloc(n), *o = key;
     if (!key)
         return 0;
     for (int k = 0; k < 5; k++) {
@@ -113,7 +114,7 @@ static uint32_t jdb_region(instr_job *j, const jdb_view *v, uint32_t i)
         *o++ = k < 4 ? '\t' : '\0';
     }
     uint32_t id = instr_job_region_id(j, key, rd32(r + 16), rd32(r + 20));
-    free(key);
+    instr_mem_free(key);
     return id;
 }
 
@@ -123,12 +124,12 @@ static uint64_t jdb_val(const unsigned char *vals, int32_t c, uint64_t none)
     return c < 0 ? none : rd64(vals + 8ull * (uint32_t)c);
 }
 
-/* The metric rows (INSTR_MROWS x jm->n, malloc'ed) of one row's values; the columns per job
+/* The metric rows (INSTR_MROWS x jm->n, from instr_mem_alloc) of one row's values; the columns per job
  * metric in mcol[4 * i ..] (inclusive, exclusive, min, max; -1: none). */
 static uint64_t *jdb_metric_rows(const instr_job_metrics *jm, const int32_t *mcol,
                                  const unsigned char *vals)
 {
-    uint64_t *m = malloc(INSTR_MROWS * (size_t)jm->n * sizeof *m + 1);
+    uint64_t *m = instr_mem_alloc(INSTR_MROWS * (size_t)jm->n * sizeof *m + 1);
     if (!m)
         return NULL;
     for (uint32_t i = 0; i < jm->n; i++) {
@@ -154,10 +155,10 @@ static int jdb_fill(instr_job *j, const jdb_view *v, int summary)
     for (int k = 0; k < C_N; k++)
         col[k] = jdb_col(v, names[k], "");
     uint32_t nm = j->metrics.n;
-    int32_t *mcol = malloc((4 * (size_t)nm + 1) * sizeof *mcol);
-    uint32_t *reg = malloc(((size_t)v->nregions + 1) * sizeof *reg);
-    uint32_t *node = malloc(((size_t)v->npaths + 1) * sizeof *node);
-    uint32_t *first = calloc((size_t)v->nranks + 1, sizeof *first);
+    int32_t *mcol = instr_mem_alloc((4 * (size_t)nm + 1) * sizeof *mcol);
+    uint32_t *reg = instr_mem_alloc(((size_t)v->nregions + 1) * sizeof *reg);
+    uint32_t *node = instr_mem_alloc(((size_t)v->npaths + 1) * sizeof *node);
+    uint32_t *first = instr_mem_calloc((size_t)v->nranks + 1, sizeof *first);
     int rc = -1;
     if (!mcol || !reg || !node || !first)
         goto out;
@@ -263,10 +264,10 @@ static int jdb_fill(instr_job *j, const jdb_view *v, int summary)
         j->duration = v->duration;
     rc = 0;
 out:
-    free(mcol);
-    free(reg);
-    free(node);
-    free(first);
+    instr_mem_free(mcol);
+    instr_mem_free(reg);
+    instr_mem_free(node);
+    instr_mem_free(first);
     return rc;
 }
 

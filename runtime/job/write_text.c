@@ -8,6 +8,8 @@
 #include "write_text.h"
 #include "../profile/profile.h"
 #include "../util/text.h"
+#include "../util/pages.h"
+#include "../util/sort.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -96,7 +98,7 @@ static int by_excl(const void *a, const void *b)
 static int flat_profile(FILE *f, work *w)
 {
     const instr_job_text *t = w->t;
-    flat *fl = calloc(t->nregions ? t->nregions : 1, sizeof *fl);
+    flat *fl = instr_mem_calloc(t->nregions ? t->nregions : 1, sizeof *fl);
     if (!fl)
         return -1;
     uint64_t total_excl = 0, total_visits = 0;
@@ -121,7 +123,7 @@ static int flat_profile(FILE *f, work *w)
     for (uint32_t r = 0; r < t->nregions; r++)
         if (fl[r].visits)
             fl[n++] = fl[r];
-    qsort(fl, n, sizeof *fl, by_excl);
+    instr_sort(fl, n, sizeof *fl, by_excl);
     char b1[24], b2[24], b3[24], b4[24], b5[24], b6[24];
     fprintf(f, "Flat profile (top %u of %u regions by exclusive time, summed over the ranks; "
                "per rank: its exclusive time)\n\n",
@@ -149,7 +151,7 @@ static int flat_profile(FILE *f, work *w)
     }
     fprintf(f, " ------ ---------\n 100.0%% %s            %13" PRIu64 " visits in total\n\n",
             dur(b1, sizeof b1, total_excl), total_visits);
-    free(fl);
+    instr_mem_free(fl);
     return 0;
 }
 
@@ -169,13 +171,13 @@ static int by_incl(const void *a, const void *b)
 static int display_order(const instr_job_text *t, uint32_t *order, uint32_t *depth)
 {
     uint32_t n = t->npaths;
-    uint32_t *first = calloc((size_t)n + 1, sizeof *first); /* children of i: kids[first[i]..] */
-    uint32_t *kids = malloc(((size_t)n + 1) * sizeof *kids);
-    uint32_t *stack = malloc(((size_t)n + 1) * sizeof *stack);
+    uint32_t *first = instr_mem_calloc((size_t)n + 1, sizeof *first); /* children of i: kids[first[i]..] */
+    uint32_t *kids = instr_mem_alloc(((size_t)n + 1) * sizeof *kids);
+    uint32_t *stack = instr_mem_alloc(((size_t)n + 1) * sizeof *stack);
     if (!first || !kids || !stack) {
-        free(first);
-        free(kids);
-        free(stack);
+        instr_mem_free(first);
+        instr_mem_free(kids);
+        instr_mem_free(stack);
         return -1;
     }
     /* Slot n collects the roots. Counting sort by parent. */
@@ -184,11 +186,11 @@ static int display_order(const instr_job_text *t, uint32_t *order, uint32_t *dep
         int32_t p = t->paths[i].parent;
         count[p < 0 ? n : (uint32_t)p]++;
     }
-    uint32_t *start = malloc(((size_t)n + 2) * sizeof *start);
+    uint32_t *start = instr_mem_alloc(((size_t)n + 2) * sizeof *start);
     if (!start) {
-        free(first);
-        free(kids);
-        free(stack);
+        instr_mem_free(first);
+        instr_mem_free(kids);
+        instr_mem_free(stack);
         return -1;
     }
     start[0] = 0;
@@ -202,7 +204,7 @@ static int display_order(const instr_job_text *t, uint32_t *order, uint32_t *dep
     }
     sort_paths = t->paths;
     for (uint32_t i = 0; i <= n; i++)
-        qsort(kids + start[i], start[i + 1] - start[i], sizeof *kids, by_incl);
+        instr_sort(kids + start[i], start[i + 1] - start[i], sizeof *kids, by_incl);
     /* Depth-first: push children in reverse so the largest comes out first. */
     uint32_t sp = 0, out = 0;
     for (uint32_t k = start[n + 1]; k > start[n]; k--)
@@ -215,10 +217,10 @@ static int display_order(const instr_job_text *t, uint32_t *order, uint32_t *dep
         for (uint32_t k = start[i + 1]; k > start[i]; k--)
             stack[sp++] = kids[k - 1];
     }
-    free(first);
-    free(kids);
-    free(stack);
-    free(start);
+    instr_mem_free(first);
+    instr_mem_free(kids);
+    instr_mem_free(stack);
+    instr_mem_free(start);
     return 0;
 }
 
@@ -296,11 +298,11 @@ int instr_job_text_write(FILE *f, const instr_job_text *t)
     char b1[24];
     work w = {t, {0}};
     uint32_t nr = t->nmerged ? t->nmerged : 1;
-    w.sp.per_rank = calloc(nr, sizeof *w.sp.per_rank);
-    w.sp.taken = calloc(nr, 1);
-    w.sp.touched = calloc(nr, sizeof *w.sp.touched);
-    uint32_t *order = malloc(((size_t)t->npaths + 1) * sizeof *order);
-    uint32_t *depth = malloc(((size_t)t->npaths + 1) * sizeof *depth);
+    w.sp.per_rank = instr_mem_calloc(nr, sizeof *w.sp.per_rank);
+    w.sp.taken = instr_mem_calloc(nr, 1);
+    w.sp.touched = instr_mem_calloc(nr, sizeof *w.sp.touched);
+    uint32_t *order = instr_mem_alloc(((size_t)t->npaths + 1) * sizeof *order);
+    uint32_t *depth = instr_mem_alloc(((size_t)t->npaths + 1) * sizeof *depth);
     int rc = -1;
     if (!w.sp.per_rank || !w.sp.taken || !w.sp.touched || !order || !depth ||
         display_order(t, order, depth) != 0)
@@ -325,10 +327,10 @@ int instr_job_text_write(FILE *f, const instr_job_text *t)
     messages(f, t, order, depth);
     rc = ferror(f) ? -1 : 0;
 out:
-    free(w.sp.per_rank);
-    free(w.sp.taken);
-    free(w.sp.touched);
-    free(order);
-    free(depth);
+    instr_mem_free(w.sp.per_rank);
+    instr_mem_free(w.sp.taken);
+    instr_mem_free(w.sp.touched);
+    instr_mem_free(order);
+    instr_mem_free(depth);
     return rc;
 }

@@ -9,6 +9,8 @@
 #include "../core/log.h"
 #ifdef INSTR_RT_HAVE_TRACE
 #include "../util/array.h"
+#include "../util/pages.h"
+#include "../util/sort.h"
 #endif
 
 #include <stdlib.h>
@@ -60,7 +62,7 @@ void instr_metrics_record_values(const instr_substrate *sub, instr_metric_value_
 
 static _Thread_local metrics_loc *tls_metrics __attribute__((tls_model("initial-exec")));
 
-static char *dup_or_empty(const char *s) { return strdup(s ? s : ""); }
+static char *dup_or_empty(const char *s) { return instr_mem_strdup(s ? s : ""); }
 
 instr_metric *instr_metrics_add(const instr_metric *m)
 {
@@ -68,7 +70,7 @@ instr_metric *instr_metrics_add(const instr_metric *m)
                m->synchronicity == INSTR_METRIC_SYNC;
     instr_metric **list = sync ? &instr_metrics_sync : &instr_metrics_async;
     uint32_t *n = sync ? &instr_metrics_nsync : &instr_metrics_nasync;
-    instr_metric *grown = realloc(*list, (*n + 1) * sizeof *grown);
+    instr_metric *grown = instr_mem_realloc(*list, (*n + 1) * sizeof *grown);
     if (!grown)
         return NULL;
     *list = grown;
@@ -78,9 +80,9 @@ instr_metric *instr_metrics_add(const instr_metric *m)
     c->description = dup_or_empty(m->description);
     c->unit = dup_or_empty(m->unit);
     if (!c->name || !c->description || !c->unit) {
-        free(c->name);
-        free(c->description);
-        free(c->unit);
+        instr_mem_free(c->name);
+        instr_mem_free(c->description);
+        instr_mem_free(c->unit);
         return NULL;
     }
     if (c->base != 2)
@@ -164,10 +166,10 @@ void instr_metrics_each_item(const char *list, void (*fn)(void *arg, const char 
         while (len && (p[len - 1] == ' ' || p[len - 1] == '\t'))
             len--;
         if (len) {
-            char *item = strndup(p, len);
+            char *item = instr_mem_strndup(p, len);
             if (item) {
                 fn(arg, item);
-                free(item);
+                instr_mem_free(item);
             }
         }
         p = e ? e + 1 : NULL;
@@ -259,8 +261,8 @@ static void reader_init(metrics_loc *s)
     for (uint32_t i = 0; i < instr_metrics_nsync; i++)
         if (instr_metrics_sync[i].value_type != INSTR_METRIC_UINT64)
             r->all_uint64 = 0;
-    s->getters = calloc(instr_metrics_nsync + 1, sizeof *s->getters); /* NULL-terminated */
-    s->many = calloc(nsources ? nsources : 1, sizeof *s->many);
+    s->getters = instr_mem_calloc(instr_metrics_nsync + 1, sizeof *s->getters); /* NULL-terminated */
+    s->many = instr_mem_calloc(nsources ? nsources : 1, sizeof *s->many);
     for (uint32_t i = 0; i < nsources; i++) {
         const instr_metric_source *src = &sources[i];
         if (!src->n || !s->threads[i])
@@ -300,12 +302,12 @@ int instr_metrics_reader_own(const instr_metric_reader *r) { return r->thread ==
 static void *location_begin(instr_location *loc)
 {
     (void)loc;
-    metrics_loc *s = calloc(1, sizeof *s);
+    metrics_loc *s = instr_mem_calloc(1, sizeof *s);
     if (!s)
         return NULL;
-    s->values = calloc(instr_metrics_nsync ? instr_metrics_nsync : 1, sizeof *s->values);
+    s->values = instr_mem_calloc(instr_metrics_nsync ? instr_metrics_nsync : 1, sizeof *s->values);
     if (!s->values) {
-        free(s);
+        instr_mem_free(s);
         return NULL;
     }
     for (uint32_t i = 0; i < nsources; i++)
@@ -433,7 +435,7 @@ static int write_end(const instr_run *run, char *files, size_t size)
         if (sources[i].async_n && sources[i].ops->collect)
             sources[i].ops->collect(&sources[i], put_async, a);
     if (a->n)
-        qsort(a->v, a->n, sizeof *a->v, by_time);
+        instr_sort(a->v, a->n, sizeof *a->v, by_time);
     if (a->lost)
         instr_warn("out of memory: %zu value(s) of asynchronous metrics were lost", a->lost);
     for (uint32_t i = 0; i < nsources; i++)

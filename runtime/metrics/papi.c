@@ -9,6 +9,7 @@
 #include "metrics.h"
 #include "../core/log.h"
 #include "../util/text.h"
+#include "../util/pages.h"
 
 #ifdef INSTR_RT_HAVE_PAPI
 #include <papi.h>
@@ -36,7 +37,7 @@ static unsigned long thread_id(void) { return (unsigned long)pthread_self(); }
 static void *thread_begin(instr_metric_source *src)
 {
     const papi_ctx *c = src->ctx;
-    papi_thread *t = calloc(1, sizeof *t);
+    papi_thread *t = instr_mem_calloc(1, sizeof *t);
     if (!t)
         return NULL;
     t->set = PAPI_NULL;
@@ -48,7 +49,7 @@ static void *thread_begin(instr_metric_source *src)
     if (rc != PAPI_OK) {
         instr_warn("%s: cannot count on thread %d: %s; its values stay 0", c->var, (int)gettid(),
                    PAPI_strerror(rc));
-        free(t);
+        instr_mem_free(t);
         return NULL;
     }
     return t;
@@ -120,13 +121,13 @@ void instr_metrics_papi_init(const char *var, const char *spec)
                    var, PAPI_strerror(rc));
         return;
     }
-    papi_ctx *c = calloc(1, sizeof *c);
+    papi_ctx *c = instr_mem_calloc(1, sizeof *c);
     if (!c)
         return;
     c->var = var;
     c->probe = PAPI_NULL;
     if (PAPI_create_eventset(&c->probe) != PAPI_OK) {
-        free(c);
+        instr_mem_free(c);
         return;
     }
     instr_metrics_source_begin();
@@ -134,7 +135,7 @@ void instr_metrics_papi_init(const char *var, const char *spec)
     PAPI_cleanup_eventset(c->probe);
     PAPI_destroy_eventset(&c->probe);
     if (c->n == 0 || instr_metrics_source_end(&ops, c) != 0)
-        free(c);
+        instr_mem_free(c);
 }
 
 #else

@@ -8,6 +8,7 @@
 #include "metrics.h"
 #include "../core/log.h"
 #include "../util/text.h"
+#include "../util/pages.h"
 
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -152,7 +153,7 @@ static const char *why(int err)
 static void *thread_begin(instr_metric_source *src)
 {
     const perf_ctx *c = src->ctx;
-    perf_thread *t = calloc(1, sizeof *t);
+    perf_thread *t = instr_mem_calloc(1, sizeof *t);
     if (!t)
         return NULL;
     t->split = c->split;
@@ -171,7 +172,7 @@ static void *thread_begin(instr_metric_source *src)
                            c->var, e->name, (int)gettid(), why(errno));
             for (uint32_t k = 0; k < i; k++)
                 close(t->fd[k]);
-            free(t);
+            instr_mem_free(t);
             return NULL;
         }
         t->fd[i] = fd;
@@ -284,7 +285,7 @@ static void one_item(void *arg, const char *item)
 
 void instr_metrics_perf_init(const char *var, const char *spec)
 {
-    perf_ctx *c = calloc(1, sizeof *c);
+    perf_ctx *c = instr_mem_calloc(1, sizeof *c);
     if (!c)
         return;
     c->var = var;
@@ -292,5 +293,5 @@ void instr_metrics_perf_init(const char *var, const char *spec)
     instr_metrics_each_item(spec, one_item, c);
     group_order(c);
     if (c->n == 0 || instr_metrics_source_end(&ops, c) != 0)
-        free(c);
+        instr_mem_free(c);
 }

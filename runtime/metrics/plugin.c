@@ -9,13 +9,14 @@
 #include "metrics.h"
 #include "../core/clock.h"
 #include "../core/config.h"
+#include "../core/core.h"
 #include "../core/log.h"
 #include "../core/plugin_load.h"
 #include "../util/text.h"
+#include "../util/pages.h"
 
 #include <ctype.h>
 #include <stddef.h>
-#include <dlfcn.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,7 +69,7 @@ static void *thread_begin(instr_metric_source *src)
     plugin_ctx *c = src->ctx;
     if (!src->n)
         return NULL;
-    plugin_thread *t = calloc(1, sizeof *t + src->n * sizeof t->id[0]);
+    plugin_thread *t = instr_mem_calloc(1, sizeof *t + src->n * sizeof t->id[0]);
     if (!t)
         return NULL;
     t->all_added = 1;
@@ -182,7 +183,7 @@ static void take_values(instr_metric_source *src,
         uint64_t n = c->info.get_all_values(c->async_id[i], &v);
         for (uint64_t k = 0; v && k < n; k++)
             put(arg, src->async_first + i, v[k].timestamp, v[k].value);
-        free(v);
+        free(v); /* the plugin's, from malloc (instr_metric_plugin.h) */
     }
 }
 
@@ -248,6 +249,7 @@ static const char *missing_callback(const instr_metric_plugin_info *info)
     }
 }
 
+/* The plugin allocated the list and its strings with malloc (instr_metric_plugin.h). */
 static void free_properties(instr_metric_properties *props)
 {
     for (instr_metric_properties *p = props; p && p->name; p++) {
@@ -267,8 +269,8 @@ static uint32_t add_metrics(plugin_ctx *c, const char *spec_var, const char *spe
     uint32_t count = 0;
     for (instr_metric_properties *p = props; p && p->name; p++)
         count++;
-    c->metric = calloc(count ? count : 1, sizeof *c->metric);
-    c->async_id = calloc(count ? count : 1, sizeof *c->async_id);
+    c->metric = instr_mem_calloc(count ? count : 1, sizeof *c->metric);
+    c->async_id = instr_mem_calloc(count ? count : 1, sizeof *c->async_id);
     if (!c->metric || !c->async_id)
         return 0;
     uint32_t n = 0;
@@ -355,7 +357,7 @@ static void load_one(void *arg, const char *name)
                    var, name, (int)rc);
         return;
     }
-    plugin_ctx *c = calloc(1, sizeof *c);
+    plugin_ctx *c = instr_mem_calloc(1, sizeof *c);
     if (!c) {
         if (info->finalize)
             info->finalize();
@@ -378,9 +380,9 @@ static void load_one(void *arg, const char *name)
                    var, name, spec_var, instr_quote(q, spec));
         if (info->finalize)
             info->finalize();
-        free(c->metric);
-        free(c->async_id);
-        free(c);
+        instr_mem_free(c->metric);
+        instr_mem_free(c->async_id);
+        instr_mem_free(c);
         return;
     }
     const instr_metric_source_ops *ops = info->synchronicity == INSTR_METRIC_STRICTLY_SYNC
@@ -398,7 +400,7 @@ static void load_one(void *arg, const char *name)
      * instr_mpi_adapter_loaded, as core/lifecycle.c checks). The synchronous ones' are added
      * per thread, and the start's synchronize follows the first thread's (thread_begin). */
     if (ops == &async_ops || ops == &async_event_ops) {
-        if (dlsym(RTLD_DEFAULT, "instr_mpi_adapter_loaded") && nwaiting < MAX_WAITING)
+        if (instr_core_mpi_linked() && nwaiting < MAX_WAITING)
             waiting[nwaiting++] = c;
         else
             start_sync(c);

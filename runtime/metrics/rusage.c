@@ -4,6 +4,7 @@
 #include "metrics.h"
 #include "../core/log.h"
 #include "../util/text.h"
+#include "../util/pages.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -118,12 +119,12 @@ static void one_item(void *arg, const char *item)
 
 void instr_metrics_rusage_init(const char *var, const char *spec)
 {
-    rusage_ctx *c = calloc(1, sizeof *c);
+    rusage_ctx *c = instr_mem_calloc(1, sizeof *c);
     if (!c)
         return;
     c->var = var;
     instr_metrics_source_begin();
     instr_metrics_each_item(spec, one_item, c);
     if (c->n == 0 || instr_metrics_source_end(&ops, c) != 0)
-        free(c);
+        instr_mem_free(c);
 }

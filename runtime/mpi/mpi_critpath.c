@@ -18,6 +18,7 @@
  * totals and the names of the regions on the path and writes critical-path.json. */
 #include "mpi_wrap.h"
 #include "../util/array.h"
+#include "../util/pages.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -126,14 +127,14 @@ void instr_mpi_cp_finalize(int rank, int size)
     reduce(cp_comm);
     instr_cp_record path;
     instr_ext_cp_snapshot(&path);
-    instr_cp_process me, *procs = rank == 0 ? calloc((size_t)size, sizeof *procs) : NULL;
+    instr_cp_process me, *procs = rank == 0 ? instr_mem_calloc((size_t)size, sizeof *procs) : NULL;
     instr_ext_cp_process(&me);
     PMPI_Gather(&me, (int)sizeof me, MPI_BYTE, procs, (int)sizeof me, MPI_BYTE, 0, cp_comm);
     /* Each region is named by the rank that put it on the path. */
     size_t len = 0;
     char *names = instr_ext_cp_names(&path, &len);
-    int mylen = (int)len, *lens = rank == 0 ? calloc((size_t)size, sizeof *lens) : NULL;
-    int *displs = rank == 0 ? calloc((size_t)size, sizeof *displs) : NULL;
+    int mylen = (int)len, *lens = rank == 0 ? instr_mem_calloc((size_t)size, sizeof *lens) : NULL;
+    int *displs = rank == 0 ? instr_mem_calloc((size_t)size, sizeof *displs) : NULL;
     PMPI_Gather(&mylen, 1, MPI_INT, lens, 1, MPI_INT, 0, cp_comm);
     char *all = NULL;
     size_t total = 0;
@@ -142,7 +143,7 @@ void instr_mpi_cp_finalize(int rank, int size)
             displs[r] = (int)total;
             total += (size_t)lens[r];
         }
-        all = malloc(total + 1);
+        all = instr_mem_alloc(total + 1);
     }
     PMPI_Gatherv(names ? names : "", mylen, MPI_CHAR, all, lens, displs, MPI_CHAR, 0, cp_comm);
     if (rank == 0) {
@@ -152,11 +153,11 @@ void instr_mpi_cp_finalize(int rank, int size)
             fprintf(stderr, "instr: critical path: out of memory at the end: "
                             "critical-path.json is not written\n");
     }
-    free(names);
-    free(all);
-    free(lens);
-    free(displs);
-    free(procs);
+    instr_mem_free(names);
+    instr_mem_free(all);
+    instr_mem_free(lens);
+    instr_mem_free(displs);
+    instr_mem_free(procs);
     instr_mpi_cp = 0; /* what comes after MPI_Finalize is not exchanged */
 }
 
@@ -241,13 +242,13 @@ void instr_mpi_cp_icoll(MPI_Comm comm, const MPI_Request *request)
      * buffer of its own and waits for it at once (the others started theirs already or
      * will right after their own call, so this never waits for long). */
     static icoll spare;
-    icoll *c = malloc(sizeof *c);
+    icoll *c = instr_mem_alloc(sizeof *c);
     icoll *use = c ? c : &spare;
     size_t used = instr_ext_cp_snapshot(&use->mine);
     memset((char *)&use->mine + used, 0, sizeof use->mine - used);
     if (PMPI_Iallreduce(&use->mine, &use->all, 1, cp_type, cp_op, comm, &use->req) !=
         MPI_SUCCESS) {
-        free(c);
+        instr_mem_free(c);
         return;
     }
     if (c) {
@@ -262,7 +263,7 @@ void instr_mpi_cp_icoll_done(void *state)
     icoll *c = state;
     if (PMPI_Wait(&c->req, MPI_STATUS_IGNORE) == MPI_SUCCESS)
         instr_ext_cp_merge(&c->all, sizeof c->all);
-    free(c);
+    instr_mem_free(c);
 }
 
 /* Matched probes: message handle -> communicator, from MPI_(I)mprobe to MPI_(I)mrecv. A

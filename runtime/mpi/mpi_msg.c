@@ -13,6 +13,7 @@
 #include "mpi_wrap.h"
 #include "../util/hash.h"
 #include "../util/table.h"
+#include "../util/pages.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -242,7 +243,7 @@ instr_mpi_wait_t instr_mpi_wait_begin(int count, const MPI_Request *requests)
     if (count <= 0 || !requests || !__atomic_load_n(&ntracked, __ATOMIC_RELAXED))
         return w;
     if (count > INSTR_MPI_WAIT_INLINE) {
-        w.saved = malloc((size_t)count * sizeof *w.saved);
+        w.saved = instr_mem_alloc((size_t)count * sizeof *w.saved);
         if (!w.saved)
             return w; /* out of memory: receives completed here are not counted */
         memcpy(w.saved, requests, (size_t)count * sizeof *w.saved);
@@ -259,7 +260,7 @@ MPI_Status *instr_mpi_statuses(instr_mpi_wait_t *w, MPI_Status *statuses)
         return statuses;
     if (w->n <= INSTR_MPI_WAIT_INLINE)
         return w->statuses_inline;
-    w->statuses = malloc((size_t)w->n * sizeof *w->statuses);
+    w->statuses = instr_mem_alloc((size_t)w->n * sizeof *w->statuses);
     return w->statuses ? w->statuses : statuses;
 }
 
@@ -332,6 +333,6 @@ void instr_mpi_wait_end(instr_mpi_wait_t *w, int rc, int count, const MPI_Reques
                     completed(saved[indices[k]], &statuses[k]);
         }
     }
-    free(w->saved);
-    free(w->statuses);
+    instr_mem_free(w->saved);
+    instr_mem_free(w->statuses);
 }

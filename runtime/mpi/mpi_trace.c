@@ -18,6 +18,7 @@
  *                 definitions go to rank 0 one rank at a time and its mapping comes back;
  *                 then the archive is closed collectively. */
 #include "mpi_wrap.h"
+#include "../util/pages.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -155,7 +156,7 @@ void instr_mpi_trace_end(MPI_Comm comm, int rank, int size)
             int n = 0;
             PMPI_Probe(r, TAG_DEFS, comm, &st);
             PMPI_Get_count(&st, MPI_BYTE, &n);
-            char *buf = malloc(n > 0 ? (size_t)n : 1);
+            char *buf = instr_mem_alloc(n > 0 ? (size_t)n : 1);
             PMPI_Recv(buf, buf ? n : 0, MPI_BYTE, r, TAG_DEFS, comm, MPI_STATUS_IGNORE);
             char *m = NULL;
             size_t mlen = 0;
@@ -166,8 +167,8 @@ void instr_mpi_trace_end(MPI_Comm comm, int rank, int size)
                 mlen = 0;
             }
             PMPI_Send(m ? m : "", (int)mlen, MPI_BYTE, r, TAG_MAP, comm);
-            free(m);
-            free(buf);
+            instr_mem_free(m);
+            instr_mem_free(buf);
         }
     } else {
         PMPI_Send(blob ? blob : "", (int)len, MPI_BYTE, 0, TAG_DEFS, comm);
@@ -175,17 +176,17 @@ void instr_mpi_trace_end(MPI_Comm comm, int rank, int size)
         int n = 0;
         PMPI_Probe(0, TAG_MAP, comm, &st);
         PMPI_Get_count(&st, MPI_BYTE, &n);
-        map = malloc(n > 0 ? (size_t)n : 1);
+        map = instr_mem_alloc(n > 0 ? (size_t)n : 1);
         PMPI_Recv(map, map ? n : 0, MPI_BYTE, 0, TAG_MAP, comm, MPI_STATUS_IGNORE);
         maplen = n > 0 && map ? (size_t)n : 0;
         if (!maplen) {
-            free(map);
+            instr_mem_free(map);
             map = NULL;
         }
     }
-    free(blob);
+    instr_mem_free(blob);
     instr_ext_trace_job_close(rank, map, maplen, u);
-    free(map);
+    instr_mem_free(map);
     instr_ext_trace_unify_free(u);
     if (keyval != MPI_KEYVAL_INVALID)
         PMPI_Comm_free_keyval(&keyval);
@@ -222,7 +223,7 @@ void instr_mpi_comm_new(int rc, const MPI_Comm *newcomm, const char *how)
         id[1] = 2 + __atomic_fetch_add(&comm_seq, 1, __ATOMIC_RELAXED);
     PMPI_Bcast(id, 2, MPI_UINT32_T, 0, c);
     uint32_t *members = NULL;
-    if (rank == 0 && (members = malloc((size_t)size * 2 * sizeof(int))) != NULL) {
+    if (rank == 0 && (members = instr_mem_alloc((size_t)size * 2 * sizeof(int))) != NULL) {
         /* The members' world ranks, from the leader only. */
         int *in = (int *)members, *out = in + size;
         MPI_Group g, world;
@@ -240,7 +241,7 @@ void instr_mpi_comm_new(int rc, const MPI_Comm *newcomm, const char *how)
     snprintf(name, sizeof name, "%s (comm %u.%u, %d ranks)", how, id[0], id[1], size);
     uint32_t ref = instr_ext_trace_comm(id[0], id[1], name, members ? (uint32_t)size : 0,
                                         members);
-    free(members);
+    instr_mem_free(members);
     if (ref != UINT32_MAX)
         PMPI_Comm_set_attr(c, keyval, (void *)(uintptr_t)(ref + 1));
 }

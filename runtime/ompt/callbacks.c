@@ -24,6 +24,7 @@
 #include "../profile/graft.h"
 #ifdef INSTR_RT_HAVE_TRACE
 #include "../trace/trace.h"
+#include "../util/pages.h"
 #endif
 
 #include <omp-tools.h>
@@ -155,10 +156,10 @@ void instr_omp_on_parallel_begin(ompt_data_t *encountering_task_data,
     team *t = self.pool;
     if (t)
         self.pool = t->next;
-    else if (!(t = calloc(1, sizeof *t)))
+    else if (!(t = instr_mem_calloc(1, sizeof *t)))
         return;
     if (t->cap < requested_parallelism) {
-        itask **m = realloc(t->member, requested_parallelism * sizeof *m);
+        itask **m = instr_mem_realloc(t->member, requested_parallelism * sizeof *m);
         if (!m) {
             t->next = self.pool;
             self.pool = t;

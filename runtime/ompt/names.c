@@ -17,6 +17,7 @@
 #include "../core/registry.h"
 #include "../symbols/symbols.h"
 #include "../util/addr_map.h"
+#include "../util/pages.h"
 
 #ifdef INSTR_RT_HAVE_LIBDW
 #include <elfutils/libdw.h>
@@ -165,7 +166,7 @@ static void function_name(const char *mangled, char *out, size_t size)
         }
     }
     snprintf(out, size, "%.*s", (int)len, s);
-    free(d);
+    instr_mem_free(d);
 }
 
 /* Names already given, by hash: a second site with the same name gets "#2". Under the

@@ -18,6 +18,7 @@
 #include "../include/instr_substrate_plugin.h"
 #include "../metrics/metrics.h"
 #include "../profile/profile.h"
+#include "../util/pages.h"
 
 #include <dlfcn.h>
 #include <stdio.h>
@@ -510,7 +511,7 @@ static int sp_init(void)
 
 static void *sp_location_begin(instr_location *loc)
 {
-    instr_substrate_location *l = calloc(1, sizeof *l);
+    instr_substrate_location *l = instr_mem_calloc(1, sizeof *l);
     if (!l) {
         instr_warn("%s: out of memory for thread %d; the plugins see none of its events", VAR,
                    loc->tid);

@@ -10,8 +10,9 @@
 #include "../core/clock.h"
 #include "../core/memory.h"
 #include "../metrics/metrics.h"
+#include "../util/pages.h"
+#include "../util/stack.h"
 
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,16 +46,11 @@ static void own_stack(instr_pstate *s)
 {
     s->stack_lo = 0;
     s->stack_hi = UINTPTR_MAX;
-    pthread_attr_t attr;
-    if (pthread_getattr_np(pthread_self(), &attr) != 0)
-        return;
-    void *addr;
-    size_t size;
-    if (pthread_attr_getstack(&attr, &addr, &size) == 0 && addr && size) {
-        s->stack_lo = (uintptr_t)addr;
-        s->stack_hi = (uintptr_t)addr + size;
+    uintptr_t lo, hi;
+    if (instr_thread_stack(&lo, &hi) == 0) {
+        s->stack_lo = lo;
+        s->stack_hi = hi;
     }
-    pthread_attr_destroy(&attr);
 }
 
 static int on_own_stack(const instr_pstate *s, uintptr_t sp)
@@ -72,7 +68,7 @@ static int on_other_stack(const instr_pstate *s, uintptr_t sp)
 /* Called on the location's own thread (its first event). */
 void *instr_profile_location_begin(instr_location *loc)
 {
-    instr_pstate *s = calloc(1, sizeof *s);
+    instr_pstate *s = instr_mem_calloc(1, sizeof *s);
     if (s) {
         reset_tree(s);
         own_stack(s);
@@ -403,8 +399,8 @@ void instr_profile_fork_child(void *data, uint64_t t)
     uint32_t lost = s->cursor == &s->lost ? s->lost_depth : 0;
     instr_pnode *p = s->cursor == &s->lost ? s->lost_parent : s->cursor;
     uint32_t d = p == &s->busy ? 0 : p->depth;
-    uint32_t *regions = d ? malloc(d * sizeof *regions) : NULL;
-    uintptr_t *sps = d ? malloc(d * sizeof *sps) : NULL;
+    uint32_t *regions = d ? instr_mem_alloc(d * sizeof *regions) : NULL;
+    uintptr_t *sps = d ? instr_mem_alloc(d * sizeof *sps) : NULL;
     if (d && (!regions || !sps))
         d = 0;
     for (uint32_t i = d; i > 0; i--, p = p->parent) {
@@ -430,6 +426,6 @@ void instr_profile_fork_child(void *data, uint64_t t)
         }
         s->lost_depth += lost;
     }
-    free(regions);
-    free(sps);
+    instr_mem_free(regions);
+    instr_mem_free(sps);
 }

@@ -23,6 +23,7 @@
 #include "../core/clock.h"
 #include "../core/event.h"
 #include "../metrics/metrics.h"
+#include "../util/pages.h"
 
 #include <stdlib.h>
 
@@ -81,7 +82,7 @@ int instr_cct_plugins_attach(instr_pstate *s, struct instr_substrate_location *p
         if (!s->mread)
             return -1; /* metrics without a reader: never on the cursor path with metrics */
         /* The location's own copy of its reader, off the flat path (cct_metrics.c). */
-        instr_metric_reader *r = malloc(sizeof *r);
+        instr_metric_reader *r = instr_mem_alloc(sizeof *r);
         if (!r)
             return -1;
         *r = *s->mread;

@@ -6,6 +6,7 @@
 #include "../core/registry.h"
 #include "../metrics/metrics.h"
 #include "../throttle/throttle.h"
+#include "../util/pages.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,7 +84,7 @@ int instr_profile_write_cube(FILE *f, const instr_run *run, const instr_mtree *t
     gethostname(host, sizeof host - 1);
     snprintf(name, sizeof name, "process %d", run->pid);
     instr_cube_group group = {name, host, 0, 0, run->nlocations};
-    process_src p = {run, t, calloc((size_t)t->nm + 1, sizeof *p.shown)};
+    process_src p = {run, t, instr_mem_calloc((size_t)t->nm + 1, sizeof *p.shown)};
     uint32_t nshown = 0;
     if (!p.shown)
         return -1;
@@ -96,6 +97,6 @@ int instr_profile_write_cube(FILE *f, const instr_run *run, const instr_mtree *t
         .row = row, .messages = 0, .nmetrics = nshown, .metric = metric, .creator = "instr " INSTR_VERSION_STRING,
     };
     int rc = instr_cube_write(f, &src);
-    free(p.shown);
+    instr_mem_free(p.shown);
     return rc;
 }

@@ -19,6 +19,7 @@
 #include "../core/clock.h"
 #include "../core/event.h"
 #include "../util/array.h"
+#include "../util/pages.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -67,7 +68,7 @@ static graft_node *graft_for(instr_pstate *s, const instr_pnode *under, instr_pn
     for (instr_pnode *n = at->child; n; n = n->sibling)
         if (is_graft(n) && ((graft_node *)n)->under == under)
             return (graft_node *)n;
-    graft_node *g = calloc(1, sizeof *g);
+    graft_node *g = instr_mem_calloc(1, sizeof *g);
     if (!g)
         return NULL;
     g->under = under;
@@ -134,7 +135,7 @@ static instr_pnode *path_node(instr_pnode *parent, uint32_t region)
     instr_pnode *n = child_with(parent, region);
     if (n)
         return n;
-    if ((n = calloc(1, sizeof *n)))
+    if ((n = instr_mem_calloc(1, sizeof *n)))
         instr_cct_link(n, parent, region);
     return n;
 }
@@ -267,7 +268,7 @@ static void resolve_location(instr_pstate *ps, vec *regions, vec *work)
             at = root; /* no memory: the grafted work stays a root of its own */
         move_children(&g->node, at, work);
     }
-    free(order.v);
+    instr_mem_free(order.v);
     root->last = &instr_cct_nomatch;
 }
 
@@ -305,6 +306,6 @@ void instr_profile_resolve_grafts(const instr_run *run, int slot)
         if (ps)
             resolve_location(ps, &regions, &work);
     }
-    free(regions.v);
-    free(work.v);
+    instr_mem_free(regions.v);
+    instr_mem_free(work.v);
 }

@@ -7,6 +7,8 @@
 #include "../core/registry.h"
 #include "../metrics/metrics.h"
 #include "../util/array.h"
+#include "../util/pages.h"
+#include "../util/sort.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -56,7 +58,7 @@ static void add_metric_rows(uint64_t *to, const uint64_t *from, uint32_t nm, int
 /* A thread's node's metric rows: its sums (exclusive derived now), min and max. */
 static uint64_t *node_metric_rows(const instr_pnode *n, uint32_t nm)
 {
-    uint64_t *r = malloc(INSTR_MROWS * (size_t)nm * sizeof *r);
+    uint64_t *r = instr_mem_alloc(INSTR_MROWS * (size_t)nm * sizeof *r);
     if (!r)
         return NULL;
     instr_pnode_metrics_rows(n, nm, r);
@@ -68,7 +70,7 @@ static int add_loc_metrics(instr_mnode *mn, const instr_pnode *n, uint32_t nm)
     instr_mloc *l = &mn->locs[mn->nlocs - 1];
     if (!n->m)
         return 0;
-    if (!mn->m && !(mn->m = calloc(INSTR_MROWS * (size_t)nm, sizeof *mn->m)))
+    if (!mn->m && !(mn->m = instr_mem_calloc(INSTR_MROWS * (size_t)nm, sizeof *mn->m)))
         return -1;
     if (!(l->m = node_metric_rows(n, nm)))
         return -1;
@@ -122,17 +124,17 @@ static int preorder(instr_mtree *t)
     uint32_t n = t->n;
     if (n == 0)
         return 0;
-    instr_mnode **sorted = malloc(n * sizeof *sorted);
-    uint32_t *newidx = malloc(n * sizeof *newidx);
-    uint32_t *stack = malloc(n * sizeof *stack);
-    instr_mnode *out = malloc(n * sizeof *out);
+    instr_mnode **sorted = instr_mem_alloc(n * sizeof *sorted);
+    uint32_t *newidx = instr_mem_alloc(n * sizeof *newidx);
+    uint32_t *stack = instr_mem_alloc(n * sizeof *stack);
+    instr_mnode *out = instr_mem_alloc(n * sizeof *out);
     int rc = -1;
     if (!sorted || !newidx || !stack || !out)
         goto done;
     /* Link children in sorted order: sort all nodes once, then prepend in reverse. */
     for (uint32_t i = 0; i < n; i++)
         sorted[i] = &t->nodes[i];
-    qsort(sorted, n, sizeof *sorted, by_incl_desc);
+    instr_sort(sorted, n, sizeof *sorted, by_incl_desc);
     uint32_t roots = NONE;
     for (uint32_t i = n; i-- > 0;) {
         instr_mnode *mn = sorted[i];
@@ -178,16 +180,16 @@ static int preorder(instr_mtree *t)
         if (mn->next_sibling != NONE)
             mn->next_sibling = newidx[mn->next_sibling];
     }
-    free(t->nodes);
+    instr_mem_free(t->nodes);
     t->nodes = out;
     t->cap = n;
     out = NULL;
     rc = 0;
 done:
-    free(sorted);
-    free(newidx);
-    free(stack);
-    free(out);
+    instr_mem_free(sorted);
+    instr_mem_free(newidx);
+    instr_mem_free(stack);
+    instr_mem_free(out);
     return rc;
 }
 
@@ -195,12 +197,12 @@ done:
 static int flat(instr_mtree *t)
 {
     t->nregions = instr_registry_count();
-    t->flat = calloc((size_t)t->nregions + 1, sizeof *t->flat);
-    uint32_t *onpath = calloc((size_t)t->nregions + 1, sizeof *onpath);
-    uint32_t *path = malloc(((size_t)t->n + 1) * sizeof *path);
+    t->flat = instr_mem_calloc((size_t)t->nregions + 1, sizeof *t->flat);
+    uint32_t *onpath = instr_mem_calloc((size_t)t->nregions + 1, sizeof *onpath);
+    uint32_t *path = instr_mem_alloc(((size_t)t->n + 1) * sizeof *path);
     if (!t->flat || !onpath || !path) {
-        free(onpath);
-        free(path);
+        instr_mem_free(onpath);
+        instr_mem_free(path);
         return -1;
     }
     uint32_t depth = 0;
@@ -219,8 +221,8 @@ static int flat(instr_mtree *t)
         if (mn->parent < 0)
             t->total_incl += mn->s.incl;
     }
-    free(onpath);
-    free(path);
+    instr_mem_free(onpath);
+    instr_mem_free(path);
     return 0;
 }
 
@@ -251,12 +253,12 @@ void instr_mtree_free(instr_mtree *t)
 {
     for (uint32_t i = 0; i < t->n; i++) {
         for (uint32_t k = 0; k < t->nodes[i].nlocs; k++)
-            free(t->nodes[i].locs[k].m);
-        free(t->nodes[i].locs);
-        free(t->nodes[i].m);
+            instr_mem_free(t->nodes[i].locs[k].m);
+        instr_mem_free(t->nodes[i].locs);
+        instr_mem_free(t->nodes[i].m);
     }
-    free(t->nodes);
-    free(t->flat);
+    instr_mem_free(t->nodes);
+    instr_mem_free(t->flat);
     memset(t, 0, sizeof *t);
 }
 

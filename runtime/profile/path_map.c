@@ -2,6 +2,7 @@
 #include "path_map.h"
 #include "../util/hash.h"
 #include "../util/table.h"
+#include "../util/pages.h"
 
 #include <stdlib.h>
 
@@ -39,7 +40,7 @@ void instr_path_map_set(instr_path_map *m, uint32_t slot, int32_t parent, uint32
 
 void instr_path_map_free(instr_path_map *m)
 {
-    free(m->slots);
+    instr_mem_free(m->slots);
     m->slots = NULL;
     m->cap = 0;
     m->n = 0;

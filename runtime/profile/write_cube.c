@@ -14,6 +14,7 @@
 #include "cube.h"
 #include "../util/xml_str.h"
 #include "../include/instr_metric_plugin.h"
+#include "../util/pages.h"
 
 #include <float.h>
 #include <stdlib.h>
@@ -61,7 +62,7 @@ static int is_message_metric(int kind) { return kind >= K_BYTES_SENT && kind <= 
  * _3, ...; its display name is its own name. NULL when memory ran out. */
 static cube_metric *metric_table(const instr_cube_src *src, uint32_t *count)
 {
-    cube_metric *t = calloc(K_BUILTIN + (size_t)src->nmetrics, sizeof *t);
+    cube_metric *t = instr_mem_calloc(K_BUILTIN + (size_t)src->nmetrics, sizeof *t);
     uint32_t n = 0;
     if (!t)
         return NULL;
@@ -166,8 +167,8 @@ typedef struct tree_links {
 
 static void links_free(tree_links *t)
 {
-    free(t->first);
-    free(t->next);
+    instr_mem_free(t->first);
+    instr_mem_free(t->next);
     t->first = t->next = NULL;
 }
 
@@ -175,11 +176,11 @@ static void links_free(tree_links *t)
 static int links_of(const instr_cube_src *src, tree_links *t)
 {
     uint32_t n = src->ncnodes;
-    uint32_t *last = malloc(((size_t)n + 1) * sizeof *last);
-    t->first = malloc(((size_t)n + 1) * sizeof *t->first);
-    t->next = malloc(((size_t)n + 1) * sizeof *t->next);
+    uint32_t *last = instr_mem_alloc(((size_t)n + 1) * sizeof *last);
+    t->first = instr_mem_alloc(((size_t)n + 1) * sizeof *t->first);
+    t->next = instr_mem_alloc(((size_t)n + 1) * sizeof *t->next);
     if (!last || !t->first || !t->next) {
-        free(last);
+        instr_mem_free(last);
         links_free(t);
         return -1;
     }
@@ -196,7 +197,7 @@ static int links_of(const instr_cube_src *src, tree_links *t)
             t->next[last[p]] = i;
         last[p] = i;
     }
-    free(last);
+    instr_mem_free(last);
     return 0;
 }
 
@@ -224,11 +225,11 @@ static uint32_t push_children(const tree_links *t, uint32_t v, uint32_t *stack, 
 static uint32_t *tree_order(const instr_cube_src *src, const tree_links *t, int wide)
 {
     uint32_t n = src->ncnodes;
-    uint32_t *out = malloc(((size_t)n + 1) * sizeof *out);
-    uint32_t *stack = malloc(((size_t)n + 1) * sizeof *stack);
+    uint32_t *out = instr_mem_alloc(((size_t)n + 1) * sizeof *out);
+    uint32_t *stack = instr_mem_alloc(((size_t)n + 1) * sizeof *stack);
     if (!out || !stack) {
-        free(out);
-        free(stack);
+        instr_mem_free(out);
+        instr_mem_free(stack);
         return NULL;
     }
     uint32_t k = 0, sp = 0;
@@ -245,7 +246,7 @@ static uint32_t *tree_order(const instr_cube_src *src, const tree_links *t, int 
             sp = push_children(t, v, stack, sp);
         }
     }
-    free(stack);
+    instr_mem_free(stack);
     return out;
 }
 
@@ -253,11 +254,11 @@ static void cnodes_xml(FILE *f, const instr_cube_src *src, const uint32_t *order
 {
     /* depth[k]: nesting of cnode k; a parent's depth is known before its children's. */
     uint32_t open = 0;
-    int32_t *cube_id = malloc(((size_t)src->ncnodes + 1) * sizeof *cube_id);
-    uint32_t *depth = malloc(((size_t)src->ncnodes + 1) * sizeof *depth);
+    int32_t *cube_id = instr_mem_alloc(((size_t)src->ncnodes + 1) * sizeof *cube_id);
+    uint32_t *depth = instr_mem_alloc(((size_t)src->ncnodes + 1) * sizeof *depth);
     if (!cube_id || !depth) {
-        free(cube_id);
-        free(depth);
+        instr_mem_free(cube_id);
+        instr_mem_free(depth);
         return;
     }
     for (uint32_t k = 0; k < src->ncnodes; k++)
@@ -276,8 +277,8 @@ static void cnodes_xml(FILE *f, const instr_cube_src *src, const uint32_t *order
     }
     for (; open; open--)
         fputs("</cnode>\n", f);
-    free(cube_id);
-    free(depth);
+    instr_mem_free(cube_id);
+    instr_mem_free(depth);
 }
 
 /* The system tree has one node per host, in the order of first appearance, and under it its
@@ -332,7 +333,7 @@ static void system_xml(FILE *f, const instr_cube_src *src)
 /* cube location id -> source location, in the system tree's order. */
 static uint32_t *location_order(const instr_cube_src *src)
 {
-    uint32_t *map = malloc(((size_t)src->nlocs + 1) * sizeof *map), k = 0;
+    uint32_t *map = instr_mem_alloc(((size_t)src->nlocs + 1) * sizeof *map), k = 0;
     if (!map)
         return NULL;
     for (uint32_t g = 0; g < src->ngroups; g++) {
@@ -394,10 +395,10 @@ static char *anchor(const instr_cube_src *src, const uint32_t *order, const cube
     system_xml(f, src);
     fputs("</cube>\n", f);
     if (fclose(f) != 0) {
-        free(buf);
+        free(buf); /* open_memstream's, from malloc */
         return NULL;
     }
-    return buf;
+    return instr_mem_from_libc(buf, *len);
 }
 
 /* One ustar header. */
@@ -473,7 +474,7 @@ int instr_cube_write(FILE *f, const instr_cube_src *src)
         links_free(&links);
     }
     cube_metric *mt = metric_table(src, &nmt);
-    instr_cube_cell *cells = calloc((size_t)src->nlocs + 1, sizeof *cells);
+    instr_cube_cell *cells = instr_mem_calloc((size_t)src->nlocs + 1, sizeof *cells);
     if (!order || !wide || !locs || !cells || !mt)
         goto out;
     xml = anchor(src, order, mt, nmt, &alen);
@@ -515,11 +516,11 @@ int instr_cube_write(FILE *f, const instr_cube_src *src)
     fwrite(end, 1, sizeof end, f);
     rc = ferror(f) ? -1 : 0;
 out:
-    free(xml);
-    free(order);
-    free(wide);
-    free(locs);
-    free(mt);
-    free(cells);
+    instr_mem_free(xml);
+    instr_mem_free(order);
+    instr_mem_free(wide);
+    instr_mem_free(locs);
+    instr_mem_free(mt);
+    instr_mem_free(cells);
     return rc;
 }

@@ -6,6 +6,7 @@
 #include "profile.h"
 #include "../core/registry.h"
 #include "../util/array.h"
+#include "../util/pages.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -33,11 +34,11 @@ uint64_t instr_profile_folded_shortened(const instr_mtree *t, uint32_t max_depth
 
 int instr_profile_write_folded(FILE *f, const instr_mtree *t, uint32_t max_depth)
 {
-    size_t cap = 256, *ends = malloc(((size_t)t->n + 1) * sizeof *ends);
-    char *buf = malloc(cap);
+    size_t cap = 256, *ends = instr_mem_alloc(((size_t)t->n + 1) * sizeof *ends);
+    char *buf = instr_mem_alloc(cap);
     if (!buf || !ends) {
-        free(buf);
-        free(ends);
+        instr_mem_free(buf);
+        instr_mem_free(ends);
         return -1;
     }
     /* Frames kept of a shortened path: head outermost, tail innermost, the fold between. */
@@ -65,7 +66,7 @@ int instr_profile_write_folded(FILE *f, const instr_mtree *t, uint32_t max_depth
         }
         fprintf(f, " %llu\n", (unsigned long long)(instr_profile_ns(mn->s.excl) / 1000u));
     }
-    free(buf);
-    free(ends);
+    instr_mem_free(buf);
+    instr_mem_free(ends);
     return ferror(f) ? -1 : 0;
 }

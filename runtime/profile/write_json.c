@@ -5,6 +5,7 @@
 #include "../core/config.h"
 #include "../include/instr_abi.h"
 #include "../metrics/metrics.h"
+#include "../util/pages.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -216,10 +217,10 @@ int instr_json_write(FILE *f, const instr_json_src *src)
     metric_definitions(f, src);
     regions(f, src);
     /* The flat profile's message counts; NULL: out of memory, the tree still has them. */
-    instr_msg_counts *rmsgs = calloc((size_t)src->nregions + 1, sizeof *rmsgs);
+    instr_msg_counts *rmsgs = instr_mem_calloc((size_t)src->nregions + 1, sizeof *rmsgs);
     tree(f, src, rmsgs);
     flat(f, src, rmsgs);
-    free(rmsgs);
+    instr_mem_free(rmsgs);
     if (src->tail)
         src->tail(f, src->ctx);
     fputs("\n}\n", f);

@@ -10,6 +10,8 @@
 #include "../core/log.h"
 #include "../metrics/metrics.h"
 #include "../throttle/throttle.h"
+#include "../util/pages.h"
+#include "../util/sort.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -58,13 +60,13 @@ static int by_excl(const void *a, const void *b)
 static void flat_profile(FILE *f, const instr_run *run, const instr_mtree *t)
 {
     uint32_t n = 0;
-    uint32_t *order = malloc(((size_t)t->nregions + 1) * sizeof *order);
-    uint64_t *perloc = calloc(run->nlocations ? run->nlocations : 1, sizeof *perloc);
-    unsigned char *ran = calloc(run->nlocations ? run->nlocations : 1, 1);
+    uint32_t *order = instr_mem_alloc(((size_t)t->nregions + 1) * sizeof *order);
+    uint64_t *perloc = instr_mem_calloc(run->nlocations ? run->nlocations : 1, sizeof *perloc);
+    unsigned char *ran = instr_mem_calloc(run->nlocations ? run->nlocations : 1, 1);
     if (!order || !perloc || !ran) {
-        free(order);
-        free(perloc);
-        free(ran);
+        instr_mem_free(order);
+        instr_mem_free(perloc);
+        instr_mem_free(ran);
         return;
     }
     uint64_t total_excl = 0, total_visits = 0;
@@ -75,7 +77,7 @@ static void flat_profile(FILE *f, const instr_run *run, const instr_mtree *t)
             total_visits += t->flat[h].visits;
         }
     sort_tree = t;
-    qsort(order, n, sizeof *order, by_excl);
+    instr_sort(order, n, sizeof *order, by_excl);
     char b1[24], b2[24], b3[24], b4[24], b5[24], b6[24];
     fprintf(f, "Flat profile (top %u of %u regions by exclusive time)\n\n", n < FLAT_TOP ? n : FLAT_TOP, n);
     fprintf(f, "  %%excl  exclusive  inclusive        visits   per visit | threads  "
@@ -121,9 +123,9 @@ static void flat_profile(FILE *f, const instr_run *run, const instr_mtree *t)
     }
     fprintf(f, " ------ ---------\n 100.0%% %s            %13llu visits in total\n\n",
             dur(b1, sizeof b1, instr_profile_ns(total_excl)), (unsigned long long)total_visits);
-    free(order);
-    free(perloc);
-    free(ran);
+    instr_mem_free(order);
+    instr_mem_free(perloc);
+    instr_mem_free(ran);
 }
 
 static void call_tree(FILE *f, const instr_mtree *t)
@@ -173,7 +175,7 @@ static void pick_column(void *arg, const char *name)
  * INSTR_PROFILE_METRIC_COLUMNS selects (all by default). */
 static void metric_tree(FILE *f, const instr_mtree *t)
 {
-    unsigned char *shown = calloc(t->nm, 1);
+    unsigned char *shown = instr_mem_calloc(t->nm, 1);
     if (!shown)
         return;
     const char *cols = instr_env("INSTR_PROFILE_METRIC_COLUMNS");
@@ -212,7 +214,7 @@ static void metric_tree(FILE *f, const instr_mtree *t)
         fprintf(f, " | %*s", (int)(2 * mn->depth), "");
         put_rname(f, mn->region);
     }
-    free(shown);
+    instr_mem_free(shown);
 }
 
 int instr_profile_write_text(FILE *f, const instr_run *run, const instr_mtree *t)

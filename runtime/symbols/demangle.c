@@ -1,7 +1,10 @@
 /* demangle.c — __cxa_demangle, found lazily with dlsym(RTLD_DEFAULT): a C++ program always has
  * libstdc++ (or libc++abi) loaded, a C program has nothing to demangle; the runtime itself
- * stays C and links no C++ library. */
+ * stays C and links no C++ library. The demangler allocates its result (and its work) with
+ * malloc: the name is copied into the runtime's memory and the demangler's block freed at
+ * once (docs/runtime.md, "The runtime's memory"). */
 #include "symbols.h"
+#include "../util/pages.h"
 
 #include <dlfcn.h>
 #include <stdlib.h>
@@ -30,5 +33,5 @@ char *instr_demangle(const char *mangled)
         free(out);
         return NULL;
     }
-    return out;
+    return instr_mem_from_libc(out, strlen(out));
 }

@@ -6,6 +6,8 @@
  * the object's load base, which works for PIE executables, DSOs and non-PIE executables (base
  * 0) alike. */
 #include "symbols.h"
+#include "../util/pages.h"
+#include "../util/sort.h"
 
 #include <elf.h>
 #include <fcntl.h>
@@ -56,8 +58,8 @@ static int read_table(object *o, const unsigned char *map, size_t mapsize, const
         return -1;
     (void)eh;
     size_t n = sh->sh_size / sizeof(Elf64_Sym);
-    o->strtab = malloc(strsh->sh_size + 1);
-    o->syms = malloc((n ? n : 1) * sizeof *o->syms);
+    o->strtab = instr_mem_alloc(strsh->sh_size + 1);
+    o->syms = instr_mem_alloc((n ? n : 1) * sizeof *o->syms);
     if (!o->strtab || !o->syms)
         return -1;
     memcpy(o->strtab, map + strsh->sh_offset, strsh->sh_size);
@@ -74,7 +76,7 @@ static int read_table(object *o, const unsigned char *map, size_t mapsize, const
         d->name = o->strtab + s[i].st_name;
         d->global = ELF64_ST_BIND(s[i].st_info) != STB_LOCAL;
     }
-    qsort(o->syms, o->nsyms, sizeof *o->syms, by_value);
+    instr_sort(o->syms, o->nsyms, sizeof *o->syms, by_value);
     /* Keep one symbol per address (the preferred alias sorts first). */
     size_t k = 0;
     for (size_t i = 0; i < o->nsyms; i++)
@@ -112,8 +114,8 @@ static void load_file(object *o)
         for (unsigned i = 0; i < eh->e_shnum; i++) {
             if (sh[i].sh_type != types[t] || sh[i].sh_link >= eh->e_shnum)
                 continue;
-            free(o->syms);
-            free(o->strtab);
+            instr_mem_free(o->syms);
+            instr_mem_free(o->strtab);
             o->syms = NULL;
             o->strtab = NULL;
             o->nsyms = 0;
@@ -171,9 +173,9 @@ static object *object_for(const void *addr)
     for (object *o = objects; o; o = o->next)
         if (o->base == f.base && strcmp(o->path, f.name) == 0)
             return o;
-    object *o = calloc(1, sizeof *o);
-    if (!o || !(o->path = strdup(f.name))) {
-        free(o);
+    object *o = instr_mem_calloc(1, sizeof *o);
+    if (!o || !(o->path = instr_mem_strdup(f.name))) {
+        instr_mem_free(o);
         return NULL;
     }
     o->base = f.base;

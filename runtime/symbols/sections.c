@@ -5,6 +5,7 @@
  * bounded buffers. The section's address is trusted only when it lies inside a PT_LOAD
  * segment of the same object as the loader mapped it. */
 #include "sections.h"
+#include "../util/pages.h"
 
 #include <elf.h>
 #include <fcntl.h>
@@ -44,13 +45,13 @@ static int find_section(const char *path, const char *name, uint64_t *addr, uint
         eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_shentsize != sizeof(Elf64_Shdr) ||
         eh.e_shnum == 0 /* extended numbering: not for code objects */ || eh.e_shstrndx >= eh.e_shnum)
         goto out;
-    sh = malloc((size_t)eh.e_shnum * sizeof *sh);
+    sh = instr_mem_alloc((size_t)eh.e_shnum * sizeof *sh);
     if (!sh || read_exact(fd, sh, (size_t)eh.e_shnum * sizeof *sh, eh.e_shoff) != 0)
         goto out;
     const Elf64_Shdr *strs = &sh[eh.e_shstrndx];
     if (strs->sh_size == 0 || strs->sh_size > MAX_SHSTRTAB)
         goto out;
-    names = malloc(strs->sh_size + 1);
+    names = instr_mem_alloc(strs->sh_size + 1);
     if (!names || read_exact(fd, names, strs->sh_size, strs->sh_offset) != 0)
         goto out;
     names[strs->sh_size] = '\0';
@@ -64,8 +65,8 @@ static int find_section(const char *path, const char *name, uint64_t *addr, uint
         break;
     }
 out:
-    free(names);
-    free(sh);
+    instr_mem_free(names);
+    instr_mem_free(sh);
     close(fd);
     return rc;
 }

@@ -14,7 +14,7 @@ typedef struct instr_symbol {
  * found, -1 when only the fallback name could be made. */
 int instr_symbols_lookup(const void *addr, instr_symbol *out);
 
-/* Demangled (Itanium) name, malloc'ed, or NULL (not mangled, or no demangler: C programs do
+/* Demangled (Itanium) name from instr_mem_alloc, or NULL (not mangled, or no demangler: C programs do
  * not load libstdc++, and C names need none). Uses __cxa_demangle found with dlsym. */
 char *instr_demangle(const char *mangled);
 

@@ -9,6 +9,8 @@
 #include "../core/registry.h"
 #include "../util/hash.h"
 #include "../util/table.h"
+#include "../util/pages.h"
+#include "../util/sort.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -57,7 +59,7 @@ OTF2_StringRef instr_strtab_ref(strtab *t, const char *s)
 
 void instr_strtab_free(strtab *t)
 {
-    free(t->slots);
+    instr_mem_free(t->slots);
     t->slots = NULL;
 }
 
@@ -175,18 +177,18 @@ int instr_trace_write_defs(OTF2_Archive *archive, const instr_run *run, uint64_t
     uint32_t nloc = 0;
     for (instr_tloc *s = instr_trace_locs; s; s = s->next)
         nloc++;
-    instr_tloc **locs = calloc(nloc ? nloc : 1, sizeof *locs);
-    char *names = calloc(nloc ? nloc : 1, 32);
+    instr_tloc **locs = instr_mem_calloc(nloc ? nloc : 1, sizeof *locs);
+    char *names = instr_mem_calloc(nloc ? nloc : 1, 32);
     if (!locs || !names) {
-        free(locs);
-        free(names);
+        instr_mem_free(locs);
+        instr_mem_free(names);
         instr_warn("trace: out of memory while writing the definitions");
         return -1;
     }
     nloc = 0;
     for (instr_tloc *s = instr_trace_locs; s; s = s->next)
         locs[nloc++] = s;
-    qsort(locs, nloc, sizeof *locs, by_id);
+    instr_sort(locs, nloc, sizeof *locs, by_id);
     OTF2_StringRef tid_name = str(&st, "instr::tid");
     for (uint32_t i = 0; i < nloc; i++) {
         char *name = names + 32 * (size_t)i;
@@ -220,8 +222,8 @@ int instr_trace_write_defs(OTF2_Archive *archive, const instr_run *run, uint64_t
             CHECK(OTF2_GlobalDefWriter_WriteSourceCodeLocation(w, nsrc++, file, r->line_begin));
     }
 #undef CHECK
-    free(locs);
-    free(names);
+    instr_mem_free(locs);
+    instr_mem_free(names);
     instr_strtab_free(&st);
     if (rc != OTF2_SUCCESS || st.failed) {
         instr_warn("trace: writing the definitions failed (%s); the archive is incomplete",

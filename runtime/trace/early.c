@@ -10,6 +10,7 @@
 #include "trace.h"
 #include "../core/config.h"
 #include "../util/array.h"
+#include "../util/pages.h"
 
 #include <stdlib.h>
 
@@ -37,7 +38,7 @@ static int reserve(instr_early *e)
         __atomic_sub_fetch(&used, more, __ATOMIC_RELAXED);
         return -1;
     }
-    early_rec *r = realloc(e->recs, cap * sizeof *r);
+    early_rec *r = instr_mem_realloc(e->recs, cap * sizeof *r);
     if (!r) {
         __atomic_sub_fetch(&used, more, __ATOMIC_RELAXED);
         return -1;
@@ -50,7 +51,7 @@ static int reserve(instr_early *e)
 void instr_early_add(instr_tloc *s, int leave, uint32_t region, uint64_t t)
 {
     instr_early *e = s->early;
-    if (!e && !(e = s->early = calloc(1, sizeof *e))) {
+    if (!e && !(e = s->early = instr_mem_calloc(1, sizeof *e))) {
         __atomic_add_fetch(&dropped, 1, __ATOMIC_RELAXED);
         return; /* out of memory before anything was kept: nothing to unbalance */
     }
@@ -68,7 +69,7 @@ void instr_early_add(instr_tloc *s, int leave, uint32_t region, uint64_t t)
         /* A Leave of a kept Enter must be kept: the last slot of a full list is never
          * taken by an Enter, so grow beyond the budget by one record if need be. */
         size_t cap = e->cap + 64;
-        early_rec *r = realloc(e->recs, cap * sizeof *r);
+        early_rec *r = instr_mem_realloc(e->recs, cap * sizeof *r);
         if (!r) {
             __atomic_add_fetch(&dropped, 1, __ATOMIC_RELAXED);
             return;
@@ -96,8 +97,8 @@ uint64_t instr_early_replay(instr_tloc *s)
             refused++;
     }
     __atomic_sub_fetch(&used, (uint64_t)e->cap * sizeof(early_rec), __ATOMIC_RELAXED);
-    free(e->recs);
-    free(e);
+    instr_mem_free(e->recs);
+    instr_mem_free(e);
     s->early = NULL;
     return refused;
 }

@@ -29,6 +29,7 @@
 #include "../core/log.h"
 #include "../util/array.h"
 #include "../core/registry.h"
+#include "../util/pages.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -134,12 +135,12 @@ uint32_t instr_trace_comm_add(uint32_t leader, uint32_t seq, const char *name,
     memset(c, 0, sizeof *c);
     c->leader = leader;
     c->seq = seq;
-    c->name = strdup(name ? name : "");
+    c->name = instr_mem_strdup(name ? name : "");
     if (members && nmembers) {
-        c->members = malloc(nmembers * sizeof *c->members);
+        c->members = instr_mem_alloc(nmembers * sizeof *c->members);
         if (!c->members || !c->name) {
-            free(c->members);
-            free(c->name);
+            instr_mem_free(c->members);
+            instr_mem_free(c->name);
             goto out;
         }
         memcpy(c->members, members, nmembers * sizeof *c->members);
@@ -273,7 +274,7 @@ int instr_trace_job_blob(int rank, char **out, size_t *len)
     }
     pthread_mutex_unlock(&comm_lock);
     if (b.failed) {
-        free(b.p);
+        instr_mem_free(b.p);
         return -1;
     }
     *out = b.p;
@@ -286,15 +287,15 @@ static int write_local(OTF2_Archive *a, const char *map, size_t maplen)
 {
     rbuf b = {map, maplen, 0, 0};
     uint32_t nreg = get32(&b);
-    uint32_t *regs = calloc(nreg ? nreg : 1, sizeof *regs);
+    uint32_t *regs = instr_mem_calloc(nreg ? nreg : 1, sizeof *regs);
     if (!regs)
         return -1;
     for (uint32_t i = 0; i < nreg; i++)
         regs[i] = get32(&b);
     uint32_t ncomm = get32(&b);
-    uint32_t *cms = calloc(ncomm ? ncomm : 1, sizeof *cms);
+    uint32_t *cms = instr_mem_calloc(ncomm ? ncomm : 1, sizeof *cms);
     if (!cms) {
-        free(regs);
+        instr_mem_free(regs);
         return -1;
     }
     for (uint32_t i = 0; i < ncomm; i++)
@@ -337,8 +338,8 @@ static int write_local(OTF2_Archive *a, const char *map, size_t maplen)
         OTF2_IdMap_Free(rmap);
     if (cmap)
         OTF2_IdMap_Free(cmap);
-    free(regs);
-    free(cms);
+    instr_mem_free(regs);
+    instr_mem_free(cms);
     return rc;
 }
 

@@ -28,6 +28,7 @@
 #include "../core/log.h"
 #include "../metrics/metrics.h"
 #include "../util/hash.h"
+#include "../util/pages.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -166,9 +167,9 @@ void instr_trace_metric_record(instr_tloc *s, uint32_t index, uint64_t value)
     if (!traced())
         return;
     if (!s->mpend) {
-        if (!n || !(s->mpend = calloc(n, sizeof *s->mpend)) ||
-            !(s->mset = calloc(n, sizeof *s->mset))) {
-            free(s->mpend);
+        if (!n || !(s->mpend = instr_mem_calloc(n, sizeof *s->mpend)) ||
+            !(s->mset = instr_mem_calloc(n, sizeof *s->mset))) {
+            instr_mem_free(s->mpend);
             s->mpend = NULL;
             return;
         }

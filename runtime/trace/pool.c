@@ -21,12 +21,14 @@
  * flushes of the run. Writers exist only for locations converted so far, so at the end, when
  * locations are converted one after another, a few such chunks are reused for all of them.
  *
- * Definition buffers (written only at the end) are plain malloc'd memory outside the budget. */
+ * Definition buffers (written only at the end) come from the runtime's pages (instr_mem_alloc),
+ * outside the budget. */
 #include "trace.h"
 #include "../core/clock.h"
 #include "../core/config.h"
 #include "../core/memory.h"
 #include "../util/array.h"
+#include "../util/pages.h"
 
 #include <pthread.h>
 #include <sys/mman.h>
@@ -148,7 +150,7 @@ static void *event_chunk(tbuf *b)
         else
             evt_held += INSTR_TRACE_EVT_CHUNK;
         pthread_mutex_unlock(&lock);
-        if (!c && !(c = malloc(INSTR_TRACE_EVT_CHUNK))) {
+        if (!c && !(c = instr_mem_alloc(INSTR_TRACE_EVT_CHUNK))) {
             pthread_mutex_lock(&lock);
             evt_held -= INSTR_TRACE_EVT_CHUNK;
             pthread_mutex_unlock(&lock);
@@ -165,7 +167,7 @@ static void *allocate(void *user, OTF2_FileType type, OTF2_LocationRef location,
     (void)location;
     tbuf *b = *per_buffer;
     if (!b) {
-        if (!(b = calloc(1, sizeof *b)))
+        if (!(b = instr_mem_calloc(1, sizeof *b)))
             return NULL;
         b->events = type == OTF2_FILETYPE_EVENTS && size == INSTR_TRACE_EVT_CHUNK;
         b->size = size;
@@ -181,7 +183,7 @@ static void *allocate(void *user, OTF2_FileType type, OTF2_LocationRef location,
         def_cache = NULL;
     pthread_mutex_unlock(&lock);
     if (!c)
-        c = malloc(size);
+        c = instr_mem_alloc(size);
     if (c)
         b->chunks[b->n++] = c;
     return c;
@@ -217,13 +219,13 @@ static void free_all(void *user, OTF2_FileType type, OTF2_LocationRef location, 
                 c = NULL;
             }
             pthread_mutex_unlock(&lock);
-            free(c);
+            instr_mem_free(c);
         }
         b->n = 0;
     }
     if (final) {
-        free(b->chunks);
-        free(b);
+        instr_mem_free(b->chunks);
+        instr_mem_free(b);
         *per_buffer = NULL;
     }
 }

@@ -19,8 +19,8 @@
 #include "../core/core.h"
 #include "../core/experiment.h"
 #include "../core/log.h"
+#include "../util/pages.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -90,8 +90,7 @@ static int init(void)
     instr_tpool_init(instr_cfg.enable_profiling);
     OTF2_Error_RegisterCallback(otf2_error, NULL);
     instr_trace_metrics_ask();
-    /* libinstr-rt-mpi defines this symbol (runtime/job/mpi_exchange.c). */
-    instr_trace_job_pending = dlsym(RTLD_DEFAULT, "instr_mpi_adapter_loaded") != NULL;
+    instr_trace_job_pending = instr_core_mpi_linked();
     return 0;
 }
 
@@ -230,7 +229,7 @@ static void *location_begin(instr_location *loc)
     if (!wait && instr_trace_open_archive() != 0)
         return NULL;
     close_ended();
-    instr_tloc *s = calloc(1, sizeof *s);
+    instr_tloc *s = instr_mem_calloc(1, sizeof *s);
     if (!s) {
         instr_warn("trace: out of memory: thread %u is not traced", loc->id);
         return NULL;

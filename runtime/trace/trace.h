@@ -146,7 +146,7 @@ void instr_trace_job_clock_offset(uint64_t time, int64_t offset, double stddev);
 /* write.c at the end: this rank's event writers are closed (t_last: the latest time
  * written, asynchronous metric values included). */
 int instr_trace_job_write_local(const instr_run *run, uint64_t t_last);
-/* After the end: this rank's definitions as a blob (malloc'd). 0 or -1. */
+/* After the end: this rank's definitions as a blob (instr_mem_alloc). 0 or -1. */
 int instr_trace_job_blob(int rank, char **out, size_t *len);
 /* Rank 0 unifies the ranks' blobs (runtime/job/trace_unify.h); each blob's mapping goes back
  * to its rank as map. Every rank, collectively: local definitions (mapping, clock offsets),

@@ -5,6 +5,7 @@
 #define INSTR_RT_TRACE_WIRE_H
 
 #include "../util/array.h"
+#include "../util/pages.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -80,7 +81,7 @@ static inline char *getstr(rbuf *b)
         b->bad = 1;
         return NULL;
     }
-    char *s = malloc((size_t)len + 1);
+    char *s = instr_mem_alloc((size_t)len + 1);
     if (!s) {
         b->bad = 1;
         return NULL;

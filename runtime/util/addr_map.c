@@ -1,5 +1,6 @@
 /* addr_map.c — see addr_map.h. */
 #include "addr_map.h"
+#include "pages.h"
 
 #include <stdlib.h>
 
@@ -19,14 +20,14 @@ int instr_addr_map_reserve(instr_addr_map *m, unsigned first_bits, unsigned max_
     if (m->slots && m->bits >= max_bits)
         return m->fill < instr_addr_map_max_fill(m->bits) ? 0 : -1;
     unsigned bits = m->slots ? m->bits + 1 : first_bits;
-    instr_addr_slot *grown = calloc((size_t)1 << bits, sizeof *grown);
+    instr_addr_slot *grown = instr_mem_calloc((size_t)1 << bits, sizeof *grown);
     if (!grown)
         return -1;
     if (m->slots) {
         for (size_t i = 0; i < ((size_t)1 << m->bits); i++)
             if (m->slots[i].key)
                 put(grown, bits, m->slots[i].key, m->slots[i].value);
-        free(m->slots);
+        instr_mem_free(m->slots);
     }
     m->bits = bits;
     __atomic_store_n(&m->slots, grown, __ATOMIC_RELEASE);

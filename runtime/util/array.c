@@ -1,5 +1,6 @@
 /* array.c — see array.h. */
 #include "array.h"
+#include "pages.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -26,7 +27,7 @@ static int grow(void *pp, size_t *cap, size_t need, size_t elem, size_t first, s
         return -1;
     void *old;
     memcpy(&old, pp, sizeof old); /* pp is a T **: no access through a void ** */
-    void *p = realloc(old, c * elem);
+    void *p = instr_mem_realloc(old, c * elem);
     if (!p)
         return -1;
     memcpy(pp, &p, sizeof p);

@@ -1,5 +1,6 @@
 /* table.c — see table.h. */
 #include "table.h"
+#include "pages.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -11,7 +12,7 @@ int instr_table_grow(void *pslots, size_t *cap, size_t elem, size_t first, instr
     size_t ncap = *cap ? 2 * *cap : first;
     if (ncap < *cap || ncap > SIZE_MAX / elem)
         return -1;
-    unsigned char *old, *grown = calloc(ncap, elem);
+    unsigned char *old, *grown = instr_mem_calloc(ncap, elem);
     if (!grown)
         return -1;
     memcpy(&old, pslots, sizeof old); /* pslots is a T **: no access through a void ** */
@@ -24,7 +25,7 @@ int instr_table_grow(void *pslots, size_t *cap, size_t elem, size_t first, instr
             j = (j + 1) & (ncap - 1);
         memcpy(grown + j * elem, s, elem);
     }
-    free(old);
+    instr_mem_free(old);
     memcpy(pslots, &grown, sizeof grown);
     *cap = ncap;
     return 0;
@@ -33,7 +34,7 @@ int instr_table_grow(void *pslots, size_t *cap, size_t elem, size_t first, instr
 int instr_id_index_build(uint32_t **slots, uint32_t *cap, uint32_t ncap, uint32_t n,
                          instr_id_hash *hash, const void *ctx)
 {
-    uint32_t *t = calloc(ncap, sizeof *t);
+    uint32_t *t = instr_mem_calloc(ncap, sizeof *t);
     if (!t)
         return -1;
     for (uint32_t i = 0; i < n; i++) {
@@ -42,7 +43,7 @@ int instr_id_index_build(uint32_t **slots, uint32_t *cap, uint32_t ncap, uint32_
             s = (s + 1) & (ncap - 1);
         t[s] = i + 1;
     }
-    free(*slots);
+    instr_mem_free(*slots);
     *slots = t;
     *cap = ncap;
     return 0;

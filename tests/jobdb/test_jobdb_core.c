@@ -4,6 +4,7 @@
  * buffers, rows remapped and sorted, and the summary combined from parts equal to the one
  * accumulated rank by rank. Exit status 0 when all hold; each failure is printed. */
 #include "jobdb.h"
+#include "../../runtime/util/pages.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,8 +45,8 @@ static int same_bytes(const instr_jdb_defs *a, const instr_jdb_defs *b)
     if (instr_jdb_defs_serialize(a, &x, &nx) || instr_jdb_defs_serialize(b, &y, &ny))
         return 0;
     int same = nx == ny && memcmp(x, y, nx) == 0;
-    free(x);
-    free(y);
+    instr_mem_free(x);
+    instr_mem_free(y);
     return same;
 }
 
@@ -133,7 +134,7 @@ static void test_serialize(void)
     CHECK(instr_jdb_defs_deserialize(&back, bad, len, err, sizeof err) == -1 &&
           strstr(err, "string"));
     free(bad);
-    free(buf);
+    instr_mem_free(buf);
     instr_jdb_defs_free(&a);
 }
 

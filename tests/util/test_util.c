@@ -4,13 +4,23 @@
 #include "array.h"
 #include "hash.h"
 #include "json_str.h"
+#include "pages.h"
+#include "sort.h"
+#include "stack.h"
 #include "table.h"
 #include "text.h"
 #include "xml_str.h"
 
+#include <malloc.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 static void test_array(void)
 {
@@ -36,7 +46,7 @@ static void test_array(void)
     /* Failure leaves the array as it was. */
     CHECK(instr_array_grow(&a, &cap, SIZE_MAX / 2, sizeof *a, 16) == -1);
     CHECK(cap == 1024 && a[999] == 999);
-    free(a);
+    instr_mem_free(a);
 
     uint64_t *b = NULL;
     uint32_t cap32 = 0;
@@ -44,7 +54,7 @@ static void test_array(void)
     CHECK(instr_array_grow32(&b, &cap32, 4, sizeof *b, 2) == 0 && cap32 == 4);
     CHECK(instr_array_grow32(&b, &cap32, (size_t)UINT32_MAX + 1, sizeof *b, 2) == -1);
     CHECK(cap32 == 4);
-    free(b);
+    instr_mem_free(b);
 }
 
 static void test_hash(void)
@@ -83,7 +93,7 @@ static void test_addr_map(void)
     CHECK(instr_addr_map_find(&fixed, 13 * 0x40) == NULL);
     instr_addr_map_set(instr_addr_map_find(&fixed, 0x40), 99);
     CHECK(instr_addr_map_find(&fixed, 0x40)->value == 99);
-    free(fixed.slots);
+    instr_mem_free(fixed.slots);
 
     /* Growing: from 2^2 slots, doubled at half full. */
     instr_addr_map m = {0};
@@ -96,7 +106,7 @@ static void test_addr_map(void)
         all &= s && s->value == k;
     }
     CHECK(all);
-    free(m.slots);
+    instr_mem_free(m.slots);
 }
 
 typedef struct kv {
@@ -150,7 +160,7 @@ static void test_table(void)
         if (k % 5)
             all &= kv_find(t, cap, k)->val == k * 3;
     CHECK(all);
-    free(t);
+    instr_mem_free(t);
 }
 
 /* What a writer puts out for s. */
@@ -202,11 +212,201 @@ static void test_escape(void)
           len == 2);
 }
 
+/* Each thread allocates, fills, shrinks, grows and frees blocks of every class and large
+ * ones, checking that no block was handed to two owners. */
+static void *pages_worker(void *arg)
+{
+    unsigned seed = (unsigned)(uintptr_t)arg;
+    enum { SLOTS = 64 };
+    unsigned char *slot[SLOTS] = {0};
+    size_t len[SLOTS] = {0};
+    long bad = 0;
+    for (int i = 0; i < 20000; i++) {
+        seed = seed * 1103515245u + 12345u;
+        int k = (int)((seed >> 16) % SLOTS);
+        if (slot[k]) {
+            for (size_t j = 0; j < len[k]; j++)
+                bad += slot[k][j] != (unsigned char)(k + len[k]);
+            if (i % 3 == 0) {
+                size_t n = len[k] / 2 + 1;
+                slot[k] = instr_mem_realloc(slot[k], n);
+                bad += slot[k] == NULL;
+                len[k] = n;
+                memset(slot[k], (unsigned char)(k + n), n);
+                continue;
+            }
+            instr_mem_free(slot[k]);
+            slot[k] = NULL;
+        } else {
+            size_t n = (seed >> 8) % 64 == 0 ? 70000 + (seed >> 4) % 300000 : (seed >> 4) % 3000;
+            slot[k] = instr_mem_alloc(n);
+            bad += slot[k] == NULL;
+            len[k] = n;
+            memset(slot[k], (unsigned char)(k + n), n);
+        }
+    }
+    for (int k = 0; k < SLOTS; k++)
+        instr_mem_free(slot[k]);
+    return (void *)bad;
+}
+
+static void test_pages(void)
+{
+    /* None of it touches the malloc heap. */
+    struct mallinfo2 before = mallinfo2();
+    size_t mapped0 = instr_mem_mapped();
+    size_t sizes[] = {0, 1, 15, 16, 17, 100, 1000, 4000, 65520, 65521, 1 << 20, 5 << 20};
+    void *p[sizeof sizes / sizeof sizes[0]];
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        p[i] = instr_mem_alloc(sizes[i]);
+        CHECK(p[i] != NULL && ((uintptr_t)p[i] & 15) == 0);
+        CHECK(instr_mem_usable(p[i]) >= sizes[i]);
+        CHECK(instr_mem_owns(p[i]) && instr_mem_owns((char *)p[i] + sizes[i] / 2));
+        memset(p[i], 0xab, sizes[i]);
+    }
+    for (size_t i = 0; i + 1 < sizeof sizes / sizeof sizes[0]; i++)
+        CHECK(p[i] != p[i + 1]);
+    size_t with_large = instr_mem_mapped();
+    CHECK(with_large >= mapped0 + (6u << 20));
+    instr_mem_free(p[11]);
+    CHECK(instr_mem_mapped() <= with_large - (5u << 20)); /* a large block goes back */
+    /* A freed small block is the next one of its class; calloc zeroes a reused block. */
+    instr_mem_free(p[5]);
+    int *z = instr_mem_calloc(25, sizeof *z);
+    CHECK((void *)z == p[5]);
+    int zero = 1;
+    for (int i = 0; i < 25; i++)
+        zero &= z[i] == 0;
+    CHECK(zero);
+    CHECK(instr_mem_calloc(SIZE_MAX / 2, 4) == NULL);
+    /* realloc keeps the contents across classes and into and out of a mapping. */
+    char *r = instr_mem_alloc(10);
+    memcpy(r, "0123456789", 10);
+    r = instr_mem_realloc(r, 100000);
+    CHECK(memcmp(r, "0123456789", 10) == 0);
+    r[99999] = 'x';
+    r = instr_mem_realloc(r, 20);
+    CHECK(memcmp(r, "0123456789", 10) == 0);
+    CHECK(instr_mem_realloc(r, 0) == NULL);
+    char *s = instr_mem_strdup("pages");
+    CHECK_STR(s, "pages");
+    char *sn = instr_mem_strndup("pages", 3);
+    CHECK_STR(sn, "pag");
+    char *f = NULL;
+    CHECK(instr_mem_asprintf(&f, "%s-%d-%.1f", "a", 42, 1.5) == 8);
+    CHECK_STR(f, "a-42-1.5");
+    instr_mem_free(s);
+    instr_mem_free(sn);
+    instr_mem_free(f);
+    instr_mem_free(z);
+    instr_mem_free(NULL);
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+        if (i != 5 && i != 11)
+            instr_mem_free(p[i]);
+    struct mallinfo2 after = mallinfo2();
+    CHECK(after.arena == before.arena && after.uordblks == before.uordblks &&
+          after.hblks == before.hblks);
+
+    /* Not its own: the heap, the stack, a freed block. */
+    void *heap = malloc(64);
+    int local;
+    CHECK(!instr_mem_owns(heap) && !instr_mem_owns(&local));
+    for (int kind = 0; kind < 2; kind++) {
+        pid_t pid = fork();
+        if (pid == 0) {
+            if (kind == 0)
+                instr_mem_free(heap);
+            void *twice = instr_mem_alloc(8);
+            instr_mem_free(twice);
+            instr_mem_free(twice);
+            _exit(0);
+        }
+        int st = 0;
+        CHECK(waitpid(pid, &st, 0) == pid && WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT);
+    }
+    free(heap);
+
+    pthread_t t[4];
+    for (uintptr_t i = 0; i < 4; i++)
+        CHECK(pthread_create(&t[i], NULL, pages_worker, (void *)(i + 1)) == 0);
+    for (int i = 0; i < 4; i++) {
+        void *bad = (void *)1;
+        CHECK(pthread_join(t[i], &bad) == 0 && bad == NULL);
+    }
+}
+
+struct keyed {
+    int key, order;
+};
+
+static int by_key(const void *a, const void *b)
+{
+    const struct keyed *x = a, *y = b;
+    return (x->key > y->key) - (x->key < y->key);
+}
+
+static void test_sort(void)
+{
+    /* Sorted and stable (equal keys keep their order), for short and long arrays, without
+     * malloc (glibc's qsort takes a buffer from malloc above 1 KiB). */
+    size_t counts[] = {0, 1, 2, 7, 9, 100, 5000};
+    for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
+        size_t n = counts[c];
+        struct keyed *a = instr_mem_alloc((n ? n : 1) * sizeof *a);
+        unsigned seed = 7;
+        for (size_t i = 0; i < n; i++) {
+            seed = seed * 1103515245u + 12345u;
+            a[i].key = (int)((seed >> 16) % 50);
+            a[i].order = (int)i;
+        }
+        struct mallinfo2 before = mallinfo2();
+        instr_sort(a, n, sizeof *a, by_key);
+        struct mallinfo2 after = mallinfo2();
+        CHECK(after.uordblks == before.uordblks && after.arena == before.arena);
+        int ok = 1;
+        for (size_t i = 1; i < n; i++)
+            ok &= a[i - 1].key < a[i].key ||
+                  (a[i - 1].key == a[i].key && a[i - 1].order < a[i].order);
+        CHECK(ok);
+        instr_mem_free(a);
+    }
+}
+
+static void *stack_of_thread(void *arg)
+{
+    (void)arg;
+    int local;
+    uintptr_t lo = 0, hi = 0;
+    long ok = instr_thread_stack(&lo, &hi) == 0 && lo <= (uintptr_t)&local &&
+              (uintptr_t)&local < hi && hi - lo <= (64u << 20);
+    return (void *)ok;
+}
+
+static void test_stack(void)
+{
+    /* The main thread's (to its limit) and another thread's, without malloc. */
+    int local;
+    uintptr_t lo = 0, hi = 0;
+    struct mallinfo2 before = mallinfo2();
+    CHECK(instr_thread_stack(&lo, &hi) == 0);
+    struct mallinfo2 after = mallinfo2();
+    CHECK(after.uordblks == before.uordblks && after.arena == before.arena);
+    CHECK(lo <= (uintptr_t)&local && (uintptr_t)&local < hi);
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_STACK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+        CHECK(hi - lo >= rl.rlim_cur / 2); /* not just the pages touched so far */
+    pthread_t t;
+    void *ok = NULL;
+    CHECK(pthread_create(&t, NULL, stack_of_thread, NULL) == 0 && pthread_join(t, &ok) == 0 &&
+          ok == (void *)1);
+}
+
 int main(int argc, char **argv)
 {
     static const check_group groups[] = {
         {"array", test_array}, {"hash", test_hash},     {"addr_map", test_addr_map},
-        {"table", test_table}, {"escape", test_escape},
+        {"table", test_table}, {"escape", test_escape}, {"pages", test_pages},
+        {"sort", test_sort}, {"stack", test_stack},
     };
     return check_run_groups("test_util", groups, sizeof groups / sizeof groups[0],
                             argc < 2 ? NULL : argv[1]);
