@@ -61,16 +61,16 @@ static int on;
 typedef struct shard {
     int lock;
     uint32_t cap, n;
-    instr_mem_block *b; /* cap entries, addr 0: empty; mmap'd */
+    instr_memrec_block *b; /* cap entries, addr 0: empty; mmap'd */
 } __attribute__((aligned(64))) shard;
 
 static shard shards[SHARDS];
 
-static instr_mem_thread *threads;
+static instr_memrec_thread *threads;
 static uint64_t g_live, g_high_water, g_dropped, g_stale, g_in_runtime;
 static int cursor_slot = -2; /* the cursor's substrate slot; -2: not looked up yet */
 
-static _Thread_local instr_mem_thread *tls_thread __attribute__((tls_model("initial-exec")));
+static _Thread_local instr_memrec_thread *tls_thread __attribute__((tls_model("initial-exec")));
 /* 1 while this thread is inside the recorder: a call then comes from a signal handler. */
 static _Thread_local int tls_recording __attribute__((tls_model("initial-exec")));
 
@@ -98,7 +98,7 @@ static void *map(size_t size)
 }
 
 /* Places b in a table of cap entries (there is room, b->addr is not in it). */
-static void place(instr_mem_block *t, uint32_t cap, const instr_mem_block *b)
+static void place(instr_memrec_block *t, uint32_t cap, const instr_memrec_block *b)
 {
     uint32_t i = (uint32_t)hash(b->addr) & (cap - 1);
     while (t[i].addr)
@@ -112,7 +112,7 @@ static int room(shard *s)
     if (s->b && (uint64_t)(s->n + 1) * 10 <= (uint64_t)s->cap * 7)
         return 0;
     uint32_t cap = s->b ? s->cap * 2 : SHARD_FIRST_CAP;
-    instr_mem_block *t = map((size_t)cap * sizeof *t);
+    instr_memrec_block *t = map((size_t)cap * sizeof *t);
     if (!t)
         return -1;
     for (uint32_t i = 0; s->b && i < s->cap; i++)
@@ -155,13 +155,13 @@ static void erase(shard *s, uint32_t i)
     s->n--;
 }
 
-static void live_sub(instr_mem_thread *owner, uint64_t size)
+static void live_sub(instr_memrec_thread *owner, uint64_t size)
 {
     __atomic_fetch_sub(&owner->live, size, __ATOMIC_RELAXED);
     __atomic_fetch_sub(&g_live, size, __ATOMIC_RELAXED);
 }
 
-static void live_add(instr_mem_thread *th, uint64_t size)
+static void live_add(instr_memrec_thread *th, uint64_t size)
 {
     uint64_t t = __atomic_add_fetch(&th->live, size, __ATOMIC_RELAXED);
     if (t > th->high_water) /* only the owner raises it; others only lower live */
@@ -175,7 +175,7 @@ static void live_add(instr_mem_thread *th, uint64_t size)
 
 /* Records block b; 0, or -1 when the table has no room (the block stays unrecorded). One
  * probe: the address's entry, or the first empty one. */
-static int insert(const instr_mem_block *b)
+static int insert(const instr_memrec_block *b)
 {
     uint64_t h = hash(b->addr);
     shard *s = shard_of(h);
@@ -187,7 +187,7 @@ static int insert(const instr_mem_block *b)
     uint32_t mask = s->cap - 1, i = (uint32_t)h & mask;
     while (s->b[i].addr && s->b[i].addr != b->addr)
         i = (i + 1) & mask;
-    instr_mem_block old = s->b[i];
+    instr_memrec_block old = s->b[i];
     s->b[i] = *b;
     if (!old.addr) {
         s->n++;
@@ -203,7 +203,7 @@ static int insert(const instr_mem_block *b)
 }
 
 /* Takes addr's record out into *out; 0 when it has none. */
-static int take(uintptr_t addr, instr_mem_block *out)
+static int take(uintptr_t addr, instr_memrec_block *out)
 {
     uint64_t h = hash(addr);
     shard *s = shard_of(h);
@@ -219,9 +219,9 @@ static int take(uintptr_t addr, instr_mem_block *out)
 
 /* ---- per thread: counts per call path ---- */
 
-static instr_mem_thread *thread_self(void)
+static instr_memrec_thread *thread_self(void)
 {
-    instr_mem_thread *th = tls_thread;
+    instr_memrec_thread *th = tls_thread;
     if (th)
         return th;
     th = map(sizeof *th);
@@ -243,7 +243,7 @@ static uint32_t slot_hash(const instr_pnode *n, uint32_t cap)
 /* The thread's counts of node (NULL: outside any region); NULL when no memory. Only the
  * thread itself adds slots; the report reads them after the end. Tables outgrown stay mapped
  * (a reader may still hold one): at most as much again. */
-static instr_mem_counts *counts(instr_mem_thread *th, const instr_pnode *node)
+static instr_memrec_counts *counts(instr_memrec_thread *th, const instr_pnode *node)
 {
     if (!node) {
         th->has_outside = 1;
@@ -259,7 +259,7 @@ static instr_mem_counts *counts(instr_mem_thread *th, const instr_pnode *node)
     }
     if (!th->slots || (th->n + 1) * 2 > th->cap) {
         uint32_t cap = th->slots ? th->cap * 2 : 256;
-        instr_mem_slot *t = map((size_t)cap * sizeof *t);
+        instr_memrec_slot *t = map((size_t)cap * sizeof *t);
         if (!t)
             return NULL;
         for (uint32_t i = 0; th->slots && i < th->cap; i++) {
@@ -284,7 +284,7 @@ static instr_mem_counts *counts(instr_mem_thread *th, const instr_pnode *node)
 /* ---- one recorded call ---- */
 
 typedef struct rec {
-    instr_mem_thread *th;
+    instr_memrec_thread *th;
     const instr_pnode *node;
 } rec;
 
@@ -364,12 +364,12 @@ static void rec_end(void)
 
 static void count_alloc(rec *r, uintptr_t addr, uint64_t size)
 {
-    instr_mem_block b = {addr, size, r->node, r->th};
+    instr_memrec_block b = {addr, size, r->node, r->th};
     if (insert(&b) != 0) {
         dropped();
         return;
     }
-    instr_mem_counts *c = counts(r->th, r->node);
+    instr_memrec_counts *c = counts(r->th, r->node);
     if (c) {
         c->allocs++;
         c->bytes_allocated += size;
@@ -379,9 +379,9 @@ static void count_alloc(rec *r, uintptr_t addr, uint64_t size)
     live_add(r->th, size);
 }
 
-static void count_free(rec *r, const instr_mem_block *b)
+static void count_free(rec *r, const instr_memrec_block *b)
 {
-    instr_mem_counts *c = counts(r->th, r->node);
+    instr_memrec_counts *c = counts(r->th, r->node);
     if (c) {
         c->frees++;
         c->bytes_freed += b->size;
@@ -429,7 +429,7 @@ static __attribute__((noinline)) void rec_free(void *p, uintptr_t ra)
 {
     rec r;
     if (rec_begin(&r, ra)) {
-        instr_mem_block b;
+        instr_memrec_block b;
         if (take((uintptr_t)p, &b))
             count_free(&r, &b);
         rec_end();
@@ -442,7 +442,7 @@ static __attribute__((noinline)) void *rec_realloc(void *p, size_t n, uintptr_t 
     rec r;
     if (!rec_begin(&r, ra))
         return __libc_realloc(p, n);
-    instr_mem_block old;
+    instr_memrec_block old;
     int had = p && take((uintptr_t)p, &old);
     void *q = __libc_realloc(p, n);
     if (!q && p && n) {
@@ -549,11 +549,11 @@ EXPORT void *pvalloc(size_t n)
 
 /* ---- what the report reads ---- */
 
-int instr_mem_recording(void) { return on; }
+int instr_memrec_recording(void) { return on; }
 
-instr_mem_thread *instr_mem_threads(void) { return __atomic_load_n(&threads, __ATOMIC_ACQUIRE); }
+instr_memrec_thread *instr_memrec_threads(void) { return __atomic_load_n(&threads, __ATOMIC_ACQUIRE); }
 
-void instr_mem_get_totals(instr_mem_totals *out)
+void instr_memrec_get_totals(instr_memrec_totals *out)
 {
     out->live = __atomic_load_n(&g_live, __ATOMIC_RELAXED);
     out->high_water = __atomic_load_n(&g_high_water, __ATOMIC_RELAXED);
@@ -562,7 +562,7 @@ void instr_mem_get_totals(instr_mem_totals *out)
     out->in_runtime = __atomic_load_n(&g_in_runtime, __ATOMIC_RELAXED);
 }
 
-void instr_mem_each_block(void (*fn)(const instr_mem_block *b, void *arg), void *arg)
+void instr_memrec_each_block(void (*fn)(const instr_memrec_block *b, void *arg), void *arg)
 {
     for (uint32_t k = 0; k < SHARDS; k++) {
         shard *s = &shards[k];
@@ -574,12 +574,12 @@ void instr_mem_each_block(void (*fn)(const instr_mem_block *b, void *arg), void 
     }
 }
 
-instr_mem_counts instr_mem_counts_of(const instr_mem_thread *th, const instr_pnode *node)
+instr_memrec_counts instr_memrec_counts_of(const instr_memrec_thread *th, const instr_pnode *node)
 {
-    instr_mem_counts none = {0};
+    instr_memrec_counts none = {0};
     if (!node)
         return th->has_outside ? th->outside.c : none;
-    const instr_mem_slot *t = __atomic_load_n(&th->slots, __ATOMIC_ACQUIRE);
+    const instr_memrec_slot *t = __atomic_load_n(&th->slots, __ATOMIC_ACQUIRE);
     uint32_t cap = __atomic_load_n(&th->cap, __ATOMIC_RELAXED);
     if (!t)
         return none;
@@ -606,7 +606,7 @@ static void fork_after(void)
         unlock(&shards[k]);
 }
 
-extern const instr_profile_memory instr_mem_profile_writers; /* memory_report.c */
+extern const instr_profile_memory instr_memrec_profile_writers; /* memory_report.c */
 
 /* The executable segments of this library (its load address in *data) and of
  * libinstr-rt-mpi. */
@@ -652,7 +652,7 @@ __attribute__((constructor)) static void start(void)
     if (found)
         dl_iterate_phdr(own_segments, self.dli_fbase);
     pthread_atfork(fork_prepare, fork_after, fork_after);
-    instr_profile_set_memory(&instr_mem_profile_writers);
+    instr_profile_set_memory(&instr_memrec_profile_writers);
     __atomic_store_n(&on, 1, __ATOMIC_RELEASE);
     instr_info(1, "memory recording: on (INSTR_MEMORY=1)");
 }

@@ -6,6 +6,8 @@
 #include "memory.h"
 #include "../profile/profile.h"
 #include "../core/registry.h"
+#include "../util/pages.h"
+#include "../util/sort.h"
 #include "../util/text.h"
 
 #include <stdlib.h>
@@ -22,14 +24,14 @@ typedef struct leak {
 /* What both sections show, gathered once per writer. */
 typedef struct report {
     const instr_mtree *t;
-    instr_mem_counts *paths;  /* per merged node */
-    instr_mem_counts outside; /* allocations and releases outside any region */
+    instr_memrec_counts *paths;  /* per merged node */
+    instr_memrec_counts outside; /* allocations and releases outside any region */
     leak *leaks;              /* per merged node */
     leak leak_outside;        /* blocks allocated outside any region or on a path not in the
                                * profile */
-    instr_mem_counts total;
+    instr_memrec_counts total;
     uint64_t live_blocks;
-    instr_mem_totals g;
+    instr_memrec_totals g;
     /* thread nodes to merged nodes, open addressing */
     const instr_pnode **keys;
     uint32_t *vals, cap;
@@ -53,7 +55,7 @@ static uint32_t merged_of(const report *r, const instr_pnode *n)
     }
 }
 
-static void add_counts(instr_mem_counts *to, const instr_mem_counts *c)
+static void add_counts(instr_memrec_counts *to, const instr_memrec_counts *c)
 {
     to->allocs += c->allocs;
     to->frees += c->frees;
@@ -61,7 +63,7 @@ static void add_counts(instr_mem_counts *to, const instr_mem_counts *c)
     to->bytes_freed += c->bytes_freed;
 }
 
-static void add_block(const instr_mem_block *b, void *arg)
+static void add_block(const instr_memrec_block *b, void *arg)
 {
     report *r = arg;
     uint32_t m = merged_of(r, b->node);
@@ -71,9 +73,9 @@ static void add_block(const instr_mem_block *b, void *arg)
     r->live_blocks++;
 }
 
-static instr_mem_thread *thread_of(uint32_t location)
+static instr_memrec_thread *thread_of(uint32_t location)
 {
-    for (instr_mem_thread *th = instr_mem_threads(); th; th = th->next)
+    for (instr_memrec_thread *th = instr_memrec_threads(); th; th = th->next)
         if (th->loc && th->loc->id == location)
             return th;
     return NULL;
@@ -81,10 +83,10 @@ static instr_mem_thread *thread_of(uint32_t location)
 
 static void report_free(report *r)
 {
-    free(r->paths);
-    free(r->leaks);
-    free(r->keys);
-    free(r->vals);
+    instr_mem_free(r->paths);
+    instr_mem_free(r->leaks);
+    instr_mem_free(r->keys);
+    instr_mem_free(r->vals);
 }
 
 static int report_build(report *r, const instr_mtree *t)
@@ -97,10 +99,10 @@ static int report_build(report *r, const instr_mtree *t)
     r->cap = 16;
     while (r->cap < 2 * (nkeys + 1))
         r->cap *= 2;
-    r->paths = calloc(t->n + 1, sizeof *r->paths);
-    r->leaks = calloc(t->n + 1, sizeof *r->leaks);
-    r->keys = calloc(r->cap, sizeof *r->keys);
-    r->vals = calloc(r->cap, sizeof *r->vals);
+    r->paths = instr_mem_calloc(t->n + 1, sizeof *r->paths);
+    r->leaks = instr_mem_calloc(t->n + 1, sizeof *r->leaks);
+    r->keys = instr_mem_calloc(r->cap, sizeof *r->keys);
+    r->vals = instr_mem_calloc(r->cap, sizeof *r->vals);
     if (!r->paths || !r->leaks || !r->keys || !r->vals) {
         report_free(r);
         return -1;
@@ -114,20 +116,20 @@ static int report_build(report *r, const instr_mtree *t)
                 h = (h + 1) & (r->cap - 1);
             r->keys[h] = n;
             r->vals[h] = i;
-            const instr_mem_thread *th = thread_of(mn->locs[k].location);
+            const instr_memrec_thread *th = thread_of(mn->locs[k].location);
             if (th) {
-                instr_mem_counts c = instr_mem_counts_of(th, n);
+                instr_memrec_counts c = instr_memrec_counts_of(th, n);
                 add_counts(&r->paths[i], &c);
             }
         }
     }
-    for (const instr_mem_thread *th = instr_mem_threads(); th; th = th->next) {
-        instr_mem_counts c = instr_mem_counts_of(th, NULL);
+    for (const instr_memrec_thread *th = instr_memrec_threads(); th; th = th->next) {
+        instr_memrec_counts c = instr_memrec_counts_of(th, NULL);
         add_counts(&r->outside, &c);
         add_counts(&r->total, &th->total);
     }
-    instr_mem_get_totals(&r->g);
-    instr_mem_each_block(add_block, r);
+    instr_memrec_get_totals(&r->g);
+    instr_memrec_each_block(add_block, r);
     return 0;
 }
 
@@ -157,8 +159,8 @@ static const report *sort_report;
 static int by_allocated(const void *a, const void *b)
 {
     uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    const instr_mem_counts *cx = x == NONE ? &sort_report->outside : &sort_report->paths[x];
-    const instr_mem_counts *cy = y == NONE ? &sort_report->outside : &sort_report->paths[y];
+    const instr_memrec_counts *cx = x == NONE ? &sort_report->outside : &sort_report->paths[x];
+    const instr_memrec_counts *cy = y == NONE ? &sort_report->outside : &sort_report->paths[y];
     if (cx->bytes_allocated != cy->bytes_allocated)
         return cx->bytes_allocated < cy->bytes_allocated ? 1 : -1;
     return x < y ? -1 : x > y;
@@ -174,13 +176,13 @@ static int by_live(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static int has_counts(const instr_mem_counts *c) { return c->allocs || c->frees; }
+static int has_counts(const instr_memrec_counts *c) { return c->allocs || c->frees; }
 
 /* The merged nodes (NONE for outside any region) that keep(i) selects, sorted by cmp. */
 static uint32_t *select_sorted(const report *r, int leaks, uint32_t *n_out)
 {
     const instr_mtree *t = r->t;
-    uint32_t *order = malloc(((size_t)t->n + 1) * sizeof *order), n = 0;
+    uint32_t *order = instr_mem_alloc(((size_t)t->n + 1) * sizeof *order), n = 0;
     if (!order)
         return NULL;
     for (uint32_t i = 0; i < t->n; i++)
@@ -189,7 +191,7 @@ static uint32_t *select_sorted(const report *r, int leaks, uint32_t *n_out)
     if (leaks ? r->leak_outside.blocks != 0 : has_counts(&r->outside))
         order[n++] = NONE;
     sort_report = r;
-    qsort(order, n, sizeof *order, leaks ? by_live : by_allocated);
+    instr_sort(order, n, sizeof *order, leaks ? by_live : by_allocated);
     *n_out = n;
     return order;
 }
@@ -213,7 +215,7 @@ static void write_text(FILE *f, const instr_run *run, const instr_mtree *t)
         fprintf(f, "  note         %llu calls from signal handlers not recorded, %llu releases "
                    "not recorded\n",
                 (unsigned long long)r.g.dropped, (unsigned long long)r.g.stale);
-    for (const instr_mem_thread *th = instr_mem_threads(); th; th = th->next) {
+    for (const instr_memrec_thread *th = instr_memrec_threads(); th; th = th->next) {
         if (th->loc)
             fprintf(f, "  thread %-5u", th->loc->id);
         else
@@ -229,13 +231,13 @@ static void write_text(FILE *f, const instr_run *run, const instr_mtree *t)
                 n < TEXT_TOP_PATHS ? n : TEXT_TOP_PATHS, n);
         fprintf(f, "      allocs       frees  bytes allocated      bytes freed | call path\n");
         for (uint32_t k = 0; k < n && k < TEXT_TOP_PATHS; k++) {
-            const instr_mem_counts *c = order[k] == NONE ? &r.outside : &r.paths[order[k]];
+            const instr_memrec_counts *c = order[k] == NONE ? &r.outside : &r.paths[order[k]];
             fprintf(f, " %11llu %11llu %16llu %16llu | ", (unsigned long long)c->allocs,
                     (unsigned long long)c->frees, (unsigned long long)c->bytes_allocated,
                     (unsigned long long)c->bytes_freed);
             put_path(f, t, order[k]);
         }
-        free(order);
+        instr_mem_free(order);
     }
     order = select_sorted(&r, 1, &n);
     if (order) {
@@ -249,7 +251,7 @@ static void write_text(FILE *f, const instr_run *run, const instr_mtree *t)
                     (unsigned long long)l->blocks);
             put_path(f, t, order[k]);
         }
-        free(order);
+        instr_mem_free(order);
     }
     report_free(&r);
 }
@@ -264,7 +266,7 @@ static void json_node(FILE *f, uint32_t i)
         fprintf(f, "\"node\": %u", i);
 }
 
-static void json_counts(FILE *f, const instr_mem_counts *c)
+static void json_counts(FILE *f, const instr_memrec_counts *c)
 {
     fprintf(f, "\"allocations\": %llu, \"frees\": %llu, \"bytes_allocated\": %llu, "
                "\"bytes_freed\": %llu",
@@ -286,7 +288,7 @@ static void write_json(FILE *f, const instr_run *run, const instr_mtree *t)
             (unsigned long long)r.live_blocks, (unsigned long long)r.g.dropped,
             (unsigned long long)r.g.stale);
     int first = 1;
-    for (const instr_mem_thread *th = instr_mem_threads(); th; th = th->next) {
+    for (const instr_memrec_thread *th = instr_memrec_threads(); th; th = th->next) {
         fputs(first ? "\n      {\"location\": " : ",\n      {\"location\": ", f);
         if (th->loc)
             fprintf(f, "%u, ", th->loc->id);
@@ -301,7 +303,7 @@ static void write_json(FILE *f, const instr_run *run, const instr_mtree *t)
     uint32_t n;
     uint32_t *order = select_sorted(&r, 0, &n);
     for (uint32_t k = 0; order && k < n; k++) {
-        const instr_mem_counts *c = order[k] == NONE ? &r.outside : &r.paths[order[k]];
+        const instr_memrec_counts *c = order[k] == NONE ? &r.outside : &r.paths[order[k]];
         fputs(k ? ",\n      {" : "\n      {", f);
         json_node(f, order[k]);
         fputs(", ", f);
@@ -309,7 +311,7 @@ static void write_json(FILE *f, const instr_run *run, const instr_mtree *t)
         fputc('}', f);
     }
     fputs(order && n ? "\n    ],\n    \"leaks\": [" : "],\n    \"leaks\": [", f);
-    free(order);
+    instr_mem_free(order);
     order = select_sorted(&r, 1, &n);
     for (uint32_t k = 0; order && k < n; k++) {
         const leak *l = order[k] == NONE ? &r.leak_outside : &r.leaks[order[k]];
@@ -319,11 +321,11 @@ static void write_json(FILE *f, const instr_run *run, const instr_mtree *t)
                 (unsigned long long)l->blocks);
     }
     fputs(order && n ? "\n    ]\n  }" : "]\n  }", f);
-    free(order);
+    instr_mem_free(order);
     report_free(&r);
 }
 
-static void count_block(const instr_mem_block *b, void *arg)
+static void count_block(const instr_memrec_block *b, void *arg)
 {
     (void)b;
     (*(uint64_t *)arg)++;
@@ -332,20 +334,20 @@ static void count_block(const instr_mem_block *b, void *arg)
 static void totals(instr_profile_mem_totals *out)
 {
     memset(out, 0, sizeof *out);
-    for (const instr_mem_thread *th = instr_mem_threads(); th; th = th->next) {
+    for (const instr_memrec_thread *th = instr_memrec_threads(); th; th = th->next) {
         out->allocs += th->total.allocs;
         out->frees += th->total.frees;
         out->bytes_allocated += th->total.bytes_allocated;
         out->bytes_freed += th->total.bytes_freed;
     }
-    instr_mem_totals g;
-    instr_mem_get_totals(&g);
+    instr_memrec_totals g;
+    instr_memrec_get_totals(&g);
     out->high_water = g.high_water;
     out->live_bytes = g.live;
-    instr_mem_each_block(count_block, &out->live_blocks);
+    instr_memrec_each_block(count_block, &out->live_blocks);
 }
 
-const instr_profile_memory instr_mem_profile_writers = {
+const instr_profile_memory instr_memrec_profile_writers = {
     .text = write_text,
     .json = write_json,
     .totals = totals,
