@@ -27,6 +27,7 @@ C_COUNTS = {
     "c_leak": (2, 0, 7000, 0),
     "producer": (5, 0, 2560, 0),
     "consumer": (0, 5, 0, 2560),
+    "on_signal": (3, 3, 144, 144),
 }
 CXX_COUNTS = {
     "cxx_new()": (4, 4, 400, 400),

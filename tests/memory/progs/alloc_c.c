@@ -1,7 +1,9 @@
 /* alloc_c.c — known allocations per function (tests/memory/check.py has the numbers): the C
- * malloc family, realloc growing and shrinking, a known leak, and threads of which one
- * releases what another allocated. */
+ * malloc family, realloc growing and shrinking, a known leak, threads of which one
+ * releases what another allocated, and a signal handler that allocates (raised where the
+ * program is outside the allocator: recorded like any call). */
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,6 +75,21 @@ NOINLINE void c_threads(void)
     consumer(slots);
 }
 
+NOINLINE void on_signal(int sig)
+{
+    (void)sig;
+    void *p = malloc(48);
+    keep[50] = p;
+    free(p);
+}
+
+NOINLINE void c_signal(void)
+{
+    signal(SIGUSR1, on_signal);
+    for (int i = 0; i < 3; i++)
+        raise(SIGUSR1);
+}
+
 int main(void)
 {
     c_malloc();
@@ -81,6 +98,7 @@ int main(void)
     c_realloc();
     c_leak();
     c_threads();
+    c_signal();
     printf("done\n");
     return 0;
 }
