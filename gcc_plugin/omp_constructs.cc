@@ -121,6 +121,11 @@ tree mark_construct(gimple_stmt_iterator *gsi, bool *handled, struct walk_stmt_i
         else if (gimple_omp_for_kind(stmt) == GF_OMP_FOR_KIND_DISTRIBUTE)
             around(gsi, INSTR_GOMP_CONSTRUCT_DISTRIBUTE);
         break;
+    case GIMPLE_OMP_TARGET:
+        // Code in a target region may be compiled for an offload device too, where neither
+        // the markers nor libinstr-rt exist: left alone (on the host fallback, too).
+        *handled = true;
+        break;
     case GIMPLE_OMP_MASTER:
     case GIMPLE_OMP_MASKED:
         inside(stmt, true, INSTR_GOMP_CONSTRUCT_MASKED);
@@ -159,7 +164,9 @@ struct omp_pass : gimple_opt_pass {
 
     bool gate(function *fun) final override
     {
-        return flag_openmp && fun && gimple_body(fun->decl) != NULL && !seen_error();
+        // Functions declared for offload devices (declare target) are compiled for them too.
+        return flag_openmp && fun && gimple_body(fun->decl) != NULL && !seen_error() &&
+               !lookup_attribute("omp declare target", DECL_ATTRIBUTES(fun->decl));
     }
 
     unsigned int execute(function *fun) final override

@@ -914,8 +914,12 @@ def check_hybrid(level, cxx=None, name=None):
     # one region per construct site, the same in a rank's profile, the job's and the trace
     job_omp = omp_names(r["name"] for r in job["regions"])
     expect(len(set(job_omp)) == len(job_omp), "equal OpenMP names in the job profile")
-    # (under gcc the static loops make no runtime call, and its line table may put a call on
-    # a neighbouring line: the names are checked for clang only)
+    # (under gcc a combined construct carries the line of its `for` statement, and its line
+    # table may put a call on a neighbouring line: the lines are checked for clang only; the
+    # static loops are there under gcc too, through the GCC plugin's markers)
+    if gcc:
+        loops = [n for n in job_omp if n.startswith("!$omp for @hybrid.cpp:")]
+        expect(len(loops) == 2, "gcc: static loops %r in %r" % (loops, job_omp))
     for c, k in [] if gcc else [("!$omp for", "for1"), ("!$omp for", "for2"),
                                 ("!$omp barrier", "barrier1"), ("!$omp barrier", "barrier2")]:
         want = "%s @hybrid.cpp:%d" % (c, m[k])
