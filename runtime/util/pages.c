@@ -140,6 +140,8 @@ static int owns_locked(const void *p)
 /* The smallest class whose blocks hold `size` usable bytes, or NCLASS. */
 static unsigned class_of(size_t size)
 {
+    if (size > ((size_t)1 << (NCLASS - 1 + MIN_SHIFT)))
+        return NCLASS; /* also keeps size + HDR from wrapping */
     size_t need = size + HDR;
     for (unsigned c = 0; c < NCLASS; c++)
         if (need <= (size_t)1 << (c + MIN_SHIFT))
