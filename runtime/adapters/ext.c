@@ -9,6 +9,7 @@
 #include "../core/registry.h"
 #include "../core/rtfilter.h"
 #include "../metrics/metrics.h"
+#include "../util/pages.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,3 +76,10 @@ INSTR_EXT_EXPORT void instr_ext_metrics_elect(int world_rank, int host_rank)
 {
     instr_metrics_elect(world_rank, host_rank);
 }
+
+INSTR_EXT_EXPORT void *instr_ext_mem_alloc(size_t size) { return instr_mem_alloc(size); }
+INSTR_EXT_EXPORT void *instr_ext_mem_realloc(void *p, size_t size)
+{
+    return instr_mem_realloc(p, size);
+}
+INSTR_EXT_EXPORT void instr_ext_mem_free(void *p) { instr_mem_free(p); }

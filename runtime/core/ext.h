@@ -127,6 +127,11 @@ INSTR_EXT_EXPORT void instr_ext_trace_clock_offset(uint64_t time, int64_t offset
                                                    double stddev);
 /* The runtime's clock (ticks of the trace's timestamps). */
 INSTR_EXT_EXPORT uint64_t instr_ext_clock_now(void);
+/* The runtime's page allocator (util/pages.h): one per process, since blocks pass between
+ * libinstr-rt and libinstr-rt-mpi (runtime/mpi/pages_ext.c). */
+INSTR_EXT_EXPORT void *instr_ext_mem_alloc(size_t size);
+INSTR_EXT_EXPORT void *instr_ext_mem_realloc(void *p, size_t size);
+INSTR_EXT_EXPORT void instr_ext_mem_free(void *p);
 /* The calling thread's OTF2_EvtWriter * and the timestamp for its next record (never before
  * its previous one), or NULL when this thread writes no trace now. */
 INSTR_EXT_EXPORT void *instr_ext_trace_writer(uint64_t *t);

@@ -7,10 +7,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* A zeroed chunk of `size` bytes charged to the budget, or NULL when the budget is spent. */
+/* A zeroed chunk of `size` bytes from the page allocator (util/pages.h) charged to the
+ * budget, or NULL when the budget is spent. */
 void *instr_mem_chunk(size_t size);
 /* The same from mmap: async-signal-safe (a signal handler's first visit of a call path may
- * need a node while the interrupted code is inside malloc). Never freed. */
+ * need a node while the interrupted code holds the page allocator's lock). Never freed. */
 void *instr_mem_chunk_mapped(size_t size);
 /* Charges `size` bytes to the budget for memory the caller gets itself (the trace maps its
  * chunks: mmap is async-signal-safe); 0, or -1 when the budget is spent. No allocation. */

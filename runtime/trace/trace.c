@@ -24,6 +24,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <sys/utsname.h>
 
@@ -114,7 +115,23 @@ OTF2_ErrorCode instr_trace_archive_prepare(OTF2_Archive *a, const char *descript
     return rc;
 }
 
+static int open_archive_locked(void);
+
+/* The archive is opened when it is first needed (a thread's first conversion of records,
+ * or the end), not at start-up: OTF2 allocates its archive from malloc, and the program's
+ * heap is the program's (docs/runtime.md, "The runtime's memory"). Any thread may be first. */
 int instr_trace_open_archive(void)
+{
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    if (archive_now())
+        return 0;
+    pthread_mutex_lock(&lock);
+    int rc = open_archive_locked();
+    pthread_mutex_unlock(&lock);
+    return rc;
+}
+
+static int open_archive_locked(void)
 {
     if (instr_trace_archive)
         return 0;
@@ -175,9 +192,9 @@ int instr_trace_writer_ready(instr_tloc *s)
         return 0;
     if (s->waiting)
         return archive_now() && instr_trace_attach(s) == 0;
-    OTF2_Archive *a = archive_now();
-    if (!a)
+    if (!archive_now() && (instr_trace_job_pending || instr_trace_open_archive() != 0))
         return 0;
+    OTF2_Archive *a = archive_now();
     s->writer = OTF2_Archive_GetEvtWriter(a, s->ref);
     if (!s->writer) {
         instr_warn("trace: no OTF2 event writer for thread %u: its events are missing", s->id);
@@ -226,8 +243,6 @@ static void *location_begin(instr_location *loc)
     if (instr_trace_forked)
         return NULL;
     int wait = instr_trace_job_pending && !archive_now();
-    if (!wait && instr_trace_open_archive() != 0)
-        return NULL;
     close_ended();
     instr_tloc *s = instr_mem_calloc(1, sizeof *s);
     if (!s) {

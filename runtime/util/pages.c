@@ -140,6 +140,8 @@ static int owns_locked(const void *p)
 /* The smallest class whose blocks hold `size` usable bytes, or NCLASS. */
 static unsigned class_of(size_t size)
 {
+    if (size > ((size_t)1 << (NCLASS - 1 + MIN_SHIFT)))
+        return NCLASS; /* also keeps size + HDR from wrapping */
     size_t need = size + HDR;
     for (unsigned c = 0; c < NCLASS; c++)
         if (need <= (size_t)1 << (c + MIN_SHIFT))
@@ -269,17 +271,6 @@ size_t instr_mem_usable(const void *p)
     return n;
 }
 
-void *instr_mem_calloc(size_t n, size_t size)
-{
-    if (size && n > SIZE_MAX / size)
-        return NULL;
-    void *p = instr_mem_alloc(n * size);
-    /* Fresh chunks and mappings are zero, but a block from a free list is not. */
-    if (p)
-        memset(p, 0, n * size);
-    return p;
-}
-
 void *instr_mem_realloc(void *p, size_t size)
 {
     if (!p)
@@ -298,56 +289,6 @@ void *instr_mem_realloc(void *p, size_t size)
     memcpy(n, p, size < have ? size : have);
     instr_mem_free(p);
     return n;
-}
-
-char *instr_mem_strdup(const char *s)
-{
-    return instr_mem_strndup(s, strlen(s));
-}
-
-char *instr_mem_strndup(const char *s, size_t n)
-{
-    size_t len = strnlen(s, n);
-    char *d = instr_mem_alloc(len + 1);
-    if (d) {
-        memcpy(d, s, len);
-        d[len] = '\0';
-    }
-    return d;
-}
-
-int instr_mem_vasprintf(char **out, const char *fmt, va_list ap)
-{
-    va_list again;
-    va_copy(again, ap);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    if (n < 0 || !(*out = instr_mem_alloc((size_t)n + 1))) {
-        va_end(again);
-        return -1;
-    }
-    vsnprintf(*out, (size_t)n + 1, fmt, again);
-    va_end(again);
-    return n;
-}
-
-int instr_mem_asprintf(char **out, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int n = instr_mem_vasprintf(out, fmt, ap);
-    va_end(ap);
-    return n;
-}
-
-char *instr_mem_from_libc(char *buf, size_t len)
-{
-    char *own = buf ? instr_mem_alloc(len + 1) : NULL;
-    if (own) {
-        memcpy(own, buf, len);
-        own[len] = '\0';
-    }
-    free(buf);
-    return own;
 }
 
 int instr_mem_owns(const void *p)

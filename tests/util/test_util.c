@@ -279,6 +279,7 @@ static void test_pages(void)
         zero &= z[i] == 0;
     CHECK(zero);
     CHECK(instr_mem_calloc(SIZE_MAX / 2, 4) == NULL);
+    CHECK(instr_mem_alloc(SIZE_MAX) == NULL && instr_mem_alloc(SIZE_MAX - 8) == NULL);
     /* realloc keeps the contents across classes and into and out of a mapping. */
     char *r = instr_mem_alloc(10);
     memcpy(r, "0123456789", 10);
