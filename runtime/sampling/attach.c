@@ -1,0 +1,161 @@
+/* attach.c — the samples become nodes of the profile, at the end, before the profile is
+ * written (docs/sampling.md): beneath the instrumented node a sample fell in, one node per
+ * sampled frame (the function, the functions inlined into it, the source line), each a region
+ * of its own (source "sampled", registered here by name). A sampled node's `visits` count its
+ * samples (inclusive) and its times are samples × period; the instrumented node keeps its
+ * visits and inclusive time, and gives the time of its sampled children out of its exclusive
+ * time (never below zero), so that exclusive times still add up to the total. */
+#include "samples.h"
+#include "../core/clock.h"
+#include "../core/event.h"
+#include "../core/log.h"
+#include "../core/registry.h"
+#include "../profile/profile.h"
+#include "../util/hash.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Sampled regions by name: one region per distinct name, over every thread. */
+typedef struct named {
+    const char *name;
+    uint32_t region;
+} named;
+static named *names;
+static size_t names_cap, names_n;
+
+static int names_grow(void)
+{
+    size_t cap = names_cap ? names_cap * 2 : 1024;
+    named *c = calloc(cap, sizeof *c);
+    if (!c)
+        return -1;
+    for (size_t i = 0; i < names_cap; i++) {
+        if (!names[i].name)
+            continue;
+        size_t j = instr_fnv1a_str(14695981039346656037ull, names[i].name) & (cap - 1);
+        while (c[j].name)
+            j = (j + 1) & (cap - 1);
+        c[j] = names[i];
+    }
+    free(names);
+    names = c;
+    names_cap = cap;
+    return 0;
+}
+
+static uint32_t region_of(instr_sframe *f)
+{
+    if (f->region)
+        return f->region;
+    if ((names_n + 1) * 4 > names_cap * 3 && names_grow() != 0)
+        return 0;
+    size_t j = instr_fnv1a_str(14695981039346656037ull, f->name) & (names_cap - 1);
+    while (names[j].name) {
+        if (strcmp(names[j].name, f->name) == 0)
+            return f->region = names[j].region;
+        j = (j + 1) & (names_cap - 1);
+    }
+    instr_region_info info = {.name = f->name, .mangled = f->func, .file = f->file,
+                              .object = "", .line_begin = f->line, .line_end = f->line,
+                              .addr = (const void *)f->entry, .source = INSTR_SOURCE_SAMPLED};
+    instr_registry_lock();
+    uint32_t h = instr_registry_add_locked(&info);
+    instr_registry_unlock();
+    if (!h)
+        return 0;
+    names[j].name = f->name;
+    names[j].region = h;
+    names_n++;
+    return f->region = h;
+}
+
+/* The sample's outermost frame is the instrumented function of its node itself (not a frame
+ * of its own beneath it). */
+static int is_node_function(const instr_sframe *f, const instr_region_info *ri)
+{
+    if (!ri || ri->source == INSTR_SOURCE_SAMPLED)
+        return 0;
+    if (f->entry && ri->addr && (uintptr_t)ri->addr == f->entry)
+        return 1;
+    return ri->name && strcmp(ri->name, f->func) == 0;
+}
+
+/* Attaches one sample below base; returns its innermost node (base when none). */
+static instr_pnode *attach_one(instr_pstate *s, instr_pnode *base, const instr_sample *r)
+{
+    const instr_region_info *ri = base != &s->root ? instr_registry_get(base->region) : NULL;
+    instr_pnode *cur = base;
+    for (uint32_t i = r->n; i-- > 0;) {
+        const instr_spc *v = instr_sampling_resolve(r->pc[i]);
+        if (!v)
+            return cur;
+        for (unsigned k = 0; k < v->n; k++) {
+            instr_sframe *f = &v->frames[k];
+            if (i == r->n - 1 && k == 0 && is_node_function(f, ri))
+                continue;
+            uint32_t h = region_of(f);
+            instr_pnode *n = h ? instr_profile_sampled_child(s, cur, h) : NULL;
+            if (!n)
+                return cur;
+            cur = n;
+            if (f->collapse)
+                return cur;
+        }
+        if (i == 0 && v->line.name) {
+            uint32_t h = region_of((instr_sframe *)&v->line);
+            instr_pnode *n = h ? instr_profile_sampled_child(s, cur, h) : NULL;
+            if (n)
+                cur = n;
+        }
+    }
+    return cur;
+}
+
+uint64_t instr_sampling_attach(const instr_run *run)
+{
+    (void)run;
+    int slot = instr_substrate_slot_with(INSTR_SUBSTRATE_CURSOR);
+    uint64_t period = (uint64_t)((double)instr_sampling_period_ns * instr_clock_hz() / 1e9 + 0.5);
+    uint64_t taken = 0, dropped = 0, attached = 0, unplaced = 0;
+    uint64_t t0 = instr_clock_now();
+    for (instr_sampler *t = instr_samplers(); t; t = t->next) {
+        taken += t->taken;
+        dropped += t->dropped;
+        instr_pstate *s = slot >= 0 ? t->loc->sub[slot] : NULL;
+        char *end = __atomic_load_n(&t->cur, __ATOMIC_ACQUIRE);
+        for (char *p = t->buf; p < end;) {
+            const instr_sample *r = (const instr_sample *)(void *)p;
+            p += sizeof(instr_sample) + r->n * sizeof(uintptr_t);
+            if (!s) {
+                unplaced += r->weight;
+                continue;
+            }
+            instr_pnode *base = r->node ? r->node : &s->root;
+            instr_pnode *leaf = attach_one(s, base, r);
+            uint64_t w = r->weight, ticks = w * period;
+            attached += w;
+            if (leaf == base)
+                continue; /* nothing beneath the node: its own exclusive time has it */
+            leaf->s.excl += ticks;
+            for (instr_pnode *x = leaf; x != base; x = x->parent) {
+                x->s.visits += w;
+                x->s.incl += ticks;
+            }
+            if (base != &s->root)
+                base->s.excl = base->s.excl > ticks ? base->s.excl - ticks : 0;
+        }
+    }
+    uint64_t t1 = instr_clock_now();
+    instr_info(1, "sampling: %llu samples (%llu dropped: buffer full, %llu without a profile), "
+                  "%zu distinct addresses resolved in %.3f s",
+               (unsigned long long)taken, (unsigned long long)dropped,
+               (unsigned long long)unplaced, instr_sampling_resolved(),
+               (double)instr_clock_to_ns(t1 - t0) / 1e9);
+    if (dropped)
+        instr_warn("sampling: %llu of %llu samples were dropped because a thread's buffer was "
+                   "full; raise INSTR_SAMPLING_BUFFER",
+                   (unsigned long long)dropped, (unsigned long long)(taken + dropped));
+    instr_sampling_resolve_end();
+    return attached;
+}
