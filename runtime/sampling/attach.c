@@ -57,7 +57,7 @@ static uint32_t region_of(instr_sframe *f)
         j = (j + 1) & (names_cap - 1);
     }
     instr_region_info info = {.name = f->name, .mangled = f->func, .file = f->file,
-                              .object = "", .line_begin = f->line, .line_end = f->line,
+                              .object = f->object ? f->object : "", .line_begin = f->line, .line_end = f->line,
                               .addr = (const void *)f->entry, .source = INSTR_SOURCE_SAMPLED};
     instr_registry_lock();
     uint32_t h = instr_registry_add_locked(&info);
@@ -142,8 +142,16 @@ uint64_t instr_sampling_attach(const instr_run *run)
                 x->s.visits += w;
                 x->s.incl += ticks;
             }
-            if (base != &s->root)
-                base->s.excl = base->s.excl > ticks ? base->s.excl - ticks : 0;
+            if (base != &s->root) {
+                instr_pstats *b = &base->s;
+                b->excl = b->excl > ticks ? b->excl - ticks : 0;
+                /* How the samples' time fell on single visits is unknown: the extremes of
+                 * one visit's exclusive time stay within the new sum. */
+                if (b->max_excl > b->excl)
+                    b->max_excl = b->excl;
+                if (b->min_excl > b->max_excl && b->min_excl != UINT64_MAX)
+                    b->min_excl = b->max_excl;
+            }
         }
     }
     uint64_t t1 = instr_clock_now();

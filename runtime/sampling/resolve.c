@@ -11,6 +11,7 @@
 
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
+#include <gelf.h>
 #include <dwarf.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -116,6 +117,20 @@ static const char *unversioned(const char *name, char *buf, size_t size)
     return buf;
 }
 
+/* 1 when pc lies in a PLT section of mod (stubs have no symbol). */
+static int in_plt(Dwfl_Module *mod, uintptr_t pc)
+{
+    Dwarf_Addr addr = pc, bias = 0;
+    Elf_Scn *scn = dwfl_module_address_section(mod, &addr, &bias);
+    Elf *elf = scn ? dwfl_module_getelf(mod, &bias) : NULL;
+    size_t strndx;
+    GElf_Shdr sh;
+    if (!elf || elf_getshdrstrndx(elf, &strndx) != 0 || !gelf_getshdr(scn, &sh))
+        return 0;
+    const char *name = elf_strptr(elf, strndx, sh.sh_name);
+    return name && strncmp(name, ".plt", 4) == 0;
+}
+
 static const char *die_name(Dwarf_Die *die)
 {
     Dwarf_Attribute a;
@@ -176,6 +191,10 @@ static instr_spc *resolve_now(uintptr_t pc)
     const char *path = NULL;
     if (mod)
         path = dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+    char *object_path = strdup(path ? path : "");
+    for (unsigned i = 0; i < INSTR_SAMPLE_MAX_FRAMES; i++)
+        fr[i].object = object_path ? object_path : "";
+    v->line.object = fr[0].object;
     const char *object = base_name(path);
     GElf_Off off = 0;
     GElf_Sym sym;
@@ -242,8 +261,10 @@ static instr_spc *resolve_now(uintptr_t pc)
     free(scopes);
     if (n == 0)
         set_frame(&fr[n++], "[sampled]",
-                  sname ? display(sname) : dupf("0x%llx", (unsigned long long)(pc - bias)), NULL,
-                  0, entry, object);
+                  sname             ? display(sname)
+                  : in_plt(mod, pc) ? strdup("PLT")
+                                    : dupf("0x%llx", (unsigned long long)(pc - bias)),
+                  NULL, 0, entry, object);
     v->n = n;
     /* From the unit found above: dwfl_module_getsrc would need .debug_aranges too. */
     Dwarf_Line *l = cu ? dwarf_getsrc_die(cu, pc - bias) : NULL;

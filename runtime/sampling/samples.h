@@ -56,6 +56,7 @@ typedef struct instr_sframe {
                          * "line N", "[OpenMP runtime] f", ...) */
     const char *func;   /* the function (or inlined function) name, "" for a line */
     const char *file;   /* "" when unknown */
+    const char *object; /* path of the executable or library, "" when unknown */
     uint32_t line;
     uintptr_t entry;    /* a physical function's entry address (0: inlined, line, unknown) */
     int collapse;       /* 1: a runtime frame (instr, MPI, OpenMP): nothing below it is kept */
