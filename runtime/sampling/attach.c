@@ -4,7 +4,8 @@
  * of its own (source "sampled", registered here by name). A sampled node's `visits` count its
  * samples (inclusive) and its times are samples × period; the instrumented node keeps its
  * visits and inclusive time, and gives the time of its sampled children out of its exclusive
- * time (never below zero), so that exclusive times still add up to the total. */
+ * time, never more than it has, so that exclusive times still add up to the total and
+ * children stay within their parent. */
 #include "samples.h"
 #include "../core/clock.h"
 #include "../core/event.h"
@@ -137,6 +138,10 @@ uint64_t instr_sampling_attach(const instr_run *run)
             attached += w;
             if (leaf == base)
                 continue; /* nothing beneath the node: its own exclusive time has it */
+            /* Never more than the node's measured exclusive time has left: its children's
+             * inclusive times stay within its inclusive time. */
+            if (base != &s->root && ticks > base->s.excl)
+                ticks = base->s.excl;
             leaf->s.excl += ticks;
             for (instr_pnode *x = leaf; x != base; x = x->parent) {
                 x->s.visits += w;
