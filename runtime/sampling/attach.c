@@ -82,18 +82,31 @@ static int is_node_function(const instr_sframe *f, const instr_region_info *ri)
     return ri->name && strcmp(ri->name, f->func) == 0;
 }
 
-/* Attaches one sample below base; returns its innermost node (base when none). */
+/* Attaches one sample below base; returns its innermost node (base when none). The frames
+ * kept are those inside the node's function: the handler stops unwinding at the node's
+ * stack address, and where that cannot be known (XRay's events, regions without a frame of
+ * their own) the innermost frame of the node's function is looked for here. */
 static instr_pnode *attach_one(instr_pstate *s, instr_pnode *base, const instr_sample *r)
 {
     const instr_region_info *ri = base != &s->root ? instr_registry_get(base->region) : NULL;
+    uint32_t top = r->n;
+    int own = 0; /* the outermost frame kept is the node's function itself */
+    for (uint32_t i = 0; ri && i < r->n; i++) {
+        const instr_spc *v = instr_sampling_resolve(r->pc[i]);
+        if (v && v->n && is_node_function(&v->frames[0], ri)) {
+            top = i + 1;
+            own = 1;
+            break;
+        }
+    }
     instr_pnode *cur = base;
-    for (uint32_t i = r->n; i-- > 0;) {
+    for (uint32_t i = top; i-- > 0;) {
         const instr_spc *v = instr_sampling_resolve(r->pc[i]);
         if (!v)
             return cur;
         for (unsigned k = 0; k < v->n; k++) {
             instr_sframe *f = &v->frames[k];
-            if (i == r->n - 1 && k == 0 && is_node_function(f, ri))
+            if (i == top - 1 && k == 0 && own)
                 continue;
             uint32_t h = region_of(f);
             instr_pnode *n = h ? instr_profile_sampled_child(s, cur, h) : NULL;
@@ -118,13 +131,17 @@ uint64_t instr_sampling_attach(const instr_run *run)
     (void)run;
     int slot = instr_substrate_slot_with(INSTR_SUBSTRATE_CURSOR);
     uint64_t period = (uint64_t)((double)instr_sampling_period_ns * instr_clock_hz() / 1e9 + 0.5);
-    uint64_t taken = 0, dropped = 0, attached = 0, unplaced = 0;
+    uint64_t taken = 0, dropped = 0, attached = 0, unplaced = 0, handled = 0, hticks = 0;
+    size_t bytes = 0;
     uint64_t t0 = instr_clock_now();
     for (instr_sampler *t = instr_samplers(); t; t = t->next) {
         taken += t->taken;
         dropped += t->dropped;
+        handled += t->handled;
+        hticks += t->handler_ticks;
         instr_pstate *s = slot >= 0 ? t->loc->sub[slot] : NULL;
         char *end = __atomic_load_n(&t->cur, __ATOMIC_ACQUIRE);
+        bytes += (size_t)(end - t->buf);
         for (char *p = t->buf; p < end;) {
             const instr_sample *r = (const instr_sample *)(void *)p;
             p += sizeof(instr_sample) + r->n * sizeof(uintptr_t);
@@ -160,11 +177,16 @@ uint64_t instr_sampling_attach(const instr_run *run)
         }
     }
     uint64_t t1 = instr_clock_now();
+    size_t distinct = instr_sampling_resolved();
     instr_info(1, "sampling: %llu samples (%llu dropped: buffer full, %llu without a profile), "
-                  "%zu distinct addresses resolved in %.3f s",
+                  "%.2f us per signal in the handler (unwind and record), %.1f bytes of buffer "
+                  "per sample; %zu distinct addresses resolved in %.3f s (%.1f us each)",
                (unsigned long long)taken, (unsigned long long)dropped,
-               (unsigned long long)unplaced, instr_sampling_resolved(),
-               (double)instr_clock_to_ns(t1 - t0) / 1e9);
+               (unsigned long long)unplaced,
+               handled ? (double)instr_clock_to_ns(hticks) / 1e3 / (double)handled : 0.0,
+               handled ? (double)bytes / (double)handled : 0.0, distinct,
+               (double)instr_clock_to_ns(t1 - t0) / 1e9,
+               distinct ? (double)instr_clock_to_ns(t1 - t0) / 1e3 / (double)distinct : 0.0);
     if (dropped)
         instr_warn("sampling: %llu of %llu samples were dropped because a thread's buffer was "
                    "full; raise INSTR_SAMPLING_BUFFER",

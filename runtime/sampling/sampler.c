@@ -16,6 +16,7 @@
  * filled once at start-up (warm_up) so that the common case reads its own tables only. */
 #include "samples.h"
 #include "sampling.h"
+#include "../core/clock.h"
 #include "../core/config.h"
 #include "../core/core.h"
 #include "../core/log.h"
@@ -134,10 +135,13 @@ static void on_sample(int sig, siginfo_t *si, void *ucv)
         __atomic_load_n(&t->stopped, __ATOMIC_ACQUIRE))
         return;
     int saved = errno;
+    uint64_t t0 = instr_clock_now();
     uint32_t weight = 1 + (si->si_overrun > 0 ? (uint32_t)si->si_overrun : 0);
     size_t need = sizeof(instr_sample) + INSTR_SAMPLE_MAX_FRAMES * sizeof(uintptr_t);
     if ((size_t)(t->end - t->cur) < need) {
         t->dropped += weight;
+        t->handled++;
+        t->handler_ticks += instr_clock_now() - t0;
         errno = saved;
         return;
     }
@@ -169,6 +173,8 @@ static void on_sample(int sig, siginfo_t *si, void *ucv)
     __atomic_store_n(&t->cur, t->cur + sizeof(instr_sample) + n * sizeof(uintptr_t),
                      __ATOMIC_RELEASE);
     t->taken += weight;
+    t->handled++;
+    t->handler_ticks += instr_clock_now() - t0;
     errno = saved;
 }
 

@@ -33,6 +33,8 @@ typedef struct instr_sampler {
     uint64_t taken;         /* periods recorded */
     uint64_t dropped;       /* periods not recorded: buffer full */
     uint64_t unwound_none;  /* samples whose unwinding failed at the first frame */
+    uint64_t handled;       /* signals handled, and the ticks spent in the handler for them */
+    uint64_t handler_ticks;
     struct instr_sampler *next;
 } instr_sampler;
 

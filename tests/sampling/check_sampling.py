@@ -13,6 +13,9 @@ Cases:
                         (3 threads); sampled nodes are marked and consistent
   threads_fork          threads and fork with sampling: no crash, no hang, the child's
                         experiment has its own samples, worker threads are sampled
+  xray                  clang's XRay mode: the frames beneath the node found without its
+                        stack address
+  generic               the generic event path (throttling and the trace on)
   cyg                   -finstrument-functions (built by CMake) with sampling
   preload               a program without instrumentation, the runtime preloaded: samples
                         beneath the thread's root
@@ -52,13 +55,14 @@ def sh(cmd, cwd, env=None, timeout=300):
     return p
 
 
-def build(cc, name, flags=("-O2", "-g")):
+def build(cc, name, flags=("-O2", "-g"), mode=None):
     wd = workdir("build-" + name)
     spec = os.path.join(wd, "hybrid.spec")
     with open(spec, "w", encoding="utf-8") as f:
         f.write("exclude function excluded_kernel\n")
     exe = os.path.join(wd, "hybrid")
-    sh([A.wrapper, "--filter=" + spec, cc] + list(flags) +
+    sh([A.wrapper, "--filter=" + spec] + (["--mode=" + mode] if mode else []) + [cc] +
+       list(flags) +
        [os.path.join(A.src, "hybrid.c"), "-o", exe, "-lm", "-lpthread"], wd)
     return exe
 
@@ -199,6 +203,7 @@ def case_perf_clang():
 
 
 def instrumented_visits(prof):
+    """{(call path, visits)} of the instrumented nodes."""
     regs = P.regions(prof)
     return {(tuple(path), n["visits"]) for path, n in paths_of(prof, regs)
             if not n.get("sampled")}
@@ -246,6 +251,35 @@ def case_threads_fork():
     cprof = P.load(os.path.join(exp, child[0]))
     expect(any(n.get("sampled") for n in cprof["tree"]), "the child has no samples")
     expect(P.check_consistency(cprof) == [], "child: %s" % P.check_consistency(cprof))
+
+
+def kernels_beneath(prof, what):
+    """Each phase's sampled children include its kernel's frame, named with file and line."""
+    want = {"phase_excluded": "[sampled] excluded_kernel @hybrid.c:",
+            "phase_inlined": "[inlined] inlined_kernel @hybrid.c:"}
+    for phase, prefix in want.items():
+        kids = [r["name"] for r, _ in sampled_children(prof, phase)]
+        expect(any(k.startswith(prefix) for k in kids),
+               "%s: no %s... beneath %s: %s" % (what, prefix, phase, kids))
+
+
+def case_xray():
+    exe = build(A.clang or "clang", "xray", mode="xray")
+    prof = P.load(run(exe, "xray"))
+    expect(P.check_consistency(prof) == [], "profile: %s" % P.check_consistency(prof))
+    kernels_beneath(prof, "xray")
+
+
+def case_generic():
+    """The generic event path (throttling on, and the trace where built): the profile's
+    cursor is kept there too."""
+    exe = build("gcc", "generic")
+    prof = P.load(run(exe, "generic", ["1", "2"],
+                      extra={"INSTR_THROTTLE": "1000,1", "INSTR_ENABLE_TRACING": "1"}))
+    expect(P.check_consistency(prof) == [], "profile: %s" % P.check_consistency(prof))
+    kernels_beneath(prof, "generic path")
+    v = instrumented_visits(prof)
+    expect(v, "no visits")
 
 
 def case_cyg():
