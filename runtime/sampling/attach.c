@@ -82,47 +82,67 @@ static int is_node_function(const instr_sframe *f, const instr_region_info *ri)
     return ri->name && strcmp(ri->name, f->func) == 0;
 }
 
-/* Attaches one sample below base; returns its innermost node (base when none). The frames
- * kept are those inside the node's function: the handler stops unwinding at the node's
- * stack address, and where that cannot be known (XRay's events, regions without a frame of
- * their own) the innermost frame of the node's function is looked for here. */
+/* A frame of instr's runtime, the MPI library or the OpenMP runtime (resolve.c). */
+static int in_part(const instr_spc *v) { return v && v->n && v->frames[0].collapse; }
+
+static instr_pnode *child(instr_pstate *s, instr_pnode *cur, instr_sframe *f)
+{
+    uint32_t h = region_of(f);
+    instr_pnode *n = h ? instr_profile_sampled_child(s, cur, h) : NULL;
+    return n ? n : cur;
+}
+
+/* Attaches one sample below base; returns its innermost node (base when none).
+ *
+ * The frames kept are those inside the node's function: the handler stops unwinding at the
+ * node's stack address, and where that cannot be known (XRay's events, regions without a
+ * frame of their own) the innermost frame of the node's function is looked for here. A node
+ * that is no function (an OpenMP construct, an MPI call) keeps the frames below the
+ * innermost runtime frame that calls back into the program (the outlined body of a
+ * parallel region below libgomp). Runtime frames between frames of the program are passed
+ * over; the runtime frames a sample ends in become one node, named after the one the
+ * program called ("[OpenMP runtime] GOMP_barrier"). */
 static instr_pnode *attach_one(instr_pstate *s, instr_pnode *base, const instr_sample *r)
 {
     const instr_region_info *ri = base != &s->root ? instr_registry_get(base->region) : NULL;
-    uint32_t top = r->n;
+    const instr_spc *v[INSTR_SAMPLE_MAX_FRAMES];
+    uint32_t n = r->n < INSTR_SAMPLE_MAX_FRAMES ? r->n : INSTR_SAMPLE_MAX_FRAMES;
+    for (uint32_t i = 0; i < n; i++)
+        v[i] = instr_sampling_resolve(r->pc[i]);
+    uint32_t top = n;
     int own = 0; /* the outermost frame kept is the node's function itself */
-    for (uint32_t i = 0; ri && i < r->n; i++) {
-        const instr_spc *v = instr_sampling_resolve(r->pc[i]);
-        if (v && v->n && is_node_function(&v->frames[0], ri)) {
+    for (uint32_t i = 0; ri && i < n; i++) {
+        if (v[i] && v[i]->n && is_node_function(&v[i]->frames[0], ri)) {
             top = i + 1;
             own = 1;
             break;
         }
     }
-    instr_pnode *cur = base;
-    for (uint32_t i = top; i-- > 0;) {
-        const instr_spc *v = instr_sampling_resolve(r->pc[i]);
-        if (!v)
-            return cur;
-        for (unsigned k = 0; k < v->n; k++) {
-            instr_sframe *f = &v->frames[k];
-            if (i == top - 1 && k == 0 && own)
-                continue;
-            uint32_t h = region_of(f);
-            instr_pnode *n = h ? instr_profile_sampled_child(s, cur, h) : NULL;
-            if (!n)
-                return cur;
-            cur = n;
-            if (f->collapse)
-                return cur;
-        }
-        if (i == 0 && v->line.name) {
-            uint32_t h = region_of((instr_sframe *)&v->line);
-            instr_pnode *n = h ? instr_profile_sampled_child(s, cur, h) : NULL;
-            if (n)
-                cur = n;
+    if (!own && ri) {
+        for (uint32_t j = 1; j < n; j++) {
+            if (in_part(v[j]) && !in_part(v[j - 1])) {
+                top = j;
+                break;
+            }
         }
     }
+    uint32_t bottom = 0; /* the runtime frames the sample ends in: [0, bottom) */
+    while (bottom < top && in_part(v[bottom]))
+        bottom++;
+    instr_pnode *cur = base;
+    for (uint32_t i = top; i-- > bottom;) {
+        if (!v[i] || in_part(v[i]))
+            continue;
+        for (unsigned k = 0; k < v[i]->n; k++) {
+            if (i == top - 1 && k == 0 && own)
+                continue;
+            cur = child(s, cur, &v[i]->frames[k]);
+        }
+        if (i == 0 && v[i]->line.name)
+            cur = child(s, cur, (instr_sframe *)&v[i]->line);
+    }
+    if (bottom > 0 && v[bottom - 1])
+        cur = child(s, cur, &v[bottom - 1]->frames[0]);
     return cur;
 }
 
@@ -178,11 +198,11 @@ uint64_t instr_sampling_attach(const instr_run *run)
     }
     uint64_t t1 = instr_clock_now();
     size_t distinct = instr_sampling_resolved();
-    instr_info(1, "sampling: %llu samples (%llu dropped: buffer full, %llu without a profile), "
-                  "%.2f us per signal in the handler (unwind and record), %.1f bytes of buffer "
+    instr_info(1, "sampling: %llu samples in %llu signals (%llu dropped: buffer full, %llu "
+                  "without a profile), %.2f us per signal in the handler (unwind and record), %.1f bytes of buffer "
                   "per sample; %zu distinct addresses resolved in %.3f s (%.1f us each)",
-               (unsigned long long)taken, (unsigned long long)dropped,
-               (unsigned long long)unplaced,
+               (unsigned long long)taken, (unsigned long long)handled,
+               (unsigned long long)dropped, (unsigned long long)unplaced,
                handled ? (double)instr_clock_to_ns(hticks) / 1e3 / (double)handled : 0.0,
                handled ? (double)bytes / (double)handled : 0.0, distinct,
                (double)instr_clock_to_ns(t1 - t0) / 1e9,

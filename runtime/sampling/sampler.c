@@ -1,12 +1,16 @@
 /* sampler.c — the sampling timer of each thread and its signal handler (docs/sampling.md).
  *
- * Each thread gets its own POSIX timer when its location is made (instr_sampling_substrate's
- * location_begin): timer_create on the thread's CPU-time clock (INSTR_SAMPLING_CLOCK=cpu, the
- * default) or on CLOCK_MONOTONIC (wall, which also samples waits), delivering SIGPROF to that
- * very thread (SIGEV_THREAD_ID). The thread's CPU clock counts only while the thread runs, so
- * samples fall where the thread spends its CPU time, and the thread that is interrupted is the
- * one whose time was counted; setitimer's process-wide ITIMER_PROF would interrupt whichever
- * thread the kernel picks. The timer is deleted when the thread ends, around fork (disarmed
+ * Each thread gets its own timer when its location is made (instr_sampling_substrate's
+ * location_begin), delivering SIGPROF to that very thread: with INSTR_SAMPLING_CLOCK=cpu (the
+ * default) the thread's task clock as a perf_event software event (an hrtimer: the period
+ * holds below the scheduler tick) whose overflow signals the thread (F_SETSIG, F_OWNER_TID),
+ * or, where perf_event_open is refused, timer_create on the thread's CPU-time clock with
+ * SIGEV_THREAD_ID (the kernel checks those at its tick: at shorter periods a signal stands
+ * for several, its overrun count); with wall, timer_create on CLOCK_MONOTONIC, which also
+ * samples waits. The thread's CPU clock counts only while the thread runs, so samples fall
+ * where the thread spends its CPU time, and the thread that is interrupted is the one whose
+ * time was counted; setitimer's process-wide ITIMER_PROF would interrupt whichever thread
+ * the kernel picks. The timer is deleted when the thread ends, around fork (disarmed
  * in the parent, made anew in the child for the forking thread) and at the end.
  *
  * The handler is async-signal-safe and lock-free: it reads the thread's cursor, unwinds with
@@ -25,11 +29,14 @@
 #include <libunwind.h>
 
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -131,12 +138,17 @@ static void on_sample(int sig, siginfo_t *si, void *ucv)
 {
     (void)sig;
     instr_sampler *t = tls_sampler;
-    if (!t || si->si_code != SI_TIMER || !__atomic_load_n(&sampling_on, __ATOMIC_RELAXED) ||
+    if (!t || !__atomic_load_n(&sampling_on, __ATOMIC_RELAXED) ||
         __atomic_load_n(&t->stopped, __ATOMIC_ACQUIRE))
+        return;
+    /* Only our timer's signal: the POSIX timer's, or the task clock's overflow (F_SETSIG). */
+    if (si->si_code != SI_TIMER && !(t->fd >= 0 && si->si_fd == t->fd))
         return;
     int saved = errno;
     uint64_t t0 = instr_clock_now();
-    uint32_t weight = 1 + (si->si_overrun > 0 ? (uint32_t)si->si_overrun : 0);
+    uint32_t weight = 1;
+    if (si->si_code == SI_TIMER && si->si_overrun > 0)
+        weight += (uint32_t)si->si_overrun;
     size_t need = sizeof(instr_sample) + INSTR_SAMPLE_MAX_FRAMES * sizeof(uintptr_t);
     if ((size_t)(t->end - t->cur) < need) {
         t->dropped += weight;
@@ -178,8 +190,56 @@ static void on_sample(int sig, siginfo_t *si, void *ucv)
     errno = saved;
 }
 
+/* The thread's task clock as a perf_event software event whose overflow, every period of
+ * the thread's CPU time, sends SIGPROF to the thread (F_SETSIG, F_SETOWN_EX): an hrtimer
+ * in the kernel, so the period is kept also below the scheduler tick, which the POSIX
+ * CPU-time timers wait for. 0 when armed. */
+static int arm_task_clock(instr_sampler *t)
+{
+    struct perf_event_attr a;
+    memset(&a, 0, sizeof a);
+    a.size = sizeof a;
+    a.type = PERF_TYPE_SOFTWARE;
+    a.config = PERF_COUNT_SW_TASK_CLOCK;
+    a.sample_period = instr_sampling_period_ns;
+    a.disabled = 1;
+    a.exclude_kernel = 1; /* allowed to unprivileged processes (perf_event_paranoid 2) */
+    a.exclude_hv = 1;
+    a.wakeup_events = 1;
+    int fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    struct f_owner_ex owner = {F_OWNER_TID, t->tid};
+    int fl = fcntl(fd, F_GETFL);
+    if (fl < 0 || fcntl(fd, F_SETSIG, SIGPROF) != 0 || fcntl(fd, F_SETOWN_EX, &owner) != 0 ||
+        fcntl(fd, F_SETFL, fl | O_ASYNC) != 0 || ioctl(fd, PERF_EVENT_IOC_RESET, 0) != 0) {
+        close(fd);
+        return -1;
+    }
+    t->fd = fd;
+    __atomic_store_n(&t->armed, 1, __ATOMIC_RELEASE);
+    if (ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) != 0) {
+        __atomic_store_n(&t->armed, 0, __ATOMIC_RELEASE);
+        t->fd = -1;
+        close(fd);
+        return -1;
+    }
+    return 0;
+}
+
+static int use_task_clock = 1; /* until perf_event_open fails once */
+
 static int arm(instr_sampler *t)
 {
+    t->fd = -1;
+    if (!instr_sampling_wall && __atomic_load_n(&use_task_clock, __ATOMIC_RELAXED)) {
+        if (arm_task_clock(t) == 0)
+            return 0;
+        if (__atomic_exchange_n(&use_task_clock, 0, __ATOMIC_RELAXED))
+            instr_info(1, "sampling: no perf_event task clock (%s): POSIX CPU-time timers, "
+                          "which the kernel checks at its scheduler tick",
+                       strerror(errno));
+    }
     struct sigevent ev;
     memset(&ev, 0, sizeof ev);
     ev.sigev_signo = SIGPROF;
@@ -204,8 +264,15 @@ static int arm(instr_sampler *t)
 
 static void disarm(instr_sampler *t)
 {
-    if (__atomic_exchange_n(&t->armed, 0, __ATOMIC_ACQ_REL))
+    if (!__atomic_exchange_n(&t->armed, 0, __ATOMIC_ACQ_REL))
+        return;
+    if (t->fd >= 0) {
+        ioctl(t->fd, PERF_EVENT_IOC_DISABLE, 0);
+        close(t->fd);
+        t->fd = -1;
+    } else {
         timer_delete(t->timer);
+    }
 }
 
 /* On the location's own thread, when its location is made. */
@@ -220,6 +287,7 @@ static void *location_begin(instr_location *loc)
         return NULL;
     }
     instr_sampler *t = m;
+    t->fd = -1;
     t->loc = loc;
     t->slot = instr_substrate_slot_with(INSTR_SUBSTRATE_CURSOR);
     t->tid = (int)syscall(SYS_gettid);
@@ -276,7 +344,11 @@ static void fork_child_thread(void *data, uint64_t t0)
     instr_sampler *t = data;
     /* The other threads' samplers stay mapped but their threads do not exist here. */
     for (instr_sampler *o = instr_samplers(); o; o = o->next) {
-        __atomic_store_n(&o->armed, 0, __ATOMIC_RELEASE);
+        /* The parent's task clocks: our copies of their descriptors are closed, never
+         * disabled (the events are the parent's threads'); POSIX timers are not inherited. */
+        if (__atomic_exchange_n(&o->armed, 0, __ATOMIC_ACQ_REL) && o->fd >= 0)
+            close(o->fd);
+        o->fd = -1;
         if (o != t)
             __atomic_store_n(&o->stopped, 1, __ATOMIC_RELEASE);
     }

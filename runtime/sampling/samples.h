@@ -27,6 +27,7 @@ typedef struct instr_sampler {
     int slot;               /* the cursor substrate's slot (the profile), -1: none */
     int tid;
     timer_t timer;
+    int fd;                 /* the perf_event task clock, or -1: the POSIX timer */
     int armed;              /* 1 while the timer exists; whoever clears it deletes it */
     int stopped;            /* the end reads the buffer: the handler records nothing more */
     char *buf, *cur, *end;  /* records; cur is published with release after each record */
