@@ -11,7 +11,6 @@
 
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
-#include <gelf.h>
 #include <dwarf.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -115,20 +114,6 @@ static const char *unversioned(const char *name, char *buf, size_t size)
     memcpy(buf, name, (size_t)(at - name));
     buf[at - name] = 0;
     return buf;
-}
-
-/* 1 when pc lies in a PLT section of mod (stubs have no symbol). */
-static int in_plt(Dwfl_Module *mod, uintptr_t pc)
-{
-    Dwarf_Addr addr = pc, bias = 0;
-    Elf_Scn *scn = dwfl_module_address_section(mod, &addr, &bias);
-    Elf *elf = scn ? dwfl_module_getelf(mod, &bias) : NULL;
-    size_t strndx;
-    GElf_Shdr sh;
-    if (!elf || elf_getshdrstrndx(elf, &strndx) != 0 || !gelf_getshdr(scn, &sh))
-        return 0;
-    const char *name = elf_strptr(elf, strndx, sh.sh_name);
-    return name && strncmp(name, ".plt", 4) == 0;
 }
 
 static const char *die_name(Dwarf_Die *die)
@@ -261,9 +246,8 @@ static instr_spc *resolve_now(uintptr_t pc)
     free(scopes);
     if (n == 0)
         set_frame(&fr[n++], "[sampled]",
-                  sname             ? display(sname)
-                  : in_plt(mod, pc) ? strdup("PLT")
-                                    : dupf("0x%llx", (unsigned long long)(pc - bias)),
+                  /* Code without a symbol (PLT stubs): one frame per object. */
+                  sname ? display(sname) : strdup("(no symbol)"),
                   NULL, 0, entry, object);
     v->n = n;
     /* From the unit found above: dwfl_module_getsrc would need .debug_aranges too. */

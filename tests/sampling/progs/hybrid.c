@@ -5,12 +5,14 @@
  *                   that -O2 inlines into it;
  *   phase_libm:     most of its time in libm (sin, exp).
  * Each parent also does a share of work of its own, so that the shares are not all 100 %.
- * Usage: hybrid [scale] [threads] [fork]: scale multiplies the work; with threads > 1 the
- * phases also run on that many threads; with "fork", a child runs phase_libm too. */
+ * Usage: hybrid [scale] [threads] [fork|exit]: scale multiplies the work; with threads > 1
+ * the phases also run on that many threads; with "fork", a child runs phase_libm too; with
+ * "exit", main returns while the other threads still work (they are never joined). */
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -74,7 +76,8 @@ int main(int argc, char **argv)
     if (argc > 1)
         scale = atol(argv[1]);
     int threads = argc > 2 ? atoi(argv[2]) : 1;
-    int do_fork = argc > 3;
+    int do_fork = argc > 3 && strcmp(argv[3], "fork") == 0;
+    int leave = argc > 3 && strcmp(argv[3], "exit") == 0;
     pthread_t t[16];
     int started = 0;
     for (int i = 1; i < threads && i < 16; i++)
@@ -87,6 +90,11 @@ int main(int argc, char **argv)
         }
         if (p > 0)
             waitpid(p, NULL, 0);
+    }
+    if (leave) {
+        phase_libm();
+        printf("%g\n", sink);
+        return 0;
     }
     phase_excluded();
     phase_inlined();
