@@ -17,6 +17,7 @@ Cases:
   xray                  clang's XRay mode: the frames beneath the node found without its
                         stack address
   generic               the generic event path (throttling and the trace on)
+  openmp                gcc -fopenmp: workers' samples beneath their implicit tasks
   cyg                   -finstrument-functions (built by CMake) with sampling
   preload               a program without instrumentation, the runtime preloaded: samples
                         beneath the thread's root
@@ -293,6 +294,29 @@ def case_exit_running():
     prof = P.load(run(exe, "exit", ["2", "3", "exit"]))
     expect(P.check_consistency(prof) == [], "profile: %s" % P.check_consistency(prof))
     expect(any(n.get("sampled") for n in prof["tree"]), "no sampled node")
+
+
+def case_openmp():
+    """OpenMP on libgomp (gcc -fopenmp, 2 threads): both threads' samples stand beneath the
+    implicit task, from the outlined body down, never in libgomp's frames above it."""
+    wd = workdir("build-openmp")
+    exe = os.path.join(wd, "omp")
+    sh([A.wrapper, "gcc", "-O2", "-g", "-fopenmp", os.path.join(A.src, "omp.c"), "-o", exe,
+        "-lm"], wd)
+    prof = P.load(run(exe, "openmp", extra={"OMP_NUM_THREADS": "2"}))
+    expect(P.check_consistency(prof) == [], "profile: %s" % P.check_consistency(prof))
+    regs = P.regions(prof)
+    tasks = [n for n in prof["tree"] if regs[n["region"]]["name"].startswith("!$omp implicit task")]
+    expect(tasks, "no implicit task node")
+    kids = [n for n in prof["tree"] if n.get("sampled") and
+            any(n["parent"] == t["id"] for t in tasks)]
+    names = sorted({regs[n["region"]]["name"] for n in kids})
+    expect(any("work._omp_fn" in x for x in names),
+           "no outlined body beneath the implicit task: %s" % names)
+    expect(not any(x.startswith("[sampled] start_thread") or "clone" in x for x in names),
+           "thread start frames beneath the implicit task: %s" % names)
+    locs = {l["location"] for n in kids for l in n["locations"]}
+    expect(len(locs) >= 2, "samples beneath the implicit task on locations %r" % locs)
 
 
 def case_cyg():
