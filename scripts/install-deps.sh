@@ -16,7 +16,7 @@ packages=(
   libopen-trace-format2-dev otf2-tools
   libopenmpi-dev openmpi-bin
   libyaml-dev
-  libelf-dev libdw-dev
+  libelf-dev libdw-dev libunwind-dev
   libpapi-dev
   uftrace
   # the modulefile of the install tree, loaded by tests/install

@@ -16,6 +16,9 @@
 #include "../metrics/metrics.h"
 #include "../plugins/substrate_plugins.h"
 #include "../profile/profile.h"
+#ifdef INSTR_RT_HAVE_SAMPLING
+#include "../sampling/sampling.h"
+#endif
 #include "../throttle/throttle.h"
 #ifdef INSTR_RT_HAVE_TRACE
 #include "../trace/trace.h"
@@ -31,6 +34,10 @@ static const instr_substrate *const substrates[] = {
      * set; it keeps every event on the generic path). */
     &instr_throttle_substrate,
     &instr_metrics_substrate,
+#ifdef INSTR_RT_HAVE_SAMPLING
+    /* INSTR_SAMPLING=1 only; no events: before the profile, whose trees its end fills in. */
+    &instr_sampling_substrate,
+#endif
     &instr_profile_substrate,
 #ifdef INSTR_RT_HAVE_TRACE
     &instr_trace_substrate,
@@ -150,4 +157,7 @@ const instr_composition instr_runtime_composition = {
     .sources = sources,
     .nsources = sizeof sources / sizeof *sources,
     .choose_paths = choose_paths,
+#ifdef INSTR_RT_HAVE_SAMPLING
+    .started = instr_sampling_started,
+#endif
 };

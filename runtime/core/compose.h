@@ -20,6 +20,9 @@ typedef struct instr_composition {
      * are recorded: sets the path flag (instr_fast, event.h) and the jump table
      * (event_path.h) from the fast paths the active substrates declare. */
     void (*choose_paths)(void);
+    /* Once recording runs, on the thread that started the runtime (NULL: nothing): sources
+     * that record without events (sampling) make that thread a location now. */
+    void (*started)(void);
 } instr_composition;
 
 extern const instr_composition instr_runtime_composition;

@@ -58,6 +58,16 @@ const instr_config_var instr_config_vars[] = {
     {"INSTR_CRITICAL_PATH_METRICS", "options", "", "runtime",
      "synchronous metrics (by name, docs/metrics.md) summed along the critical path like its "
      "time (at most 8)"},
+    {"INSTR_SAMPLING", "boolean", "0", "runtime",
+     "hybrid sampling: sampled frames (inlined ones too) beneath the instrumented call path "
+     "(docs/sampling.md)"},
+    {"INSTR_SAMPLING_PERIOD", "word", "1ms", "runtime",
+     "time between two samples of a thread: a number with ns, us, ms or s, or of microseconds "
+     "(10us to 10s)"},
+    {"INSTR_SAMPLING_CLOCK", "word", "cpu", "runtime",
+     "the sampling timer's clock: cpu (the thread's CPU time) or wall (also samples waits)"},
+    {"INSTR_SAMPLING_BUFFER", "size", "8M", "runtime",
+     "sample buffer per thread (4K to 16G); samples beyond it are counted as dropped"},
     {"INSTR_XRAY_PATCH", "word", "startup", "XRay adapter",
      "startup: patch what the run-time spec selects before main; manual: nothing until "
      "instr_xray_patch"},

@@ -157,6 +157,8 @@ static void init_once(void)
     instr_signal_finalize = finalize_from_signal;
     instr_signals_install();
     __atomic_store_n(&instr_state, INSTR_STATE_RUNNING, __ATOMIC_RELEASE);
+    if (c->started)
+        c->started();
 }
 
 void instr_init(void) { pthread_once(&once, init_once); }

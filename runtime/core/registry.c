@@ -89,6 +89,7 @@ const char *instr_region_source_name(int source)
     case INSTR_SOURCE_XRAY: return "xray";
     case INSTR_SOURCE_MPI: return "mpi";
     case INSTR_SOURCE_OPENMP: return "openmp";
+    case INSTR_SOURCE_SAMPLED: return "sampled";
     default: return "unknown";
     }
 }

@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <time.h>
 
-#define INSTR_MAX_SUBSTRATES 7
+#define INSTR_MAX_SUBSTRATES 8
 
 typedef struct instr_location instr_location;
 

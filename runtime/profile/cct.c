@@ -118,6 +118,15 @@ static instr_pnode *child_of(instr_pstate *s, instr_pnode *parent, uint32_t regi
     return n;
 }
 
+instr_pnode *instr_profile_sampled_child(instr_pstate *s, instr_pnode *parent, uint32_t region)
+{
+    instr_pnode *n;
+    for (n = parent->child; n; n = n->sibling)
+        if (n->region == region)
+            return n;
+    return new_node(s, parent, region);
+}
+
 /* Enters region below p (the cursor, which the caller has taken) at time t. */
 static void enter_below(instr_pstate *s, instr_pnode *p, uint32_t region, uintptr_t sp,
                         int take_time, uint64_t t)

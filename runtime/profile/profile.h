@@ -66,6 +66,9 @@ void *instr_profile_location_begin(instr_location *loc);
 void instr_profile_enter(void *data, uint32_t region, uint64_t t);
 void instr_profile_exit(void *data, uint32_t region, uint64_t t);
 void instr_profile_fork_child(void *data, uint64_t t);
+/* At the end, for the sampling source (runtime/sampling/): the child of parent for region,
+ * created if needed, without touching the cursor path's `last`; NULL when out of memory. */
+instr_pnode *instr_profile_sampled_child(instr_pstate *s, instr_pnode *parent, uint32_t region);
 
 /* metric_sums.c: the metric values of a node (instr_pnode.m), from the location's current
  * values (instr_pstate.mvals: refreshed by the metrics substrate before the profile sees an

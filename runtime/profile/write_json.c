@@ -9,6 +9,7 @@
 
 #include <limits.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #ifndef INSTR_VERSION_STRING
@@ -171,6 +172,13 @@ static void tree(FILE *f, const instr_json_src *src, instr_msg_counts *rmsgs)
         else
             fprintf(f, "%d", n.parent);
         fprintf(f, ", \"depth\": %u, \"region\": %u, ", n.depth, n.region);
+        /* A frame seen by sampling (docs/sampling.md): its visits are its samples. */
+        instr_json_region r;
+        memset(&r, 0, sizeof r);
+        if (n.region >= 1 && n.region <= src->nregions)
+            src->region(src->ctx, n.region, &r);
+        if (r.source && strcmp(r.source, "sampled") == 0)
+            fprintf(f, "\"sampled\": true, \"samples\": %llu, ", (unsigned long long)n.s.visits);
         stats(f, src, &n.s);
         if (rmsgs && n.region <= src->nregions)
             instr_msg_counts_add(&rmsgs[n.region], &n.s.msgs);

@@ -3,7 +3,8 @@
 written (exit status, stdout, its own stderr) and what was measured is kept or its loss is
 said, under termination signals, a file-size limit, a full disk and a deep recursion.
 Usage: check_reliability.py CASE --bin DIR --work DIR --lib DIR --double LIB --hung LIB
-                            [--trace 0|1]"""
+                            [--trace 0|1] [--sampling 0|1]
+With --sampling 1 every run also samples (INSTR_SAMPLING=1): the same promises hold."""
 import argparse
 import json
 import os
@@ -25,7 +26,14 @@ class Skip(Exception):
 
 
 def workdir(name):
-    return fresh_dir(os.path.join(A.work, A.case, name))
+    return fresh_dir(os.path.join(A.work, A.case + (".sampling" if A.sampling else ""), name))
+
+
+def instrumented_visits(prof):
+    """Visits per region name of the instrumented regions (sampled frames left out: with
+    --sampling they are extra nodes, docs/sampling.md)."""
+    sampled = {r["name"] for r in prof["regions"] if r.get("source") == "sampled"}
+    return {k: v for k, v in P.visits_by_region(prof).items() if k not in sampled}
 
 
 def prog(name, kind):
@@ -129,7 +137,7 @@ def profile_after_signal(sig, mode="loop", first=None):
     prof = P.load(exps[0])
     problems = P.check_consistency(prof)
     expect(not problems, "%s: profile inconsistent: %r" % (sig, problems[:5]))
-    v = P.visits_by_region(prof)
+    v = instrumented_visits(prof)
     expect(v.get("main") == 1 and v.get("work", 0) >= 1000, "%s: visits %r" % (sig, v))
     expect(prof["run"]["closed_at_end"] >= 1, "%s: open regions not closed" % sig)
 
@@ -210,7 +218,7 @@ def case_write_on_fatal():
     exps = experiment_dirs(wd)
     expect(len(exps) == 1, "experiments %r" % exps)
     complete_files(exps[0], mine)
-    v = P.visits_by_region(P.load(exps[0]))
+    v = instrumented_visits(P.load(exps[0]))
     expect(v == {"main": 1, "work": 1000}, "visits %r" % v)
 
 
@@ -299,8 +307,12 @@ def case_deep_recursion():
     expect(total < 50 * 2**20, "experiment is %d bytes, over 50 MB" % total)
     prof = P.load(exp)
     depth = prof["run"]["folded_max_depth"]
-    nodes = len(prof["tree"])
+    nodes = len([n for n in prof["tree"] if not n.get("sampled")])
     expect(nodes == 20002, "%d call paths" % nodes)
+    if A.sampling:
+        # Sampled frames branch off the chain: the folded file's shape below is the chain's.
+        expect(any(n.get("sampled") for n in prof["tree"]), "no sampled node")
+        return
     expect(prof["run"]["folded_paths_shortened"] == nodes - depth,
            "folded_paths_shortened %r" % prof["run"]["folded_paths_shortened"])
     folds = 0
@@ -329,7 +341,17 @@ def main():
     ap.add_argument("--double", required=True)
     ap.add_argument("--hung", required=True)
     ap.add_argument("--trace", type=int, default=0)
+    ap.add_argument("--sampling", type=int, default=0)
     A = ap.parse_args()
+    if A.sampling:
+        # Every run of the case with hybrid sampling on too (docs/sampling.md), at a short
+        # period so that signals meet the runtime's own work often.
+        global clean_env
+        plain_env = clean_env
+
+        def clean_env(extra=None, drop=()):
+            return plain_env(dict({"INSTR_SAMPLING": "1", "INSTR_SAMPLING_PERIOD": "100us"},
+                                  **(extra or {})), drop)
     sys.path.insert(0, A.lib)
     import profile as prof_mod
     P = prof_mod

@@ -89,7 +89,9 @@
     var r = regions[n.region] || {}, lines = [nameOf(n)];
     if (r.file) lines.push(r.file + (r.line_begin ? ':' + r.line_begin : ''));
     lines.push('inclusive ' + ns(n.inclusive) + ' (' + pct(n.inclusive, total) + ')',
-      'exclusive ' + ns(n.exclusive) + ' (' + pct(n.exclusive, total) + ')', 'visits ' + n.visits);
+      'exclusive ' + ns(n.exclusive) + ' (' + pct(n.exclusive, total) + ')',
+      n.sampled ? 'sampled: ' + n.samples + ' samples (not instrumented; times are samples x period)'
+                : 'visits ' + n.visits);
     metricsOf(n).forEach(function (k) { lines.push(k + ' ' + n[k]); });
     METRICS.forEach(function (m, i) {
       lines.push(m.name + ': inclusive ' + metricValue(n, 'inclusive', i) + ', exclusive ' +
@@ -114,6 +116,7 @@
     f.style.width = w + 'px';
     f.style.top = row * ROW_PX + 'px';
     if (n.id !== undefined && !n.agg) f.dataset.node = n.id;
+    if (n.sampled) f.classList.add('sampled');
     if (matches(n)) f.classList.add('match');
     if (n === selected) f.classList.add('selected');
     f.addEventListener('mousemove', function (ev) { showTip(ev, n); });

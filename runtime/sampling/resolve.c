@@ -1,0 +1,320 @@
+/* resolve.c — a sampled address to what it stands for, at the end of measurement, through
+ * elfutils (libdwfl over this process's modules): the function from the DWARF scopes (or the
+ * symbol table without -g), the functions inlined at the address (DW_TAG_inlined_subroutine
+ * scopes, named with their declaration's file and line) and the source line. Every distinct
+ * address is resolved once and kept. Addresses in instr's runtime, the MPI library or the
+ * OpenMP runtime stand for one frame named after that part (docs/sampling.md). */
+#include "samples.h"
+#include "../core/log.h"
+#include "../symbols/symbols.h"
+#include "../util/hash.h"
+
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <dwarf.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static Dwfl *dwfl;
+static int dwfl_failed;
+
+typedef struct entry {
+    uintptr_t pc;
+    instr_spc *v;
+} entry;
+static entry *cache;
+static size_t cache_cap, cache_n;
+
+static Dwfl *open_dwfl(void)
+{
+    if (dwfl || dwfl_failed)
+        return dwfl;
+    static const Dwfl_Callbacks cb = {.find_elf = dwfl_linux_proc_find_elf,
+                                      .find_debuginfo = dwfl_standard_find_debuginfo};
+    dwfl = dwfl_begin(&cb);
+    if (!dwfl || dwfl_linux_proc_report(dwfl, getpid()) != 0 ||
+        dwfl_report_end(dwfl, NULL, NULL) != 0) {
+        instr_warn("sampling: cannot read this process's modules with libdw (%s): sampled "
+                   "frames are named by address",
+                   dwfl_errmsg(-1));
+        if (dwfl)
+            dwfl_end(dwfl);
+        dwfl = NULL;
+        dwfl_failed = 1;
+    }
+    return dwfl;
+}
+
+static Dwfl_Module *module_of(uintptr_t pc)
+{
+    if (!open_dwfl())
+        return NULL;
+    Dwfl_Module *m = dwfl_addrmodule(dwfl, pc);
+    if (!m) {
+        /* A library loaded after the first look: report the modules again. */
+        dwfl_report_begin_add(dwfl);
+        dwfl_linux_proc_report(dwfl, getpid());
+        dwfl_report_end(dwfl, NULL, NULL);
+        m = dwfl_addrmodule(dwfl, pc);
+    }
+    return m;
+}
+
+static const char *base_name(const char *path)
+{
+    const char *s = path ? strrchr(path, '/') : NULL;
+    return s ? s + 1 : path ? path : "";
+}
+
+static int starts(const char *s, const char *prefix) { return strncmp(s, prefix, strlen(prefix)) == 0; }
+
+/* The part of the program a library is, when its samples are attributed to it as a whole. */
+static const char *runtime_part(const char *object)
+{
+    if (starts(object, "libinstr-rt") || starts(object, "libunwind"))
+        return "instr runtime";
+    if (starts(object, "libmpi") || starts(object, "libopen-pal") ||
+        starts(object, "libopen-rte") || starts(object, "libpmix") || starts(object, "libucp") ||
+        starts(object, "libucs") || starts(object, "libuct") || starts(object, "libfabric") ||
+        starts(object, "libprrte") || starts(object, "libhwloc") || starts(object, "libevent"))
+        return "MPI library";
+    if (starts(object, "libgomp") || starts(object, "libomp") || starts(object, "libiomp"))
+        return "OpenMP runtime";
+    return NULL;
+}
+
+static char *dupf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *dupf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *s = NULL;
+    if (vasprintf(&s, fmt, ap) < 0)
+        s = NULL;
+    va_end(ap);
+    return s;
+}
+
+/* Demangled when it is a C++ name (malloc'ed either way). */
+static char *display(const char *name)
+{
+    char *d = instr_demangle(name);
+    return d ? d : strdup(name ? name : "?");
+}
+
+/* A symbol's name without its version (exp@@GLIBC_2.29), in buf. */
+static const char *unversioned(const char *name, char *buf, size_t size)
+{
+    const char *at = name ? strchr(name, '@') : NULL;
+    if (!at || at == name || (size_t)(at - name) >= size)
+        return name;
+    memcpy(buf, name, (size_t)(at - name));
+    buf[at - name] = 0;
+    return buf;
+}
+
+static const char *die_name(Dwarf_Die *die)
+{
+    Dwarf_Attribute a;
+    const char *s = NULL;
+    if (dwarf_attr_integrate(die, DW_AT_linkage_name, &a) ||
+        dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &a))
+        s = dwarf_formstring(&a);
+    if (!s && dwarf_attr_integrate(die, DW_AT_name, &a))
+        s = dwarf_formstring(&a);
+    return s;
+}
+
+/* The file a function is declared in. DWARF 5's file 0 is the unit's own file, which
+ * elfutils 0.188 does not look up: then the unit's name. */
+static const char *decl_file(Dwarf_Die *die, Dwarf_Die *cu)
+{
+    const char *f = dwarf_decl_file(die);
+    if (f)
+        return f;
+    Dwarf_Attribute a;
+    Dwarf_Word idx;
+    if (dwarf_attr_integrate(die, DW_AT_decl_file, &a) && dwarf_formudata(&a, &idx) == 0 &&
+        idx == 0)
+        return dwarf_diename(cu);
+    return NULL;
+}
+
+static void set_frame(instr_sframe *f, const char *kind, char *func, const char *file,
+                      int line, uintptr_t entry, const char *object)
+{
+    f->func = func ? func : "?";
+    f->file = file ? strdup(file) : "";
+    if (!f->file)
+        f->file = "";
+    f->line = line > 0 ? (uint32_t)line : 0;
+    f->entry = entry;
+    if (*f->file && f->line)
+        f->name = dupf("%s %s @%s:%u", kind, f->func, base_name(f->file), f->line);
+    else if (object && *object)
+        f->name = dupf("%s %s (%s)", kind, f->func, object);
+    else
+        f->name = dupf("%s %s", kind, f->func);
+    if (!f->name)
+        f->name = f->func;
+}
+
+static instr_spc *resolve_now(uintptr_t pc)
+{
+    instr_spc *v = calloc(1, sizeof *v);
+    instr_sframe *fr = calloc(INSTR_SAMPLE_MAX_FRAMES, sizeof *fr);
+    if (!v || !fr) {
+        free(v);
+        free(fr);
+        return NULL;
+    }
+    v->frames = fr;
+    Dwfl_Module *mod = module_of(pc);
+    const char *path = NULL;
+    if (mod)
+        path = dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+    char *object_path = strdup(path ? path : "");
+    for (unsigned i = 0; i < INSTR_SAMPLE_MAX_FRAMES; i++)
+        fr[i].object = object_path ? object_path : "";
+    v->line.object = fr[0].object;
+    const char *object = base_name(path);
+    GElf_Off off = 0;
+    GElf_Sym sym;
+    char symbuf[512];
+    const char *sname = mod ? dwfl_module_addrinfo(mod, pc, &off, &sym, NULL, NULL, NULL) : NULL;
+    sname = unversioned(sname, symbuf, sizeof symbuf);
+    uintptr_t entry = sname ? pc - off : 0;
+    const char *part = runtime_part(object);
+    if (part) {
+        char *func = sname ? display(sname) : dupf("0x%llx", (unsigned long long)pc);
+        fr[0].func = func ? func : "?";
+        fr[0].file = "";
+        fr[0].entry = entry;
+        fr[0].collapse = 1;
+        fr[0].name = dupf("[%s] %s", part, fr[0].func);
+        if (!fr[0].name)
+            fr[0].name = fr[0].func;
+        v->n = 1;
+        return v;
+    }
+    if (!mod) {
+        set_frame(&fr[0], "[sampled]", dupf("0x%llx", (unsigned long long)pc), NULL, 0, 0, NULL);
+        v->n = 1;
+        return v;
+    }
+    unsigned n = 0;
+    Dwarf_Addr bias = 0;
+    Dwarf_Die *cu = dwfl_module_addrdie(mod, pc, &bias);
+    if (!cu) {
+        /* No .debug_aranges (clang writes none): the compile unit whose ranges hold pc. */
+        while ((cu = dwfl_module_nextcu(mod, cu, &bias)) && dwarf_haspc(cu, pc - bias) <= 0)
+            ;
+    }
+    Dwarf_Die *scopes = NULL;
+    int ns = cu ? dwarf_getscopes(cu, pc - bias, &scopes) : 0;
+    if (ns > 0) {
+        /* dwarf_getscopes follows an inlined function to its abstract definition; its DIE's
+         * physical parents are the functions it was inlined into. */
+        Dwarf_Die inner = scopes[0], *phys = NULL;
+        int np = dwarf_getscopes_die(&inner, &phys);
+        free(scopes);
+        scopes = np > 0 ? phys : NULL;
+        ns = np > 0 ? np : 0;
+        if (np <= 0)
+            free(phys);
+    }
+    /* Outermost first: the subprogram, then the inlined subroutines within it. */
+    for (int i = ns - 1; i >= 0 && n < INSTR_SAMPLE_MAX_FRAMES; i--) {
+        int tag = dwarf_tag(&scopes[i]);
+        if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine)
+            continue;
+        int line = 0;
+        dwarf_decl_line(&scopes[i], &line);
+        const char *file = decl_file(&scopes[i], cu);
+        if (tag == DW_TAG_subprogram) {
+            /* The symbol's name is the one a profile of the instrumented functions uses. */
+            const char *nm = sname ? sname : die_name(&scopes[i]);
+            set_frame(&fr[n++], "[sampled]", display(nm), file, line, entry, NULL);
+        } else {
+            set_frame(&fr[n++], "[inlined]", display(die_name(&scopes[i])), file, line, 0,
+                      NULL);
+        }
+    }
+    free(scopes);
+    if (n == 0)
+        set_frame(&fr[n++], "[sampled]",
+                  /* Code without a symbol (PLT stubs): one frame per object. */
+                  sname ? display(sname) : strdup("(no symbol)"),
+                  NULL, 0, entry, object);
+    v->n = n;
+    /* From the unit found above: dwfl_module_getsrc would need .debug_aranges too. */
+    Dwarf_Line *l = cu ? dwarf_getsrc_die(cu, pc - bias) : NULL;
+    int line = 0;
+    const char *file = l && dwarf_lineno(l, &line) == 0 ? dwarf_linesrc(l, NULL, NULL) : NULL;
+    if (file && line > 0) {
+        instr_sframe *lf = &v->line;
+        lf->func = "";
+        lf->file = strdup(file);
+        lf->line = (uint32_t)line;
+        const char *inner = fr[n - 1].file;
+        if (inner && *inner && strcmp(inner, file) == 0)
+            lf->name = dupf("line %d", line);
+        else
+            lf->name = dupf("line %s:%d", base_name(file), line);
+        if (!lf->file)
+            lf->file = "";
+    }
+    return v;
+}
+
+static int cache_grow(void)
+{
+    size_t cap = cache_cap ? cache_cap * 2 : 4096;
+    entry *c = calloc(cap, sizeof *c);
+    if (!c)
+        return -1;
+    for (size_t i = 0; i < cache_cap; i++) {
+        if (!cache[i].v)
+            continue;
+        size_t j = instr_hash_mix(cache[i].pc) & (cap - 1);
+        while (c[j].v)
+            j = (j + 1) & (cap - 1);
+        c[j] = cache[i];
+    }
+    free(cache);
+    cache = c;
+    cache_cap = cap;
+    return 0;
+}
+
+const instr_spc *instr_sampling_resolve(uintptr_t pc)
+{
+    if ((cache_n + 1) * 4 > cache_cap * 3 && cache_grow() != 0)
+        return NULL;
+    size_t j = instr_hash_mix(pc) & (cache_cap - 1);
+    while (cache[j].v) {
+        if (cache[j].pc == pc)
+            return cache[j].v;
+        j = (j + 1) & (cache_cap - 1);
+    }
+    instr_spc *v = resolve_now(pc);
+    if (!v)
+        return NULL;
+    cache[j].pc = pc;
+    cache[j].v = v;
+    cache_n++;
+    return v;
+}
+
+size_t instr_sampling_resolved(void) { return cache_n; }
+
+void instr_sampling_resolve_end(void)
+{
+    /* The resolved names stay: the registry copied them, but the cache is small. */
+    if (dwfl)
+        dwfl_end(dwfl);
+    dwfl = NULL;
+}

@@ -1,0 +1,428 @@
+/* sampler.c — the sampling timer of each thread and its signal handler (docs/sampling.md).
+ *
+ * Each thread gets its own timer when its location is made (instr_sampling_substrate's
+ * location_begin), delivering SIGPROF to that very thread: with INSTR_SAMPLING_CLOCK=cpu (the
+ * default) the thread's task clock as a perf_event software event (an hrtimer: the period
+ * holds below the scheduler tick) whose overflow signals the thread (F_SETSIG, F_OWNER_TID),
+ * or, where perf_event_open is refused, timer_create on the thread's CPU-time clock with
+ * SIGEV_THREAD_ID (the kernel checks those at its tick: at shorter periods a signal stands
+ * for several, its overrun count); with wall, timer_create on CLOCK_MONOTONIC, which also
+ * samples waits. The thread's CPU clock counts only while the thread runs, so samples fall
+ * where the thread spends its CPU time, and the thread that is interrupted is the one whose
+ * time was counted; setitimer's process-wide ITIMER_PROF would interrupt whichever thread
+ * the kernel picks. The timer is deleted when the thread ends, around fork (disarmed
+ * in the parent, made anew in the child for the forking thread) and at the end.
+ *
+ * The handler is async-signal-safe and lock-free: it reads the thread's cursor, unwinds with
+ * libunwind's local unwinder from the interrupted context (the ucontext, no frame pointers
+ * assumed) and appends the program counters to the thread's buffer, which was mapped when the
+ * thread registered; a full buffer counts the sample as dropped. libunwind's caches are
+ * filled once at start-up (warm_up) so that the common case reads its own tables only. */
+#include "samples.h"
+#include "sampling.h"
+#include "../core/clock.h"
+#include "../core/config.h"
+#include "../core/core.h"
+#include "../core/log.h"
+
+#define UNW_LOCAL_ONLY
+#include <libunwind.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+uint64_t instr_sampling_period_ns = 1000000;
+int instr_sampling_wall;
+
+static int enabled;
+static size_t buffer_bytes = (size_t)8 << 20;
+static int sampling_on; /* 0: the handler returns at once */
+static instr_sampler *all; /* newest first; linked with a CAS, never unlinked */
+static _Thread_local instr_sampler *tls_sampler __attribute__((tls_model("initial-exec")));
+
+instr_sampler *instr_samplers(void) { return __atomic_load_n(&all, __ATOMIC_ACQUIRE); }
+
+/* "1ms", "250us", "2000000ns", "0.5ms", or a number of microseconds. 0 when valid. */
+static int parse_period(const char *text, uint64_t *ns)
+{
+    char *end;
+    double v = strtod(text, &end);
+    if (end == text || v <= 0)
+        return -1;
+    double scale = 1e3;
+    if (*end == 0 || strcmp(end, "us") == 0)
+        scale = 1e3;
+    else if (strcmp(end, "ns") == 0)
+        scale = 1;
+    else if (strcmp(end, "ms") == 0)
+        scale = 1e6;
+    else if (strcmp(end, "s") == 0)
+        scale = 1e9;
+    else
+        return -1;
+    double r = v * scale;
+    if (r < 10e3 || r > 10e9) /* 10 us to 10 s */
+        return -1;
+    *ns = (uint64_t)r;
+    return 0;
+}
+
+static int wanted(void)
+{
+    const char *v = instr_env("INSTR_SAMPLING");
+    enabled = 0;
+    if (v && instr_parse_bool(v, &enabled) != 0) {
+        instr_warn("INSTR_SAMPLING=%s is not a boolean (1/0, yes/no, on/off): using 0", v);
+        enabled = 0;
+    }
+    if (!enabled)
+        return 0;
+    const char *p = instr_env("INSTR_SAMPLING_PERIOD");
+    if (p && parse_period(p, &instr_sampling_period_ns) != 0) {
+        instr_warn("INSTR_SAMPLING_PERIOD=%s is not a period from 10us to 10s (e.g. 1ms, "
+                   "500us, or a number of microseconds): using 1ms", p);
+        instr_sampling_period_ns = 1000000;
+    }
+    const char *c = instr_env("INSTR_SAMPLING_CLOCK");
+    instr_sampling_wall = 0;
+    if (c) {
+        if (strcasecmp(c, "wall") == 0)
+            instr_sampling_wall = 1;
+        else if (strcasecmp(c, "cpu") != 0)
+            instr_warn("INSTR_SAMPLING_CLOCK=%s is neither cpu nor wall: using cpu", c);
+    }
+    const char *b = instr_env("INSTR_SAMPLING_BUFFER");
+    uint64_t size;
+    if (b) {
+        if (instr_parse_size(b, &size) != 0 || size < 4096 || size > ((uint64_t)1 << 34))
+            instr_warn("INSTR_SAMPLING_BUFFER=%s is not a size from 4K to 16G: using 8M", b);
+        else
+            buffer_bytes = (size_t)size;
+    }
+    return 1;
+}
+
+/* The thread's call-path node now, and the stack address above which frames are the callers
+ * of its instrumented function (cursor.h: a node's sp is its caller's stack address, which
+ * every frame of the function and of its callees lies at or below). */
+static instr_pnode *current_node(const instr_sampler *t, uintptr_t *stop)
+{
+    *stop = UINTPTR_MAX;
+    if (t->slot < 0)
+        return NULL;
+    instr_pstate *s = __atomic_load_n((instr_pstate **)&t->loc->sub[t->slot], __ATOMIC_RELAXED);
+    if (!s)
+        return NULL;
+    instr_pnode *n = __atomic_load_n(&s->cursor, __ATOMIC_RELAXED);
+    if (n == &s->busy)
+        return NULL; /* inside the runtime's slow path: the frames say so (runtime) */
+    if (n == &s->lost)
+        n = s->lost_parent;
+    if (!n || n == &s->root)
+        return NULL;
+    *stop = n->sp;
+    return n;
+}
+
+static void on_sample(int sig, siginfo_t *si, void *ucv)
+{
+    (void)sig;
+    instr_sampler *t = tls_sampler;
+    if (!t || !__atomic_load_n(&sampling_on, __ATOMIC_RELAXED) ||
+        __atomic_load_n(&t->stopped, __ATOMIC_ACQUIRE))
+        return;
+    /* Only our timer's signal: the POSIX timer's, or the task clock's overflow (F_SETSIG). */
+    if (si->si_code != SI_TIMER && !(t->fd >= 0 && si->si_fd == t->fd))
+        return;
+    int saved = errno;
+    uint64_t t0 = instr_clock_now();
+    uint32_t weight = 1;
+    if (si->si_code == SI_TIMER && si->si_overrun > 0)
+        weight += (uint32_t)si->si_overrun;
+    size_t need = sizeof(instr_sample) + INSTR_SAMPLE_MAX_FRAMES * sizeof(uintptr_t);
+    if ((size_t)(t->end - t->cur) < need) {
+        t->dropped += weight;
+        t->handled++;
+        t->handler_ticks += instr_clock_now() - t0;
+        errno = saved;
+        return;
+    }
+    instr_sample *r = (instr_sample *)(void *)t->cur;
+    uintptr_t stop;
+    r->node = current_node(t, &stop);
+    r->weight = weight;
+    unw_cursor_t c;
+    uint32_t n = 0;
+    if (unw_init_local2(&c, (unw_context_t *)ucv, UNW_INIT_SIGNAL_FRAME) == 0) {
+        do {
+            unw_word_t ip = 0, sp = 0;
+            if (unw_get_reg(&c, UNW_REG_IP, &ip) < 0 || ip == 0)
+                break;
+            unw_get_reg(&c, UNW_REG_SP, &sp);
+            /* A caller of the node's function: the node's own frame was the last one. */
+            if (n > 0 && (uintptr_t)sp > stop)
+                break;
+            /* Return addresses point after the call: one back lies in the calling line. */
+            r->pc[n] = n == 0 ? (uintptr_t)ip : (uintptr_t)ip - 1;
+            n++;
+        } while (n < INSTR_SAMPLE_MAX_FRAMES && unw_step(&c) > 0);
+    }
+    if (n == 0) {
+        /* Nothing to attribute below the node: the node itself keeps the sample. */
+        t->unwound_none++;
+    }
+    r->n = n;
+    __atomic_store_n(&t->cur, t->cur + sizeof(instr_sample) + n * sizeof(uintptr_t),
+                     __ATOMIC_RELEASE);
+    t->taken += weight;
+    t->handled++;
+    t->handler_ticks += instr_clock_now() - t0;
+    errno = saved;
+}
+
+/* The thread's task clock as a perf_event software event whose overflow, every period of
+ * the thread's CPU time, sends SIGPROF to the thread (F_SETSIG, F_SETOWN_EX): an hrtimer
+ * in the kernel, so the period is kept also below the scheduler tick, which the POSIX
+ * CPU-time timers wait for. 0 when armed. */
+static int arm_task_clock(instr_sampler *t)
+{
+    struct perf_event_attr a;
+    memset(&a, 0, sizeof a);
+    a.size = sizeof a;
+    a.type = PERF_TYPE_SOFTWARE;
+    a.config = PERF_COUNT_SW_TASK_CLOCK;
+    a.sample_period = instr_sampling_period_ns;
+    a.disabled = 1;
+    a.exclude_kernel = 1; /* allowed to unprivileged processes (perf_event_paranoid 2) */
+    a.exclude_hv = 1;
+    a.wakeup_events = 1;
+    int fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    struct f_owner_ex owner = {F_OWNER_TID, t->tid};
+    int fl = fcntl(fd, F_GETFL);
+    if (fl < 0 || fcntl(fd, F_SETSIG, SIGPROF) != 0 || fcntl(fd, F_SETOWN_EX, &owner) != 0 ||
+        fcntl(fd, F_SETFL, fl | O_ASYNC) != 0 || ioctl(fd, PERF_EVENT_IOC_RESET, 0) != 0) {
+        close(fd);
+        return -1;
+    }
+    t->fd = fd;
+    __atomic_store_n(&t->armed, 1, __ATOMIC_RELEASE);
+    if (ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) != 0) {
+        __atomic_store_n(&t->armed, 0, __ATOMIC_RELEASE);
+        t->fd = -1;
+        close(fd);
+        return -1;
+    }
+    return 0;
+}
+
+static int use_task_clock = 1; /* until perf_event_open fails once */
+
+static int arm(instr_sampler *t)
+{
+    t->fd = -1;
+    if (!instr_sampling_wall && __atomic_load_n(&use_task_clock, __ATOMIC_RELAXED)) {
+        if (arm_task_clock(t) == 0)
+            return 0;
+        if (__atomic_exchange_n(&use_task_clock, 0, __ATOMIC_RELAXED))
+            instr_info(1, "sampling: no perf_event task clock (%s): POSIX CPU-time timers, "
+                          "which the kernel checks at its scheduler tick",
+                       strerror(errno));
+    }
+    struct sigevent ev;
+    memset(&ev, 0, sizeof ev);
+    ev.sigev_signo = SIGPROF;
+    ev.sigev_notify = SIGEV_THREAD_ID;
+    ev._sigev_un._tid = t->tid; /* glibc's name of sigev_notify_thread_id */
+    clockid_t clock = CLOCK_MONOTONIC;
+    if (!instr_sampling_wall && pthread_getcpuclockid(pthread_self(), &clock) != 0)
+        clock = CLOCK_THREAD_CPUTIME_ID;
+    if (timer_create(clock, &ev, &t->timer) != 0)
+        return -1;
+    struct itimerspec when;
+    when.it_interval.tv_sec = (time_t)(instr_sampling_period_ns / 1000000000u);
+    when.it_interval.tv_nsec = (long)(instr_sampling_period_ns % 1000000000u);
+    when.it_value = when.it_interval;
+    if (timer_settime(t->timer, 0, &when, NULL) != 0) {
+        timer_delete(t->timer);
+        return -1;
+    }
+    __atomic_store_n(&t->armed, 1, __ATOMIC_RELEASE);
+    return 0;
+}
+
+static void disarm(instr_sampler *t)
+{
+    if (!__atomic_exchange_n(&t->armed, 0, __ATOMIC_ACQ_REL))
+        return;
+    if (t->fd >= 0) {
+        ioctl(t->fd, PERF_EVENT_IOC_DISABLE, 0);
+        close(t->fd);
+        t->fd = -1;
+    } else {
+        timer_delete(t->timer);
+    }
+}
+
+/* On the location's own thread, when its location is made. */
+static void *location_begin(instr_location *loc)
+{
+    size_t size = sizeof(instr_sampler) + buffer_bytes;
+    void *m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                   -1, 0);
+    if (m == MAP_FAILED) {
+        instr_warn("sampling: no memory for the sample buffer of thread %d: not sampled",
+                   loc->tid);
+        return NULL;
+    }
+    instr_sampler *t = m;
+    t->fd = -1;
+    t->loc = loc;
+    t->slot = instr_substrate_slot_with(INSTR_SUBSTRATE_CURSOR);
+    t->tid = (int)syscall(SYS_gettid);
+    t->buf = t->cur = (char *)m + ((sizeof(instr_sampler) + 15) & ~(size_t)15);
+    t->end = (char *)m + size;
+    t->next = __atomic_load_n(&all, __ATOMIC_RELAXED);
+    while (!__atomic_compare_exchange_n(&all, &t->next, t, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+        ;
+    tls_sampler = t;
+    if (arm(t) != 0)
+        instr_warn("sampling: cannot create the timer of thread %d (%s): not sampled", t->tid,
+                   strerror(errno));
+    return t;
+}
+
+static void location_end(void *data, uint64_t t)
+{
+    (void)t;
+    instr_sampler *s = data;
+    if (!s)
+        return;
+    disarm(s);
+    if (tls_sampler == s)
+        tls_sampler = NULL;
+}
+
+void instr_sampling_stop_all(void)
+{
+    __atomic_store_n(&sampling_on, 0, __ATOMIC_RELEASE);
+    for (instr_sampler *t = instr_samplers(); t; t = t->next) {
+        __atomic_store_n(&t->stopped, 1, __ATOMIC_RELEASE);
+        disarm(t);
+    }
+}
+
+/* Fork: the timers are not inherited. The forking thread's timer is deleted before and made
+ * again after, in the parent and (for its location, the child's only one) in the child. */
+static void fork_prepare(void)
+{
+    if (tls_sampler)
+        disarm(tls_sampler);
+}
+
+static void fork_parent(void)
+{
+    instr_sampler *t = tls_sampler;
+    if (t && __atomic_load_n(&sampling_on, __ATOMIC_ACQUIRE) && !t->stopped)
+        arm(t);
+}
+
+static void fork_child_thread(void *data, uint64_t t0)
+{
+    (void)t0;
+    instr_sampler *t = data;
+    /* The other threads' samplers stay mapped but their threads do not exist here. */
+    for (instr_sampler *o = instr_samplers(); o; o = o->next) {
+        /* The parent's task clocks: our copies of their descriptors are closed, never
+         * disabled (the events are the parent's threads'); POSIX timers are not inherited. */
+        if (__atomic_exchange_n(&o->armed, 0, __ATOMIC_ACQ_REL) && o->fd >= 0)
+            close(o->fd);
+        o->fd = -1;
+        if (o != t)
+            __atomic_store_n(&o->stopped, 1, __ATOMIC_RELEASE);
+    }
+    if (!t)
+        return;
+    /* The parent's samples stay with the parent's profile. */
+    t->cur = t->buf;
+    t->taken = t->dropped = t->unwound_none = 0;
+    t->tid = (int)syscall(SYS_gettid);
+    if (__atomic_load_n(&sampling_on, __ATOMIC_ACQUIRE))
+        arm(t);
+}
+
+/* One unwinding before the first sample, so that libunwind makes its own caches and looks
+ * up the tables of the objects loaded so far outside of a signal handler. */
+static void warm_up(void)
+{
+    unw_context_t uc;
+    unw_cursor_t c;
+    if (unw_getcontext(&uc) != 0 || unw_init_local(&c, &uc) != 0)
+        return;
+    for (int i = 0; i < INSTR_SAMPLE_MAX_FRAMES && unw_step(&c) > 0; i++)
+        ;
+}
+
+static int init(void)
+{
+    struct sigaction old;
+    if (sigaction(SIGPROF, NULL, &old) == 0 &&
+        ((old.sa_flags & SA_SIGINFO) || (old.sa_handler != SIG_DFL && old.sa_handler != SIG_IGN))) {
+        instr_warn("INSTR_SAMPLING=1: the program handles SIGPROF itself; no sampling");
+        return -1;
+    }
+    unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
+    warm_up();
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_sample;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
+    sigfillset(&sa.sa_mask);
+    if (sigaction(SIGPROF, &sa, NULL) != 0) {
+        instr_warn("INSTR_SAMPLING=1: cannot install the SIGPROF handler (%s); no sampling",
+                   strerror(errno));
+        return -1;
+    }
+    pthread_atfork(fork_prepare, fork_parent, NULL);
+    __atomic_store_n(&sampling_on, 1, __ATOMIC_RELEASE);
+    instr_info(1, "sampling: every %llu ns of %s time, SIGPROF, %zu bytes of buffer per thread",
+               (unsigned long long)instr_sampling_period_ns,
+               instr_sampling_wall ? "wall-clock" : "thread CPU", buffer_bytes);
+    return 0;
+}
+
+void instr_sampling_started(void)
+{
+    if (__atomic_load_n(&sampling_on, __ATOMIC_ACQUIRE))
+        instr_core_location_self();
+}
+
+static int write_samples(const instr_run *run, char *files, size_t size)
+{
+    (void)files;
+    (void)size;
+    instr_sampling_stop_all();
+    instr_sampling_attach(run);
+    return 0;
+}
+
+const instr_substrate instr_sampling_substrate = {
+    .name = "sampling",
+    .wanted = wanted,
+    .init = init,
+    .location_begin = location_begin,
+    .location_end = location_end,
+    .fork_child = fork_child_thread,
+    .write = write_samples,
+};

@@ -1,0 +1,375 @@
+#!/usr/bin/env python3
+"""Hybrid sampling end to end (docs/sampling.md) on progs/hybrid.c, whose three instrumented
+phases spend most of their time in code the hooks do not see: a function the spec leaves out
+(phase_excluded > excluded_kernel), a static function inlined into its caller
+(phase_inlined > inlined_kernel), libm (phase_libm > sin, exp).
+
+Cases:
+  perf_gcc, perf_clang  the wrapper's hooks at -O2 -g: the sampled share of each kernel under
+                        its phase agrees with `perf record -e cpu-clock` on the same program
+                        within 5 percentage points; inlined frames are named with file and
+                        line. Fails (never skips) when perf cannot record here.
+  visits                instrumented visits are exactly the same with and without sampling
+                        (3 threads); sampled nodes are marked and consistent
+  threads_fork          threads and fork with sampling: no crash, no hang, the child's
+                        experiment has its own samples, worker threads are sampled
+  exit_running          main returns while threads still run
+  xray                  clang's XRay mode: the frames beneath the node found without its
+                        stack address
+  generic               the generic event path (throttling and the trace on)
+  openmp                gcc -fopenmp: workers' samples beneath their implicit tasks
+  cyg                   -finstrument-functions (built by CMake) with sampling
+  preload               a program without instrumentation, the runtime preloaded: samples
+                        beneath the thread's root
+  no_g                  without -g: frames named from the symbol table, with their object
+Usage: check_sampling.py CASE --work DIR --lib DIR --src DIR [--wrapper W --bin DIR
+                         --runtime LIB --perf PERF]
+"""
+import argparse
+import os
+import subprocess
+import sys
+
+A = None
+P = None
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from cases import Fail, expect, fresh_dir, run_case, clean_env  # noqa: E402
+
+# 5 percentage points (the acceptance); the work is sized for about 1500 samples a phase at
+# the period below, so that sampling noise stays well inside it.
+TOLERANCE = 5.0
+PERIOD = "250us"
+PERF_FREQ = "4000"
+SCALE = "3"
+KERNELS = {"phase_excluded": "excluded_kernel", "phase_inlined": "inlined_kernel",
+           "phase_libm": "libm"}
+
+
+def workdir(name):
+    return fresh_dir(os.path.join(A.work, name))
+
+
+def sh(cmd, cwd, env=None, timeout=300):
+    p = subprocess.run(cmd, cwd=cwd, env=env or clean_env(), capture_output=True, text=True,
+                       timeout=timeout)
+    expect(p.returncode == 0, "%s failed (%d):\n%s%s" % (" ".join(cmd), p.returncode, p.stdout,
+                                                          p.stderr))
+    return p
+
+
+def build(cc, name, flags=("-O2", "-g"), mode=None):
+    wd = workdir("build-" + name)
+    spec = os.path.join(wd, "hybrid.spec")
+    with open(spec, "w", encoding="utf-8") as f:
+        f.write("exclude function excluded_kernel\n")
+    exe = os.path.join(wd, "hybrid")
+    sh([A.wrapper, "--filter=" + spec] + (["--mode=" + mode] if mode else []) + [cc] +
+       list(flags) +
+       [os.path.join(A.src, "hybrid.c"), "-o", exe, "-lm", "-lpthread"], wd)
+    return exe
+
+
+def run(exe, name, args=(), sampling=True, extra=None):
+    wd = workdir("run-" + name)
+    exp = os.path.join(wd, "exp")
+    env = {"INSTR_EXPERIMENT_DIRECTORY": exp}
+    if sampling:
+        env.update({"INSTR_SAMPLING": "1", "INSTR_SAMPLING_PERIOD": PERIOD})
+    env.update(extra or {})
+    sh([exe] + list(args), wd, clean_env(env), timeout=300)
+    return exp
+
+
+def sampled_children(prof, parent_name):
+    """[(region, samples)] of the sampled children of the (one) node of parent_name, and the
+    sampled subtree's nodes below each, as {child node id: samples of its subtree}."""
+    regs = P.regions(prof)
+    tree = prof["tree"]
+    parents = [n for n in tree if regs[n["region"]]["name"] == parent_name]
+    expect(parents, "no node %s in the profile" % parent_name)
+    out = []
+    for par in parents:
+        for n in tree:
+            if n["parent"] == par["id"] and n.get("sampled"):
+                out.append((regs[n["region"]], n["samples"]))
+    return out
+
+
+def share_ours(prof, phase, kernel):
+    kids = sampled_children(prof, phase)
+    total = sum(s for _, s in kids)
+    expect(total >= 200, "%s: only %d samples beneath it" % (phase, total))
+    if kernel == "libm":
+        mine = sum(s for r, s in kids if os.path.basename(r["object"]).startswith("libm"))
+    else:
+        mine = sum(s for r, s in kids if r["mangled"] == kernel)
+    return 100.0 * mine / total, total
+
+
+def perf_shares(exe, name):
+    """{phase: (share %, samples)} from perf record -e cpu-clock on the program (the runtime
+    records nothing meanwhile), attributing each sample by its innermost address: a phase's
+    own code, its kernel (addr2line -i for the inlined one), or libm."""
+    wd = workdir("perf-" + name)
+    data = os.path.join(wd, "perf.data")
+    p = subprocess.run([A.perf, "record", "-q", "-e", "cpu-clock", "-F", PERF_FREQ, "-o", data,
+                        "--", exe, SCALE], cwd=wd,
+                       env=clean_env({"INSTR_ENABLE_PROFILING": "0"}), capture_output=True,
+                       text=True, timeout=300)
+    if p.returncode != 0:
+        raise Fail("perf record -e cpu-clock cannot run here (%d): %s -- this comparison needs "
+                   "it (kernel.perf_event_paranoid, a container without perf events?)"
+                   % (p.returncode, p.stderr.strip()[-400:]))
+    s = subprocess.run([A.perf, "script", "-i", data, "-F", "ip,sym,symoff,dso"], cwd=wd,
+                       capture_output=True, text=True, timeout=300)
+    expect(s.returncode == 0, "perf script failed: %s" % s.stderr[-400:])
+    syms = {}
+    for line in subprocess.run(["nm", exe], capture_output=True, text=True).stdout.splitlines():
+        f = line.split()
+        if len(f) == 3:
+            syms[f[2]] = int(f[0], 16)
+    counts = {ph: {"own": 0, "kernel": 0} for ph in KERNELS}
+    inl_addrs = []
+    for line in s.stdout.splitlines():
+        f = line.split()
+        if len(f) < 3:
+            continue
+        symoff, dso = f[1], f[-1].strip("()")
+        sym, _, off = symoff.partition("+")
+        base = os.path.basename(dso)
+        if base.startswith("libm"):
+            counts["phase_libm"]["kernel"] += 1
+        elif dso == exe or base == os.path.basename(exe):
+            if sym == "excluded_kernel":
+                counts["phase_excluded"]["kernel"] += 1
+            elif sym == "phase_excluded":
+                counts["phase_excluded"]["own"] += 1
+            elif sym == "phase_libm" or sym.endswith("@plt"):
+                # The program's PLT stubs are its own code (sampling: "(no symbol) (hybrid)").
+                counts["phase_libm"]["own"] += 1
+            elif sym == "phase_inlined" and sym in syms and off:
+                inl_addrs.append(syms[sym] + int(off, 16))
+    if inl_addrs:
+        counts["phase_inlined"] = inlined_counts(exe, inl_addrs)
+    return {ph: (100.0 * c["kernel"] / max(1, c["kernel"] + c["own"]), c["kernel"] + c["own"])
+            for ph, c in counts.items()}
+
+
+def inlined_counts(exe, addrs):
+    """Of the addresses in phase_inlined, how many addr2line -i puts in inlined_kernel (the
+    innermost function of its answer): one addr2line per distinct address."""
+    c = {"own": 0, "kernel": 0}
+    cache = {}
+    for a in addrs:
+        if a not in cache:
+            r = subprocess.run(["addr2line", "-i", "-f", "-e", exe, "0x%x" % a],
+                               capture_output=True, text=True).stdout.splitlines()
+            cache[a] = bool(r) and r[0].strip() == "inlined_kernel"
+        c["kernel" if cache[a] else "own"] += 1
+    return c
+
+
+def compare(cc):
+    expect(A.perf, "no perf program found: this comparison needs linux-perf")
+    exe = build(cc, "perf-" + os.path.basename(cc))
+    exp = run(exe, "perf-" + os.path.basename(cc), [SCALE])
+    prof = P.load(exp)
+    expect(P.check_consistency(prof) == [], "profile: %s" % P.check_consistency(prof))
+    theirs = perf_shares(exe, os.path.basename(cc))
+    lines, bad = [], []
+    for phase, kernel in KERNELS.items():
+        ours, n_ours = share_ours(prof, phase, kernel)
+        perf, n_perf = theirs[phase]
+        expect(n_perf >= 200, "perf: only %d samples in %s" % (n_perf, phase))
+        lines.append("%s > %s: sampled %.1f %% of %d, perf %.1f %% of %d" %
+                     (phase, kernel, ours, n_ours, perf, n_perf))
+        if abs(ours - perf) > TOLERANCE:
+            bad.append(phase)
+    print("\n".join(lines))
+    expect(not bad, "shares differ by more than %.0f points: %s" % (TOLERANCE, ", ".join(bad)))
+    # Inlined frames named with file and line.
+    names = [r["name"] for r in prof["regions"] if r["source"] == "sampled"]
+    expect(any(n.startswith("[inlined] inlined_kernel @hybrid.c:") for n in names),
+           "no '[inlined] inlined_kernel @hybrid.c:<line>' among %s" % names)
+    expect(any(n.startswith("[sampled] excluded_kernel @hybrid.c:") for n in names),
+           "no '[sampled] excluded_kernel @hybrid.c:<line>' among %s" % names)
+    expect(any(n.startswith("line ") for n in names), "no source lines among %s" % names)
+
+
+def case_perf_gcc():
+    compare("gcc")
+
+
+def case_perf_clang():
+    compare(A.clang or "clang")
+
+
+def instrumented_visits(prof):
+    """{(call path, visits)} of the instrumented nodes."""
+    regs = P.regions(prof)
+    return {(tuple(path), n["visits"]) for path, n in paths_of(prof, regs)
+            if not n.get("sampled")}
+
+
+def paths_of(prof, regs):
+    by_id = {n["id"]: n for n in prof["tree"]}
+    for n in prof["tree"]:
+        path, x = [], n
+        while x is not None:
+            path.append(regs[x["region"]]["name"])
+            x = by_id.get(x["parent"]) if x["parent"] is not None else None
+        yield list(reversed(path)), n
+
+
+def case_visits():
+    exe = build("gcc", "visits")
+    plain = P.load(run(exe, "visits-off", ["1", "3"], sampling=False))
+    sampled = P.load(run(exe, "visits-on", ["1", "3"]))
+    expect(P.check_consistency(sampled) == [], "profile: %s" % P.check_consistency(sampled))
+    a, b = instrumented_visits(plain), instrumented_visits(sampled)
+    expect(a == b, "instrumented visits differ with sampling:\n  off %s\n  on  %s"
+           % (sorted(a - b), sorted(b - a)))
+    v = P.visits_by_region(sampled)
+    for ph in ("phase_excluded", "phase_inlined"):
+        expect(v.get(ph) == 3, "%s: %r visits, not 3" % (ph, v.get(ph)))
+    expect(v.get("phase_libm") == 1 and v.get("main") == 1, "main/phase_libm: %r" % v)
+    marked = [n for n in sampled["tree"] if n.get("sampled")]
+    expect(marked, "no sampled node")
+    regs = P.regions(sampled)
+    for n in marked:
+        expect(regs[n["region"]]["source"] == "sampled" and n["samples"] == n["visits"] >= 1,
+               "sampled node %r" % n)
+    expect(not any(n.get("sampled") for n in plain["tree"]), "sampled nodes without sampling")
+
+
+def case_threads_fork():
+    exe = build("gcc", "fork")
+    exp = run(exe, "fork", ["1", "3", "fork"])
+    prof = P.load(exp)
+    kernel = [r["name"] for r in prof["regions"]
+              if r["name"].startswith("[sampled] excluded_kernel @hybrid.c:")]
+    expect(len(kernel) == 1, "sampled excluded_kernel: %r" % kernel)
+    locs = P.locations_with_region(prof, kernel[0])
+    expect(len(locs) >= 2, "excluded_kernel sampled on %r, not on the worker threads" % locs)
+    child = [d for d in os.listdir(exp) if d.startswith("fork-")]
+    expect(len(child) == 1, "forked child's experiment: %r" % child)
+    cprof = P.load(os.path.join(exp, child[0]))
+    expect(any(n.get("sampled") for n in cprof["tree"]), "the child has no samples")
+    expect(P.check_consistency(cprof) == [], "child: %s" % P.check_consistency(cprof))
+
+
+def kernels_beneath(prof, what):
+    """Each phase's sampled children include its kernel's frame, named with file and line."""
+    want = {"phase_excluded": "[sampled] excluded_kernel @hybrid.c:",
+            "phase_inlined": "[inlined] inlined_kernel @hybrid.c:"}
+    for phase, prefix in want.items():
+        kids = [r["name"] for r, _ in sampled_children(prof, phase)]
+        expect(any(k.startswith(prefix) for k in kids),
+               "%s: no %s... beneath %s: %s" % (what, prefix, phase, kids))
+
+
+def case_xray():
+    exe = build(A.clang or "clang", "xray", mode="xray")
+    prof = P.load(run(exe, "xray"))
+    expect(P.check_consistency(prof) == [], "profile: %s" % P.check_consistency(prof))
+    kernels_beneath(prof, "xray")
+
+
+def case_generic():
+    """The generic event path (throttling on, and the trace where built): the profile's
+    cursor is kept there too."""
+    exe = build("gcc", "generic")
+    prof = P.load(run(exe, "generic", ["1", "2"],
+                      extra={"INSTR_THROTTLE": "1000,1", "INSTR_ENABLE_TRACING": "1"}))
+    expect(P.check_consistency(prof) == [], "profile: %s" % P.check_consistency(prof))
+    kernels_beneath(prof, "generic path")
+    v = instrumented_visits(prof)
+    expect(v, "no visits")
+
+
+def case_exit_running():
+    """main returns while two threads still work: their timers stop, nothing hangs, the
+    profile is whole."""
+    exe = build("gcc", "exit")
+    prof = P.load(run(exe, "exit", ["2", "3", "exit"]))
+    expect(P.check_consistency(prof) == [], "profile: %s" % P.check_consistency(prof))
+    expect(any(n.get("sampled") for n in prof["tree"]), "no sampled node")
+
+
+def case_openmp():
+    """OpenMP on libgomp (gcc -fopenmp, 2 threads): both threads' samples stand beneath the
+    implicit task, from the outlined body down, never in libgomp's frames above it."""
+    wd = workdir("build-openmp")
+    exe = os.path.join(wd, "omp")
+    sh([A.wrapper, "gcc", "-O2", "-g", "-fopenmp", os.path.join(A.src, "omp.c"), "-o", exe,
+        "-lm"], wd)
+    prof = P.load(run(exe, "openmp", extra={"OMP_NUM_THREADS": "2"}))
+    expect(P.check_consistency(prof) == [], "profile: %s" % P.check_consistency(prof))
+    regs = P.regions(prof)
+    tasks = [n for n in prof["tree"] if regs[n["region"]]["name"].startswith("!$omp implicit task")]
+    expect(tasks, "no implicit task node")
+    kids = [n for n in prof["tree"] if n.get("sampled") and
+            any(n["parent"] == t["id"] for t in tasks)]
+    names = sorted({regs[n["region"]]["name"] for n in kids})
+    expect(any("work._omp_fn" in x for x in names),
+           "no outlined body beneath the implicit task: %s" % names)
+    expect(not any(x.startswith("[sampled] start_thread") or "clone" in x for x in names),
+           "thread start frames beneath the implicit task: %s" % names)
+    locs = {l["location"] for n in kids for l in n["locations"]}
+    expect(len(locs) >= 2, "samples beneath the implicit task on locations %r" % locs)
+
+
+def case_cyg():
+    exe = os.path.join(A.bin, "sampling_cyg")
+    prof = P.load(run(exe, "cyg"))
+    names = [r["name"] for r in prof["regions"] if r["source"] == "sampled"]
+    expect(any(n.startswith("[sampled] excluded_kernel @hybrid.c:") for n in names),
+           "cyg: no sampled excluded_kernel among %s" % names)
+    expect(any(n.startswith("[inlined] inlined_kernel @hybrid.c:") for n in names),
+           "cyg: no inlined inlined_kernel among %s" % names)
+
+
+def case_preload():
+    wd = workdir("build-preload")
+    exe = os.path.join(wd, "hybrid")
+    sh(["gcc", "-O2", "-g", os.path.join(A.src, "hybrid.c"), "-o", exe, "-lm", "-lpthread"], wd)
+    prof = P.load(run(exe, "preload", extra={"LD_PRELOAD": A.runtime}))
+    regs = P.regions(prof)
+    tops = [regs[n["region"]]["name"] for n in prof["tree"] if n["parent"] is None]
+    expect(tops and all(regs[n["region"]]["source"] == "sampled"
+                        for n in prof["tree"]), "not only sampled nodes: %s" % tops)
+    names = [r["name"] for r in prof["regions"]]
+    expect(any(n.startswith("[sampled] phase_excluded @hybrid.c:") for n in names),
+           "preload: no sampled phase_excluded among %s" % names)
+
+
+def case_no_g():
+    exe = build("gcc", "no-g", flags=("-O2",))
+    prof = P.load(run(exe, "no-g"))
+    names = [r["name"] for r in prof["regions"] if r["source"] == "sampled"]
+    expect("[sampled] excluded_kernel (hybrid)" in names,
+           "without -g: no '[sampled] excluded_kernel (hybrid)' among %s" % names)
+    # The program's own frames (libraries may have their debug information installed).
+    own = [r["name"] for r in prof["regions"] if r["source"] == "sampled" and
+           os.path.basename(r["object"]) == "hybrid"]
+    expect(not any(n.startswith("[inlined]") or n.startswith("line ") for n in own),
+           "inlined frames or lines of the program without -g: %s" % own)
+
+
+def main():
+    global A, P
+    ap = argparse.ArgumentParser()
+    ap.add_argument("case")
+    for opt in ("work", "lib", "src"):
+        ap.add_argument("--" + opt, required=True)
+    for opt in ("wrapper", "bin", "clang", "runtime", "perf"):
+        ap.add_argument("--" + opt)
+    A = ap.parse_args()
+    sys.path.insert(0, A.lib)
+    import profile as P_  # noqa: E402
+    P = P_
+    return run_case(globals(), A.case, (P.ProfileError,))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
