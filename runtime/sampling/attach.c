@@ -13,6 +13,7 @@
 #include "../core/registry.h"
 #include "../profile/profile.h"
 #include "../util/hash.h"
+#include "../util/pages.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +29,7 @@ static size_t names_cap, names_n;
 static int names_grow(void)
 {
     size_t cap = names_cap ? names_cap * 2 : 1024;
-    named *c = calloc(cap, sizeof *c);
+    named *c = instr_mem_calloc(cap, sizeof *c);
     if (!c)
         return -1;
     for (size_t i = 0; i < names_cap; i++) {
@@ -39,7 +40,7 @@ static int names_grow(void)
             j = (j + 1) & (cap - 1);
         c[j] = names[i];
     }
-    free(names);
+    instr_mem_free(names);
     names = c;
     names_cap = cap;
     return 0;

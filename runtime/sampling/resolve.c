@@ -8,6 +8,7 @@
 #include "../core/log.h"
 #include "../symbols/symbols.h"
 #include "../util/hash.h"
+#include "../util/pages.h"
 
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
@@ -92,17 +93,17 @@ static char *dupf(const char *fmt, ...)
     va_list ap;
     va_start(ap, fmt);
     char *s = NULL;
-    if (vasprintf(&s, fmt, ap) < 0)
+    if (instr_mem_vasprintf(&s, fmt, ap) < 0)
         s = NULL;
     va_end(ap);
     return s;
 }
 
-/* Demangled when it is a C++ name (malloc'ed either way). */
+/* Demangled when it is a C++ name (in the runtime's pages either way). */
 static char *display(const char *name)
 {
     char *d = instr_demangle(name);
-    return d ? d : strdup(name ? name : "?");
+    return d ? d : instr_mem_strdup(name ? name : "?");
 }
 
 /* A symbol's name without its version (exp@@GLIBC_2.29), in buf. */
@@ -147,7 +148,7 @@ static void set_frame(instr_sframe *f, const char *kind, char *func, const char 
                       int line, uintptr_t entry, const char *object)
 {
     f->func = func ? func : "?";
-    f->file = file ? strdup(file) : "";
+    f->file = file ? instr_mem_strdup(file) : "";
     if (!f->file)
         f->file = "";
     f->line = line > 0 ? (uint32_t)line : 0;
@@ -164,11 +165,11 @@ static void set_frame(instr_sframe *f, const char *kind, char *func, const char 
 
 static instr_spc *resolve_now(uintptr_t pc)
 {
-    instr_spc *v = calloc(1, sizeof *v);
-    instr_sframe *fr = calloc(INSTR_SAMPLE_MAX_FRAMES, sizeof *fr);
+    instr_spc *v = instr_mem_calloc(1, sizeof *v);
+    instr_sframe *fr = instr_mem_calloc(INSTR_SAMPLE_MAX_FRAMES, sizeof *fr);
     if (!v || !fr) {
-        free(v);
-        free(fr);
+        instr_mem_free(v);
+        instr_mem_free(fr);
         return NULL;
     }
     v->frames = fr;
@@ -176,7 +177,7 @@ static instr_spc *resolve_now(uintptr_t pc)
     const char *path = NULL;
     if (mod)
         path = dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
-    char *object_path = strdup(path ? path : "");
+    char *object_path = instr_mem_strdup(path ? path : "");
     for (unsigned i = 0; i < INSTR_SAMPLE_MAX_FRAMES; i++)
         fr[i].object = object_path ? object_path : "";
     v->line.object = fr[0].object;
@@ -247,7 +248,7 @@ static instr_spc *resolve_now(uintptr_t pc)
     if (n == 0)
         set_frame(&fr[n++], "[sampled]",
                   /* Code without a symbol (PLT stubs): one frame per object. */
-                  sname ? display(sname) : strdup("(no symbol)"),
+                  sname ? display(sname) : instr_mem_strdup("(no symbol)"),
                   NULL, 0, entry, object);
     v->n = n;
     /* From the unit found above: dwfl_module_getsrc would need .debug_aranges too. */
@@ -257,7 +258,7 @@ static instr_spc *resolve_now(uintptr_t pc)
     if (file && line > 0) {
         instr_sframe *lf = &v->line;
         lf->func = "";
-        lf->file = strdup(file);
+        lf->file = instr_mem_strdup(file);
         lf->line = (uint32_t)line;
         const char *inner = fr[n - 1].file;
         if (inner && *inner && strcmp(inner, file) == 0)
@@ -273,7 +274,7 @@ static instr_spc *resolve_now(uintptr_t pc)
 static int cache_grow(void)
 {
     size_t cap = cache_cap ? cache_cap * 2 : 4096;
-    entry *c = calloc(cap, sizeof *c);
+    entry *c = instr_mem_calloc(cap, sizeof *c);
     if (!c)
         return -1;
     for (size_t i = 0; i < cache_cap; i++) {
@@ -284,7 +285,7 @@ static int cache_grow(void)
             j = (j + 1) & (cap - 1);
         c[j] = cache[i];
     }
-    free(cache);
+    instr_mem_free(cache);
     cache = c;
     cache_cap = cap;
     return 0;
