@@ -126,6 +126,16 @@ static instr_pnode *attach_one(instr_pstate *s, instr_pnode *base, const instr_s
                 break;
             }
         }
+        /* No call back into the program: the sample waits in the runtime (a worker in
+         * libgomp's barrier at the end of a region); the frames above the runtime's (the
+         * thread's start, the caller of the construct) are not the construct's. */
+        if (top == n) {
+            uint32_t b = 0;
+            while (b < n && in_part(v[b]))
+                b++;
+            if (b > 0)
+                top = b;
+        }
     }
     uint32_t bottom = 0; /* the runtime frames the sample ends in: [0, bottom) */
     while (bottom < top && in_part(v[bottom]))
