@@ -355,7 +355,13 @@ static void trace_call(const rec *r, enum fn f, uint64_t t0, uint64_t size, uint
         c.has |= 1u << INSTR_TRACE_DEALLOCATION_SIZE;
         c.value[INSTR_TRACE_DEALLOCATION_SIZE] = freed;
     }
+    /* The trace's own work: OTF2 allocates a thread's attribute list at its first call, and
+     * those calls (guard taken) are the runtime's, not a signal handler's dropped ones. */
+    tls_recording = 0;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
     instr_trace_memory_call(r->loc, &c);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    tls_recording = 1;
 }
 #else
 static uint64_t now(void) { return 0; }
