@@ -135,12 +135,14 @@ MEM_ROLES = {"malloc": "ALLOCATE", "calloc": "ALLOCATE", "aligned_alloc": "ALLOC
              "posix_memalign": "ALLOCATE", "realloc": "REALLOCATE", "free": "DEALLOCATE"}
 
 
-def trace_memory(exp, what):
+def trace_memory(exp, what, addresses=True):
     """The trace's memory calls (docs/memory.md, "The trace"), read with otf2-print -A -Werror:
     {innermost non-memory region: (allocations, releases, bytes allocated, bytes released)}
     and the number of calls. An allocation is a Leave with RESULT_ADDRESS (its size the
-    Enter's ALLOCATION_SIZE), a release a Leave with DEALLOCATION_SIZE; over all threads in
-    time order, a release's address and size are those of a block allocated before."""
+    Enter's ALLOCATION_SIZE), a release a Leave with DEALLOCATION_SIZE; over all threads of
+    a process in time order, a release's address and size are those of a block allocated
+    before (addresses=False: not checked; in an MPI job the MPI library's threads, which
+    have no trace location, allocate blocks that a traced thread releases, docs/memory.md)."""
     try:
         tr = T.load(exp)
     except T.TraceError as e:
@@ -155,6 +157,7 @@ def trace_memory(exp, what):
            "%s: memory regions %r" % (what, sorted(r["name"] for r in mem.values())))
     out, calls, timeline = {}, 0, []
     for loc, evs in tr.events.items():
+        proc = tr.locations[loc]["group"]
         stack, enter = [], None
         for i, (typ, ts, reg) in enumerate(evs):
             attrs = tr.attributes.get((loc, i), {})
@@ -177,13 +180,15 @@ def trace_memory(exp, what):
                     expect("ALLOCATION_SIZE" in enter, "%s: %s without a size" % (what, name))
                     v[0] += 1
                     v[2] += enter["ALLOCATION_SIZE"]
-                    timeline.append((ts, 1, attrs["RESULT_ADDRESS"], enter["ALLOCATION_SIZE"]))
+                    timeline.append((proc, ts, 1, attrs["RESULT_ADDRESS"],
+                                     enter["ALLOCATION_SIZE"]))
                 if "DEALLOCATION_SIZE" in attrs:
                     expect("ARGUMENT_ADDRESS" in enter, "%s: %s without an address" %
                            (what, name))
                     v[1] += 1
                     v[3] += attrs["DEALLOCATION_SIZE"]
-                    timeline.append((ts, 0, enter["ARGUMENT_ADDRESS"], attrs["DEALLOCATION_SIZE"]))
+                    timeline.append((proc, ts, 0, enter["ARGUMENT_ADDRESS"],
+                                     attrs["DEALLOCATION_SIZE"]))
                 if name == "free":
                     expect("ARGUMENT_ADDRESS" in enter and "RESULT_ADDRESS" not in attrs,
                            "%s: free %r %r" % (what, enter, attrs))
@@ -193,11 +198,11 @@ def trace_memory(exp, what):
                 out[key] = tuple(v)
                 enter = None
     live = {}
-    for ts, is_alloc, addr, size in sorted(timeline):
+    for proc, ts, is_alloc, addr, size in sorted(timeline) if addresses else ():
         if is_alloc:
-            live[addr] = size
+            live[(proc, addr)] = size
         else:
-            expect(live.pop(addr, None) == size,
+            expect(live.pop((proc, addr), None) == size,
                    "%s: release of %#x (%d bytes) at %d not of a block allocated before" %
                    (what, addr, size, ts))
     return out, calls
@@ -344,6 +349,16 @@ def case_mpi():
         text = f.read()
     expect("\nMemory (INSTR_MEMORY=1" in text and "largest rank    %d:" % top in text,
            "job's profile.txt: no memory section:\n" + text)
+    # The job's trace: the ranks' memory regions and attributes unified in one archive.
+    rd = workdir("run_mpi_trace")
+    e = {"INSTR_MEMORY": "1", "INSTR_ENABLE_TRACING": "1",
+         "INSTR_EXPERIMENT_DIRECTORY": os.path.join(rd, "exp")}
+    p = subprocess.run([A.mpirun, "--oversubscribe", "--allow-run-as-root", "-np", "4", exe],
+                       cwd=rd, env=clean_env(e), capture_output=True, text=True, timeout=240)
+    expect(p.returncode == 0, "mpirun (trace): %d %s" % (p.returncode, p.stderr[-3000:]))
+    got, _ = trace_memory(os.path.join(rd, "exp"), "job's trace", addresses=False)
+    expect(got.get("rank_work") == (10, 6, 10000, 6000),
+           "job's trace: rank_work %r" % (got.get("rank_work"),))
 
 
 def main():
