@@ -18,9 +18,12 @@ typedef struct __attribute__((packed, aligned(4))) instr_trec {
 } instr_trec;
 
 /* INSTR_TREC_METRIC: a metric value (in `t`, not a time) of the event that follows; the
- * argument is the metric's index (trace/metric_events.c). */
+ * argument is the metric's index (trace/metric_events.c). INSTR_TREC_ATTR: an attribute value
+ * (in `t`) of the memory region's Enter or Leave that follows; the argument is the attribute
+ * (trace/memory_events.c). */
 enum instr_trec_kind {
-    INSTR_TREC_ENTER = 0, INSTR_TREC_LEAVE, INSTR_TREC_FORK, INSTR_TREC_JOIN, INSTR_TREC_METRIC
+    INSTR_TREC_ENTER = 0, INSTR_TREC_LEAVE, INSTR_TREC_FORK, INSTR_TREC_JOIN, INSTR_TREC_METRIC,
+    INSTR_TREC_ATTR
 };
 #define INSTR_TREC_KIND_SHIFT 29
 #define INSTR_TREC_ARG_MASK ((1u << INSTR_TREC_KIND_SHIFT) - 1)

@@ -21,12 +21,20 @@
  * substrate plugin has the cursor, while a substrate works on the generic path, and before
  * measurement starts or after it ends. The recorder works inside the event core's guard
  * (instr_core_guard_begin); a call that finds it taken comes from the runtime's own work on
- * that thread or from a signal handler that interrupted it or the recorder (counted). */
+ * that thread or from a signal handler that interrupted it or the recorder (counted).
+ *
+ * Traced (INSTR_ENABLE_TRACING=1), each recorded call is also an Enter and a Leave of a region
+ * named after the function, with its sizes and addresses as attributes (trace/memory_events.c),
+ * appended to the thread's compact trace buffer from inside the recorder. */
 #include "memory.h"
 #include "../core/config.h"
 #include "../core/log.h"
 #include "../core/registry.h"
 #include "../profile/profile.h"
+#ifdef INSTR_RT_HAVE_TRACE
+#include "../core/clock.h"
+#include "../trace/memory_events.h"
+#endif
 
 #include <dlfcn.h>
 #include <elf.h>
@@ -286,7 +294,83 @@ static instr_memrec_counts *counts(instr_memrec_thread *th, const instr_pnode *n
 typedef struct rec {
     instr_memrec_thread *th;
     const instr_pnode *node;
+    instr_location *loc;
 } rec;
+
+/* The functions, as the trace names their regions. */
+enum fn {
+    F_MALLOC, F_CALLOC, F_REALLOC, F_REALLOCARRAY, F_FREE, F_MEMALIGN, F_ALIGNED_ALLOC,
+    F_POSIX_MEMALIGN, F_VALLOC, F_PVALLOC, NFN
+};
+
+#ifdef INSTR_RT_HAVE_TRACE
+static const char *const fn_name[NFN] = {
+    "malloc", "calloc", "realloc", "reallocarray", "free", "memalign", "aligned_alloc",
+    "posix_memalign", "valloc", "pvalloc",
+};
+static uint32_t fn_region[NFN];
+static int fn_regions_done;
+
+/* The regions of the functions, registered at the first traced call (inside the core's
+ * guard, so the registry's own allocations are not recorded). */
+static uint32_t fn_region_of(enum fn f)
+{
+    if (!__atomic_load_n(&fn_regions_done, __ATOMIC_ACQUIRE)) {
+        instr_registry_lock();
+        for (int i = 0; !fn_regions_done && i < NFN; i++) {
+            instr_region_info info = {.name = fn_name[i], .mangled = fn_name[i], .file = "",
+                                      .object = "", .source = INSTR_SOURCE_MEMORY};
+            fn_region[i] = instr_registry_add_locked(&info);
+        }
+        __atomic_store_n(&fn_regions_done, 1, __ATOMIC_RELEASE);
+        instr_registry_unlock();
+    }
+    return fn_region[f];
+}
+
+static uint64_t now(void) { return instr_clock_now(); }
+
+/* The call in the trace, when the thread is traced: Enter at t0, Leave now. size: bytes asked
+ * for (UINT64_MAX: none); arg, result: blocks passed in and handed out (0: none); freed: the
+ * recorded size of the block released (UINT64_MAX: none). */
+static void trace_call(const rec *r, enum fn f, uint64_t t0, uint64_t size, uintptr_t arg,
+                       uintptr_t result, uint64_t freed)
+{
+    if (!instr_trace_memory_wanted(r->loc))
+        return;
+    instr_trace_memcall c = {.region = fn_region_of(f), .t_enter = t0, .t_leave = now()};
+    if (size != UINT64_MAX) {
+        c.has |= 1u << INSTR_TRACE_ALLOCATION_SIZE;
+        c.value[INSTR_TRACE_ALLOCATION_SIZE] = size;
+    }
+    if (arg) {
+        c.has |= 1u << INSTR_TRACE_ARGUMENT_ADDRESS;
+        c.value[INSTR_TRACE_ARGUMENT_ADDRESS] = arg;
+    }
+    if (result) {
+        c.has |= 1u << INSTR_TRACE_RESULT_ADDRESS;
+        c.value[INSTR_TRACE_RESULT_ADDRESS] = result;
+    }
+    if (freed != UINT64_MAX) {
+        c.has |= 1u << INSTR_TRACE_DEALLOCATION_SIZE;
+        c.value[INSTR_TRACE_DEALLOCATION_SIZE] = freed;
+    }
+    /* The trace's own work: OTF2 allocates a thread's attribute list at its first call, and
+     * those calls (guard taken) are the runtime's, not a signal handler's dropped ones. */
+    tls_recording = 0;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    instr_trace_memory_call(r->loc, &c);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    tls_recording = 1;
+}
+#else
+static uint64_t now(void) { return 0; }
+static void trace_call(const rec *r, enum fn f, uint64_t t0, uint64_t size, uintptr_t arg,
+                       uintptr_t result, uint64_t freed)
+{
+    (void)r, (void)f, (void)t0, (void)size, (void)arg, (void)result, (void)freed;
+}
+#endif
 
 static void dropped(void) { __atomic_fetch_add(&g_dropped, 1, __ATOMIC_RELAXED); }
 
@@ -325,6 +409,7 @@ static int rec_begin(rec *r, uintptr_t ra)
         return 0;
     }
     r->node = NULL;
+    r->loc = NULL;
     if (instr_registry_held)
         goto runtime; /* a region is being named: the runtime's own allocations */
     instr_location *loc = instr_tls_loc;
@@ -347,6 +432,7 @@ static int rec_begin(rec *r, uintptr_t ra)
         goto runtime;
     if (!r->th->loc && loc)
         r->th->loc = loc;
+    r->loc = loc;
     tls_recording = 1;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     return 1;
@@ -362,12 +448,13 @@ static void rec_end(void)
     instr_core_guard_end();
 }
 
-static void count_alloc(rec *r, uintptr_t addr, uint64_t size)
+/* 1 when recorded; 0: the side table had no room (dropped). */
+static int count_alloc(rec *r, uintptr_t addr, uint64_t size)
 {
     instr_memrec_block b = {addr, size, r->node, r->th};
     if (insert(&b) != 0) {
         dropped();
-        return;
+        return 0;
     }
     instr_memrec_counts *c = counts(r->th, r->node);
     if (c) {
@@ -377,6 +464,7 @@ static void count_alloc(rec *r, uintptr_t addr, uint64_t size)
     r->th->total.allocs++;
     r->th->total.bytes_allocated += size;
     live_add(r->th, size);
+    return 1;
 }
 
 static void count_free(rec *r, const instr_memrec_block *b)
@@ -391,12 +479,14 @@ static void count_free(rec *r, const instr_memrec_block *b)
     live_sub(b->owner, b->size);
 }
 
-static void record_alloc(void *p, uint64_t size, uintptr_t ra)
+/* t0: the time the call began (the trace's Enter). */
+static void record_alloc(void *p, uint64_t size, uintptr_t ra, enum fn f, uint64_t t0)
 {
     rec r;
     if (!p || !rec_begin(&r, ra))
         return;
-    count_alloc(&r, (uintptr_t)p, size);
+    if (count_alloc(&r, (uintptr_t)p, size))
+        trace_call(&r, f, t0, size, 0, (uintptr_t)p, UINT64_MAX);
     rec_end();
 }
 
@@ -404,22 +494,26 @@ static void record_alloc(void *p, uint64_t size, uintptr_t ra)
 
 static __attribute__((noinline)) void *rec_malloc(size_t n, uintptr_t ra)
 {
+    uint64_t t0 = now();
     void *p = __libc_malloc(n);
-    record_alloc(p, n, ra);
+    record_alloc(p, n, ra, F_MALLOC, t0);
     return p;
 }
 
 static __attribute__((noinline)) void *rec_calloc(size_t n, size_t size, uintptr_t ra)
 {
+    uint64_t t0 = now();
     void *p = __libc_calloc(n, size);
-    record_alloc(p, (uint64_t)n * size, ra);
+    record_alloc(p, (uint64_t)n * size, ra, F_CALLOC, t0);
     return p;
 }
 
-static __attribute__((noinline)) void *rec_memalign(size_t align, size_t n, uintptr_t ra)
+static __attribute__((noinline)) void *rec_memalign(size_t align, size_t n, uintptr_t ra,
+                                                    enum fn f)
 {
+    uint64_t t0 = now();
     void *p = __libc_memalign(align, n);
-    record_alloc(p, n, ra);
+    record_alloc(p, n, ra, f, t0);
     return p;
 }
 
@@ -428,18 +522,23 @@ static __attribute__((noinline)) void *rec_memalign(size_t align, size_t n, uint
 static __attribute__((noinline)) void rec_free(void *p, uintptr_t ra)
 {
     rec r;
+    uint64_t t0 = now();
     if (rec_begin(&r, ra)) {
         instr_memrec_block b;
-        if (take((uintptr_t)p, &b))
+        int had = take((uintptr_t)p, &b);
+        if (had)
             count_free(&r, &b);
+        /* A block not recorded (allocated before measurement began): a call, no release. */
+        trace_call(&r, F_FREE, t0, UINT64_MAX, (uintptr_t)p, 0, had ? b.size : UINT64_MAX);
         rec_end();
     }
     __libc_free(p);
 }
 
-static __attribute__((noinline)) void *rec_realloc(void *p, size_t n, uintptr_t ra)
+static __attribute__((noinline)) void *rec_realloc(void *p, size_t n, uintptr_t ra, enum fn f)
 {
     rec r;
+    uint64_t t0 = now();
     if (!rec_begin(&r, ra))
         return __libc_realloc(p, n);
     instr_memrec_block old;
@@ -449,11 +548,13 @@ static __attribute__((noinline)) void *rec_realloc(void *p, size_t n, uintptr_t 
         /* Failed: the old block stays. */
         if (had && insert(&old) != 0)
             dropped();
+        trace_call(&r, f, t0, n, (uintptr_t)p, 0, UINT64_MAX);
     } else {
         if (had)
             count_free(&r, &old);
-        if (q)
-            count_alloc(&r, (uintptr_t)q, n);
+        int added = q && count_alloc(&r, (uintptr_t)q, n);
+        trace_call(&r, f, t0, n, (uintptr_t)p, added ? (uintptr_t)q : 0,
+                   had ? old.size : UINT64_MAX);
     }
     rec_end();
     return q;
@@ -479,7 +580,7 @@ EXPORT void *realloc(void *p, size_t n)
 {
     if (__builtin_expect(!on, 1))
         return __libc_realloc(p, n);
-    return rec_realloc(p, n, RA());
+    return rec_realloc(p, n, RA(), F_REALLOC);
 }
 
 EXPORT void free(void *p)
@@ -500,21 +601,21 @@ EXPORT void *reallocarray(void *p, size_t n, size_t size)
     }
     if (__builtin_expect(!on, 1))
         return __libc_realloc(p, bytes);
-    return rec_realloc(p, bytes, RA());
+    return rec_realloc(p, bytes, RA(), F_REALLOCARRAY);
 }
 
 EXPORT void *memalign(size_t align, size_t n)
 {
     if (__builtin_expect(!on, 1))
         return __libc_memalign(align, n);
-    return rec_memalign(align, n, RA());
+    return rec_memalign(align, n, RA(), F_MEMALIGN);
 }
 
 EXPORT void *aligned_alloc(size_t align, size_t n)
 {
     if (__builtin_expect(!on, 1))
         return __libc_memalign(align, n);
-    return rec_memalign(align, n, RA());
+    return rec_memalign(align, n, RA(), F_ALIGNED_ALLOC);
 }
 
 EXPORT int posix_memalign(void **out, size_t align, size_t n)
@@ -523,7 +624,7 @@ EXPORT int posix_memalign(void **out, size_t align, size_t n)
         return EINVAL;
     int e = errno;
     void *p = __builtin_expect(!on, 1) ? __libc_memalign(align, n)
-                                       : rec_memalign(align, n, RA());
+                                       : rec_memalign(align, n, RA(), F_POSIX_MEMALIGN);
     if (!p)
         return ENOMEM;
     errno = e;
@@ -533,17 +634,19 @@ EXPORT int posix_memalign(void **out, size_t align, size_t n)
 
 EXPORT void *valloc(size_t n)
 {
+    uint64_t t0 = __builtin_expect(on, 0) ? now() : 0;
     void *p = __libc_valloc(n);
     if (__builtin_expect(on, 0))
-        record_alloc(p, n, RA());
+        record_alloc(p, n, RA(), F_VALLOC, t0);
     return p;
 }
 
 EXPORT void *pvalloc(size_t n)
 {
+    uint64_t t0 = __builtin_expect(on, 0) ? now() : 0;
     void *p = __libc_pvalloc(n);
     if (__builtin_expect(on, 0))
-        record_alloc(p, n, RA());
+        record_alloc(p, n, RA(), F_PVALLOC, t0);
     return p;
 }
 
@@ -652,6 +755,9 @@ __attribute__((constructor)) static void start(void)
     if (found)
         dl_iterate_phdr(own_segments, self.dli_fbase);
     pthread_atfork(fork_prepare, fork_after, fork_after);
+#ifdef INSTR_RT_HAVE_TRACE
+    instr_trace_memory_enable();
+#endif
     instr_profile_set_memory(&instr_memrec_profile_writers);
     __atomic_store_n(&on, 1, __ATOMIC_RELEASE);
     instr_info(1, "memory recording: on (INSTR_MEMORY=1)");

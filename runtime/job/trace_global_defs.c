@@ -85,6 +85,7 @@ int instr_trace_unify_write_global(OTF2_Archive *a, void *arg)
     /* Metrics: the ranks agreed on one set at MPI_Init (metric_events.c), so rank 0's
      * definitions are everyone's, with the same refs. */
     CHECK(instr_trace_metric_defs(w, &st));
+    CHECK(instr_trace_memory_defs(w, &st)); /* the same on every rank: refs 0.. */
     /* Groups: 0 the MPI locations by world rank, 1 MPI_COMM_SELF's, then one per other
      * communicator: its members (world ranks). */
     uint64_t *members = instr_mem_calloc((size_t)u->nranks, sizeof *members);

@@ -130,8 +130,10 @@ static void append_slow(instr_tloc *s, uint32_t w, uint64_t t)
             /* The budget is spent: everything recorded so far goes to OTF2 (and so to disk),
              * and the current chunk is used again. */
             convert_all(s, UINT64_MAX, KEEP_CURRENT);
-            /* A metric record's t is its value, not a time. */
-            instr_trace_flush_record(s, w >> INSTR_TREC_KIND_SHIFT == INSTR_TREC_METRIC ? s->last : t,
+            /* A metric or attribute record's t is its value, not a time. */
+            unsigned kind = w >> INSTR_TREC_KIND_SHIFT;
+            instr_trace_flush_record(s, kind == INSTR_TREC_METRIC || kind == INSTR_TREC_ATTR
+                                            ? s->last : t,
                                      instr_clock_now());
         }
     }

@@ -61,6 +61,8 @@ static inline void emit(instr_tloc *s, unsigned kind, uint32_t arg, uint64_t t)
         if (!s->writer && !failed_errno)
             instr_trace_writer_ready(s); /* created now, or attached once MPI_Init ran */
         if (!s->writer || failed_errno) {
+            if (s->aset && kind <= INSTR_TREC_LEAVE && instr_trace_memory_attrs(s, arg))
+                instr_trace_memory_written(s); /* the attributes go with it */
             emit_slow(s, kind, arg, t);
             return;
         }
@@ -69,14 +71,20 @@ static inline void emit(instr_tloc *s, unsigned kind, uint32_t arg, uint64_t t)
         t = s->last;
     s->last = t;
     OTF2_ErrorCode rc;
+    /* A memory call's attributes (memory_events.c) go with its region's Enter and Leave. */
+    OTF2_AttributeList *al = __builtin_expect(s->aset != 0, 0) && kind <= INSTR_TREC_LEAVE
+                                 ? instr_trace_memory_attrs(s, arg)
+                                 : NULL;
     switch (kind) {
-    case INSTR_TREC_ENTER: rc = OTF2_EvtWriter_Enter(s->writer, NULL, t, arg - 1); break;
-    case INSTR_TREC_LEAVE: rc = OTF2_EvtWriter_Leave(s->writer, NULL, t, arg - 1); break;
+    case INSTR_TREC_ENTER: rc = OTF2_EvtWriter_Enter(s->writer, al, t, arg - 1); break;
+    case INSTR_TREC_LEAVE: rc = OTF2_EvtWriter_Leave(s->writer, al, t, arg - 1); break;
     case INSTR_TREC_FORK:
         rc = OTF2_EvtWriter_ThreadFork(s->writer, NULL, t, OTF2_PARADIGM_OPENMP, arg);
         break;
     default: rc = OTF2_EvtWriter_ThreadJoin(s->writer, NULL, t, OTF2_PARADIGM_OPENMP); break;
     }
+    if (__builtin_expect(al != NULL, 0))
+        instr_trace_memory_written(s);
     if (__builtin_expect(rc != OTF2_SUCCESS, 0))
         emit_failed(s);
     else if (s->mpend_n && kind <= INSTR_TREC_LEAVE)
@@ -109,6 +117,10 @@ void instr_trace_convert(instr_tloc *s, const instr_trec *r, size_t n, uint64_t 
         uint32_t arg = w & INSTR_TREC_ARG_MASK;
         if (kind == INSTR_TREC_METRIC) {
             instr_trace_metric_record(s, arg, t); /* t is the value */
+            continue;
+        }
+        if (kind == INSTR_TREC_ATTR) {
+            instr_trace_memory_attr(s, arg, t); /* t is the value */
             continue;
         }
         if (t > t_max)

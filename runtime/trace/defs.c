@@ -120,6 +120,10 @@ void instr_trace_region_kind(int source, const char *name, OTF2_RegionRole *role
     } else if (source == INSTR_SOURCE_MPI) {
         *role = mpi_role(name);
         *paradigm = OTF2_PARADIGM_MPI;
+    } else if (source == INSTR_SOURCE_MEMORY) {
+        /* OTF2 (up to 3.0) has no paradigm MEMORY: the role says what the region is. */
+        *role = instr_trace_memory_role(name);
+        *paradigm = OTF2_PARADIGM_NONE;
     }
 }
 
@@ -202,6 +206,7 @@ int instr_trace_write_defs(OTF2_Archive *archive, const instr_run *run, uint64_t
     }
 
     CHECK(instr_trace_metric_defs(w, &st));
+    CHECK(instr_trace_memory_defs(w, &st));
 
     OTF2_StringRef empty = str(&st, "");
     uint32_t nreg = instr_registry_count(), nsrc = 0;

@@ -43,6 +43,9 @@ typedef struct instr_tloc {
     OTF2_MetricValue *mpend; /* metric values for the next Enter/Leave (metric_events.c) */
     uint8_t *mset;           /* which of them came since the last Enter/Leave */
     uint32_t mpend_n;        /* how many came */
+    OTF2_AttributeList *alist; /* memory calls' attributes (memory_events.c); NULL: none yet */
+    uint64_t aval[4];        /* attribute values for the next memory region's Enter/Leave */
+    unsigned aset;           /* which of them came (bit per attribute) */
 
     OTF2_EvtWriter *writer; /* NULL: no writer (yet, or anymore) */
     uint64_t last;          /* last timestamp written: records never go back in time */
@@ -169,6 +172,19 @@ void instr_trace_thread_fork(instr_location *loc, uint32_t nthreads, uint64_t t)
 void instr_trace_thread_join(instr_location *loc, uint64_t t);
 /* The OTF2 role of an OpenMP region, from its name ("!$omp barrier @a.c:3": barrier). */
 OTF2_RegionRole instr_trace_openmp_role(const char *name);
+
+/* memory_events.c (the interface for the recorder: memory_events.h). */
+/* Conversion: an attribute record; it goes with the next Enter/Leave of a memory region. */
+void instr_trace_memory_attr(instr_tloc *s, uint32_t attr, uint64_t value);
+/* Conversion: the attribute list for an Enter/Leave of `region` (NULL: none), emptied by
+ * instr_trace_memory_written after the record is written. */
+OTF2_AttributeList *instr_trace_memory_attrs(instr_tloc *s, uint32_t region);
+void instr_trace_memory_written(instr_tloc *s);
+/* The definitions: the attributes, when memory recording is on. */
+struct instr_strtab;
+OTF2_ErrorCode instr_trace_memory_defs(OTF2_GlobalDefWriter *w, struct instr_strtab *st);
+/* The OTF2 role of a memory region, from its name (the function). */
+OTF2_RegionRole instr_trace_memory_role(const char *name);
 
 /* metric_events.c: metrics in the trace (docs/metrics.md). */
 /* 1 when the trace takes metric records (synchronous metrics on). */

@@ -7,6 +7,7 @@ Import from a test with:
     tr.enters_by_region()["main"] == 1
     tr.regions[0]["file"], tr.locations[0]["events"], tr.flushes
     tr.metric_values[0]                      # [(timestamp, [(metric, value)])] per METRIC
+    tr.attributes[(0, 5)]                    # {name: value} of location 0's event 5
 
 load() raises TraceError when otf2-print fails or says anything on stderr, so a trace that
 loads was read completely. Python 3 standard library only.
@@ -67,6 +68,7 @@ class Trace:
         self.other = {}       # other event type -> count
         self.metric_values = {}  # location ref -> [(timestamp, [(member name, value)])],
                                  # one entry per METRIC record (value int or float)
+        self.attributes = {}  # (location ref, index in events[loc]) -> {attribute name: value}
 
     def enters_by_region(self, location=None):
         """{region name: Enter records}, over all locations or one."""
@@ -147,6 +149,7 @@ def load(path):
     section = None
     pending_regions = []
     pending_locations = []
+    last_event = None
     for line in p.stdout.decode(errors="replace").splitlines():
         if line.startswith("=== Global Definitions"):
             section = "defs"
@@ -178,6 +181,14 @@ def load(path):
                 tr.clock = tuple(int(x) for x in m.groups())
             continue
         if section == "events":
+            if line.lstrip().startswith("ADDITIONAL ATTRIBUTES:"):
+                if last_event is None:
+                    raise TraceError("attributes before any event: %r" % line)
+                tr.attributes[last_event] = {
+                    name: float(v) if kind == "DOUBLE" else
+                    int(v, 0) if kind.startswith(("UINT", "INT")) else v
+                    for name, kind, v in _VALUE.findall(line)}
+                continue
             m = _EVENT.match(line)
             if not m:
                 raise TraceError("cannot parse event line %r" % line)
@@ -197,6 +208,7 @@ def load(path):
                         for name, kind, v in _VALUE.findall(rest)]
                 tr.metric_values.setdefault(loc, []).append((ts, vals))
             tr.events.setdefault(loc, []).append((typ, ts, reg))
+            last_event = (loc, len(tr.events[loc]) - 1)
     s = tr.strings
     for (ref, name, canon, descr, role, paradigm, flags, file, begin, end) in pending_regions:
         tr.regions[int(ref)] = {

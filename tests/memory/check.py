@@ -14,6 +14,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from cases import Fail, clean_env, expect, fresh_dir, run_case  # noqa: E402  tests/lib/cases.py
+import otf2check as T  # noqa: E402  tests/lib/otf2check.py
 
 A = None
 
@@ -130,6 +131,96 @@ def check_c(prof, exp, what):
     check_text(exp, ["| main > c_leak\n", "   7000           2 | main > c_leak"], what)
 
 
+MEM_ROLES = {"malloc": "ALLOCATE", "calloc": "ALLOCATE", "aligned_alloc": "ALLOCATE",
+             "posix_memalign": "ALLOCATE", "realloc": "REALLOCATE", "free": "DEALLOCATE"}
+
+
+def trace_memory(exp, what, addresses=True):
+    """The trace's memory calls (docs/memory.md, "The trace"), read with otf2-print -A -Werror:
+    {innermost non-memory region: (allocations, releases, bytes allocated, bytes released)}
+    and the number of calls. An allocation is a Leave with RESULT_ADDRESS (its size the
+    Enter's ALLOCATION_SIZE), a release a Leave with DEALLOCATION_SIZE; over all threads of
+    a process in time order, a release's address and size are those of a block allocated
+    before (addresses=False: not checked; in an MPI job the MPI library's threads, which
+    have no trace location, allocate blocks that a traced thread releases, docs/memory.md)."""
+    try:
+        tr = T.load(exp)
+    except T.TraceError as e:
+        raise Fail("%s: %s" % (what, e))
+    probs = tr.problems()
+    expect(not probs, "%s: trace problems: %s" % (what, probs[:10]))
+    mem = {ref: r for ref, r in tr.regions.items() if r["description"] == "memory"}
+    for r in mem.values():
+        if r["name"] in MEM_ROLES:
+            expect(r["role"] == MEM_ROLES[r["name"]], "%s: region %r" % (what, r))
+    expect({r["name"] for r in mem.values()} >= set(MEM_ROLES),
+           "%s: memory regions %r" % (what, sorted(r["name"] for r in mem.values())))
+    out, calls, timeline = {}, 0, []
+    for loc, evs in tr.events.items():
+        proc = tr.locations[loc]["group"]
+        stack, enter = [], None
+        for i, (typ, ts, reg) in enumerate(evs):
+            attrs = tr.attributes.get((loc, i), {})
+            if typ == "ENTER":
+                if reg in mem:
+                    expect(enter is None, "%s: memory calls nested on %d" % (what, loc))
+                    enter = attrs
+                stack.append(reg)
+            elif typ == "LEAVE":
+                stack.pop()
+                if reg not in mem:
+                    expect(not attrs, "%s: attributes on a Leave of %r" % (what, reg))
+                    continue
+                calls += 1
+                name = mem[reg]["name"]
+                outer = [tr.regions[r]["name"] for r in stack if r not in mem]
+                key = outer[-1] if outer else None
+                v = list(out.get(key, (0, 0, 0, 0)))
+                if "RESULT_ADDRESS" in attrs:
+                    expect("ALLOCATION_SIZE" in enter, "%s: %s without a size" % (what, name))
+                    v[0] += 1
+                    v[2] += enter["ALLOCATION_SIZE"]
+                    timeline.append((proc, ts, 1, attrs["RESULT_ADDRESS"],
+                                     enter["ALLOCATION_SIZE"]))
+                if "DEALLOCATION_SIZE" in attrs:
+                    expect("ARGUMENT_ADDRESS" in enter, "%s: %s without an address" %
+                           (what, name))
+                    v[1] += 1
+                    v[3] += attrs["DEALLOCATION_SIZE"]
+                    timeline.append((proc, ts, 0, enter["ARGUMENT_ADDRESS"],
+                                     attrs["DEALLOCATION_SIZE"]))
+                if name == "free":
+                    expect("ARGUMENT_ADDRESS" in enter and "RESULT_ADDRESS" not in attrs,
+                           "%s: free %r %r" % (what, enter, attrs))
+                elif name != "realloc":
+                    expect("RESULT_ADDRESS" in attrs and "DEALLOCATION_SIZE" not in attrs,
+                           "%s: %s %r %r" % (what, name, enter, attrs))
+                out[key] = tuple(v)
+                enter = None
+    live = {}
+    for proc, ts, is_alloc, addr, size in sorted(timeline) if addresses else ():
+        if is_alloc:
+            live[(proc, addr)] = size
+        else:
+            expect(live.pop((proc, addr), None) == size,
+                   "%s: release of %#x (%d bytes) at %d not of a block allocated before" %
+                   (what, addr, size, ts))
+    return out, calls
+
+
+def check_trace_counts(exp, what, prof=None):
+    got, calls = trace_memory(exp, what)
+    for fn, v in C_COUNTS.items():
+        expect(got.get(fn) == v, "%s: trace: %s: %r, expected %r" % (what, fn, got.get(fn), v))
+    if prof is not None:
+        # Every recorded call of a traced thread is in the trace, and nothing else.
+        mem = prof["memory"]
+        tot = [sum(v[i] for v in got.values()) for i in range(4)]
+        expect(tot == [mem["allocations"], mem["frees"], mem["bytes_allocated"],
+                       mem["bytes_freed"]],
+               "%s: trace totals %r, profile %r" % (what, tot, mem))
+
+
 def case_c():
     for mode, cc in (("hooks", "gcc"), ("hooks", "clang"), ("cyg", "gcc")):
         name = "c_%s_%s" % (mode, cc)
@@ -139,7 +230,17 @@ def case_c():
     # Profile and trace: the generic path, where the cursor is the profile's location data.
     exe = build("alloc_c.c", "hooks", "gcc", "c_trace")
     exp, _ = run_recorded(exe, "c_trace", {"INSTR_ENABLE_TRACING": "1"})
-    check_c(load(exp), exp, "profile and trace")
+    prof = load(exp)
+    check_c(prof, exp, "profile and trace")
+    check_trace_counts(exp, "profile and trace", prof)
+    # The trace alone: the direct path (the compact records of the hot path and the
+    # recorder's in the same buffer).
+    for mode, cc in (("hooks", "clang"), ("cyg", "gcc")):
+        name = "c_trace_only_%s_%s" % (mode, cc)
+        exe = build("alloc_c.c", mode, cc, name)
+        exp, _ = run_recorded(exe, name, {"INSTR_ENABLE_TRACING": "1",
+                                          "INSTR_ENABLE_PROFILING": "0"})
+        check_trace_counts(exp, name)
 
 
 def case_cxx():
@@ -248,6 +349,16 @@ def case_mpi():
         text = f.read()
     expect("\nMemory (INSTR_MEMORY=1" in text and "largest rank    %d:" % top in text,
            "job's profile.txt: no memory section:\n" + text)
+    # The job's trace: the ranks' memory regions and attributes unified in one archive.
+    rd = workdir("run_mpi_trace")
+    e = {"INSTR_MEMORY": "1", "INSTR_ENABLE_TRACING": "1",
+         "INSTR_EXPERIMENT_DIRECTORY": os.path.join(rd, "exp")}
+    p = subprocess.run([A.mpirun, "--oversubscribe", "--allow-run-as-root", "-np", "4", exe],
+                       cwd=rd, env=clean_env(e), capture_output=True, text=True, timeout=240)
+    expect(p.returncode == 0, "mpirun (trace): %d %s" % (p.returncode, p.stderr[-3000:]))
+    got, _ = trace_memory(os.path.join(rd, "exp"), "job's trace", addresses=False)
+    expect(got.get("rank_work") == (10, 6, 10000, 6000),
+           "job's trace: rank_work %r" % (got.get("rank_work"),))
 
 
 def main():
