@@ -15,6 +15,7 @@
 #include "../util/hash.h"
 #include "../util/pages.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,7 +47,7 @@ static int names_grow(void)
     return 0;
 }
 
-static uint32_t region_of(instr_sframe *f)
+uint32_t instr_sampling_region(instr_sframe *f)
 {
     if (f->region)
         return f->region;
@@ -86,26 +87,30 @@ static int is_node_function(const instr_sframe *f, const instr_region_info *ri)
 /* A frame of instr's runtime, the MPI library or the OpenMP runtime (resolve.c). */
 static int in_part(const instr_spc *v) { return v && v->n && v->frames[0].collapse; }
 
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+void instr_sampling_lock(void) { pthread_mutex_lock(&lock); }
+void instr_sampling_unlock(void) { pthread_mutex_unlock(&lock); }
+
 static instr_pnode *child(instr_pstate *s, instr_pnode *cur, instr_sframe *f)
 {
-    uint32_t h = region_of(f);
+    uint32_t h = instr_sampling_region(f);
     instr_pnode *n = h ? instr_profile_sampled_child(s, cur, h) : NULL;
     return n ? n : cur;
 }
 
-/* Attaches one sample below base; returns its innermost node (base when none).
+/* The sampled frames of one sample beneath its node, outermost first.
  *
  * The frames kept are those inside the node's function: the handler stops unwinding at the
  * node's stack address, and where that cannot be known (XRay's events, regions without a
- * frame of their own) the innermost frame of the node's function is looked for here. A node
- * that is no function (an OpenMP construct, an MPI call) keeps the frames below the
- * innermost runtime frame that calls back into the program (the outlined body of a
- * parallel region below libgomp). Runtime frames between frames of the program are passed
- * over; the runtime frames a sample ends in become one node, named after the one the
- * program called ("[OpenMP runtime] GOMP_barrier"). */
-static instr_pnode *attach_one(instr_pstate *s, instr_pnode *base, const instr_sample *r)
+ * frame of their own, a trace without the profile) the innermost frame of the node's
+ * function is looked for here. A node that is no function (an OpenMP construct, an MPI call)
+ * keeps the frames below the innermost runtime frame that calls back into the program (the
+ * outlined body of a parallel region below libgomp). Runtime frames between frames of the
+ * program are passed over; the runtime frames a sample ends in become one node, named after
+ * the one the program called ("[OpenMP runtime] GOMP_barrier"). */
+unsigned instr_sampling_chain(const instr_region_info *ri, const instr_sample *r,
+                              instr_sframe **out)
 {
-    const instr_region_info *ri = base != &s->root ? instr_registry_get(base->region) : NULL;
     const instr_spc *v[INSTR_SAMPLE_MAX_FRAMES];
     uint32_t n = r->n < INSTR_SAMPLE_MAX_FRAMES ? r->n : INSTR_SAMPLE_MAX_FRAMES;
     for (uint32_t i = 0; i < n; i++)
@@ -140,20 +145,32 @@ static instr_pnode *attach_one(instr_pstate *s, instr_pnode *base, const instr_s
     uint32_t bottom = 0; /* the runtime frames the sample ends in: [0, bottom) */
     while (bottom < top && in_part(v[bottom]))
         bottom++;
-    instr_pnode *cur = base;
+    unsigned m = 0;
     for (uint32_t i = top; i-- > bottom;) {
         if (!v[i] || in_part(v[i]))
             continue;
-        for (unsigned k = 0; k < v[i]->n; k++) {
+        for (unsigned k = 0; k < v[i]->n && m < INSTR_SAMPLE_CHAIN_MAX; k++) {
             if (i == top - 1 && k == 0 && own)
                 continue;
-            cur = child(s, cur, &v[i]->frames[k]);
+            out[m++] = &v[i]->frames[k];
         }
-        if (i == 0 && v[i]->line.name)
-            cur = child(s, cur, (instr_sframe *)&v[i]->line);
+        if (i == 0 && v[i]->line.name && m < INSTR_SAMPLE_CHAIN_MAX)
+            out[m++] = (instr_sframe *)&v[i]->line;
     }
-    if (bottom > 0 && v[bottom - 1])
-        cur = child(s, cur, &v[bottom - 1]->frames[0]);
+    if (bottom > 0 && v[bottom - 1] && m < INSTR_SAMPLE_CHAIN_MAX)
+        out[m++] = &v[bottom - 1]->frames[0];
+    return m;
+}
+
+/* Attaches one sample below base; returns its innermost node (base when none). */
+static instr_pnode *attach_one(instr_pstate *s, instr_pnode *base, const instr_sample *r)
+{
+    const instr_region_info *ri = base != &s->root ? instr_registry_get(base->region) : NULL;
+    static instr_sframe *chain[INSTR_SAMPLE_CHAIN_MAX]; /* with the lock held */
+    unsigned m = instr_sampling_chain(ri, r, chain);
+    instr_pnode *cur = base;
+    for (unsigned i = 0; i < m; i++)
+        cur = child(s, cur, chain[i]);
     return cur;
 }
 
@@ -165,6 +182,7 @@ uint64_t instr_sampling_attach(const instr_run *run)
     uint64_t taken = 0, dropped = 0, attached = 0, unplaced = 0, handled = 0, hticks = 0;
     size_t bytes = 0;
     uint64_t t0 = instr_clock_now();
+    instr_sampling_lock();
     for (instr_sampler *t = instr_samplers(); t; t = t->next) {
         taken += t->taken;
         dropped += t->dropped;
@@ -207,6 +225,7 @@ uint64_t instr_sampling_attach(const instr_run *run)
             }
         }
     }
+    instr_sampling_unlock();
     uint64_t t1 = instr_clock_now();
     size_t distinct = instr_sampling_resolved();
     instr_info(1, "sampling: %llu samples in %llu signals (%llu dropped: buffer full, %llu "

@@ -160,6 +160,7 @@ static void on_sample(int sig, siginfo_t *si, void *ucv)
     instr_sample *r = (instr_sample *)(void *)t->cur;
     uintptr_t stop;
     r->node = current_node(t, &stop);
+    r->time = t0;
     r->weight = weight;
     unw_cursor_t c;
     uint32_t n = 0;
@@ -292,6 +293,7 @@ static void *location_begin(instr_location *loc)
     t->slot = instr_substrate_slot_with(INSTR_SUBSTRATE_CURSOR);
     t->tid = (int)syscall(SYS_gettid);
     t->buf = t->cur = (char *)m + ((sizeof(instr_sampler) + 15) & ~(size_t)15);
+    t->traced = t->buf;
     t->end = (char *)m + size;
     t->next = __atomic_load_n(&all, __ATOMIC_RELAXED);
     while (!__atomic_compare_exchange_n(&all, &t->next, t, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED))
@@ -355,7 +357,8 @@ static void fork_child_thread(void *data, uint64_t t0)
     if (!t)
         return;
     /* The parent's samples stay with the parent's profile. */
-    t->cur = t->buf;
+    t->cur = t->traced = t->buf;
+    t->trace_prev = t->trace_prev_open = 0;
     t->taken = t->dropped = t->unwound_none = 0;
     t->tid = (int)syscall(SYS_gettid);
     if (__atomic_load_n(&sampling_on, __ATOMIC_ACQUIRE))
@@ -395,6 +398,7 @@ static int init(void)
         return -1;
     }
     pthread_atfork(fork_prepare, fork_parent, NULL);
+    instr_sampling_trace_init();
     __atomic_store_n(&sampling_on, 1, __ATOMIC_RELEASE);
     instr_info(1, "sampling: every %llu ns of %s time, SIGPROF, %zu bytes of buffer per thread",
                (unsigned long long)instr_sampling_period_ns,

@@ -4,6 +4,7 @@
 #define INSTR_RT_SAMPLING_SAMPLES_H
 
 #include "../core/cursor.h"
+#include "../core/registry.h"
 #include "../core/substrate.h"
 
 #include <stddef.h>
@@ -16,6 +17,7 @@
 /* One sample in a thread's buffer; records follow each other, each 8-byte aligned. */
 typedef struct instr_sample {
     instr_pnode *node; /* the thread's call-path node at the sample; NULL: the thread's root */
+    uint64_t time;     /* the event clock's ticks when the signal came (the trace's clock) */
     uint32_t weight;   /* 1 + timer overruns: periods this sample stands for */
     uint32_t n;        /* frames */
     uintptr_t pc[];    /* innermost first: the interrupted pc, then return addresses - 1 */
@@ -36,6 +38,9 @@ typedef struct instr_sampler {
     uint64_t unwound_none;  /* samples whose unwinding failed at the first frame */
     uint64_t handled;       /* signals handled, and the ticks spent in the handler for them */
     uint64_t handler_ticks;
+    char *traced;           /* the trace's position in buf: samples before it are written */
+    uint32_t trace_prev;    /* the calling context of the trace's previous sample, 0: none */
+    uint32_t trace_prev_open; /* instrumented regions open at it */
     struct instr_sampler *next;
 } instr_sampler;
 
@@ -51,6 +56,25 @@ void instr_sampling_stop_all(void);
 /* Puts the samples of every sampler into the profile's trees (attach.c); `slot` is the
  * profile's. Writes a summary line; returns the samples attached. */
 uint64_t instr_sampling_attach(const instr_run *run);
+
+/* Serialises the resolution and the sampled regions (the profile's attachment at the end,
+ * the trace's conversions, which may run before the end). */
+void instr_sampling_lock(void);
+void instr_sampling_unlock(void);
+
+/* The sampled frames of sample r beneath an instrumented node whose region is ri (NULL: the
+ * thread's root), outermost first, into out (INSTR_SAMPLE_CHAIN_MAX at most); their number.
+ * With the lock held. */
+struct instr_sframe;
+#define INSTR_SAMPLE_CHAIN_MAX 512
+unsigned instr_sampling_chain(const instr_region_info *ri, const instr_sample *r,
+                              struct instr_sframe **out);
+/* A sampled frame's region (registered once per name; 0 when out of memory). With the lock. */
+uint32_t instr_sampling_region(struct instr_sframe *f);
+
+/* The trace's side (trace_samples.c): the calling contexts and CallingContextSample events
+ * of the samples, when the trace is on. */
+void instr_sampling_trace_init(void);
 
 /* Resolution of one address (resolve.c): the chain of frames it stands for, outermost
  * first. A frame's label is what its sampled node is named. */

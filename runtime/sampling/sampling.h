@@ -2,7 +2,8 @@
  * signal handler unwinds the interrupted stack up to the innermost instrumented frame and
  * records the program counters with the thread's call-path node; at the end the addresses
  * are resolved (functions, source lines, inlined frames) and the sampled frames become
- * nodes of the profile beneath the instrumented node they fell in.
+ * nodes of the profile beneath the instrumented node they fell in, and, with the trace on,
+ * CallingContextSample events of the trace (trace_samples.c).
  *
  * An event source that joins as a substrate without enter/exit (like XRay's report): its
  * location_begin arms the thread's timer, location_end deletes it, and its write, which

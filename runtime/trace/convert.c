@@ -105,7 +105,17 @@ static inline int push(instr_tloc *s, uint32_t region)
     return 0;
 }
 
-void instr_trace_convert(instr_tloc *s, const instr_trec *r, size_t n, uint64_t t_max)
+/* The samples of the location up to t, before a record at t (cold: only with sampling on). */
+__attribute__((noinline, cold)) static void samples_until(instr_tloc *s, uint64_t t)
+{
+    instr_trace_samples->until(s, t);
+}
+
+/* Compiled twice: without samples exactly as it always was, and with the sample hook's turn
+ * before every record. */
+static inline __attribute__((always_inline)) void convert(instr_tloc *s, const instr_trec *r,
+                                                          size_t n, uint64_t t_max,
+                                                          const int samples)
 {
     uint32_t nregions = instr_registry_count();
     for (size_t i = 0; i < n; i++) {
@@ -125,6 +135,8 @@ void instr_trace_convert(instr_tloc *s, const instr_trec *r, size_t n, uint64_t 
         }
         if (t > t_max)
             break; /* after the end: this and everything later is left out */
+        if (samples)
+            samples_until(s, t);
         switch (kind) {
         case INSTR_TREC_ENTER:
             if (__builtin_expect(arg == 0 || arg > nregions, 0) || push(s, arg) != 0) {
@@ -136,6 +148,8 @@ void instr_trace_convert(instr_tloc *s, const instr_trec *r, size_t n, uint64_t 
         case INSTR_TREC_LEAVE: {
             if (__builtin_expect(s->nopen && s->open[s->nopen - 1] == arg, 1)) {
                 s->nopen--;
+                if (samples && s->nopen < s->sample_keep)
+                    s->sample_keep = s->nopen;
                 emit(s, kind, arg, t);
                 break;
             }
@@ -152,6 +166,8 @@ void instr_trace_convert(instr_tloc *s, const instr_trec *r, size_t n, uint64_t 
                     s->repaired++;
                 emit(s, INSTR_TREC_LEAVE, open, t);
             }
+            if (samples && s->nopen < s->sample_keep)
+                s->sample_keep = s->nopen;
             break;
         }
         case INSTR_TREC_FORK:
@@ -159,6 +175,49 @@ void instr_trace_convert(instr_tloc *s, const instr_trec *r, size_t n, uint64_t 
         default: s->repaired++; break;
         }
     }
+}
+
+const instr_trace_sample_hook *instr_trace_samples;
+
+void instr_trace_set_sample_hook(const instr_trace_sample_hook *h)
+{
+    __atomic_store_n(&instr_trace_samples, h, __ATOMIC_RELEASE);
+}
+
+void instr_trace_convert(instr_tloc *s, const instr_trec *r, size_t n, uint64_t t_max)
+{
+    if (__builtin_expect(instr_trace_samples != NULL, 0) && instr_trace_samples_wanted(s))
+        convert(s, r, n, t_max, 1);
+    else
+        convert(s, r, n, t_max, 0);
+}
+
+int instr_trace_samples_wanted(instr_tloc *s)
+{
+    return instr_trace_samples && !s->waiting && instr_trace_job_rank < 0 &&
+           !instr_trace_job_pending && !instr_trace_forked;
+}
+
+int instr_trace_sample_write(instr_tloc *s, uint64_t t, uint32_t context, uint32_t unwind)
+{
+    if (!s->writer && !failed_errno)
+        instr_trace_writer_ready(s);
+    if (!s->writer || failed_errno) {
+        if (failed_errno)
+            __atomic_add_fetch(&lost, 1, __ATOMIC_RELAXED);
+        else
+            s->dropped_full++;
+        return -1;
+    }
+    if (t < s->last)
+        t = s->last;
+    s->last = t;
+    if (OTF2_EvtWriter_CallingContextSample(s->writer, NULL, t, context, unwind, 0) !=
+        OTF2_SUCCESS) {
+        emit_failed(s);
+        return -1;
+    }
+    return 0;
 }
 
 void instr_trace_flush_record(instr_tloc *s, uint64_t t_begin, uint64_t t_end)
@@ -181,6 +240,10 @@ void instr_trace_flush_record(instr_tloc *s, uint64_t t_begin, uint64_t t_end)
 
 void instr_trace_close_open(instr_tloc *s, uint64_t t)
 {
+    /* The samples after the last record (also those after the end's time: every sample the
+     * profile counts is in the trace); the regions still open close after them. */
+    if (instr_trace_samples_wanted(s))
+        samples_until(s, UINT64_MAX);
     while (s->nopen > 0) {
         s->repaired++;
         emit(s, INSTR_TREC_LEAVE, s->open[--s->nopen], t);

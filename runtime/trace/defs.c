@@ -2,7 +2,8 @@
  * clock properties, strings, system tree (machine > node), one location group (this
  * process), one location per traced thread (with its OS thread id as a property), regions
  * (name, canonical = mangled name, file, lines, role, paradigm) and one source code location
- * per region whose file is known. References are dense from 0; region ref = handle - 1. */
+ * per region whose file is known, and the calling contexts of samples (samples.c's hook, set by
+ * runtime/sampling). References are dense from 0; region ref = handle - 1. */
 #include "trace.h"
 #include "../core/clock.h"
 #include "../core/log.h"
@@ -226,6 +227,9 @@ int instr_trace_write_defs(OTF2_Archive *archive, const instr_run *run, uint64_t
         if (file != empty)
             CHECK(OTF2_GlobalDefWriter_WriteSourceCodeLocation(w, nsrc++, file, r->line_begin));
     }
+    /* Samples' calling contexts (runtime/sampling): their frames are regions above. */
+    if (instr_trace_samples && instr_trace_samples->defs)
+        CHECK(instr_trace_samples->defs(w, &st, nsrc));
 #undef CHECK
     instr_mem_free(locs);
     instr_mem_free(names);

@@ -40,6 +40,7 @@ typedef struct instr_tloc {
     uint32_t *open;
     uint32_t nopen, capopen;
     uint64_t repaired;      /* records left out or added to keep the trace nested */
+    uint32_t sample_keep;   /* fewest regions open since the last sample (the sample hook) */
     OTF2_MetricValue *mpend; /* metric values for the next Enter/Leave (metric_events.c) */
     uint8_t *mset;           /* which of them came since the last Enter/Leave */
     uint32_t mpend_n;        /* how many came */
@@ -209,6 +210,25 @@ int instr_trace_metric_async_local_defs(OTF2_Archive *a);
 int instr_trace_metric_async_location(uint64_t *ref, uint64_t *events);
 struct instr_strtab;
 OTF2_ErrorCode instr_trace_metric_defs(OTF2_GlobalDefWriter *w, struct instr_strtab *st);
+
+/* convert.c: samples of an event source (runtime/sampling) as calling contexts. The source
+ * sets a hook; the conversion gives it each location's turn before every record, so that
+ * its CallingContextSample events stand in time order among the location's others. */
+typedef struct instr_trace_sample_hook {
+    /* Writes the location's samples up to time t (instr_trace_sample_write); s->open[0,
+     * s->nopen) are the regions open, s->sample_keep the fewest open since its last one. */
+    void (*until)(instr_tloc *s, uint64_t t);
+    /* The end, after the regions: the calling contexts, their source code locations (refs
+     * from scl_first on) and the interrupt generator. */
+    OTF2_ErrorCode (*defs)(OTF2_GlobalDefWriter *w, struct instr_strtab *st, uint32_t scl_first);
+} instr_trace_sample_hook;
+extern const instr_trace_sample_hook *instr_trace_samples;
+void instr_trace_set_sample_hook(const instr_trace_sample_hook *h);
+/* One CallingContextSample at t (never before the location's last record) with the
+ * interrupt generator 0. 0, or -1 when the location has no writer (it counts as lost). */
+int instr_trace_sample_write(instr_tloc *s, uint64_t t, uint32_t context, uint32_t unwind);
+/* 1 when samples can go into this location's events now (not an MPI job's trace). */
+int instr_trace_samples_wanted(instr_tloc *s);
 
 /* pool.c */
 typedef struct instr_tpool_stats {

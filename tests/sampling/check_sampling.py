@@ -17,6 +17,9 @@ Cases:
   xray                  clang's XRay mode: the frames beneath the node found without its
                         stack address
   generic               the generic event path (throttling and the trace on)
+  trace                 the OTF2 trace with samples: otf2-print -A -Werror reads it; one
+                        CallingContextSample per sample the runtime took, each thread's;
+                        calling contexts down to the inlined kernel's frame
   openmp                gcc -fopenmp: workers' samples beneath their implicit tasks
   cyg                   -finstrument-functions (built by CMake) with sampling
   preload               a program without instrumentation, the runtime preloaded: samples
@@ -285,6 +288,84 @@ def case_generic():
     kernels_beneath(prof, "generic path")
     v = instrumented_visits(prof)
     expect(v, "no visits")
+
+
+def otf2(args, wd):
+    p = subprocess.run(["otf2-print"] + args, cwd=wd, capture_output=True, text=True,
+                       timeout=300)
+    expect(p.returncode == 0 and "error" not in p.stderr.lower(),
+           "otf2-print %s failed (%d):\n%s" % (" ".join(args), p.returncode, p.stderr[-2000:]))
+    return p.stdout
+
+
+def case_trace():
+    """INSTR_ENABLE_TRACING=1 with sampling, main and a worker thread: the archive is valid, it has one
+    CallingContextSample per sample taken (the runtime's count, and each thread's as many as
+    its profile's samples plus those that stayed in an instrumented node), and calling contexts
+    lead from the instrumented phases down to the inlined kernel's frame."""
+    exe = build("gcc", "trace")
+    wd = workdir("run-trace")
+    exp = os.path.join(wd, "exp")
+    env = clean_env({"INSTR_EXPERIMENT_DIRECTORY": exp, "INSTR_SAMPLING": "1",
+                     "INSTR_SAMPLING_PERIOD": PERIOD, "INSTR_ENABLE_TRACING": "1",
+                     "INSTR_VERBOSE": "1"})
+    p = sh([exe, "1", "2"], wd, env)
+    log = p.stdout + p.stderr
+    taken = [l for l in log.splitlines() if "sampling: " in l and " samples in " in l
+             and "signals" in l]
+    expect(len(taken) == 1, "no sampling summary in the output:\n%s" % log[-3000:])
+    # "sampling: N samples in M signals (D dropped: ...": one record per signal, its
+    # weight the periods it stands for (more than 1 only with the POSIX timer's overruns).
+    words = taken[0].split("sampling: ")[1].split()
+    n_taken, n_dropped = int(words[3]), int(words[5].strip("("))
+    expect(n_dropped == 0, "samples dropped: %s" % taken[0])
+    intrace = [l for l in log.splitlines() if "samples in the trace" in l]
+    expect(len(intrace) == 1, "no trace sample summary in the output:\n%s" % log[-3000:])
+    anchor = os.path.join(exp, "traces.otf2")
+    otf2(["-A", "-Werror", "--silent", anchor], wd)
+    out = otf2(["-A", "-Werror", anchor], wd)
+    per_loc = {}
+    last = {}
+    for line in out.splitlines():
+        f = line.split()
+        if len(f) < 3 or not f[1].isdigit() or not f[2].isdigit():
+            continue
+        loc, t = int(f[1]), int(f[2])
+        expect(t >= last.get(loc, 0), "location %d: time goes back at %s" % (loc, line))
+        last[loc] = t
+        if f[0] == "CALLING_CONTEXT_SAMPLE":
+            per_loc[loc] = per_loc.get(loc, 0) + 1
+    total = sum(per_loc.values())
+    print("CallingContextSample per location: %r; the runtime recorded %d" % (per_loc, n_taken))
+    expect(total == n_taken, "%d CallingContextSample events, but %d signals with a sample"
+           % (total, n_taken))
+    expect(len(per_loc) >= 2, "samples on locations %r, not on main and the worker"
+           % per_loc)
+    expect(total >= 500, "only %d samples" % total)
+    # Per thread against the profile: every sample is in the trace, so a location has at
+    # least as many as its sampled nodes' samples at their top.
+    prof = P.load(exp)
+    regs = P.regions(prof)
+    by_id = {n["id"]: n for n in prof["tree"]}
+    tops = {}
+    for n in prof["tree"]:
+        par = by_id.get(n["parent"]) if n["parent"] is not None else None
+        if n.get("sampled") and (par is None or not par.get("sampled")):
+            for l in n["locations"]:
+                tops[l["location"]] = tops.get(l["location"], 0) + l["visits"]
+    for loc, n in tops.items():
+        expect(per_loc.get(loc, 0) >= n, "location %d: %d samples in the trace, %d in the "
+               "profile" % (loc, per_loc.get(loc, 0), n))
+    # Calling contexts: phase_inlined > [inlined] inlined_kernel @hybrid.c:N > line M.
+    unwound = otf2(["--unwind-calling-context", anchor], wd)
+    expect(any("phase_inlined" in l for l in unwound.splitlines()), "no phase_inlined")
+    chains = [l for l in unwound.splitlines() if "[inlined] inlined_kernel @hybrid.c:" in l]
+    expect(chains, "no calling context with '[inlined] inlined_kernel @hybrid.c:'")
+    defs = otf2(["-G", anchor], wd)
+    expect("INTERRUPT_GENERATOR" in defs and "CALLING_CONTEXT " in defs,
+           "no interrupt generator or calling contexts in the definitions")
+    expect(any("[inlined] inlined_kernel @hybrid.c:" in regs[r]["name"] for r in regs),
+           "profile: no inlined kernel")
 
 
 def case_exit_running():
