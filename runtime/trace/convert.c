@@ -55,7 +55,25 @@ static void emit_failed(instr_tloc *s)
     instr_trace_note_failure(err);
 }
 
-static inline void emit(instr_tloc *s, unsigned kind, uint32_t arg, uint64_t t)
+/* A memory call's Enter or Leave with its attributes (memory_events.c): out of line, so that
+ * the conversion of every other record stays as it was. */
+__attribute__((noinline, cold)) static void emit_with_attributes(instr_tloc *s, unsigned kind,
+                                                                 uint32_t arg, uint64_t t)
+{
+    OTF2_AttributeList *al = instr_trace_memory_attrs(s, arg);
+    OTF2_ErrorCode rc = kind == INSTR_TREC_ENTER ? OTF2_EvtWriter_Enter(s->writer, al, t, arg - 1)
+                                                 : OTF2_EvtWriter_Leave(s->writer, al, t, arg - 1);
+    if (al)
+        instr_trace_memory_written(s);
+    if (rc != OTF2_SUCCESS)
+        emit_failed(s);
+    else if (s->mpend_n)
+        instr_trace_metric_emit(s, t);
+}
+
+/* Inlined into each record's case: out of line it costs the conversion a call per record. */
+static inline __attribute__((always_inline)) void emit(instr_tloc *s, unsigned kind, uint32_t arg,
+                                                       uint64_t t)
 {
     if (__builtin_expect(!s->writer || failed_errno, 0)) {
         if (!s->writer && !failed_errno)
@@ -70,21 +88,19 @@ static inline void emit(instr_tloc *s, unsigned kind, uint32_t arg, uint64_t t)
     if (t < s->last)
         t = s->last;
     s->last = t;
+    if (__builtin_expect(s->aset != 0, 0) && kind <= INSTR_TREC_LEAVE) {
+        emit_with_attributes(s, kind, arg, t);
+        return;
+    }
     OTF2_ErrorCode rc;
-    /* A memory call's attributes (memory_events.c) go with its region's Enter and Leave. */
-    OTF2_AttributeList *al = __builtin_expect(s->aset != 0, 0) && kind <= INSTR_TREC_LEAVE
-                                 ? instr_trace_memory_attrs(s, arg)
-                                 : NULL;
     switch (kind) {
-    case INSTR_TREC_ENTER: rc = OTF2_EvtWriter_Enter(s->writer, al, t, arg - 1); break;
-    case INSTR_TREC_LEAVE: rc = OTF2_EvtWriter_Leave(s->writer, al, t, arg - 1); break;
+    case INSTR_TREC_ENTER: rc = OTF2_EvtWriter_Enter(s->writer, NULL, t, arg - 1); break;
+    case INSTR_TREC_LEAVE: rc = OTF2_EvtWriter_Leave(s->writer, NULL, t, arg - 1); break;
     case INSTR_TREC_FORK:
         rc = OTF2_EvtWriter_ThreadFork(s->writer, NULL, t, OTF2_PARADIGM_OPENMP, arg);
         break;
     default: rc = OTF2_EvtWriter_ThreadJoin(s->writer, NULL, t, OTF2_PARADIGM_OPENMP); break;
     }
-    if (__builtin_expect(al != NULL, 0))
-        instr_trace_memory_written(s);
     if (__builtin_expect(rc != OTF2_SUCCESS, 0))
         emit_failed(s);
     else if (s->mpend_n && kind <= INSTR_TREC_LEAVE)
@@ -125,12 +141,14 @@ static inline __attribute__((always_inline)) void convert(instr_tloc *s, const i
         uint64_t t = r[i].t;
         unsigned kind = w >> INSTR_TREC_KIND_SHIFT;
         uint32_t arg = w & INSTR_TREC_ARG_MASK;
-        if (kind == INSTR_TREC_METRIC) {
-            instr_trace_metric_record(s, arg, t); /* t is the value */
-            continue;
-        }
-        if (kind == INSTR_TREC_ATTR) {
-            instr_trace_memory_attr(s, arg, t); /* t is the value */
+        if (__builtin_expect(kind >= INSTR_TREC_METRIC, 0)) {
+            /* t is the value of the Enter or Leave that follows, not a time. */
+            if (kind == INSTR_TREC_METRIC)
+                instr_trace_metric_record(s, arg, t);
+            else if (kind == INSTR_TREC_ATTR)
+                instr_trace_memory_attr(s, arg, t);
+            else
+                s->repaired++;
             continue;
         }
         if (t > t_max)
@@ -184,12 +202,25 @@ void instr_trace_set_sample_hook(const instr_trace_sample_hook *h)
     __atomic_store_n(&instr_trace_samples, h, __ATOMIC_RELEASE);
 }
 
+/* The two copies, each a function of its own: neither is laid out as the other's cold part. */
+__attribute__((noinline)) static void convert_sampled(instr_tloc *s, const instr_trec *r,
+                                                      size_t n, uint64_t t_max)
+{
+    convert(s, r, n, t_max, 1);
+}
+
+__attribute__((noinline)) static void convert_plain(instr_tloc *s, const instr_trec *r, size_t n,
+                                                    uint64_t t_max)
+{
+    convert(s, r, n, t_max, 0);
+}
+
 void instr_trace_convert(instr_tloc *s, const instr_trec *r, size_t n, uint64_t t_max)
 {
-    if (__builtin_expect(instr_trace_samples != NULL, 0) && instr_trace_samples_wanted(s))
-        convert(s, r, n, t_max, 1);
+    if (instr_trace_samples && instr_trace_samples_wanted(s))
+        convert_sampled(s, r, n, t_max);
     else
-        convert(s, r, n, t_max, 0);
+        convert_plain(s, r, n, t_max);
 }
 
 int instr_trace_samples_wanted(instr_tloc *s)
