@@ -144,7 +144,9 @@ def check_common(cp):
            "pop factors do not multiply: %r" % pe)
     # No process computes longer than the critical path, and the path of useful
     # computation is at most the path with MPI.
-    expect(mx <= cpu * (1 + 1e-6) and cpu <= T, "max useful %.6f, path %.6f, total %.6f"
+    # Within 0.1 %, as the sums below: with explicit tasks on a loaded machine a process's
+    # useful time has been seen up to 0.04 % above the path's (docs/critical-path.md, Limits).
+    expect(mx <= cpu * (1 + 1e-3) and cpu <= T, "max useful %.6f, path %.6f, total %.6f"
            % (mx, cpu, T))
     parts = sum(r["time_s"] for r in cp["regions"]) + cp["other_s"] + cp["outside_regions_s"]
     near(parts, cpu, "regions + other + outside against the useful path", 0.001)

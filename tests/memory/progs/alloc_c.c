@@ -2,6 +2,7 @@
  * malloc family, realloc growing and shrinking, a known leak, threads of which one
  * releases what another allocated, and a signal handler that allocates (raised where the
  * program is outside the allocator: recorded like any call). */
+#define _POSIX_C_SOURCE 200809L /* posix_memalign */
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /* alloc_omp.c — known allocations on OpenMP threads (tests/memory/check.py): thread t of 4
- * allocates t + 1 blocks of 100 bytes in omp_worker and releases them; the master releases,
+ * allocates t + 1 blocks of 100 bytes in omp_worker (slots of its own: 4 t .. 4 t + t) and releases them; the master releases,
  * in omp_collect, the 4 blocks of 64 bytes the threads allocated in omp_give. */
 #include <stdlib.h>
 
@@ -13,9 +13,9 @@ static void *given[4];
 NOINLINE void omp_worker(int t)
 {
     for (int i = 0; i <= t; i++)
-        keep[i + 4 * t % 12] = malloc(100);
+        keep[4 * t + i] = malloc(100);
     for (int i = 0; i <= t; i++)
-        free(keep[i + 4 * t % 12]);
+        free(keep[4 * t + i]);
 }
 
 NOINLINE void omp_give(int t) { given[t] = malloc(64); }
