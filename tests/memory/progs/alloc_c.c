@@ -2,7 +2,7 @@
  * malloc family, realloc growing and shrinking, a known leak, threads of which one
  * releases what another allocated, and a signal handler that allocates (raised where the
  * program is outside the allocator: recorded like any call). */
-#define _POSIX_C_SOURCE 200809L /* posix_memalign */
+#define _DEFAULT_SOURCE /* posix_memalign under -std=c11, with signal()'s BSD semantics (the handler stays) */
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
