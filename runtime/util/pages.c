@@ -51,6 +51,8 @@
 #define MAGIC_LIVE 0x696e7374u
 #define MAGIC_FREE 0x66726565u
 #define CLASS_LARGE 0xffffffffu
+_Static_assert(INSTR_MEM_SMALL_MAX == ((size_t)1 << (NCLASS - 1 + MIN_SHIFT)) - HDR,
+               "pages.h's INSTR_MEM_SMALL_MAX is the largest size class's usable bytes");
 
 struct hdr {
     uint32_t magic;

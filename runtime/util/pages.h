@@ -18,7 +18,13 @@
 #include <stdarg.h>
 #include <stddef.h>
 
+/* Blocks above this size are mappings of their own: zero when they come, and untouched
+ * (no page of them is committed before its first use). */
+#define INSTR_MEM_SMALL_MAX (((size_t)1 << 16) - 16)
+
 void *instr_mem_alloc(size_t size);
+/* Zeroed; a large block is not written at all (a critical path's per-thread tables of 48 MiB
+ * cost nothing before they are used). */
 void *instr_mem_calloc(size_t n, size_t size);
 void *instr_mem_realloc(void *p, size_t size);
 void instr_mem_free(void *p);

@@ -17,8 +17,9 @@ void *instr_mem_calloc(size_t n, size_t size)
     if (size && n > SIZE_MAX / size)
         return NULL;
     void *p = instr_mem_alloc(n * size);
-    /* Fresh chunks and mappings are zero, but a block from a free list is not. */
-    if (p)
+    /* A large block is a fresh mapping, zero from the kernel: writing it would commit every
+     * page of it. A small one may come from a free list. */
+    if (p && n * size <= INSTR_MEM_SMALL_MAX)
         memset(p, 0, n * size);
     return p;
 }

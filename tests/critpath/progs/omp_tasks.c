@@ -15,7 +15,7 @@
  *
  * In wait and group the master waits until the slow task started on the other thread (so it
  * runs there, not in the master's wait), sleeping, so that the wait costs no CPU time; in
- * depend task a waits so, until the master created b and c.
+ * depend it waits so until a started there, and a waits so until the master created b and c.
  * Every phase is measured in CPU time and printed after MPI_Finalize: "phase <name> <thread>
  * <seconds>" (check_critpath.py). */
 #include <mpi.h>
@@ -75,6 +75,18 @@ static void await_start(void)
 
 static void mark_started(void) { __atomic_store_n(&started, 1, __ATOMIC_RELEASE); }
 
+/* depend: until the master created b and c, sleeping as await_start. */
+static volatile int created;
+
+static void await_created(void)
+{
+    struct timespec ms = {0, 1000000};
+    for (int i = 0; i < 60000 && !__atomic_load_n(&created, __ATOMIC_ACQUIRE); i++)
+        nanosleep(&ms, NULL);
+}
+
+static void mark_created(void) { __atomic_store_n(&created, 1, __ATOMIC_RELEASE); }
+
 static void wait_case(unsigned long n)
 {
     TIMED("pre", pre_work(n));
@@ -117,12 +129,17 @@ static void depend_case(unsigned long n)
 #pragma omp task depend(out : x) shared(x)
     {
         /* libomp reports a dependence only on a predecessor not yet finished when its
-         * successor is created (docs/critical-path.md, Limits): a begins once b and c exist,
-         * or a descheduled master could see it finish first. */
-        await_start();
+         * successor is created (docs/critical-path.md, Limits): a starts on the other thread,
+         * then begins its work once b and c exist, or a descheduled master could see it
+         * finish first. */
+        mark_started();
+        await_created();
         TIMED("a", a_work(n / 2));
         x = 1;
     }
+    /* Until a started on the other thread: otherwise the master, at its taskwait, could
+     * take a itself before the thread that passive waiting put to sleep woke up. */
+    await_start();
 #pragma omp task depend(in : x) depend(out : y) shared(x, y)
     {
         TIMED("b", b_work(n));
@@ -130,7 +147,7 @@ static void depend_case(unsigned long n)
     }
 #pragma omp task depend(in : y) shared(y)
     TIMED("c", c_work(n / 2));
-    mark_started();
+    mark_created();
 #pragma omp taskwait
     TIMED("after", after_work(n));
 }
