@@ -27,6 +27,8 @@ packages=(
   # test set-up (report.speedscope_install) npm-installs a pinned speedscope into the build
   # tree, from the npm registry
   chromium
+  # Kokkos (its Tools interface, runtime/kokkos; ctest label kokkos, docs/kokkos.md)
+  libtrilinos-kokkos-dev
   # the analysis module instr_analysis (tools/analysis/, docs/analysis.md): DataFrames
   python3-numpy python3-pandas
 )

@@ -13,6 +13,7 @@
 #include "../adapters/cyg.h"
 #include "../adapters/hooks.h"
 #include "../critpath/critpath.h"
+#include "../kokkos/kokkos.h"
 #include "../metrics/metrics.h"
 #include "../plugins/substrate_plugins.h"
 #include "../profile/profile.h"
@@ -54,6 +55,7 @@ static const instr_source *const sources[] = {
     &instr_hooks_source,
     &instr_cyg_source,
     &instr_xray_source,
+    &instr_kokkos_source, /* start: names the runtime for Kokkos (docs/kokkos.md) */
 };
 
 static unsigned paths_of(const instr_dispatch *d) { return instr_active[d->slot]->fast_paths; }

@@ -75,7 +75,7 @@ int instr_trace_unify_write_global(OTF2_Archive *a, void *arg)
         gregion *r = &u->regions[i];
         OTF2_RegionRole role;
         OTF2_Paradigm paradigm;
-        instr_trace_region_kind((int)r->source, r->name, &role, &paradigm);
+        instr_trace_region_kind((int)r->source, r->name, r->canonical, &role, &paradigm);
         CHECK(OTF2_GlobalDefWriter_WriteRegion(
             w, i, instr_strtab_ref(&st, r->name), instr_strtab_ref(&st, r->canonical),
             instr_strtab_ref(&st, instr_region_source_name((int)r->source)), role, paradigm,

@@ -109,8 +109,24 @@ static OTF2_RegionRole mpi_role(const char *name)
     return OTF2_REGION_ROLE_FUNCTION;
 }
 
-void instr_trace_region_kind(int source, const char *name, OTF2_RegionRole *role,
-                             OTF2_Paradigm *paradigm)
+/* A Kokkos region's role by the kind its canonical name starts with (runtime/kokkos/
+ * regions.c): kernels are parallel loops, fences barriers, deep copies data transfers;
+ * profile regions and sections are code the program marked. */
+static OTF2_RegionRole kokkos_role(const char *canonical)
+{
+    if (!canonical)
+        return OTF2_REGION_ROLE_CODE;
+    if (strncmp(canonical, "Kokkos::parallel_", 17) == 0)
+        return OTF2_REGION_ROLE_LOOP;
+    if (strncmp(canonical, "Kokkos::fence ", 14) == 0)
+        return OTF2_REGION_ROLE_BARRIER;
+    if (strncmp(canonical, "Kokkos::deep_copy ", 18) == 0)
+        return OTF2_REGION_ROLE_DATA_TRANSFER;
+    return OTF2_REGION_ROLE_CODE;
+}
+
+void instr_trace_region_kind(int source, const char *name, const char *canonical,
+                             OTF2_RegionRole *role, OTF2_Paradigm *paradigm)
 {
     int user = source == INSTR_SOURCE_MANUAL;
     *role = user ? OTF2_REGION_ROLE_CODE : OTF2_REGION_ROLE_FUNCTION;
@@ -121,6 +137,9 @@ void instr_trace_region_kind(int source, const char *name, OTF2_RegionRole *role
     } else if (source == INSTR_SOURCE_MPI) {
         *role = mpi_role(name);
         *paradigm = OTF2_PARADIGM_MPI;
+    } else if (source == INSTR_SOURCE_KOKKOS) {
+        *role = kokkos_role(canonical);
+        *paradigm = OTF2_PARADIGM_KOKKOS;
     } else if (source == INSTR_SOURCE_MEMORY) {
         /* OTF2 (up to 3.0) has no paradigm MEMORY: the role says what the region is. */
         *role = instr_trace_memory_role(name);
@@ -217,7 +236,7 @@ int instr_trace_write_defs(OTF2_Archive *archive, const instr_run *run, uint64_t
             continue;
         OTF2_RegionRole role;
         OTF2_Paradigm paradigm;
-        instr_trace_region_kind(r->source, r->name, &role, &paradigm);
+        instr_trace_region_kind(r->source, r->name, r->mangled, &role, &paradigm);
         const char *canonical = r->mangled && *r->mangled ? r->mangled : r->name;
         OTF2_StringRef file = r->file && *r->file ? str(&st, r->file) : empty;
         CHECK(OTF2_GlobalDefWriter_WriteRegion(

@@ -279,8 +279,9 @@ OTF2_StringRef instr_strtab_ref(instr_strtab *t, const char *s);
 void instr_strtab_free(instr_strtab *t);
 /* Wall-clock time (ns since the epoch) of tick t. */
 uint64_t instr_trace_realtime_of(uint64_t t);
-/* Role and paradigm of a region from its event source and name. */
-void instr_trace_region_kind(int source, const char *name, OTF2_RegionRole *role,
-                             OTF2_Paradigm *paradigm);
+/* Role and paradigm of a region from its event source, name and canonical (linkage) name
+ * (Kokkos's regions say their kind there). */
+void instr_trace_region_kind(int source, const char *name, const char *canonical,
+                             OTF2_RegionRole *role, OTF2_Paradigm *paradigm);
 
 #endif
