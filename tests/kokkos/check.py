@@ -1,0 +1,252 @@
+#!/usr/bin/env python3
+"""Kokkos's Tools interface (runtime/kokkos, docs/kokkos.md) end to end: progs/kernels.cpp,
+built against Debian's Kokkos (libtrilinos-kokkos-dev, the Serial backend), run with the
+profile and the trace on. The kernels, profile regions, the section, the fences and the deep
+copies must be regions of source "kokkos" named as the program named them, at their call
+paths with exact visits; kokkos.txt must have the exact bytes; the trace must read with
+otf2-print -A -Werror with the regions' paradigm and roles. Usage:
+check.py CASE --wrapper bin/instr --runtime libinstr-rt.so --src DIR --work DIR
+Exit 77 (skipped) when Kokkos is not installed.
+"""
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from cases import Fail, clean_env, expect, fresh_dir, run_case  # noqa: E402  tests/lib/cases.py
+import otf2check as T  # noqa: E402  tests/lib/otf2check.py
+
+A = None
+KOKKOS_INCLUDE = "/usr/include/trilinos"
+KOKKOS_LIB = "trilinos_kokkoscore"
+SKIP = 77
+
+COMPUTE = "compute(Kokkos::View<double*>, Kokkos::View<double*>)"
+COPIES = "copies(Kokkos::View<double*>, Kokkos::View<double*>)"
+MIRROR = "Kokkos::View::initialization [a_mirror]"
+COPY = "deep_copy Host -> Host"
+# Call path (region names, outermost first) -> visits, of every node of a kokkos region and
+# of the instrumented functions around them (progs/kernels.cpp says why each count).
+TREE = {
+    ("main",): 1,
+    ("main", "Kokkos::View::initialization [a]"): 1,
+    ("main", "Kokkos::View::initialization [b]"): 1,
+    ("main", "Outer"): 1,
+    ("main", "Outer", "Step"): 3,
+    ("main", "Outer", "Step", COMPUTE): 3,
+    ("main", "Outer", "Step", COMPUTE, "ComputeForces"): 3,
+    ("main", "Outer", "Step", COMPUTE, "SumForces"): 3,
+    ("main", "Outer", "Step", COMPUTE, "PrefixSum"): 3,
+    ("main", "Section"): 2,
+    ("main", "Section", COPIES): 2,
+    ("main", "Section", COPIES, "Copies"): 2,
+    ("main", "Section", COPIES, "Copies", COPY): 4,
+    ("main", "Section", COPIES, "Copies", MIRROR): 2,
+    ("main", "HaloFence"): 4,
+}
+# Region name -> (canonical name, OTF2 role)
+KINDS = {
+    "ComputeForces": ("Kokkos::parallel_for ComputeForces", "LOOP"),
+    "SumForces": ("Kokkos::parallel_reduce SumForces", "LOOP"),
+    "PrefixSum": ("Kokkos::parallel_scan PrefixSum", "LOOP"),
+    "Outer": ("Kokkos::Profiling::pushRegion Outer", "CODE"),
+    "Step": ("Kokkos::Profiling::pushRegion Step", "CODE"),
+    "Copies": ("Kokkos::Profiling::pushRegion Copies", "CODE"),
+    "Section": ("Kokkos::Profiling::ProfilingSection Section", "CODE"),
+    "HaloFence": ("Kokkos::fence HaloFence", "BARRIER"),
+    COPY: ("Kokkos::" + COPY, "DATA_TRANSFER"),
+    MIRROR: ("Kokkos::parallel_for " + MIRROR, "LOOP"),
+}
+# kokkos.txt: 4 copies of 1000 doubles; Views a, b and two mirrors of 8000 bytes, all
+# released before Kokkos::finalize, and the Serial backend's own scratch (11264 bytes,
+# released after the tool's finalize); the high-water mark: scratch, a, b and one mirror.
+REPORT = ["copy\tHost\tHost\t4\t32000",
+          "space\tHost\t5\t4\t43264\t32000\t11264\t35264",
+          "metadata\ttest_key\ttest value"]
+
+
+def have_kokkos():
+    return os.path.isfile(os.path.join(KOKKOS_INCLUDE, "Kokkos_Core.hpp"))
+
+
+def sh(cmd, cwd, env=None):
+    p = subprocess.run(cmd, cwd=cwd, env=clean_env(env), capture_output=True, text=True)
+    if p.returncode != 0:
+        raise Fail("%s failed (%d): %s" % (" ".join(cmd), p.returncode, p.stderr[-3000:]))
+    return p
+
+
+def build(name, cxx, through_instr=True, spec=True):
+    wd = fresh_dir(os.path.join(A.work, A.case, "build"))
+    exe = os.path.join(wd, name)
+    cmd = [cxx, "-O1", "-I" + KOKKOS_INCLUDE, os.path.join(A.src, "kernels.cpp"), "-o", exe,
+           "-l" + KOKKOS_LIB]
+    if through_instr:
+        pre = [A.wrapper]
+        if spec:
+            # Kokkos's own templates and the standard library's out: the paths are the
+            # program's functions and Kokkos's regions only.
+            with open(os.path.join(wd, "k.spec"), "w") as f:
+                f.write("exclude function Kokkos::*\nexclude function std::*\n")
+            pre.append("--filter=" + os.path.join(wd, "k.spec"))
+        cmd = pre + cmd
+    sh(cmd, wd)
+    return exe
+
+
+def run(exe, env=None):
+    rd = fresh_dir(os.path.join(A.work, A.case, "run"))
+    exp = os.path.join(rd, "exp")
+    e = {"INSTR_EXPERIMENT_DIRECTORY": exp, "INSTR_ENABLE_TRACING": "1"}
+    e.update(env or {})
+    drop = () if env and "KOKKOS_PROFILE_LIBRARY" in env else ("KOKKOS_TOOLS_LIBS",
+                                                               "KOKKOS_PROFILE_LIBRARY")
+    p = subprocess.run([exe], cwd=rd, env=clean_env(e, drop), capture_output=True, text=True,
+                       timeout=240)
+    expect(p.returncode == 0, "exit %d: %s" % (p.returncode, p.stderr[-3000:]))
+    expect("total 2997000" in p.stdout, "output: %r" % p.stdout)
+    return exp
+
+
+def tree(exp):
+    with open(os.path.join(exp, "profile.json")) as f:
+        prof = json.load(f)
+    regions = {r["id"]: r for r in prof["regions"]}
+    nodes = {n["id"]: n for n in prof["tree"]}
+    out = {}
+    for n in nodes.values():
+        path, m = [], n
+        while m is not None:
+            path.append(regions[m["region"]]["name"])
+            m = nodes.get(m["parent"]) if m["parent"] is not None else None
+        key = tuple(reversed(path))
+        out[key] = out.get(key, 0) + n["visits"]
+    return prof, regions, out
+
+
+def check_profile(exp, want, what):
+    prof, regions, got = tree(exp)
+    for r in regions.values():
+        if r["name"] in KINDS:
+            expect(r["source"] == "kokkos" and r["mangled"] == KINDS[r["name"]][0],
+                   "%s: region %r" % (what, r))
+    # Every path with a Kokkos region or a function of the program, and nothing else but
+    # lambdas the compiler did not inline (below a kernel).
+    shown = {p: v for p, v in got.items()
+             if not any("lambda" in x or "{" in x for x in p)}
+    expect(shown == want, "%s: call paths\n got %r\nwant %r" % (what, sorted(shown.items()),
+                                                                 sorted(want.items())))
+    with open(os.path.join(exp, "profile.txt")) as f:
+        text = f.read()
+    for name in KINDS:
+        expect(("| " + name + "\n") in text, "%s: profile.txt lacks %r" % (what, name))
+
+
+def check_report(exp, what):
+    with open(os.path.join(exp, "kokkos.txt")) as f:
+        text = f.read()
+    lines = text.splitlines()
+    for l in REPORT:
+        expect(l in lines, "%s: kokkos.txt lacks %r:\n%s" % (what, l, text))
+    expect("interface_version\t20210225" in lines, "%s: %s" % (what, text))
+
+
+def check_trace(exp, want, what):
+    try:
+        tr = T.load(os.path.join(exp, "traces.otf2"))
+    except T.TraceError as e:
+        raise Fail("%s: %s" % (what, e))
+    probs = tr.problems()
+    expect(not probs, "%s: trace: %s" % (what, probs[:5]))
+    for name, (canonical, role) in KINDS.items():
+        r = tr.region_by_name(name)
+        expect(r["canonical"] == canonical and r["role"] == role and
+               r["paradigm"] == "KOKKOS" and r["description"] == "kokkos",
+               "%s: trace region %r" % (what, r))
+    enters = tr.enters_by_region()
+    for name in KINDS:
+        n = sum(v for p, v in want.items() if p[-1] == name)
+        expect(enters.get(name) == n, "%s: %s entered %r times, expected %d"
+               % (what, name, enters.get(name), n))
+
+
+def check_all(exp, want, what):
+    check_profile(exp, want, what)
+    check_report(exp, what)
+    check_trace(exp, want, what)
+
+
+def case_gcc():
+    """g++ through instr: the runtime names itself for Kokkos (KOKKOS_PROFILE_LIBRARY unset)."""
+    exe = build("kernels_gcc", "g++")
+    check_all(run(exe), TREE, "g++")
+
+
+def case_clang():
+    clang = shutil.which("clang++-19") or shutil.which("clang++")
+    if not clang:
+        print("skipped: no clang++")
+        sys.exit(SKIP)
+    exe = build("kernels_clang", os.path.basename(clang))
+    check_all(run(exe), TREE, "clang++")
+
+
+def tools_only(env, what):
+    exe = build("kernels_plain", "g++", through_instr=False)
+    lib = os.path.abspath(A.runtime)
+    e = {"KOKKOS_PROFILE_LIBRARY": lib, "KOKKOS_TOOLS_LIBS": lib}
+    e.update(env(lib))
+    exp = run(exe, e)
+    # no instrumented functions: the Kokkos regions are the roots, nested in each other
+    want = {tuple(x for x in p if x not in ("main", COMPUTE, COPIES)): v
+            for p, v in TREE.items() if p[-1] not in ("main", COMPUTE, COPIES)}
+    check_all(exp, want, what)
+
+
+def case_tools_only():
+    """Built without instr: only Kokkos's interface, the runtime named in the variables and
+    preloaded (docs/kokkos.md: a late dlopen finds too little static TLS)."""
+    tools_only(lambda lib: {"LD_PRELOAD": lib}, "tools only, preloaded")
+
+
+def case_tools_dlopen():
+    """The same, loaded by Kokkos's dlopen alone, with room for the runtime's TLS."""
+    tools_only(lambda lib: {"GLIBC_TUNABLES": "glibc.rtld.optional_static_tls=16384"},
+               "tools only, dlopen")
+
+
+def case_unfiltered():
+    """Through instr without a spec: Kokkos's inlined templates are instrumented too; every
+    kernel stays under the program's function that launched it, with its visits."""
+    exe = build("kernels_all", "g++", spec=False)
+    exp = run(exe)
+    _, regions, got = tree(exp)
+    for kernel, fn, n in (("ComputeForces", COMPUTE, 3), ("SumForces", COMPUTE, 3),
+                          ("PrefixSum", COMPUTE, 3), (COPY, COPIES, 4)):
+        paths = {p: v for p, v in got.items() if p[-1] == kernel}
+        expect(sum(paths.values()) == n and all(fn in p for p in paths),
+               "unfiltered: %s at %r" % (kernel, paths))
+    check_report(exp, "unfiltered")
+
+
+def main():
+    global A
+    ap = argparse.ArgumentParser()
+    ap.add_argument("case")
+    ap.add_argument("--wrapper", required=True)
+    ap.add_argument("--runtime", required=True)
+    ap.add_argument("--src", required=True)
+    ap.add_argument("--work", required=True)
+    A = ap.parse_args()
+    if not have_kokkos():
+        print("skipped: Kokkos is not installed (Debian: libtrilinos-kokkos-dev; "
+              "scripts/install-deps.sh installs it)")
+        return SKIP
+    return run_case(globals(), A.case)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
