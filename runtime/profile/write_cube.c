@@ -114,6 +114,8 @@ static const char *paradigm(const char *source)
         return "mpi";
     if (strcmp(source, "openmp") == 0)
         return "openmp";
+    if (strcmp(source, "kokkos") == 0)
+        return "kokkos";
     if (strcmp(source, "manual") == 0)
         return "user";
     return "compiler";
@@ -123,8 +125,23 @@ static const char *paradigm(const char *source)
  * the construct's name ("!$omp for @f.c:28", runtime/ompt/names.c); the first prefix that
  * matches decides. Waiting parts ("(wait)") have their construct's role. Score-P has no role
  * for taskgroup, teams, the initial task, reduction and scope: those are "artificial". */
-static const char *role(const char *source, const char *name)
+/* Kokkos's regions by the kind their mangled name starts with (runtime/kokkos/regions.c), as
+ * the trace's roles (runtime/trace/defs.c). */
+static const char *kokkos_role(const char *mangled)
 {
+    if (strncmp(mangled, "Kokkos::parallel_", 17) == 0)
+        return "loop";
+    if (strncmp(mangled, "Kokkos::fence ", 14) == 0)
+        return "barrier";
+    if (strncmp(mangled, "Kokkos::deep_copy ", 18) == 0)
+        return "data transfer";
+    return "code";
+}
+
+static const char *role(const char *source, const char *name, const char *mangled)
+{
+    if (strcmp(source, "kokkos") == 0)
+        return kokkos_role(mangled);
     if (strcmp(source, "openmp") != 0)
         return "function";
     static const struct { const char *prefix, *role; } roles[] = {
@@ -386,7 +403,7 @@ static char *anchor(const instr_cube_src *src, const uint32_t *order, const cube
         instr_xml_str(f, r.mangled);
         fprintf(f, "</mangled_name>\n<paradigm>%s</paradigm>\n<role>%s</role>\n<url></url>\n"
                    "<descr>",
-                paradigm(source), role(source, r.name ? r.name : ""));
+                paradigm(source), role(source, r.name ? r.name : "", r.mangled ? r.mangled : ""));
         instr_xml_str(f, r.descr ? r.descr : "");
         fputs("</descr>\n</region>\n", f);
     }

@@ -12,8 +12,10 @@ import argparse
 import json
 import os
 import shutil
+import re
 import subprocess
 import sys
+import tarfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from cases import Fail, clean_env, expect, fresh_dir, run_case  # noqa: E402  tests/lib/cases.py
@@ -173,8 +175,28 @@ def check_trace(exp, want, what):
                % (what, name, enters.get(name), n))
 
 
+CUBE_ROLES = {"LOOP": "loop", "CODE": "code", "BARRIER": "barrier",
+              "DATA_TRANSFER": "data transfer"}
+
+
+def check_cube(exp, what):
+    """profile.cubex's anchor.xml: each Kokkos region with paradigm kokkos and its role."""
+    with tarfile.open(os.path.join(exp, "profile.cubex")) as t:
+        xml = t.extractfile("anchor.xml").read().decode()
+    regions = re.findall(r"<region [^>]*>\s*<name>([^<]*)</name>\s*<mangled_name>([^<]*)"
+                         r"</mangled_name>\s*<paradigm>([^<]*)</paradigm>\s*<role>([^<]*)"
+                         r"</role>", xml)
+    got = {n: (m, p, r) for n, m, p, r in regions}
+    for name, (canonical, role) in KINDS.items():
+        n = name.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+        c = canonical.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+        expect(got.get(n) == (c, "kokkos", CUBE_ROLES[role]),
+               "%s: profile.cubex region %r: %r" % (what, name, got.get(n)))
+
+
 def check_all(exp, want, what):
     check_profile(exp, want, what)
+    check_cube(exp, what)
     check_report(exp, what)
     check_trace(exp, want, what)
 
