@@ -81,11 +81,11 @@ def sh(cmd, cwd, env=None):
     return p
 
 
-def build(name, cxx, through_instr=True, spec=True):
+def build(name, cxx, through_instr=True, spec=True, prog="kernels.cpp", flags=()):
     wd = fresh_dir(os.path.join(A.work, A.case, "build"))
     exe = os.path.join(wd, name)
-    cmd = [cxx, "-O1", "-I" + KOKKOS_INCLUDE, os.path.join(A.src, "kernels.cpp"), "-o", exe,
-           "-l" + KOKKOS_LIB]
+    cmd = [cxx, "-O1"] + list(flags) + ["-I" + KOKKOS_INCLUDE, os.path.join(A.src, prog),
+                                        "-o", exe, "-l" + KOKKOS_LIB]
     if through_instr:
         pre = [A.wrapper]
         if spec:
@@ -99,7 +99,7 @@ def build(name, cxx, through_instr=True, spec=True):
     return exe
 
 
-def run(exe, env=None):
+def run(exe, env=None, output="total 2997000"):
     rd = fresh_dir(os.path.join(A.work, A.case, "run"))
     exp = os.path.join(rd, "exp")
     e = {"INSTR_EXPERIMENT_DIRECTORY": exp, "INSTR_ENABLE_TRACING": "1"}
@@ -109,7 +109,7 @@ def run(exe, env=None):
     p = subprocess.run([exe], cwd=rd, env=clean_env(e, drop), capture_output=True, text=True,
                        timeout=240)
     expect(p.returncode == 0, "exit %d: %s" % (p.returncode, p.stderr[-3000:]))
-    expect("total 2997000" in p.stdout, "output: %r" % p.stdout)
+    expect(output in p.stdout, "output: %r" % p.stdout)
     return exp
 
 
@@ -252,6 +252,40 @@ def case_unfiltered():
         expect(sum(paths.values()) == n and all(fn in p for p in paths),
                "unfiltered: %s at %r" % (kernel, paths))
     check_report(exp, "unfiltered")
+
+
+def omp_kernel(cxx):
+    """A kernel whose body forks an OpenMP team (progs/omp_kernel.cpp), as Kokkos's OpenMP
+    backend does: the team's four threads are under the kernel's node."""
+    exe = build("omp_kernel", cxx, prog="omp_kernel.cpp", flags=("-fopenmp",))
+    exp = run(exe, {"INSTR_ENABLE_TRACING": "0"}, output="visits 8")
+    prof, regions, got = tree(exp)
+    nodes = {n["id"]: n for n in prof["tree"]}
+    kernel = {p: v for p, v in got.items() if p[-1] == "OmpKernel"}
+    expect(kernel == {("main", "launch(int*)", "OmpKernel"): 2}, "%s: kernel %r" % (cxx, kernel))
+    work = [n for n in nodes.values() if regions[n["region"]]["name"] == "work(int*)"]
+    paths = {p: v for p, v in got.items() if p[-1] == "work(int*)"}
+    expect(len(paths) == 1, "%s: work at %r" % (cxx, paths))
+    (path, visits), = paths.items()
+    expect(visits == 8 and path[:3] == ("main", "launch(int*)", "OmpKernel") and
+           path[3].startswith("!$omp parallel") and path[4].startswith("!$omp implicit task"),
+           "%s: work at %r, %d visits" % (cxx, path, visits))
+    locs = {l["location"] for n in work for l in n["locations"]}
+    expect(len(locs) == 4, "%s: work on locations %r" % (cxx, sorted(locs)))
+
+
+def case_omp_gcc():
+    """g++ -fopenmp on GNU libgomp (the GOMP_* wrappers)."""
+    omp_kernel("g++")
+
+
+def case_omp_clang():
+    """clang++-19 -fopenmp on LLVM's libomp (OMPT)."""
+    clang = shutil.which("clang++-19")
+    if not clang:
+        print("skipped: no clang++-19")
+        sys.exit(SKIP)
+    omp_kernel("clang++-19")
 
 
 def main():
