@@ -288,6 +288,60 @@ def case_omp_clang():
     omp_kernel("clang++-19")
 
 
+MPI_TREE = {
+    ("main",): 2,
+    ("main", "Kokkos::View::initialization [a]"): 2,
+    ("main", "step(Kokkos::View<double*>)"): 10,
+    ("main", "step(Kokkos::View<double*>)", "Fill"): 10,
+    ("main", "step(Kokkos::View<double*>)", "Sum"): 10,
+    ("main", COPY): 2,
+}
+
+
+def case_mpi():
+    """Two ranks through instr mpicxx (progs/mpi_kernels.cpp): the job's merged profile and
+    trace have the Kokkos regions of both ranks; each rank writes its own kokkos.txt."""
+    if not (A.mpicxx and A.mpirun):
+        print("skipped: no MPI (mpicxx, mpirun)")
+        sys.exit(SKIP)
+    exe = build("mpi_kernels", A.mpicxx, prog="mpi_kernels.cpp")
+    rd = fresh_dir(os.path.join(A.work, A.case, "run"))
+    exp = os.path.join(rd, "exp")
+    env = clean_env({"INSTR_EXPERIMENT_DIRECTORY": exp, "INSTR_ENABLE_TRACING": "1"},
+                    ("KOKKOS_TOOLS_LIBS", "KOKKOS_PROFILE_LIBRARY"))
+    p = subprocess.run([A.mpirun, "-np", "2", "--oversubscribe", "--allow-run-as-root",
+                        "--bind-to", "none", "-x", "INSTR_EXPERIMENT_DIRECTORY", "-x",
+                        "INSTR_ENABLE_TRACING", exe], cwd=rd, env=env, capture_output=True,
+                       text=True, timeout=240)
+    expect(p.returncode == 0 and "total 49500" in p.stdout,
+           "mpi: exit %d: %s %s" % (p.returncode, p.stdout[-1000:], p.stderr[-2000:]))
+    prof, regions, got = tree(exp)
+    shown = {q: v for q, v in got.items()
+             if q[-1] in ("Fill", "Sum", COPY) or q[-1].startswith(("main", "step", "Kokkos::"))}
+    expect(shown == MPI_TREE, "mpi: job call paths %r" % sorted(shown.items()))
+    for r in regions.values():
+        if r["name"] in ("Fill", "Sum", COPY):
+            expect(r["source"] == "kokkos", "mpi: job region %r" % r)
+    for rank in (0, 1):
+        with open(os.path.join(exp, "rank-%d" % rank, "kokkos.txt")) as f:
+            lines = f.read().splitlines()
+        expect("copy\tHost\tHost\t1\t800" in lines, "mpi: rank %d kokkos.txt %r" % (rank, lines))
+    try:
+        tr = T.load(os.path.join(exp, "traces.otf2"))
+    except T.TraceError as e:
+        raise Fail("mpi: %s" % e)
+    probs = tr.problems()
+    expect(not probs, "mpi: trace: %s" % probs[:5])
+    enters = tr.enters_by_region()
+    for name, canonical, role, n in (("Fill", "Kokkos::parallel_for Fill", "LOOP", 10),
+                                     ("Sum", "Kokkos::parallel_reduce Sum", "LOOP", 10),
+                                     (COPY, "Kokkos::" + COPY, "DATA_TRANSFER", 2)):
+        r = tr.region_by_name(name)
+        expect(r["canonical"] == canonical and r["role"] == role and
+               r["paradigm"] == "KOKKOS" and enters.get(name) == n,
+               "mpi: job trace region %r entered %r times" % (r, enters.get(name)))
+
+
 def main():
     global A
     ap = argparse.ArgumentParser()
@@ -296,6 +350,8 @@ def main():
     ap.add_argument("--runtime", required=True)
     ap.add_argument("--src", required=True)
     ap.add_argument("--work", required=True)
+    ap.add_argument("--mpicxx")
+    ap.add_argument("--mpirun")
     A = ap.parse_args()
     if not have_kokkos():
         print("skipped: Kokkos is not installed (Debian: libtrilinos-kokkos-dev; "
