@@ -4,22 +4,39 @@
  * initialize loads it (dlopen of a library already loaded returns it). At
  * kokkosp_init_library the variables are taken back, so that programs this one starts do
  * not load the runtime through them. A variable the user set is never touched: another
- * Kokkos tool can be used instead. The static runtime is no library Kokkos could load: it
- * sets nothing. */
+ * Kokkos tool can be used instead. Nothing is set in a process without Kokkos (its children
+ * would inherit the variables), nor by the static runtime, which is no library Kokkos could
+ * load. */
 #include "kokkos.h"
 #include "../core/log.h"
 #include "../core/registry.h"
 
 #include <dlfcn.h>
 #include <limits.h>
+#include <link.h>
 #include <stdlib.h>
 #include <string.h>
 
 static int set_by_us;
 
+static int kokkos_object(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    (void)data;
+    return info->dlpi_name && strstr(info->dlpi_name, "kokkoscore") != NULL;
+}
+
+/* Kokkos's core library among the loaded objects (libkokkoscore.so, Debian's
+ * libtrilinos_kokkoscore.so), or Kokkos::initialize(int&, char**) linked in statically. */
+static int have_kokkos(void)
+{
+    return dl_iterate_phdr(kokkos_object, NULL) != 0 ||
+           dlsym(RTLD_DEFAULT, "_ZN6Kokkos10initializeERiPPc") != NULL;
+}
+
 static void start(void)
 {
-    if (getenv("KOKKOS_TOOLS_LIBS") || getenv("KOKKOS_PROFILE_LIBRARY"))
+    if (getenv("KOKKOS_TOOLS_LIBS") || getenv("KOKKOS_PROFILE_LIBRARY") || !have_kokkos())
         return;
     Dl_info dl;
     if (!dladdr((const void *)&instr_kokkos_source, &dl) || !dl.dli_fname)

@@ -99,7 +99,7 @@ def build(name, cxx, through_instr=True, spec=True, prog="kernels.cpp", flags=()
     return exe
 
 
-def run(exe, env=None, output="total 2997000"):
+def run(exe, env=None, output=("total 2997000",)):
     rd = fresh_dir(os.path.join(A.work, A.case, "run"))
     exp = os.path.join(rd, "exp")
     e = {"INSTR_EXPERIMENT_DIRECTORY": exp, "INSTR_ENABLE_TRACING": "1"}
@@ -109,7 +109,8 @@ def run(exe, env=None, output="total 2997000"):
     p = subprocess.run([exe], cwd=rd, env=clean_env(e, drop), capture_output=True, text=True,
                        timeout=240)
     expect(p.returncode == 0, "exit %d: %s" % (p.returncode, p.stderr[-3000:]))
-    expect(output in p.stdout, "output: %r" % p.stdout)
+    for o in (output,) if isinstance(output, str) else output:
+        expect(o in p.stdout, "output lacks %r: %r" % (o, p.stdout))
     return exp
 
 
@@ -202,9 +203,25 @@ def check_all(exp, want, what):
 
 
 def case_gcc():
-    """g++ through instr: the runtime names itself for Kokkos (KOKKOS_PROFILE_LIBRARY unset)."""
+    """g++ through instr: the runtime names itself for Kokkos (KOKKOS_PROFILE_LIBRARY unset),
+    and takes the variables back once Kokkos loaded it."""
     exe = build("kernels_gcc", "g++")
-    check_all(run(exe), TREE, "g++")
+    check_all(run(exe, output=("total 2997000", "tools variable unset")), TREE, "g++")
+
+
+def case_no_kokkos():
+    """A program without Kokkos built through instr: the runtime sets no Kokkos variable
+    (the program's children would inherit it)."""
+    wd = fresh_dir(os.path.join(A.work, A.case, "build"))
+    src = os.path.join(wd, "env.c")
+    with open(src, "w") as f:
+        f.write('#include <stdio.h>\n#include <stdlib.h>\nint main(void) {\n'
+                '  printf("%s %s\\n", getenv("KOKKOS_TOOLS_LIBS") ? "set" : "unset",\n'
+                '         getenv("KOKKOS_PROFILE_LIBRARY") ? "set" : "unset");\n'
+                '  return 0;\n}\n')
+    exe = os.path.join(wd, "env")
+    sh([A.wrapper, "gcc", "-O1", src, "-o", exe], wd)
+    run(exe, output="unset unset")
 
 
 def case_clang():
@@ -213,7 +230,7 @@ def case_clang():
         print("skipped: no clang++")
         sys.exit(SKIP)
     exe = build("kernels_clang", os.path.basename(clang))
-    check_all(run(exe), TREE, "clang++")
+    check_all(run(exe, output=("total 2997000", "tools variable unset")), TREE, "clang++")
 
 
 def tools_only(env, what):
@@ -221,7 +238,7 @@ def tools_only(env, what):
     lib = os.path.abspath(A.runtime)
     e = {"KOKKOS_PROFILE_LIBRARY": lib, "KOKKOS_TOOLS_LIBS": lib}
     e.update(env(lib))
-    exp = run(exe, e)
+    exp = run(exe, e, output=("total 2997000", "tools variable set"))  # the user's: never taken back
     # no instrumented functions: the Kokkos regions are the roots, nested in each other
     want = {tuple(x for x in p if x not in ("main", COMPUTE, COPIES)): v
             for p, v in TREE.items() if p[-1] not in ("main", COMPUTE, COPIES)}
@@ -232,6 +249,7 @@ def case_tools_only():
     """Built without instr: only Kokkos's interface, the runtime named in the variables and
     preloaded (docs/kokkos.md: a late dlopen finds too little static TLS)."""
     tools_only(lambda lib: {"LD_PRELOAD": lib}, "tools only, preloaded")
+
 
 
 def case_tools_dlopen():

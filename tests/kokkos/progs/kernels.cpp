@@ -5,6 +5,7 @@
 #include <impl/Kokkos_Profiling.hpp>
 
 #include <cstdio>
+#include <cstdlib>
 
 static const int N = 1000;
 
@@ -37,6 +38,8 @@ __attribute__((noinline)) static void copies(Kokkos::View<double *> a,
 int main(int argc, char **argv)
 {
     Kokkos::initialize(argc, argv);
+    // The variables the runtime set for Kokkos are gone once Kokkos loaded it.
+    std::printf("tools variable %s\n", std::getenv("KOKKOS_PROFILE_LIBRARY") ? "set" : "unset");
     {
         Kokkos::View<double *> a("a", N), b("b", N);
         double total = 0;
