@@ -155,6 +155,16 @@ def case_errors():
                  "visits, time_incl", "unknown metric")
     expect_error(lambda: db.select("function(MPI_*"),
                  "sample.jdb: query \"function(MPI_*\": at character 15: expected ')'", "query")
+    for query, where in (("not " * 30000 + "all", 1028), ("(" * 30000 + "all" + ")" * 30000, 258)):
+        m = expect_error(lambda: db.select(query), "sample.jdb: query \"", "deep query")
+        expect(("at character %d: nested deeper than 256 levels" % where) in m, "deep query: %r" % m)
+    # ids above 2**32 are refused, never wrapped onto path 1 (ctypes' c_uint32 would)
+    for call, what in ((lambda: db.context(2**32 + 1), "context"),
+                       (lambda: db.name(2**32 + 1), "name"),
+                       (lambda: db.region(2**32), "region"),
+                       (lambda: db.rank(-1), "rank"),
+                       (lambda: db.query("time_incl", paths=[2**32 + 1]), "query")):
+        expect_error(call, "ids must be between 0 and 4294967295", what)
     expect_error(lambda: db.query("time_incl", ranks=[7]), "sample.jdb: no rank 7: the job had "
                  "ranks 0..4", "rank")
     expect_error(lambda: db.query("time_incl", paths=[9]), "sample.jdb: no path 9", "path")

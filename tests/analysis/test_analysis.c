@@ -150,6 +150,31 @@ static void group_select_empty_and_errors(void) {
                                 "or, or the end of the query");
   CHECK(instr_jdb_select(db, "cycles >= 1%", got) < 0);
   CHECK_PREFIX(instr_jdb_error(), "sample.jdb: no column \"cycles\"");
+  /* nesting: 256 levels parse, deeper is refused (30,000 overflowed the stack) */
+  {
+    static char q[30000 * 4 + 8];
+    size_t at = 0;
+    for (int i = 0; i < 256; i++) at += (size_t)sprintf(q + at, "not ");
+    strcpy(q + at, "all");
+    CHECK(instr_jdb_select(db, q, got) == 7); /* an even number of nots: every path */
+    at = 0;
+    for (int i = 0; i < 30000; i++) at += (size_t)sprintf(q + at, "not ");
+    strcpy(q + at, "all");
+    CHECK(instr_jdb_select(db, q, got) < 0);
+    CHECK_STR(instr_jdb_error(), "sample.jdb: query \"not not not not not not not not not not "
+                                 "not not not not not not not not not n...\": at character 1028: "
+                                 "nested deeper than 256 levels of not and parentheses; write "
+                                 "the query flatter");
+    memset(q, '(', 30000);
+    strcpy(q + 30000, "all");
+    CHECK(instr_jdb_select(db, q, got) < 0);
+    CHECK(strstr(instr_jdb_error(), "at character 258: nested deeper than 256") != NULL);
+    memset(q, '(', 100);
+    strcpy(q + 100, "all");
+    memset(q + 103, ')', 100);
+    q[203] = '\0';
+    CHECK_SELECT(q, 0, 1, 2, 3, 4, 5, 6);
+  }
   CHECK_SELECT_ERROR("paradigm(cuda)", "sample.jdb: query \"paradigm(cuda)\": at character 15: "
                                        "paradigm(...) takes user, mpi, openmp, manual or other");
 }

@@ -966,6 +966,87 @@ def case_memory(args):
     expect(r10 * 1024 < b10, "peak memory %.1f MiB is not below the trace's %.1f MiB"
            % (r10 / 1024, b10 / 2 ** 20))
 
+# ---- instr-export -o: what is at the output path
+
+def case_export_output(args):
+    """-o onto a FIFO and a character device writes into them and leaves them what they are;
+    a partial file left by a killed export does not block the next; SIGTERM removes the
+    partial file; a directory is refused with a message."""
+    import signal
+    import stat
+    import time
+    work = fresh(args.work)
+    run([os.path.join(args.bin, "report_tree")], cwd=work)
+    prof = os.path.join(experiment(work), "profile.json")
+    want = run([args.export, "--folded", prof]).stdout
+    expect(want.strip(), "the folded export is empty")
+
+    fifo = os.path.join(work, "out.fifo")
+    os.mkfifo(fifo)
+    got = []
+    import threading
+    reader = threading.Thread(target=lambda: got.append(open(fifo).read()), daemon=True)
+    reader.start()
+    run([args.export, "--folded", prof, "-o", fifo])
+    reader.join(30)
+    expect(got == [want], "through the FIFO: %r, expected %r" % (got, want))
+    expect(stat.S_ISFIFO(os.stat(fifo).st_mode), "-o replaced the FIFO by a regular file")
+
+    # A character device: a twin of /dev/null in the work directory (never /dev/null itself,
+    # which an export with this defect would replace for the whole machine).
+    dev = os.path.join(work, "null")
+    try:
+        os.mknod(dev, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+    except PermissionError:
+        dev = None
+        print("no device node test: mknod needs root (CAP_MKNOD)")
+    if dev:
+        before = os.stat(dev)
+        run([args.export, "--folded", prof, "-o", dev])
+        after = os.stat(dev)
+        expect(stat.S_ISCHR(after.st_mode) and after.st_rdev == before.st_rdev
+               and after.st_ino == before.st_ino, "-o %s replaced the device" % dev)
+        leftover = [f for f in os.listdir(work) if f.startswith("null.partial")]
+        expect(not leftover, "partial files beside the device: %r" % leftover)
+
+    out = os.path.join(work, "out.folded")
+    open(out + ".partial", "w").write("left by a killed export\n")
+    run([args.export, "--folded", prof, "-o", out])
+    expect(open(out).read() == want, "the export beside an old partial file differs")
+    expect(os.stat(out).st_mode & 0o777 == 0o666 & ~current_umask(),
+           "mode %o, not what the umask gives" % (os.stat(out).st_mode & 0o777))
+
+    # SIGTERM while the export waits for its input (a FIFO nobody writes yet).
+    inp = os.path.join(work, "in.fifo")
+    os.mkfifo(inp)
+    target = os.path.join(work, "killed.folded")
+    print("$ %s --folded %s -o %s (then SIGTERM)" % (args.export, inp, target), flush=True)
+    p = subprocess.Popen([args.export, "--folded", inp, "-o", target])
+    partial = []
+    for _ in range(600):
+        partial = [f for f in os.listdir(work) if f.startswith("killed.folded.partial")]
+        if partial:
+            break
+        time.sleep(0.05)
+    expect(partial, "no partial file appeared for %s" % target)
+    p.send_signal(signal.SIGTERM)
+    rc = p.wait(30)
+    expect(rc == -signal.SIGTERM, "the export ended with %r, not by SIGTERM" % rc)
+    left = [f for f in os.listdir(work) if f.startswith("killed.folded")]
+    expect(not left, "left after SIGTERM: %r" % left)
+
+    p = subprocess.run([args.export, "--folded", prof, "-o", work], capture_output=True,
+                       text=True)
+    expect(p.returncode == 1 and "is a directory" in p.stderr,
+           "-o onto a directory: exit %d, %r" % (p.returncode, p.stderr))
+    print(p.stderr.strip())
+
+
+def current_umask():
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
 
 def main():
     ap = argparse.ArgumentParser()

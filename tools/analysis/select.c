@@ -17,13 +17,20 @@ typedef struct {
   const instr_jdb *db;
   const char *query, *at;
   int failed;
+  int depth; /* of "not" and "(" around the factor being parsed */
 } parser;
+
+/* Each "not" and "(" is a level of recursion: a bound keeps a crafted query (30,000 of
+ * them) from overflowing the stack; no query a person writes comes near it. */
+#define MAX_NESTING 256
 
 static void syntax_error(parser *p, const char *what) {
   if (p->failed) return;
   p->failed = 1;
-  jdb_fail("%s: query \"%s\": at character %ld: %s", p->db->file, p->query,
-           (long)(p->at - p->query) + 1, what);
+  /* a long query is shown by its start: the message must keep where and what */
+  int shown = strlen(p->query) > 80 ? 77 : 80;
+  jdb_fail("%s: query \"%.*s%s\": at character %ld: %s", p->db->file, shown, p->query,
+           shown == 77 ? "..." : "", (long)(p->at - p->query) + 1, what);
 }
 
 static void skip_blanks(parser *p) {
@@ -168,18 +175,29 @@ static unsigned char *compare_column(parser *p, const char *column) {
 
 static unsigned char *expr(parser *p);
 
+static int enter_level(parser *p) {
+  if (++p->depth <= MAX_NESTING) return 1;
+  syntax_error(p, "nested deeper than 256 levels of not and parentheses; write the query "
+                  "flatter");
+  return 0;
+}
+
 static unsigned char *factor(parser *p) {
   if (p->failed) return NULL;
   skip_blanks(p);
   if (next_is(p, "not")) {
     p->at += 3;
+    if (!enter_level(p)) return NULL;
     unsigned char *s = factor(p);
+    p->depth--;
     for (uint32_t q = 0; s && q < p->db->npaths; q++) s[q] = !s[q];
     return s;
   }
   if (*p->at == '(') {
     p->at++;
+    if (!enter_level(p)) return NULL;
     unsigned char *s = expr(p);
+    p->depth--;
     skip_blanks(p);
     if (s && *p->at != ')') {
       syntax_error(p, "expected ')'");
@@ -273,7 +291,7 @@ static unsigned char *expr(parser *p) {
 
 long instr_jdb_select(const instr_jdb *db, const char *query, uint32_t *out) {
   jdb_clear_error();
-  parser p = {db, query, query, 0};
+  parser p = {db, query, query, 0, 0};
   unsigned char *set = expr(&p);
   skip_blanks(&p);
   if (set && !p.failed && *p.at != '\0')

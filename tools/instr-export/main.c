@@ -5,15 +5,20 @@
  *   instr-export --speedscope PROFILE.json [-o FILE] speedscope's JSON, a profile per thread
  *   instr-export --folded PROFILE.json [--metric M] [-o FILE]  folded stacks of any metric
  *   instr-export --svg    PROFILE.json   [-o FILE]   a flame graph as SVG
- * Exit status: 0 done, 1 bad input (the message says what and where), 2 usage error. The
- * output is written under FILE.partial and renamed when complete, so a failed export never
- * leaves a truncated file under the name asked for. */
+ * Exit status: 0 done, 1 bad input (the message says what and where), 2 usage error. A
+ * regular output file is written under a partial name of its own (FILE.partial.XXXXXX) and
+ * renamed when complete, so a failed export never leaves a truncated file under the name
+ * asked for, and a killed one never blocks the next; SIGINT, SIGTERM and SIGHUP remove the
+ * partial file. An existing device, FIFO or socket is written directly, never replaced. */
 #include "export.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const char usage[] =
@@ -34,6 +39,71 @@ static const char usage[] =
     "  --metric NAME           with --folded: the number per call path (default exclusive)\n"
     "  -h, --help              this text\n"
     "exit status: 0 done, 1 bad input, 2 usage error; docs/report.md says more.\n";
+
+/* The partial file to remove when a signal ends the export (unlink is async-signal-safe). */
+static char *volatile partial_path;
+
+static void remove_partial(int sig)
+{
+    char *p = partial_path;
+    if (p)
+        unlink(p);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+/* Opens OUTPUT for writing: a non-regular file that exists (a device, a FIFO, a socket)
+ * directly; otherwise a fresh partial file beside it, its name in *partial, with the mode a
+ * new file would get. NULL with the message printed when it cannot. */
+static FILE *open_output(const char *output, char **partial)
+{
+    struct stat st;
+    *partial = NULL;
+    if (stat(output, &st) == 0 && S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "instr-export: %s: is a directory; give a file name after -o\n", output);
+        return NULL;
+    }
+    if (stat(output, &st) == 0 && !S_ISREG(st.st_mode)) {
+        FILE *out = fopen(output, "w");
+        if (!out)
+            fprintf(stderr, "instr-export: %s: cannot open the output: %s\n", output,
+                    strerror(errno));
+        return out;
+    }
+    size_t len = strlen(output) + sizeof ".partial.XXXXXX";
+    char *name = malloc(len);
+    if (!name) {
+        fprintf(stderr, "instr-export: out of memory\n");
+        return NULL;
+    }
+    snprintf(name, len, "%s.partial.XXXXXX", output);
+    mode_t mask = umask(0);
+    umask(mask);
+    partial_path = name;
+    int fd = mkstemp(name);
+    if (fd < 0 || fchmod(fd, 0666 & ~mask) != 0) {
+        fprintf(stderr, "instr-export: %s: cannot create the output: %s\n", name,
+                strerror(errno));
+        if (fd >= 0) {
+            close(fd);
+            unlink(name);
+        }
+        partial_path = NULL;
+        free(name);
+        return NULL;
+    }
+    FILE *out = fdopen(fd, "w");
+    if (!out) {
+        fprintf(stderr, "instr-export: %s: %s\n", name, strerror(errno));
+        close(fd);
+        unlink(name);
+        partial_path = NULL;
+        free(name);
+        return NULL;
+    }
+    *partial = name;
+    return out;
+}
 
 static int usage_error(const char *what, const char *arg)
 {
@@ -80,18 +150,15 @@ int main(int argc, char **argv)
     FILE *out = stdout;
     char *partial = NULL;
     if (output) {
-        size_t len = strlen(output) + sizeof ".partial";
-        partial = malloc(len);
-        if (!partial)
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = remove_partial;
+        sigemptyset(&sa.sa_mask);
+        sigaction(SIGINT, &sa, NULL);
+        sigaction(SIGTERM, &sa, NULL);
+        sigaction(SIGHUP, &sa, NULL);
+        if (!(out = open_output(output, &partial)))
             return 1;
-        snprintf(partial, len, "%s.partial", output);
-        out = fopen(partial, "wx");
-        if (!out) {
-            fprintf(stderr, "instr-export: %s: cannot create the output: %s%s\n", partial,
-                    strerror(errno), errno == EEXIST ? " (left by an earlier export? remove it)" : "");
-            free(partial);
-            return 1;
-        }
     }
     int rc = !strcmp(mode, "html")         ? instr_export_html(input, out)
              : !strcmp(mode, "chrome")     ? instr_export_chrome(input, out)
@@ -101,12 +168,13 @@ int main(int argc, char **argv)
     if (output) {
         if (fclose(out) != 0 && rc == 0)
             rc = -1;
-        if (rc == 0 && rename(partial, output) != 0)
+        if (rc == 0 && partial && rename(partial, output) != 0)
             rc = -1;
         if (rc == -1)
             fprintf(stderr, "instr-export: %s: writing failed: %s\n", output, strerror(errno));
-        if (rc != 0)
+        if (rc != 0 && partial)
             unlink(partial);
+        partial_path = NULL;
         free(partial);
     } else if (fflush(stdout) != 0 || ferror(stdout)) {
         fprintf(stderr, "instr-export: writing to standard output failed: %s\n", strerror(errno));

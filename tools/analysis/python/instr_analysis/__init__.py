@@ -164,6 +164,14 @@ def _u32_array(values):
     return arr, arr.ctypes.data_as(_u32p), arr.size
 
 
+def _u32(value):
+    """One id as the C library takes it: ctypes would wrap 2**32 + 1 to 1 without a word."""
+    v = int(value)
+    if v < 0 or v > 0xFFFFFFFF:
+        raise Error("ids must be between 0 and 4294967295, got %r" % (value,))
+    return v
+
+
 def _decode(b):
     return b.decode("utf-8", "replace") if b is not None else ""
 
@@ -228,7 +236,7 @@ class Database:
 
     def region(self, region):
         r = _Region()
-        if _get_region(self._handle(), region, ctypes.byref(r)) != 0:
+        if _get_region(self._handle(), _u32(region), ctypes.byref(r)) != 0:
             _raise()
         return {"region": region, "name": _decode(r.name), "mangled": _decode(r.mangled),
                 "file": _decode(r.file), "object": _decode(r.object),
@@ -237,7 +245,7 @@ class Database:
 
     def _path(self, path):
         p = _Path()
-        if _get_path(self._handle(), int(path), ctypes.byref(p)) != 0:
+        if _get_path(self._handle(), _u32(path), ctypes.byref(p)) != 0:
             _raise()
         return p
 
@@ -248,11 +256,11 @@ class Database:
     def context(self, path):
         """The calling context of a path: DataFrame of its chain from the top-level path down to
         the path itself (path, name, file, line)."""
-        n = _context(self._handle(), int(path), None, 0)
+        n = _context(self._handle(), _u32(path), None, 0)
         if n < 0:
             _raise()
         chain = np.zeros(n, dtype=np.uint32)
-        _context(self._handle(), int(path), chain.ctypes.data_as(_u32p), n)
+        _context(self._handle(), _u32(path), chain.ctypes.data_as(_u32p), n)
         rows = []
         for depth, p in enumerate(chain):
             r = self.region(self._path(p).region)
@@ -313,7 +321,7 @@ class Database:
         s = _Summary()
         rows = []
         for q in sel:
-            if _get_summary(self._handle(), int(q), col, ctypes.byref(s)) != 0:
+            if _get_summary(self._handle(), _u32(q), col, ctypes.byref(s)) != 0:
                 _raise()
             rows.append((int(q), self.name(q), s.nranks_visited, s.sum, s.min, s.max,
                          s.sum / self.nranks if self.nranks else float("nan"), s.sum_squares))
@@ -326,7 +334,7 @@ class Database:
 
     def rank(self, rank):
         r = _Rank()
-        if _get_rank(self._handle(), rank, ctypes.byref(r)) != 0:
+        if _get_rank(self._handle(), _u32(rank), ctypes.byref(r)) != 0:
             _raise()
         return {"rank": rank, "rows": r.nrows, "threads": r.nthreads, "present": bool(r.present),
                 "duration_ns": r.duration_ns}
