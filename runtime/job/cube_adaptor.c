@@ -64,7 +64,7 @@ static void cube_metric(const void *ctx, uint32_t i, instr_cube_metric *out)
 }
 
 /* The ranks' locations are contiguous in j->locs (one blob each, added whole). */
-int instr_job_cube(FILE *f, const instr_job *j)
+int instr_job_cube(instr_writer *f, const instr_job *j)
 {
     instr_cube_group *groups = instr_mem_calloc((size_t)j->ngroups + 1, sizeof *groups);
     char (*names)[32] = instr_mem_calloc((size_t)j->ngroups + 1, sizeof *names);

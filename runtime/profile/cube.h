@@ -8,6 +8,8 @@
 #ifndef INSTR_RT_PROFILE_CUBE_H
 #define INSTR_RT_PROFILE_CUBE_H
 
+#include "../util/writer.h"
+
 #include <stdint.h>
 #include <stdio.h>
 
@@ -63,6 +65,6 @@ typedef struct instr_cube_src {
 } instr_cube_src;
 
 /* Writes the whole archive to f. 0, or -1 on an I/O error or when memory ran out. */
-int instr_cube_write(FILE *f, const instr_cube_src *src);
+int instr_cube_write(instr_writer *f, const instr_cube_src *src);
 
 #endif

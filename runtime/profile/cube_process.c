@@ -78,7 +78,7 @@ static void row(const void *ctx, uint32_t i, instr_cube_cell *cells)
     }
 }
 
-int instr_profile_write_cube(FILE *f, const instr_run *run, const instr_mtree *t)
+int instr_profile_write_cube(instr_writer *f, const instr_run *run, const instr_mtree *t)
 {
     char host[256] = "", name[64];
     gethostname(host, sizeof host - 1);
