@@ -6,6 +6,7 @@
 #include "../core/event.h"
 #include "../core/registry.h"
 #include "../metrics/metrics.h"
+#include "../util/utc.h"
 
 #include <fcntl.h>
 #include <stdlib.h>
@@ -21,11 +22,8 @@ typedef struct process_src {
 
 static void iso(instr_writer *f, time_t t)
 {
-    struct tm tm;
-    char buf[32];
-    gmtime_r(&t, &tm);
-    strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    instr_wr_json_str(f, buf);
+    char buf[INSTR_UTC_ISO_SIZE];
+    instr_wr_json_str(f, instr_utc_iso(buf, t));
 }
 
 static void command_line(instr_writer *f)

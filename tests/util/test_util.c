@@ -8,6 +8,7 @@
 #include "sort.h"
 #include "stack.h"
 #include "table.h"
+#include "utc.h"
 #include "text.h"
 #include "xml_str.h"
 
@@ -21,6 +22,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static void test_array(void)
@@ -479,12 +481,31 @@ static void test_writer(void)
     CHECK(instr_writer_close(&w) == ENOSPC && w.bytes == 14);
 }
 
+/* The same text as gmtime_r and strftime, across leap years and centuries. */
+static void test_utc(void)
+{
+    int same = 1;
+    for (long long t = -2208988800LL; t < 7258118400LL; t += 86400 * 13 + 3607) {
+        struct tm tm;
+        time_t tt = (time_t)t;
+        char want[64], got[INSTR_UTC_ISO_SIZE];
+        gmtime_r(&tt, &tm);
+        strftime(want, sizeof want, "%Y-%m-%dT%H:%M:%SZ", &tm);
+        same &= strcmp(instr_utc_iso(got, tt), want) == 0;
+    }
+    CHECK(same);
+    char got[INSTR_UTC_ISO_SIZE];
+    CHECK_STR(instr_utc_iso(got, 951782400), "2000-02-29T00:00:00Z");
+    CHECK_STR(instr_utc_iso(got, -1), "1969-12-31T23:59:59Z");
+}
+
 int main(int argc, char **argv)
 {
     static const check_group groups[] = {
         {"array", test_array}, {"hash", test_hash},     {"addr_map", test_addr_map},
         {"table", test_table}, {"escape", test_escape}, {"pages", test_pages},
         {"sort", test_sort}, {"stack", test_stack}, {"writer", test_writer},
+        {"utc", test_utc},
     };
     return check_run_groups("test_util", groups, sizeof groups / sizeof groups[0],
                             argc < 2 ? NULL : argv[1]);
