@@ -347,8 +347,27 @@ static void totals(instr_profile_mem_totals *out)
     instr_memrec_each_block(count_block, &out->live_blocks);
 }
 
+static const void *cube_thread(uint32_t location_id) { return thread_of(location_id); }
+
+static void cube_cell(const void *thread, const instr_pnode *node, uint64_t out[4])
+{
+    instr_memrec_counts c = instr_memrec_counts_of(thread, node);
+    out[0] = c.allocs;
+    out[1] = c.frees;
+    out[2] = c.bytes_allocated;
+    out[3] = c.bytes_freed;
+}
+
+static uint64_t cube_high_water(const void *thread)
+{
+    return ((const instr_memrec_thread *)thread)->high_water;
+}
+
 const instr_profile_memory instr_memrec_profile_writers = {
     .text = write_text,
     .json = write_json,
     .totals = totals,
+    .thread_of = cube_thread,
+    .cell = cube_cell,
+    .high_water = cube_high_water,
 };

@@ -152,6 +152,13 @@ typedef struct instr_profile_memory {
     void (*text)(instr_writer *f, const instr_run *run, const instr_mtree *t);
     void (*json)(instr_writer *f, const instr_run *run, const instr_mtree *t);
     void (*totals)(instr_profile_mem_totals *out); /* the process's, for an MPI job's sums */
+    /* profile.cubex's cells: the recorder's thread of location id (NULL: it recorded
+     * nothing), then one call path's counts there (allocations, frees, bytes allocated,
+     * bytes freed: the call path's own, callees not included) and the thread's high-water
+     * mark of live bytes. */
+    const void *(*thread_of)(uint32_t location_id);
+    void (*cell)(const void *thread, const instr_pnode *node, uint64_t out[4]);
+    uint64_t (*high_water)(const void *thread);
 } instr_profile_memory;
 void instr_profile_set_memory(const instr_profile_memory *m);
 const instr_profile_memory *instr_profile_memory_of(void);

@@ -22,7 +22,8 @@
 
 /* What a metric's cells hold. */
 enum { K_VISITS, K_TIME, K_MIN_TIME, K_MAX_TIME, K_BYTES_SENT, K_BYTES_RECEIVED,
-       K_MESSAGES_SENT, K_MESSAGES_RECEIVED, K_BUILTIN, K_COUNTER = K_BUILTIN };
+       K_MESSAGES_SENT, K_MESSAGES_RECEIVED, K_ALLOCS, K_FREES, K_BYTES_ALLOCATED, K_BYTES_FREED,
+       K_HIGH_WATER, K_BUILTIN, K_COUNTER = K_BUILTIN };
 
 typedef struct cube_metric {
     const char *uniq, *disp, *dtype, *uom, *descr;
@@ -51,10 +52,25 @@ static const cube_metric builtin[K_BUILTIN] = {
     BUILTIN("messages_received", "Messages Received", "UINT64", "occ",
             "Point-to-point messages received in the call path's MPI calls", 0,
             K_MESSAGES_RECEIVED),
+    /* Memory recording (INSTR_MEMORY=1, docs/memory.md): Score-P's names where it has one. */
+    BUILTIN("allocations", "Allocations", "UINT64", "occ",
+            "Allocations of the program's malloc family and C++ new in the call path", 0,
+            K_ALLOCS),
+    BUILTIN("frees", "Frees", "UINT64", "occ",
+            "Releases of the program's blocks (free, C++ delete, realloc moving a block) in the "
+            "call path", 0, K_FREES),
+    BUILTIN("allocation_size", "Bytes Allocated", "UINT64", "bytes",
+            "Bytes of the program's blocks allocated in the call path", 0, K_BYTES_ALLOCATED),
+    BUILTIN("deallocation_size", "Bytes Freed", "UINT64", "bytes",
+            "Bytes of the program's blocks released in the call path", 0, K_BYTES_FREED),
+    BUILTIN("maximum_heap_memory_allocated", "Memory High-Water Mark", "MAXDOUBLE", "bytes",
+            "Highest number of bytes live at once that the thread allocated (given at the "
+            "root call paths the thread visited)", 0, K_HIGH_WATER),
 };
 #undef BUILTIN
 
 static int is_message_metric(int kind) { return kind >= K_BYTES_SENT && kind <= K_MESSAGES_RECEIVED; }
+static int is_memory_metric(int kind) { return kind >= K_ALLOCS && kind <= K_HIGH_WATER; }
 
 /* The archive's metrics: the built-in ones, then the source's counters. A counter's
  * uniq_name is its name with every character that is not a letter, digit or '_' as '_'
@@ -67,7 +83,7 @@ static cube_metric *metric_table(const instr_cube_src *src, uint32_t *count)
     if (!t)
         return NULL;
     for (int k = 0; k < K_BUILTIN; k++)
-        if (src->messages || !is_message_metric(k))
+        if ((src->messages || !is_message_metric(k)) && (src->memory || !is_memory_metric(k)))
             t[n++] = builtin[k];
     for (uint32_t i = 0; i < src->nmetrics; i++) {
         instr_cube_metric m = {0};
@@ -443,6 +459,11 @@ static void put_cell(instr_writer *f, const cube_metric *m, const instr_cube_cel
     case K_BYTES_RECEIVED: u = c->bytes_received; break;
     case K_MESSAGES_SENT: u = c->messages_sent; break;
     case K_MESSAGES_RECEIVED: u = c->messages_received; break;
+    case K_ALLOCS: u = c->mem[INSTR_CUBE_ALLOCS]; break;
+    case K_FREES: u = c->mem[INSTR_CUBE_FREES]; break;
+    case K_BYTES_ALLOCATED: u = c->mem[INSTR_CUBE_BYTES_ALLOCATED]; break;
+    case K_BYTES_FREED: u = c->mem[INSTR_CUBE_BYTES_FREED]; break;
+    case K_HIGH_WATER: d = (double)c->mem[INSTR_CUBE_HIGH_WATER]; goto dbl;
     case K_TIME: d = (double)c->incl_ns / 1e9; goto dbl;
     case K_MIN_TIME: d = c->visits ? (double)c->min_incl_ns / 1e9 : DBL_MAX; goto dbl;
     case K_MAX_TIME: d = c->visits ? (double)c->max_incl_ns / 1e9 : 0.0; goto dbl;
