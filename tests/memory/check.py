@@ -270,6 +270,7 @@ def case_cxx():
         leaks = {ps[l["node"]]: (l["bytes"], l["blocks"]) for l in prof["memory"]["leaks"]
                  if l["node"] is not None}
         expect(leaks.get(("main", "cxx_leak()")) == (300, 1), "%s: leaks %r" % (name, leaks))
+        check_cube(prof, exp, name)
 
 
 OMP_COUNTS = {
@@ -301,6 +302,7 @@ def case_omp():
                      if t["location"] != 0)
         expect(len(his) >= 3 and all(h >= 164 for h in his), "%s: threads %r" %
                (name, prof["memory"]["threads"]))
+        check_cube(prof, exp, name)
 
 
 def case_off():
