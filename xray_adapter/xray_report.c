@@ -12,18 +12,18 @@
 
 static int wanted(void) { return 1; }
 
-static void field(FILE *f, const char *s)
+static void field(instr_writer *f, const char *s)
 {
     /* Tab-separated: names with tabs or newlines (none in practice) are written escaped. */
     for (; *s; s++) {
         if (*s == '\t')
-            fputs("\\t", f);
+            instr_wr_puts(f, "\\t");
         else if (*s == '\n')
-            fputs("\\n", f);
+            instr_wr_puts(f, "\\n");
         else if (*s == '\\')
-            fputs("\\\\", f);
+            instr_wr_puts(f, "\\\\");
         else
-            fputc(*s, f);
+            instr_wr_putc(f, *s);
     }
 }
 
@@ -46,8 +46,8 @@ static int write_report(const instr_run *run, char *files, size_t size)
         pthread_mutex_unlock(&instr_xray_lock);
         return -1;
     }
-    FILE *f = o.f;
-    fprintf(f, "# instr XRay report (docs/xray.md)\n"
+    instr_writer *f = o.f;
+    instr_wr_printf(f, "# instr XRay report (docs/xray.md)\n"
                "patch_mode\t%s\nfunctions_with_sleds\t%u\nnamed_by_descriptors\t%u\n"
                "patched_at_end\t%u\never_patched\t%u\never_entered\t%u\n"
                "# id\tpatched\tever_patched\tentered\tname\tmangled\tfile\tnamed_by\n",
@@ -58,14 +58,14 @@ static int write_report(const instr_run *run, char *files, size_t size)
         if (!fn->addr)
             continue;
         uint32_t h = __atomic_load_n(&instr_xray.handles[id], __ATOMIC_ACQUIRE);
-        fprintf(f, "%u\t%d\t%d\t%d\t", id, fn->patched, fn->ever_patched,
+        instr_wr_printf(f, "%u\t%d\t%d\t%d\t", id, fn->patched, fn->ever_patched,
                 (h != INSTR_HANDLE_UNREGISTERED && h != INSTR_HANDLE_EXCLUDED) || fn->throttled);
         field(f, fn->name);
-        fputc('\t', f);
+        instr_wr_putc(f, '\t');
         field(f, fn->mangled);
-        fputc('\t', f);
+        instr_wr_putc(f, '\t');
         field(f, fn->file);
-        fprintf(f, "\t%s\n", fn->from_descriptor ? "descriptor" : "symbol");
+        instr_wr_printf(f, "\t%s\n", fn->from_descriptor ? "descriptor" : "symbol");
     }
     pthread_mutex_unlock(&instr_xray_lock);
     if (instr_out_close(&o) != 0)

@@ -371,40 +371,19 @@ int instr_experiment_report_failures(void)
     return n;
 }
 
-/* The stream's only way to the file: it writes everything or notes the first error and
- * counts the rest, so that the writers above need no error handling of their own and the
- * end-of-run line can say exactly what was lost. */
-static ssize_t out_write(void *cookie, const char *buf, size_t size)
-{
-    instr_outfile *o = cookie;
-    o->bytes += size;
-    size_t done = 0;
-    while (!o->err && done < size) {
-        ssize_t w = write(o->fd, buf + done, size - done);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0) {
-            o->err = w < 0 ? errno : EIO;
-            break;
-        }
-        done += (size_t)w;
-    }
-    return (ssize_t)size; /* after an error: accepted and counted, never retried */
-}
-
 static int partial_name(char *buf, size_t size, const char *name)
 {
     return (size_t)snprintf(buf, size, "%s.partial", name) < size ? 0 : -1;
 }
 
-/* The stream's buffer: stdio would take it from malloc. */
-#define OUT_BUFFER (64 * 1024)
-
-/* With `stream`, o->f writes into the file; without it, only out_write does (instr.cfg at
- * start-up: the FILE itself is malloc's, and the program's heap is the program's). */
-static int out_open_at(instr_outfile *o, int at, const char *name, int stream)
+/* The writer (util/writer.h) writes everything or keeps the first error and counts the
+ * rest, so that the writers above need no error handling of their own and the end-of-run
+ * line can say exactly what was lost. No stdio: its FILE and buffer are malloc's, and the
+ * program's heap is the program's (docs/runtime.md, "The runtime's memory"). */
+static int out_open_at(instr_outfile *o, int at, const char *name)
 {
     memset(o, 0, sizeof *o);
+    o->f = &o->w;
     o->fd = -1;
     o->dfd = at;
     snprintf(o->name, sizeof o->name, "%s", name);
@@ -416,14 +395,8 @@ static int out_open_at(instr_outfile *o, int at, const char *name, int stream)
         instr_experiment_note_failure(name, errno, 0);
         return -1;
     }
-    if (!stream)
-        return 0;
-    o->f = fopencookie(o, "w", (cookie_io_functions_t){.write = out_write});
-    o->buf = o->f ? instr_mem_alloc(OUT_BUFFER) : NULL;
-    if (o->buf)
-        setvbuf(o->f, o->buf, _IOFBF, OUT_BUFFER);
-    if (!o->f) {
-        instr_experiment_note_failure(name, errno, 0);
+    if (instr_writer_open(&o->w, instr_writer_fd_sink, &o->fd, 0) != 0) {
+        instr_experiment_note_failure(name, o->w.err, 0);
         close(o->fd);
         unlinkat(at, tmp, 0);
         o->fd = -1;
@@ -440,12 +413,12 @@ void instr_files_add(char *files, size_t size, const char *name)
 
 int instr_out_open(instr_outfile *o, const char *name)
 {
-    return out_open_at(o, have_dir ? dfd : -1, name, 1);
+    return out_open_at(o, have_dir ? dfd : -1, name);
 }
 
 int instr_out_open_job(instr_outfile *o, const char *name)
 {
-    return out_open_at(o, job_dfd, name, 1);
+    return out_open_at(o, job_dfd, name);
 }
 
 /* Renames without ever replacing a file of the same name. */
@@ -466,11 +439,10 @@ int instr_out_close(instr_outfile *o)
 {
     if (o->fd < 0)
         return -1;
-    if (o->f)
-        fclose(o->f); /* flushes through out_write, which notes any error */
-    o->f = NULL;
-    instr_mem_free(o->buf);
-    o->buf = NULL;
+    /* A failed write is the cause; o->err may only say that the writer then gave up. */
+    if (instr_writer_close(&o->w) != 0)
+        o->err = o->w.err;
+    o->bytes = o->w.bytes;
     if (close(o->fd) != 0 && !o->err && errno != EINTR)
         o->err = errno; /* NFS and quotas report some failures only here */
     o->fd = -1;
@@ -535,8 +507,8 @@ static int write_config(void)
         instr_clock_name(), instr_clock_resolution_ns(), instr_clock_cost_ns());
     instr_outfile o;
     int rc = -1;
-    if (!bad && out_open_at(&o, have_dir ? dfd : -1, "instr.cfg", 0) == 0) {
-        out_write(&o, text, len);
+    if (!bad && out_open_at(&o, have_dir ? dfd : -1, "instr.cfg") == 0) {
+        instr_wr_write(o.f, text, len);
         rc = instr_out_close(&o);
     }
     instr_mem_free(text);

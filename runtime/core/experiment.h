@@ -15,6 +15,8 @@
 #ifndef INSTR_RT_EXPERIMENT_H
 #define INSTR_RT_EXPERIMENT_H
 
+#include "../util/writer.h"
+
 #include <stdint.h>
 #include <stdio.h>
 
@@ -49,8 +51,8 @@ void instr_experiment_publish(void);
 
 /* A file being written into the experiment directory. */
 typedef struct instr_outfile {
-    FILE *f;
-    char *buf; /* the stream's buffer, from the runtime's pages (not stdio's malloc) */
+    instr_writer w; /* buffered in the runtime's pages, no stdio (util/writer.h) */
+    instr_writer *f; /* &w, what the writers take */
     int dfd, fd;
     int err;             /* first errno of a failed write, 0 */
     uint64_t bytes;      /* what the writer produced */

@@ -136,59 +136,59 @@ int instr_cp_write_json(int mpi_job, int nranks, const instr_cp_process *procs,
     int rc = mpi_job ? instr_out_open_job(&o, "critical-path.json")
                      : instr_out_open(&o, "critical-path.json");
     if (rc == 0) {
-        FILE *f = o.f;
-        fprintf(f, "{\n  \"format\": \"instr-critical-path\",\n  \"version\": 1,\n");
-        fprintf(f, "  \"ranks\": %d,\n  \"regions_k\": %d,\n", nranks, regions_k);
-        fprintf(f, "  \"application\": {\"useful_s\": %.9f, \"omp_s\": %.9f, \"total_s\": %.9f},\n",
+        instr_writer *f = o.f;
+        instr_wr_printf(f, "{\n  \"format\": \"instr-critical-path\",\n  \"version\": 1,\n");
+        instr_wr_printf(f, "  \"ranks\": %d,\n  \"regions_k\": %d,\n", nranks, regions_k);
+        instr_wr_printf(f, "  \"application\": {\"useful_s\": %.9f, \"omp_s\": %.9f, \"total_s\": %.9f},\n",
                 cpu, sec(path->omp_ns), T);
         /* The dependent metrics along the useful path (INSTR_CRITICAL_PATH_METRICS). */
-        fprintf(f, "  \"metrics\": [");
+        instr_wr_printf(f, "  \"metrics\": [");
         for (uint32_t m = 0; m < instr_cp_nmetrics; m++) {
             const instr_metric *mt = &instr_metrics_sync[instr_cp_metric_index[m]];
-            fprintf(f, "%s\n    {\"name\": ", m ? "," : "");
-            instr_json_str(f, mt->name);
-            fprintf(f, ", \"unit\": ");
-            instr_json_str(f, mt->unit ? mt->unit : "");
-            fprintf(f, ", \"source\": ");
-            instr_json_str(f, mt->source ? mt->source : "");
-            fprintf(f, ", \"value\": ");
+            instr_wr_printf(f, "%s\n    {\"name\": ", m ? "," : "");
+            instr_wr_json_str(f, mt->name);
+            instr_wr_printf(f, ", \"unit\": ");
+            instr_wr_json_str(f, mt->unit ? mt->unit : "");
+            instr_wr_printf(f, ", \"source\": ");
+            instr_wr_json_str(f, mt->source ? mt->source : "");
+            instr_wr_printf(f, ", \"value\": ");
             instr_metric_fprint(f, mt->value_type, path->metric[m], 0);
-            fprintf(f, "}");
+            instr_wr_printf(f, "}");
         }
-        fprintf(f, "%s],\n", instr_cp_nmetrics ? "\n  " : "");
+        instr_wr_printf(f, "%s],\n", instr_cp_nmetrics ? "\n  " : "");
         double ipc;
         if (path_ipc(path, &ipc))
-            fprintf(f, "  \"derived\": [{\"name\": \"ipc\", \"value\": %.6f}],\n", ipc);
-        fprintf(f, "  \"processes\": [");
+            instr_wr_printf(f, "  \"derived\": [{\"name\": \"ipc\", \"value\": %.6f}],\n", ipc);
+        instr_wr_printf(f, "  \"processes\": [");
         for (int r = 0; r < nranks; r++)
-            fprintf(f, "%s\n    {\"rank\": %d, \"useful_s\": %.9f, \"mpi_s\": %.9f, "
+            instr_wr_printf(f, "%s\n    {\"rank\": %d, \"useful_s\": %.9f, \"mpi_s\": %.9f, "
                        "\"total_s\": %.9f, \"syncs\": %llu}",
                     r ? "," : "", r, sec(procs[r].useful_ns), sec(procs[r].mpi_ns),
                     sec(procs[r].total_ns), (unsigned long long)procs[r].syncs);
-        fprintf(f, "\n  ],\n");
-        fprintf(f, "  \"pop\": {\"parallel_efficiency\": %.6f, \"load_balance\": %.6f, "
+        instr_wr_printf(f, "\n  ],\n");
+        instr_wr_printf(f, "  \"pop\": {\"parallel_efficiency\": %.6f, \"load_balance\": %.6f, "
                    "\"communication_efficiency\": %.6f, \"serialisation_efficiency\": %.6f, "
                    "\"transfer_efficiency\": %.6f},\n",
                 pe, lb, comm, ser, transfer);
-        fprintf(f, "  \"regions\": [");
+        instr_wr_printf(f, "  \"regions\": [");
         for (uint32_t i = 0; i < n; i++) {
-            fprintf(f, "%s\n    {\"name\": ", i ? "," : "");
-            instr_json_str(f, rows[i].name);
-            fprintf(f, ", \"file\": ");
-            instr_json_str(f, rows[i].file);
-            fprintf(f, ", \"rank\": %d, \"time_s\": %.9f, \"fraction\": %.6f}",
+            instr_wr_printf(f, "%s\n    {\"name\": ", i ? "," : "");
+            instr_wr_json_str(f, rows[i].name);
+            instr_wr_printf(f, ", \"file\": ");
+            instr_wr_json_str(f, rows[i].file);
+            instr_wr_printf(f, ", \"rank\": %d, \"time_s\": %.9f, \"fraction\": %.6f}",
                     rows[i].e->rank, sec(rows[i].ns), ratio(sec(rows[i].ns), cpu));
         }
-        fprintf(f, "\n  ],\n  \"region_totals\": [");
+        instr_wr_printf(f, "\n  ],\n  \"region_totals\": [");
         for (uint32_t i = 0; i < ntotals; i++) {
-            fprintf(f, "%s\n    {\"name\": ", i ? "," : "");
-            instr_json_str(f, totals[i].name);
-            fprintf(f, ", \"file\": ");
-            instr_json_str(f, totals[i].file);
-            fprintf(f, ", \"time_s\": %.9f, \"fraction\": %.6f}", sec(totals[i].ns),
+            instr_wr_printf(f, "%s\n    {\"name\": ", i ? "," : "");
+            instr_wr_json_str(f, totals[i].name);
+            instr_wr_printf(f, ", \"file\": ");
+            instr_wr_json_str(f, totals[i].file);
+            instr_wr_printf(f, ", \"time_s\": %.9f, \"fraction\": %.6f}", sec(totals[i].ns),
                     ratio(sec(totals[i].ns), cpu));
         }
-        fprintf(f, "\n  ],\n  \"other_s\": %.9f,\n  \"outside_regions_s\": %.9f\n}\n",
+        instr_wr_printf(f, "\n  ],\n  \"other_s\": %.9f,\n  \"outside_regions_s\": %.9f\n}\n",
                 sec(path->other_ns), sec(path->outside_ns));
         rc = instr_out_close(&o);
     }
@@ -211,10 +211,13 @@ int instr_cp_write_json(int mpi_job, int nranks, const instr_cp_process *procs,
         for (uint32_t m = 0; m < instr_cp_nmetrics; m++) {
             const instr_metric *mt = &instr_metrics_sync[instr_cp_metric_index[m]];
             char v[64] = "?";
-            FILE *mf = fmemopen(v, sizeof v - 1, "w");
-            if (mf) {
-                instr_metric_fprint(mf, mt->value_type, path->metric[m], 0);
-                fclose(mf);
+            instr_writer mf;
+            if (instr_writer_open_mem(&mf) == 0) {
+                instr_metric_fprint(&mf, mt->value_type, path->metric[m], 0);
+                char *text = instr_writer_take(&mf, NULL);
+                if (text)
+                    snprintf(v, sizeof v, "%s", text);
+                instr_mem_free(text);
             }
             instr_warn("  on the path: %s = %s %s", mt->name, v, mt->unit ? mt->unit : "");
         }

@@ -136,21 +136,21 @@ static int report_build(report *r, const instr_mtree *t)
 /* ---- profile.txt ---- */
 
 /* The call path of merged node i, outermost first: "main > work > fill". */
-static void put_path(FILE *f, const instr_mtree *t, uint32_t i)
+static void put_path(instr_writer *f, const instr_mtree *t, uint32_t i)
 {
     if (i == NONE) {
-        fputs("(outside any region)\n", f);
+        instr_wr_puts(f, "(outside any region)\n");
         return;
     }
     uint32_t path[64], n = 0, depth = t->nodes[i].depth;
     for (int32_t k = (int32_t)i; k >= 0 && n < 64; k = t->nodes[k].parent)
         path[n++] = (uint32_t)k;
     if (depth + 1 > n)
-        fputs("... > ", f);
+        instr_wr_puts(f, "... > ");
     while (n-- > 0) {
         const instr_region_info *ri = instr_registry_get(t->nodes[path[n]].region);
-        instr_fputs_escaped(f, ri ? ri->name : "?");
-        fputs(n ? " > " : "\n", f);
+        instr_wr_escaped(f, ri ? ri->name : "?");
+        instr_wr_puts(f, n ? " > " : "\n");
     }
 }
 
@@ -196,43 +196,43 @@ static uint32_t *select_sorted(const report *r, int leaks, uint32_t *n_out)
     return order;
 }
 
-static void write_text(FILE *f, const instr_run *run, const instr_mtree *t)
+static void write_text(instr_writer *f, const instr_run *run, const instr_mtree *t)
 {
     (void)run;
     report r;
     if (report_build(&r, t) != 0)
         return;
-    fprintf(f, "\nMemory (INSTR_MEMORY=1: the program's malloc family and C++ new/delete; "
+    instr_wr_printf(f, "\nMemory (INSTR_MEMORY=1: the program's malloc family and C++ new/delete; "
                "docs/memory.md)\n\n");
-    fprintf(f, "  allocations  %llu (%llu bytes), releases %llu (%llu bytes)\n",
+    instr_wr_printf(f, "  allocations  %llu (%llu bytes), releases %llu (%llu bytes)\n",
             (unsigned long long)r.total.allocs, (unsigned long long)r.total.bytes_allocated,
             (unsigned long long)r.total.frees, (unsigned long long)r.total.bytes_freed);
-    fprintf(f, "  high-water   %llu bytes live (process)\n",
+    instr_wr_printf(f, "  high-water   %llu bytes live (process)\n",
             (unsigned long long)r.g.high_water);
-    fprintf(f, "  at the end   %llu bytes still live in %llu blocks\n",
+    instr_wr_printf(f, "  at the end   %llu bytes still live in %llu blocks\n",
             (unsigned long long)r.g.live, (unsigned long long)r.live_blocks);
     if (r.g.dropped || r.g.stale)
-        fprintf(f, "  note         %llu calls from signal handlers not recorded, %llu releases "
+        instr_wr_printf(f, "  note         %llu calls from signal handlers not recorded, %llu releases "
                    "not recorded\n",
                 (unsigned long long)r.g.dropped, (unsigned long long)r.g.stale);
     for (const instr_memrec_thread *th = instr_memrec_threads(); th; th = th->next) {
         if (th->loc)
-            fprintf(f, "  thread %-5u", th->loc->id);
+            instr_wr_printf(f, "  thread %-5u", th->loc->id);
         else
-            fprintf(f, "  thread -    ");
-        fprintf(f, " high-water %llu bytes, %llu allocations, %llu releases (tid %d)\n",
+            instr_wr_printf(f, "  thread -    ");
+        instr_wr_printf(f, " high-water %llu bytes, %llu allocations, %llu releases (tid %d)\n",
                 (unsigned long long)th->high_water, (unsigned long long)th->total.allocs,
                 (unsigned long long)th->total.frees, th->tid);
     }
     uint32_t n;
     uint32_t *order = select_sorted(&r, 0, &n);
     if (order) {
-        fprintf(f, "\n  (top %u of %u call paths by bytes allocated)\n",
+        instr_wr_printf(f, "\n  (top %u of %u call paths by bytes allocated)\n",
                 n < TEXT_TOP_PATHS ? n : TEXT_TOP_PATHS, n);
-        fprintf(f, "      allocs       frees  bytes allocated      bytes freed | call path\n");
+        instr_wr_printf(f, "      allocs       frees  bytes allocated      bytes freed | call path\n");
         for (uint32_t k = 0; k < n && k < TEXT_TOP_PATHS; k++) {
             const instr_memrec_counts *c = order[k] == NONE ? &r.outside : &r.paths[order[k]];
-            fprintf(f, " %11llu %11llu %16llu %16llu | ", (unsigned long long)c->allocs,
+            instr_wr_printf(f, " %11llu %11llu %16llu %16llu | ", (unsigned long long)c->allocs,
                     (unsigned long long)c->frees, (unsigned long long)c->bytes_allocated,
                     (unsigned long long)c->bytes_freed);
             put_path(f, t, order[k]);
@@ -241,13 +241,13 @@ static void write_text(FILE *f, const instr_run *run, const instr_mtree *t)
     }
     order = select_sorted(&r, 1, &n);
     if (order) {
-        fprintf(f, "\nStill live at the end (top %u of %u call paths by bytes; all in "
+        instr_wr_printf(f, "\nStill live at the end (top %u of %u call paths by bytes; all in "
                    "profile.json)\n\n",
                 n < TEXT_TOP_LEAKS ? n : TEXT_TOP_LEAKS, n);
-        fprintf(f, "           bytes      blocks | allocated in\n");
+        instr_wr_printf(f, "           bytes      blocks | allocated in\n");
         for (uint32_t k = 0; k < n && k < TEXT_TOP_LEAKS; k++) {
             const leak *l = order[k] == NONE ? &r.leak_outside : &r.leaks[order[k]];
-            fprintf(f, " %15llu %11llu | ", (unsigned long long)l->bytes,
+            instr_wr_printf(f, " %15llu %11llu | ", (unsigned long long)l->bytes,
                     (unsigned long long)l->blocks);
             put_path(f, t, order[k]);
         }
@@ -258,69 +258,69 @@ static void write_text(FILE *f, const instr_run *run, const instr_mtree *t)
 
 /* ---- profile.json ---- */
 
-static void json_node(FILE *f, uint32_t i)
+static void json_node(instr_writer *f, uint32_t i)
 {
     if (i == NONE)
-        fputs("\"node\": null", f);
+        instr_wr_puts(f, "\"node\": null");
     else
-        fprintf(f, "\"node\": %u", i);
+        instr_wr_printf(f, "\"node\": %u", i);
 }
 
-static void json_counts(FILE *f, const instr_memrec_counts *c)
+static void json_counts(instr_writer *f, const instr_memrec_counts *c)
 {
-    fprintf(f, "\"allocations\": %llu, \"frees\": %llu, \"bytes_allocated\": %llu, "
+    instr_wr_printf(f, "\"allocations\": %llu, \"frees\": %llu, \"bytes_allocated\": %llu, "
                "\"bytes_freed\": %llu",
             (unsigned long long)c->allocs, (unsigned long long)c->frees,
             (unsigned long long)c->bytes_allocated, (unsigned long long)c->bytes_freed);
 }
 
-static void write_json(FILE *f, const instr_run *run, const instr_mtree *t)
+static void write_json(instr_writer *f, const instr_run *run, const instr_mtree *t)
 {
     (void)run;
     report r;
     if (report_build(&r, t) != 0)
         return;
-    fputs(",\n  \"memory\": {", f);
+    instr_wr_puts(f, ",\n  \"memory\": {");
     json_counts(f, &r.total);
-    fprintf(f, ", \"high_water_bytes\": %llu, \"live_bytes\": %llu, \"live_blocks\": %llu, "
+    instr_wr_printf(f, ", \"high_water_bytes\": %llu, \"live_bytes\": %llu, \"live_blocks\": %llu, "
                "\"dropped_in_handlers\": %llu, \"unrecorded_releases\": %llu,\n    \"threads\": [",
             (unsigned long long)r.g.high_water, (unsigned long long)r.g.live,
             (unsigned long long)r.live_blocks, (unsigned long long)r.g.dropped,
             (unsigned long long)r.g.stale);
     int first = 1;
     for (const instr_memrec_thread *th = instr_memrec_threads(); th; th = th->next) {
-        fputs(first ? "\n      {\"location\": " : ",\n      {\"location\": ", f);
+        instr_wr_puts(f, first ? "\n      {\"location\": " : ",\n      {\"location\": ");
         if (th->loc)
-            fprintf(f, "%u, ", th->loc->id);
+            instr_wr_printf(f, "%u, ", th->loc->id);
         else
-            fputs("null, ", f);
+            instr_wr_puts(f, "null, ");
         json_counts(f, &th->total);
-        fprintf(f, ", \"high_water_bytes\": %llu, \"live_bytes\": %llu}",
+        instr_wr_printf(f, ", \"high_water_bytes\": %llu, \"live_bytes\": %llu}",
                 (unsigned long long)th->high_water, (unsigned long long)th->live);
         first = 0;
     }
-    fputs(first ? "],\n    \"call_paths\": [" : "\n    ],\n    \"call_paths\": [", f);
+    instr_wr_puts(f, first ? "],\n    \"call_paths\": [" : "\n    ],\n    \"call_paths\": [");
     uint32_t n;
     uint32_t *order = select_sorted(&r, 0, &n);
     for (uint32_t k = 0; order && k < n; k++) {
         const instr_memrec_counts *c = order[k] == NONE ? &r.outside : &r.paths[order[k]];
-        fputs(k ? ",\n      {" : "\n      {", f);
+        instr_wr_puts(f, k ? ",\n      {" : "\n      {");
         json_node(f, order[k]);
-        fputs(", ", f);
+        instr_wr_puts(f, ", ");
         json_counts(f, c);
-        fputc('}', f);
+        instr_wr_putc(f, '}');
     }
-    fputs(order && n ? "\n    ],\n    \"leaks\": [" : "],\n    \"leaks\": [", f);
+    instr_wr_puts(f, order && n ? "\n    ],\n    \"leaks\": [" : "],\n    \"leaks\": [");
     instr_mem_free(order);
     order = select_sorted(&r, 1, &n);
     for (uint32_t k = 0; order && k < n; k++) {
         const leak *l = order[k] == NONE ? &r.leak_outside : &r.leaks[order[k]];
-        fputs(k ? ",\n      {" : "\n      {", f);
+        instr_wr_puts(f, k ? ",\n      {" : "\n      {");
         json_node(f, order[k]);
-        fprintf(f, ", \"bytes\": %llu, \"blocks\": %llu}", (unsigned long long)l->bytes,
+        instr_wr_printf(f, ", \"bytes\": %llu, \"blocks\": %llu}", (unsigned long long)l->bytes,
                 (unsigned long long)l->blocks);
     }
-    fputs(order && n ? "\n    ]\n  }" : "]\n  }", f);
+    instr_wr_puts(f, order && n ? "\n    ]\n  }" : "]\n  }");
     instr_mem_free(order);
     report_free(&r);
 }
@@ -347,8 +347,27 @@ static void totals(instr_profile_mem_totals *out)
     instr_memrec_each_block(count_block, &out->live_blocks);
 }
 
+static const void *cube_thread(uint32_t location_id) { return thread_of(location_id); }
+
+static void cube_cell(const void *thread, const instr_pnode *node, uint64_t out[4])
+{
+    instr_memrec_counts c = instr_memrec_counts_of(thread, node);
+    out[0] = c.allocs;
+    out[1] = c.frees;
+    out[2] = c.bytes_allocated;
+    out[3] = c.bytes_freed;
+}
+
+static uint64_t cube_high_water(const void *thread)
+{
+    return ((const instr_memrec_thread *)thread)->high_water;
+}
+
 const instr_profile_memory instr_memrec_profile_writers = {
     .text = write_text,
     .json = write_json,
     .totals = totals,
+    .thread_of = cube_thread,
+    .cell = cube_cell,
+    .high_water = cube_high_water,
 };

@@ -14,25 +14,25 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-void instr_job_clean_field(FILE *f, const char *s)
+void instr_job_clean_field(instr_writer *f, const char *s)
 {
     for (; s && *s; s++)
-        fputc(*s == '\t' || *s == '\n' || *s == '\r' ? ' ' : *s, f);
+        instr_wr_putc(f, *s == '\t' || *s == '\n' || *s == '\r' ? ' ' : *s);
 }
 
-void instr_job_clean_fields(FILE *f, const char *const *fields, size_t n)
+void instr_job_clean_fields(instr_writer *f, const char *const *fields, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         instr_job_clean_field(f, fields[i]);
-        fputc(i + 1 < n ? '\t' : '\n', f);
+        instr_wr_putc(f, i + 1 < n ? '\t' : '\n');
     }
 }
 
-static void blob_node(FILE *f, const instr_pnode *n, int64_t parent, uint32_t loc, uint32_t nm)
+static void blob_node(instr_writer *f, const instr_pnode *n, int64_t parent, uint32_t loc, uint32_t nm)
 {
     uint64_t m[5] = {0}; /* bytes sent, bytes received, sends, receives, collectives */
     instr_job_messages_of(n, m);
-    fprintf(f, "N %" PRId64 " %u %u %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64
+    instr_wr_printf(f, "N %" PRId64 " %u %u %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64
                " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64
                " %" PRIu64 "\n",
             parent, n->region, loc, n->s.visits, instr_profile_ns(n->s.incl),
@@ -47,10 +47,8 @@ char *instr_job_blob(const instr_run *run, size_t *len, int with_tree)
     int slot = instr_substrate_slot(&instr_profile_substrate);
     if (slot < 0)
         return NULL;
-    char *buf = NULL;
-    size_t size = 0;
-    FILE *f = open_memstream(&buf, &size);
-    if (!f)
+    instr_writer w, *f = &w;
+    if (instr_writer_open_mem(f) != 0)
         return NULL;
     char host[256] = "";
     gethostname(host, sizeof host - 1);
@@ -60,23 +58,23 @@ char *instr_job_blob(const instr_run *run, size_t *len, int with_tree)
         if (ps)
             dropped += ps->dropped;
     }
-    fprintf(f, "instr-job-profile 1\nP %d %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %s %.0f\t",
+    instr_wr_printf(f, "instr-job-profile 1\nP %d %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %s %.0f\t",
             run->pid, instr_clock_to_ns(run->t_end - run->t_start), dropped,
             run->unmatched_exits, run->closed_at_end, instr_clock_name(), instr_clock_hz());
     instr_job_clean_field(f, host);
-    fputc('\n', f);
+    instr_wr_putc(f, '\n');
     const instr_profile_memory *mem = instr_profile_memory_of();
     if (mem) {
         instr_profile_mem_totals m;
         mem->totals(&m);
-        fprintf(f, "Y %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64
+        instr_wr_printf(f, "Y %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64
                    " %" PRIu64 "\n", m.allocs, m.frees, m.bytes_allocated, m.bytes_freed,
                 m.high_water, m.live_bytes, m.live_blocks);
     }
     instr_job_blob_metric_defs(f);
     for (uint32_t i = 0; i < run->nlocations; i++) {
         const instr_location *l = run->locations[i];
-        fprintf(f, "L %u %d %s\n", l->id, l->tid,
+        instr_wr_printf(f, "L %u %d %s\n", l->id, l->tid,
                 l->ended == INSTR_LOC_THREAD_EXIT ? "thread-exit" : "program-end");
     }
     uint32_t nreg = instr_registry_count();
@@ -84,13 +82,13 @@ char *instr_job_blob(const instr_run *run, size_t *len, int with_tree)
         const instr_region_info *r = instr_registry_get(h);
         if (!r)
             continue;
-        fprintf(f, "R %u %u %u %s\t", h, r->line_begin, r->line_end,
+        instr_wr_printf(f, "R %u %u %u %s\t", h, r->line_begin, r->line_end,
                 instr_region_source_name(r->source));
         const char *fields[] = {r->name, r->mangled, r->file, r->object};
         instr_job_clean_fields(f, fields, 4);
         instr_throttle_mark mark;
         if (instr_throttle_mark_of(h, &mark))
-            fprintf(f, "T %u %" PRIu64 " %u %" PRIu64 " %d\n", h, mark.visit, mark.location,
+            instr_wr_printf(f, "T %u %" PRIu64 " %u %" PRIu64 " %d\n", h, mark.visit, mark.location,
                     mark.mean_ns, mark.excluded);
     }
     int64_t next = 0;
@@ -106,10 +104,5 @@ char *instr_job_blob(const instr_run *run, size_t *len, int with_tree)
             blob_node(f, n, parent, run->locations[i]->id, ps->nm);
         }
     }
-    if (fclose(f) != 0) {
-        free(buf); /* open_memstream's, from malloc */
-        return NULL;
-    }
-    *len = size;
-    return instr_mem_from_libc(buf, size);
+    return instr_writer_take(f, len);
 }

@@ -52,7 +52,7 @@ static void cube_row(const void *ctx, uint32_t i, instr_cube_cell *cells)
             cells[n->locs[k].location] = (instr_cube_cell){
                 s->t.visits, s->t.incl, s->t.min_incl == UINT64_MAX ? 0 : s->t.min_incl,
                 s->t.max_incl, s->m.bytes_sent, s->m.bytes_received, s->m.sent, s->m.received,
-                n->locs[k].m};
+                n->locs[k].m, {0}};
     }
 }
 
@@ -64,7 +64,7 @@ static void cube_metric(const void *ctx, uint32_t i, instr_cube_metric *out)
 }
 
 /* The ranks' locations are contiguous in j->locs (one blob each, added whole). */
-int instr_job_cube(FILE *f, const instr_job *j)
+int instr_job_cube(instr_writer *f, const instr_job *j)
 {
     instr_cube_group *groups = instr_mem_calloc((size_t)j->ngroups + 1, sizeof *groups);
     char (*names)[32] = instr_mem_calloc((size_t)j->ngroups + 1, sizeof *names);

@@ -10,68 +10,68 @@ typedef struct job_src {
     int nranks;
 } job_src;
 
-static void run_head(FILE *f, const void *ctx)
+static void run_head(instr_writer *f, const void *ctx)
 {
     const instr_job *j = ((const job_src *)ctx)->j;
-    fprintf(f, ",\n    \"duration\": %" PRIu64 ", \"timer\": ", j->duration);
-    instr_json_str(f, j->timer);
-    fprintf(f, ", \"timer_frequency_hz\": %.0f", j->hz);
+    instr_wr_printf(f, ",\n    \"duration\": %" PRIu64 ", \"timer\": ", j->duration);
+    instr_wr_json_str(f, j->timer);
+    instr_wr_printf(f, ", \"timer_frequency_hz\": %.0f", j->hz);
 }
 
-static void run_tail(FILE *f, const void *ctx)
+static void run_tail(instr_writer *f, const void *ctx)
 {
     const instr_job *j = ((const job_src *)ctx)->j;
     int nranks = ((const job_src *)ctx)->nranks;
-    fprintf(f, ",\n    \"mpi\": {\"ranks\": %d, \"ranks_merged\": [", nranks);
+    instr_wr_printf(f, ",\n    \"mpi\": {\"ranks\": %d, \"ranks_merged\": [", nranks);
     int first = 1;
     for (uint32_t i = 0; i < j->ngroups; i++)
         if (j->groups[i].present) {
-            fprintf(f, "%s%d", first ? "" : ", ", j->groups[i].rank);
+            instr_wr_printf(f, "%s%d", first ? "" : ", ", j->groups[i].rank);
             first = 0;
         }
-    fputs("], \"ranks_missing\": [", f);
+    instr_wr_puts(f, "], \"ranks_missing\": [");
     first = 1;
     for (int r = 0; r < nranks; r++) {
         int present = 0;
         for (uint32_t i = 0; i < j->ngroups; i++)
             present |= j->groups[i].rank == r && j->groups[i].present;
         if (!present) {
-            fprintf(f, "%s%d", first ? "" : ", ", r);
+            instr_wr_printf(f, "%s%d", first ? "" : ", ", r);
             first = 0;
         }
     }
-    fprintf(f, "], \"complete\": %s%s},\n", j->failed ? "false" : "true",
+    instr_wr_printf(f, "], \"complete\": %s%s},\n", j->failed ? "false" : "true",
             j->summary ? ", \"summary_over_ranks\": true" : "");
-    fprintf(f, "    \"dropped_call_paths\": %" PRIu64 ", \"unmatched_exits\": %" PRIu64
+    instr_wr_printf(f, "    \"dropped_call_paths\": %" PRIu64 ", \"unmatched_exits\": %" PRIu64
                ", \"closed_at_end\": %" PRIu64,
             j->dropped, j->unmatched, j->closed);
 }
 
-static void places(FILE *f, const void *ctx)
+static void places(instr_writer *f, const void *ctx)
 {
     const instr_job *j = ((const job_src *)ctx)->j;
-    fputs("  \"location_groups\": [", f);
+    instr_wr_puts(f, "  \"location_groups\": [");
     int first = 1;
     for (uint32_t i = 0; i < j->ngroups; i++) {
         const jgroup *g = &j->groups[i];
         if (!g->present)
             continue;
-        fprintf(f, "%s\n    {\"id\": %d, \"kind\": \"process\", \"name\": \"rank %d\", "
+        instr_wr_printf(f, "%s\n    {\"id\": %d, \"kind\": \"process\", \"name\": \"rank %d\", "
                    "\"rank\": %d, \"pid\": %d, \"hostname\": ",
                 first ? "" : ",", g->rank, g->rank, g->rank, g->pid);
-        instr_json_str(f, g->host);
-        fputc('}', f);
+        instr_wr_json_str(f, g->host);
+        instr_wr_putc(f, '}');
         first = 0;
     }
-    fputs("\n  ],\n  \"locations\": [", f);
+    instr_wr_puts(f, "\n  ],\n  \"locations\": [");
     for (uint32_t i = 0; i < j->nlocs; i++) {
         const jlocation *l = &j->locs[i];
-        fprintf(f, "%s\n    {\"id\": %u, \"group\": %d, \"kind\": \"thread\", "
+        instr_wr_printf(f, "%s\n    {\"id\": %u, \"group\": %d, \"kind\": \"thread\", "
                    "\"name\": \"rank %d thread %u\", \"tid\": %d, \"rank_location\": %u, "
                    "\"end\": \"%s\"}",
                 i ? "," : "", i, l->rank, l->rank, l->id_in_rank, l->tid, l->id_in_rank, l->end);
     }
-    fputs("\n  ],\n", f);
+    instr_wr_puts(f, "\n  ],\n");
 }
 
 static void metric(const void *ctx, uint32_t i, instr_json_metric *out)
@@ -130,12 +130,12 @@ static void flat(const void *ctx, uint32_t r, instr_json_stats *out)
     }
 }
 
-static void tail(FILE *f, const void *ctx)
+static void tail(instr_writer *f, const void *ctx)
 {
     instr_job_memory_json(f, ((const job_src *)ctx)->j);
 }
 
-void instr_job_json(FILE *f, const instr_job *j, const char *dir, int nranks)
+void instr_job_json(instr_writer *f, const instr_job *j, const char *dir, int nranks)
 {
     job_src js = {j, nranks};
     instr_json_src src = {

@@ -30,53 +30,53 @@ static int sums(const instr_job *j, instr_profile_mem_totals *sum, uint32_t *gi)
     return any;
 }
 
-static void json_totals(FILE *f, const instr_profile_mem_totals *m)
+static void json_totals(instr_writer *f, const instr_profile_mem_totals *m)
 {
-    fprintf(f, "\"allocations\": %" PRIu64 ", \"frees\": %" PRIu64 ", \"bytes_allocated\": %"
+    instr_wr_printf(f, "\"allocations\": %" PRIu64 ", \"frees\": %" PRIu64 ", \"bytes_allocated\": %"
                PRIu64 ", \"bytes_freed\": %" PRIu64 ", \"high_water_bytes\": %" PRIu64
                ", \"live_bytes\": %" PRIu64 ", \"live_blocks\": %" PRIu64,
             m->allocs, m->frees, m->bytes_allocated, m->bytes_freed, m->high_water,
             m->live_bytes, m->live_blocks);
 }
 
-void instr_job_memory_json(FILE *f, const instr_job *j)
+void instr_job_memory_json(instr_writer *f, const instr_job *j)
 {
     instr_profile_mem_totals sum;
     uint32_t gi = 0;
     if (!sums(j, &sum, &gi))
         return;
-    fputs(",\n  \"memory\": {", f);
+    instr_wr_puts(f, ",\n  \"memory\": {");
     json_totals(f, &sum);
-    fprintf(f, ",\n    \"largest_rank\": {\"rank\": %d, ", j->groups[gi].rank);
+    instr_wr_printf(f, ",\n    \"largest_rank\": {\"rank\": %d, ", j->groups[gi].rank);
     json_totals(f, &j->groups[gi].mem);
-    fputs("},\n    \"ranks\": [", f);
+    instr_wr_puts(f, "},\n    \"ranks\": [");
     int first = 1;
     for (uint32_t g = 0; g < j->ngroups; g++) {
         const jgroup *gr = &j->groups[g];
         if (!gr->present || !gr->has_memory)
             continue;
-        fprintf(f, "%s\n      {\"rank\": %d, ", first ? "" : ",", gr->rank);
+        instr_wr_printf(f, "%s\n      {\"rank\": %d, ", first ? "" : ",", gr->rank);
         json_totals(f, &gr->mem);
-        fputc('}', f);
+        instr_wr_putc(f, '}');
         first = 0;
     }
-    fputs("\n    ]\n  }", f);
+    instr_wr_puts(f, "\n    ]\n  }");
 }
 
-void instr_job_memory_text(FILE *f, const instr_job *j)
+void instr_job_memory_text(instr_writer *f, const instr_job *j)
 {
     instr_profile_mem_totals sum;
     uint32_t gi = 0;
     if (!sums(j, &sum, &gi))
         return;
     const instr_profile_mem_totals *l = &j->groups[gi].mem;
-    fprintf(f, "\nMemory (INSTR_MEMORY=1; per call path in rank-N/profile.txt; docs/memory.md)\n\n");
-    fprintf(f, "  over the ranks  %" PRIu64 " allocations (%" PRIu64 " bytes), %" PRIu64
+    instr_wr_printf(f, "\nMemory (INSTR_MEMORY=1; per call path in rank-N/profile.txt; docs/memory.md)\n\n");
+    instr_wr_printf(f, "  over the ranks  %" PRIu64 " allocations (%" PRIu64 " bytes), %" PRIu64
                " releases (%" PRIu64 " bytes), %" PRIu64 " bytes still live in %" PRIu64
                " blocks at the end\n",
             sum.allocs, sum.bytes_allocated, sum.frees, sum.bytes_freed, sum.live_bytes,
             sum.live_blocks);
-    fprintf(f, "  largest rank    %d: high-water %" PRIu64 " bytes live, %" PRIu64
+    instr_wr_printf(f, "  largest rank    %d: high-water %" PRIu64 " bytes live, %" PRIu64
                " allocations (%" PRIu64 " bytes), %" PRIu64 " bytes still live at the end\n",
             j->groups[gi].rank, l->high_water, l->allocs, l->bytes_allocated, l->live_bytes);
 }

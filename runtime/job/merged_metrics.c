@@ -7,19 +7,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-void instr_job_blob_metric_defs(FILE *f)
+void instr_job_blob_metric_defs(instr_writer *f)
 {
     for (uint32_t i = 0; i < instr_metrics_nsync; i++) {
         if (!instr_profile_metric_shown(i))
             continue;
         const instr_metric *m = &instr_metrics_sync[i];
-        fprintf(f, "M %u %u %d ", m->value_type, m->base, m->exponent);
+        instr_wr_printf(f, "M %u %u %d ", m->value_type, m->base, m->exponent);
         const char *fields[] = {m->name, m->unit, m->source, m->description};
         instr_job_clean_fields(f, fields, 4);
     }
 }
 
-void instr_job_blob_metric_values(FILE *f, const instr_pnode *n, uint32_t nm)
+void instr_job_blob_metric_values(instr_writer *f, const instr_pnode *n, uint32_t nm)
 {
     if (!nm || !n->m)
         return;
@@ -27,12 +27,12 @@ void instr_job_blob_metric_values(FILE *f, const instr_pnode *n, uint32_t nm)
     if (!rows)
         return;
     instr_pnode_metrics_rows(n, nm, rows);
-    fputc('V', f);
+    instr_wr_putc(f, 'V');
     for (int r = 0; r < INSTR_MROWS; r++)
         for (uint32_t i = 0; i < nm; i++)
             if (instr_profile_metric_shown(i))
-                fprintf(f, " %" PRIu64, rows[r * nm + i]);
-    fputc('\n', f);
+                instr_wr_printf(f, " %" PRIu64, rows[r * nm + i]);
+    instr_wr_putc(f, '\n');
     instr_mem_free(rows);
 }
 
@@ -153,43 +153,43 @@ int instr_job_metrics_add(instr_job_metrics *jm, uint64_t *rows, uint64_t **node
     return 0;
 }
 
-void instr_job_metrics_json_defs(FILE *f, const instr_job_metrics *jm)
+void instr_job_metrics_json_defs(instr_writer *f, const instr_job_metrics *jm)
 {
     static const char *const types[] = {"uint64", "int64", "double"};
-    fputs("  \"metrics\": [", f);
+    instr_wr_puts(f, "  \"metrics\": [");
     for (uint32_t i = 0; i < jm->n; i++) {
-        fprintf(f, "%s\n    {\"name\": ", i ? "," : "");
-        instr_json_str(f, jm->name[i]);
-        fputs(", \"source\": ", f);
-        instr_json_str(f, jm->source[i]);
-        fputs(", \"unit\": ", f);
-        instr_json_str(f, jm->unit[i]);
-        fprintf(f, ", \"base\": %u, \"exponent\": %d, \"type\": \"%s\", \"mode\": "
+        instr_wr_printf(f, "%s\n    {\"name\": ", i ? "," : "");
+        instr_wr_json_str(f, jm->name[i]);
+        instr_wr_puts(f, ", \"source\": ");
+        instr_wr_json_str(f, jm->source[i]);
+        instr_wr_puts(f, ", \"unit\": ");
+        instr_wr_json_str(f, jm->unit[i]);
+        instr_wr_printf(f, ", \"base\": %u, \"exponent\": %d, \"type\": \"%s\", \"mode\": "
                    "\"accumulated\", \"description\": ",
                 jm->base[i], jm->exponent[i], types[jm->type[i]]);
-        instr_json_str(f, jm->description[i]);
-        fputc('}', f);
+        instr_wr_json_str(f, jm->description[i]);
+        instr_wr_putc(f, '}');
     }
-    fputs(jm->n ? "\n  ],\n" : "],\n", f);
+    instr_wr_puts(f, jm->n ? "\n  ],\n" : "],\n");
 }
 
-void instr_job_metrics_json_rows(FILE *f, const instr_job_metrics *jm, const uint64_t *m)
+void instr_job_metrics_json_rows(instr_writer *f, const instr_job_metrics *jm, const uint64_t *m)
 {
     static const char *const rows[INSTR_MROWS] = {"inclusive", "exclusive", "min_inclusive",
                                                   "max_inclusive"};
     if (!jm->n)
         return;
-    fputs(", \"metrics\": {", f);
+    instr_wr_puts(f, ", \"metrics\": {");
     for (int r = 0; r < INSTR_MROWS; r++) {
-        fprintf(f, "%s\"%s\": [", r ? ", " : "", rows[r]);
+        instr_wr_printf(f, "%s\"%s\": [", r ? ", " : "", rows[r]);
         for (uint32_t i = 0; i < jm->n; i++) {
-            fputs(i ? ", " : "", f);
+            instr_wr_puts(f, i ? ", " : "");
             instr_metric_fprint(f, jm->type[i],
                                 m ? m[r * jm->n + i] : instr_metric_zero(jm->type[i]), 0);
         }
-        fputc(']', f);
+        instr_wr_putc(f, ']');
     }
-    fputc('}', f);
+    instr_wr_putc(f, '}');
 }
 
 void instr_job_metrics_free(instr_job_metrics *jm)

@@ -15,14 +15,14 @@
 #include <stdio.h>
 
 /* The blob's side. A text field of a line: tabs and line ends as blanks (blob_write.c). */
-void instr_job_clean_field(FILE *f, const char *s);
+void instr_job_clean_field(instr_writer *f, const char *s);
 /* The last n fields of a line, each cleaned, tab-separated, and the line's end. */
-void instr_job_clean_fields(FILE *f, const char *const *fields, size_t n);
+void instr_job_clean_fields(instr_writer *f, const char *const *fields, size_t n);
 /* Grows the array whose pointer is at `pp` (any T **) to hold `need` elements: 0, or -1
  * without memory (the array unchanged). */
 int instr_job_grow(void *pp, uint32_t *cap, uint32_t need, size_t elem);
-void instr_job_blob_metric_defs(FILE *f);
-void instr_job_blob_metric_values(FILE *f, const instr_pnode *n, uint32_t nm);
+void instr_job_blob_metric_defs(instr_writer *f);
+void instr_job_blob_metric_values(instr_writer *f, const instr_pnode *n, uint32_t nm);
 
 /* The merge's side. */
 typedef struct instr_job_metrics {
@@ -48,8 +48,8 @@ int instr_job_metrics_values(instr_job_metrics *jm, const char *line, uint64_t *
 int instr_job_metrics_add(instr_job_metrics *jm, uint64_t *rows, uint64_t **node_m,
                           int node_first, uint64_t **loc_m);
 /* profile.json: the "metrics" list, and a node's or location's ", \"metrics\": {...}". */
-void instr_job_metrics_json_defs(FILE *f, const instr_job_metrics *jm);
-void instr_job_metrics_json_rows(FILE *f, const instr_job_metrics *jm, const uint64_t *m);
+void instr_job_metrics_json_defs(instr_writer *f, const instr_job_metrics *jm);
+void instr_job_metrics_json_rows(instr_writer *f, const instr_job_metrics *jm, const uint64_t *m);
 void instr_job_metrics_free(instr_job_metrics *jm);
 
 #endif

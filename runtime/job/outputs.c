@@ -24,7 +24,7 @@ typedef struct job_args {
     int nranks;
 } job_args;
 
-static void job_json_to(FILE *f, void *arg)
+static void job_json_to(instr_writer *f, void *arg)
 {
     job_args *a = arg;
     instr_job_json(f, a->j, a->dir, a->nranks);

@@ -5,20 +5,22 @@
 
 #include "model.h"
 
+#include "../util/writer.h"
+
 #include <stddef.h>
 #include <stdio.h>
 
 /* profile.json (json_adaptor.c; ../profile/write_json.h); groups sorted by rank. */
-void instr_job_json(FILE *f, const instr_job *j, const char *dir, int nranks);
+void instr_job_json(instr_writer *f, const instr_job *j, const char *dir, int nranks);
 /* profile.cubex (cube_adaptor.c; ../profile/cube.h): 0, or -1 without memory. */
-int instr_job_cube(FILE *f, const instr_job *j);
+int instr_job_cube(instr_writer *f, const instr_job *j);
 /* profile.txt (text_adaptor.c; write_text.h): 0, or -1 without memory. */
-int instr_job_txt(FILE *f, const instr_job *j, const char *dir, int nranks);
+int instr_job_txt(instr_writer *f, const instr_job *j, const char *dir, int nranks);
 /* The job's memory recording (memory.c; docs/memory.md): its sums over the ranks that
  * recorded, the rank with the highest high-water mark and each rank's figures; nothing when
  * no rank recorded. profile.json: a top-level member after ",\n"; profile.txt: a section. */
-void instr_job_memory_json(FILE *f, const instr_job *j);
-void instr_job_memory_text(FILE *f, const instr_job *j);
+void instr_job_memory_json(instr_writer *f, const instr_job *j);
+void instr_job_memory_text(instr_writer *f, const instr_job *j);
 /* The ranks of the job missing from the profile, e.g. "1, 3-5" ("" when none), cut with
  * ", ..." when out is full; how many into *n. Groups are sorted by rank. */
 void instr_job_missing_ranks(const instr_job *j, int nranks, char *out, size_t size, int *n);

@@ -51,7 +51,7 @@ void instr_job_missing_ranks(const instr_job *j, int nranks, char *out, size_t s
 }
 
 /* profile.txt of the job (write_text.h): a plain view of the merged profile. */
-int instr_job_txt(FILE *f, const instr_job *j, const char *dir, int nranks)
+int instr_job_txt(instr_writer *f, const instr_job *j, const char *dir, int nranks)
 {
     uint64_t ncells = 0;
     for (uint32_t i = 0; i < j->n; i++)

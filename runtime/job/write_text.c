@@ -70,9 +70,9 @@ static rank_summary spread_take(spread *sp, const instr_job_text *t)
     return r;
 }
 
-static void put_name(FILE *f, const instr_job_text *t, uint32_t region)
+static void put_name(instr_writer *f, const instr_job_text *t, uint32_t region)
 {
-    instr_fputs_escaped(f, region < t->nregions ? t->names[region] : "?");
+    instr_wr_escaped(f, region < t->nregions ? t->names[region] : "?");
 }
 
 typedef struct work {
@@ -95,7 +95,7 @@ static int by_excl(const void *a, const void *b)
     return (x->region > y->region) - (x->region < y->region);
 }
 
-static int flat_profile(FILE *f, work *w)
+static int flat_profile(instr_writer *f, work *w)
 {
     const instr_job_text *t = w->t;
     flat *fl = instr_mem_calloc(t->nregions ? t->nregions : 1, sizeof *fl);
@@ -125,10 +125,10 @@ static int flat_profile(FILE *f, work *w)
             fl[n++] = fl[r];
     instr_sort(fl, n, sizeof *fl, by_excl);
     char b1[24], b2[24], b3[24], b4[24], b5[24], b6[24];
-    fprintf(f, "Flat profile (top %u of %u regions by exclusive time, summed over the ranks; "
+    instr_wr_printf(f, "Flat profile (top %u of %u regions by exclusive time, summed over the ranks; "
                "per rank: its exclusive time)\n\n",
             n < FLAT_TOP ? n : FLAT_TOP, n);
-    fprintf(f, "  %%excl  exclusive  inclusive        visits   per visit |   ranks  min excl  "
+    instr_wr_printf(f, "  %%excl  exclusive  inclusive        visits   per visit |   ranks  min excl  "
                "mean excl   max excl (rank) | region\n");
     for (uint32_t i = 0; i < n && i < FLAT_TOP; i++) {
         const flat *x = &fl[i];
@@ -140,16 +140,16 @@ static int flat_profile(FILE *f, work *w)
                 spread_add(&w->sp, p->cells[c].rank, p->cells[c].excl);
         }
         rank_summary s = spread_take(&w->sp, t);
-        fprintf(f, " %5.1f%% %s %s %13" PRIu64 " %s | %7u %s %s %s %6d | ",
+        instr_wr_printf(f, " %5.1f%% %s %s %13" PRIu64 " %s | %7u %s %s %s %6d | ",
                 total_excl ? 100.0 * (double)x->excl / (double)total_excl : 0.0,
                 dur(b1, sizeof b1, x->excl), dur(b2, sizeof b2, x->incl), x->visits,
                 dur(b3, sizeof b3, x->excl / (x->visits ? x->visits : 1)), s.ranks,
                 dur(b4, sizeof b4, s.min), dur(b5, sizeof b5, s.mean), dur(b6, sizeof b6, s.max),
                 s.max_rank);
         put_name(f, t, x->region);
-        fputc('\n', f);
+        instr_wr_putc(f, '\n');
     }
-    fprintf(f, " ------ ---------\n 100.0%% %s            %13" PRIu64 " visits in total\n\n",
+    instr_wr_printf(f, " ------ ---------\n 100.0%% %s            %13" PRIu64 " visits in total\n\n",
             dur(b1, sizeof b1, total_excl), total_visits);
     instr_mem_free(fl);
     return 0;
@@ -224,7 +224,7 @@ static int display_order(const instr_job_text *t, uint32_t *order, uint32_t *dep
     return 0;
 }
 
-static void call_tree(FILE *f, work *w, const uint32_t *order, const uint32_t *depth)
+static void call_tree(instr_writer *f, work *w, const uint32_t *order, const uint32_t *depth)
 {
     const instr_job_text *t = w->t;
     char b1[24], b2[24], b3[24], b4[24], b5[24];
@@ -232,10 +232,10 @@ static void call_tree(FILE *f, work *w, const uint32_t *order, const uint32_t *d
     for (uint32_t i = 0; i < t->npaths; i++)
         if (t->paths[i].parent < 0)
             total += t->paths[i].incl;
-    fprintf(f, "Call tree (inclusive time summed over the ranks; per rank: its inclusive time; "
+    instr_wr_printf(f, "Call tree (inclusive time summed over the ranks; per rank: its inclusive time; "
                "paths below %.1f%% of the total or deeper than %d are folded away)\n\n",
             TREE_MIN_SHARE * 100, TREE_MAX_DEPTH);
-    fprintf(f, "  %%incl  inclusive  exclusive        visits |   ranks  min incl  mean incl   "
+    instr_wr_printf(f, "  %%incl  inclusive  exclusive        visits |   ranks  min incl  mean incl   "
                "max incl (rank) | call path\n");
     uint32_t lines = 0, hidden = 0;
     for (uint32_t k = 0; k < t->npaths; k++) {
@@ -249,21 +249,21 @@ static void call_tree(FILE *f, work *w, const uint32_t *order, const uint32_t *d
         for (uint32_t c = 0; c < p->ncells; c++)
             spread_add(&w->sp, p->cells[c].rank, p->cells[c].incl);
         rank_summary s = spread_take(&w->sp, t);
-        fprintf(f, " %5.1f%% %s %s %13" PRIu64 " | %7u %s %s %s %6d | %*s",
+        instr_wr_printf(f, " %5.1f%% %s %s %13" PRIu64 " | %7u %s %s %s %6d | %*s",
                 total ? 100.0 * (double)p->incl / (double)total : 0.0,
                 dur(b1, sizeof b1, p->incl), dur(b2, sizeof b2, p->excl), p->visits, s.ranks,
                 dur(b3, sizeof b3, s.min), dur(b4, sizeof b4, s.mean), dur(b5, sizeof b5, s.max),
                 s.max_rank, (int)(2 * depth[order[k]]), "");
         put_name(f, t, p->region);
-        fputc('\n', f);
+        instr_wr_putc(f, '\n');
     }
-    fprintf(f, " ------ ---------\n 100.0%% %s  (%u call paths, %u not shown)\n",
+    instr_wr_printf(f, " ------ ---------\n 100.0%% %s  (%u call paths, %u not shown)\n",
             dur(b1, sizeof b1, total), t->npaths, hidden);
 }
 
 /* Every call path with messages or collectives, whatever its time: these add up over the
  * job (sent = received), so none is left out. */
-static void messages(FILE *f, const instr_job_text *t, const uint32_t *order, const uint32_t *depth)
+static void messages(instr_writer *f, const instr_job_text *t, const uint32_t *order, const uint32_t *depth)
 {
     int any = 0;
     for (uint32_t k = 0; k < t->npaths; k++) {
@@ -272,13 +272,13 @@ static void messages(FILE *f, const instr_job_text *t, const uint32_t *order, co
               p->collectives))
             continue;
         if (!any)
-            fprintf(f, "\nMessages per call path (summed over the ranks: point-to-point "
+            instr_wr_printf(f, "\nMessages per call path (summed over the ranks: point-to-point "
                        "messages and their bytes, collective operations and theirs; "
                        "docs/mpi.md)\n\n"
                        "   msgs sent    bytes sent   msgs recvd   bytes recvd  collectives | "
                        "call path\n");
         any = 1;
-        fprintf(f, " %11" PRIu64 " %13" PRIu64 " %12" PRIu64 " %13" PRIu64 " %12" PRIu64 " | ",
+        instr_wr_printf(f, " %11" PRIu64 " %13" PRIu64 " %12" PRIu64 " %13" PRIu64 " %12" PRIu64 " | ",
                 p->messages_sent, p->bytes_sent, p->messages_received, p->bytes_received,
                 p->collectives);
         /* The whole path, outermost first: a line per path, whatever is folded above. */
@@ -288,12 +288,12 @@ static void messages(FILE *f, const instr_job_text *t, const uint32_t *order, co
             for (uint32_t s = 0; s < up; s++)
                 q = t->paths[q].parent;
             put_name(f, t, t->paths[q].region);
-            fputs(up ? " > " : "\n", f);
+            instr_wr_puts(f, up ? " > " : "\n");
         }
     }
 }
 
-int instr_job_text_write(FILE *f, const instr_job_text *t)
+int instr_job_text_write(instr_writer *f, const instr_job_text *t)
 {
     char b1[24];
     work w = {t, {0}};
@@ -307,25 +307,25 @@ int instr_job_text_write(FILE *f, const instr_job_text *t)
     if (!w.sp.per_rank || !w.sp.taken || !w.sp.touched || !order || !depth ||
         display_order(t, order, depth) != 0)
         goto out;
-    fprintf(f, "instr profile of an MPI job\n\n");
-    fputs("  experiment   ", f);
-    instr_fputs_escaped(f, t->dir);
-    fprintf(f, "\n  ranks        %d in the job, %u in this profile", t->nranks, t->nmerged);
+    instr_wr_printf(f, "instr profile of an MPI job\n\n");
+    instr_wr_puts(f, "  experiment   ");
+    instr_wr_escaped(f, t->dir);
+    instr_wr_printf(f, "\n  ranks        %d in the job, %u in this profile", t->nranks, t->nmerged);
     if (t->missing && *t->missing)
-        fprintf(f, "; missing: %s (their own files, if any, are in rank-N/)", t->missing);
-    fprintf(f, "\n  threads      %u over the ranks\n", t->threads);
-    fprintf(f, "  regions      %u\n", t->nregions);
-    fprintf(f, "  duration     %s (the longest rank)\n", dur(b1, sizeof b1, t->duration));
-    fprintf(f, "  timer        %s (%.0f Hz)\n", t->timer, t->hz);
+        instr_wr_printf(f, "; missing: %s (their own files, if any, are in rank-N/)", t->missing);
+    instr_wr_printf(f, "\n  threads      %u over the ranks\n", t->threads);
+    instr_wr_printf(f, "  regions      %u\n", t->nregions);
+    instr_wr_printf(f, "  duration     %s (the longest rank)\n", dur(b1, sizeof b1, t->duration));
+    instr_wr_printf(f, "  timer        %s (%.0f Hz)\n", t->timer, t->hz);
     if (t->dropped)
-        fprintf(f, "  WARNING      %" PRIu64 " call paths dropped: INSTR_TOTAL_MEMORY too small\n",
+        instr_wr_printf(f, "  WARNING      %" PRIu64 " call paths dropped: INSTR_TOTAL_MEMORY too small\n",
                 t->dropped);
-    fprintf(f, "  per rank     rank-N/profile.txt (and the other files) for each rank on its own\n\n");
+    instr_wr_printf(f, "  per rank     rank-N/profile.txt (and the other files) for each rank on its own\n\n");
     if (flat_profile(f, &w) != 0)
         goto out;
     call_tree(f, &w, order, depth);
     messages(f, t, order, depth);
-    rc = ferror(f) ? -1 : 0;
+    rc = f->err ? -1 : 0;
 out:
     instr_mem_free(w.sp.per_rank);
     instr_mem_free(w.sp.taken);

@@ -4,6 +4,8 @@
 #ifndef INSTR_RT_PROFILE_JOB_TEXT_H
 #define INSTR_RT_PROFILE_JOB_TEXT_H
 
+#include "../util/writer.h"
+
 #include <stdint.h>
 #include <stdio.h>
 
@@ -40,6 +42,6 @@ typedef struct instr_job_text {
 } instr_job_text;
 
 /* 0, or -1 when memory ran out (the file is then incomplete) or a write failed. */
-int instr_job_text_write(FILE *f, const instr_job_text *t);
+int instr_job_text_write(instr_writer *f, const instr_job_text *t);
 
 #endif

@@ -105,10 +105,10 @@ void instr_kokkos_metadata(const char *key, const char *value)
 }
 
 /* Tabs and newlines would break the columns. */
-static void field(FILE *f, const char *s)
+static void field(instr_writer *f, const char *s)
 {
     for (; *s; s++)
-        fputc(*s == '\t' || *s == '\n' || *s == '\r' ? ' ' : *s, f);
+        instr_wr_putc(f, *s == '\t' || *s == '\n' || *s == '\r' ? ' ' : *s);
 }
 
 void instr_kokkos_write_report(void)
@@ -127,42 +127,42 @@ void instr_kokkos_write_report(void)
         pthread_mutex_unlock(&lock);
         return;
     }
-    FILE *f = o.f;
-    fprintf(f, "# instr Kokkos report (docs/kokkos.md)\n"
+    instr_writer *f = o.f;
+    instr_wr_printf(f, "# instr Kokkos report (docs/kokkos.md)\n"
                "interface_version\t%llu\ndevices\t%u\n",
             (unsigned long long)interface_version, devices);
-    fputs("# deep copies: src_space\tdst_space\tcopies\tbytes\n", f);
+    instr_wr_puts(f, "# deep copies: src_space\tdst_space\tcopies\tbytes\n");
     for (unsigned i = 0; i < npairs; i++) {
-        fputs("copy\t", f);
+        instr_wr_puts(f, "copy\t");
         field(f, pairs[i].src);
-        fputc('\t', f);
+        instr_wr_putc(f, '\t');
         field(f, pairs[i].dst);
-        fprintf(f, "\t%llu\t%llu\n", (unsigned long long)pairs[i].copies,
+        instr_wr_printf(f, "\t%llu\t%llu\n", (unsigned long long)pairs[i].copies,
                 (unsigned long long)pairs[i].bytes);
     }
     if (other_copies)
-        fprintf(f, "copy\t(other)\t(other)\t%llu\t%llu\n", (unsigned long long)other_copies,
+        instr_wr_printf(f, "copy\t(other)\t(other)\t%llu\t%llu\n", (unsigned long long)other_copies,
                 (unsigned long long)other_bytes);
-    fputs("# allocations: space\tallocations\tfrees\tbytes_allocated\tbytes_freed"
-          "\tlive_bytes\thigh_water_bytes\n", f);
+    instr_wr_puts(f, "# allocations: space\tallocations\tfrees\tbytes_allocated\tbytes_freed"
+          "\tlive_bytes\thigh_water_bytes\n");
     for (unsigned i = 0; i < nspaces; i++) {
         const space *s = &spaces[i];
-        fputs("space\t", f);
+        instr_wr_puts(f, "space\t");
         field(f, s->name);
-        fprintf(f, "\t%llu\t%llu\t%llu\t%llu\t%llu\t%llu\n", (unsigned long long)s->allocs,
+        instr_wr_printf(f, "\t%llu\t%llu\t%llu\t%llu\t%llu\t%llu\n", (unsigned long long)s->allocs,
                 (unsigned long long)s->frees, (unsigned long long)s->bytes_allocated,
                 (unsigned long long)s->bytes_freed, (unsigned long long)s->live,
                 (unsigned long long)s->high_water);
     }
     if (other_allocs)
-        fprintf(f, "space\t(other)\t%llu\n", (unsigned long long)other_allocs);
-    fputs("# metadata: key\tvalue\n", f);
+        instr_wr_printf(f, "space\t(other)\t%llu\n", (unsigned long long)other_allocs);
+    instr_wr_puts(f, "# metadata: key\tvalue\n");
     for (unsigned i = 0; i < nmeta; i++) {
-        fputs("metadata\t", f);
+        instr_wr_puts(f, "metadata\t");
         field(f, meta[i].key);
-        fputc('\t', f);
+        instr_wr_putc(f, '\t');
         field(f, meta[i].value);
-        fputc('\n', f);
+        instr_wr_putc(f, '\n');
     }
     pthread_mutex_unlock(&lock);
     if (instr_out_close(&o) == 0)

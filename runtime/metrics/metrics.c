@@ -109,19 +109,19 @@ instr_metric *instr_metrics_add_counter(const char *name, const char *descriptio
     return instr_metrics_add(&m);
 }
 
-void instr_metric_fprint(FILE *f, uint32_t type, uint64_t v, int width)
+void instr_metric_fprint(instr_writer *f, uint32_t type, uint64_t v, int width)
 {
     if (type == INSTR_METRIC_DOUBLE) {
         double d;
         memcpy(&d, &v, sizeof d);
         if (width)
-            fprintf(f, "%*.6g", width, d);
+            instr_wr_printf(f, "%*.6g", width, d);
         else
-            fprintf(f, "%.17g", d);
+            instr_wr_printf(f, "%.17g", d);
     } else if (type == INSTR_METRIC_INT64) {
-        fprintf(f, "%*lld", width, (long long)v);
+        instr_wr_printf(f, "%*lld", width, (long long)v);
     } else {
-        fprintf(f, "%*llu", width, (unsigned long long)v);
+        instr_wr_printf(f, "%*llu", width, (unsigned long long)v);
     }
 }
 

@@ -17,6 +17,8 @@
 #include "../core/substrate.h"
 #include "../include/instr_metric_plugin.h"
 
+#include "../util/writer.h"
+
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -102,7 +104,7 @@ instr_metric *instr_metrics_add_counter(const char *name, const char *descriptio
                                         const char *unit, const char *source);
 /* One value in text by its type, in a field of `width` (0: as short as it goes; profile.json,
  * profile.txt, the job profile). */
-void instr_metric_fprint(FILE *f, uint32_t type, uint64_t v, int width);
+void instr_metric_fprint(instr_writer *f, uint32_t type, uint64_t v, int width);
 /* Registers a source whose metrics were just added (first/n and async_first/async_n are
  * filled in from what it added since instr_metrics_source_begin). */
 void instr_metrics_source_begin(void);

@@ -8,6 +8,8 @@
 #ifndef INSTR_RT_PROFILE_CUBE_H
 #define INSTR_RT_PROFILE_CUBE_H
 
+#include "../util/writer.h"
+
 #include <stdint.h>
 #include <stdio.h>
 
@@ -25,12 +27,19 @@ typedef struct instr_cube_group {
     uint32_t first_loc, nlocs;
 } instr_cube_group;
 
+enum { INSTR_CUBE_ALLOCS, INSTR_CUBE_FREES, INSTR_CUBE_BYTES_ALLOCATED, INSTR_CUBE_BYTES_FREED,
+       INSTR_CUBE_HIGH_WATER, INSTR_CUBE_MEM };
+
 /* The values of one call path on one location; times in ns. */
 typedef struct instr_cube_cell {
     uint64_t visits, incl_ns, min_incl_ns, max_incl_ns;
     uint64_t bytes_sent, bytes_received, messages_sent, messages_received;
     const uint64_t *m; /* the metrics' inclusive sums, each the 64 bits of its type and at
                         * its instr_cube_metric.slot; NULL: all zero */
+    /* Memory recording (instr_cube_src.memory): the call path's own allocations, frees,
+     * bytes allocated, bytes freed (callees not included), and the thread's high-water
+     * mark of live bytes (given at the root call paths the thread visited, zero elsewhere). */
+    uint64_t mem[INSTR_CUBE_MEM];
 } instr_cube_cell;
 
 /* A metric of the metrics substrate (docs/metrics.md). */
@@ -57,12 +66,13 @@ typedef struct instr_cube_src {
     /* Fills cells[0..nlocs-1] (zeroed by the caller) with call path i's values. */
     void (*row)(const void *ctx, uint32_t i, instr_cube_cell *cells);
     int messages; /* write bytes_sent, bytes_received, messages_sent, messages_received */
+    int memory;   /* write the memory recording's metrics (instr_cube_cell.mem) */
     uint32_t nmetrics;
     void (*metric)(const void *ctx, uint32_t i, instr_cube_metric *out);
     const char *creator;
 } instr_cube_src;
 
 /* Writes the whole archive to f. 0, or -1 on an I/O error or when memory ran out. */
-int instr_cube_write(FILE *f, const instr_cube_src *src);
+int instr_cube_write(instr_writer *f, const instr_cube_src *src);
 
 #endif

@@ -20,6 +20,8 @@ typedef struct process_src {
     const instr_run *run;
     const instr_mtree *t;
     uint32_t *shown; /* the accumulated metrics (those of profile.json), by index */
+    const instr_profile_memory *mem; /* memory recording's, or NULL */
+    const void **mem_thread;         /* its thread of each location */
 } process_src;
 
 static void region(const void *ctx, uint32_t i, instr_cube_region *out)
@@ -71,32 +73,51 @@ static void row(const void *ctx, uint32_t i, instr_cube_cell *cells)
         const instr_mloc *l = &mn->locs[k];
         if (l->location >= p->run->nlocations)
             continue;
-        cells[l->location] = (instr_cube_cell){
+        instr_cube_cell *c = &cells[l->location];
+        *c = (instr_cube_cell){
             .visits = l->s.visits, .incl_ns = instr_profile_ns(l->s.incl),
             .min_incl_ns = instr_profile_min_ns(l->s.min_incl),
             .max_incl_ns = instr_profile_ns(l->s.max_incl), .m = l->m};
+        const void *th = p->mem ? p->mem_thread[l->location] : NULL;
+        if (th) {
+            p->mem->cell(th, l->node, c->mem);
+            if (mn->parent < 0)
+                c->mem[INSTR_CUBE_HIGH_WATER] = p->mem->high_water(th);
+        }
     }
 }
 
-int instr_profile_write_cube(FILE *f, const instr_run *run, const instr_mtree *t)
+int instr_profile_write_cube(instr_writer *f, const instr_run *run, const instr_mtree *t)
 {
     char host[256] = "", name[64];
     gethostname(host, sizeof host - 1);
     snprintf(name, sizeof name, "process %d", run->pid);
     instr_cube_group group = {name, host, 0, 0, run->nlocations};
-    process_src p = {run, t, instr_mem_calloc((size_t)t->nm + 1, sizeof *p.shown)};
+    process_src p = {run, t, instr_mem_calloc((size_t)t->nm + 1, sizeof *p.shown), NULL, NULL};
     uint32_t nshown = 0;
     if (!p.shown)
         return -1;
+    const instr_profile_memory *mem = instr_profile_memory_of();
+    if (mem && mem->thread_of) {
+        p.mem_thread = instr_mem_calloc((size_t)run->nlocations + 1, sizeof *p.mem_thread);
+        if (!p.mem_thread) {
+            instr_mem_free(p.shown);
+            return -1;
+        }
+        p.mem = mem;
+        for (uint32_t l = 0; l < run->nlocations; l++)
+            p.mem_thread[l] = mem->thread_of(run->locations[l]->id);
+    }
     for (uint32_t i = 0; i < t->nm; i++)
         if (instr_profile_metric_shown(i))
             p.shown[nshown++] = i;
     instr_cube_src src = {
         .ctx = &p, .nregions = t->nregions, .region = region, .ncnodes = t->n, .cnode = cnode,
         .groups = &group, .ngroups = 1, .nlocs = run->nlocations, .location = location,
-        .row = row, .messages = 0, .nmetrics = nshown, .metric = metric, .creator = "instr " INSTR_VERSION_STRING,
+        .row = row, .messages = 0, .memory = p.mem != NULL, .nmetrics = nshown, .metric = metric, .creator = "instr " INSTR_VERSION_STRING,
     };
     int rc = instr_cube_write(f, &src);
     instr_mem_free(p.shown);
+    instr_mem_free(p.mem_thread);
     return rc;
 }

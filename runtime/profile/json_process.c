@@ -6,6 +6,7 @@
 #include "../core/event.h"
 #include "../core/registry.h"
 #include "../metrics/metrics.h"
+#include "../util/utc.h"
 
 #include <fcntl.h>
 #include <stdlib.h>
@@ -19,18 +20,15 @@ typedef struct process_src {
     instr_throttle_mark mark; /* the latest region's (region's out->throttled points here) */
 } process_src;
 
-static void iso(FILE *f, time_t t)
+static void iso(instr_writer *f, time_t t)
 {
-    struct tm tm;
-    char buf[32];
-    gmtime_r(&t, &tm);
-    strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    instr_json_str(f, buf);
+    char buf[INSTR_UTC_ISO_SIZE];
+    instr_wr_json_str(f, instr_utc_iso(buf, t));
 }
 
-static void command_line(FILE *f)
+static void command_line(instr_writer *f)
 {
-    fputc('[', f);
+    instr_wr_putc(f, '[');
     int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
     if (fd >= 0) {
         char buf[8192];
@@ -41,45 +39,45 @@ static void command_line(FILE *f)
             int first = 1;
             for (char *p = buf; p < buf + n; p += strlen(p) + 1) {
                 if (!first)
-                    fputs(", ", f);
-                instr_json_str(f, p);
+                    instr_wr_puts(f, ", ");
+                instr_wr_json_str(f, p);
                 first = 0;
             }
         }
     }
-    fputc(']', f);
+    instr_wr_putc(f, ']');
 }
 
-static void run_head(FILE *f, const void *ctx)
+static void run_head(instr_writer *f, const void *ctx)
 {
     const instr_run *run = ((const process_src *)ctx)->run;
     char host[256] = "";
     gethostname(host, sizeof host - 1);
-    fputs(",\n    \"command_line\": ", f);
+    instr_wr_puts(f, ",\n    \"command_line\": ");
     command_line(f);
-    fprintf(f, ",\n    \"pid\": %d, \"parent_pid\": %d, \"fork_of\": ", run->pid, run->ppid);
+    instr_wr_printf(f, ",\n    \"pid\": %d, \"parent_pid\": %d, \"fork_of\": ", run->pid, run->ppid);
     if (run->fork_of)
-        fprintf(f, "%d", run->fork_of);
+        instr_wr_printf(f, "%d", run->fork_of);
     else
-        fputs("null", f);
-    fputs(",\n    \"hostname\": ", f);
-    instr_json_str(f, host);
-    fputs(",\n    \"start\": ", f);
+        instr_wr_puts(f, "null");
+    instr_wr_puts(f, ",\n    \"hostname\": ");
+    instr_wr_json_str(f, host);
+    instr_wr_puts(f, ",\n    \"start\": ");
     iso(f, run->wall_start);
-    fputs(", \"end\": ", f);
+    instr_wr_puts(f, ", \"end\": ");
     iso(f, run->wall_end);
-    fprintf(f, ",\n    \"duration\": %llu,\n    \"timer\": ",
+    instr_wr_printf(f, ",\n    \"duration\": %llu,\n    \"timer\": ",
             (unsigned long long)instr_clock_to_ns(run->t_end - run->t_start));
-    instr_json_str(f, instr_clock_name());
-    fprintf(f, ", \"timer_frequency_hz\": %.0f, \"timer_resolution_ns\": %.1f, "
+    instr_wr_json_str(f, instr_clock_name());
+    instr_wr_printf(f, ", \"timer_frequency_hz\": %.0f, \"timer_resolution_ns\": %.1f, "
                "\"timer_cost_ns\": %.1f",
             instr_clock_hz(), instr_clock_resolution_ns(), instr_clock_cost_ns());
 }
 
-static void run_tail(FILE *f, const void *ctx)
+static void run_tail(instr_writer *f, const void *ctx)
 {
     const process_src *p = ctx;
-    fprintf(f,
+    instr_wr_printf(f,
             ",\n    \"dropped_call_paths\": %llu, \"unmatched_exits\": %llu, "
             "\"closed_at_end\": %llu, \"closed_after_longjmp\": %llu, "
             "\"events_dropped_in_handlers\": %llu,\n    \"folded_max_depth\": %u, "
@@ -90,20 +88,20 @@ static void run_tail(FILE *f, const void *ctx)
             (unsigned long long)instr_profile_folded_shortened(p->t, instr_cfg.folded_max_depth));
 }
 
-static void places(FILE *f, const void *ctx)
+static void places(instr_writer *f, const void *ctx)
 {
     const instr_run *run = ((const process_src *)ctx)->run;
-    fprintf(f, "  \"location_groups\": [{\"id\": 0, \"kind\": \"process\", "
+    instr_wr_printf(f, "  \"location_groups\": [{\"id\": 0, \"kind\": \"process\", "
                "\"name\": \"process %d\", \"pid\": %d}],\n", run->pid, run->pid);
-    fputs("  \"locations\": [", f);
+    instr_wr_puts(f, "  \"locations\": [");
     for (uint32_t i = 0; i < run->nlocations; i++) {
         const instr_location *l = run->locations[i];
-        fprintf(f, "%s\n    {\"id\": %u, \"group\": 0, \"kind\": \"thread\", "
+        instr_wr_printf(f, "%s\n    {\"id\": %u, \"group\": 0, \"kind\": \"thread\", "
                    "\"name\": \"thread %u%s\", \"tid\": %d, \"end\": \"%s\"}",
                 i ? "," : "", l->id, l->id, l->tid == run->pid ? " (main)" : "", l->tid,
                 l->ended == INSTR_LOC_THREAD_EXIT ? "thread-exit" : "program-end");
     }
-    fputs("\n  ],\n", f);
+    instr_wr_puts(f, "\n  ],\n");
 }
 
 static void metric(const void *ctx, uint32_t i, instr_json_metric *out)
@@ -161,7 +159,7 @@ static void flat(const void *ctx, uint32_t h, instr_json_stats *out)
                               0, 0, 0, 0, {0}, NULL};
 }
 
-static void tail(FILE *f, const void *ctx)
+static void tail(instr_writer *f, const void *ctx)
 {
     const process_src *p = ctx;
     const instr_profile_memory *m = instr_profile_memory_of();
@@ -169,7 +167,7 @@ static void tail(FILE *f, const void *ctx)
         m->json(f, p->run, p->t);
 }
 
-int instr_profile_write_json(FILE *f, const instr_run *run, const instr_mtree *t)
+int instr_profile_write_json(instr_writer *f, const instr_run *run, const instr_mtree *t)
 {
     process_src p = {run, t, {0}};
     instr_json_src src = {

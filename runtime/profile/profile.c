@@ -15,23 +15,23 @@
 
 static int wanted(void) { return instr_cfg.enable_profiling; }
 
-typedef int (*writer)(FILE *f, const instr_run *run, const instr_mtree *t);
+typedef int (*writer)(instr_writer *f, const instr_run *run, const instr_mtree *t);
 
-static int write_json(FILE *f, const instr_run *run, const instr_mtree *t)
+static int write_json(instr_writer *f, const instr_run *run, const instr_mtree *t)
 {
     return instr_profile_write_json(f, run, t);
 }
-static int write_text(FILE *f, const instr_run *run, const instr_mtree *t)
+static int write_text(instr_writer *f, const instr_run *run, const instr_mtree *t)
 {
     return instr_profile_write_text(f, run, t);
 }
-static int write_folded(FILE *f, const instr_run *run, const instr_mtree *t)
+static int write_folded(instr_writer *f, const instr_run *run, const instr_mtree *t)
 {
     (void)run;
     return instr_profile_write_folded(f, t, instr_cfg.folded_max_depth);
 }
 
-static int write_cube(FILE *f, const instr_run *run, const instr_mtree *t)
+static int write_cube(instr_writer *f, const instr_run *run, const instr_mtree *t)
 {
     return instr_profile_write_cube(f, run, t);
 }
@@ -91,12 +91,12 @@ typedef struct html_args {
     const instr_mtree *t;
 } html_args;
 
-static void html_json(FILE *f, void *arg)
+static void html_json(instr_writer *f, void *arg)
 {
     const html_args *a = arg;
     instr_profile_write_json(f, a->run, a->t);
 }
-static int write_html(FILE *f, const instr_run *run, const instr_mtree *t)
+static int write_html(instr_writer *f, const instr_run *run, const instr_mtree *t)
 {
     html_args a = {run, t};
     return instr_html_write(f, html_json, &a);

@@ -149,9 +149,16 @@ typedef struct instr_profile_mem_totals {
     uint64_t allocs, frees, bytes_allocated, bytes_freed, high_water, live_bytes, live_blocks;
 } instr_profile_mem_totals;
 typedef struct instr_profile_memory {
-    void (*text)(FILE *f, const instr_run *run, const instr_mtree *t);
-    void (*json)(FILE *f, const instr_run *run, const instr_mtree *t);
+    void (*text)(instr_writer *f, const instr_run *run, const instr_mtree *t);
+    void (*json)(instr_writer *f, const instr_run *run, const instr_mtree *t);
     void (*totals)(instr_profile_mem_totals *out); /* the process's, for an MPI job's sums */
+    /* profile.cubex's cells: the recorder's thread of location id (NULL: it recorded
+     * nothing), then one call path's counts there (allocations, frees, bytes allocated,
+     * bytes freed: the call path's own, callees not included) and the thread's high-water
+     * mark of live bytes. */
+    const void *(*thread_of)(uint32_t location_id);
+    void (*cell)(const void *thread, const instr_pnode *node, uint64_t out[4]);
+    uint64_t (*high_water)(const void *thread);
 } instr_profile_memory;
 void instr_profile_set_memory(const instr_profile_memory *m);
 const instr_profile_memory *instr_profile_memory_of(void);
@@ -162,17 +169,17 @@ void instr_mtree_free(instr_mtree *t);
 int instr_profile_metric_shown(uint32_t i);
 
 /* Writers: 0, or -1 on an I/O error. */
-int instr_profile_write_json(FILE *f, const instr_run *run, const instr_mtree *t);
-int instr_profile_write_text(FILE *f, const instr_run *run, const instr_mtree *t);
+int instr_profile_write_json(instr_writer *f, const instr_run *run, const instr_mtree *t);
+int instr_profile_write_text(instr_writer *f, const instr_run *run, const instr_mtree *t);
 /* A duration for profile.txt: "1.234 s", "12.35 ms", "45.6 us", "120 ns" in a field of 9
  * (write_text.c; the job's profile.txt uses it too). */
 const char *instr_profile_dur(char *buf, size_t size, uint64_t ns);
 /* profile.folded: a path deeper than max_depth frames keeps its outermost and innermost
  * frames with one "[N frames folded]" frame between them, so the file stays linear in the
  * number of call paths (docs/profile-format.md). */
-int instr_profile_write_folded(FILE *f, const instr_mtree *t, uint32_t max_depth);
+int instr_profile_write_folded(instr_writer *f, const instr_mtree *t, uint32_t max_depth);
 /* profile.cubex, CUBE4 (cube.h, cube_process.c). */
-int instr_profile_write_cube(FILE *f, const instr_run *run, const instr_mtree *t);
+int instr_profile_write_cube(instr_writer *f, const instr_run *run, const instr_mtree *t);
 /* How many call paths profile.folded shortens at max_depth. */
 uint64_t instr_profile_folded_shortened(const instr_mtree *t, uint32_t max_depth);
 

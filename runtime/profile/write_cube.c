@@ -22,7 +22,8 @@
 
 /* What a metric's cells hold. */
 enum { K_VISITS, K_TIME, K_MIN_TIME, K_MAX_TIME, K_BYTES_SENT, K_BYTES_RECEIVED,
-       K_MESSAGES_SENT, K_MESSAGES_RECEIVED, K_BUILTIN, K_COUNTER = K_BUILTIN };
+       K_MESSAGES_SENT, K_MESSAGES_RECEIVED, K_ALLOCS, K_FREES, K_BYTES_ALLOCATED, K_BYTES_FREED,
+       K_HIGH_WATER, K_BUILTIN, K_COUNTER = K_BUILTIN };
 
 typedef struct cube_metric {
     const char *uniq, *disp, *dtype, *uom, *descr;
@@ -51,10 +52,25 @@ static const cube_metric builtin[K_BUILTIN] = {
     BUILTIN("messages_received", "Messages Received", "UINT64", "occ",
             "Point-to-point messages received in the call path's MPI calls", 0,
             K_MESSAGES_RECEIVED),
+    /* Memory recording (INSTR_MEMORY=1, docs/memory.md): Score-P's names where it has one. */
+    BUILTIN("allocations", "Allocations", "UINT64", "occ",
+            "Allocations of the program's malloc family and C++ new in the call path", 0,
+            K_ALLOCS),
+    BUILTIN("frees", "Frees", "UINT64", "occ",
+            "Releases of the program's blocks (free, C++ delete, realloc moving a block) in the "
+            "call path", 0, K_FREES),
+    BUILTIN("allocation_size", "Bytes Allocated", "UINT64", "bytes",
+            "Bytes of the program's blocks allocated in the call path", 0, K_BYTES_ALLOCATED),
+    BUILTIN("deallocation_size", "Bytes Freed", "UINT64", "bytes",
+            "Bytes of the program's blocks released in the call path", 0, K_BYTES_FREED),
+    BUILTIN("maximum_heap_memory_allocated", "Memory High-Water Mark", "MAXDOUBLE", "bytes",
+            "Highest number of bytes live at once that the thread allocated (given at the "
+            "root call paths the thread visited)", 0, K_HIGH_WATER),
 };
 #undef BUILTIN
 
 static int is_message_metric(int kind) { return kind >= K_BYTES_SENT && kind <= K_MESSAGES_RECEIVED; }
+static int is_memory_metric(int kind) { return kind >= K_ALLOCS && kind <= K_HIGH_WATER; }
 
 /* The archive's metrics: the built-in ones, then the source's counters. A counter's
  * uniq_name is its name with every character that is not a letter, digit or '_' as '_'
@@ -67,7 +83,7 @@ static cube_metric *metric_table(const instr_cube_src *src, uint32_t *count)
     if (!t)
         return NULL;
     for (int k = 0; k < K_BUILTIN; k++)
-        if (src->messages || !is_message_metric(k))
+        if ((src->messages || !is_message_metric(k)) && (src->memory || !is_memory_metric(k)))
             t[n++] = builtin[k];
     for (uint32_t i = 0; i < src->nmetrics; i++) {
         instr_cube_metric m = {0};
@@ -267,7 +283,7 @@ static uint32_t *tree_order(const instr_cube_src *src, const tree_links *t, int 
     return out;
 }
 
-static void cnodes_xml(FILE *f, const instr_cube_src *src, const uint32_t *order)
+static void cnodes_xml(instr_writer *f, const instr_cube_src *src, const uint32_t *order)
 {
     /* depth[k]: nesting of cnode k; a parent's depth is known before its children's. */
     uint32_t open = 0;
@@ -288,12 +304,12 @@ static void cnodes_xml(FILE *f, const instr_cube_src *src, const uint32_t *order
                          ? 0 : depth[cube_id[parent]] + 1;
         depth[k] = d;
         for (; open > d; open--)
-            fputs("</cnode>\n", f);
-        fprintf(f, "<cnode id=\"%u\" calleeId=\"%u\">\n", k, region);
+            instr_wr_puts(f, "</cnode>\n");
+        instr_wr_printf(f, "<cnode id=\"%u\" calleeId=\"%u\">\n", k, region);
         open = d + 1;
     }
     for (; open; open--)
-        fputs("</cnode>\n", f);
+        instr_wr_puts(f, "</cnode>\n");
     instr_mem_free(cube_id);
     instr_mem_free(depth);
 }
@@ -314,37 +330,37 @@ static int first_on_host(const instr_cube_src *src, uint32_t g)
     return 1;
 }
 
-static void system_xml(FILE *f, const instr_cube_src *src)
+static void system_xml(instr_writer *f, const instr_cube_src *src)
 {
-    fputs("<system>\n<systemtreenode Id=\"0\">\n<name>machine</name>\n<class>machine</class>\n", f);
+    instr_wr_puts(f, "<system>\n<systemtreenode Id=\"0\">\n<name>machine</name>\n<class>machine</class>\n");
     uint32_t node = 1, loc = 0;
     for (uint32_t g = 0; g < src->ngroups; g++) {
         if (!first_on_host(src, g))
             continue;
         const char *host = host_of(src, g);
-        fprintf(f, "<systemtreenode Id=\"%u\">\n<name>", node++);
-        instr_xml_str(f, *host ? host : "localhost");
-        fputs("</name>\n<class>node</class>\n", f);
+        instr_wr_printf(f, "<systemtreenode Id=\"%u\">\n<name>", node++);
+        instr_wr_xml_str(f, *host ? host : "localhost");
+        instr_wr_puts(f, "</name>\n<class>node</class>\n");
         for (uint32_t p = g; p < src->ngroups; p++) {
             const instr_cube_group *gr = &src->groups[p];
             if (strcmp(host_of(src, p), host) != 0)
                 continue;
-            fprintf(f, "<locationgroup Id=\"%u\">\n<name>", p);
-            instr_xml_str(f, gr->name);
-            fprintf(f, "</name>\n<rank>%d</rank>\n<type>process</type>\n", gr->rank);
+            instr_wr_printf(f, "<locationgroup Id=\"%u\">\n<name>", p);
+            instr_wr_xml_str(f, gr->name);
+            instr_wr_printf(f, "</name>\n<rank>%d</rank>\n<type>process</type>\n", gr->rank);
             for (uint32_t l = 0; l < gr->nlocs; l++) {
                 char name[96];
                 uint32_t rank = l;
                 src->location(src->ctx, gr->first_loc + l, name, sizeof name, &rank);
-                fprintf(f, "<location Id=\"%u\">\n<name>", loc++);
-                instr_xml_str(f, name);
-                fprintf(f, "</name>\n<rank>%u</rank>\n<type>thread</type>\n</location>\n", rank);
+                instr_wr_printf(f, "<location Id=\"%u\">\n<name>", loc++);
+                instr_wr_xml_str(f, name);
+                instr_wr_printf(f, "</name>\n<rank>%u</rank>\n<type>thread</type>\n</location>\n", rank);
             }
-            fputs("</locationgroup>\n", f);
+            instr_wr_puts(f, "</locationgroup>\n");
         }
-        fputs("</systemtreenode>\n", f);
+        instr_wr_puts(f, "</systemtreenode>\n");
     }
-    fputs("</systemtreenode>\n</system>\n", f);
+    instr_wr_puts(f, "</systemtreenode>\n</system>\n");
 }
 
 /* cube location id -> source location, in the system tree's order. */
@@ -369,57 +385,52 @@ static uint32_t *location_order(const instr_cube_src *src)
 static char *anchor(const instr_cube_src *src, const uint32_t *order, const cube_metric *mt,
                     uint32_t nmt, size_t *len)
 {
-    char *buf = NULL;
-    FILE *f = open_memstream(&buf, len);
-    if (!f)
+    instr_writer w, *f = &w;
+    if (instr_writer_open_mem(f) != 0)
         return NULL;
-    fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<cube version=\"4.4\">\n", f);
-    fputs("<attr key=\"CUBE_CT_AGGR\" value=\"SUM\"/>\n<attr key=\"Creator\" value=\"", f);
-    instr_xml_str(f, src->creator);
-    fputs("\"/>\n<doc>\n<mirrors>\n</mirrors>\n</doc>\n<metrics>\n", f);
+    instr_wr_puts(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<cube version=\"4.4\">\n");
+    instr_wr_puts(f, "<attr key=\"CUBE_CT_AGGR\" value=\"SUM\"/>\n<attr key=\"Creator\" value=\"");
+    instr_wr_xml_str(f, src->creator);
+    instr_wr_puts(f, "\"/>\n<doc>\n<mirrors>\n</mirrors>\n</doc>\n<metrics>\n");
     for (uint32_t m = 0; m < nmt; m++) {
-        fprintf(f, "<metric id=\"%u\" type=\"%s\">\n<disp_name>", m,
+        instr_wr_printf(f, "<metric id=\"%u\" type=\"%s\">\n<disp_name>", m,
                 mt[m].inclusive ? "INCLUSIVE" : "EXCLUSIVE");
-        instr_xml_str(f, mt[m].disp);
-        fputs("</disp_name>\n<uniq_name>", f);
-        instr_xml_str(f, mt[m].uniq);
-        fprintf(f, "</uniq_name>\n<dtype>%s</dtype>\n<uom>", mt[m].dtype);
-        instr_xml_str(f, mt[m].uom);
-        fputs("</uom>\n<url></url>\n<descr>", f);
-        instr_xml_str(f, mt[m].descr);
-        fputs("</descr>\n</metric>\n", f);
+        instr_wr_xml_str(f, mt[m].disp);
+        instr_wr_puts(f, "</disp_name>\n<uniq_name>");
+        instr_wr_xml_str(f, mt[m].uniq);
+        instr_wr_printf(f, "</uniq_name>\n<dtype>%s</dtype>\n<uom>", mt[m].dtype);
+        instr_wr_xml_str(f, mt[m].uom);
+        instr_wr_puts(f, "</uom>\n<url></url>\n<descr>");
+        instr_wr_xml_str(f, mt[m].descr);
+        instr_wr_puts(f, "</descr>\n</metric>\n");
     }
-    fputs("</metrics>\n<program>\n", f);
+    instr_wr_puts(f, "</metrics>\n<program>\n");
     for (uint32_t i = 0; i < src->nregions; i++) {
         instr_cube_region r;
         src->region(src->ctx, i, &r);
         const char *source = r.source ? r.source : "";
-        fprintf(f, "<region id=\"%u\" mod=\"", i);
-        instr_xml_str(f, r.file);
-        fprintf(f, "\" begin=\"%ld\" end=\"%ld\">\n<name>", r.line_begin ? (long)r.line_begin : -1L,
+        instr_wr_printf(f, "<region id=\"%u\" mod=\"", i);
+        instr_wr_xml_str(f, r.file);
+        instr_wr_printf(f, "\" begin=\"%ld\" end=\"%ld\">\n<name>", r.line_begin ? (long)r.line_begin : -1L,
                 r.line_end ? (long)r.line_end : -1L);
-        instr_xml_str(f, r.name);
-        fputs("</name>\n<mangled_name>", f);
-        instr_xml_str(f, r.mangled);
-        fprintf(f, "</mangled_name>\n<paradigm>%s</paradigm>\n<role>%s</role>\n<url></url>\n"
+        instr_wr_xml_str(f, r.name);
+        instr_wr_puts(f, "</name>\n<mangled_name>");
+        instr_wr_xml_str(f, r.mangled);
+        instr_wr_printf(f, "</mangled_name>\n<paradigm>%s</paradigm>\n<role>%s</role>\n<url></url>\n"
                    "<descr>",
                 paradigm(source), role(source, r.name ? r.name : "", r.mangled ? r.mangled : ""));
-        instr_xml_str(f, r.descr ? r.descr : "");
-        fputs("</descr>\n</region>\n", f);
+        instr_wr_xml_str(f, r.descr ? r.descr : "");
+        instr_wr_puts(f, "</descr>\n</region>\n");
     }
     cnodes_xml(f, src, order);
-    fputs("</program>\n", f);
+    instr_wr_puts(f, "</program>\n");
     system_xml(f, src);
-    fputs("</cube>\n", f);
-    if (fclose(f) != 0) {
-        free(buf); /* open_memstream's, from malloc */
-        return NULL;
-    }
-    return instr_mem_from_libc(buf, *len);
+    instr_wr_puts(f, "</cube>\n");
+    return instr_writer_take(f, len);
 }
 
 /* One ustar header. */
-static void tar_header(FILE *f, const char *name, uint64_t size)
+static void tar_header(instr_writer *f, const char *name, uint64_t size)
 {
     unsigned char h[512];
     memset(h, 0, sizeof h);
@@ -438,24 +449,24 @@ static void tar_header(FILE *f, const char *name, uint64_t size)
         sum += h[i];
     snprintf((char *)h + 148, 8, "%06o", sum);
     h[155] = ' ';
-    fwrite(h, 1, sizeof h, f);
+    instr_wr_write(f, h, sizeof h);
 }
 
-static void tar_pad(FILE *f, uint64_t size)
+static void tar_pad(instr_writer *f, uint64_t size)
 {
     static const char zero[512];
     if (size % 512)
-        fwrite(zero, 1, 512 - size % 512, f);
+        instr_wr_write(f, zero, 512 - size % 512);
 }
 
-static void tar_file(FILE *f, const char *name, const void *data, size_t len)
+static void tar_file(instr_writer *f, const char *name, const void *data, size_t len)
 {
     tar_header(f, name, len);
-    fwrite(data, 1, len, f);
+    instr_wr_write(f, data, len);
     tar_pad(f, len);
 }
 
-static void put_cell(FILE *f, const cube_metric *m, const instr_cube_cell *c)
+static void put_cell(instr_writer *f, const cube_metric *m, const instr_cube_cell *c)
 {
     uint64_t u;
     double d;
@@ -465,19 +476,24 @@ static void put_cell(FILE *f, const cube_metric *m, const instr_cube_cell *c)
     case K_BYTES_RECEIVED: u = c->bytes_received; break;
     case K_MESSAGES_SENT: u = c->messages_sent; break;
     case K_MESSAGES_RECEIVED: u = c->messages_received; break;
+    case K_ALLOCS: u = c->mem[INSTR_CUBE_ALLOCS]; break;
+    case K_FREES: u = c->mem[INSTR_CUBE_FREES]; break;
+    case K_BYTES_ALLOCATED: u = c->mem[INSTR_CUBE_BYTES_ALLOCATED]; break;
+    case K_BYTES_FREED: u = c->mem[INSTR_CUBE_BYTES_FREED]; break;
+    case K_HIGH_WATER: d = (double)c->mem[INSTR_CUBE_HIGH_WATER]; goto dbl;
     case K_TIME: d = (double)c->incl_ns / 1e9; goto dbl;
     case K_MIN_TIME: d = c->visits ? (double)c->min_incl_ns / 1e9 : DBL_MAX; goto dbl;
     case K_MAX_TIME: d = c->visits ? (double)c->max_incl_ns / 1e9 : 0.0; goto dbl;
     default: /* a counter: its 64 bits are those of its CUBE type (0 is 0.0 too) */
         u = c->m ? c->m[m->slot] : 0;
     }
-    fwrite(&u, sizeof u, 1, f);
+    instr_wr_write(f, &u, sizeof u);
     return;
 dbl:
-    fwrite(&d, sizeof d, 1, f);
+    instr_wr_write(f, &d, sizeof d);
 }
 
-int instr_cube_write(FILE *f, const instr_cube_src *src)
+int instr_cube_write(instr_writer *f, const instr_cube_src *src)
 {
     int rc = -1;
     size_t alen = 0;
@@ -507,20 +523,20 @@ int instr_cube_write(FILE *f, const instr_cube_src *src)
         snprintf(name, sizeof name, "%u.index", m);
         uint64_t isize = 11 + 4 + 2 + 1 + 4 + 4ull * n;
         tar_header(f, name, isize);
-        fwrite("CUBEX.INDEX", 1, 11, f);
-        fwrite(&one, 4, 1, f);
-        fwrite(&version, 2, 1, f);
-        fwrite(&format, 1, 1, f);
-        fwrite(&n, 4, 1, f);
+        instr_wr_write(f, "CUBEX.INDEX", 11);
+        instr_wr_write(f, &one, 4);
+        instr_wr_write(f, &version, 2);
+        instr_wr_write(f, &format, 1);
+        instr_wr_write(f, &n, 4);
         for (uint32_t k = 0; k < n; k++)
-            fwrite(&k, 4, 1, f);
+            instr_wr_write(f, &k, 4);
         tar_pad(f, isize);
         /* Data: marker, then one row of nlocs 8-byte values per cnode, in the metric's order. */
         const uint32_t *rows = mt[m].inclusive ? wide : order;
         snprintf(name, sizeof name, "%u.data", m);
         uint64_t dsize = 10 + 8ull * n * src->nlocs;
         tar_header(f, name, dsize);
-        fwrite("CUBEX.DATA", 1, 10, f);
+        instr_wr_write(f, "CUBEX.DATA", 10);
         for (uint32_t k = 0; k < n; k++) {
             memset(cells, 0, (size_t)src->nlocs * sizeof *cells);
             src->row(src->ctx, rows[k], cells);
@@ -530,8 +546,8 @@ int instr_cube_write(FILE *f, const instr_cube_src *src)
         tar_pad(f, dsize);
     }
     static const char end[1024];
-    fwrite(end, 1, sizeof end, f);
-    rc = ferror(f) ? -1 : 0;
+    instr_wr_write(f, end, sizeof end);
+    rc = f->err ? -1 : 0;
 out:
     instr_mem_free(xml);
     instr_mem_free(order);

@@ -32,7 +32,7 @@ uint64_t instr_profile_folded_shortened(const instr_mtree *t, uint32_t max_depth
     return n;
 }
 
-int instr_profile_write_folded(FILE *f, const instr_mtree *t, uint32_t max_depth)
+int instr_profile_write_folded(instr_writer *f, const instr_mtree *t, uint32_t max_depth)
 {
     size_t cap = 256, *ends = instr_mem_alloc(((size_t)t->n + 1) * sizeof *ends);
     char *buf = instr_mem_alloc(cap);
@@ -57,16 +57,16 @@ int instr_profile_write_folded(FILE *f, const instr_mtree *t, uint32_t max_depth
         ends[mn->depth] = len;
         uint32_t frames = mn->depth + 1;
         if (frames <= max_depth) {
-            fwrite(buf, 1, len, f);
+            instr_wr_write(f, buf, len);
         } else {
             size_t from = ends[mn->depth - tail]; /* the ';' before the first tail frame */
-            fwrite(buf, 1, ends[head - 1], f);
-            fprintf(f, ";[%u frames folded]", frames - head - tail);
-            fwrite(buf + from, 1, len - from, f);
+            instr_wr_write(f, buf, ends[head - 1]);
+            instr_wr_printf(f, ";[%u frames folded]", frames - head - tail);
+            instr_wr_write(f, buf + from, len - from);
         }
-        fprintf(f, " %llu\n", (unsigned long long)(instr_profile_ns(mn->s.excl) / 1000u));
+        instr_wr_printf(f, " %llu\n", (unsigned long long)(instr_profile_ns(mn->s.excl) / 1000u));
     }
     instr_mem_free(buf);
     instr_mem_free(ends);
-    return ferror(f) ? -1 : 0;
+    return f->err ? -1 : 0;
 }

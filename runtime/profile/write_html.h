@@ -4,7 +4,7 @@
 #ifndef INSTR_RT_PROFILE_WRITE_HTML_H
 #define INSTR_RT_PROFILE_WRITE_HTML_H
 
-#include <stdio.h>
+#include "../util/writer.h"
 
 /* The template around the data (generated from report/ by report/embed.cmake). */
 extern const char instr_report_head[], instr_report_tail[];
@@ -14,6 +14,6 @@ extern const unsigned long instr_report_head_len, instr_report_tail_len;
  * `json` with every '<' turned into \u003c (valid JSON wherever it occurs, and nothing in a
  * name can end the <script> element that holds the data), then the tail. 0, or -1 on an I/O
  * error. */
-int instr_html_write(FILE *f, void (*write_json)(FILE *json, void *arg), void *arg);
+int instr_html_write(instr_writer *f, void (*write_json)(instr_writer *json, void *arg), void *arg);
 
 #endif

@@ -46,10 +46,10 @@ typedef struct instr_json_src {
     const char *dir; /* the experiment directory */
     /* The "run" object's members between "program" and "instr_version" (each after ",\n"),
      * and after "configuration" (each after ",\n"): what a process and a job tell apart. */
-    void (*run_head)(FILE *f, const void *ctx);
-    void (*run_tail)(FILE *f, const void *ctx);
+    void (*run_head)(instr_writer *f, const void *ctx);
+    void (*run_tail)(instr_writer *f, const void *ctx);
     /* "location_groups" and "locations", whole, each line ending ",\n". */
-    void (*places)(FILE *f, const void *ctx);
+    void (*places)(instr_writer *f, const void *ctx);
     uint32_t nmetrics; /* the stride of the metric rows */
     void (*metric)(const void *ctx, uint32_t i, instr_json_metric *out);
     uint32_t nregions; /* ids 1..nregions */
@@ -62,10 +62,10 @@ typedef struct instr_json_src {
      * messages are the writer's sum over the region's call paths. */
     void (*flat)(const void *ctx, uint32_t id, instr_json_stats *out);
     /* More top-level members after "flat", each after ",\n"; NULL: none. */
-    void (*tail)(FILE *f, const void *ctx);
+    void (*tail)(instr_writer *f, const void *ctx);
 } instr_json_src;
 
 /* 0, or -1 on an I/O error. */
-int instr_json_write(FILE *f, const instr_json_src *src);
+int instr_json_write(instr_writer *f, const instr_json_src *src);
 
 #endif

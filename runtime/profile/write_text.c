@@ -37,14 +37,14 @@ const char *instr_profile_dur(char *buf, size_t size, uint64_t ns)
 }
 
 /* The region's name, escaped, and the end of the line. */
-static void put_rname(FILE *f, uint32_t region)
+static void put_rname(instr_writer *f, uint32_t region)
 {
     const instr_region_info *r = instr_registry_get(region);
-    instr_fputs_escaped(f, r ? r->name : "?");
+    instr_wr_escaped(f, r ? r->name : "?");
     instr_throttle_mark mark;
     if (instr_throttle_mark_of(region, &mark))
-        fprintf(f, "  [throttled at visit %llu]", (unsigned long long)mark.visit);
-    fputc('\n', f);
+        instr_wr_printf(f, "  [throttled at visit %llu]", (unsigned long long)mark.visit);
+    instr_wr_putc(f, '\n');
 }
 
 static const instr_mtree *sort_tree;
@@ -57,7 +57,7 @@ static int by_excl(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static void flat_profile(FILE *f, const instr_run *run, const instr_mtree *t)
+static void flat_profile(instr_writer *f, const instr_run *run, const instr_mtree *t)
 {
     uint32_t n = 0;
     uint32_t *order = instr_mem_alloc(((size_t)t->nregions + 1) * sizeof *order);
@@ -79,8 +79,8 @@ static void flat_profile(FILE *f, const instr_run *run, const instr_mtree *t)
     sort_tree = t;
     instr_sort(order, n, sizeof *order, by_excl);
     char b1[24], b2[24], b3[24], b4[24], b5[24], b6[24];
-    fprintf(f, "Flat profile (top %u of %u regions by exclusive time)\n\n", n < FLAT_TOP ? n : FLAT_TOP, n);
-    fprintf(f, "  %%excl  exclusive  inclusive        visits   per visit | threads  "
+    instr_wr_printf(f, "Flat profile (top %u of %u regions by exclusive time)\n\n", n < FLAT_TOP ? n : FLAT_TOP, n);
+    instr_wr_printf(f, "  %%excl  exclusive  inclusive        visits   per visit | threads  "
                "min excl  mean excl   max excl | region\n");
     for (uint32_t i = 0; i < n && i < FLAT_TOP; i++) {
         uint32_t h = order[i];
@@ -112,7 +112,7 @@ static void flat_profile(FILE *f, const instr_run *run, const instr_mtree *t)
         if (!threads)
             mn = 0;
         uint64_t excl = instr_profile_ns(fl->excl);
-        fprintf(f, " %5.1f%% %s %s %13llu %s | %7u %s %s %s | ",
+        instr_wr_printf(f, " %5.1f%% %s %s %13llu %s | %7u %s %s %s | ",
                 total_excl ? 100.0 * (double)fl->excl / (double)total_excl : 0.0,
                 dur(b1, sizeof b1, excl), dur(b2, sizeof b2, instr_profile_ns(fl->incl)),
                 (unsigned long long)fl->visits, dur(b3, sizeof b3, excl / (fl->visits ? fl->visits : 1)),
@@ -121,20 +121,20 @@ static void flat_profile(FILE *f, const instr_run *run, const instr_mtree *t)
                 dur(b6, sizeof b6, instr_profile_ns(mx)));
         put_rname(f, h);
     }
-    fprintf(f, " ------ ---------\n 100.0%% %s            %13llu visits in total\n\n",
+    instr_wr_printf(f, " ------ ---------\n 100.0%% %s            %13llu visits in total\n\n",
             dur(b1, sizeof b1, instr_profile_ns(total_excl)), (unsigned long long)total_visits);
     instr_mem_free(order);
     instr_mem_free(perloc);
     instr_mem_free(ran);
 }
 
-static void call_tree(FILE *f, const instr_mtree *t)
+static void call_tree(instr_writer *f, const instr_mtree *t)
 {
     char b1[24], b2[24];
     uint64_t total = t->total_incl;
-    fprintf(f, "Call tree (inclusive time; paths below %.1f%% of the total or deeper than %d "
+    instr_wr_printf(f, "Call tree (inclusive time; paths below %.1f%% of the total or deeper than %d "
                "are folded away)\n\n", TREE_MIN_SHARE * 100, TREE_MAX_DEPTH);
-    fprintf(f, "  %%incl  inclusive  exclusive        visits | call path\n");
+    instr_wr_printf(f, "  %%incl  inclusive  exclusive        visits | call path\n");
     uint32_t lines = 0, hidden = 0;
     for (uint32_t i = 0; i < t->n; i++) {
         const instr_mnode *mn = &t->nodes[i];
@@ -146,14 +146,14 @@ static void call_tree(FILE *f, const instr_mtree *t)
         /* A shown node's parent is shown too: parents have at least the child's inclusive
          * time and a smaller depth, and nodes come in pre-order. */
         lines++;
-        fprintf(f, " %5.1f%% %s %s %13llu | %*s",
+        instr_wr_printf(f, " %5.1f%% %s %s %13llu | %*s",
                 total ? 100.0 * (double)mn->s.incl / (double)total : 0.0,
                 dur(b1, sizeof b1, instr_profile_ns(mn->s.incl)),
                 dur(b2, sizeof b2, instr_profile_ns(mn->s.excl)),
                 (unsigned long long)mn->s.visits, (int)(2 * mn->depth), "");
         put_rname(f, mn->region);
     }
-    fprintf(f, " ------ ---------\n 100.0%% %s  (%u call paths, %u not shown)\n",
+    instr_wr_printf(f, " ------ ---------\n 100.0%% %s  (%u call paths, %u not shown)\n",
             dur(b1, sizeof b1, instr_profile_ns(total)), t->n, hidden);
 }
 
@@ -173,7 +173,7 @@ static void pick_column(void *arg, const char *name)
 
 /* The call tree's shown paths again, with inclusive and exclusive values of the metrics that
  * INSTR_PROFILE_METRIC_COLUMNS selects (all by default). */
-static void metric_tree(FILE *f, const instr_mtree *t)
+static void metric_tree(instr_writer *f, const instr_mtree *t)
 {
     unsigned char *shown = instr_mem_calloc(t->nm, 1);
     if (!shown)
@@ -184,15 +184,14 @@ static void metric_tree(FILE *f, const instr_mtree *t)
     else
         for (uint32_t i = 0; i < t->nm; i++)
             shown[i] = (unsigned char)instr_profile_metric_shown(i);
-    fputs("\nMetrics per call path (the paths shown above; per metric inclusive, then "
-          "exclusive; units in profile.json)\n\n ",
-          f);
+    instr_wr_puts(f, "\nMetrics per call path (the paths shown above; per metric inclusive, then "
+          "exclusive; units in profile.json)\n\n ");
     for (uint32_t i = 0; i < t->nm; i++) {
         if (!shown[i])
             continue;
-        fprintf(f, " %14.14s %14s", instr_metrics_sync[i].name, "excl");
+        instr_wr_printf(f, " %14.14s %14s", instr_metrics_sync[i].name, "excl");
     }
-    fputs(" | call path\n", f);
+    instr_wr_puts(f, " | call path\n");
     uint64_t total = t->total_incl;
     uint32_t lines = 0;
     for (uint32_t i = 0; i < t->n; i++) {
@@ -201,49 +200,49 @@ static void metric_tree(FILE *f, const instr_mtree *t)
         if (small || mn->depth >= TREE_MAX_DEPTH || lines >= TREE_MAX_LINES)
             continue;
         lines++;
-        fputc(' ', f);
+        instr_wr_putc(f, ' ');
         for (uint32_t k = 0; k < t->nm; k++) {
             if (!shown[k])
                 continue;
             uint32_t type = instr_metrics_sync[k].value_type;
-            fputc(' ', f);
+            instr_wr_putc(f, ' ');
             instr_metric_fprint(f, type, mn->m ? mn->m[INSTR_MROW_INCL * t->nm + k] : 0, 14);
-            fputc(' ', f);
+            instr_wr_putc(f, ' ');
             instr_metric_fprint(f, type, mn->m ? mn->m[INSTR_MROW_EXCL * t->nm + k] : 0, 14);
         }
-        fprintf(f, " | %*s", (int)(2 * mn->depth), "");
+        instr_wr_printf(f, " | %*s", (int)(2 * mn->depth), "");
         put_rname(f, mn->region);
     }
     instr_mem_free(shown);
 }
 
-int instr_profile_write_text(FILE *f, const instr_run *run, const instr_mtree *t)
+int instr_profile_write_text(instr_writer *f, const instr_run *run, const instr_mtree *t)
 {
     char b1[24];
-    fprintf(f, "instr profile\n\n");
-    fputs("  experiment   ", f);
-    instr_fputs_escaped(f, run->dir);
-    fputc('\n', f);
-    fprintf(f, "  process      %d%s", run->pid, run->fork_of ? "" : "\n");
+    instr_wr_printf(f, "instr profile\n\n");
+    instr_wr_puts(f, "  experiment   ");
+    instr_wr_escaped(f, run->dir);
+    instr_wr_putc(f, '\n');
+    instr_wr_printf(f, "  process      %d%s", run->pid, run->fork_of ? "" : "\n");
     if (run->fork_of)
-        fprintf(f, " (forked from %d)\n", run->fork_of);
-    fprintf(f, "  duration     %s\n",
+        instr_wr_printf(f, " (forked from %d)\n", run->fork_of);
+    instr_wr_printf(f, "  duration     %s\n",
             dur(b1, sizeof b1, instr_clock_to_ns(run->t_end - run->t_start)));
-    fprintf(f, "  threads      %u\n", run->nlocations);
-    fprintf(f, "  regions      %u\n", instr_registry_count());
-    fprintf(f, "  timer        %s (%.0f Hz)\n", instr_clock_name(), instr_clock_hz());
+    instr_wr_printf(f, "  threads      %u\n", run->nlocations);
+    instr_wr_printf(f, "  regions      %u\n", instr_registry_count());
+    instr_wr_printf(f, "  timer        %s (%.0f Hz)\n", instr_clock_name(), instr_clock_hz());
     if (t->dropped)
-        fprintf(f, "  WARNING      %llu call paths dropped: INSTR_TOTAL_MEMORY too small\n",
+        instr_wr_printf(f, "  WARNING      %llu call paths dropped: INSTR_TOTAL_MEMORY too small\n",
                 (unsigned long long)t->dropped);
     if (run->closed_at_end)
-        fprintf(f, "  note         %llu regions were still open at the end and closed then\n",
+        instr_wr_printf(f, "  note         %llu regions were still open at the end and closed then\n",
                 (unsigned long long)run->closed_at_end);
     uint64_t shortened = instr_profile_folded_shortened(t, instr_cfg.folded_max_depth);
     if (shortened)
-        fprintf(f, "  note         %llu call paths deeper than %u frames are shortened in "
+        instr_wr_printf(f, "  note         %llu call paths deeper than %u frames are shortened in "
                    "profile.folded (INSTR_FOLDED_MAX_DEPTH)\n",
                 (unsigned long long)shortened, instr_cfg.folded_max_depth);
-    fputc('\n', f);
+    instr_wr_putc(f, '\n');
     flat_profile(f, run, t);
     call_tree(f, t);
     if (t->nm)
@@ -251,5 +250,5 @@ int instr_profile_write_text(FILE *f, const instr_run *run, const instr_mtree *t
     const instr_profile_memory *m = instr_profile_memory_of();
     if (m)
         m->text(f, run, t);
-    return ferror(f) ? -1 : 0;
+    return f->err ? -1 : 0;
 }

@@ -29,6 +29,13 @@ static size_t json_invalid(unsigned c, char *out)
 
 const instr_escaper instr_escaper_json = {json_ascii, json_invalid, 0};
 
+void instr_wr_json_str(instr_writer *w, const char *s)
+{
+    instr_wr_putc(w, '"');
+    instr_wr_escaped_with(w, s, &instr_escaper_json);
+    instr_wr_putc(w, '"');
+}
+
 void instr_json_str(FILE *f, const char *s)
 {
     fputc('"', f);

@@ -86,7 +86,18 @@ void instr_fputs_with(FILE *f, const char *s, const instr_escaper *e)
     }
 }
 
-void instr_fputs_escaped(FILE *f, const char *s) { instr_fputs_with(f, s, &instr_escaper_text); }
+void instr_wr_escaped_with(instr_writer *w, const char *s, const instr_escaper *e)
+{
+    const unsigned char *p = (const unsigned char *)(s ? s : "");
+    while (*p) {
+        char buf[INSTR_ESCAPED_MAX];
+        size_t len;
+        p += instr_escape_one(e, p, buf, &len);
+        instr_wr_write(w, buf, len);
+    }
+}
+
+void instr_wr_escaped(instr_writer *w, const char *s) { instr_wr_escaped_with(w, s, &instr_escaper_text); }
 
 const char *instr_escaped(char *out, size_t size, const char *s)
 {

@@ -4,6 +4,8 @@
 #ifndef INSTR_UTIL_TEXT_H
 #define INSTR_UTIL_TEXT_H
 
+#include "writer.h"
+
 #include <stddef.h>
 #include <stdio.h>
 
@@ -24,22 +26,24 @@ typedef struct instr_escaper {
     int c1; /* C1 controls (U+0080..U+009F): both their bytes given to `invalid` */
 } instr_escaper;
 
-/* Messages and text files (instr_fputs_escaped); JSON and XML: json_str.h, xml_str.h. */
+/* Messages and text files (instr_wr_escaped); JSON and XML: json_str.h, xml_str.h. */
 extern const instr_escaper instr_escaper_text;
 
 /* The form of the character at p (NUL-terminated, *p not NUL) under e into out (at least
  * INSTR_ESCAPED_MAX bytes), its length into *len; returns how many bytes of p it covers. */
 size_t instr_escape_one(const instr_escaper *e, const unsigned char *p, char *out, size_t *len);
 
-/* s (NULL: "") written to f under e. */
+/* s (NULL: "") written to w under e; instr_fputs_with: to a stdio stream (the tools; the
+ * runtime writes only through writers, writer.h). */
+void instr_wr_escaped_with(instr_writer *w, const char *s, const instr_escaper *e);
 void instr_fputs_with(FILE *f, const char *s, const instr_escaper *e);
 
-/* Writes s to f with what a terminal or a line-based reader would take for structure
+/* Writes s to w with what a terminal or a line-based reader would take for structure
  * escaped: C0 controls and DEL as \n \r \t or \xHH, C1 controls (U+0080..U+009F) and bytes
  * that are not well-formed UTF-8 as \xHH, and the backslash as \\. */
-void instr_fputs_escaped(FILE *f, const char *s);
+void instr_wr_escaped(instr_writer *w, const char *s);
 
-/* s escaped as instr_fputs_escaped() does, into out (cut only when out is full). Returns
+/* s escaped as instr_wr_escaped() does, into out (cut only when out is full). Returns
  * out. */
 const char *instr_escaped(char *out, size_t size, const char *s);
 

@@ -33,4 +33,4 @@ static size_t xml_invalid(unsigned c, char *out)
 
 const instr_escaper instr_escaper_xml = {xml_ascii, xml_invalid, 0};
 
-void instr_xml_str(FILE *f, const char *s) { instr_fputs_with(f, s, &instr_escaper_xml); }
+void instr_wr_xml_str(instr_writer *w, const char *s) { instr_wr_escaped_with(w, s, &instr_escaper_xml); }

@@ -5,11 +5,9 @@
 
 #include "text.h"
 
-#include <stdio.h>
-
 /* XML text: well-formed UTF-8 kept, the rest as entities or U+FFFD. */
 extern const instr_escaper instr_escaper_xml;
 
-void instr_xml_str(FILE *f, const char *s);
+void instr_wr_xml_str(instr_writer *w, const char *s);
 
 #endif

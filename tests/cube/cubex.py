@@ -17,7 +17,12 @@ PARADIGMS = {"compiler", "user", "mpi", "openmp"}
 # metrics substrate's counters) is INCLUSIVE, as Score-P writes its strictly synchronous ones.
 KINDS = {"visits": "EXCLUSIVE", "time": "INCLUSIVE", "min_time": "EXCLUSIVE",
          "max_time": "EXCLUSIVE", "bytes_sent": "EXCLUSIVE", "bytes_received": "EXCLUSIVE",
-         "messages_sent": "EXCLUSIVE", "messages_received": "EXCLUSIVE"}
+         "messages_sent": "EXCLUSIVE", "messages_received": "EXCLUSIVE",
+         # memory recording (INSTR_MEMORY=1): check_memory
+         "allocations": "EXCLUSIVE", "frees": "EXCLUSIVE", "allocation_size": "EXCLUSIVE",
+         "deallocation_size": "EXCLUSIVE", "maximum_heap_memory_allocated": "EXCLUSIVE"}
+MEMORY = {"allocations": "allocations", "frees": "frees", "allocation_size": "bytes_allocated",
+          "deallocation_size": "bytes_freed"}
 # profile.json region source -> CUBE paradigm.
 PARADIGM_OF = {"mpi": "mpi", "openmp": "openmp", "manual": "user"}
 
@@ -343,6 +348,51 @@ def check_against_json(cube, prof, stats=None):
     return bad
 
 
+def check_memory(cube, prof):
+    """Memory recording's metrics equal profile.json's `memory` exactly: per call path, each
+    count summed over the locations is the call path's entry in memory.call_paths (zero when
+    it has none); the high-water mark is each thread's (memory.threads) at the root call paths
+    the thread visited (so the maximum over the roots is the thread's), zero elsewhere. The metrics are there exactly when profile.json has `memory`."""
+    bad = []
+    mem = prof.get("memory")
+    have = [m for m in list(MEMORY) + ["maximum_heap_memory_allocated"] if m in cube.metrics]
+    if mem is None:
+        return [f"memory metrics {have} without memory in profile.json"] if have else []
+    if len(have) != len(MEMORY) + 1:
+        return [f"memory metrics {have}, expected all of {sorted(MEMORY)} and the high-water"]
+    regions = {r["id"]: r["name"] for r in prof["regions"]}
+    paths = {}
+    for node in prof["tree"]:
+        p = (regions[node["region"]],)
+        if node["parent"] is not None:
+            p = paths[node["parent"]] + p
+        paths[node["id"]] = p
+    want = {paths[c["node"]]: c for c in mem["call_paths"] if c["node"] is not None}
+    jlocs = prof["locations"]
+    order = sorted(range(len(jlocs)), key=lambda i: (jlocs[i]["group"], i))
+    to_cube = {jlocs[i]["id"]: k for k, i in enumerate(order)}
+    high = {t["location"]: t["high_water_bytes"] for t in mem["threads"]
+            if t["location"] is not None}
+    for c in range(len(cube.cnodes)):
+        p = cube.path(c)
+        for m, key in MEMORY.items():
+            got = sum(cube.metrics[m][c])
+            if got != want.get(p, {}).get(key, 0):
+                bad.append(f"{';'.join(p)}: {m} {got} != profile.json's {want.get(p, {}).get(key, 0)}")
+        for jid, k in to_cube.items():
+            got = cube.metrics["maximum_heap_memory_allocated"][c][k]
+            root = cube.cnodes[c][0] is None
+            if got not in ((0, high.get(jid, 0)) if root else (0,)):
+                bad.append(f"{';'.join(p)} location {jid}: high-water {got}, the thread's is "
+                           f"{high.get(jid, 0)}{'' if root else ' (not a root)'}")
+    roots = [c for c in range(len(cube.cnodes)) if cube.cnodes[c][0] is None]
+    for jid, k in to_cube.items():
+        top = max((cube.metrics["maximum_heap_memory_allocated"][c][k] for c in roots), default=0)
+        if top != high.get(jid, 0):
+            bad.append(f"location {jid}: high-water {top} over the roots != {high.get(jid, 0)}")
+    return bad
+
+
 def prof_metric_index(prof, name):
     return [m["name"] for m in prof["metrics"]].index(name)
 
@@ -361,7 +411,7 @@ def main(argv):
         return 1
     with open(os.path.join(d, "profile.json")) as f:
         prof = json.load(f)
-    bad = check_against_json(cube, prof)
+    bad = check_against_json(cube, prof) + check_memory(cube, prof)
     for b in bad[:20]:
         print("mismatch:", b, file=sys.stderr)
     print(f"profile.cubex: {len(cube.regions)} regions, {len(cube.cnodes)} cnodes, "

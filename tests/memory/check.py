@@ -13,8 +13,10 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "cube"))
 from cases import Fail, clean_env, expect, fresh_dir, run_case  # noqa: E402  tests/lib/cases.py
 import otf2check as T  # noqa: E402  tests/lib/otf2check.py
+import cubex  # noqa: E402  tests/cube/cubex.py
 
 A = None
 
@@ -129,6 +131,20 @@ def check_c(prof, exp, what):
     expect(mem["dropped_in_handlers"] == 0 and mem["unrecorded_releases"] == 0, what)
     expect(sum(t["allocations"] for t in mem["threads"]) == mem["allocations"], what)
     check_text(exp, ["| main > c_leak\n", "   7000           2 | main > c_leak"], what)
+    check_cube(prof, exp, what)
+
+
+def check_cube(prof, exp, what):
+    """profile.cubex has the memory metrics, equal to profile.json's (tests/cube/cubex.py)."""
+    if not os.path.exists(os.path.join(exp, "profile.cubex")):
+        return  # INSTR_PROFILING_FORMAT without cubex
+    try:
+        cube = cubex.read(os.path.join(exp, "profile.cubex"))
+    except cubex.CubeError as e:
+        raise Fail("%s: profile.cubex: %s" % (what, e))
+    expect("allocations" in cube.metrics, "%s: no memory metrics in profile.cubex" % what)
+    bad = cubex.check_against_json(cube, prof) + cubex.check_memory(cube, prof)
+    expect(not bad, "%s: profile.cubex vs profile.json: %s" % (what, bad[:10]))
 
 
 MEM_ROLES = {"malloc": "ALLOCATE", "calloc": "ALLOCATE", "aligned_alloc": "ALLOCATE",
@@ -254,6 +270,7 @@ def case_cxx():
         leaks = {ps[l["node"]]: (l["bytes"], l["blocks"]) for l in prof["memory"]["leaks"]
                  if l["node"] is not None}
         expect(leaks.get(("main", "cxx_leak()")) == (300, 1), "%s: leaks %r" % (name, leaks))
+        check_cube(prof, exp, name)
 
 
 OMP_COUNTS = {
@@ -285,6 +302,7 @@ def case_omp():
                      if t["location"] != 0)
         expect(len(his) >= 3 and all(h >= 164 for h in his), "%s: threads %r" %
                (name, prof["memory"]["threads"]))
+        check_cube(prof, exp, name)
 
 
 def case_off():

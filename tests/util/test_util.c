@@ -8,9 +8,11 @@
 #include "sort.h"
 #include "stack.h"
 #include "table.h"
+#include "utc.h"
 #include "text.h"
 #include "xml_str.h"
 
+#include <errno.h>
 #include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
@@ -20,6 +22,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static void test_array(void)
@@ -164,7 +167,19 @@ static void test_table(void)
 }
 
 /* What a writer puts out for s. */
-static const char *written(void (*put)(FILE *, const char *), const char *s)
+static const char *written(void (*put)(instr_writer *, const char *), const char *s)
+{
+    static char *buf;
+    instr_mem_free(buf);
+    instr_writer w;
+    instr_writer_open_mem(&w);
+    put(&w, s);
+    buf = instr_writer_take(&w, NULL);
+    return buf;
+}
+
+/* The same through stdio (the tools' variant). */
+static const char *written_stdio(void (*put)(FILE *, const char *), const char *s)
 {
     static char *buf;
     size_t len;
@@ -181,18 +196,19 @@ static void test_escape(void)
      * surrogate and a cut sequence do not. */
     const char *mixed = "a\"b\\c\n\t\x01\x7f \xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 \x80 \xc0\xaf "
                         "\xed\xa0\x80 \xc2\x85 <&>' \xe2\x82";
-    CHECK_STR(written(instr_json_str, mixed),
+    CHECK_STR(written(instr_wr_json_str, mixed),
               "\"a\\\"b\\\\c\\n\\t\\u0001\x7f \xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 \\ufffd "
               "\\ufffd\\ufffd \\ufffd\\ufffd\\ufffd \xc2\x85 <&>' \\ufffd\\ufffd\"");
-    CHECK_STR(written(instr_xml_str, mixed),
+    CHECK_STR(written(instr_wr_xml_str, mixed),
               "a&quot;b\\c\n\t\xef\xbf\xbd\x7f \xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 \xef\xbf\xbd "
               "\xef\xbf\xbd\xef\xbf\xbd \xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd \xc2\x85 &lt;&amp;&gt;"
               "&apos; \xef\xbf\xbd\xef\xbf\xbd");
-    CHECK_STR(written(instr_fputs_escaped, mixed),
+    CHECK_STR(written(instr_wr_escaped, mixed),
               "a\"b\\\\c\\n\\t\\x01\\x7f \xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 \\x80 \\xc0\\xaf "
               "\\xed\\xa0\\x80 \\xc2\\x85 <&>' \\xe2\\x82");
-    CHECK_STR(written(instr_json_str, NULL), "\"\"");
-    CHECK_STR(written(instr_xml_str, NULL), "");
+    CHECK_STR(written(instr_wr_json_str, NULL), "\"\"");
+    CHECK_STR(written_stdio(instr_json_str, mixed), written(instr_wr_json_str, mixed));
+    CHECK_STR(written(instr_wr_xml_str, NULL), "");
 
     /* A bounded copy cuts before a whole escaped form, never inside one (a C1 control's two
      * bytes are one form). */
@@ -402,12 +418,94 @@ static void test_stack(void)
           ok == (void *)1);
 }
 
+/* The writer's sink for the test: appends to a fixed buffer; fails with ENOSPC when it is
+ * full. */
+typedef struct sink_buf {
+    char data[1 << 16];
+    size_t len;
+    int calls;
+} sink_buf;
+
+static int to_sink_buf(void *arg, const char *data, size_t len)
+{
+    sink_buf *b = arg;
+    b->calls++;
+    if (len > sizeof b->data - b->len)
+        return ENOSPC;
+    memcpy(b->data + b->len, data, len);
+    b->len += len;
+    return 0;
+}
+
+static void test_writer(void)
+{
+    /* What fprintf would write, through a buffer smaller than one line and than a whole
+     * formatted text; a memory writer's text grows past its first block. */
+    static sink_buf b;
+    instr_writer w;
+    CHECK(instr_writer_open(&w, to_sink_buf, &b, 16) == 0);
+    char expect[4096] = "", *at = expect;
+    instr_writer m;
+    CHECK(instr_writer_open_mem(&m) == 0);
+    for (int i = 0; i < 60; i++) {
+        instr_wr_printf(&w, "%d:%s %.3f|", i, i % 7 ? "x" : "a longer piece of text", i / 3.0);
+        instr_wr_printf(&m, "%d:%s %.3f|", i, i % 7 ? "x" : "a longer piece of text", i / 3.0);
+        at += sprintf(at, "%d:%s %.3f|", i, i % 7 ? "x" : "a longer piece of text", i / 3.0);
+    }
+    size_t lines = strlen(expect); /* what the memory writer has */
+    instr_wr_puts(&w, "tail");
+    instr_wr_putc(&w, '\n');
+    instr_wr_write(&w, "0123456789abcdefghij", 20); /* larger than the buffer */
+    at += sprintf(at, "tail\n0123456789abcdefghij");
+    CHECK(b.calls > 1);
+    CHECK(instr_writer_close(&w) == 0);
+    CHECK(b.len == strlen(expect) && memcmp(b.data, expect, b.len) == 0);
+    CHECK(w.bytes == strlen(expect));
+    char big[9000];
+    memset(big, 'q', sizeof big - 1);
+    big[sizeof big - 1] = '\0';
+    instr_wr_printf(&m, "%s", big);
+    size_t len = 0;
+    char *text = instr_writer_take(&m, &len);
+    CHECK(text && len == lines + sizeof big - 1 && strlen(text) == len);
+    CHECK(text && memcmp(text, expect, lines) == 0 && text[len - 1] == 'q');
+    instr_mem_free(text);
+
+    /* A failing sink: the first errno is kept, later output counted and dropped. */
+    static sink_buf full;
+    full.len = sizeof full.data - 4;
+    CHECK(instr_writer_open(&w, to_sink_buf, &full, 8) == 0);
+    instr_wr_printf(&w, "%s", "0123456789");
+    instr_wr_puts(&w, "more");
+    CHECK(w.err == ENOSPC);
+    CHECK(instr_writer_close(&w) == ENOSPC && w.bytes == 14);
+}
+
+/* The same text as gmtime_r and strftime, across leap years and centuries. */
+static void test_utc(void)
+{
+    int same = 1;
+    for (long long t = -2208988800LL; t < 7258118400LL; t += 86400 * 13 + 3607) {
+        struct tm tm;
+        time_t tt = (time_t)t;
+        char want[64], got[INSTR_UTC_ISO_SIZE];
+        gmtime_r(&tt, &tm);
+        strftime(want, sizeof want, "%Y-%m-%dT%H:%M:%SZ", &tm);
+        same &= strcmp(instr_utc_iso(got, tt), want) == 0;
+    }
+    CHECK(same);
+    char got[INSTR_UTC_ISO_SIZE];
+    CHECK_STR(instr_utc_iso(got, 951782400), "2000-02-29T00:00:00Z");
+    CHECK_STR(instr_utc_iso(got, -1), "1969-12-31T23:59:59Z");
+}
+
 int main(int argc, char **argv)
 {
     static const check_group groups[] = {
         {"array", test_array}, {"hash", test_hash},     {"addr_map", test_addr_map},
         {"table", test_table}, {"escape", test_escape}, {"pages", test_pages},
-        {"sort", test_sort}, {"stack", test_stack},
+        {"sort", test_sort}, {"stack", test_stack}, {"writer", test_writer},
+        {"utc", test_utc},
     };
     return check_run_groups("test_util", groups, sizeof groups / sizeof groups[0],
                             argc < 2 ? NULL : argv[1]);

@@ -17,14 +17,20 @@ typedef struct copy_args {
     size_t nhead;
 } copy_args;
 
-static void copy_json(FILE *json, void *arg)
+static void copy_json(instr_writer *json, void *arg)
 {
     copy_args *a = arg;
     char buf[1 << 16];
-    fwrite(a->head, 1, a->nhead, json);
+    instr_wr_write(json, a->head, a->nhead);
     size_t n;
     while ((n = fread(buf, 1, sizeof buf, a->in)) > 0)
-        fwrite(buf, 1, n, json);
+        instr_wr_write(json, buf, n);
+}
+
+/* The page's writer into the tool's stream. */
+static int to_stream(void *arg, const char *data, size_t len)
+{
+    return fwrite(data, 1, len, arg) == len ? 0 : (errno ? errno : EIO);
 }
 
 int instr_export_html(const char *path, FILE *out)
@@ -50,7 +56,12 @@ int instr_export_html(const char *path, FILE *out)
         return 1;
     }
     copy_args a = {in, head, n};
-    int rc = instr_html_write(out, copy_json, &a);
+    instr_writer page;
+    int rc = instr_writer_open(&page, to_stream, out, 0);
+    if (rc == 0)
+        rc = instr_html_write(&page, copy_json, &a);
+    if (instr_writer_close(&page) != 0)
+        rc = -1;
     if (ferror(in)) {
         fprintf(stderr, "instr-export: %s: read error: %s\n", path, strerror(errno));
         rc = 1;
