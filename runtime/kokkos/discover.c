@@ -27,11 +27,14 @@ static int kokkos_object(struct dl_phdr_info *info, size_t size, void *data)
 }
 
 /* Kokkos's core library among the loaded objects (libkokkoscore.so, Debian's
- * libtrilinos_kokkoscore.so), or Kokkos::initialize(int&, char**) linked in statically. */
+ * libtrilinos_kokkoscore.so). Not dlsym of Kokkos::initialize: a lookup that fails keeps its
+ * error in memory from the program's malloc, at start-up of every program (and a program
+ * whose own malloc is instrumented would re-enter the runtime's initialisation). A Kokkos
+ * linked statically into the executable is not found: name the runtime in KOKKOS_TOOLS_LIBS
+ * there (docs/kokkos.md). */
 static int have_kokkos(void)
 {
-    return dl_iterate_phdr(kokkos_object, NULL) != 0 ||
-           dlsym(RTLD_DEFAULT, "_ZN6Kokkos10initializeERiPPc") != NULL;
+    return dl_iterate_phdr(kokkos_object, NULL) != 0;
 }
 
 static void start(void)
