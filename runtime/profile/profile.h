@@ -156,6 +156,15 @@ typedef struct instr_profile_memory {
 void instr_profile_set_memory(const instr_profile_memory *m);
 const instr_profile_memory *instr_profile_memory_of(void);
 
+/* I/O recording's sections (INSTR_IO, runtime/interpose/io_report.c, docs/io.md), set by the
+ * recorder at start-up; NULL: the program's I/O was not recorded. As for memory. */
+typedef struct instr_profile_io {
+    void (*text)(FILE *f, const instr_run *run, const instr_mtree *t);
+    void (*json)(FILE *f, const instr_run *run, const instr_mtree *t);
+} instr_profile_io;
+void instr_profile_set_io(const instr_profile_io *w);
+const instr_profile_io *instr_profile_io_of(void);
+
 void instr_mtree_free(instr_mtree *t);
 
 /* 1 when metric i (instr_metrics_sync) has profile columns: accumulated ones only. */

@@ -251,5 +251,8 @@ int instr_profile_write_text(FILE *f, const instr_run *run, const instr_mtree *t
     const instr_profile_memory *m = instr_profile_memory_of();
     if (m)
         m->text(f, run, t);
+    const instr_profile_io *io = instr_profile_io_of();
+    if (io)
+        io->text(f, run, t);
     return ferror(f) ? -1 : 0;
 }
