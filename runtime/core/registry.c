@@ -91,6 +91,7 @@ const char *instr_region_source_name(int source)
     case INSTR_SOURCE_OPENMP: return "openmp";
     case INSTR_SOURCE_SAMPLED: return "sampled";
     case INSTR_SOURCE_MEMORY: return "memory";
+    case INSTR_SOURCE_IO: return "io";
     default: return "unknown";
     }
 }

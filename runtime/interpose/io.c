@@ -23,7 +23,7 @@
 #include "../core/log.h"
 #include "../core/registry.h"
 #include "../profile/profile.h"
-#ifdef INSTR_RT_HAVE_IO_TRACE
+#ifdef INSTR_RT_HAVE_TRACE
 #include "../trace/io_events.h"
 #endif
 
@@ -292,6 +292,89 @@ static instr_iorec_slot *slot_of(instr_iorec_thread *th, const instr_pnode *node
     return &th->slots[i];
 }
 
+#ifdef INSTR_RT_HAVE_TRACE
+/* ---- the trace (trace/io_events.c) ---- */
+
+static uint32_t fn_region[INSTR_IOF_N];
+/* The trace's refs (dense, first traced use first): per file and handle (file * paradigms +
+ * paradigm) its ref + 1, and back. Assigned under the file table's lock, inside the guard. */
+#define HANDLES_CAP (FILES_CAP * INSTR_IO_NPARADIGMS)
+static uint32_t file_ref[FILES_CAP], handle_ref[HANDLES_CAP];
+static uint32_t ref_file[FILES_CAP], ref_handle[HANDLES_CAP];
+static uint32_t nfile_refs, nhandle_refs;
+
+static uint32_t trace_handle(uint32_t file, int paradigm)
+{
+    uint32_t h = file * INSTR_IO_NPARADIGMS + (uint32_t)paradigm;
+    uint32_t r = __atomic_load_n(&handle_ref[h], __ATOMIC_ACQUIRE);
+    if (r)
+        return r - 1;
+    lock();
+    if (!file_ref[file]) {
+        ref_file[nfile_refs] = file;
+        file_ref[file] = ++nfile_refs;
+    }
+    if (!handle_ref[h]) {
+        ref_handle[nhandle_refs] = h;
+        __atomic_store_n(&handle_ref[h], ++nhandle_refs, __ATOMIC_RELEASE);
+    }
+    r = handle_ref[h];
+    unlock();
+    return r - 1;
+}
+
+/* The function's region, registered at its first traced call (inside the guard, the
+ * registry's own I/O and allocations are the runtime's). */
+static uint32_t fn_region_of(enum instr_io_fn fn)
+{
+    uint32_t r = __atomic_load_n(&fn_region[fn], __ATOMIC_ACQUIRE);
+    if (r)
+        return r;
+    instr_registry_lock();
+    if (!fn_region[fn]) {
+        instr_region_info info = {.name = instr_io_fns[fn].name,
+                                  .mangled = instr_io_fns[fn].name, .file = "", .object = "",
+                                  .source = INSTR_SOURCE_IO};
+        __atomic_store_n(&fn_region[fn], instr_registry_add_locked(&info), __ATOMIC_RELEASE);
+    }
+    r = fn_region[fn];
+    instr_registry_unlock();
+    return r;
+}
+
+static void trace_call(instr_location *loc, enum instr_io_fn fn, uint32_t file, uint64_t t0,
+                       uint64_t t1, const instr_iorec_what *w)
+{
+    static const unsigned op_of[] = {
+        [INSTR_IOK_OPEN] = INSTR_TRACE_IO_CREATE, [INSTR_IOK_CLOSE] = INSTR_TRACE_IO_DESTROY,
+        [INSTR_IOK_READ] = INSTR_TRACE_IO_READ,   [INSTR_IOK_WRITE] = INSTR_TRACE_IO_WRITE,
+        [INSTR_IOK_SEEK] = INSTR_TRACE_IO_OTHER,  [INSTR_IOK_FLUSH] = INSTR_TRACE_IO_FLUSH,
+        [INSTR_IOK_DUP] = INSTR_TRACE_IO_OTHER,   [INSTR_IOK_UNLINK] = INSTR_TRACE_IO_OTHER,
+    };
+    const instr_io_fn_info *fi = &instr_io_fns[fn];
+    instr_trace_iocall tc = {.region = fn_region_of(fn), .handle = trace_handle(file, fi->paradigm), .op = op_of[fi->kind],
+                             .failed = (unsigned)w->failed, .t_begin = t0, .t_end = t1,
+                             .requested = w->requested, .bytes = w->bytes};
+    /* The trace's own work is the runtime's. */
+    tls_recording = 0;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    instr_trace_io_call(loc, &tc);
+}
+
+/* For the definitions, after the end. */
+static uint32_t trace_nfiles(void) { return nfile_refs; }
+static const char *trace_file_name(uint32_t ref) { return files[ref_file[ref]].name; }
+static uint32_t trace_nhandles(void) { return nhandle_refs; }
+static void trace_handle_of(uint32_t ref, uint32_t *file, uint32_t *paradigm)
+{
+    uint32_t h = ref_handle[ref];
+    *file = file_ref[h / INSTR_IO_NPARADIGMS] - 1;
+    *paradigm = h % INSTR_IO_NPARADIGMS;
+}
+static const instr_trace_io_files trace_files = {trace_nfiles, trace_file_name, trace_nhandles,
+                                                 trace_handle_of};
+#endif
+
 /* ---- one recorded call ---- */
 
 /* The runtime's own code: the executable segments of libinstr-rt, libinstr-rt-mpi and the
@@ -383,15 +466,9 @@ void instr_iorec_end(const instr_iorec_call *c, enum instr_io_fn fn, const instr
         __atomic_fetch_add(&fn_failed[fn], 1, __ATOMIC_RELAXED);
     if (bytes)
         __atomic_fetch_add(&fn_bytes[fn], bytes, __ATOMIC_RELAXED);
-#ifdef INSTR_RT_HAVE_IO_TRACE
-    if (instr_trace_io_wanted(loc)) {
-        instr_trace_iocall tc = {.fn = fn, .file = file, .t_begin = c->t0, .t_end = t1,
-                                 .failed = failed, .bytes = bytes};
-        /* The trace's own work (OTF2's allocations) is the runtime's. */
-        tls_recording = 0;
-        __atomic_signal_fence(__ATOMIC_SEQ_CST);
-        instr_trace_io_call(loc, &tc);
-    }
+#ifdef INSTR_RT_HAVE_TRACE
+    if (instr_trace_io_wanted(loc))
+        trace_call(loc, fn, file, c->t0, t1, w);
 #endif
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     tls_recording = 0;
@@ -511,8 +588,8 @@ __attribute__((constructor)) static void start(void)
     if (dladdr((void *)start, &self))
         dl_iterate_phdr(own_segments, self.dli_fbase);
     pthread_atfork(fork_prepare, fork_after, fork_after);
-#ifdef INSTR_RT_HAVE_IO_TRACE
-    instr_trace_io_enable();
+#ifdef INSTR_RT_HAVE_TRACE
+    instr_trace_io_enable(&trace_files);
 #endif
     instr_profile_set_io(&instr_iorec_profile_writers);
     __atomic_store_n(&instr_io_mask, mask, __ATOMIC_RELEASE);

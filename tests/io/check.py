@@ -218,6 +218,74 @@ def case_c():
             check_strace(exe, name + "_strace")
 
 
+IO_FUNCTIONS = set(C_FUNCTIONS) | {"fwrite", "fputs", "fputc", "putc", "fgetc", "getc", "puts",
+                                   "open64", "openat", "dup2", "fdopen", "vfprintf"}
+EVENT = re.compile(r'^(\w+)\s+(\d+)\s+(\d+)\s+(.*)$')
+
+
+def check_trace(exp, prof, what):
+    """otf2-print -A -Werror reads the trace; every I/O operation's begin has its completion
+    (same location, matching id), the bytes per handle are the profile's per file, and every
+    recorded call is an Enter of its function's region."""
+    p = subprocess.run(["otf2-print", "-A", "-Werror", os.path.join(exp, "traces.otf2")],
+                       capture_output=True, text=True)
+    expect(p.returncode == 0 and "warning" not in p.stderr,
+           "%s: otf2-print: %d %s" % (what, p.returncode, p.stderr[-2000:]))
+    paradigm = {"POSIX I/O": "posix", "ISO C I/O": "stdio", "MPI I/O": "mpiio"}
+    handles = {}
+    for m in re.finditer(r'^IO_HANDLE\s+(\d+)\s+Name: "([^"]*)".*I/O Paradigm: "([^"]*)"',
+                         p.stdout, re.M):
+        handles[int(m.group(1))] = (m.group(2), paradigm[m.group(3)])
+    open_ops = {}
+    moved = {}
+    enters = 0
+    for line in p.stdout.splitlines():
+        m = EVENT.match(line)
+        if not m:
+            continue
+        ev, loc, _, rest = m.groups()
+        if ev == "ENTER":
+            r = re.search(r'Region: "([^"]*)"', rest)
+            enters += r is not None and r.group(1) in IO_FUNCTIONS
+        elif ev == "IO_OPERATION_BEGIN":
+            h = int(re.search(r'Handle: "[^"]*" <(\d+)>', rest).group(1))
+            mode = re.search(r'Mode: (\w+)', rest).group(1)
+            mid = int(re.search(r'Matching Id: (\d+)', rest).group(1))
+            expect((loc, mid) not in open_ops, "%s: matching id reused: %s" % (what, line))
+            open_ops[(loc, mid)] = (h, mode)
+        elif ev == "IO_OPERATION_COMPLETE":
+            h = int(re.search(r'Handle: "[^"]*" <(\d+)>', rest).group(1))
+            mid = int(re.search(r'Matching Id: (\d+)', rest).group(1))
+            res = re.search(r'Bytes Result: (\w+)', rest).group(1)
+            begun = open_ops.pop((loc, mid), None)
+            expect(begun is not None and begun[0] == h, "%s: unmatched: %s" % (what, line))
+            if begun[1] in ("READ", "WRITE") and res.isdigit() and int(res) < 2**64 - 1:
+                key = handles[h] + (begun[1],)
+                moved[key] = moved.get(key, 0) + int(res)
+    expect(not open_ops, "%s: operations not completed: %r" % (what, open_ops))
+    io = prof["io"]
+    want = {}
+    for f in io["files"]:
+        if f["bytes_read"]:
+            want[(f["name"], f["paradigm"], "READ")] = f["bytes_read"]
+        if f["bytes_written"]:
+            want[(f["name"], f["paradigm"], "WRITE")] = f["bytes_written"]
+    expect(moved == want, "%s: trace bytes %r, profile %r" % (what, moved, want))
+    ops = sum(x["operations"] for x in io["paradigms"])
+    expect(enters == ops, "%s: %d I/O regions entered, %d operations" % (what, enters, ops))
+
+
+def case_trace():
+    """Profile and trace (the generic path), with GCC's and LLVM's hooks."""
+    for cc in ("gcc", "clang"):
+        name = "trace_" + cc
+        exe = build("io_c.c", "hooks", cc, name)
+        exp, _, _ = run_recorded(exe, name, {"INSTR_ENABLE_TRACING": "1"})
+        prof = load(exp)
+        check_c(prof, exp, name)
+        check_trace(exp, prof, name)
+
+
 def case_off():
     """INSTR_IO unset: no I/O section; a word it does not know: a warning, recording off;
     one paradigm alone: only its calls."""
