@@ -42,6 +42,7 @@ int instr_io_mask;
 
 #define P INSTR_IO_POSIX
 #define S INSTR_IO_STDIO
+#define M INSTR_IO_MPIIO
 const instr_io_fn_info instr_io_fns[INSTR_IOF_N] = {
     [INSTR_IOF_OPEN] = {"open", P, INSTR_IOK_OPEN},
     [INSTR_IOF_OPEN64] = {"open64", P, INSTR_IOK_OPEN},
@@ -94,9 +95,39 @@ const instr_io_fn_info instr_io_fns[INSTR_IOF_N] = {
     [INSTR_IOF_PRINTF_CHK] = {"__printf_chk", S, INSTR_IOK_WRITE},
     [INSTR_IOF_FGETS_CHK] = {"__fgets_chk", S, INSTR_IOK_READ},
     [INSTR_IOF_FREAD_CHK] = {"__fread_chk", S, INSTR_IOK_READ},
+    [INSTR_IOF_MPI_FILE_OPEN] = {"MPI_File_open", M, INSTR_IOK_OPEN},
+    [INSTR_IOF_MPI_FILE_CLOSE] = {"MPI_File_close", M, INSTR_IOK_CLOSE},
+    [INSTR_IOF_MPI_FILE_DELETE] = {"MPI_File_delete", M, INSTR_IOK_UNLINK},
+    [INSTR_IOF_MPI_FILE_SET_VIEW] = {"MPI_File_set_view", M, INSTR_IOK_SEEK},
+    [INSTR_IOF_MPI_FILE_SYNC] = {"MPI_File_sync", M, INSTR_IOK_FLUSH},
+    [INSTR_IOF_MPI_FILE_SEEK] = {"MPI_File_seek", M, INSTR_IOK_SEEK},
+    [INSTR_IOF_MPI_FILE_SEEK_SHARED] = {"MPI_File_seek_shared", M, INSTR_IOK_SEEK},
+    [INSTR_IOF_MPI_FILE_READ_AT] = {"MPI_File_read_at", M, INSTR_IOK_READ},
+    [INSTR_IOF_MPI_FILE_READ_AT_ALL] = {"MPI_File_read_at_all", M, INSTR_IOK_READ},
+    [INSTR_IOF_MPI_FILE_WRITE_AT] = {"MPI_File_write_at", M, INSTR_IOK_WRITE},
+    [INSTR_IOF_MPI_FILE_WRITE_AT_ALL] = {"MPI_File_write_at_all", M, INSTR_IOK_WRITE},
+    [INSTR_IOF_MPI_FILE_IREAD_AT] = {"MPI_File_iread_at", M, INSTR_IOK_READ},
+    [INSTR_IOF_MPI_FILE_IWRITE_AT] = {"MPI_File_iwrite_at", M, INSTR_IOK_WRITE},
+    [INSTR_IOF_MPI_FILE_IREAD_AT_ALL] = {"MPI_File_iread_at_all", M, INSTR_IOK_READ},
+    [INSTR_IOF_MPI_FILE_IWRITE_AT_ALL] = {"MPI_File_iwrite_at_all", M, INSTR_IOK_WRITE},
+    [INSTR_IOF_MPI_FILE_READ] = {"MPI_File_read", M, INSTR_IOK_READ},
+    [INSTR_IOF_MPI_FILE_READ_ALL] = {"MPI_File_read_all", M, INSTR_IOK_READ},
+    [INSTR_IOF_MPI_FILE_WRITE] = {"MPI_File_write", M, INSTR_IOK_WRITE},
+    [INSTR_IOF_MPI_FILE_WRITE_ALL] = {"MPI_File_write_all", M, INSTR_IOK_WRITE},
+    [INSTR_IOF_MPI_FILE_IREAD] = {"MPI_File_iread", M, INSTR_IOK_READ},
+    [INSTR_IOF_MPI_FILE_IWRITE] = {"MPI_File_iwrite", M, INSTR_IOK_WRITE},
+    [INSTR_IOF_MPI_FILE_IREAD_ALL] = {"MPI_File_iread_all", M, INSTR_IOK_READ},
+    [INSTR_IOF_MPI_FILE_IWRITE_ALL] = {"MPI_File_iwrite_all", M, INSTR_IOK_WRITE},
+    [INSTR_IOF_MPI_FILE_READ_SHARED] = {"MPI_File_read_shared", M, INSTR_IOK_READ},
+    [INSTR_IOF_MPI_FILE_WRITE_SHARED] = {"MPI_File_write_shared", M, INSTR_IOK_WRITE},
+    [INSTR_IOF_MPI_FILE_IREAD_SHARED] = {"MPI_File_iread_shared", M, INSTR_IOK_READ},
+    [INSTR_IOF_MPI_FILE_IWRITE_SHARED] = {"MPI_File_iwrite_shared", M, INSTR_IOK_WRITE},
+    [INSTR_IOF_MPI_FILE_READ_ORDERED] = {"MPI_File_read_ordered", M, INSTR_IOK_READ},
+    [INSTR_IOF_MPI_FILE_WRITE_ORDERED] = {"MPI_File_write_ordered", M, INSTR_IOK_WRITE},
 };
 #undef P
 #undef S
+#undef M
 
 void *instr_io_real_fn[INSTR_IOF_N];
 
@@ -217,9 +248,42 @@ static uint32_t file_of_fd(int fd)
     return f;
 }
 
+/* MPI_File handle values to files: open addressing under the lock; a closed handle keeps
+ * its slot (file UINT32_MAX) until the same value is opened again. */
+#define FH_CAP 1024u
+static struct {
+    uintptr_t fh;
+    uint32_t file;
+} fh_file[FH_CAP];
+
+static uint32_t file_of_fh(uintptr_t fh, const char *path, int closes)
+{
+    uint32_t f = path ? file_named(path) : UINT32_MAX;
+    lock();
+    uint32_t i = (uint32_t)((fh >> 4) * 0x9e3779b97f4a7c15ull >> 40) & (FH_CAP - 1), n = 0;
+    while (fh_file[i].fh && fh_file[i].fh != fh && n++ < FH_CAP)
+        i = (i + 1) & (FH_CAP - 1);
+    if (n >= FH_CAP) {
+        unlock();
+        return path ? f : 0;
+    }
+    if (path) {
+        fh_file[i].fh = fh;
+        fh_file[i].file = f;
+    } else if (fh_file[i].fh == fh && fh_file[i].file != UINT32_MAX) {
+        f = fh_file[i].file;
+        if (closes)
+            fh_file[i].file = UINT32_MAX;
+    }
+    unlock();
+    return f != UINT32_MAX ? f : file_named("<MPI_File>");
+}
+
 /* The call's file, with the descriptor table brought up to date. */
 static uint32_t file_of(const instr_iorec_what *w)
 {
+    if (w->mpi_fh)
+        return file_of_fh(w->mpi_fh, w->path, w->closes);
     uint32_t f = w->path ? file_named(w->path) : file_of_fd(w->fd);
     if (w->new_fd >= 0)
         fd_set_file(w->new_fd, f);
@@ -474,6 +538,27 @@ void instr_iorec_end(const instr_iorec_call *c, enum instr_io_fn fn, const instr
     tls_recording = 0;
 out:
     instr_core_guard_end();
+}
+
+/* ---- MPI-IO, from libinstr-rt-mpi ---- */
+
+int instr_ext_io_mask(void) { return __atomic_load_n(&instr_io_mask, __ATOMIC_RELAXED); }
+
+void instr_ext_io_mpi(int fn, uintptr_t fh, const char *name, int closes, int failed,
+                      uint64_t requested, uint64_t bytes, uint64_t t0)
+{
+    if (fn < 0 || fn >= INSTR_IOF_N || !(instr_ext_io_mask() & (1 << INSTR_IO_MPIIO)))
+        return;
+    int st = instr_state_get();
+    if (st != INSTR_STATE_RUNNING && st != INSTR_STATE_PAUSED)
+        return;
+    instr_iorec_call c = {0, t0};
+    instr_iorec_what w = {.fd = -1, .path = fh ? name : name ? name : "<MPI_File>",
+                          .new_fd = -1, .closes = closes, .mpi_fh = fh, .failed = failed,
+                          .requested = requested, .bytes = bytes};
+    if (!fh && !name)
+        w.path = "<MPI_File>";
+    instr_iorec_end(&c, (enum instr_io_fn)fn, &w);
 }
 
 /* ---- what the report reads ---- */

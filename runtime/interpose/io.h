@@ -5,30 +5,9 @@
 #define INSTR_RT_INTERPOSE_IO_H
 
 #include "../core/event.h"
+#include "io_fns.h"
 
 #include <stdint.h>
-
-/* The paradigms, as INSTR_IO names them (bit 1 << p in the mask). */
-enum instr_io_paradigm { INSTR_IO_POSIX, INSTR_IO_STDIO, INSTR_IO_MPIIO, INSTR_IO_NPARADIGMS };
-
-/* The functions recorded, as the profile and the trace name them. */
-enum instr_io_fn {
-    /* POSIX */
-    INSTR_IOF_OPEN, INSTR_IOF_OPEN64, INSTR_IOF_OPENAT, INSTR_IOF_OPENAT64, INSTR_IOF_CREAT,
-    INSTR_IOF_CREAT64, INSTR_IOF_CLOSE, INSTR_IOF_READ, INSTR_IOF_WRITE, INSTR_IOF_PREAD,
-    INSTR_IOF_PREAD64, INSTR_IOF_PWRITE, INSTR_IOF_PWRITE64, INSTR_IOF_READV, INSTR_IOF_WRITEV,
-    INSTR_IOF_LSEEK, INSTR_IOF_LSEEK64, INSTR_IOF_FSYNC, INSTR_IOF_FDATASYNC, INSTR_IOF_DUP,
-    INSTR_IOF_DUP2, INSTR_IOF_DUP3, INSTR_IOF_UNLINK, INSTR_IOF_READ_CHK, INSTR_IOF_PREAD_CHK,
-    INSTR_IOF_PREAD64_CHK,
-    /* ISO C */
-    INSTR_IOF_FOPEN, INSTR_IOF_FOPEN64, INSTR_IOF_FDOPEN, INSTR_IOF_FCLOSE, INSTR_IOF_FREAD,
-    INSTR_IOF_FWRITE, INSTR_IOF_FPUTS, INSTR_IOF_PUTS, INSTR_IOF_FPUTC, INSTR_IOF_PUTC,
-    INSTR_IOF_FGETS, INSTR_IOF_FGETC, INSTR_IOF_GETC, INSTR_IOF_FPRINTF, INSTR_IOF_VFPRINTF,
-    INSTR_IOF_PRINTF, INSTR_IOF_FFLUSH, INSTR_IOF_FSEEK, INSTR_IOF_FSEEKO, INSTR_IOF_FSEEKO64,
-    INSTR_IOF_FPRINTF_CHK, INSTR_IOF_VFPRINTF_CHK, INSTR_IOF_PRINTF_CHK, INSTR_IOF_FGETS_CHK,
-    INSTR_IOF_FREAD_CHK,
-    INSTR_IOF_N
-};
 
 /* What an operation does, for the trace (OTF2's I/O operation modes) and the byte counts. */
 enum instr_io_kind {
@@ -97,7 +76,8 @@ typedef struct instr_iorec_what {
     int fd;           /* the descriptor it worked on (-1: none) */
     const char *path; /* a file opened or unlinked: its name (NULL: fd's file) */
     int new_fd;       /* opened or duplicated: the new descriptor (-1: none, or it failed) */
-    int closes;       /* fd no more refers to its file afterwards */
+    int closes;       /* fd (or mpi_fh) no more refers to its file afterwards */
+    uintptr_t mpi_fh; /* an MPI_File's handle value (0: none, the call is not MPI-IO) */
     int failed;
     uint64_t requested; /* bytes asked to read or write */
     uint64_t bytes;     /* bytes read or written */

@@ -307,7 +307,29 @@ static void write_json(FILE *f, const instr_run *run, const instr_mtree *t)
     report_free(&r);
 }
 
+static void totals(instr_profile_io_totals out[INSTR_PROFILE_IO_PARADIGMS])
+{
+    memset(out, 0, sizeof *out * INSTR_PROFILE_IO_PARADIGMS);
+    for (const instr_iorec_thread *th = instr_iorec_threads(); th; th = th->next) {
+        instr_iorec_counts c[NP];
+        for (int p = 0; p < NP; p++)
+            c[p] = instr_iorec_counts_of(th, NULL, p);
+        const instr_iorec_slot *s = th->slots;
+        for (uint32_t i = 0; s && i < th->cap; i++)
+            for (int p = 0; s[i].node && p < NP; p++)
+                add(&c[p], &s[i].c[p]);
+        for (int p = 0; p < NP; p++) {
+            out[p].ops += c[p].ops;
+            out[p].failed += c[p].failed;
+            out[p].bytes_read += c[p].bytes_read;
+            out[p].bytes_written += c[p].bytes_written;
+            out[p].ns += instr_clock_to_ns(c[p].ticks);
+        }
+    }
+}
+
 const instr_profile_io instr_iorec_profile_writers = {
     .text = write_text,
     .json = write_json,
+    .totals = totals,
 };

@@ -286,6 +286,50 @@ def case_trace():
         check_trace(exp, prof, name)
 
 
+def case_mpi():
+    """A job of 2 ranks with MPI-IO (INSTR_IO=mpiio): each rank's own profile has its call
+    paths' exact operations and bytes; the job's sums the ranks' and names the slowest."""
+    wd = workdir("build_mpi")
+    exe = os.path.join(wd, "mpi_io")
+    sh([A.wrapper, A.mpicc, "-O1", os.path.join(A.src, "mpi_io.c"), "-o", exe], wd)
+    rd = workdir("run_mpi")
+    e = {"INSTR_IO": "mpiio", "INSTR_EXPERIMENT_DIRECTORY": os.path.join(rd, "exp")}
+    p = subprocess.run([A.mpirun, "--oversubscribe", "--allow-run-as-root", "-np", "2", exe],
+                       cwd=rd, env=clean_env(e), capture_output=True, text=True, timeout=240)
+    expect(p.returncode == 0, "mpirun: %d %s" % (p.returncode, p.stderr[-3000:]))
+    exp = os.path.join(rd, "exp")
+    want = {("MPI_File_open", "mpiio"): (1, 0, 0, 0),
+            ("MPI_File_write_at_all", "mpiio"): (1, 0, 0, 4000),
+            ("MPI_File_sync", "mpiio"): (1, 0, 0, 0),
+            ("MPI_File_read_at", "mpiio"): (1, 0, 4000, 0),
+            ("MPI_File_iread_at", "mpiio"): (1, 0, 2000, 0),
+            ("MPI_File_set_view", "mpiio"): (1, 0, 0, 0),
+            ("MPI_File_read", "mpiio"): (1, 0, 40, 0),
+            ("MPI_File_close", "mpiio"): (1, 0, 0, 0)}
+    ranks = []
+    for r in range(2):
+        prof = load(os.path.join(exp, "rank-%d" % r))
+        got = by_function(prof)
+        expect(got == want, "rank %d: %r, expected %r" % (r, got, want))
+        files = {(f["name"], f["paradigm"]): figures(f) for f in prof["io"]["files"]}
+        expect(files == {("shared.dat", "mpiio"): (8, 0, 6040, 4000)},
+               "rank %d: files %r" % (r, files))
+        ranks.append({p["paradigm"]: p for p in prof["io"]["paradigms"]})
+    job = load(exp).get("io")
+    expect(job is not None, "the job's profile.json has no io section")
+    tot = {p["paradigm"]: p for p in job["paradigms"]}
+    for k in FIGURES + ("time_ns",):
+        expect(tot["mpiio"][k] == sum(r["mpiio"][k] for r in ranks),
+               "job: %s %r, ranks %r" % (k, tot["mpiio"][k], [r["mpiio"][k] for r in ranks]))
+    slow = max(range(2), key=lambda r: (ranks[r]["mpiio"]["time_ns"], -r))
+    expect(job["slowest_rank"]["rank"] == slow and len(job["ranks"]) == 2,
+           "job: slowest %r, ranks %r" % (job["slowest_rank"], ranks))
+    with open(os.path.join(exp, "profile.txt")) as f:
+        text = f.read()
+    expect("\nI/O (INSTR_IO" in text and "slowest rank %d:" % slow in text,
+           "job's profile.txt: no I/O section:\n" + text)
+
+
 def case_off():
     """INSTR_IO unset: no I/O section; a word it does not know: a warning, recording off;
     one paradigm alone: only its calls."""
