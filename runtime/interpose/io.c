@@ -5,7 +5,8 @@
  * the same figures summed over threads; per function, calls, failed calls and bytes.
  *
  * Off (INSTR_IO unset), each wrapper is one load and one predictable branch in front of the C
- * library's function (found with dlsym(RTLD_NEXT) at its first call).
+ * library's function (found with dlsym(RTLD_NEXT) when the library is loaded, or at its first
+ * call when that comes earlier, from another library's constructor).
  *
  * Left out, as memory recording does (interpose/memory.c): calls from the runtime's own code
  * (return address in libinstr-rt, libinstr-rt-mpi, or the OTF2 library the trace writes
@@ -131,11 +132,26 @@ const instr_io_fn_info instr_io_fns[INSTR_IOF_N] = {
 
 void *instr_io_real_fn[INSTR_IOF_N];
 
+/* The C library's function: the next one after this library in the lookup order, or, where
+ * this library comes after the C library (a dependency of a preloaded library), the first one
+ * when it is not this library's; NULL when none. */
+static void *find_real(const char *name)
+{
+    void *p = dlsym(RTLD_NEXT, name);
+    if (p)
+        return p;
+    p = dlsym(RTLD_DEFAULT, name);
+    Dl_info a, self;
+    if (p && dladdr(p, &a) && dladdr((void *)find_real, &self) && a.dli_fbase != self.dli_fbase)
+        return p;
+    return NULL;
+}
+
 /* Without the C library's function nothing can go on: said on stderr by a system call (the
  * program's stdio may be what is missing). */
 void *instr_io_resolve(enum instr_io_fn fn)
 {
-    void *p = dlsym(RTLD_NEXT, instr_io_fns[fn].name);
+    void *p = find_real(instr_io_fns[fn].name);
     if (!p) {
         static const char msg[] = "instr: I/O recording: a C library function is missing\n";
         syscall(SYS_write, 2, msg, sizeof msg - 1);
@@ -645,9 +661,15 @@ static int parse_mask(const char *v)
     return mask;
 }
 
-/* At load time, before the program's main. */
+/* At load time, before the program's main. The C library's functions are found now, whether
+ * recording is on or not: a first call from a signal handler (the runtime's own write in
+ * one) must not run dlsym there. The MPI-IO entries are libinstr-rt-mpi's, not looked up. */
 __attribute__((constructor)) static void start(void)
 {
+    for (int fn = 0; fn < INSTR_IOF_MPI_FILE_OPEN; fn++)
+        if (!instr_io_real_fn[fn])
+            __atomic_store_n(&instr_io_real_fn[fn], find_real(instr_io_fns[fn].name),
+                             __ATOMIC_RELAXED);
     const char *v = instr_env("INSTR_IO");
     if (!v || !*v)
         return;
@@ -659,6 +681,19 @@ __attribute__((constructor)) static void start(void)
     }
     if (!mask)
         return;
+    /* Where the C library's write comes first (this library a preloaded one's dependency),
+     * the program's calls never reach the wrappers (MPI-IO's still do). */
+    void *first = dlsym(RTLD_DEFAULT, "write");
+    Dl_info fi, me;
+    if ((mask & ~(1 << INSTR_IO_MPIIO)) && first && dladdr(first, &fi) &&
+        dladdr((void *)start, &me) && fi.dli_fbase != me.dli_fbase) {
+        instr_warn("INSTR_IO=%s: POSIX and ISO C I/O are not recorded: the C library's "
+                   "functions (in %s) come before instr's runtime (docs/io.md)",
+                   v, fi.dli_fname ? fi.dli_fname : "?");
+        mask &= 1 << INSTR_IO_MPIIO;
+        if (!mask)
+            return;
+    }
     files = map((size_t)FILES_CAP * sizeof *files);
     by_name = map((size_t)2 * FILES_CAP * sizeof *by_name);
     names = map(NAMES_CAP);
