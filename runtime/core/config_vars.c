@@ -47,6 +47,9 @@ const instr_config_var instr_config_vars[] = {
     {"INSTR_MEMORY", "boolean", "0", "runtime",
      "record the program's malloc family and C++ new/delete per call path, with the blocks "
      "still live at the end (docs/memory.md)"},
+    {"INSTR_IO", "options", "", "runtime",
+     "record the program's I/O per call path and file: posix, stdio, mpiio, or all, "
+     "comma-separated (docs/io.md)"},
     {"INSTR_CRITICAL_PATH", "boolean", "0", "runtime",
      "compute the critical path of an MPI job or an OpenMP program while it runs: "
      "critical-path.json (docs/critical-path.md)"},

@@ -92,6 +92,7 @@ const char *instr_region_source_name(int source)
     case INSTR_SOURCE_SAMPLED: return "sampled";
     case INSTR_SOURCE_MEMORY: return "memory";
     case INSTR_SOURCE_KOKKOS: return "kokkos";
+    case INSTR_SOURCE_IO: return "io";
     default: return "unknown";
     }
 }

@@ -13,6 +13,8 @@
  *   M and V lines: metric definitions and a node's metric values (merged_metrics.h)
  *   Y <allocations> <frees> <bytes allocated> <bytes freed> <high-water bytes> <live bytes>
  *     <live blocks>: the process's memory recording (INSTR_MEMORY=1), when on
+ *   O <paradigm 0 posix, 1 stdio, 2 mpiio> <operations> <failed> <bytes read> <bytes written>
+ *     <ns>: the process's I/O recording (INSTR_IO), when on: one line per paradigm
  * N lines of one location come in pre-order (a parent before its children); node numbers
  * are the order of the N lines; times in ns.
  *

@@ -136,6 +136,18 @@ static int add_line(instr_job *j, int rank, char *line, vec32 *regs, vec32 *locs
         g->has_memory = 1;
         return 0;
     }
+    case 'O': {
+        instr_profile_io_totals t;
+        int p;
+        jgroup *g = instr_job_group(j, rank);
+        if (!g || sscanf(line, "O %d %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64,
+                         &p, &t.ops, &t.failed, &t.bytes_read, &t.bytes_written, &t.ns) != 6 ||
+            p < 0 || p >= INSTR_PROFILE_IO_PARADIGMS)
+            return -1;
+        g->io[p] = t;
+        g->has_io = 1;
+        return 0;
+    }
     case 'M':
         return instr_job_metrics_def(&j->metrics, line);
     case 'V': {

@@ -71,6 +71,14 @@ char *instr_job_blob(const instr_run *run, size_t *len, int with_tree)
                    " %" PRIu64 "\n", m.allocs, m.frees, m.bytes_allocated, m.bytes_freed,
                 m.high_water, m.live_bytes, m.live_blocks);
     }
+    const instr_profile_io *io = instr_profile_io_of();
+    if (io) {
+        instr_profile_io_totals t[INSTR_PROFILE_IO_PARADIGMS];
+        io->totals(t);
+        for (int p = 0; p < INSTR_PROFILE_IO_PARADIGMS; p++)
+            instr_wr_printf(f, "O %d %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", p,
+                    t[p].ops, t[p].failed, t[p].bytes_read, t[p].bytes_written, t[p].ns);
+    }
     instr_job_blob_metric_defs(f);
     for (uint32_t i = 0; i < run->nlocations; i++) {
         const instr_location *l = run->locations[i];

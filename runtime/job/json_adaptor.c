@@ -133,6 +133,7 @@ static void flat(const void *ctx, uint32_t r, instr_json_stats *out)
 static void tail(instr_writer *f, const void *ctx)
 {
     instr_job_memory_json(f, ((const job_src *)ctx)->j);
+    instr_job_io_json(f, ((const job_src *)ctx)->j);
 }
 
 void instr_job_json(instr_writer *f, const instr_job *j, const char *dir, int nranks)

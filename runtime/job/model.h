@@ -53,6 +53,8 @@ typedef struct jgroup {
     char host[64];
     int has_memory;               /* the rank recorded its memory (INSTR_MEMORY=1) */
     instr_profile_mem_totals mem;
+    int has_io;                   /* the rank recorded its I/O (INSTR_IO) */
+    instr_profile_io_totals io[INSTR_PROFILE_IO_PARADIGMS];
 } jgroup;
 
 struct instr_job {

@@ -50,6 +50,7 @@ static int job_file(const char *name, job_args *a)
             if (instr_job_txt(o.f, a->j, a->dir, a->nranks) != 0 && !o.err)
                 o.err = ENOMEM; /* out of memory: the partial file is removed */
             instr_job_memory_text(o.f, a->j);
+            instr_job_io_text(o.f, a->j);
         }
         else if (strcmp(name, "profile.html") == 0)
             instr_html_write(o.f, job_json_to, a);

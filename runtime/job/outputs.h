@@ -21,6 +21,10 @@ int instr_job_txt(instr_writer *f, const instr_job *j, const char *dir, int nran
  * no rank recorded. profile.json: a top-level member after ",\n"; profile.txt: a section. */
 void instr_job_memory_json(instr_writer *f, const instr_job *j);
 void instr_job_memory_text(instr_writer *f, const instr_job *j);
+/* The job's I/O recording (io.c; docs/io.md): per paradigm the sums over the ranks that
+ * recorded, the slowest rank (most time in I/O) and each rank's figures. As for memory. */
+void instr_job_io_json(instr_writer *f, const instr_job *j);
+void instr_job_io_text(instr_writer *f, const instr_job *j);
 /* The ranks of the job missing from the profile, e.g. "1, 3-5" ("" when none), cut with
  * ", ..." when out is full; how many into *n. Groups are sorted by rank. */
 void instr_job_missing_ranks(const instr_job *j, int nranks, char *out, size_t size, int *n);

@@ -13,6 +13,7 @@
 
 #include "../core/ext.h"
 #include "../critpath/critpath.h"
+#include "../interpose/io_fns.h"
 
 #include <mpi.h>
 #include <stdint.h>
@@ -206,6 +207,17 @@ void instr_mpi_job_abort(void);
  * no rank had a profile, -1 when it could not be written (said); the same on every rank. */
 void instr_mpi_jobdb_keep(const void *part, size_t len);
 int instr_mpi_jobdb_write(MPI_Comm comm, int rank, int size, const char *dir);
+
+/* mpi_io.c: MPI-IO for I/O recording (INSTR_IO, docs/io.md). */
+uint64_t instr_mpi_io_t0(void);
+void instr_mpi_io_open(int rc, const char *filename, MPI_File *fh, uint64_t t0);
+void instr_mpi_io_close(int rc, MPI_File fh, uint64_t t0);
+void instr_mpi_io_delete(int rc, const char *filename, uint64_t t0);
+void instr_mpi_io_op(int fn, int rc, MPI_File fh, uint64_t t0);
+void instr_mpi_io_rw(int fn, int rc, MPI_File fh, int count, MPI_Datatype type,
+                     MPI_Status *status, uint64_t t0);
+void instr_mpi_io_started(int fn, int rc, MPI_File fh, int count, MPI_Datatype type,
+                          uint64_t t0);
 
 #pragma GCC visibility pop
 

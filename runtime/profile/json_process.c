@@ -165,6 +165,9 @@ static void tail(instr_writer *f, const void *ctx)
     const instr_profile_memory *m = instr_profile_memory_of();
     if (m)
         m->json(f, p->run, p->t);
+    const instr_profile_io *io = instr_profile_io_of();
+    if (io)
+        io->json(f, p->run, p->t);
 }
 
 int instr_profile_write_json(instr_writer *f, const instr_run *run, const instr_mtree *t)
@@ -205,4 +208,17 @@ void instr_profile_set_memory(const instr_profile_memory *m)
 const instr_profile_memory *instr_profile_memory_of(void)
 {
     return __atomic_load_n(&memory_writers, __ATOMIC_ACQUIRE);
+}
+
+/* I/O recording's writers (profile.h); set once, at start-up. */
+static const instr_profile_io *io_writers;
+
+void instr_profile_set_io(const instr_profile_io *w)
+{
+    __atomic_store_n(&io_writers, w, __ATOMIC_RELEASE);
+}
+
+const instr_profile_io *instr_profile_io_of(void)
+{
+    return __atomic_load_n(&io_writers, __ATOMIC_ACQUIRE);
 }

@@ -163,6 +163,21 @@ typedef struct instr_profile_memory {
 void instr_profile_set_memory(const instr_profile_memory *m);
 const instr_profile_memory *instr_profile_memory_of(void);
 
+/* I/O recording's sections (INSTR_IO, runtime/interpose/io_report.c, docs/io.md), set by the
+ * recorder at start-up; NULL: the program's I/O was not recorded. As for memory. */
+typedef struct instr_profile_io_totals {
+    uint64_t ops, failed, bytes_read, bytes_written, ns;
+} instr_profile_io_totals;
+#define INSTR_PROFILE_IO_PARADIGMS 3 /* posix, stdio, mpiio */
+typedef struct instr_profile_io {
+    void (*text)(instr_writer *f, const instr_run *run, const instr_mtree *t);
+    void (*json)(instr_writer *f, const instr_run *run, const instr_mtree *t);
+    /* The process's figures per paradigm, for an MPI job's sums. */
+    void (*totals)(instr_profile_io_totals out[INSTR_PROFILE_IO_PARADIGMS]);
+} instr_profile_io;
+void instr_profile_set_io(const instr_profile_io *w);
+const instr_profile_io *instr_profile_io_of(void);
+
 void instr_mtree_free(instr_mtree *t);
 
 /* 1 when metric i (instr_metrics_sync) has profile columns: accumulated ones only. */

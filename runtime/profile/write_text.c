@@ -250,5 +250,8 @@ int instr_profile_write_text(instr_writer *f, const instr_run *run, const instr_
     const instr_profile_memory *m = instr_profile_memory_of();
     if (m)
         m->text(f, run, t);
+    const instr_profile_io *io = instr_profile_io_of();
+    if (io)
+        io->text(f, run, t);
     return f->err ? -1 : 0;
 }

@@ -55,11 +55,21 @@ static void emit_failed(instr_tloc *s)
     instr_trace_note_failure(err);
 }
 
-/* A memory call's Enter or Leave with its attributes (memory_events.c): out of line, so that
+/* A memory call's Enter or Leave with its attributes (memory_events.c), or an I/O call's
+ * with its I/O events (io_events.c): out of line, so that
  * the conversion of every other record stays as it was. */
 __attribute__((noinline, cold)) static void emit_with_attributes(instr_tloc *s, unsigned kind,
                                                                  uint32_t arg, uint64_t t)
 {
+    if (s->aset & INSTR_TRACE_IO_PENDING) {
+        int io = instr_trace_io_emit(s, kind, arg, t); /* an I/O call's (io_events.c) */
+        if (io < 0)
+            emit_failed(s);
+        else if (io > 0 && s->mpend_n)
+            instr_trace_metric_emit(s, t);
+        if (io)
+            return;
+    }
     OTF2_AttributeList *al = instr_trace_memory_attrs(s, arg);
     OTF2_ErrorCode rc = kind == INSTR_TREC_ENTER ? OTF2_EvtWriter_Enter(s->writer, al, t, arg - 1)
                                                  : OTF2_EvtWriter_Leave(s->writer, al, t, arg - 1);

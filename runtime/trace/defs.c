@@ -144,6 +144,9 @@ void instr_trace_region_kind(int source, const char *name, const char *canonical
         /* OTF2 (up to 3.0) has no paradigm MEMORY: the role says what the region is. */
         *role = instr_trace_memory_role(name);
         *paradigm = OTF2_PARADIGM_NONE;
+    } else if (source == INSTR_SOURCE_IO) {
+        *role = OTF2_REGION_ROLE_FILE_IO; /* I/O recording's functions (io_events.c) */
+        *paradigm = OTF2_PARADIGM_NONE;
     }
 }
 
@@ -227,6 +230,7 @@ int instr_trace_write_defs(OTF2_Archive *archive, const instr_run *run, uint64_t
 
     CHECK(instr_trace_metric_defs(w, &st));
     CHECK(instr_trace_memory_defs(w, &st));
+    CHECK(instr_trace_io_defs(w, &st));
 
     OTF2_StringRef empty = str(&st, "");
     uint32_t nreg = instr_registry_count(), nsrc = 0;

@@ -68,6 +68,10 @@ void instr_trace_memory_call(instr_location *loc, const instr_trace_memcall *c)
 
 void instr_trace_memory_attr(instr_tloc *s, uint32_t attr, uint64_t value)
 {
+    if (attr >= INSTR_TRACE_IO_ATTR0) {
+        instr_trace_io_attr(s, attr, value); /* an I/O call's (io_events.c) */
+        return;
+    }
     if (attr >= INSTR_TRACE_MEM_NATTRS)
         return;
     s->aval[attr] = value;
@@ -91,7 +95,7 @@ OTF2_AttributeList *instr_trace_memory_attrs(instr_tloc *s, uint32_t region)
 
 void instr_trace_memory_written(instr_tloc *s)
 {
-    s->aset = 0;
+    s->aset &= INSTR_TRACE_IO_PENDING;
     if (s->alist)
         OTF2_AttributeList_RemoveAllAttributes(s->alist);
 }

@@ -46,7 +46,10 @@ typedef struct instr_tloc {
     uint32_t mpend_n;        /* how many came */
     OTF2_AttributeList *alist; /* memory calls' attributes (memory_events.c); NULL: none yet */
     uint64_t aval[4];        /* attribute values for the next memory region's Enter/Leave */
-    unsigned aset;           /* which of them came (bit per attribute) */
+    unsigned aset;           /* which of them came (bit per attribute; INSTR_TRACE_IO_PENDING:
+                              * an I/O call's values) */
+    uint64_t ioval[4];       /* an I/O call's values for its Enter/Leave (io_events.c) */
+    uint64_t io_match;       /* the last I/O operation's matching id */
 
     OTF2_EvtWriter *writer; /* NULL: no writer (yet, or anymore) */
     uint64_t last;          /* last timestamp written: records never go back in time */
@@ -186,6 +189,16 @@ struct instr_strtab;
 OTF2_ErrorCode instr_trace_memory_defs(OTF2_GlobalDefWriter *w, struct instr_strtab *st);
 /* The OTF2 role of a memory region, from its name (the function). */
 OTF2_RegionRole instr_trace_memory_role(const char *name);
+
+/* io_events.c (the interface for the recorder: io_events.h). Attribute records from
+ * INSTR_TRACE_IO_ATTR0 on are an I/O call's values (instr_trace_io_attr); they set
+ * INSTR_TRACE_IO_PENDING in aset. instr_trace_io_emit writes an Enter/Leave of an I/O region
+ * with its I/O events: 1, or 0 when the region is not an I/O one, -1 when a write failed. */
+#define INSTR_TRACE_IO_ATTR0 16u
+#define INSTR_TRACE_IO_PENDING (1u << 31)
+void instr_trace_io_attr(instr_tloc *s, uint32_t attr, uint64_t value);
+int instr_trace_io_emit(instr_tloc *s, unsigned kind, uint32_t region, uint64_t t);
+OTF2_ErrorCode instr_trace_io_defs(OTF2_GlobalDefWriter *w, struct instr_strtab *st);
 
 /* metric_events.c: metrics in the trace (docs/metrics.md). */
 /* 1 when the trace takes metric records (synchronous metrics on). */

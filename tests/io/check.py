@@ -1,0 +1,363 @@
+#!/usr/bin/env python3
+"""I/O recording (INSTR_IO, docs/io.md) end to end: programs with known I/O per function,
+built by the instr compiler wrapper with each front end, run with recording on; the
+operations, failed operations and bytes per call path and paradigm, per file and per
+function must be exact, and the POSIX files' figures equal what strace sees for the same
+run. Usage: check.py CASE --wrapper bin/instr --src DIR --work DIR [--mpirun M --mpicc C]
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from cases import Fail, clean_env, expect, fresh_dir, run_case  # noqa: E402  tests/lib/cases.py
+
+A = None
+
+# (innermost region, paradigm) -> (operations, failed, bytes read, bytes written); io_c.c
+# says where each comes from. data.bin is 3500 bytes (the writev rewrites 3000..3300).
+C_PATHS = {
+    ("posix_write", "posix"): (8, 0, 0, 3800),
+    ("posix_read", "posix"): (13, 0, 3710, 0),
+    ("posix_fail", "posix"): (3, 3, 0, 0),
+    ("posix_unlink", "posix"): (3, 0, 0, 0),
+    ("io_thread", "posix"): (408, 0, 0, 25600),
+    ("on_signal", "posix"): (1, 0, 0, 16),
+    ("main", "posix"): (1, 0, 0, 0),
+    ("stdio_write", "stdio"): (7, 0, 0, 64),
+    ("stdio_read", "stdio"): (7, 0, 65, 0),
+    ("stdio_fail", "stdio"): (1, 1, 0, 0),
+    ("main", "stdio"): (1, 0, 0, 7),
+}
+C_FILES = {
+    ("data.bin", "posix"): (21, 0, 3710, 3800),
+    ("thread0.bin", "posix"): (102, 0, 0, 6400),
+    ("thread1.bin", "posix"): (102, 0, 0, 6400),
+    ("thread2.bin", "posix"): (102, 0, 0, 6400),
+    ("thread3.bin", "posix"): (102, 0, 0, 6400),
+    ("scratch.tmp", "posix"): (3, 0, 0, 0),
+    ("no/such/file", "posix"): (1, 1, 0, 0),
+    ("/dev/null", "posix"): (2, 0, 0, 16),
+    ("<no descriptor>", "posix"): (1, 1, 0, 0),
+    ("<fd 12345>", "posix"): (1, 1, 0, 0),
+    ("text.txt", "stdio"): (14, 0, 65, 64),
+    ("no/such/file", "stdio"): (1, 1, 0, 0),
+    ("<stdout>", "stdio"): (1, 0, 0, 7),
+}
+# Functions whose name no compiler changes: (calls, failed, bytes).
+C_FUNCTIONS = {
+    "open": (8, 1, 0), "creat": (1, 0, 0), "close": (9, 1, 0), "read": (7, 1, 3510),
+    "write": (404, 0, 28616), "pread": (1, 0, 100), "pwrite": (1, 0, 500),
+    "readv": (1, 0, 100), "writev": (1, 0, 300), "lseek": (1, 0, 0), "fsync": (1, 0, 0),
+    "dup": (1, 0, 0), "unlink": (1, 0, 0), "fopen": (3, 1, 0), "fclose": (2, 0, 0),
+    "fread": (1, 0, 57), "fgets": (1, 0, 7), "fprintf": (1, 0, 7), "printf": (1, 0, 7),
+    "fflush": (1, 0, 0), "fseek": (1, 0, 0),
+}
+FIGURES = ("operations", "failed", "bytes_read", "bytes_written")
+
+
+def workdir(name):
+    return fresh_dir(os.path.join(A.work, A.case, name))
+
+
+def sh(cmd, cwd, env=None):
+    p = subprocess.run(cmd, cwd=cwd, env=clean_env(env), capture_output=True, text=True)
+    if p.returncode != 0:
+        raise Fail("%s failed (%d): %s" % (" ".join(cmd), p.returncode, p.stderr[-2000:]))
+    return p
+
+
+def build(src, mode, cc, name, extra=()):
+    wd = workdir("build_" + name)
+    exe = os.path.join(wd, name)
+    sh([A.wrapper, "--mode=" + mode, cc, "-O1"] + list(extra) +
+       [os.path.join(A.src, src), "-o", exe, "-lpthread"], wd)
+    return exe
+
+
+def run_recorded(exe, name, env=None, prefix=()):
+    rd = workdir("run_" + name)
+    e = {"INSTR_IO": "all", "INSTR_EXPERIMENT_DIRECTORY": os.path.join(rd, "exp")}
+    e.update(env or {})
+    p = subprocess.run(list(prefix) + [exe], cwd=rd, env=clean_env(e), capture_output=True,
+                       text=True, timeout=240)
+    expect(p.returncode == 0, "%s: exit %d: %s" % (name, p.returncode, p.stderr))
+    return os.path.join(rd, "exp"), p, rd
+
+
+def load(exp):
+    with open(os.path.join(exp, "profile.json")) as f:
+        return json.load(f)
+
+
+def paths(prof):
+    names = {r["id"]: r["name"] for r in prof["regions"]}
+    nodes = {n["id"]: n for n in prof["tree"]}
+    out = {}
+    for i, n in nodes.items():
+        p = []
+        while n is not None:
+            p.append(names[n["region"]])
+            n = nodes.get(n["parent"]) if n["parent"] is not None else None
+        out[i] = tuple(reversed(p))
+    return out
+
+
+def figures(row):
+    return tuple(row[k] for k in FIGURES)
+
+
+def by_function(prof):
+    """(innermost region, paradigm) -> figures, summed over call paths."""
+    ps = paths(prof)
+    out = {}
+    for c in prof["io"]["call_paths"]:
+        key = (ps[c["node"]][-1] if c["node"] is not None else None, c["paradigm"])
+        v = out.get(key, (0, 0, 0, 0))
+        out[key] = tuple(a + b for a, b in zip(v, figures(c)))
+    return out
+
+
+def check_c(prof, exp, what):
+    io = prof["io"]
+    got = by_function(prof)
+    expect(got == C_PATHS, "%s: call paths %r, expected %r" % (what, got, C_PATHS))
+    files = {(f["name"], f["paradigm"]): figures(f) for f in io["files"]}
+    expect(files == C_FILES, "%s: files %r, expected %r" % (what, files, C_FILES))
+    fns = {f["function"]: (f["calls"], f["failed"], f["bytes"]) for f in io["functions"]}
+    for fn, v in C_FUNCTIONS.items():
+        expect(fns.get(fn) == v, "%s: %s: %r, expected %r" % (what, fn, fns.get(fn), v))
+    # The paradigms' totals are the call paths' sums; the functions' calls too.
+    for par in ("posix", "stdio"):
+        tot = [p for p in io["paradigms"] if p["paradigm"] == par]
+        want = [sum(v[i] for k, v in C_PATHS.items() if k[1] == par) for i in range(4)]
+        expect(len(tot) == 1 and list(figures(tot[0])) == want,
+               "%s: %s totals %r, expected %r" % (what, par, tot, want))
+        expect(sum(f["calls"] for f in io["functions"] if f["paradigm"] == par) == want[0],
+               "%s: %s functions %r" % (what, par, io["functions"]))
+    expect(io["dropped_in_handlers"] == 0, what)
+    expect(all(p["time_ns"] > 0 for p in io["paradigms"]), "%s: time %r" % (what, io))
+    with open(os.path.join(exp, "profile.txt")) as f:
+        text = f.read()
+    for line in ("\nI/O (INSTR_IO", "\nI/O per file", "| main > posix_read\n", "| data.bin\n",
+                 "  posix           13        0            3710               0 "):
+        expect(line in text, "%s: profile.txt lacks %r:\n%s" % (what, line, text))
+
+
+SYSCALL = re.compile(r'^(\w+)\((?:(-?\d+)<([^>]*)>|AT_FDCWD<[^>]*>, "([^"]*)"|"([^"]*)")'
+                     r'.*\)\s+= (-?\d+)')
+READS = {"read", "pread64", "readv"}
+WRITES = {"write", "pwrite64", "writev"}
+
+
+def strace_files(path, run_dir, names):
+    """Per file of names (relative to run_dir): (system calls, failed, bytes read, bytes
+    written) as strace -y saw them."""
+    out = {}
+    lines = []
+    for fn in os.listdir(os.path.dirname(path)):
+        if fn.startswith(os.path.basename(path) + "."):
+            with open(os.path.join(os.path.dirname(path), fn)) as f:
+                lines += f.readlines()
+    for line in lines:
+        m = SYSCALL.match(line)
+        if not m:
+            continue
+        call, fd, fdpath, atpath, argpath, res = m.groups()
+        res = int(res)
+        name = fdpath if fd is not None else (atpath or argpath)
+        if name is None:
+            continue
+        if name.startswith(run_dir + "/"):
+            name = name[len(run_dir) + 1:]
+        if name not in names:
+            continue
+        v = list(out.get(name, (0, 0, 0, 0)))
+        v[0] += 1
+        v[1] += res < 0
+        if call in READS and res > 0:
+            v[2] += res
+        if call in WRITES and res > 0:
+            v[3] += res
+        out[name] = tuple(v)
+    return out
+
+
+def check_strace(exe, name):
+    """The POSIX files' figures equal strace's for the same run (stdio's do not: the C
+    library's buffers turn a stream's calls into other system calls)."""
+    strace = shutil.which("strace")
+    if not strace:
+        print("strace not found: cross-check skipped")
+        return
+    out = os.path.join(fresh_dir(os.path.join(A.work, A.case, "strace_" + name)), "st")
+    exp, _, rd = run_recorded(exe, name, prefix=(
+        strace, "-ff", "-qq", "-y", "-o", out, "-e",
+        "trace=openat,creat,read,write,pread64,pwrite64,readv,writev,lseek,fsync,close,dup,unlink"))
+    prof = load(exp)
+    check_c(prof, exp, name)
+    names = [k[0] for k in C_FILES if k[1] == "posix" and not k[0].startswith("<")
+             and k[0] not in ("no/such/file", "/dev/null")]
+    seen = strace_files(out, os.path.realpath(rd), set(names))
+    mine = {f["name"]: figures(f) for f in prof["io"]["files"]
+            if f["paradigm"] == "posix" and f["name"] in names}
+    expect(seen == mine, "%s: strace %r, recorded %r" % (name, seen, mine))
+
+
+def case_c():
+    for mode, cc in (("hooks", "gcc"), ("hooks", "clang"), ("cyg", "gcc")):
+        name = "c_%s_%s" % (mode, cc)
+        exe = build("io_c.c", mode, cc, name)
+        exp, _, _ = run_recorded(exe, name)
+        check_c(load(exp), exp, name)
+        if mode == "hooks" and cc == "gcc":
+            check_strace(exe, name + "_strace")
+
+
+IO_FUNCTIONS = set(C_FUNCTIONS) | {"fwrite", "fputs", "fputc", "putc", "fgetc", "getc", "puts",
+                                   "open64", "openat", "dup2", "fdopen", "vfprintf"}
+EVENT = re.compile(r'^(\w+)\s+(\d+)\s+(\d+)\s+(.*)$')
+
+
+def check_trace(exp, prof, what):
+    """otf2-print -A -Werror reads the trace; every I/O operation's begin has its completion
+    (same location, matching id), the bytes per handle are the profile's per file, and every
+    recorded call is an Enter of its function's region."""
+    p = subprocess.run(["otf2-print", "-A", "-Werror", os.path.join(exp, "traces.otf2")],
+                       capture_output=True, text=True)
+    expect(p.returncode == 0 and "warning" not in p.stderr,
+           "%s: otf2-print: %d %s" % (what, p.returncode, p.stderr[-2000:]))
+    paradigm = {"POSIX I/O": "posix", "ISO C I/O": "stdio", "MPI I/O": "mpiio"}
+    handles = {}
+    for m in re.finditer(r'^IO_HANDLE\s+(\d+)\s+Name: "([^"]*)".*I/O Paradigm: "([^"]*)"',
+                         p.stdout, re.M):
+        handles[int(m.group(1))] = (m.group(2), paradigm[m.group(3)])
+    open_ops = {}
+    moved = {}
+    enters = 0
+    for line in p.stdout.splitlines():
+        m = EVENT.match(line)
+        if not m:
+            continue
+        ev, loc, _, rest = m.groups()
+        if ev == "ENTER":
+            r = re.search(r'Region: "([^"]*)"', rest)
+            enters += r is not None and r.group(1) in IO_FUNCTIONS
+        elif ev == "IO_OPERATION_BEGIN":
+            h = int(re.search(r'Handle: "[^"]*" <(\d+)>', rest).group(1))
+            mode = re.search(r'Mode: (\w+)', rest).group(1)
+            mid = int(re.search(r'Matching Id: (\d+)', rest).group(1))
+            expect((loc, mid) not in open_ops, "%s: matching id reused: %s" % (what, line))
+            open_ops[(loc, mid)] = (h, mode)
+        elif ev == "IO_OPERATION_COMPLETE":
+            h = int(re.search(r'Handle: "[^"]*" <(\d+)>', rest).group(1))
+            mid = int(re.search(r'Matching Id: (\d+)', rest).group(1))
+            res = re.search(r'Bytes Result: (\w+)', rest).group(1)
+            begun = open_ops.pop((loc, mid), None)
+            expect(begun is not None and begun[0] == h, "%s: unmatched: %s" % (what, line))
+            if begun[1] in ("READ", "WRITE") and res.isdigit() and int(res) < 2**64 - 1:
+                key = handles[h] + (begun[1],)
+                moved[key] = moved.get(key, 0) + int(res)
+    expect(not open_ops, "%s: operations not completed: %r" % (what, open_ops))
+    io = prof["io"]
+    want = {}
+    for f in io["files"]:
+        if f["bytes_read"]:
+            want[(f["name"], f["paradigm"], "READ")] = f["bytes_read"]
+        if f["bytes_written"]:
+            want[(f["name"], f["paradigm"], "WRITE")] = f["bytes_written"]
+    expect(moved == want, "%s: trace bytes %r, profile %r" % (what, moved, want))
+    ops = sum(x["operations"] for x in io["paradigms"])
+    expect(enters == ops, "%s: %d I/O regions entered, %d operations" % (what, enters, ops))
+
+
+def case_trace():
+    """Profile and trace (the generic path), with GCC's and LLVM's hooks."""
+    for cc in ("gcc", "clang"):
+        name = "trace_" + cc
+        exe = build("io_c.c", "hooks", cc, name)
+        exp, _, _ = run_recorded(exe, name, {"INSTR_ENABLE_TRACING": "1"})
+        prof = load(exp)
+        check_c(prof, exp, name)
+        check_trace(exp, prof, name)
+
+
+def case_mpi():
+    """A job of 2 ranks with MPI-IO (INSTR_IO=mpiio): each rank's own profile has its call
+    paths' exact operations and bytes; the job's sums the ranks' and names the slowest."""
+    wd = workdir("build_mpi")
+    exe = os.path.join(wd, "mpi_io")
+    sh([A.wrapper, A.mpicc, "-O1", os.path.join(A.src, "mpi_io.c"), "-o", exe], wd)
+    rd = workdir("run_mpi")
+    e = {"INSTR_IO": "mpiio", "INSTR_EXPERIMENT_DIRECTORY": os.path.join(rd, "exp")}
+    p = subprocess.run([A.mpirun, "--oversubscribe", "--allow-run-as-root", "-np", "2", exe],
+                       cwd=rd, env=clean_env(e), capture_output=True, text=True, timeout=240)
+    expect(p.returncode == 0, "mpirun: %d %s" % (p.returncode, p.stderr[-3000:]))
+    exp = os.path.join(rd, "exp")
+    want = {("MPI_File_open", "mpiio"): (1, 0, 0, 0),
+            ("MPI_File_write_at_all", "mpiio"): (1, 0, 0, 4000),
+            ("MPI_File_sync", "mpiio"): (1, 0, 0, 0),
+            ("MPI_File_read_at", "mpiio"): (1, 0, 4000, 0),
+            ("MPI_File_iread_at", "mpiio"): (1, 0, 2000, 0),
+            ("MPI_File_set_view", "mpiio"): (1, 0, 0, 0),
+            ("MPI_File_read", "mpiio"): (1, 0, 40, 0),
+            ("MPI_File_close", "mpiio"): (1, 0, 0, 0)}
+    ranks = []
+    for r in range(2):
+        prof = load(os.path.join(exp, "rank-%d" % r))
+        got = by_function(prof)
+        expect(got == want, "rank %d: %r, expected %r" % (r, got, want))
+        files = {(f["name"], f["paradigm"]): figures(f) for f in prof["io"]["files"]}
+        expect(files == {("shared.dat", "mpiio"): (8, 0, 6040, 4000)},
+               "rank %d: files %r" % (r, files))
+        ranks.append({p["paradigm"]: p for p in prof["io"]["paradigms"]})
+    job = load(exp).get("io")
+    expect(job is not None, "the job's profile.json has no io section")
+    tot = {p["paradigm"]: p for p in job["paradigms"]}
+    for k in FIGURES + ("time_ns",):
+        expect(tot["mpiio"][k] == sum(r["mpiio"][k] for r in ranks),
+               "job: %s %r, ranks %r" % (k, tot["mpiio"][k], [r["mpiio"][k] for r in ranks]))
+    slow = max(range(2), key=lambda r: (ranks[r]["mpiio"]["time_ns"], -r))
+    expect(job["slowest_rank"]["rank"] == slow and len(job["ranks"]) == 2,
+           "job: slowest %r, ranks %r" % (job["slowest_rank"], ranks))
+    with open(os.path.join(exp, "profile.txt")) as f:
+        text = f.read()
+    expect("\nI/O (INSTR_IO" in text and "slowest rank %d:" % slow in text,
+           "job's profile.txt: no I/O section:\n" + text)
+
+
+def case_off():
+    """INSTR_IO unset: no I/O section; a word it does not know: a warning, recording off;
+    one paradigm alone: only its calls."""
+    exe = build("io_c.c", "hooks", "gcc", "off")
+    exp, _, _ = run_recorded(exe, "off", {"INSTR_IO": ""})
+    expect("io" not in load(exp), "off: an io section")
+    exp, p, _ = run_recorded(exe, "bad", {"INSTR_IO": "posix,disk"})
+    expect("io" not in load(exp) and "INSTR_IO=posix,disk" in p.stderr,
+           "bad value: %r" % p.stderr)
+    exp, p, _ = run_recorded(exe, "stdio_only", {"INSTR_IO": "stdio"})
+    got = by_function(load(exp))
+    want = {k: v for k, v in C_PATHS.items() if k[1] == "stdio"}
+    expect(got == want, "stdio only: %r, expected %r" % (got, want))
+    expect("not a variable" not in p.stderr, "INSTR_IO unknown: %s" % p.stderr)
+
+
+def main():
+    global A
+    ap = argparse.ArgumentParser()
+    ap.add_argument("case")
+    ap.add_argument("--wrapper")
+    ap.add_argument("--src")
+    ap.add_argument("--work")
+    ap.add_argument("--mpirun")
+    ap.add_argument("--mpicc")
+    A = ap.parse_args()
+    return run_case(globals(), A.case)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
