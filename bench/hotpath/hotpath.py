@@ -31,7 +31,8 @@ filter (INSTR_FILTERING_FILE).
 --check measures only the budgeted variants (docs/architecture.md, "Budgets": profile <= 80,
 trace <= 130 instructions per call, GCC and LLVM plugin hooks; and profile with one metric
 <= 175, profile with an empty reentrant substrate plugin <= 100, with the protected one
-<= 110, the reentrant one alone <= 124, see BUDGET) and exits 1 when one is over, 77
+<= 110, the reentrant one alone <= 124, profile and trace together <= 150, see BUDGET) and
+exits 1 when one is over, 77
 (skipped) when valgrind or a compiler plugin is missing.
 """
 import argparse
@@ -64,8 +65,11 @@ BOTH = {"INSTR_ENABLE_PROFILING": "1", "INSTR_ENABLE_TRACING": "1"}
 # core's stack. GCC 97, 107 and 120, LLVM 93, 103 and 116 (155 and 148 with GCC when the
 # protected and the direct paths were made; 314 and 216 on the generic path before them),
 # with a few instructions' margin.
+# profile_trace: the profile and the trace together, on the cursor path with records
+# (runtime/profile/cct_trace.c): GCC 128, LLVM 124 when the path was made (303 and 299 on the
+# generic path before it); budget 150 (docs/architecture.md, "Budgets").
 BUDGET = {"profile": 80, "trace": 130, "metric": 175, "plugin": 100, "plugin_protected": 110,
-          "plugin_alone": 124}
+          "plugin_alone": 124, "profile_trace": 150}
 ONE_METRIC = dict(PROFILE, INSTR_PLUGIN_PATH="@plugins", INSTR_METRIC_PLUGINS="empty",
                   INSTR_METRIC_EMPTY="1")
 EMPTY_PLUGIN = dict(PROFILE, INSTR_PLUGIN_PATH="@plugins", INSTR_SUBSTRATE_PLUGINS="empty")
@@ -102,7 +106,8 @@ def variants(instr):
         plugin = "GCC" if cc == "gcc" else "LLVM"
         v.append(Variant("instr %s plugin hooks, profile" % plugin, b, PROFILE, "profile", (cc,)))
         v.append(Variant("instr %s plugin hooks, trace" % plugin, b, TRACE, "trace", (cc,)))
-        v.append(Variant("instr %s plugin hooks, profile+trace" % plugin, b, BOTH, None, (cc,)))
+        v.append(Variant("instr %s plugin hooks, profile+trace" % plugin, b, BOTH,
+                         "profile_trace", (cc,)))
         v.append(Variant("instr %s plugin hooks, profile, 1 metric" % plugin, b, ONE_METRIC,
                          "metric", (cc,)))
         v.append(Variant("instr %s plugin hooks, profile, empty substrate plugin" % plugin, b,

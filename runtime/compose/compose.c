@@ -82,6 +82,14 @@ static int cursor_with_extras(const instr_dispatch *tab, unsigned n)
     return i == n;
 }
 
+/* 1 when the dispatch table tab (n entries) holds the cursor's substrate and then the
+ * records' substrate, nothing else. */
+static int cursor_with_records(const instr_dispatch *tab, unsigned n)
+{
+    return n == 2 && (paths_of(&tab[0]) & INSTR_SUBSTRATE_CURSOR) &&
+           (paths_of(&tab[1]) & INSTR_SUBSTRATE_RECORDS);
+}
+
 /* 1 when every entry of the table (perhaps none) is a substrate with `flag`. */
 static int only(const instr_dispatch *tab, unsigned n, unsigned flag)
 {
@@ -118,6 +126,16 @@ static void choose_paths(void)
                    plugins && instr_plugins_reentrant ? " (reentrant)" : "");
         __atomic_store_n(&instr_fast, INSTR_FAST_TABLE, __ATOMIC_RELEASE);
     }
+#ifdef INSTR_RT_HAVE_TRACE
+    /* The cursor and the records (the profile and the trace) with the TSC: the cursor path
+     * with records, which appends the records itself (profile/cct_trace.c). */
+    else if (instr_clock_use_tsc && cursor_with_records(instr_enter_tab, instr_n_enter) &&
+             cursor_with_records(instr_exit_tab, instr_n_exit)) {
+        instr_cct_path_trace();
+        instr_info(1, "events: the profile's cursor path with the trace's records");
+        __atomic_store_n(&instr_fast, INSTR_FAST_TABLE, __ATOMIC_RELEASE);
+    }
+#endif
     /* Substrate plugins alone with the TSC: the adapters' slow paths call them directly, on
      * the core's stack (plugins/direct.c). */
     else if (instr_clock_use_tsc &&

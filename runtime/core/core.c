@@ -42,6 +42,7 @@ _Thread_local instr_pstate *instr_tls_cct
     __attribute__((tls_model("initial-exec"))) = &instr_cct_idle;
 _Thread_local struct instr_tloc *instr_tls_trace __attribute__((tls_model("initial-exec")));
 uint64_t instr_events_dropped_in_handlers;
+instr_record_head instr_record_none;
 /* Set while this thread creates or converts its location (allocation, locks). */
 static _Thread_local int tls_in_runtime __attribute__((tls_model("initial-exec")));
 /* Set once this thread's location was handed over: later events on it are ignored, so that
@@ -227,6 +228,15 @@ instr_location *const *instr_core_locations(uint32_t *n)
 
 static instr_location *location_create_unguarded(void);
 
+/* 1 when the active substrate in `slot` is in the enter dispatch table. */
+static int records_want_events(int slot)
+{
+    for (unsigned i = 0; i < instr_n_enter; i++)
+        if (instr_enter_tab[i].slot == (unsigned)slot)
+            return 1;
+    return 0;
+}
+
 /* A handler that arrives meanwhile finds no location and tls_in_runtime set: dropped. */
 static instr_location *location_create(void)
 {
@@ -274,8 +284,15 @@ static instr_location *location_create_unguarded(void)
     int cursor = instr_substrate_slot_with(INSTR_SUBSTRATE_CURSOR);
     if (fast == INSTR_FAST_TRACE)
         loc->direct = loc->sub[instr_enter_tab[0].slot] != NULL;
-    else if (fast != INSTR_FAST_OFF && cursor >= 0) /* none: plugins alone */
+    else if (fast != INSTR_FAST_OFF && cursor >= 0) { /* none: plugins alone */
         loc->cct = loc->sub[cursor];
+        /* The records' substrate wants enter/exit beside the cursor's only on the cursor path
+         * with records: the cursor appends its records (cursor.h). */
+        int records = instr_substrate_slot_with(INSTR_SUBSTRATE_RECORDS);
+        if (loc->cct && records >= 0 && fast == INSTR_FAST_TABLE && records_want_events(records))
+            loc->cct->rec = loc->sub[records] ? loc->sub[records]
+                                              : (struct instr_tloc *)(void *)&instr_record_none;
+    }
     pthread_mutex_unlock(&instr_loc_lock);
     pthread_setspecific(loc_key, loc);
     instr_tls_loc = loc;
@@ -303,6 +320,8 @@ static void to_generic(instr_location *loc)
     /* Release: the frames the path just wrote, for the end's instr_core_close_all. */
     __atomic_store_n(&loc->depth, instr_cct_path(s, loc->stack, loc->cap), __ATOMIC_RELEASE);
     instr_tls_cct = &instr_cct_idle;
+    /* The generic path gives the records' substrate its events itself from now on. */
+    s->rec = NULL;
     loc->cct = NULL;
 }
 

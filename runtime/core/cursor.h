@@ -92,6 +92,12 @@ typedef struct instr_pstate {
     /* 1: the plugins' functions are reentrant (INSTR_SUBSTRATE_PLUGIN_REENTRANT): called with
      * the cursor where the event leaves it, not taken (instr_cct_plugins_call). */
     int preent;
+    /* The cursor path with records (INSTR_FAST_TABLE with the records' substrate, the trace;
+     * profile/cct_trace.c): the location's records, which every enter and exit of the cursor,
+     * fast or slow, appends to (instr_record_none when the location has none); NULL in every
+     * other mode. Set by the event core when the location begins, cleared when it leaves the
+     * cursor. */
+    struct instr_tloc *rec;
 } instr_pstate;
 
 /* Set by the longjmp family (interpose/longjmp.c): this thread's stack was cut since its last

@@ -25,11 +25,13 @@
  *     with metrics (profile/cct_metrics.c), which also calls the plugins;
  *   - the profile and substrate plugins: the cursor path with plugins (profile/cct_plugins.c),
  *     the profile's steps and the plugins' functions called directly;
+ *   - the profile and the trace: the cursor path with records (profile/cct_trace.c), the
+ *     cursor's steps and the trace's record appended inline (record.h);
  *   - substrate plugins alone: their functions called directly on the core's stack
  *     (plugins/direct.c).
  *   Other adapters' events take the core's slow path (the cursor's slow paths, which call
  *   the plugins too) or, with the plugins alone, the generic path.
- * - Generic path (profile and trace, other timers, or after the first pause): the core keeps its
+ * - Generic path (other combinations, other timers, or after the first pause): the core keeps its
  *   own stack of region handles and calls every substrate that wants the event through the
  *   dispatch table. With the profile alone and another timer than the TSC, the cursor is
  *   still the stack, updated by the slow path (INSTR_FAST_CURSOR).

@@ -33,5 +33,59 @@ struct instr_tloc;
 /* Appends one record to the calling thread's own buffer; async-signal-safe against the
  * thread's own handlers. */
 void instr_record_put(struct instr_tloc *s, uint32_t w, uint64_t t);
+/* The append's slow path (no chunk yet, the chunk full, the buffer cut), which the records'
+ * substrate implements; also for a location's records that are not the calling thread's. */
+void instr_record_put_slow(struct instr_tloc *s, uint32_t w, uint64_t t);
+
+/* What the append touches: the current chunk's next free record and its end. The first
+ * member of the records' substrate's location data (struct instr_tloc), so that a path that
+ * records beside another substrate's steps (the cursor path with records, profile/cct_trace.c)
+ * inlines the append (instr_record_append) instead of calling it. */
+typedef struct instr_record_head {
+    instr_trec *pos;
+    instr_trec *lim;
+} instr_record_head;
+
+/* Records of a location that has none (its substrate's location data could not be made):
+ * pos and lim are NULL, so every append takes the slow path, which leaves it alone. */
+extern instr_record_head instr_record_none __attribute__((visibility("hidden")));
+
+/* pos: p -> next if it is still p. Atomic against a signal handler on the same thread. */
+static inline int instr_record_commit(instr_trec **pos, instr_trec *p, instr_trec *next)
+{
+#if defined(__x86_64__) && !defined(__SANITIZE_THREAD__)
+    /* Without the lock prefix: only this thread moves `pos` on. */
+    int same;
+    __asm__ volatile("cmpxchgq %3, %1"
+                     : "=@ccz"(same), "+m"(*pos), "+a"(p)
+                     : "r"(next)
+                     : "memory");
+    return same;
+#else
+    return __atomic_compare_exchange_n(pos, &p, next, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+#endif
+}
+
+/* The append (instr_record_put) inline. The slot is reserved first, by one instruction that
+ * moves `pos` on only if nobody else did meanwhile (a signal handler of this thread that
+ * interrupts the append appends after the reserved slot, or, before the reservation, the
+ * interrupted append retries after the handler's records), and written after; w last and
+ * never 0, so a record is complete once w is there (release, for the end's reading of
+ * another thread's buffer). */
+static inline __attribute__((always_inline)) void instr_record_append(struct instr_tloc *s,
+                                                                      uint32_t w, uint64_t t)
+{
+    instr_record_head *h = (instr_record_head *)(void *)s;
+    instr_trec *p;
+    do {
+        p = __atomic_load_n(&h->pos, __ATOMIC_RELAXED);
+        if (__builtin_expect(p >= __atomic_load_n(&h->lim, __ATOMIC_RELAXED), 0)) {
+            instr_record_put_slow(s, w, t);
+            return;
+        }
+    } while (__builtin_expect(!instr_record_commit(&h->pos, p, p + 1), 0));
+    p->t = t;
+    __atomic_store_n(&p->w, w, __ATOMIC_RELEASE);
+}
 
 #endif

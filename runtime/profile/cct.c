@@ -9,6 +9,7 @@
 #include "graft.h"
 #include "../core/clock.h"
 #include "../core/memory.h"
+#include "../core/record.h"
 #include "../metrics/metrics.h"
 #include "../util/pages.h"
 #include "../util/stack.h"
@@ -160,6 +161,16 @@ static void metrics_now(instr_pstate *s)
 /* The values the plugins see with an event of a slow path. */
 static const uint64_t *plugin_metrics(const instr_pstate *s) { return s->nm ? s->mvals : NULL; }
 
+/* The cursor path with records (s->rec, cct_trace.c): one record of what a slow path does. */
+static void record(instr_pstate *s, uint32_t kind, uint32_t region, uint64_t t)
+{
+#ifdef INSTR_RT_HAVE_TRACE
+    instr_record_append(s->rec, kind << INSTR_TREC_KIND_SHIFT | region, t);
+#else
+    (void)s, (void)kind, (void)region, (void)t;
+#endif
+}
+
 /* Substrate plugins on the cursor path see every frame the cursor closes (longjmp, unbalanced
  * exits, the end of the thread or program) as an exit, as on the generic path; but for the
  * OpenMP adapter's graft frames (region 0, graft.h), which were never an enter. */
@@ -170,6 +181,10 @@ static void close_frame(instr_pstate *s, instr_pnode *p, uint64_t t)
     if (s->mread)
         instr_pnode_metrics_exit(s, p);
     instr_cct_close(p, t);
+    /* The cursor path with records: the frame's Leave, as the generic path gives the trace
+     * every frame the core closes (graft frames are the profile's own). */
+    if (s->rec && p->region != 0)
+        record(s, INSTR_TREC_LEAVE, p->region, t);
 }
 
 /* Takes the cursor off the fast paths; NULL when a slow path of this thread already has it. */
@@ -196,6 +211,9 @@ int instr_cct_enter_slow(instr_pstate *s, uint32_t region, uintptr_t sp)
         return -1;
     if (p == &s->lost) {
         s->lost_depth++;
+        /* The records have the frame the profile could not make a node for. */
+        if (s->rec)
+            record(s, INSTR_TREC_ENTER, region, instr_clock_now());
         give(s, p);
         return 0;
     }
@@ -223,6 +241,15 @@ int instr_cct_enter_slow(instr_pstate *s, uint32_t region, uintptr_t sp)
             p = p->parent;
         }
     }
+    /* The cursor path with records: the Enter while the cursor is still taken (a handler's
+     * events meanwhile are dropped, as on the generic path), at the node's time. */
+    if (s->rec) {
+        if (!timed) {
+            t = instr_clock_now();
+            timed = 1;
+        }
+        record(s, INSTR_TREC_ENTER, region, t);
+    }
     enter_below(s, p, region, sp, !timed, t);
     if (s->cursor != &s->lost) {
         if (s->mread)
@@ -242,6 +269,8 @@ int instr_cct_exit_slow(instr_pstate *s, uint32_t region, uint64_t *unmatched)
     if (p == &s->lost) {
         if (--s->lost_depth == 0)
             p = s->lost_parent;
+        if (s->rec)
+            record(s, INSTR_TREC_LEAVE, region, instr_clock_now());
         give(s, p);
         return 0;
     }
@@ -313,6 +342,8 @@ uint64_t instr_cct_close_above(instr_pstate *s, uint32_t depth, uint64_t t)
         return 0;
     uint64_t n = 0;
     if (p == &s->lost) {
+        /* Frames below a node that could not be created have no region here: with records,
+         * the trace's conversion closes them at the end. */
         uint32_t base = s->lost_parent->depth;
         uint32_t keep = depth > base ? depth - base : 0;
         if (keep >= s->lost_depth) {

@@ -151,6 +151,13 @@ void instr_cct_plugins1r_exit_region(INSTR_PATH_EXIT_ARGS);
         exit_node(s, n);                                                                \
     }
 
+/* The same for the profile and the trace (cct_trace.c): the cursor's steps and the trace's
+ * record appended inline (core/record.h). */
+void instr_cct_trace_enter_key(INSTR_PATH_ENTER_ARGS);
+void instr_cct_trace_exit_key(INSTR_PATH_EXIT_ARGS);
+void instr_cct_trace_enter_region(INSTR_PATH_ENTER_ARGS);
+void instr_cct_trace_exit_region(INSTR_PATH_EXIT_ARGS);
+
 /* The jump table (core/event_path.h) for the cursor path with metrics (and perhaps plugins,
  * cct_metrics.c). */
 void instr_cct_path_metrics(void);
@@ -158,6 +165,8 @@ void instr_cct_path_metrics(void);
  * function (then the instr_cct_plugins1_* functions); reentrant: every plugin's function is
  * (the instr_cct_plugins*r_* functions). */
 void instr_cct_path_plugins(int one_each, int reentrant);
+/* The same for the cursor path with records (the trace; cct_trace.c). */
+void instr_cct_path_trace(void);
 /* A plugin function that does nothing: penter1 and pexit1 of a location without plugins. */
 void instr_cct_plugins_none(struct instr_substrate_location *loc, uint64_t t, uint32_t region,
                             const uint64_t *metrics);

@@ -51,7 +51,7 @@ enum after { KEEP_CURRENT, FREE_ALL, LEAVE_ALONE };
  * append of this thread (events.c), which writes the slot when it goes on. */
 static int pending(instr_tloc *s)
 {
-    instr_trec *pos = s->pos;
+    instr_trec *pos = s->rec.pos;
     for (chunk *c = s->head; c; c = c == s->tail ? NULL : c->next) {
         instr_trec *end = c == s->tail ? pos : c->end;
         for (instr_trec *r = recs(c); r < end; r++)
@@ -67,7 +67,7 @@ static int pending(instr_tloc *s)
  * thread may still be writing beyond `pos` at the end). */
 static void convert_all(instr_tloc *s, uint64_t t_max, enum after after)
 {
-    instr_trec *pos = __atomic_load_n(&s->pos, __ATOMIC_ACQUIRE);
+    instr_trec *pos = __atomic_load_n(&s->rec.pos, __ATOMIC_ACQUIRE);
     for (chunk *c = s->head, *next; c; c = next) {
         next = c == s->tail ? NULL : c->next;
         instr_trec *end = c == s->tail ? pos : c->end;
@@ -79,11 +79,11 @@ static void convert_all(instr_tloc *s, uint64_t t_max, enum after after)
         s->head = s->tail;
         s->tail->next = NULL;
         memset(recs(s->tail), 0, (size_t)((char *)pos - (char *)recs(s->tail)));
-        __atomic_store_n(&s->pos, recs(s->tail), __ATOMIC_RELEASE);
+        __atomic_store_n(&s->rec.pos, recs(s->tail), __ATOMIC_RELEASE);
     } else if (after == FREE_ALL) {
         s->head = s->tail = NULL;
-        __atomic_store_n(&s->lim, NULL, __ATOMIC_RELAXED);
-        __atomic_store_n(&s->pos, NULL, __ATOMIC_RELEASE);
+        __atomic_store_n(&s->rec.lim, NULL, __ATOMIC_RELAXED);
+        __atomic_store_n(&s->rec.pos, NULL, __ATOMIC_RELEASE);
     }
 }
 
@@ -108,19 +108,19 @@ static void block_signals(sigset_t *old)
  * chunk, or converting the buffer when the budget has none. */
 static void append_slow(instr_tloc *s, uint32_t w, uint64_t t)
 {
-    if (s->pos >= s->lim) {
+    if (s->rec.pos >= s->rec.lim) {
         chunk *c = instr_tpool_take(s->tail == NULL);
         if (c) {
             /* zeroed: a reserved slot reads as unwritten until its record is there */
             if (s->tail) {
-                s->tail->end = s->pos;
+                s->tail->end = s->rec.pos;
                 s->tail->next = c;
             } else {
                 s->head = c;
             }
             s->tail = c;
-            __atomic_store_n(&s->pos, recs(c), __ATOMIC_RELEASE);
-            __atomic_store_n(&s->lim, limit(c), __ATOMIC_RELAXED);
+            __atomic_store_n(&s->rec.pos, recs(c), __ATOMIC_RELEASE);
+            __atomic_store_n(&s->rec.lim, limit(c), __ATOMIC_RELAXED);
         } else if (s->tail && pending(s)) {
             /* The budget is spent, and this is a signal handler that interrupted an append
              * whose slot is not written yet: the buffer cannot be converted now. */
@@ -137,14 +137,14 @@ static void append_slow(instr_tloc *s, uint32_t w, uint64_t t)
                                      instr_clock_now());
         }
     }
-    instr_trec *p = s->pos;
-    if (!p || p >= s->lim) {
+    instr_trec *p = s->rec.pos;
+    if (!p || p >= s->rec.lim) {
         s->dropped_full++;
         return;
     }
     p->t = t;
     p->w = w;
-    __atomic_store_n(&s->pos, p + 1, __ATOMIC_RELEASE);
+    __atomic_store_n(&s->rec.pos, p + 1, __ATOMIC_RELEASE);
 }
 
 void instr_trace_put_slow(instr_tloc *s, uint32_t w, uint64_t t)
@@ -190,7 +190,7 @@ static uint32_t open_after(instr_tloc *s, uint32_t *out, uint32_t cap)
         return n;
     if (n)
         memcpy(out, s->open, n * sizeof *out);
-    instr_trec *pos = s->pos;
+    instr_trec *pos = s->rec.pos;
     for (chunk *c = s->head; c; c = c == s->tail ? NULL : c->next) {
         instr_trec *end = c == s->tail ? pos : c->end;
         for (instr_trec *r = recs(c); r < end; r++) {

@@ -13,39 +13,13 @@
  * recorded, none overwrites another. A reserved slot whose record is not written yet reads
  * as w == 0 (chunks are zeroed when they are taken): conversions leave it out, and a
  * conversion that would free its chunk waits for a later slow path (buffer.c). The slow path
- * runs with asynchronous signals blocked. */
+ * runs with asynchronous signals blocked. The append itself is the event core's
+ * (instr_record_append, core/record.h), so that the cursor path with records inlines it. */
 #include "trace.h"
 
-/* pos: p -> next if it is still p. Atomic against a signal handler on the same thread. */
-static inline int commit(instr_trec **pos, instr_trec *p, instr_trec *next)
+static inline __attribute__((always_inline)) void put(instr_tloc *s, uint32_t w, uint64_t t)
 {
-#if defined(__x86_64__) && !defined(__SANITIZE_THREAD__)
-    /* Without the lock prefix: only this thread moves `pos` on. */
-    int same;
-    __asm__ volatile("cmpxchgq %3, %1"
-                     : "=@ccz"(same), "+m"(*pos), "+a"(p)
-                     : "r"(next)
-                     : "memory");
-    return same;
-#else
-    return __atomic_compare_exchange_n(pos, &p, next, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
-#endif
-}
-
-static inline void put(instr_tloc *s, uint32_t w, uint64_t t)
-{
-    instr_trec *p;
-    do {
-        p = __atomic_load_n(&s->pos, __ATOMIC_RELAXED);
-        if (__builtin_expect(p >= __atomic_load_n(&s->lim, __ATOMIC_RELAXED), 0)) {
-            instr_trace_put_slow(s, w, t);
-            return;
-        }
-    } while (__builtin_expect(!commit(&s->pos, p, p + 1), 0));
-    p->t = t;
-    /* w last and never 0: the record is complete once w is there (release, for the end's
-     * reading of another thread's buffer) */
-    __atomic_store_n(&p->w, w, __ATOMIC_RELEASE);
+    instr_record_append(s, w, t);
 }
 
 void instr_trace_enter(void *data, uint32_t region, uint64_t t)
@@ -61,3 +35,5 @@ void instr_trace_exit(void *data, uint32_t region, uint64_t t)
 }
 
 void instr_record_put(instr_tloc *s, uint32_t w, uint64_t t) { put(s, w, t); }
+
+void instr_record_put_slow(instr_tloc *s, uint32_t w, uint64_t t) { instr_trace_put_slow(s, w, t); }

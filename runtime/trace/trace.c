@@ -279,7 +279,7 @@ static void fork_child(void *data, uint64_t t)
         s->waiting = 0;
         s->cut = 1; /* every event takes the slow path and is not recorded */
         s->head = s->tail = NULL;
-        s->lim = s->pos = NULL;
+        s->rec.lim = s->rec.pos = NULL;
     }
 }
 

@@ -28,9 +28,9 @@ extern const instr_substrate instr_trace_substrate;
  * signal handlers) and converts them while it runs; the end reads a running thread's buffer
  * up to `pos` after cutting it off (buffer.c). */
 typedef struct instr_tloc {
-    /* hot: the current chunk's next free record and its end */
-    instr_trec *pos;
-    instr_trec *lim;
+    /* hot: the current chunk's next free record and its end (first: the event core's
+     * inline append, core/record.h) */
+    instr_record_head rec;
     int slow;               /* 1 while the owning thread is in the slow path (buffer.c) */
     int cut;                /* 1 once the end took the buffer: the thread records no more */
     uint64_t dropped_busy;  /* events of signal handlers that could not be recorded */

@@ -6,6 +6,7 @@
 #include "../core/config.h"
 #include "../core/experiment.h"
 #include "../core/log.h"
+#include "../util/text.h"
 
 #include <dirent.h>
 #include <limits.h>
@@ -217,9 +218,13 @@ int instr_trace_write(const instr_run *run, char *files, size_t size)
                      " (INSTR_TOTAL_MEMORY=%s was full: the threads wrote their buffers to "
                      "disk during the run; raise it to avoid that)",
                      instr_config_lookup("INSTR_TOTAL_MEMORY"));
+        /* The directory's name is the user's (INSTR_EXPERIMENT_DIRECTORY): escaped, as in
+         * every other line, so that it cannot inject lines or terminal controls. */
+        char where[PATH_MAX];
+        instr_escaped(where, sizeof where, run->dir ? run->dir : "(no directory)");
         instr_warn("trace: %s/traces.otf2: %llu events from %u thread%s, %llu bytes, "
                    "%llu buffer flush%s%s",
-                   run->dir, (unsigned long long)events, nloc, nloc == 1 ? "" : "s",
+                   where, (unsigned long long)events, nloc, nloc == 1 ? "" : "s",
                    (unsigned long long)bytes, (unsigned long long)ps.flushes,
                    ps.flushes == 1 ? "" : "es", flush_note);
     }

@@ -3,8 +3,9 @@
 written (exit status, stdout, its own stderr) and what was measured is kept or its loss is
 said, under termination signals, a file-size limit, a full disk and a deep recursion.
 Usage: check_reliability.py CASE --bin DIR --work DIR --lib DIR --double LIB --hung LIB
-                            [--trace 0|1] [--sampling 0|1]
-With --sampling 1 every run also samples (INSTR_SAMPLING=1): the same promises hold."""
+                            [--trace 0|1] [--sampling 0|1] [--profile-trace 0|1]
+With --sampling 1 every run also samples (INSTR_SAMPLING=1), with --profile-trace 1 every run
+also traces (INSTR_ENABLE_TRACING=1): the same promises hold."""
 import argparse
 import json
 import os
@@ -26,7 +27,8 @@ class Skip(Exception):
 
 
 def workdir(name):
-    return fresh_dir(os.path.join(A.work, A.case + (".sampling" if A.sampling else ""), name))
+    return fresh_dir(os.path.join(A.work, A.case + (".sampling" if A.sampling else "") +
+                                  (".profile_trace" if A.profile_trace else ""), name))
 
 
 def instrumented_visits(prof):
@@ -332,7 +334,7 @@ def _trace_error():
 
 
 def main():
-    global A, P
+    global A, P, clean_env
     ap = argparse.ArgumentParser()
     ap.add_argument("case")
     ap.add_argument("--bin", required=True)
@@ -342,11 +344,21 @@ def main():
     ap.add_argument("--hung", required=True)
     ap.add_argument("--trace", type=int, default=0)
     ap.add_argument("--sampling", type=int, default=0)
+    ap.add_argument("--profile-trace", type=int, default=0)
     A = ap.parse_args()
+    if A.profile_trace:
+        if not A.trace:
+            print("skipped %s: the runtime has no trace" % A.case)
+            return SKIP
+        # Every run of the case with the profile and the trace together (their cursor path
+        # with records, docs/runtime.md): the same promises hold.
+        base_env = clean_env
+
+        def clean_env(extra=None, drop=()):
+            return base_env(dict({"INSTR_ENABLE_TRACING": "1"}, **(extra or {})), drop)
     if A.sampling:
         # Every run of the case with hybrid sampling on too (docs/sampling.md), at a short
         # period so that signals meet the runtime's own work often.
-        global clean_env
         plain_env = clean_env
 
         def clean_env(extra=None, drop=()):

@@ -4,7 +4,8 @@ never steers a privileged program, another user who can write where the program 
 cannot make it write anywhere else, and untrusted text (values, names, paths) is shown
 escaped and shortened. The second user is nobody (setpriv); the cases that switch users need
 root and exit 77 (skipped) without it.
-Usage: check_security.py CASE --bin DIR --work DIR --lib DIR --trace 0|1"""
+Usage: check_security.py CASE --bin DIR --work DIR --lib DIR --trace 0|1 [--profile-trace 0|1]
+(--profile-trace 1: every run with the profile and the trace together)."""
 import argparse
 import json
 import os
@@ -386,14 +387,25 @@ def case_names_escaped():
 
 
 def main():
-    global A, P
+    global A, P, clean_env
     ap = argparse.ArgumentParser()
     ap.add_argument("case")
     ap.add_argument("--bin", required=True)
     ap.add_argument("--work", required=True)
     ap.add_argument("--lib", required=True)
     ap.add_argument("--trace", type=int, default=0)
+    ap.add_argument("--profile-trace", type=int, default=0)
     A = ap.parse_args()
+    if A.profile_trace:
+        if not A.trace:
+            print("skipped %s: the runtime has no trace" % A.case)
+            return SKIP
+        # Every run of the case with the profile and the trace together (their cursor path
+        # with records, docs/runtime.md): the same promises hold.
+        base_env = clean_env
+
+        def clean_env(extra=None, drop=()):
+            return base_env(dict({"INSTR_ENABLE_TRACING": "1"}, **(extra or {})), drop)
     sys.path.insert(0, A.lib)
     import profile as prof_mod
     P = prof_mod
