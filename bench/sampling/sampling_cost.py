@@ -16,6 +16,7 @@ the hooks, so that samples fall beneath the instrumented phases):
     peak resident size against the plain run.
 
     bench/sampling/sampling_cost.py BUILD_DIR [--repeats N] [--scales 3,12] [--no-callgrind]
+                                    [--debuginfo own|all]   (INSTR_SAMPLING_DEBUGINFO)
 """
 import argparse
 import os
@@ -28,6 +29,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.join(HERE, "..", "..", "tests", "sampling", "progs", "hybrid.c")
+EXTRA = {}  # INSTR_SAMPLING_DEBUGINFO for every run (--debuginfo)
 VERBOSE = re.compile(r"sampling: (\d+) samples in (\d+) signals .*?([\d.]+) us per signal in the "
                      r"handler .*?([\d.]+) bytes of buffer per sample; (\d+) distinct addresses "
                      r"resolved in ([\d.]+) s")
@@ -43,6 +45,7 @@ def run(exe, scale, sampling, work, extra=None, prefix=()):
     env.update({"INSTR_EXPERIMENT_DIRECTORY": exp, "INSTR_SAMPLING": "1" if sampling else "0",
                 "INSTR_SAMPLING_PERIOD": "1ms", "INSTR_VERBOSE": "1"})
     env.update(extra or {})
+    env.update(EXTRA)
     p = subprocess.Popen(list(prefix) + [exe, str(scale)], env=env, stdout=subprocess.DEVNULL,
                          stderr=subprocess.PIPE, text=True)
     _, err = p.communicate()
@@ -69,20 +72,24 @@ def maxrss(exe, scale, sampling, work):
     return int(out.stderr.strip().splitlines()[-1])
 
 
-def callgrind(exe, scale, work, toggle):
+def callgrind(exe, scale, work):
+    """Inclusive instructions of the handler, of the resolution at the end and of libdw's
+    reading of the objects' DWARF (one run), with the run's verbose figures."""
     out = os.path.join(work, "cg.out")
     env = dict(os.environ, INSTR_EXPERIMENT_DIRECTORY=os.path.join(work, "exp-cg"),
-               INSTR_SAMPLING="1", INSTR_VERBOSE="1")
+               INSTR_SAMPLING="1", INSTR_VERBOSE="1", **EXTRA)
     p = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=" + out,
-                        "--toggle-collect=" + toggle, exe, str(scale)], env=env,
-                       capture_output=True, text=True)
+                        exe, str(scale)], env=env, capture_output=True, text=True)
     shutil.rmtree(os.path.join(work, "exp-cg"), ignore_errors=True)
-    summary = 0
-    with open(out) as f:
-        for line in f:
-            if line.startswith("summary:") or line.startswith("totals:"):
-                summary = int(line.split()[1])
-    return summary, VERBOSE.search(p.stderr)
+    ann = subprocess.run(["callgrind_annotate", "--inclusive=yes", "--threshold=100", out],
+                         capture_output=True, text=True).stdout
+    found = {}
+    for line in ann.splitlines():
+        m = re.match(r"\s*([\d,]+) \(.*?\)\s+\S*:(on_sample|instr_sampling_attach|"
+                     r"dwfl_module_getdwarf) ", line)
+        if m and m.group(2) not in found:
+            found[m.group(2)] = int(m.group(1).replace(",", ""))
+    return found, VERBOSE.search(p.stderr)
 
 
 def syscalls_per_sample(exe, scale, work):
@@ -90,7 +97,7 @@ def syscalls_per_sample(exe, scale, work):
         return None
     out = os.path.join(work, "strace.txt")
     env = dict(os.environ, INSTR_EXPERIMENT_DIRECTORY=os.path.join(work, "exp-st"),
-               INSTR_SAMPLING="1", INSTR_VERBOSE="1")
+               INSTR_SAMPLING="1", INSTR_VERBOSE="1", **EXTRA)
     p = subprocess.run(["strace", "-c", "-o", out, "-e", "trace=rt_sigprocmask,rt_sigreturn",
                         exe, str(scale)], env=env, capture_output=True, text=True)
     shutil.rmtree(os.path.join(work, "exp-st"), ignore_errors=True)
@@ -110,7 +117,9 @@ def main():
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--scales", default="3,12")
     ap.add_argument("--no-callgrind", action="store_true")
+    ap.add_argument("--debuginfo", choices=("own", "all"), default="own")
     a = ap.parse_args()
+    EXTRA["INSTR_SAMPLING_DEBUGINFO"] = a.debuginfo
     lib = os.path.join(os.path.abspath(a.build), "lib")
     work = tempfile.mkdtemp(prefix="instr-sampling-bench.")
     try:
@@ -120,22 +129,19 @@ def main():
                         "inlined_kernel", SRC, "-o", exe, "-L" + lib, "-linstr-rt",
                         "-Wl,-rpath," + lib, "-lm", "-pthread"], check=True)
         print("benchmark: tests/sampling/progs/hybrid.c, gcc -O2 -g -finstrument-functions, "
-              "1 thread, INSTR_SAMPLING_PERIOD=1ms (thread CPU time)")
+              "1 thread, INSTR_SAMPLING_PERIOD=1ms (thread CPU time), "
+              "INSTR_SAMPLING_DEBUGINFO=%s" % a.debuginfo)
         if not a.no_callgrind and shutil.which("valgrind"):
-            h, m = callgrind(exe, 1, work, "on_sample")
+            f, m = callgrind(exe, 1, work)
             if m:
-                print("handler, instructions per sample (callgrind, %s samples): %.0f"
-                      % (m.group(2), h / int(m.group(2))))
-            r, m = callgrind(exe, 1, work, "instr_sampling_attach")
-            if m:
-                n = int(m.group(5))
-                print("resolution at the end, instructions (callgrind): %d for %d distinct "
-                      "addresses (%.0f per address, fixed costs included)" % (r, n, r / n))
-            d, _ = callgrind(exe, 1, work, "dwfl_module_getdwarf")
-            print("  of which reading the objects' debug information (dwfl_module_getdwarf, "
-                  "once per object): %d" % d)
-            if m:
-                print("  the rest per distinct address: %.0f" % ((r - d) / n))
+                taken, n = int(m.group(2)), int(m.group(5))
+                print("handler, instructions per sample (callgrind, %d samples): %.0f"
+                      % (taken, f.get("on_sample", 0) / taken))
+                r, d = f.get("instr_sampling_attach", 0), f.get("dwfl_module_getdwarf", 0)
+                print("resolution at the end (callgrind): %d instructions for %d distinct "
+                      "addresses, %.0f per address; of which reading the objects' DWARF once "
+                      "(dwfl_module_getdwarf) %d, the rest %.0f per address"
+                      % (r, n, r / n, d, (r - d) / n))
         sc = syscalls_per_sample(exe, 1, work)
         if sc:
             print("system calls per sample in the handler (strace -c): %s"
