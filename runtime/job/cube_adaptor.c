@@ -52,7 +52,7 @@ static void cube_row(const void *ctx, uint32_t i, instr_cube_cell *cells)
             cells[n->locs[k].location] = (instr_cube_cell){
                 s->t.visits, s->t.incl, s->t.min_incl == UINT64_MAX ? 0 : s->t.min_incl,
                 s->t.max_incl, s->m.bytes_sent, s->m.bytes_received, s->m.sent, s->m.received,
-                n->locs[k].m};
+                0, n->locs[k].m};
     }
 }
 

@@ -29,6 +29,7 @@ typedef struct instr_cube_group {
 typedef struct instr_cube_cell {
     uint64_t visits, incl_ns, min_incl_ns, max_incl_ns;
     uint64_t bytes_sent, bytes_received, messages_sent, messages_received;
+    uint64_t samples;  /* samples whose innermost frame is the call path (sampled frames) */
     const uint64_t *m; /* the metrics' inclusive sums, each the 64 bits of its type and at
                         * its instr_cube_metric.slot; NULL: all zero */
 } instr_cube_cell;
@@ -57,6 +58,7 @@ typedef struct instr_cube_src {
     /* Fills cells[0..nlocs-1] (zeroed by the caller) with call path i's values. */
     void (*row)(const void *ctx, uint32_t i, instr_cube_cell *cells);
     int messages; /* write bytes_sent, bytes_received, messages_sent, messages_received */
+    int samples;  /* write samples (the run sampled: docs/sampling.md) */
     uint32_t nmetrics;
     void (*metric)(const void *ctx, uint32_t i, instr_cube_metric *out);
     const char *creator;

@@ -22,7 +22,7 @@
 
 /* What a metric's cells hold. */
 enum { K_VISITS, K_TIME, K_MIN_TIME, K_MAX_TIME, K_BYTES_SENT, K_BYTES_RECEIVED,
-       K_MESSAGES_SENT, K_MESSAGES_RECEIVED, K_BUILTIN, K_COUNTER = K_BUILTIN };
+       K_MESSAGES_SENT, K_MESSAGES_RECEIVED, K_SAMPLES, K_BUILTIN, K_COUNTER = K_BUILTIN };
 
 typedef struct cube_metric {
     const char *uniq, *disp, *dtype, *uom, *descr;
@@ -51,6 +51,9 @@ static const cube_metric builtin[K_BUILTIN] = {
     BUILTIN("messages_received", "Messages Received", "UINT64", "occ",
             "Point-to-point messages received in the call path's MPI calls", 0,
             K_MESSAGES_RECEIVED),
+    BUILTIN("samples", "Samples", "UINT64", "occ",
+            "Samples of the sampling timer (INSTR_SAMPLING) whose innermost frame is the call "
+            "path; a sampled call path's time is its samples times the period", 0, K_SAMPLES),
 };
 #undef BUILTIN
 
@@ -67,7 +70,7 @@ static cube_metric *metric_table(const instr_cube_src *src, uint32_t *count)
     if (!t)
         return NULL;
     for (int k = 0; k < K_BUILTIN; k++)
-        if (src->messages || !is_message_metric(k))
+        if ((src->messages || !is_message_metric(k)) && (src->samples || k != K_SAMPLES))
             t[n++] = builtin[k];
     for (uint32_t i = 0; i < src->nmetrics; i++) {
         instr_cube_metric m = {0};
@@ -448,6 +451,7 @@ static void put_cell(FILE *f, const cube_metric *m, const instr_cube_cell *c)
     case K_BYTES_RECEIVED: u = c->bytes_received; break;
     case K_MESSAGES_SENT: u = c->messages_sent; break;
     case K_MESSAGES_RECEIVED: u = c->messages_received; break;
+    case K_SAMPLES: u = c->samples; break;
     case K_TIME: d = (double)c->incl_ns / 1e9; goto dbl;
     case K_MIN_TIME: d = c->visits ? (double)c->min_incl_ns / 1e9 : DBL_MAX; goto dbl;
     case K_MAX_TIME: d = c->visits ? (double)c->max_incl_ns / 1e9 : 0.0; goto dbl;

@@ -17,7 +17,8 @@ PARADIGMS = {"compiler", "user", "mpi", "openmp"}
 # metrics substrate's counters) is INCLUSIVE, as Score-P writes its strictly synchronous ones.
 KINDS = {"visits": "EXCLUSIVE", "time": "INCLUSIVE", "min_time": "EXCLUSIVE",
          "max_time": "EXCLUSIVE", "bytes_sent": "EXCLUSIVE", "bytes_received": "EXCLUSIVE",
-         "messages_sent": "EXCLUSIVE", "messages_received": "EXCLUSIVE"}
+         "messages_sent": "EXCLUSIVE", "messages_received": "EXCLUSIVE",
+         "samples": "EXCLUSIVE"}
 # profile.json region source -> CUBE paradigm.
 PARADIGM_OF = {"mpi": "mpi", "openmp": "openmp", "manual": "user"}
 
@@ -340,6 +341,23 @@ def check_against_json(cube, prof, stats=None):
             if m.startswith(("bytes_", "messages_")) and m in cube.metrics \
                     and sum(cube.metrics[m][c]) != node.get(m, 0):
                 bad.append(f"{where}: {m} {sum(cube.metrics[m][c])} != {node.get(m, 0)}")
+        # Sampling (docs/sampling.md): a sampled call path's samples, those beneath it
+        # included, are profile.json's "samples" and, per location, its visits; an
+        # instrumented call path has no samples of its own.
+        if node.get("sampled") and "samples" not in cube.metrics:
+            bad.append(f"{where}: sampled in profile.json, no samples metric in the cube")
+        elif "samples" in cube.metrics:
+            rows = cube.metrics["samples"]
+            if node.get("sampled"):
+                below = [sum(rows[d][k] for d in cube.subtree(c)) for k in range(len(cube.locations))]
+                if sum(below) != node["samples"]:
+                    bad.append(f"{where}: samples {sum(below)} != {node['samples']}")
+                for jid, k in to_cube.items():
+                    if below[k] != per.get(jid, zero)["visits"]:
+                        bad.append(f"{where} location {jid}: samples {below[k]} != visits "
+                                   f"{per.get(jid, zero)['visits']}")
+            elif any(rows[c]):
+                bad.append(f"{where}: instrumented call path with samples {rows[c]}")
     return bad
 
 

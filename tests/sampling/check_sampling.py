@@ -12,7 +12,8 @@ Cases:
   visits                instrumented visits are exactly the same with and without sampling
                         (3 threads); sampled nodes are marked and consistent
   threads_fork          threads and fork with sampling: no crash, no hang, the child's
-                        experiment has its own samples, worker threads are sampled
+                        experiment has its own samples, worker threads are sampled;
+                        profile.cubex's samples metric agrees with profile.json per thread
   exit_running          main returns while threads still run
   xray                  clang's XRay mode: the frames beneath the node found without its
                         stack address
@@ -21,7 +22,8 @@ Cases:
                         CallingContextSample per sample the runtime took, each thread's;
                         calling contexts down to the inlined kernel's frame
   openmp                gcc -fopenmp: workers' samples beneath their implicit tasks
-  cyg                   -finstrument-functions (built by CMake) with sampling
+  cyg                   -finstrument-functions (built by CMake) with sampling; profile.cubex's
+                        samples metric agrees with profile.json
   preload               a program without instrumentation, the runtime preloaded: samples
                         beneath the thread's root
   no_g                  without -g: frames named from the symbol table, with their object
@@ -37,6 +39,19 @@ A = None
 P = None
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from cases import Fail, expect, fresh_dir, run_case, clean_env  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "cube"))
+import cubex  # noqa: E402
+
+
+def cube_agrees(exp):
+    """profile.cubex of exp: valid, with a samples metric, and equal to its profile.json."""
+    import json
+    cube = cubex.read(os.path.join(exp, "profile.cubex"))
+    expect("samples" in cube.metrics, "profile.cubex has no samples metric: %s" % list(cube.metrics))
+    expect(sum(sum(r) for r in cube.metrics["samples"]) > 0, "profile.cubex: no samples")
+    with open(os.path.join(exp, "profile.json")) as f:
+        bad = cubex.check_against_json(cube, json.load(f))
+    expect(bad == [], "profile.cubex against profile.json: %s" % bad[:5])
 
 # 5 percentage points (the acceptance); the work is sized for about 1500 samples a phase at
 # the period below, so that sampling noise stays well inside it.
@@ -254,6 +269,7 @@ def case_threads_fork():
     expect(len(kernel) == 1, "sampled excluded_kernel: %r" % kernel)
     locs = P.locations_with_region(prof, kernel[0])
     expect(len(locs) >= 2, "excluded_kernel sampled on %r, not on the worker threads" % locs)
+    cube_agrees(exp)
     child = [d for d in os.listdir(exp) if d.startswith("fork-")]
     expect(len(child) == 1, "forked child's experiment: %r" % child)
     cprof = P.load(os.path.join(exp, child[0]))
@@ -411,7 +427,9 @@ def case_openmp():
 
 def case_cyg():
     exe = os.path.join(A.bin, "sampling_cyg")
-    prof = P.load(run(exe, "cyg"))
+    exp = run(exe, "cyg")
+    cube_agrees(exp)
+    prof = P.load(exp)
     names = [r["name"] for r in prof["regions"] if r["source"] == "sampled"]
     expect(any(n.startswith("[sampled] excluded_kernel @hybrid.c:") for n in names),
            "cyg: no sampled excluded_kernel among %s" % names)
