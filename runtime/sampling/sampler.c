@@ -518,6 +518,8 @@ static int init(void)
     return 0;
 }
 
+int instr_sampling_active(void) { return __atomic_load_n(&sampling_on, __ATOMIC_ACQUIRE); }
+
 void instr_sampling_started(void)
 {
     if (__atomic_load_n(&sampling_on, __ATOMIC_ACQUIRE))

@@ -26,6 +26,7 @@ Cases:
                         samples metric agrees with profile.json
   preload               a program without instrumentation, the runtime preloaded: samples
                         beneath the thread's root
+  preload_threads       the same with 2 threads the program starts: they are sampled too
   no_g                  without -g: frames named from the symbol table, with their object
 Usage: check_sampling.py CASE --work DIR --lib DIR --src DIR [--wrapper W --bin DIR
                          --runtime LIB --perf PERF]
@@ -449,6 +450,24 @@ def case_preload():
     names = [r["name"] for r in prof["regions"]]
     expect(any(n.startswith("[sampled] phase_excluded @hybrid.c:") for n in names),
            "preload: no sampled phase_excluded among %s" % names)
+
+
+def case_preload_threads():
+    """The runtime preloaded into a program without instrumentation that starts threads:
+    the threads it creates are sampled too (pthread_create registers them)."""
+    wd = workdir("build-preload-threads")
+    exe = os.path.join(wd, "hybrid")
+    sh(["gcc", "-O2", "-g", os.path.join(A.src, "hybrid.c"), "-o", exe, "-lm", "-lpthread"], wd)
+    exp = run(exe, "preload-threads", ["1", "3"], extra={"LD_PRELOAD": A.runtime})
+    prof = P.load(exp)
+    expect(len(prof["locations"]) == 3, "preload: %d locations, not 3 (main and 2 workers)"
+           % len(prof["locations"]))
+    kernel = [r["name"] for r in prof["regions"]
+              if r["name"].startswith("[sampled] excluded_kernel @hybrid.c:")]
+    expect(len(kernel) == 1, "preload: sampled excluded_kernel: %r" % kernel)
+    locs = P.locations_with_region(prof, kernel[0])
+    expect(len(locs) == 3, "preload: excluded_kernel sampled on %r, not on all 3 threads" % locs)
+    expect(P.check_consistency(prof) == [], "preload: %s" % P.check_consistency(prof))
 
 
 def case_no_g():
