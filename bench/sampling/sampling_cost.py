@@ -168,6 +168,9 @@ def main():
                   "handler %.1f us per sample, resolution %.3f s (%s distinct addresses)"
                   % (scale, med(plain_cpu), med(samp_cpu), a.repeats, med(ratios), min(ratios),
                      max(ratios), samples, handler, resol, figs[0].group(5)))
+            print("  fastest of each: plain %.3f s, sampled %.3f s: %+.1f %% (on a shared machine the "
+                  "minimum is the run least disturbed)" % (min(plain_cpu), min(samp_cpu),
+                                                           100 * (min(samp_cpu) / min(plain_cpu) - 1)))
             print("  bytes of buffer per sample: %s" % figs[0].group(4))
         if len(scales) >= 2:
             lo, hi = scales[0], scales[-1]
