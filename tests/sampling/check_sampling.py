@@ -27,6 +27,8 @@ Cases:
   preload               a program without instrumentation, the runtime preloaded: samples
                         beneath the thread's root
   preload_threads       the same with 2 threads the program starts: they are sampled too
+  mpi                   a 2-rank MPI job: sampled nodes of both ranks in the job's profile,
+                        the job's profile.cubex with its samples metric
   no_g                  without -g: frames named from the symbol table, with their object
 Usage: check_sampling.py CASE --work DIR --lib DIR --src DIR [--wrapper W --bin DIR
                          --runtime LIB --perf PERF]
@@ -470,6 +472,29 @@ def case_preload_threads():
     expect(P.check_consistency(prof) == [], "preload: %s" % P.check_consistency(prof))
 
 
+def case_mpi():
+    """A 2-rank MPI job with sampling: the job's profile has sampled nodes on every rank,
+    its profile.cubex a samples metric that agrees with the job's profile.json."""
+    import glob
+    wd = workdir("mpi")
+    exe = os.path.join(wd, "halo")
+    env = clean_env({"OMPI_MCA_btl": "self,vader"})
+    sh([A.wrapper, A.mpicc, "-O1", "-g", A.mpi_source, "-o", exe], wd, env)
+    env.update({"INSTR_SAMPLING": "1", "INSTR_SAMPLING_PERIOD": PERIOD})
+    sh([A.mpirun, "-np", "2", "--oversubscribe", "--allow-run-as-root", "--bind-to", "none",
+        "-x", "INSTR_SAMPLING", "-x", "INSTR_SAMPLING_PERIOD", exe], wd, env)
+    exps = glob.glob(os.path.join(wd, "instr-*"))
+    expect(len(exps) == 1, "one experiment directory, found %r" % exps)
+    prof = P.load(exps[0])
+    group_of = {l["id"]: l["group"] for l in prof["locations"]}
+    ranks = set()
+    for n in prof["tree"]:
+        if n.get("sampled"):
+            ranks.update(group_of[l["location"]] for l in n["locations"] if l["visits"])
+    expect(len(ranks) == 2, "sampled nodes on groups %r, not on both ranks" % sorted(ranks))
+    cube_agrees(exps[0])
+
+
 def case_no_g():
     exe = build("gcc", "no-g", flags=("-O2",))
     prof = P.load(run(exe, "no-g"))
@@ -489,7 +514,7 @@ def main():
     ap.add_argument("case")
     for opt in ("work", "lib", "src"):
         ap.add_argument("--" + opt, required=True)
-    for opt in ("wrapper", "bin", "clang", "runtime", "perf"):
+    for opt in ("wrapper", "bin", "clang", "runtime", "perf", "mpicc", "mpirun", "mpi-source"):
         ap.add_argument("--" + opt)
     A = ap.parse_args()
     sys.path.insert(0, A.lib)
