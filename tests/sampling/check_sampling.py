@@ -27,6 +27,8 @@ Cases:
   preload               a program without instrumentation, the runtime preloaded: samples
                         beneath the thread's root
   preload_threads       the same with 2 threads the program starts: they are sampled too
+  longjmp               longjmp/siglongjmp out of instrumented frames, sampled every 100 us:
+                        the same visits per call path as without sampling
   mpi                   a 2-rank MPI job: sampled nodes of both ranks in the job's profile,
                         the job's profile.cubex with its samples metric
   no_g                  without -g: frames named from the symbol table, with their object
@@ -493,6 +495,47 @@ def case_mpi():
             ranks.update(group_of[l["location"]] for l in n["locations"] if l["visits"])
     expect(len(ranks) == 2, "sampled nodes on groups %r, not on both ranks" % sorted(ranks))
     cube_agrees(exps[0])
+
+
+def case_longjmp():
+    """longjmp and siglongjmp out of three instrumented frames (tests/runtime/progs/longjmp.c)
+    with samples every 100 us: the same output, exactly the same visits per call path as
+    without sampling, a consistent profile."""
+    wd = workdir("build-longjmp")
+    exe = os.path.join(wd, "longjmp")
+    src = os.path.join(A.src, "..", "..", "runtime", "progs", "longjmp.c")
+    sh([A.wrapper, "gcc", "-O2", "-g", src, "-o", exe], wd)
+    visits = {}
+    for sampling in (False, True):
+        name = "longjmp-sampled" if sampling else "longjmp-plain"
+        wdr = workdir("run-" + name)
+        exp = os.path.join(wdr, "exp")
+        env = {"INSTR_EXPERIMENT_DIRECTORY": exp}
+        if sampling:
+            env.update({"INSTR_SAMPLING": "1", "INSTR_SAMPLING_PERIOD": "100us"})
+        p = sh([exe], wdr, clean_env(env))
+        expect(p.stdout == "jumped=2000 sink=4001\n", "%s: output %r" % (name, p.stdout))
+        prof = P.load(exp)
+        expect(P.check_consistency(prof) == [], "%s: %s" % (name, P.check_consistency(prof)))
+        visits[sampling] = instrumented_visits_by_path(prof)
+    expect(visits[True] == visits[False], "visits differ with sampling: %r vs %r"
+           % (visits[True], visits[False]))
+    expect(visits[False].get("main;outer;middle;inner") == 2000, "inner: %r" % visits[False])
+
+
+def instrumented_visits_by_path(prof):
+    regs = P.regions(prof)
+    out = {}
+    for n in prof["tree"]:
+        path, x = [], n
+        while x is not None:
+            path.append(regs[x["region"]])
+            x = prof["tree"][x["parent"]] if x["parent"] is not None else None
+        if any(r["source"] == "sampled" for r in path):
+            continue
+        key = ";".join(r["name"] for r in reversed(path))
+        out[key] = out.get(key, 0) + n["visits"]
+    return out
 
 
 def case_no_g():
