@@ -71,6 +71,9 @@ const instr_config_var instr_config_vars[] = {
      "the sampling timer's clock: cpu (the thread's CPU time) or wall (also samples waits)"},
     {"INSTR_SAMPLING_BUFFER", "size", "8M", "runtime",
      "sample buffer per thread (4K to 16G); samples beyond it are counted as dropped"},
+    {"INSTR_SAMPLING_DEBUGINFO", "word", "own", "runtime",
+     "own: sampled frames read the DWARF of objects that carry it; all: also separate debug "
+     "files (system libraries: file and line, at a cost per object)"},
     {"INSTR_XRAY_PATCH", "word", "startup", "XRay adapter",
      "startup: patch what the run-time spec selects before main; manual: nothing until "
      "instr_xray_patch"},

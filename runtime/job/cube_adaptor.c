@@ -11,9 +11,24 @@
 #define INSTR_VERSION_STRING "unknown"
 #endif
 
+#include <string.h>
+
+/* The writer's source: the job, and each node's sampled children when the job sampled. */
+typedef struct job_src {
+    const instr_job *j;
+    int32_t *first_sampled, *next_sampled;
+} job_src;
+
+static int is_sampled(const instr_job *j, uint32_t i)
+{
+    uint32_t r = j->nodes[i].region;
+    return r >= 1 && r <= j->nregions && j->regions[r - 1].source &&
+           strcmp(j->regions[r - 1].source, "sampled") == 0;
+}
+
 static void cube_region(const void *ctx, uint32_t i, instr_cube_region *out)
 {
-    const jregion *r = &((const instr_job *)ctx)->regions[i];
+    const jregion *r = &((const job_src *)ctx)->j->regions[i];
     *out = (instr_cube_region){r->name, r->mangled, r->file, r->source, r->line_begin,
                                r->line_end, NULL};
     /* Used by the writer before the next region is asked for. */
@@ -30,21 +45,22 @@ static void cube_region(const void *ctx, uint32_t i, instr_cube_region *out)
 
 static void cube_cnode(const void *ctx, uint32_t i, int32_t *parent, uint32_t *region)
 {
-    const jnode *n = &((const instr_job *)ctx)->nodes[i];
+    const jnode *n = &((const job_src *)ctx)->j->nodes[i];
     *parent = n->parent;
     *region = n->region - 1;
 }
 
 static void cube_location(const void *ctx, uint32_t l, char *name, size_t size, uint32_t *rank)
 {
-    const jlocation *loc = &((const instr_job *)ctx)->locs[l];
+    const jlocation *loc = &((const job_src *)ctx)->j->locs[l];
     snprintf(name, size, "rank %d thread %u", loc->rank, loc->id_in_rank);
     *rank = loc->id_in_rank;
 }
 
 static void cube_row(const void *ctx, uint32_t i, instr_cube_cell *cells)
 {
-    const instr_job *j = ctx;
+    const job_src *p = ctx;
+    const instr_job *j = p->j;
     const jnode *n = &j->nodes[i];
     for (uint32_t k = 0; k < n->nlocs; k++) {
         const jstats *s = &n->locs[k].s;
@@ -52,13 +68,26 @@ static void cube_row(const void *ctx, uint32_t i, instr_cube_cell *cells)
             cells[n->locs[k].location] = (instr_cube_cell){
                 s->t.visits, s->t.incl, s->t.min_incl == UINT64_MAX ? 0 : s->t.min_incl,
                 s->t.max_incl, s->m.bytes_sent, s->m.bytes_received, s->m.sent, s->m.received,
-                n->locs[k].m, {0}};
+                0, n->locs[k].m, {0}};
+    }
+    /* A sampled node's visits are its samples, those beneath it included: its own are what
+     * its sampled children do not have. */
+    if (!p->first_sampled || !is_sampled(j, i))
+        return;
+    for (uint32_t k = 0; k < n->nlocs; k++)
+        if (n->locs[k].location < j->nlocs)
+            cells[n->locs[k].location].samples = n->locs[k].s.t.visits;
+    for (int32_t c = p->first_sampled[i]; c >= 0; c = p->next_sampled[c]) {
+        const jnode *cn = &j->nodes[c];
+        for (uint32_t k = 0; k < cn->nlocs; k++)
+            if (cn->locs[k].location < j->nlocs)
+                cells[cn->locs[k].location].samples -= cn->locs[k].s.t.visits;
     }
 }
 
 static void cube_metric(const void *ctx, uint32_t i, instr_cube_metric *out)
 {
-    const instr_job_metrics *jm = &((const instr_job *)ctx)->metrics;
+    const instr_job_metrics *jm = &((const job_src *)ctx)->j->metrics;
     *out = (instr_cube_metric){jm->name[i], jm->unit[i], jm->description[i], jm->type[i],
                                jm->base[i], jm->exponent[i], INSTR_MROW_INCL * jm->n + i};
 }
@@ -87,14 +116,38 @@ int instr_job_cube(instr_writer *f, const instr_job *j)
         groups[ng] = (instr_cube_group){names[ng], jg->host, jg->rank, first, n};
         ng++;
     }
+    job_src p = {j, NULL, NULL};
+    int sampled = 0;
+    for (uint32_t i = 0; i < j->n && !sampled; i++)
+        sampled = is_sampled(j, i);
+    if (sampled) {
+        p.first_sampled = instr_mem_calloc((size_t)j->n + 1, sizeof *p.first_sampled);
+        p.next_sampled = instr_mem_calloc((size_t)j->n + 1, sizeof *p.next_sampled);
+        if (!p.first_sampled || !p.next_sampled) {
+            instr_mem_free(p.first_sampled);
+            instr_mem_free(p.next_sampled);
+            instr_mem_free(groups);
+            instr_mem_free(names);
+            return -1;
+        }
+        for (uint32_t i = 0; i < j->n; i++)
+            p.first_sampled[i] = p.next_sampled[i] = -1;
+        for (uint32_t i = j->n; i-- > 0;)
+            if (j->nodes[i].parent >= 0 && is_sampled(j, i)) {
+                p.next_sampled[i] = p.first_sampled[j->nodes[i].parent];
+                p.first_sampled[j->nodes[i].parent] = (int32_t)i;
+            }
+    }
     instr_cube_src src = {
-        .ctx = j, .nregions = j->nregions, .region = cube_region, .ncnodes = j->n,
+        .ctx = &p, .nregions = j->nregions, .region = cube_region, .ncnodes = j->n,
         .cnode = cube_cnode, .groups = groups, .ngroups = ng, .nlocs = j->nlocs,
-        .location = cube_location, .row = cube_row, .messages = 1,
+        .location = cube_location, .row = cube_row, .messages = 1, .samples = sampled,
         .nmetrics = j->metrics.n, .metric = cube_metric,
         .creator = "instr " INSTR_VERSION_STRING,
     };
     int rc = instr_cube_write(f, &src);
+    instr_mem_free(p.first_sampled);
+    instr_mem_free(p.next_sampled);
     instr_mem_free(groups);
     instr_mem_free(names);
     return rc;

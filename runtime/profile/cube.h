@@ -34,6 +34,7 @@ enum { INSTR_CUBE_ALLOCS, INSTR_CUBE_FREES, INSTR_CUBE_BYTES_ALLOCATED, INSTR_CU
 typedef struct instr_cube_cell {
     uint64_t visits, incl_ns, min_incl_ns, max_incl_ns;
     uint64_t bytes_sent, bytes_received, messages_sent, messages_received;
+    uint64_t samples;  /* samples whose innermost frame is the call path (sampled frames) */
     const uint64_t *m; /* the metrics' inclusive sums, each the 64 bits of its type and at
                         * its instr_cube_metric.slot; NULL: all zero */
     /* Memory recording (instr_cube_src.memory): the call path's own allocations, frees,
@@ -67,6 +68,7 @@ typedef struct instr_cube_src {
     void (*row)(const void *ctx, uint32_t i, instr_cube_cell *cells);
     int messages; /* write bytes_sent, bytes_received, messages_sent, messages_received */
     int memory;   /* write the memory recording's metrics (instr_cube_cell.mem) */
+    int samples;  /* write samples (the run sampled: docs/sampling.md) */
     uint32_t nmetrics;
     void (*metric)(const void *ctx, uint32_t i, instr_cube_metric *out);
     const char *creator;

@@ -22,7 +22,14 @@ typedef struct process_src {
     uint32_t *shown; /* the accumulated metrics (those of profile.json), by index */
     const instr_profile_memory *mem; /* memory recording's, or NULL */
     const void **mem_thread;         /* its thread of each location */
+    int32_t *first_sampled, *next_sampled; /* each node's sampled children (sampling) */
 } process_src;
+
+static int is_sampled(const instr_mtree *t, uint32_t i)
+{
+    const instr_region_info *r = instr_registry_get(t->nodes[i].region);
+    return r && r->source == INSTR_SOURCE_SAMPLED;
+}
 
 static void region(const void *ctx, uint32_t i, instr_cube_region *out)
 {
@@ -85,6 +92,19 @@ static void row(const void *ctx, uint32_t i, instr_cube_cell *cells)
                 c->mem[INSTR_CUBE_HIGH_WATER] = p->mem->high_water(th);
         }
     }
+    /* A sampled node's visits are its samples, those beneath it included: its own are what
+     * its sampled children do not have. */
+    if (!p->first_sampled || !is_sampled(p->t, i))
+        return;
+    for (uint32_t k = 0; k < mn->nlocs; k++)
+        if (mn->locs[k].location < p->run->nlocations)
+            cells[mn->locs[k].location].samples = mn->locs[k].s.visits;
+    for (int32_t c = p->first_sampled[i]; c >= 0; c = p->next_sampled[c]) {
+        const instr_mnode *cn = &p->t->nodes[c];
+        for (uint32_t k = 0; k < cn->nlocs; k++)
+            if (cn->locs[k].location < p->run->nlocations)
+                cells[cn->locs[k].location].samples -= cn->locs[k].s.visits;
+    }
 }
 
 int instr_profile_write_cube(instr_writer *f, const instr_run *run, const instr_mtree *t)
@@ -93,7 +113,7 @@ int instr_profile_write_cube(instr_writer *f, const instr_run *run, const instr_
     gethostname(host, sizeof host - 1);
     snprintf(name, sizeof name, "process %d", run->pid);
     instr_cube_group group = {name, host, 0, 0, run->nlocations};
-    process_src p = {run, t, instr_mem_calloc((size_t)t->nm + 1, sizeof *p.shown), NULL, NULL};
+    process_src p = {run, t, instr_mem_calloc((size_t)t->nm + 1, sizeof *p.shown), NULL, NULL, NULL, NULL};
     uint32_t nshown = 0;
     if (!p.shown)
         return -1;
@@ -111,12 +131,34 @@ int instr_profile_write_cube(instr_writer *f, const instr_run *run, const instr_
     for (uint32_t i = 0; i < t->nm; i++)
         if (instr_profile_metric_shown(i))
             p.shown[nshown++] = i;
+    int sampled = 0;
+    for (uint32_t i = 0; i < t->n && !sampled; i++)
+        sampled = is_sampled(t, i);
+    if (sampled) {
+        p.first_sampled = instr_mem_calloc((size_t)t->n, sizeof *p.first_sampled);
+        p.next_sampled = instr_mem_calloc((size_t)t->n, sizeof *p.next_sampled);
+        if (!p.first_sampled || !p.next_sampled) {
+            instr_mem_free(p.first_sampled);
+            instr_mem_free(p.next_sampled);
+            instr_mem_free(p.shown);
+            return -1;
+        }
+        for (uint32_t i = 0; i < t->n; i++)
+            p.first_sampled[i] = p.next_sampled[i] = -1;
+        for (uint32_t i = t->n; i-- > 0;)
+            if (t->nodes[i].parent >= 0 && is_sampled(t, i)) {
+                p.next_sampled[i] = p.first_sampled[t->nodes[i].parent];
+                p.first_sampled[t->nodes[i].parent] = (int32_t)i;
+            }
+    }
     instr_cube_src src = {
         .ctx = &p, .nregions = t->nregions, .region = region, .ncnodes = t->n, .cnode = cnode,
         .groups = &group, .ngroups = 1, .nlocs = run->nlocations, .location = location,
-        .row = row, .messages = 0, .memory = p.mem != NULL, .nmetrics = nshown, .metric = metric, .creator = "instr " INSTR_VERSION_STRING,
+        .row = row, .messages = 0, .memory = p.mem != NULL, .samples = sampled, .nmetrics = nshown, .metric = metric, .creator = "instr " INSTR_VERSION_STRING,
     };
     int rc = instr_cube_write(f, &src);
+    instr_mem_free(p.first_sampled);
+    instr_mem_free(p.next_sampled);
     instr_mem_free(p.shown);
     instr_mem_free(p.mem_thread);
     return rc;

@@ -23,7 +23,7 @@
 /* What a metric's cells hold. */
 enum { K_VISITS, K_TIME, K_MIN_TIME, K_MAX_TIME, K_BYTES_SENT, K_BYTES_RECEIVED,
        K_MESSAGES_SENT, K_MESSAGES_RECEIVED, K_ALLOCS, K_FREES, K_BYTES_ALLOCATED, K_BYTES_FREED,
-       K_HIGH_WATER, K_BUILTIN, K_COUNTER = K_BUILTIN };
+       K_HIGH_WATER, K_SAMPLES, K_BUILTIN, K_COUNTER = K_BUILTIN };
 
 typedef struct cube_metric {
     const char *uniq, *disp, *dtype, *uom, *descr;
@@ -66,6 +66,9 @@ static const cube_metric builtin[K_BUILTIN] = {
     BUILTIN("maximum_heap_memory_allocated", "Memory High-Water Mark", "MAXDOUBLE", "bytes",
             "Highest number of bytes live at once that the thread allocated (given at the "
             "root call paths the thread visited)", 0, K_HIGH_WATER),
+    BUILTIN("samples", "Samples", "UINT64", "occ",
+            "Samples of the sampling timer (INSTR_SAMPLING) whose innermost frame is the call "
+            "path; a sampled call path's time is its samples times the period", 0, K_SAMPLES),
 };
 #undef BUILTIN
 
@@ -83,7 +86,8 @@ static cube_metric *metric_table(const instr_cube_src *src, uint32_t *count)
     if (!t)
         return NULL;
     for (int k = 0; k < K_BUILTIN; k++)
-        if ((src->messages || !is_message_metric(k)) && (src->memory || !is_memory_metric(k)))
+        if ((src->messages || !is_message_metric(k)) && (src->memory || !is_memory_metric(k)) &&
+            (src->samples || k != K_SAMPLES))
             t[n++] = builtin[k];
     for (uint32_t i = 0; i < src->nmetrics; i++) {
         instr_cube_metric m = {0};
@@ -481,6 +485,7 @@ static void put_cell(instr_writer *f, const cube_metric *m, const instr_cube_cel
     case K_BYTES_ALLOCATED: u = c->mem[INSTR_CUBE_BYTES_ALLOCATED]; break;
     case K_BYTES_FREED: u = c->mem[INSTR_CUBE_BYTES_FREED]; break;
     case K_HIGH_WATER: d = (double)c->mem[INSTR_CUBE_HIGH_WATER]; goto dbl;
+    case K_SAMPLES: u = c->samples; break;
     case K_TIME: d = (double)c->incl_ns / 1e9; goto dbl;
     case K_MIN_TIME: d = c->visits ? (double)c->min_incl_ns / 1e9 : DBL_MAX; goto dbl;
     case K_MAX_TIME: d = c->visits ? (double)c->max_incl_ns / 1e9 : 0.0; goto dbl;

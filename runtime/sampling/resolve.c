@@ -5,6 +5,7 @@
  * address is resolved once and kept. Addresses in instr's runtime, the MPI library or the
  * OpenMP runtime stand for one frame named after that part (docs/sampling.md). */
 #include "samples.h"
+#include "../core/config.h"
 #include "../core/log.h"
 #include "../symbols/symbols.h"
 #include "../util/hash.h"
@@ -13,6 +14,8 @@
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <dwarf.h>
+#include <elf.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +24,14 @@
 
 static Dwfl *dwfl;
 static int dwfl_failed;
+/* INSTR_SAMPLING_DEBUGINFO=all: also the debug information of separate files (a library's
+ * /usr/lib/debug/.build-id/... file), read once per object, which for a system library means
+ * decompressing megabytes of DWARF (libm's: about 280 million instructions, most of the
+ * resolution's cost on a short run; docs/performance.md). By default only the objects that
+ * carry their DWARF themselves (the program, libraries built with -g) are read: a frame in
+ * the others is named from the symbol table (the separate file's, which holds the local
+ * symbols too), as without -g. */
+static int debuginfo_all = -1;
 
 typedef struct entry {
     uintptr_t pc;
@@ -62,6 +73,67 @@ static Dwfl_Module *module_of(uintptr_t pc)
         m = dwfl_addrmodule(dwfl, pc);
     }
     return m;
+}
+
+/* Whether the ELF file at path has a .debug_info section of its own (read from its section
+ * headers: no DWARF is loaded for it). */
+static int has_own_dwarf(const char *path)
+{
+    int fd = path && *path ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+    if (fd < 0)
+        return 0;
+    int found = 0;
+    Elf64_Ehdr eh;
+    Elf64_Shdr *sh = NULL;
+    char *names = NULL;
+    if (pread(fd, &eh, sizeof eh, 0) != (ssize_t)sizeof eh || memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
+        eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_shentsize != sizeof(Elf64_Shdr) ||
+        eh.e_shnum == 0 || eh.e_shstrndx >= eh.e_shnum)
+        goto done;
+    size_t bytes = (size_t)eh.e_shnum * sizeof *sh;
+    sh = instr_mem_alloc(bytes);
+    if (!sh || pread(fd, sh, bytes, (off_t)eh.e_shoff) != (ssize_t)bytes)
+        goto done;
+    const Elf64_Shdr *st = &sh[eh.e_shstrndx];
+    if (st->sh_size == 0 || st->sh_size > ((size_t)1 << 24))
+        goto done;
+    names = instr_mem_alloc(st->sh_size + 1);
+    if (!names || pread(fd, names, st->sh_size, (off_t)st->sh_offset) != (ssize_t)st->sh_size)
+        goto done;
+    names[st->sh_size] = 0;
+    for (unsigned i = 0; i < eh.e_shnum && !found; i++)
+        if (sh[i].sh_name < st->sh_size && sh[i].sh_type != SHT_NOBITS &&
+            (strcmp(names + sh[i].sh_name, ".debug_info") == 0 ||
+             strcmp(names + sh[i].sh_name, ".zdebug_info") == 0))
+            found = 1;
+done:
+    instr_mem_free(names);
+    instr_mem_free(sh);
+    close(fd);
+    return found;
+}
+
+/* Whether the module's DWARF is read for its frames (see debuginfo_all); decided once per
+ * module, kept in its user data. */
+static int use_dwarf(Dwfl_Module *mod, const char *path)
+{
+    if (debuginfo_all < 0) {
+        const char *v = instr_env("INSTR_SAMPLING_DEBUGINFO");
+        debuginfo_all = v && strcmp(v, "all") == 0;
+        if (v && !debuginfo_all && strcmp(v, "own") != 0)
+            instr_warn("INSTR_SAMPLING_DEBUGINFO=%s is neither own nor all: using own", v);
+    }
+    if (debuginfo_all)
+        return 1;
+    void **user = NULL;
+    dwfl_module_info(mod, &user, NULL, NULL, NULL, NULL, NULL, NULL);
+    /* NULL: not decided yet (libdwfl's initial value), 2: read, 3: not read. */
+    if (user && *user)
+        return *user == (void *)2;
+    int yes = has_own_dwarf(path);
+    if (user)
+        *user = (void *)(uintptr_t)(yes ? 2 : 3);
+    return yes;
 }
 
 static const char *base_name(const char *path)
@@ -208,8 +280,8 @@ static instr_spc *resolve_now(uintptr_t pc)
     }
     unsigned n = 0;
     Dwarf_Addr bias = 0;
-    Dwarf_Die *cu = dwfl_module_addrdie(mod, pc, &bias);
-    if (!cu) {
+    Dwarf_Die *cu = use_dwarf(mod, path) ? dwfl_module_addrdie(mod, pc, &bias) : NULL;
+    if (!cu && use_dwarf(mod, path)) {
         /* No .debug_aranges (clang writes none): the compile unit whose ranges hold pc. */
         while ((cu = dwfl_module_nextcu(mod, cu, &bias)) && dwarf_haspc(cu, pc - bias) <= 0)
             ;
@@ -318,4 +390,5 @@ void instr_sampling_resolve_end(void)
     if (dwfl)
         dwfl_end(dwfl);
     dwfl = NULL;
+    debuginfo_all = -1;
 }

@@ -39,6 +39,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 uint64_t instr_sampling_period_ns = 1000000;
@@ -134,6 +135,87 @@ static instr_pnode *current_node(const instr_sampler *t, uintptr_t *stop)
     return n;
 }
 
+/* The unwinding's own cache (docs/sampling.md). libunwind's local unwinder takes a lock
+ * around its cache of register states at every step, and blocks all signals for it with two
+ * sigprocmask system calls (Debian's build has no per-thread cache: UNW_CACHE_PER_THREAD
+ * falls back to the global one); at 2-3 us each in a virtual machine they were most of a
+ * sample's cost. So each thread keeps, by address, how the caller's frame follows from a
+ * frame's sp and rbp (instr_frame_rule), learnt from libunwind's step the first time the
+ * address is met, and steps from it without libunwind, without a system call, the next
+ * times. A rule is used only as far as it is known: "either" (the CFA was sp + sp_off and
+ * rbp + bp_off) while both give the same address; when they disagree libunwind decides once
+ * which one it is. */
+static instr_frame_rule *rule_of(instr_sampler *t, uintptr_t key)
+{
+    return &t->rules[(key * 0x9E3779B97F4A7C15ull) >> (64 - 8)];
+}
+
+_Static_assert(INSTR_FRAME_RULES == 256, "rule_of takes 8 bits of the hash");
+
+/* One frame up from (ip, sp, bp) by the frame's rule; 0 when there is none to trust. */
+static int fast_step(instr_sampler *t, uintptr_t key, uintptr_t *ip, uintptr_t *sp, uintptr_t *bp)
+{
+    const instr_frame_rule *e = rule_of(t, key);
+    if (e->key != key)
+        return 0;
+    uintptr_t cfa;
+    if (e->rule == INSTR_RULE_SP)
+        cfa = *sp + (intptr_t)e->sp_off;
+    else if (e->rule == INSTR_RULE_BP)
+        cfa = *bp + (intptr_t)e->bp_off;
+    else if (e->rule == INSTR_RULE_EITHER && *sp + (intptr_t)e->sp_off == *bp + (intptr_t)e->bp_off)
+        cfa = *sp + (intptr_t)e->sp_off;
+    else
+        return 0;
+    /* The caller's frame lies above this one, and not far (a wrong rbp reads nothing). */
+    if (cfa < *sp + 8 || cfa - *sp > ((uintptr_t)1 << 20))
+        return 0;
+    uintptr_t nbp = e->rbp_save ? *(const uintptr_t *)(cfa + (intptr_t)e->rbp_save) : *bp;
+    *ip = *(const uintptr_t *)(cfa - 8);
+    *sp = cfa;
+    *bp = nbp;
+    return 1;
+}
+
+/* After libunwind's step from (sp, bp) at key to the caller's (nip, nsp, nbp): the rule, when
+ * the step was a plain one (the caller's sp is the CFA, the return address at CFA - 8, the
+ * caller's rbp saved in this frame or untouched), checked against what was known. */
+static void learn(instr_sampler *t, uintptr_t key, uintptr_t sp, uintptr_t bp, uintptr_t nip,
+                  uintptr_t nsp, uintptr_t nbp, unw_cursor_t *c)
+{
+    instr_frame_rule *e = rule_of(t, key);
+    int plain = nsp >= sp + 8 && nsp - sp <= ((uintptr_t)1 << 20) &&
+                *(const uintptr_t *)(nsp - 8) == nip;
+    int64_t so = (int64_t)(nsp - sp), bo = (int64_t)nsp - (int64_t)bp;
+    int bp_known = bo >= INT32_MIN && bo <= INT32_MAX;
+    int32_t save = 0;
+    unw_save_loc_t sl;
+    if (plain && unw_get_save_loc(c, UNW_X86_64_RBP, &sl) == 0 && sl.type == UNW_SLT_MEMORY &&
+        sl.u.addr >= sp && sl.u.addr + 8 <= nsp)
+        save = (int32_t)((int64_t)sl.u.addr - (int64_t)nsp);
+    plain = plain && (save ? *(const uintptr_t *)(nsp + (intptr_t)save) == nbp : nbp == bp);
+    if (e->key == key) {
+        if (!plain || save != e->rbp_save)
+            e->rule = INSTR_RULE_NONE;
+        else if (e->rule == INSTR_RULE_EITHER) {
+            int s_ok = so == e->sp_off, b_ok = bp_known && bo == e->bp_off;
+            e->rule = s_ok && b_ok ? INSTR_RULE_EITHER
+                      : s_ok       ? INSTR_RULE_SP
+                      : b_ok       ? INSTR_RULE_BP
+                                   : INSTR_RULE_NONE;
+        } else if ((e->rule == INSTR_RULE_SP && so != e->sp_off) ||
+                   (e->rule == INSTR_RULE_BP && (!bp_known || bo != e->bp_off)))
+            e->rule = INSTR_RULE_NONE;
+        return;
+    }
+    e->key = 0; /* a nested signal of the same thread never sees half an entry */
+    e->sp_off = (int32_t)so;
+    e->bp_off = bp_known ? (int32_t)bo : 0;
+    e->rbp_save = save;
+    e->rule = !plain ? INSTR_RULE_NONE : bp_known ? INSTR_RULE_EITHER : INSTR_RULE_SP;
+    e->key = key;
+}
+
 static void on_sample(int sig, siginfo_t *si, void *ucv)
 {
     (void)sig;
@@ -162,21 +244,51 @@ static void on_sample(int sig, siginfo_t *si, void *ucv)
     r->node = current_node(t, &stop);
     r->time = t0;
     r->weight = weight;
+    const ucontext_t *uc = ucv;
+    uintptr_t ip = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+    uintptr_t sp = (uintptr_t)uc->uc_mcontext.gregs[REG_RSP];
+    uintptr_t bp = (uintptr_t)uc->uc_mcontext.gregs[REG_RBP];
     unw_cursor_t c;
+    int slow = 0; /* 1: libunwind's cursor c stands at the current frame */
     uint32_t n = 0;
-    if (unw_init_local2(&c, (unw_context_t *)ucv, UNW_INIT_SIGNAL_FRAME) == 0) {
-        do {
-            unw_word_t ip = 0, sp = 0;
-            if (unw_get_reg(&c, UNW_REG_IP, &ip) < 0 || ip == 0)
+    while (ip && n < INSTR_SAMPLE_MAX_FRAMES) {
+        /* A caller of the node's function: the node's own frame was the last one. */
+        if (n > 0 && sp > stop)
+            break;
+        /* Return addresses point after the call: one back lies in the calling line. */
+        uintptr_t key = n == 0 ? ip : ip - 1;
+        r->pc[n++] = key;
+        if (n == INSTR_SAMPLE_MAX_FRAMES)
+            break;
+        if (!slow) {
+            if (fast_step(t, key, &ip, &sp, &bp)) {
+                t->steps_fast++;
+                continue;
+            }
+            /* Not known yet: libunwind from here on, from this frame's registers (the
+             * interrupted context's, with the frame's pc, sp and rbp). */
+            ucontext_t here;
+            const ucontext_t *from = uc;
+            if (n > 1) {
+                here = *uc;
+                here.uc_mcontext.gregs[REG_RIP] = (greg_t)ip;
+                here.uc_mcontext.gregs[REG_RSP] = (greg_t)sp;
+                here.uc_mcontext.gregs[REG_RBP] = (greg_t)bp;
+                from = &here;
+            }
+            if (unw_init_local2(&c, (unw_context_t *)from, n == 1 ? UNW_INIT_SIGNAL_FRAME : 0) != 0)
                 break;
-            unw_get_reg(&c, UNW_REG_SP, &sp);
-            /* A caller of the node's function: the node's own frame was the last one. */
-            if (n > 0 && (uintptr_t)sp > stop)
-                break;
-            /* Return addresses point after the call: one back lies in the calling line. */
-            r->pc[n] = n == 0 ? (uintptr_t)ip : (uintptr_t)ip - 1;
-            n++;
-        } while (n < INSTR_SAMPLE_MAX_FRAMES && unw_step(&c) > 0);
+            slow = 1;
+        }
+        t->steps_libunwind++;
+        unw_word_t nip = 0, nsp = 0, nbp = 0;
+        if (unw_step(&c) <= 0 || unw_get_reg(&c, UNW_REG_IP, &nip) < 0 ||
+            unw_get_reg(&c, UNW_REG_SP, &nsp) < 0 || unw_get_reg(&c, UNW_X86_64_RBP, &nbp) < 0)
+            break;
+        learn(t, key, sp, bp, (uintptr_t)nip, (uintptr_t)nsp, (uintptr_t)nbp, &c);
+        ip = (uintptr_t)nip;
+        sp = (uintptr_t)nsp;
+        bp = (uintptr_t)nbp;
     }
     if (n == 0) {
         /* Nothing to attribute below the node: the node itself keeps the sample. */
@@ -405,6 +517,8 @@ static int init(void)
                instr_sampling_wall ? "wall-clock" : "thread CPU", buffer_bytes);
     return 0;
 }
+
+int instr_sampling_active(void) { return __atomic_load_n(&sampling_on, __ATOMIC_ACQUIRE); }
 
 void instr_sampling_started(void)
 {

@@ -23,6 +23,18 @@ typedef struct instr_sample {
     uintptr_t pc[];    /* innermost first: the interrupted pc, then return addresses - 1 */
 } instr_sample;
 
+/* How a frame's caller is found from the frame's stack pointer and rbp, learnt from one
+ * libunwind step at that address (sampler.c): the canonical frame address (CFA, the caller's
+ * stack pointer) is sp + sp_off or rbp + bp_off, the return address lies at CFA - 8, the
+ * caller's rbp at CFA + rbp_save (0: rbp is the frame's own). */
+typedef struct instr_frame_rule {
+    uintptr_t key;   /* the address looked up (pc, or return address - 1); 0: empty */
+    int32_t sp_off, bp_off, rbp_save;
+    uint32_t rule;   /* INSTR_RULE_*: which offset is known to give the CFA */
+} instr_frame_rule;
+enum { INSTR_RULE_EITHER, INSTR_RULE_SP, INSTR_RULE_BP, INSTR_RULE_NONE };
+#define INSTR_FRAME_RULES 256 /* a power of two */
+
 /* One thread's sampler: mapped at its registration, never freed before the end. */
 typedef struct instr_sampler {
     instr_location *loc;
@@ -41,6 +53,9 @@ typedef struct instr_sampler {
     char *traced;           /* the trace's position in buf: samples before it are written */
     uint32_t trace_prev;    /* the calling context of the trace's previous sample, 0: none */
     uint32_t trace_prev_open; /* instrumented regions open at it */
+    uint64_t steps_fast;    /* frames unwound from the rule cache, and by libunwind */
+    uint64_t steps_libunwind;
+    instr_frame_rule rules[INSTR_FRAME_RULES];
     struct instr_sampler *next;
 } instr_sampler;
 

@@ -17,5 +17,7 @@ extern const instr_substrate instr_sampling_substrate;
 /* Once recording runs: with sampling on, the calling thread (the one that started the
  * runtime, normally the main thread) becomes a location and is sampled, events or not. */
 void instr_sampling_started(void);
+/* 1 while the timers sample (threads.c: a new thread registers at its start then). */
+int instr_sampling_active(void);
 
 #endif

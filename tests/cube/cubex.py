@@ -20,7 +20,8 @@ KINDS = {"visits": "EXCLUSIVE", "time": "INCLUSIVE", "min_time": "EXCLUSIVE",
          "messages_sent": "EXCLUSIVE", "messages_received": "EXCLUSIVE",
          # memory recording (INSTR_MEMORY=1): check_memory
          "allocations": "EXCLUSIVE", "frees": "EXCLUSIVE", "allocation_size": "EXCLUSIVE",
-         "deallocation_size": "EXCLUSIVE", "maximum_heap_memory_allocated": "EXCLUSIVE"}
+         "deallocation_size": "EXCLUSIVE", "maximum_heap_memory_allocated": "EXCLUSIVE",
+         "samples": "EXCLUSIVE"}
 MEMORY = {"allocations": "allocations", "frees": "frees", "allocation_size": "bytes_allocated",
           "deallocation_size": "bytes_freed"}
 # profile.json region source -> CUBE paradigm.
@@ -345,6 +346,23 @@ def check_against_json(cube, prof, stats=None):
             if m.startswith(("bytes_", "messages_")) and m in cube.metrics \
                     and sum(cube.metrics[m][c]) != node.get(m, 0):
                 bad.append(f"{where}: {m} {sum(cube.metrics[m][c])} != {node.get(m, 0)}")
+        # Sampling (docs/sampling.md): a sampled call path's samples, those beneath it
+        # included, are profile.json's "samples" and, per location, its visits; an
+        # instrumented call path has no samples of its own.
+        if node.get("sampled") and "samples" not in cube.metrics:
+            bad.append(f"{where}: sampled in profile.json, no samples metric in the cube")
+        elif "samples" in cube.metrics:
+            rows = cube.metrics["samples"]
+            if node.get("sampled"):
+                below = [sum(rows[d][k] for d in cube.subtree(c)) for k in range(len(cube.locations))]
+                if sum(below) != node["samples"]:
+                    bad.append(f"{where}: samples {sum(below)} != {node['samples']}")
+                for jid, k in to_cube.items():
+                    if below[k] != per.get(jid, zero)["visits"]:
+                        bad.append(f"{where} location {jid}: samples {below[k]} != visits "
+                                   f"{per.get(jid, zero)['visits']}")
+            elif any(rows[c]):
+                bad.append(f"{where}: instrumented call path with samples {rows[c]}")
     return bad
 
 

@@ -12,7 +12,8 @@ Cases:
   visits                instrumented visits are exactly the same with and without sampling
                         (3 threads); sampled nodes are marked and consistent
   threads_fork          threads and fork with sampling: no crash, no hang, the child's
-                        experiment has its own samples, worker threads are sampled
+                        experiment has its own samples, worker threads are sampled;
+                        profile.cubex's samples metric agrees with profile.json per thread
   exit_running          main returns while threads still run
   xray                  clang's XRay mode: the frames beneath the node found without its
                         stack address
@@ -21,9 +22,15 @@ Cases:
                         CallingContextSample per sample the runtime took, each thread's;
                         calling contexts down to the inlined kernel's frame
   openmp                gcc -fopenmp: workers' samples beneath their implicit tasks
-  cyg                   -finstrument-functions (built by CMake) with sampling
+  cyg                   -finstrument-functions (built by CMake) with sampling; profile.cubex's
+                        samples metric agrees with profile.json
   preload               a program without instrumentation, the runtime preloaded: samples
                         beneath the thread's root
+  preload_threads       the same with 2 threads the program starts: they are sampled too
+  longjmp               longjmp/siglongjmp out of instrumented frames, sampled every 100 us:
+                        the same visits per call path as without sampling
+  mpi                   a 2-rank MPI job: sampled nodes of both ranks in the job's profile,
+                        the job's profile.cubex with its samples metric
   no_g                  without -g: frames named from the symbol table, with their object
 Usage: check_sampling.py CASE --work DIR --lib DIR --src DIR [--wrapper W --bin DIR
                          --runtime LIB --perf PERF]
@@ -37,6 +44,19 @@ A = None
 P = None
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from cases import Fail, expect, fresh_dir, run_case, clean_env  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "cube"))
+import cubex  # noqa: E402
+
+
+def cube_agrees(exp):
+    """profile.cubex of exp: valid, with a samples metric, and equal to its profile.json."""
+    import json
+    cube = cubex.read(os.path.join(exp, "profile.cubex"))
+    expect("samples" in cube.metrics, "profile.cubex has no samples metric: %s" % list(cube.metrics))
+    expect(sum(sum(r) for r in cube.metrics["samples"]) > 0, "profile.cubex: no samples")
+    with open(os.path.join(exp, "profile.json")) as f:
+        bad = cubex.check_against_json(cube, json.load(f))
+    expect(bad == [], "profile.cubex against profile.json: %s" % bad[:5])
 
 # 5 percentage points (the acceptance); the work is sized for about 1500 samples a phase at
 # the period below, so that sampling noise stays well inside it.
@@ -254,6 +274,7 @@ def case_threads_fork():
     expect(len(kernel) == 1, "sampled excluded_kernel: %r" % kernel)
     locs = P.locations_with_region(prof, kernel[0])
     expect(len(locs) >= 2, "excluded_kernel sampled on %r, not on the worker threads" % locs)
+    cube_agrees(exp)
     child = [d for d in os.listdir(exp) if d.startswith("fork-")]
     expect(len(child) == 1, "forked child's experiment: %r" % child)
     cprof = P.load(os.path.join(exp, child[0]))
@@ -411,7 +432,9 @@ def case_openmp():
 
 def case_cyg():
     exe = os.path.join(A.bin, "sampling_cyg")
-    prof = P.load(run(exe, "cyg"))
+    exp = run(exe, "cyg")
+    cube_agrees(exp)
+    prof = P.load(exp)
     names = [r["name"] for r in prof["regions"] if r["source"] == "sampled"]
     expect(any(n.startswith("[sampled] excluded_kernel @hybrid.c:") for n in names),
            "cyg: no sampled excluded_kernel among %s" % names)
@@ -433,6 +456,88 @@ def case_preload():
            "preload: no sampled phase_excluded among %s" % names)
 
 
+def case_preload_threads():
+    """The runtime preloaded into a program without instrumentation that starts threads:
+    the threads it creates are sampled too (pthread_create registers them)."""
+    wd = workdir("build-preload-threads")
+    exe = os.path.join(wd, "hybrid")
+    sh(["gcc", "-O2", "-g", os.path.join(A.src, "hybrid.c"), "-o", exe, "-lm", "-lpthread"], wd)
+    exp = run(exe, "preload-threads", ["1", "3"], extra={"LD_PRELOAD": A.runtime})
+    prof = P.load(exp)
+    expect(len(prof["locations"]) == 3, "preload: %d locations, not 3 (main and 2 workers)"
+           % len(prof["locations"]))
+    kernel = [r["name"] for r in prof["regions"]
+              if r["name"].startswith("[sampled] excluded_kernel @hybrid.c:")]
+    expect(len(kernel) == 1, "preload: sampled excluded_kernel: %r" % kernel)
+    locs = P.locations_with_region(prof, kernel[0])
+    expect(len(locs) == 3, "preload: excluded_kernel sampled on %r, not on all 3 threads" % locs)
+    expect(P.check_consistency(prof) == [], "preload: %s" % P.check_consistency(prof))
+
+
+def case_mpi():
+    """A 2-rank MPI job with sampling: the job's profile has sampled nodes on every rank,
+    its profile.cubex a samples metric that agrees with the job's profile.json."""
+    import glob
+    wd = workdir("mpi")
+    exe = os.path.join(wd, "halo")
+    env = clean_env({"OMPI_MCA_btl": "self,vader"})
+    sh([A.wrapper, A.mpicc, "-O1", "-g", A.mpi_source, "-o", exe], wd, env)
+    env.update({"INSTR_SAMPLING": "1", "INSTR_SAMPLING_PERIOD": PERIOD})
+    sh([A.mpirun, "-np", "2", "--oversubscribe", "--allow-run-as-root", "--bind-to", "none",
+        "-x", "INSTR_SAMPLING", "-x", "INSTR_SAMPLING_PERIOD", exe], wd, env)
+    exps = glob.glob(os.path.join(wd, "instr-*"))
+    expect(len(exps) == 1, "one experiment directory, found %r" % exps)
+    prof = P.load(exps[0])
+    group_of = {l["id"]: l["group"] for l in prof["locations"]}
+    ranks = set()
+    for n in prof["tree"]:
+        if n.get("sampled"):
+            ranks.update(group_of[l["location"]] for l in n["locations"] if l["visits"])
+    expect(len(ranks) == 2, "sampled nodes on groups %r, not on both ranks" % sorted(ranks))
+    cube_agrees(exps[0])
+
+
+def case_longjmp():
+    """longjmp and siglongjmp out of three instrumented frames (tests/runtime/progs/longjmp.c)
+    with samples every 100 us: the same output, exactly the same visits per call path as
+    without sampling, a consistent profile."""
+    wd = workdir("build-longjmp")
+    exe = os.path.join(wd, "longjmp")
+    src = os.path.join(A.src, "..", "..", "runtime", "progs", "longjmp.c")
+    sh([A.wrapper, "gcc", "-O2", "-g", src, "-o", exe], wd)
+    visits = {}
+    for sampling in (False, True):
+        name = "longjmp-sampled" if sampling else "longjmp-plain"
+        wdr = workdir("run-" + name)
+        exp = os.path.join(wdr, "exp")
+        env = {"INSTR_EXPERIMENT_DIRECTORY": exp}
+        if sampling:
+            env.update({"INSTR_SAMPLING": "1", "INSTR_SAMPLING_PERIOD": "100us"})
+        p = sh([exe], wdr, clean_env(env))
+        expect(p.stdout == "jumped=2000 sink=4001\n", "%s: output %r" % (name, p.stdout))
+        prof = P.load(exp)
+        expect(P.check_consistency(prof) == [], "%s: %s" % (name, P.check_consistency(prof)))
+        visits[sampling] = instrumented_visits_by_path(prof)
+    expect(visits[True] == visits[False], "visits differ with sampling: %r vs %r"
+           % (visits[True], visits[False]))
+    expect(visits[False].get("main;outer;middle;inner") == 2000, "inner: %r" % visits[False])
+
+
+def instrumented_visits_by_path(prof):
+    regs = P.regions(prof)
+    out = {}
+    for n in prof["tree"]:
+        path, x = [], n
+        while x is not None:
+            path.append(regs[x["region"]])
+            x = prof["tree"][x["parent"]] if x["parent"] is not None else None
+        if any(r["source"] == "sampled" for r in path):
+            continue
+        key = ";".join(r["name"] for r in reversed(path))
+        out[key] = out.get(key, 0) + n["visits"]
+    return out
+
+
 def case_no_g():
     exe = build("gcc", "no-g", flags=("-O2",))
     prof = P.load(run(exe, "no-g"))
@@ -452,7 +557,7 @@ def main():
     ap.add_argument("case")
     for opt in ("work", "lib", "src"):
         ap.add_argument("--" + opt, required=True)
-    for opt in ("wrapper", "bin", "clang", "runtime", "perf"):
+    for opt in ("wrapper", "bin", "clang", "runtime", "perf", "mpicc", "mpirun", "mpi-source"):
         ap.add_argument("--" + opt)
     A = ap.parse_args()
     sys.path.insert(0, A.lib)
