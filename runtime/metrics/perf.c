@@ -73,7 +73,33 @@ typedef struct perf_ctx {
     const perf_name *ev[MAX_EVENTS]; /* in the order of the run's metrics */
     uint32_t order[MAX_EVENTS];      /* the groups' order: metric of the k-th descriptor */
     uint32_t n, split;               /* order[split..n): the clocks' group */
+    /* Names left out, told in one line each at the end of the list (a list of 500 unknown
+     * names is one warning, not 500): the first that fit, and how many in all. */
+    char unknown[192], over[192];
+    uint32_t nunknown, nover;
 } perf_ctx;
+
+/* Appends a quoted name to a ", "-separated list while it fits. */
+static void list_add(char *list, size_t size, const char *item)
+{
+    char q[INSTR_QUOTE_SIZE];
+    size_t len = strlen(list);
+    int n = snprintf(list + len, size - len, "%s%s", len ? ", " : "", instr_quote(q, item));
+    if (n < 0 || (size_t)n >= size - len)
+        list[len] = '\0'; /* did not fit: counted, not shown */
+}
+
+static void list_warn(const char *var, const char *list, uint32_t n, const char *what)
+{
+    uint32_t shown = 0;
+    for (const char *p = list; *p; p++)
+        shown += *p == ',' ? 1 : 0;
+    shown += *list ? 1 : 0;
+    if (n > shown)
+        instr_warn("%s: %s%s%u more %s", var, list, *list ? " and " : "", n - shown, what);
+    else
+        instr_warn("%s: %s %s", var, list, what);
+}
 
 /* The clock events (task-clock, cpu-clock) form a group of their own: with them as the
  * leader, the other software events (page faults) go uncounted for a while, and as members
@@ -252,23 +278,21 @@ static const instr_metric_source_ops ops = {
 static void one_item(void *arg, const char *item)
 {
     perf_ctx *c = arg;
-    char q[INSTR_QUOTE_SIZE];
     const perf_name *e = NULL;
     for (size_t i = 0; i < NNAMES && !e; i++)
         if (strcmp(item, names[i].name) == 0)
             e = &names[i];
     if (!e) {
-        instr_warn("%s: %s is not a perf event instr knows (instructions, cycles, "
-                   "cache-misses, branch-misses, task-clock, page-faults, context-switches, "
-                   "...; docs/metrics.md): left out",
-                   c->var, instr_quote(q, item));
+        list_add(c->unknown, sizeof c->unknown, item);
+        c->nunknown++;
         return;
     }
     for (uint32_t i = 0; i < c->n; i++)
         if (c->ev[i]->type == e->type && c->ev[i]->config == e->config)
             return; /* asked for twice (or by another of its names) */
     if (c->n == MAX_EVENTS) {
-        instr_warn("%s: more than %d events: %s is left out", c->var, MAX_EVENTS, e->name);
+        list_add(c->over, sizeof c->over, e->name);
+        c->nover++;
         return;
     }
     /* Tried alone on this thread: whether the machine has it at all. */
@@ -291,6 +315,19 @@ void instr_metrics_perf_init(const char *var, const char *spec)
     c->var = var;
     instr_metrics_source_begin();
     instr_metrics_each_item(spec, one_item, c);
+    if (c->nunknown)
+        list_warn(var, c->unknown, c->nunknown,
+                  c->nunknown == 1 ? "is not a perf event instr knows (instructions, cycles, "
+                                     "cache-misses, branch-misses, task-clock, page-faults, "
+                                     "context-switches, ...; docs/metrics.md): left out"
+                                   : "are not perf events instr knows (instructions, cycles, "
+                                     "cache-misses, branch-misses, task-clock, page-faults, "
+                                     "context-switches, ...; docs/metrics.md): left out");
+    if (c->nover) {
+        char what[96];
+        snprintf(what, sizeof what, "left out: more than %d events", MAX_EVENTS);
+        list_warn(var, c->over, c->nover, what);
+    }
     group_order(c);
     if (c->n == 0 || instr_metrics_source_end(&ops, c) != 0)
         instr_mem_free(c);

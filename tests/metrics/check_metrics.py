@@ -260,6 +260,16 @@ def case_bad_names():
     expect(prof["metrics"] == [] and all("metrics" not in n for n in prof["tree"]),
            "metrics without any metric on")
     expect(node(prof, "main/a")["visits"] == 3, "the profile is still measured")
+    # 500 unknown names: one line that names the first and counts the rest
+    many = ",".join("nosuch%d" % i for i in range(500))
+    out, mine, _ = run("calls", [0], {"INSTR_METRIC_PERF": many + ",task-clock"})
+    expect(out == "sink=6\n", "stdout %r" % out)
+    perf = [l for l in mine if "INSTR_METRIC_PERF" in l]
+    expect(len(perf) == 1, "500 unknown perf names gave %d lines:\n%s" % (len(perf),
+                                                                       "\n".join(perf)))
+    shown = perf[0].count("'nosuch")
+    expect(shown >= 1 and ("and %d more are not perf events" % (500 - shown)) in perf[0] and
+           "'nosuch0'" in perf[0], "the line: %r" % perf[0])
 
 
 def case_bad_plugins():
