@@ -171,6 +171,11 @@ def case_errors():
     expect_error(lambda: db.query("time_incl", per="node"), "query: per='node'", "per")
     expect_error(lambda: ia.open(os.path.join(A.work, "missing.jdb")), os.path.join(
         A.work, "missing.jdb") + ": cannot open: No such file", "missing file")
+    fifo = os.path.join(A.work, "errors.fifo")
+    if os.path.exists(fifo):
+        os.unlink(fifo)
+    os.mkfifo(fifo)
+    expect_error(lambda: ia.open(fifo), fifo + ": not a regular file (a FIFO)", "FIFO")
     db.close()
     expect_error(lambda: db.tree(), "sample.jdb: the database is closed", "closed")
 

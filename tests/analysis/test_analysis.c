@@ -5,6 +5,8 @@
 #include "instr_analysis.h"
 
 #include <math.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <stdlib.h>
 
 #define CHECK_NEAR(got, want) CHECK(fabs((got) - (want)) < 1e-9 * (1 + fabs(want)))
@@ -307,7 +309,13 @@ static void group_open_errors(void) {
   CHECK(instr_jdb_open("no-such.jdb", 0) == NULL);
   CHECK_STR(instr_jdb_error(), "no-such.jdb: cannot open: No such file or directory");
   CHECK(instr_jdb_open(".", 0) == NULL);
-  CHECK_STR(instr_jdb_error(), ".: not a regular file");
+  CHECK_STR(instr_jdb_error(), ".: not a regular file (a directory)");
+  /* a FIFO without a writer: refused at once (open blocked until a writer came) */
+  unlink("open-errors.fifo");
+  CHECK(mkfifo("open-errors.fifo", 0600) == 0);
+  CHECK(instr_jdb_open("open-errors.fifo", 0) == NULL);
+  CHECK_STR(instr_jdb_error(), "open-errors.fifo: not a regular file (a FIFO)");
+  unlink("open-errors.fifo");
 }
 
 int main(int argc, char **argv) {

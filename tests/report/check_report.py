@@ -1016,24 +1016,44 @@ def case_export_output(args):
     expect(os.stat(out).st_mode & 0o777 == 0o666 & ~current_umask(),
            "mode %o, not what the umask gives" % (os.stat(out).st_mode & 0o777))
 
-    # SIGTERM while the export waits for its input (a FIFO nobody writes yet).
+    # SIGTERM while the export reads a large profile: as soon as the partial file appears.
+    # An export that ends before it was seen is tried again on a profile four times larger.
+    target = os.path.join(work, "killed.folded")
+    for nodes in (50000, 200000, 800000):
+        big = os.path.join(work, "big.json")
+        with open(big, "w") as f:
+            json.dump(synthetic(nodes, 8, 200), f)
+        print("$ %s --folded %s -o %s (then SIGTERM)" % (args.export, big, target), flush=True)
+        p = subprocess.Popen([args.export, "--folded", big, "-o", target],
+                             stdout=subprocess.DEVNULL)
+        partial = []
+        while p.poll() is None and not partial:
+            partial = [f for f in os.listdir(work) if f.startswith("killed.folded.partial")]
+            time.sleep(0.002)
+        if partial and p.poll() is None:
+            p.send_signal(signal.SIGTERM)
+            rc = p.wait(60)
+            if rc == 0:  # it finished between the look and the signal
+                os.unlink(target)
+                continue
+            expect(rc == -signal.SIGTERM, "the export ended with %r, not by SIGTERM" % rc)
+            left = [f for f in os.listdir(work) if f.startswith("killed.folded")]
+            expect(not left, "left after SIGTERM: %r" % left)
+            break
+        expect(p.wait(60) == 0, "the export of %d nodes failed" % nodes)
+        os.unlink(target)
+    else:
+        fail("every export finished before its partial file was seen")
+
+    # A FIFO, a directory or a device as input is refused at once (it blocked in open).
     inp = os.path.join(work, "in.fifo")
     os.mkfifo(inp)
-    target = os.path.join(work, "killed.folded")
-    print("$ %s --folded %s -o %s (then SIGTERM)" % (args.export, inp, target), flush=True)
-    p = subprocess.Popen([args.export, "--folded", inp, "-o", target])
-    partial = []
-    for _ in range(600):
-        partial = [f for f in os.listdir(work) if f.startswith("killed.folded.partial")]
-        if partial:
-            break
-        time.sleep(0.05)
-    expect(partial, "no partial file appeared for %s" % target)
-    p.send_signal(signal.SIGTERM)
-    rc = p.wait(30)
-    expect(rc == -signal.SIGTERM, "the export ended with %r, not by SIGTERM" % rc)
-    left = [f for f in os.listdir(work) if f.startswith("killed.folded")]
-    expect(not left, "left after SIGTERM: %r" % left)
+    for mode, what in (("--folded", inp), ("--html", inp), ("--chrome", inp), ("--svg", work)):
+        p = subprocess.run([args.export, mode, what], capture_output=True, text=True,
+                           timeout=60)
+        expect(p.returncode == 1 and "not a regular file" in p.stderr,
+               "%s %s: exit %d, %r" % (mode, what, p.returncode, p.stderr))
+    print(p.stderr.strip())
 
     p = subprocess.run([args.export, "--folded", prof, "-o", work], capture_output=True,
                        text=True)

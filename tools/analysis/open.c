@@ -2,6 +2,7 @@
  * (docs/profile-format.md) before any query trusts an offset or an id; then derive what the
  * tree queries need (depths, children). Every message names the file and what is wrong. */
 #include "jdb_internal.h"
+#include "input_file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -368,21 +369,13 @@ instr_jdb *instr_jdb_open(const char *path, unsigned flags) {
     return NULL;
   }
   db->flags = flags;
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  struct stat st;
-  if (fd < 0 || fstat(fd, &st) != 0) {
-    jdb_fail("%s: cannot open: %s", path, strerror(errno));
-    if (fd >= 0) close(fd);
+  char why[160];
+  int fd = instr_input_open(path, &db->size, why, sizeof why);
+  if (fd < 0) {
+    jdb_fail("%s: %s", path, why);
     instr_jdb_close(db);
     return NULL;
   }
-  if (!S_ISREG(st.st_mode)) {
-    jdb_fail("%s: not a regular file", path);
-    close(fd);
-    instr_jdb_close(db);
-    return NULL;
-  }
-  db->size = (uint64_t)st.st_size;
   if (db->size < JDB_HEADER_SIZE) {
     jdb_fail("%s: truncated: the file has %" PRIu64 " bytes, less than the %d-byte header",
              path, db->size, JDB_HEADER_SIZE);

@@ -13,6 +13,7 @@
  *   - a counter event ("C") per metric value, named "METRIC (THREAD)": the format keeps
  *     counters per process, so the thread goes into the name. */
 #include "export.h"
+#include "input_file.h"
 #include "json_str.h"
 
 #include <otf2/otf2.h>
@@ -20,6 +21,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 typedef struct frame {
     uint64_t t;
@@ -553,6 +555,15 @@ static int read_defs(OTF2_Reader *r, ctx *c)
 int instr_export_chrome(const char *anchor, FILE *out)
 {
     ctx c = {.out = out, .first = 1, .resolution = 1};
+    /* OTF2 opens the anchor itself, blocking on a FIFO: the file is looked at first. */
+    char why[160];
+    int fd = instr_input_open(anchor, NULL, why, sizeof why);
+    if (fd < 0) {
+        fprintf(stderr, "instr-export: %s: %s; give the traces.otf2 of an experiment "
+                        "directory\n", anchor, why);
+        return 1;
+    }
+    close(fd);
     OTF2_Reader *r = OTF2_Reader_Open(anchor);
     if (!r) {
         fprintf(stderr, "instr-export: %s: cannot open the OTF2 trace (give the traces.otf2 "

@@ -3,11 +3,13 @@
  * whole instr profile (a page that cannot parse its data would show nothing) and then
  * streamed through unchanged. */
 #include "export.h"
+#include "input_file.h"
 #include "profile_read.h"
 #include "write_html.h"
 
 #include <errno.h>
 #include <string.h>
+#include <unistd.h>
 
 #define HEAD_CHECK 4096 /* "format" is the first field of every instr profile.json */
 
@@ -39,9 +41,13 @@ int instr_export_html(const char *path, FILE *out)
     if (profile_read(&p, path) != 0)
         return 1;
     profile_free(&p);
-    FILE *in = fopen(path, "rb");
+    char why[160];
+    int fd = instr_input_open(path, NULL, why, sizeof why);
+    FILE *in = fd >= 0 ? fdopen(fd, "rb") : NULL;
     if (!in) {
-        fprintf(stderr, "instr-export: %s: cannot open the profile: %s\n", path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        fprintf(stderr, "instr-export: %s: %s\n", path, fd >= 0 ? strerror(errno) : why);
         return 1;
     }
     char head[HEAD_CHECK + 1];

@@ -1,11 +1,12 @@
 /* profile_read.c — profile.json for the exporters (profile_read.h). */
 #include "profile_read.h"
+#include "input_file.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
+#include <unistd.h>
 
 #define MAX_PROFILE_BYTES (8ull << 30) /* larger is not a profile.json instr writes */
 
@@ -19,18 +20,24 @@ static int bad(const char *path, const char *what)
 int profile_read(profile *p, const char *path)
 {
     memset(p, 0, sizeof *p);
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        fprintf(stderr, "instr-export: %s: cannot open the profile: %s\n", path, strerror(errno));
+    char why[160];
+    uint64_t size;
+    int fd = instr_input_open(path, &size, why, sizeof why);
+    if (fd < 0) {
+        fprintf(stderr, "instr-export: %s: %s; give the profile.json of an experiment "
+                        "directory\n", path, why);
         return 1;
     }
-    struct stat st;
-    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode) ||
-        (unsigned long long)st.st_size > MAX_PROFILE_BYTES) {
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+        close(fd);
+        return bad(path, "cannot be read");
+    }
+    if (size > MAX_PROFILE_BYTES) {
         fclose(f);
         return bad(path, "not a regular file of at most 8 GiB");
     }
-    size_t len = (size_t)st.st_size;
+    size_t len = (size_t)size;
     char *text = malloc(len + 1);
     if (!text || fread(text, 1, len, f) != len) {
         free(text);

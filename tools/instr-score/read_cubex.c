@@ -5,6 +5,7 @@
  * of CubeW (Score-P): rows in the order of the metric's kind (depth-first for EXCLUSIVE,
  * CubeW's wide order for INCLUSIVE), dense or sparse indexes, either byte order. */
 #define _GNU_SOURCE /* O_CLOEXEC, strdup */
+#include "input_file.h"
 #include "score.h"
 #include "ustar.h"
 #include "xml.h"
@@ -688,21 +689,18 @@ int score_read_cubex(const char *dir, score_profile *p, char *err, size_t errsiz
     char path[4096];
     snprintf(path, sizeof path, "%s/profile.cubex", dir);
     snprintf(p->source, sizeof p->source, "profile.cubex");
-    ustar a = {open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK), path, NULL, 0};
-    struct stat st;
+    char open_why[160];
+    uint64_t size = 0;
+    ustar a = {instr_input_open(path, &size, open_why, sizeof open_why), path, NULL, 0};
     if (a.fd < 0) {
-        snprintf(err, errsize, "%s: %s", path, strerror(errno));
+        snprintf(err, errsize, "%s: %s", path, open_why);
         return -1;
     }
     int rc = -1;
     char *xml = NULL;
     anchor A;
     memset(&A, 0, sizeof A);
-    if (fstat(a.fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        snprintf(err, errsize, "%s: not a regular file", path);
-        goto out;
-    }
-    if (ustar_walk(&a, (uint64_t)st.st_size, err, errsize) != 0)
+    if (ustar_walk(&a, size, err, errsize) != 0)
         goto out;
     const ustar_member *am = ustar_find(&a, "anchor.xml");
     if (!am) {

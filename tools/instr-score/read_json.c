@@ -1,6 +1,7 @@
 /* read_json.c — profile.json (docs/profile-format.md) into instr-score's model: visits and
  * times per region from `flat`, trace records per process and the COM type from `tree`. */
 #define _GNU_SOURCE /* O_CLOEXEC */
+#include "input_file.h"
 #include "json.h"
 #include "score.h"
 
@@ -16,17 +17,19 @@
 
 static char *slurp(const char *path, size_t *len, char *err, size_t errsize)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    struct stat st;
+    char why[160];
+    uint64_t size;
+    int fd = instr_input_open(path, &size, why, sizeof why);
     if (fd < 0) {
-        snprintf(err, errsize, "%s: %s", path, strerror(errno));
+        snprintf(err, errsize, "%s: %s", path, why);
         return NULL;
     }
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size > MAX_PROFILE_BYTES) {
+    if (size > MAX_PROFILE_BYTES) {
         snprintf(err, errsize, "%s: not a regular file of at most 4 GiB", path);
         close(fd);
         return NULL;
     }
+    struct stat st = {.st_size = (off_t)size};
     char *buf = malloc((size_t)st.st_size + 1);
     size_t got = 0;
     while (buf && got < (size_t)st.st_size) {
