@@ -253,6 +253,26 @@ def case_generate():
         r = score("-g", *extra, "-o", out, exp, ok=(1,))
         expect("never overwritten" in r.stderr, r.stderr)
         print(f"generate ({flavour}):\n{text}")
+    # A region whose names hold a newline (a crafted profile): -r escapes it, so no line is
+    # forged, and -g writes a spec that parses back, leaving that region out with a line why.
+    forged = fresh_dir(os.path.join(d, "forged"))
+    prof = json.load(open(os.path.join(exp, "profile.json")))
+    for reg in prof["regions"]:
+        if reg["name"] == ACCESSORS[0]:
+            reg["name"] = reg["mangled"] = "evil\n   USR  1  1  0.0  0.0  0.0  forged"
+    json.dump(prof, open(os.path.join(forged, "profile.json"), "w"))
+    out = score("-r", forged).stdout
+    expect("forged" in out and not any(l.lstrip().startswith("USR  1  1") for l in out.splitlines()),
+           "-r printed the newline raw:\n" + out)
+    expect("evil\\n   USR" in out, "-r does not show the name escaped:\n" + out)
+    for flavour, extra, name in (("native", [], "forged.spec"), ("scorep", ["--scorep"], "forged.filter")):
+        spec = os.path.join(d, name)
+        score("-g", *extra, "-o", spec, forged)
+        chk = run([A.spec, "check", spec], d)
+        expect(f"{len(ACCESSORS) - 1} rule(s)" in chk.stdout,
+               f"{flavour}: the forged name's spec:\n{chk.stdout}\n{open(spec).read()}")
+        expect("left out of this spec: the name holds a control character" in open(spec).read(),
+               f"{flavour}: no line says why:\n{open(spec).read()}")
 
 
 def hint_lines(exe, d, tag, env=None):

@@ -304,13 +304,45 @@ void score_print(FILE *f, const score_profile *p, int per_region, int with_filte
         const score_region *r = &p->regions[order[k]];
         if (!r->visits)
             continue;
-        char marked[4096];
+        char name[2048], marked[4096];
+        score_escape(name, sizeof name, r->name);
         if (r->throttled_visit)
-            snprintf(marked, sizeof marked, "%s  [throttled at visit %llu]", r->name,
+            snprintf(marked, sizeof marked, "%s  [throttled at visit %llu]", name,
                      (unsigned long long)r->throttled_visit);
         row(f, with_filter ? (r->filtered ? "-" : "+") : "", score_type_name(r->type), r->max_buf,
             r->visits, r->excl_ns, all.excl_ns[SCORE_NTYPES],
-            r->throttled_visit ? marked : r->name);
+            r->throttled_visit ? marked : name);
     }
     free(order);
+}
+
+int score_has_control(const char *s)
+{
+    for (; *s; s++)
+        if ((unsigned char)*s < 0x20 || *s == 0x7f)
+            return 1;
+    return 0;
+}
+
+void score_escape(char *out, size_t size, const char *s)
+{
+    size_t n = 0;
+    for (; *s && n + 5 < size; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '\\') {
+            out[n++] = '\\';
+            out[n++] = '\\';
+        } else if (c == '\n') {
+            out[n++] = '\\';
+            out[n++] = 'n';
+        } else if (c == '\t') {
+            out[n++] = '\\';
+            out[n++] = 't';
+        } else if (c < 0x20 || c == 0x7f) {
+            n += (size_t)snprintf(out + n, size - n, "\\x%02x", c);
+        } else {
+            out[n++] = (char)c;
+        }
+    }
+    out[n < size ? n : size - 1] = '\0';
 }

@@ -107,4 +107,10 @@ typedef struct score_gen_options {
 size_t score_generate(FILE *f, const score_profile *p, const score_gen_options *o,
                       const char *dir);
 
+/* A region name for a line of text: backslash, newline, tab and the other control
+ * characters escaped (\\, \n, \t, \xHH), so that a name cannot forge a line; cut to size. */
+void score_escape(char *out, size_t size, const char *name);
+/* 1 when s holds a control character (no spec line can hold such a name). */
+int score_has_control(const char *s);
+
 #endif
