@@ -258,7 +258,7 @@ def case_generate():
     forged = fresh_dir(os.path.join(d, "forged"))
     prof = json.load(open(os.path.join(exp, "profile.json")))
     for reg in prof["regions"]:
-        if reg["name"] == ACCESSORS[0]:
+        if reg["name"] == sorted(ACCESSORS)[0]:
             reg["name"] = reg["mangled"] = "evil\n   USR  1  1  0.0  0.0  0.0  forged"
     json.dump(prof, open(os.path.join(forged, "profile.json"), "w"))
     out = score("-r", forged).stdout
