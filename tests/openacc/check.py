@@ -1,0 +1,227 @@
+#!/usr/bin/env python3
+"""OpenACC's Profiling Interface (runtime/openacc, docs/openacc.md) end to end: progs/
+constructs.c, built with gcc -fopenacc and run on the host (GCC's libgomp without an offload
+device), with the profile and the trace on. Exactly the events docs/openacc.md lists as
+delivered must be `!$acc` regions of source "openacc" at their call paths with exact visits;
+the trace must read with otf2-print -A -Werror with paradigm OPENACC. Usage:
+check.py CASE --wrapper bin/instr --runtime libinstr-rt.so --src DIR --work DIR
+Exit 77 (skipped) when gcc cannot build -fopenacc.
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tarfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from cases import Fail, clean_env, expect, fresh_dir, run_case  # noqa: E402  tests/lib/cases.py
+import otf2check as T  # noqa: E402  tests/lib/otf2check.py
+
+A = None
+SKIP = 77
+OUTPUT = "sum 2007996"
+PAR, DATA, UPDATE = "!$acc parallel", "!$acc data", "!$acc update"
+ENTER, EXIT, INIT = "!$acc enter data", "!$acc exit data", "!$acc device init"
+# Call path (region names, outermost first) -> visits: every node of the program built
+# through instr (progs/constructs.c counts the constructs of each function). What libgomp
+# delivers on the host: device init once (at the first construct), each compute construct
+# as "parallel" (kernels and serial too), a data construct from its entry to its exit,
+# enter data, exit data, update; nothing for wait (docs/openacc.md).
+TREE = {
+    ("main",): 1,
+    ("main", "parallel_loops"): 1,
+    ("main", "parallel_loops", INIT): 1,
+    ("main", "parallel_loops", PAR): 3,
+    ("main", "kernels_part"): 1,
+    ("main", "kernels_part", PAR): 1,
+    ("main", "serial_part"): 1,
+    ("main", "serial_part", PAR): 1,
+    ("main", "data_region"): 2,
+    ("main", "data_region", DATA): 2,
+    ("main", "data_region", DATA, PAR): 2,
+    ("main", "data_region", DATA, UPDATE): 2,
+    ("main", "unstructured"): 1,
+    ("main", "unstructured", ENTER): 1,
+    ("main", "unstructured", EXIT): 1,
+    ("main", "waits"): 1,
+    ("main", "waits", PAR): 1,
+}
+# The same program not built through instr: the OpenACC regions alone.
+TREE_PLAIN = {
+    (INIT,): 1,
+    (PAR,): 6,
+    (DATA,): 2,
+    (DATA, PAR): 2,
+    (DATA, UPDATE): 2,
+    (ENTER,): 1,
+    (EXIT,): 1,
+}
+# Region -> OTF2 role (runtime/trace/defs.c)
+ROLES = {PAR: "PARALLEL", DATA: "CODE", UPDATE: "DATA_TRANSFER", ENTER: "DATA_TRANSFER",
+         EXIT: "DATA_TRANSFER", INIT: "CODE"}
+
+
+def sh(cmd, cwd, env=None):
+    p = subprocess.run(cmd, cwd=cwd, env=clean_env(env), capture_output=True, text=True)
+    if p.returncode != 0:
+        raise Fail("%s failed (%d): %s" % (" ".join(cmd), p.returncode, p.stderr[-3000:]))
+    return p
+
+
+def can_build_openacc():
+    """None when gcc builds and runs an OpenACC program, else the reason it does not."""
+    wd = fresh_dir(os.path.join(A.work, "probe"))
+    src = os.path.join(wd, "probe.c")
+    with open(src, "w") as f:
+        f.write("int main(void)\n{\n    int x = 0;\n#pragma acc parallel copy(x)\n"
+                "    x = 1;\n    return x - 1;\n}\n")
+    try:
+        p = subprocess.run(["gcc", "-fopenacc", src, "-o", os.path.join(wd, "probe")],
+                           cwd=wd, capture_output=True, text=True)
+    except OSError as e:
+        return "gcc cannot be run: %s" % e
+    if p.returncode != 0:
+        return "gcc cannot build -fopenacc: %s" % p.stderr.strip()[-500:]
+    p = subprocess.run([os.path.join(wd, "probe")], cwd=wd, capture_output=True, text=True)
+    if p.returncode != 0:
+        return "an OpenACC program built by gcc does not run: %s" % p.stderr.strip()[-500:]
+    return None
+
+
+def build(name, through_instr=True, prog="constructs.c", flags=("-fopenacc",)):
+    wd = fresh_dir(os.path.join(A.work, A.case, "build"))
+    exe = os.path.join(wd, name)
+    cmd = ["gcc", "-O1"] + list(flags) + [os.path.join(A.src, prog), "-o", exe]
+    sh(([A.wrapper] if through_instr else []) + cmd, wd)
+    return exe
+
+
+def run(exe, env=None, output=OUTPUT):
+    rd = fresh_dir(os.path.join(A.work, A.case, "run"))
+    exp = os.path.join(rd, "exp")
+    e = {"INSTR_EXPERIMENT_DIRECTORY": exp, "INSTR_ENABLE_TRACING": "1", "INSTR_VERBOSE": "2"}
+    e.update(env or {})
+    p = subprocess.run([exe], cwd=rd, env=clean_env(e, ("ACC_PROFLIB", "LD_PRELOAD")),
+                       capture_output=True, text=True, timeout=240)
+    expect(p.returncode == 0, "exit %d: %s" % (p.returncode, p.stderr[-3000:]))
+    expect(output in p.stdout, "output lacks %r: %r" % (output, p.stdout))
+    return exp, p.stderr
+
+
+def tree(exp):
+    with open(os.path.join(exp, "profile.json")) as f:
+        prof = json.load(f)
+    regions = {r["id"]: r for r in prof["regions"]}
+    nodes = {n["id"]: n for n in prof["tree"]}
+    out = {}
+    for n in nodes.values():
+        path, m = [], n
+        while m is not None:
+            path.append(regions[m["region"]]["name"])
+            m = nodes.get(m["parent"]) if m["parent"] is not None else None
+        key = tuple(reversed(path))
+        out[key] = out.get(key, 0) + n["visits"]
+    return regions, out
+
+
+def check_profile(exp, want, what):
+    regions, got = tree(exp)
+    for r in regions.values():
+        if r["name"].startswith("!$acc"):
+            expect(r["source"] == "openacc", "%s: region %r" % (what, r))
+    expect(got == want, "%s: call tree\n  got  %r\n  want %r" % (what, sorted(got.items()),
+                                                               sorted(want.items())))
+
+
+def check_trace(exp, want, what):
+    try:
+        tr = T.load(os.path.join(exp, "traces.otf2"))
+    except T.TraceError as e:
+        raise Fail("%s: %s" % (what, e))
+    probs = tr.problems()
+    expect(not probs, "%s: trace: %s" % (what, probs[:5]))
+    enters = tr.enters_by_region()
+    for name, role in ROLES.items():
+        r = tr.region_by_name(name)
+        expect(r and r["role"] == role and r["paradigm"] == "OPENACC" and
+               r["description"] == "openacc", "%s: trace region %r" % (what, r))
+        n = sum(v for p, v in want.items() if p[-1] == name)
+        expect(enters.get(name) == n, "%s: %s entered %r times, expected %d"
+               % (what, name, enters.get(name), n))
+
+
+def check_cube(exp, what):
+    """profile.cubex's anchor.xml: each OpenACC region with paradigm openacc."""
+    with tarfile.open(os.path.join(exp, "profile.cubex")) as t:
+        xml = t.extractfile("anchor.xml").read().decode()
+    regions = re.findall(r"<region [^>]*>\s*<name>([^<]*)</name>\s*<mangled_name>[^<]*"
+                         r"</mangled_name>\s*<paradigm>([^<]*)</paradigm>", xml)
+    got = {n: p for n, p in regions}
+    for name in ROLES:
+        expect(got.get(name) == "openacc", "%s: profile.cubex region %r: paradigm %r"
+               % (what, name, got.get(name)))
+
+
+def check_all(exp, want, what):
+    check_profile(exp, want, what)
+    check_cube(exp, what)
+    check_trace(exp, want, what)
+
+
+def case_gcc():
+    """Built through the instr wrapper: the runtime registers by itself at start-up."""
+    exp, err = run(build("constructs"))
+    expect("openacc: callbacks registered" in err, "gcc: no registration: %s" % err[-2000:])
+    check_all(exp, TREE, "gcc")
+
+
+def case_proflib():
+    """Plain gcc, the runtime loaded by libgomp from ACC_PROFLIB alone (its static TLS
+    needs the tunable: docs/openacc.md)."""
+    exp, _ = run(build("constructs_plain", through_instr=False),
+                 {"ACC_PROFLIB": A.runtime,
+                  "GLIBC_TUNABLES": "glibc.rtld.optional_static_tls=16384"})
+    check_all(exp, TREE_PLAIN, "ACC_PROFLIB")
+
+
+def case_preload():
+    """Plain gcc, the runtime preloaded: it registers at start-up, and ACC_PROFLIB naming
+    it too registers nothing twice."""
+    exe = build("constructs_plain", through_instr=False)
+    exp, _ = run(exe, {"LD_PRELOAD": A.runtime})
+    check_all(exp, TREE_PLAIN, "preloaded")
+    exp, _ = run(exe, {"LD_PRELOAD": A.runtime, "ACC_PROFLIB": A.runtime})
+    check_all(exp, TREE_PLAIN, "preloaded and ACC_PROFLIB")
+
+
+def case_no_openacc():
+    """An OpenMP program (libgomp loaded, no OpenACC in it) built through instr: nothing
+    registered, so libgomp's interface stays off and allocates nothing."""
+    exp, err = run(build("openmp", prog="no_openacc.c", flags=("-fopenmp",)),
+                   output="sum 4950")
+    expect("openacc: callbacks registered" not in err, "no_openacc: %s" % err[-2000:])
+    regions, got = tree(exp)
+    expect(not any(r["name"].startswith("!$acc") for r in regions.values()),
+           "no_openacc: OpenACC regions %r" % sorted(got))
+
+
+def main():
+    global A
+    ap = argparse.ArgumentParser()
+    ap.add_argument("case")
+    ap.add_argument("--wrapper", required=True)
+    ap.add_argument("--runtime", required=True)
+    ap.add_argument("--src", required=True)
+    ap.add_argument("--work", required=True)
+    A = ap.parse_args()
+    why = can_build_openacc()
+    if why:
+        print("skipped: %s" % why)
+        return SKIP
+    return run_case(globals(), A.case)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
