@@ -5,13 +5,20 @@
  * enter-data start to its exit's exit-data end, so that the constructs inside it nest under
  * it; every other construct is the region between its own start and end events.
  *
+ * A construct's place is the call into the OpenACC runtime that started it: the first frame
+ * on the stack below libgomp's (this library's frames come first, libgomp's next), found with the unwinder of the C++
+ * exceptions (libgcc's _Unwind_Backtrace, no allocation); GCC's libgomp says nothing of the
+ * place itself.
+ *
  * The types are acc_prof.h's, restated (the header is GCC's, not every compiler's): the
  * fields read here are at the same places in every version of the interface. */
 #include "openacc.h"
 #include "../core/event.h"
 #include "../core/log.h"
 
+#include <dlfcn.h>
 #include <stddef.h>
+#include <unwind.h>
 
 #define TLS __attribute__((tls_model("initial-exec")))
 #define OPEN_MAX 64
@@ -56,6 +63,45 @@ static const char *const constructs[] = {
 static _Thread_local struct { uint32_t handle; int end; } open_regions[OPEN_MAX] TLS;
 static _Thread_local unsigned nopen TLS;
 
+/* The load address of libgomp (the object acc_prof_register is in). */
+static const void *gomp_base;
+
+static const void *base_of(const void *addr)
+{
+    Dl_info dl;
+    return addr && dladdr(addr, &dl) ? dl.dli_fbase : NULL;
+}
+
+typedef struct walk {
+    uintptr_t site;
+    int frames, in_gomp;
+} walk;
+
+static _Unwind_Reason_Code frame(struct _Unwind_Context *ctx, void *arg)
+{
+    walk *w = arg;
+    uintptr_t ip = _Unwind_GetIP(ctx);
+    if (!ip || ++w->frames > 16)
+        return _URC_END_OF_STACK;
+    int gomp = base_of((const void *)(ip - 1)) == gomp_base;
+    if (gomp || !w->in_gomp) {
+        w->in_gomp |= gomp;
+        return _URC_NO_REASON; /* this library's frames, then libgomp's */
+    }
+    w->site = ip;
+    return _URC_END_OF_STACK;
+}
+
+/* The return address of the program's call into libgomp that led here; 0 when not found. */
+static uintptr_t call_site(void)
+{
+    if (!gomp_base)
+        return 0;
+    walk w = {0, 0, 0};
+    _Unwind_Backtrace(frame, &w);
+    return w.site;
+}
+
 static const char *construct_name(const event_info *e)
 {
     int c = e ? e->parent_construct : -1;
@@ -71,7 +117,7 @@ static void start(const prof_info *p, const char *what, int end)
         file = p->src_file;
         line = p->line_no;
     }
-    uint32_t h = instr_openacc_region(what, file, line);
+    uint32_t h = instr_openacc_region(what, file && line > 0 ? 0 : call_site(), file, line);
     if (nopen < OPEN_MAX) {
         open_regions[nopen].handle = h;
         open_regions[nopen].end = end;
@@ -143,6 +189,7 @@ void instr_openacc_register(instr_openacc_reg reg)
     static int done;
     if (!reg || __atomic_exchange_n(&done, 1, __ATOMIC_ACQ_REL))
         return;
+    gomp_base = base_of((const void *)reg);
     /* Every start and end event the interface defines (create/delete/alloc/free are
      * points without a region, and GCC does not deliver them on the host). */
     for (int ev = EV_DEVICE_INIT_START; ev <= EV_DEVICE_SHUTDOWN_END; ev++)

@@ -15,10 +15,13 @@
 
 #include <stdint.h>
 
-/* The region named "!$acc <what>" (" @file:line" added when file is given and line > 0): a
- * registry handle, or 0 when nothing is recorded, the run-time filter excludes it or the
- * registry is full. */
-uint32_t instr_openacc_region(const char *what, const char *file, int line);
+/* The region named "!$acc <what> @file:line": the place the OpenACC runtime gives (file,
+ * line > 0), else the source line of `site`, the return address of the construct's call
+ * into the OpenACC runtime (0: unknown); without a place "!$acc <what>". A registry handle,
+ * or 0 when nothing is recorded, the run-time filter excludes it or the registry is full.
+ * The cache of repeated constructs is keyed by what's address and site: what must be a
+ * string constant. */
+uint32_t instr_openacc_region(const char *what, uintptr_t site, const char *file, int line);
 
 /* acc_prof_register's type (acc_prof.h's acc_prof_reg), with the event and callback types
  * left opaque to the callers outside callbacks.c. */

@@ -1,12 +1,18 @@
 /* regions.c — OpenACC's constructs in the registry (source "openacc"), named as the OpenMP
- * adapter names OpenMP's: "!$acc parallel", with " @file:line" when the OpenACC runtime says
- * where the construct is (GCC's libgomp does not: docs/openacc.md). A per-thread cache keyed
- * by the name's parts answers repeated constructs without the registry lock. */
+ * adapter names OpenMP's: "!$acc parallel @file.c:12". The place is the one the OpenACC
+ * runtime gives (GCC's libgomp gives none: docs/openacc.md), else the source line of the
+ * construct's call into the runtime (callbacks.c finds it), from the DWARF line table
+ * through the OpenMP adapter's lookup; "!$acc parallel" without either. A per-thread cache
+ * keyed by the construct and its call site answers repeated constructs without the registry
+ * lock. */
 #include "openacc.h"
 #include "../core/event.h"
 #include "../core/registry.h"
 #include "../core/rtfilter.h"
 #include "../util/pages.h"
+#ifdef INSTR_RT_HAVE_LIBDW
+#include "../ompt/ompt.h"
+#endif
 
 #include <stdio.h>
 #include <string.h>
@@ -22,7 +28,7 @@ typedef struct entry {
 } entry;
 
 static entry *buckets[BUCKETS];
-static _Thread_local struct { const char *what, *file; int line; const entry *e; } cache[CACHE]
+static _Thread_local struct { const char *what; uintptr_t site; const entry *e; } cache[CACHE]
     __attribute__((tls_model("initial-exec")));
 
 static uint32_t hash(const char *s)
@@ -45,25 +51,34 @@ static uint32_t add(const char *name, const char *file, int line)
     return instr_registry_add_locked(&info);
 }
 
-uint32_t instr_openacc_region(const char *what, const char *file, int line)
+/* The file's last part, as the OpenMP adapter's names have it. */
+static const char *base_name(const char *file)
+{
+    const char *b = strrchr(file, '/');
+    return b ? b + 1 : file;
+}
+
+uint32_t instr_openacc_region(const char *what, uintptr_t site, const char *file, int line)
 {
     if (file && line <= 0)
         file = NULL;
-    uint32_t slot = (uint32_t)((((uintptr_t)what >> 3) + ((uintptr_t)file >> 3) +
-                                (uint32_t)line) % CACHE);
-    if (cache[slot].e && cache[slot].what == what && cache[slot].file == file &&
-        cache[slot].line == line)
+    uint32_t slot = (uint32_t)((((uintptr_t)what >> 3) + (site >> 2)) % CACHE);
+    if (!file && cache[slot].e && cache[slot].what == what && cache[slot].site == site)
         return cache[slot].e->handle;
     if (!instr_events_wanted())
         return 0;
     char name[NAME_MAX_LEN];
-    if (file)
-        snprintf(name, sizeof name, "!$acc %s @%s:%d", what, file, line);
+    const entry *e;
+    instr_registry_lock();
+#ifdef INSTR_RT_HAVE_LIBDW
+    if (!file && site)
+        (void)instr_omp_source_line(site - 1, &file, &line); /* the call instruction */
+#endif
+    if (file && line > 0)
+        snprintf(name, sizeof name, "!$acc %s @%s:%d", what, base_name(file), line);
     else
         snprintf(name, sizeof name, "!$acc %s", what);
     uint32_t b = hash(name) % BUCKETS;
-    const entry *e;
-    instr_registry_lock();
     for (e = buckets[b]; e; e = e->next)
         if (strcmp(e->name, name) == 0)
             break;
@@ -81,13 +96,8 @@ uint32_t instr_openacc_region(const char *what, const char *file, int line)
     instr_registry_unlock();
     if (!e)
         return 0;
-    /* The file name's address keys the cache: only a name libgomp keeps (a string
-     * constant) may stand for its text later; a located name is looked up each time. */
-    if (!file) {
-        cache[slot].what = what;
-        cache[slot].file = file;
-        cache[slot].line = line;
-        cache[slot].e = e;
-    }
+    cache[slot].what = what;
+    cache[slot].site = site;
+    cache[slot].e = e;
     return e->handle;
 }

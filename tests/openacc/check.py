@@ -22,45 +22,64 @@ import otf2check as T  # noqa: E402  tests/lib/otf2check.py
 A = None
 SKIP = 77
 OUTPUT = "sum 2007996"
-PAR, DATA, UPDATE = "!$acc parallel", "!$acc data", "!$acc update"
-ENTER, EXIT, INIT = "!$acc enter data", "!$acc exit data", "!$acc device init"
+
+
+def pragma_line(text):
+    """The line of progs/constructs.c that is `text` (stripped)."""
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "progs",
+                           "constructs.c")) as f:
+        for i, line in enumerate(f, 1):
+            if line.strip() == text:
+                return i
+    raise Fail("constructs.c has no line %r" % text)
+
+
+def at(what, pragma):
+    """A construct's region name: "!$acc <what> @constructs.c:<line of its pragma>"."""
+    return "!$acc %s @constructs.c:%d" % (what, pragma_line(pragma))
+
+
+# What libgomp delivers on the host (docs/openacc.md): device init once (at the first
+# construct), each compute construct as "parallel" (kernels and serial too), a data construct
+# from its entry to its exit, enter data, exit data, update; nothing for wait. Each region is
+# named by the source line of its construct's call into libgomp.
+PAR_LOOP = at("parallel", "#pragma acc parallel loop copyin(a) copyout(b)")
+INIT = at("device init", "#pragma acc parallel loop copyin(a) copyout(b)")
+KERNELS = at("parallel", "#pragma acc kernels")
+SERIAL = at("parallel", "#pragma acc serial")
+DATA = at("data", "#pragma acc data copy(a)")
+PAR_IN_DATA = at("parallel", "#pragma acc parallel loop")
+UPDATE = at("update", "#pragma acc update self(a)")
+ENTER = at("enter data", "#pragma acc enter data copyin(b)")
+EXIT = at("exit data", "#pragma acc exit data copyout(b)")
+PAR_ASYNC = at("parallel", "#pragma acc parallel loop async(1)")
 # Call path (region names, outermost first) -> visits: every node of the program built
-# through instr (progs/constructs.c counts the constructs of each function). What libgomp
-# delivers on the host: device init once (at the first construct), each compute construct
-# as "parallel" (kernels and serial too), a data construct from its entry to its exit,
-# enter data, exit data, update; nothing for wait (docs/openacc.md).
+# through instr (progs/constructs.c counts the constructs of each function).
 TREE = {
     ("main",): 1,
     ("main", "parallel_loops"): 1,
     ("main", "parallel_loops", INIT): 1,
-    ("main", "parallel_loops", PAR): 3,
+    ("main", "parallel_loops", PAR_LOOP): 3,
     ("main", "kernels_part"): 1,
-    ("main", "kernels_part", PAR): 1,
+    ("main", "kernels_part", KERNELS): 1,
     ("main", "serial_part"): 1,
-    ("main", "serial_part", PAR): 1,
+    ("main", "serial_part", SERIAL): 1,
     ("main", "data_region"): 2,
     ("main", "data_region", DATA): 2,
-    ("main", "data_region", DATA, PAR): 2,
+    ("main", "data_region", DATA, PAR_IN_DATA): 2,
     ("main", "data_region", DATA, UPDATE): 2,
     ("main", "unstructured"): 1,
     ("main", "unstructured", ENTER): 1,
     ("main", "unstructured", EXIT): 1,
     ("main", "waits"): 1,
-    ("main", "waits", PAR): 1,
+    ("main", "waits", PAR_ASYNC): 1,
 }
 # The same program not built through instr: the OpenACC regions alone.
-TREE_PLAIN = {
-    (INIT,): 1,
-    (PAR,): 6,
-    (DATA,): 2,
-    (DATA, PAR): 2,
-    (DATA, UPDATE): 2,
-    (ENTER,): 1,
-    (EXIT,): 1,
-}
+TREE_PLAIN = {p[2:]: v for p, v in TREE.items() if len(p) > 2}
 # Region -> OTF2 role (runtime/trace/defs.c)
-ROLES = {PAR: "PARALLEL", DATA: "CODE", UPDATE: "DATA_TRANSFER", ENTER: "DATA_TRANSFER",
-         EXIT: "DATA_TRANSFER", INIT: "CODE"}
+ROLES = {PAR_LOOP: "PARALLEL", KERNELS: "PARALLEL", SERIAL: "PARALLEL",
+         PAR_IN_DATA: "PARALLEL", PAR_ASYNC: "PARALLEL", DATA: "CODE",
+         UPDATE: "DATA_TRANSFER", ENTER: "DATA_TRANSFER", EXIT: "DATA_TRANSFER", INIT: "CODE"}
 
 
 def sh(cmd, cwd, env=None):
@@ -90,7 +109,7 @@ def can_build_openacc():
     return None
 
 
-def build(name, through_instr=True, prog="constructs.c", flags=("-fopenacc",)):
+def build(name, through_instr=True, prog="constructs.c", flags=("-fopenacc", "-g")):
     wd = fresh_dir(os.path.join(A.work, A.case, "build"))
     exe = os.path.join(wd, name)
     cmd = ["gcc", "-O1"] + list(flags) + [os.path.join(A.src, prog), "-o", exe]
@@ -175,6 +194,16 @@ def case_gcc():
     exp, err = run(build("constructs"))
     expect("openacc: callbacks registered" in err, "gcc: no registration: %s" % err[-2000:])
     check_all(exp, TREE, "gcc")
+
+
+def case_no_debug():
+    """Built without -g: no line table, the constructs are named without their place."""
+    exp, _ = run(build("constructs_nodebug", flags=("-fopenacc",)))
+    want = {}
+    for p, v in TREE.items():
+        key = tuple(re.sub(r" @constructs\.c:\d+$", "", n) for n in p)
+        want[key] = want.get(key, 0) + v
+    check_profile(exp, want, "without -g")
 
 
 def case_proflib():
