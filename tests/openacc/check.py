@@ -196,6 +196,40 @@ def case_gcc():
     check_all(exp, TREE, "gcc")
 
 
+def compute(n=1):
+    return ["compute_construct_start 0 0", "compute_construct_end 0 0"] * n
+
+
+def data_construct():
+    return (["enter_data_start 3 0", "enter_data_end 3 0"] + compute() +
+            ["update_start 12 0", "update_end 12 0", "exit_data_start 3 0", "exit_data_end 3 0"])
+
+
+# Every delivery of progs/events.c (a callback registered for every event) on the host, in
+# order: "<event> <parent construct> <implicit>", each without a source file, line -1. The
+# constructs.c functions in main's order: device init at the first construct, 3 parallel,
+# kernels, serial (all acc_construct_parallel, 0), 2 data constructs (3) around a parallel
+# and an update (12), enter data (4), exit data (5), the async parallel; the waits, launches,
+# uploads, downloads, create/delete/alloc/free and shutdown deliver nothing.
+EVENTS = (["device_init_start 0 1", "device_init_end 0 1"] + compute(3) + compute() +
+          compute() + data_construct() + data_construct() +
+          ["enter_data_start 4 0", "enter_data_end 4 0", "exit_data_start 5 0",
+           "exit_data_end 5 0"] + compute())
+
+
+def case_events():
+    """Which events libgomp delivers on the host: all registered, exactly EVENTS arrive."""
+    exe = build("events", through_instr=False, prog="events.c")
+    rd = fresh_dir(os.path.join(A.work, A.case, "run"))
+    p = subprocess.run([exe], cwd=rd, env=clean_env(None, ("ACC_PROFLIB", "LD_PRELOAD")),
+                       capture_output=True, text=True, timeout=240)
+    expect(p.returncode == 0, "events: exit %d: %s" % (p.returncode, p.stderr[-2000:]))
+    expect(OUTPUT in p.stdout, "events: output lacks %r: %r" % (OUTPUT, p.stdout))
+    got = [line.split(" ", 1)[1] for line in p.stdout.splitlines() if line.startswith("event ")]
+    want = [e + " - -1" for e in EVENTS]
+    expect(got == want, "events: delivered\n  got  %r\n  want %r" % (got, want))
+
+
 def case_no_debug():
     """Built without -g: no line table, the constructs are named without their place."""
     exp, _ = run(build("constructs_nodebug", flags=("-fopenacc",)))

@@ -1,7 +1,8 @@
 /* constructs.c — OpenACC's constructs, run on the host (GCC's libgomp without an offload
  * device), one kind per instrumented function so that each region's call path says which
  * construct it is (tests/openacc/check.py expects the tree of the events libgomp delivers;
- * docs/openacc.md). The comments count what each function runs. */
+ * docs/openacc.md; events.c runs it with a callback for every event). The comments count what
+ * each function runs. */
 #include <stdio.h>
 
 #define N 1000
