@@ -6,9 +6,9 @@
  * it; every other construct is the region between its own start and end events.
  *
  * A construct's place is the call into the OpenACC runtime that started it: the first frame
- * on the stack below libgomp's (this library's frames come first, libgomp's next), found with the unwinder of the C++
- * exceptions (libgcc's _Unwind_Backtrace, no allocation); GCC's libgomp says nothing of the
- * place itself.
+ * on the stack below libgomp's (this library's frames come first, libgomp's next), found
+ * with the unwinder of C++'s exceptions (libgcc's _Unwind_Backtrace): GCC's libgomp says
+ * nothing of the place itself.
  *
  * The types are acc_prof.h's, restated (the header is GCC's, not every compiler's): the
  * fields read here are at the same places in every version of the interface. */
