@@ -91,7 +91,7 @@ def sh(cmd, cwd, env=None):
 
 def can_build_openacc():
     """None when gcc builds and runs an OpenACC program, else the reason it does not."""
-    wd = fresh_dir(os.path.join(A.work, "probe"))
+    wd = fresh_dir(os.path.join(A.work, A.case, "probe"))  # cases run in parallel
     src = os.path.join(wd, "probe.c")
     with open(src, "w") as f:
         f.write("int main(void)\n{\n    int x = 0;\n#pragma acc parallel copy(x)\n"
