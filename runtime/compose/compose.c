@@ -14,6 +14,7 @@
 #include "../adapters/hooks.h"
 #include "../critpath/critpath.h"
 #include "../kokkos/kokkos.h"
+#include "../openacc/openacc.h"
 #include "../metrics/metrics.h"
 #include "../plugins/substrate_plugins.h"
 #include "../profile/profile.h"
@@ -56,6 +57,7 @@ static const instr_source *const sources[] = {
     &instr_cyg_source,
     &instr_xray_source,
     &instr_kokkos_source, /* start: names the runtime for Kokkos (docs/kokkos.md) */
+    &instr_openacc_source, /* start: registers for OpenACC's events (docs/openacc.md) */
 };
 
 static unsigned paths_of(const instr_dispatch *d) { return instr_active[d->slot]->fast_paths; }

@@ -93,6 +93,7 @@ const char *instr_region_source_name(int source)
     case INSTR_SOURCE_MEMORY: return "memory";
     case INSTR_SOURCE_KOKKOS: return "kokkos";
     case INSTR_SOURCE_IO: return "io";
+    case INSTR_SOURCE_OPENACC: return "openacc";
     default: return "unknown";
     }
 }

@@ -19,7 +19,8 @@ enum instr_region_source {
     INSTR_SOURCE_SAMPLED, /* frames seen by sampling (runtime/sampling/), not instrumented */
     INSTR_SOURCE_MEMORY, /* the allocation functions memory recording traces (interpose/) */
     INSTR_SOURCE_KOKKOS, /* Kokkos kernels, regions, fences, deep copies (runtime/kokkos/) */
-    INSTR_SOURCE_IO      /* the I/O functions I/O recording traces (interpose/io.c) */
+    INSTR_SOURCE_IO,     /* the I/O functions I/O recording traces (interpose/io.c) */
+    INSTR_SOURCE_OPENACC /* OpenACC constructs (runtime/openacc/) */
 };
 
 typedef struct instr_region_info {

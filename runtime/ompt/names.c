@@ -74,7 +74,7 @@ static Dwfl *dwfl;
 static int dwfl_failed;
 
 /* Source file and line of a code address, from the DWARF line table. 0 when found. */
-static int source_line(uintptr_t addr, const char **file, int *line)
+int instr_omp_source_line(uintptr_t addr, const char **file, int *line)
 {
     if (!dwfl && !dwfl_failed) {
         static const Dwfl_Callbacks cb = {.find_elf = dwfl_linux_proc_find_elf,
@@ -132,7 +132,7 @@ static int source_line(uintptr_t addr, const char **file, int *line)
     return -1;
 }
 #else
-static int source_line(uintptr_t addr, const char **file, int *line)
+int instr_omp_source_line(uintptr_t addr, const char **file, int *line)
 {
     (void)addr, (void)file, (void)line;
     return -1;
@@ -230,7 +230,7 @@ static uint32_t make_region(int construct, uintptr_t ra)
         if (have_dl && in_openmp_runtime(&dl)) {
             snprintf(name, sizeof name, "%s", construct_name[construct]);
             file = "";
-        } else if (source_line(ra - 1, &file, &line) == 0) {
+        } else if (instr_omp_source_line(ra - 1, &file, &line) == 0) {
             const char *base = strrchr(file, '/');
             snprintf(name, sizeof name, "%s @%s:%d", construct_name[construct],
                      base ? base + 1 : file, line);

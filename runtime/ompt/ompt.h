@@ -49,4 +49,8 @@ enum instr_omp_construct {
  * 0 when no region could be made. */
 uint32_t instr_omp_region(int construct, const void *codeptr);
 
+/* Source file and line of a code address, from the DWARF line table (libdw); 0 when found.
+ * With the registry lock held (runtime/openacc names its constructs' sites with it too). */
+int instr_omp_source_line(uintptr_t addr, const char **file, int *line);
+
 #endif

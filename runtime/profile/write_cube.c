@@ -136,6 +136,8 @@ static const char *paradigm(const char *source)
         return "openmp";
     if (strcmp(source, "kokkos") == 0)
         return "kokkos";
+    if (strcmp(source, "openacc") == 0)
+        return "openacc";
     if (strcmp(source, "manual") == 0)
         return "user";
     return "compiler";

@@ -125,6 +125,27 @@ static OTF2_RegionRole kokkos_role(const char *canonical)
     return OTF2_REGION_ROLE_CODE;
 }
 
+/* An OpenACC construct's role by its name (runtime/openacc/regions.c): compute constructs
+ * are parallel regions, data movement is data transfer, wait a barrier. */
+static OTF2_RegionRole openacc_role(const char *name)
+{
+    static const struct { const char *prefix; OTF2_RegionRole role; } roles[] = {
+        {"!$acc parallel", OTF2_REGION_ROLE_PARALLEL},
+        {"!$acc kernels", OTF2_REGION_ROLE_PARALLEL},
+        {"!$acc serial", OTF2_REGION_ROLE_PARALLEL},
+        {"!$acc enter data", OTF2_REGION_ROLE_DATA_TRANSFER},
+        {"!$acc exit data", OTF2_REGION_ROLE_DATA_TRANSFER},
+        {"!$acc update", OTF2_REGION_ROLE_DATA_TRANSFER},
+        {"!$acc enqueue upload", OTF2_REGION_ROLE_DATA_TRANSFER},
+        {"!$acc enqueue download", OTF2_REGION_ROLE_DATA_TRANSFER},
+        {"!$acc wait", OTF2_REGION_ROLE_BARRIER},
+    };
+    for (size_t i = 0; name && i < sizeof roles / sizeof *roles; i++)
+        if (strncmp(name, roles[i].prefix, strlen(roles[i].prefix)) == 0)
+            return roles[i].role;
+    return OTF2_REGION_ROLE_CODE;
+}
+
 void instr_trace_region_kind(int source, const char *name, const char *canonical,
                              OTF2_RegionRole *role, OTF2_Paradigm *paradigm)
 {
@@ -140,6 +161,9 @@ void instr_trace_region_kind(int source, const char *name, const char *canonical
     } else if (source == INSTR_SOURCE_KOKKOS) {
         *role = kokkos_role(canonical);
         *paradigm = OTF2_PARADIGM_KOKKOS;
+    } else if (source == INSTR_SOURCE_OPENACC) {
+        *role = openacc_role(name);
+        *paradigm = OTF2_PARADIGM_OPENACC;
     } else if (source == INSTR_SOURCE_MEMORY) {
         /* OTF2 (up to 3.0) has no paradigm MEMORY: the role says what the region is. */
         *role = instr_trace_memory_role(name);
