@@ -3,6 +3,7 @@
  * tree's call paths, per paradigm; per file; per function. Written after the end of
  * measurement, when nothing is recorded any more. */
 #include "io.h"
+#include "report_path.h"
 #include "../core/clock.h"
 #include "../core/registry.h"
 #include "../profile/profile.h"
@@ -157,23 +158,6 @@ static row *file_rows(uint32_t *n_out)
 
 /* ---- profile.txt ---- */
 
-static void put_path(instr_writer *f, const instr_mtree *t, uint32_t i)
-{
-    if (i == NONE) {
-        instr_wr_puts(f, "(outside any region)\n");
-        return;
-    }
-    uint32_t path[64], n = 0, depth = t->nodes[i].depth;
-    for (int32_t k = (int32_t)i; k >= 0 && n < 64; k = t->nodes[k].parent)
-        path[n++] = (uint32_t)k;
-    if (depth + 1 > n)
-        instr_wr_puts(f, "... > ");
-    while (n-- > 0) {
-        const instr_region_info *ri = instr_registry_get(t->nodes[path[n]].region);
-        instr_wr_escaped(f, ri ? ri->name : "?");
-        instr_wr_puts(f, n ? " > " : "\n");
-    }
-}
 
 static void put_counts(instr_writer *f, int p, const instr_iorec_counts *c)
 {
@@ -211,7 +195,7 @@ static void write_text(instr_writer *f, const instr_run *run, const instr_mtree 
         for (uint32_t k = 0; k < n && k < TEXT_TOP; k++) {
             put_counts(f, rows[k].paradigm, &rows[k].c);
             instr_wr_puts(f, " | ");
-            put_path(f, t, rows[k].id);
+            instr_interpose_put_path(f, t, rows[k].id);
         }
         instr_mem_free(rows);
     }

@@ -4,6 +4,7 @@
  * the blocks still live at the end by the call path that allocated them. Written after the
  * end of measurement, when nothing is recorded any more. */
 #include "memory.h"
+#include "report_path.h"
 #include "../profile/profile.h"
 #include "../core/registry.h"
 #include "../util/pages.h"
@@ -135,24 +136,6 @@ static int report_build(report *r, const instr_mtree *t)
 
 /* ---- profile.txt ---- */
 
-/* The call path of merged node i, outermost first: "main > work > fill". */
-static void put_path(instr_writer *f, const instr_mtree *t, uint32_t i)
-{
-    if (i == NONE) {
-        instr_wr_puts(f, "(outside any region)\n");
-        return;
-    }
-    uint32_t path[64], n = 0, depth = t->nodes[i].depth;
-    for (int32_t k = (int32_t)i; k >= 0 && n < 64; k = t->nodes[k].parent)
-        path[n++] = (uint32_t)k;
-    if (depth + 1 > n)
-        instr_wr_puts(f, "... > ");
-    while (n-- > 0) {
-        const instr_region_info *ri = instr_registry_get(t->nodes[path[n]].region);
-        instr_wr_escaped(f, ri ? ri->name : "?");
-        instr_wr_puts(f, n ? " > " : "\n");
-    }
-}
 
 static const report *sort_report;
 
@@ -235,7 +218,7 @@ static void write_text(instr_writer *f, const instr_run *run, const instr_mtree 
             instr_wr_printf(f, " %11llu %11llu %16llu %16llu | ", (unsigned long long)c->allocs,
                     (unsigned long long)c->frees, (unsigned long long)c->bytes_allocated,
                     (unsigned long long)c->bytes_freed);
-            put_path(f, t, order[k]);
+            instr_interpose_put_path(f, t, order[k]);
         }
         instr_mem_free(order);
     }
@@ -249,7 +232,7 @@ static void write_text(instr_writer *f, const instr_run *run, const instr_mtree 
             const leak *l = order[k] == NONE ? &r.leak_outside : &r.leaks[order[k]];
             instr_wr_printf(f, " %15llu %11llu | ", (unsigned long long)l->bytes,
                     (unsigned long long)l->blocks);
-            put_path(f, t, order[k]);
+            instr_interpose_put_path(f, t, order[k]);
         }
         instr_mem_free(order);
     }
