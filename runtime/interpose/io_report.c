@@ -312,8 +312,22 @@ static void totals(instr_profile_io_totals out[INSTR_PROFILE_IO_PARADIGMS])
     }
 }
 
+static const void *cube_thread(uint32_t location_id) { return thread_of(location_id); }
+
+static void cube_cell(const void *thread, const instr_pnode *node,
+                      instr_profile_io_totals out[INSTR_PROFILE_IO_PARADIGMS])
+{
+    for (int p = 0; p < NP; p++) {
+        instr_iorec_counts c = instr_iorec_counts_of(thread, node, p);
+        out[p] = (instr_profile_io_totals){c.ops, c.failed, c.bytes_read, c.bytes_written,
+                                           instr_clock_to_ns(c.ticks)};
+    }
+}
+
 const instr_profile_io instr_iorec_profile_writers = {
     .text = write_text,
     .json = write_json,
     .totals = totals,
+    .thread_of = cube_thread,
+    .cell = cube_cell,
 };

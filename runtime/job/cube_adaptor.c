@@ -68,7 +68,18 @@ static void cube_row(const void *ctx, uint32_t i, instr_cube_cell *cells)
             cells[n->locs[k].location] = (instr_cube_cell){
                 s->t.visits, s->t.incl, s->t.min_incl == UINT64_MAX ? 0 : s->t.min_incl,
                 s->t.max_incl, s->m.bytes_sent, s->m.bytes_received, s->m.sent, s->m.received,
-                0, n->locs[k].m, {0}};
+                0, n->locs[k].m, {0}, {0}};
+    }
+    for (uint32_t k = 0; k < n->nlocs; k++) {
+        const instr_profile_io_totals *io = n->locs[k].io;
+        uint64_t *c = n->locs[k].location < j->nlocs ? cells[n->locs[k].location].io : NULL;
+        for (int p = 0; io && c && p < INSTR_PROFILE_IO_PARADIGMS; p++) {
+            c[INSTR_CUBE_IO_OPS] += io[p].ops;
+            c[INSTR_CUBE_IO_FAILED] += io[p].failed;
+            c[INSTR_CUBE_IO_BYTES_READ] += io[p].bytes_read;
+            c[INSTR_CUBE_IO_BYTES_WRITTEN] += io[p].bytes_written;
+            c[INSTR_CUBE_IO_NS] += io[p].ns;
+        }
     }
     /* A sampled node's visits are its samples, those beneath it included: its own are what
      * its sampled children do not have. */
@@ -117,7 +128,12 @@ int instr_job_cube(instr_writer *f, const instr_job *j)
         ng++;
     }
     job_src p = {j, NULL, NULL};
-    int sampled = 0;
+    int sampled = 0, io = 0;
+    for (uint32_t g = 0; g < j->ngroups; g++)
+        io |= j->groups[g].present && j->groups[g].has_io;
+    for (uint32_t i = 0; i < j->n && !io; i++)
+        for (uint32_t k = 0; k < j->nodes[i].nlocs && !io; k++)
+            io = j->nodes[i].locs[k].io != NULL;
     for (uint32_t i = 0; i < j->n && !sampled; i++)
         sampled = is_sampled(j, i);
     if (sampled) {
@@ -141,7 +157,7 @@ int instr_job_cube(instr_writer *f, const instr_job *j)
     instr_cube_src src = {
         .ctx = &p, .nregions = j->nregions, .region = cube_region, .ncnodes = j->n,
         .cnode = cube_cnode, .groups = groups, .ngroups = ng, .nlocs = j->nlocs,
-        .location = cube_location, .row = cube_row, .messages = 1, .samples = sampled,
+        .location = cube_location, .row = cube_row, .messages = 1, .samples = sampled, .io = io,
         .nmetrics = j->metrics.n, .metric = cube_metric,
         .creator = "instr " INSTR_VERSION_STRING,
     };

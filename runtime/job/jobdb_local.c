@@ -11,6 +11,7 @@
 #include "../throttle/throttle.h"
 #include "../util/pages.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -107,6 +108,45 @@ static int more_columns(instr_jdb_defs *d, uint32_t *metrics, uint32_t *extremes
     return *collectives == INSTR_JDB_NONE ? -1 : 0;
 }
 
+/* I/O recording's columns (INSTR_IO, docs/io.md), after `collectives` when it recorded: per
+ * paradigm `io_<paradigm>_operations`, `_failed`, `_bytes_read`, `_bytes_written` and
+ * `_time` (ns), the call path's own. The first's id, or INSTR_JDB_NONE without memory. */
+#define IO_FIGURES 5
+static uint32_t io_columns(instr_jdb_defs *d)
+{
+    static const char *const paradigm[INSTR_PROFILE_IO_PARADIGMS] = {"posix", "stdio", "mpiio"};
+    static const char *const figure[IO_FIGURES] = {"operations", "failed", "bytes_read",
+                                                   "bytes_written", "time"};
+    static const char *const unit[IO_FIGURES] = {"", "", "bytes", "bytes", "ns"};
+    static const uint32_t kind[IO_FIGURES] = {INSTR_JDB_KIND_COUNT, INSTR_JDB_KIND_COUNT,
+                                              INSTR_JDB_KIND_BYTES, INSTR_JDB_KIND_BYTES,
+                                              INSTR_JDB_KIND_TIME};
+    uint32_t first = d->ncol;
+    for (int p = 0; p < INSTR_PROFILE_IO_PARADIGMS; p++)
+        for (int k = 0; k < IO_FIGURES; k++) {
+            char name[48];
+            snprintf(name, sizeof name, "io_%s_%s", paradigm[p], figure[k]);
+            if (instr_jdb_column_id(d, name, unit[k], kind[k], 0) == INSTR_JDB_NONE)
+                return INSTR_JDB_NONE;
+        }
+    return first;
+}
+
+static void io_row(uint64_t *v, uint32_t icol, const instr_profile_io *io, const void *th,
+                   const instr_pnode *n)
+{
+    instr_profile_io_totals t[INSTR_PROFILE_IO_PARADIGMS];
+    io->cell(th, n, t);
+    for (int p = 0; p < INSTR_PROFILE_IO_PARADIGMS; p++) {
+        uint64_t *c = v + icol + IO_FIGURES * p;
+        c[0] = t[p].ops;
+        c[1] = t[p].failed;
+        c[2] = t[p].bytes_read;
+        c[3] = t[p].bytes_written;
+        c[4] = t[p].ns;
+    }
+}
+
 static int node_row(instr_jdb_local *out, const instr_pnode *n, uint32_t path, uint32_t thread,
                     uint32_t mcol, uint32_t xcol, uint32_t ccol, uint64_t *mrows,
                     uint32_t nm)
@@ -161,6 +201,10 @@ int instr_jdb_local_build(const instr_run *run, instr_jdb_local *out)
     if (!regs || !mrows || instr_jdb_base_columns(&out->defs) != 0 ||
         more_columns(&out->defs, &mcol, &xcol, &ccol) != 0)
         goto done;
+    const instr_profile_io *io = instr_profile_io_of();
+    uint32_t icol = INSTR_JDB_NONE;
+    if (io && io->thread_of && (icol = io_columns(&out->defs)) == INSTR_JDB_NONE)
+        goto done;
     out->rows.ncols = out->defs.ncol;
     for (uint32_t h = 0; h <= nreg + 1; h++)
         regs[h] = INSTR_JDB_NONE;
@@ -168,6 +212,7 @@ int instr_jdb_local_build(const instr_run *run, instr_jdb_local *out)
         instr_pstate *ps = run->locations[i]->sub[slot];
         if (!ps)
             continue;
+        const void *io_th = icol != INSTR_JDB_NONE ? io->thread_of(run->locations[i]->id) : NULL;
         /* Pre-order: a parent's path id (kept in its `merged`, free once the profile is
          * written) is known before its children. */
         instr_pnode *root = &ps->root;
@@ -180,6 +225,8 @@ int instr_jdb_local_build(const instr_run *run, instr_jdb_local *out)
             if (path == INSTR_JDB_NONE ||
                 node_row(out, n, path, i, mcol, xcol, ccol, mrows, ps->nm) != 0)
                 goto done;
+            if (io_th)
+                io_row(instr_jdb_row(&out->rows, out->rows.n - 1) + 1, icol, io, io_th, n);
             n->merged = path;
         }
     }

@@ -22,6 +22,8 @@ typedef struct jloc {
     uint32_t location;
     jstats s;
     uint64_t *m; /* metric rows (merged_metrics.h), or NULL */
+    instr_profile_io_totals *io; /* its I/O per paradigm (the job database's io_ columns,
+                                  * INSTR_IO), or NULL: none */
 } jloc;
 
 typedef struct jnode {
@@ -31,6 +33,7 @@ typedef struct jnode {
     jloc *locs;
     uint32_t nlocs, caplocs;
     uint64_t *m; /* metric rows over its locations, or NULL */
+    instr_profile_io_totals *io; /* its I/O per paradigm summed over its locations, or NULL */
 } jnode;
 
 typedef struct jregion {

@@ -142,6 +142,55 @@ static uint64_t *jdb_metric_rows(const instr_job_metrics *jm, const int32_t *mco
     return m;
 }
 
+/* I/O recording's columns (INSTR_IO, jobdb_local.c): icol[5 * paradigm + figure] (-1: not
+ * there); 1 when one is there. */
+#define IO_FIGURES 5
+static int jdb_io_cols(const jdb_view *v, int32_t icol[IO_FIGURES * INSTR_PROFILE_IO_PARADIGMS])
+{
+    static const char *const paradigm[INSTR_PROFILE_IO_PARADIGMS] = {"posix", "stdio", "mpiio"};
+    static const char *const figure[IO_FIGURES] = {"operations", "failed", "bytes_read",
+                                                   "bytes_written", "time"};
+    int any = 0;
+    for (int p = 0; p < INSTR_PROFILE_IO_PARADIGMS; p++)
+        for (int k = 0; k < IO_FIGURES; k++) {
+            char name[48];
+            snprintf(name, sizeof name, "io_%s_%s", paradigm[p], figure[k]);
+            icol[IO_FIGURES * p + k] = jdb_col(v, name, "");
+            any |= icol[IO_FIGURES * p + k] >= 0;
+        }
+    return any;
+}
+
+/* Adds a record's I/O figures (a row's values: stride 8; a summary record's sums: stride 32)
+ * to *to, allocated when they are not all zero; 0, or -1 without memory. */
+static int jdb_io_add(instr_profile_io_totals **to, const int32_t *icol,
+                      const unsigned char *vals, uint64_t stride)
+{
+    instr_profile_io_totals t[INSTR_PROFILE_IO_PARADIGMS];
+    int any = 0;
+    for (int p = 0; p < INSTR_PROFILE_IO_PARADIGMS; p++) {
+        uint64_t f[IO_FIGURES];
+        for (int k = 0; k < IO_FIGURES; k++) {
+            int32_t c = icol[IO_FIGURES * p + k];
+            f[k] = c < 0 ? 0 : rd64(vals + stride * (uint32_t)c);
+            any |= f[k] != 0;
+        }
+        t[p] = (instr_profile_io_totals){f[0], f[1], f[2], f[3], f[4]};
+    }
+    if (!any)
+        return 0;
+    if (!*to && !(*to = instr_mem_calloc(INSTR_PROFILE_IO_PARADIGMS, sizeof **to)))
+        return -1;
+    for (int p = 0; p < INSTR_PROFILE_IO_PARADIGMS; p++) {
+        (*to)[p].ops += t[p].ops;
+        (*to)[p].failed += t[p].failed;
+        (*to)[p].bytes_read += t[p].bytes_read;
+        (*to)[p].bytes_written += t[p].bytes_written;
+        (*to)[p].ns += t[p].ns;
+    }
+    return 0;
+}
+
 /* Fills the job's tree from the database (the blobs gave the rest); 0, or -1. */
 static int jdb_fill(instr_job *j, const jdb_view *v, int summary)
 {
@@ -154,6 +203,8 @@ static int jdb_fill(instr_job *j, const jdb_view *v, int summary)
     int32_t col[C_N];
     for (int k = 0; k < C_N; k++)
         col[k] = jdb_col(v, names[k], "");
+    int32_t icol[IO_FIGURES * INSTR_PROFILE_IO_PARADIGMS];
+    int has_io = jdb_io_cols(v, icol);
     uint32_t nm = j->metrics.n;
     int32_t *mcol = instr_mem_alloc((4 * (size_t)nm + 1) * sizeof *mcol);
     uint32_t *reg = instr_mem_alloc(((size_t)v->nregions + 1) * sizeof *reg);
@@ -194,6 +245,8 @@ static int jdb_fill(instr_job *j, const jdb_view *v, int summary)
                                  (k == C_INCL_MIN || k == C_EXCL_MIN ? 8 : k == C_INCL_MAX ||
                                   k == C_EXCL_MAX ? 16 : 0));
             instr_job_add_stats(&j->nodes[node[p]].s, &st);
+            if (has_io && jdb_io_add(&j->nodes[node[p]].io, icol, s, 32) != 0)
+                goto out;
         }
         /* One group per rank of the job, in rank order (rank 0's pid and host kept). */
         jgroup g0 = {0};
@@ -250,8 +303,11 @@ static int jdb_fill(instr_job *j, const jdb_view *v, int summary)
             jnode *jn = &j->nodes[node[p]];
             if (instr_job_grow(&jn->locs, &jn->caplocs, jn->nlocs + 1, sizeof *jn->locs) != 0)
                 goto out;
-            jn->locs[jn->nlocs++] = (jloc){loc, st, NULL};
+            jn->locs[jn->nlocs++] = (jloc){loc, st, NULL, NULL};
             instr_job_add_stats(&jn->s, &st);
+            if (has_io && (jdb_io_add(&jn->locs[jn->nlocs - 1].io, icol, vals, 8) != 0 ||
+                           jdb_io_add(&jn->io, icol, vals, 8) != 0))
+                goto out;
             if (nm) {
                 uint64_t *m = jdb_metric_rows(&j->metrics, mcol, vals);
                 if (!m || instr_job_metrics_add(&j->metrics, m, &jn->m, 0,

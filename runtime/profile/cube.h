@@ -29,6 +29,8 @@ typedef struct instr_cube_group {
 
 enum { INSTR_CUBE_ALLOCS, INSTR_CUBE_FREES, INSTR_CUBE_BYTES_ALLOCATED, INSTR_CUBE_BYTES_FREED,
        INSTR_CUBE_HIGH_WATER, INSTR_CUBE_MEM };
+enum { INSTR_CUBE_IO_OPS, INSTR_CUBE_IO_FAILED, INSTR_CUBE_IO_BYTES_READ,
+       INSTR_CUBE_IO_BYTES_WRITTEN, INSTR_CUBE_IO_NS, INSTR_CUBE_IO };
 
 /* The values of one call path on one location; times in ns. */
 typedef struct instr_cube_cell {
@@ -41,6 +43,9 @@ typedef struct instr_cube_cell {
      * bytes allocated, bytes freed (callees not included), and the thread's high-water
      * mark of live bytes (given at the root call paths the thread visited, zero elsewhere). */
     uint64_t mem[INSTR_CUBE_MEM];
+    /* I/O recording (instr_cube_src.io): the call path's own operations, failed operations,
+     * bytes read, bytes written and time in ns in I/O functions, summed over the paradigms. */
+    uint64_t io[INSTR_CUBE_IO];
 } instr_cube_cell;
 
 /* A metric of the metrics substrate (docs/metrics.md). */
@@ -69,6 +74,7 @@ typedef struct instr_cube_src {
     int messages; /* write bytes_sent, bytes_received, messages_sent, messages_received */
     int memory;   /* write the memory recording's metrics (instr_cube_cell.mem) */
     int samples;  /* write samples (the run sampled: docs/sampling.md) */
+    int io;       /* write the I/O recording's metrics (instr_cube_cell.io) */
     uint32_t nmetrics;
     void (*metric)(const void *ctx, uint32_t i, instr_cube_metric *out);
     const char *creator;

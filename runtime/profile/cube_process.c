@@ -22,6 +22,8 @@ typedef struct process_src {
     uint32_t *shown; /* the accumulated metrics (those of profile.json), by index */
     const instr_profile_memory *mem; /* memory recording's, or NULL */
     const void **mem_thread;         /* its thread of each location */
+    const instr_profile_io *io;      /* I/O recording's, or NULL */
+    const void **io_thread;          /* its thread of each location */
     int32_t *first_sampled, *next_sampled; /* each node's sampled children (sampling) */
 } process_src;
 
@@ -72,6 +74,21 @@ static void metric(const void *ctx, uint32_t i, instr_cube_metric *out)
                                m->exponent, INSTR_MROW_INCL * p->t->nm + p->shown[i]};
 }
 
+/* The call path's I/O on one thread, summed over the paradigms. */
+static void io_cell(const instr_profile_io *io, const void *th, const instr_pnode *node,
+                    uint64_t out[INSTR_CUBE_IO])
+{
+    instr_profile_io_totals t[INSTR_PROFILE_IO_PARADIGMS];
+    io->cell(th, node, t);
+    for (int k = 0; k < INSTR_PROFILE_IO_PARADIGMS; k++) {
+        out[INSTR_CUBE_IO_OPS] += t[k].ops;
+        out[INSTR_CUBE_IO_FAILED] += t[k].failed;
+        out[INSTR_CUBE_IO_BYTES_READ] += t[k].bytes_read;
+        out[INSTR_CUBE_IO_BYTES_WRITTEN] += t[k].bytes_written;
+        out[INSTR_CUBE_IO_NS] += t[k].ns;
+    }
+}
+
 static void row(const void *ctx, uint32_t i, instr_cube_cell *cells)
 {
     const process_src *p = ctx;
@@ -91,6 +108,9 @@ static void row(const void *ctx, uint32_t i, instr_cube_cell *cells)
             if (mn->parent < 0)
                 c->mem[INSTR_CUBE_HIGH_WATER] = p->mem->high_water(th);
         }
+        th = p->io ? p->io_thread[l->location] : NULL;
+        if (th)
+            io_cell(p->io, th, l->node, c->io);
     }
     /* A sampled node's visits are its samples, those beneath it included: its own are what
      * its sampled children do not have. */
@@ -113,7 +133,8 @@ int instr_profile_write_cube(instr_writer *f, const instr_run *run, const instr_
     gethostname(host, sizeof host - 1);
     snprintf(name, sizeof name, "process %d", run->pid);
     instr_cube_group group = {name, host, 0, 0, run->nlocations};
-    process_src p = {run, t, instr_mem_calloc((size_t)t->nm + 1, sizeof *p.shown), NULL, NULL, NULL, NULL};
+    process_src p = {run, t, instr_mem_calloc((size_t)t->nm + 1, sizeof *p.shown), NULL, NULL,
+                     NULL, NULL, NULL, NULL};
     uint32_t nshown = 0;
     if (!p.shown)
         return -1;
@@ -128,6 +149,18 @@ int instr_profile_write_cube(instr_writer *f, const instr_run *run, const instr_
         for (uint32_t l = 0; l < run->nlocations; l++)
             p.mem_thread[l] = mem->thread_of(run->locations[l]->id);
     }
+    const instr_profile_io *io = instr_profile_io_of();
+    if (io && io->thread_of) {
+        p.io_thread = instr_mem_calloc((size_t)run->nlocations + 1, sizeof *p.io_thread);
+        if (!p.io_thread) {
+            instr_mem_free(p.shown);
+            instr_mem_free(p.mem_thread);
+            return -1;
+        }
+        p.io = io;
+        for (uint32_t l = 0; l < run->nlocations; l++)
+            p.io_thread[l] = io->thread_of(run->locations[l]->id);
+    }
     for (uint32_t i = 0; i < t->nm; i++)
         if (instr_profile_metric_shown(i))
             p.shown[nshown++] = i;
@@ -141,6 +174,8 @@ int instr_profile_write_cube(instr_writer *f, const instr_run *run, const instr_
             instr_mem_free(p.first_sampled);
             instr_mem_free(p.next_sampled);
             instr_mem_free(p.shown);
+            instr_mem_free(p.mem_thread);
+            instr_mem_free(p.io_thread);
             return -1;
         }
         for (uint32_t i = 0; i < t->n; i++)
@@ -154,12 +189,13 @@ int instr_profile_write_cube(instr_writer *f, const instr_run *run, const instr_
     instr_cube_src src = {
         .ctx = &p, .nregions = t->nregions, .region = region, .ncnodes = t->n, .cnode = cnode,
         .groups = &group, .ngroups = 1, .nlocs = run->nlocations, .location = location,
-        .row = row, .messages = 0, .memory = p.mem != NULL, .samples = sampled, .nmetrics = nshown, .metric = metric, .creator = "instr " INSTR_VERSION_STRING,
+        .row = row, .messages = 0, .memory = p.mem != NULL, .io = p.io != NULL, .samples = sampled, .nmetrics = nshown, .metric = metric, .creator = "instr " INSTR_VERSION_STRING,
     };
     int rc = instr_cube_write(f, &src);
     instr_mem_free(p.first_sampled);
     instr_mem_free(p.next_sampled);
     instr_mem_free(p.shown);
     instr_mem_free(p.mem_thread);
+    instr_mem_free(p.io_thread);
     return rc;
 }

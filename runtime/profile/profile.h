@@ -174,6 +174,12 @@ typedef struct instr_profile_io {
     void (*json)(instr_writer *f, const instr_run *run, const instr_mtree *t);
     /* The process's figures per paradigm, for an MPI job's sums. */
     void (*totals)(instr_profile_io_totals out[INSTR_PROFILE_IO_PARADIGMS]);
+    /* profile.cubex's cells and the job database's rows: the recorder's thread of location
+     * id (NULL: it recorded nothing), then one call path's figures there per paradigm (the
+     * call path's own, callees not included; time in ns). */
+    const void *(*thread_of)(uint32_t location_id);
+    void (*cell)(const void *thread, const instr_pnode *node,
+                 instr_profile_io_totals out[INSTR_PROFILE_IO_PARADIGMS]);
 } instr_profile_io;
 void instr_profile_set_io(const instr_profile_io *w);
 const instr_profile_io *instr_profile_io_of(void);

@@ -23,7 +23,8 @@
 /* What a metric's cells hold. */
 enum { K_VISITS, K_TIME, K_MIN_TIME, K_MAX_TIME, K_BYTES_SENT, K_BYTES_RECEIVED,
        K_MESSAGES_SENT, K_MESSAGES_RECEIVED, K_ALLOCS, K_FREES, K_BYTES_ALLOCATED, K_BYTES_FREED,
-       K_HIGH_WATER, K_SAMPLES, K_BUILTIN, K_COUNTER = K_BUILTIN };
+       K_HIGH_WATER, K_SAMPLES, K_IO_OPS, K_IO_FAILED, K_IO_BYTES_READ, K_IO_BYTES_WRITTEN,
+       K_IO_TIME, K_BUILTIN, K_COUNTER = K_BUILTIN };
 
 typedef struct cube_metric {
     const char *uniq, *disp, *dtype, *uom, *descr;
@@ -69,11 +70,26 @@ static const cube_metric builtin[K_BUILTIN] = {
     BUILTIN("samples", "Samples", "UINT64", "occ",
             "Samples of the sampling timer (INSTR_SAMPLING) whose innermost frame is the call "
             "path; a sampled call path's time is its samples times the period", 0, K_SAMPLES),
+    /* I/O recording (INSTR_IO, docs/io.md): Score-P's io_bytes_read and io_bytes_written,
+     * and the operations and time, summed over the paradigms. */
+    BUILTIN("io_operations", "I/O Operations", "UINT64", "occ",
+            "Calls of the recorded I/O functions (POSIX, ISO C, MPI-IO) in the call path", 0,
+            K_IO_OPS),
+    BUILTIN("io_operations_failed", "Failed I/O Operations", "UINT64", "occ",
+            "Calls of the recorded I/O functions in the call path that failed", 0, K_IO_FAILED),
+    BUILTIN("io_bytes_read", "I/O Bytes Read", "UINT64", "bytes",
+            "Bytes read by the recorded I/O functions in the call path", 0, K_IO_BYTES_READ),
+    BUILTIN("io_bytes_written", "I/O Bytes Written", "UINT64", "bytes",
+            "Bytes written by the recorded I/O functions in the call path", 0,
+            K_IO_BYTES_WRITTEN),
+    BUILTIN("io_time", "I/O Time", "DOUBLE", "sec",
+            "Time inside the recorded I/O functions called in the call path", 0, K_IO_TIME),
 };
 #undef BUILTIN
 
 static int is_message_metric(int kind) { return kind >= K_BYTES_SENT && kind <= K_MESSAGES_RECEIVED; }
 static int is_memory_metric(int kind) { return kind >= K_ALLOCS && kind <= K_HIGH_WATER; }
+static int is_io_metric(int kind) { return kind >= K_IO_OPS && kind <= K_IO_TIME; }
 
 /* The archive's metrics: the built-in ones, then the source's counters. A counter's
  * uniq_name is its name with every character that is not a letter, digit or '_' as '_'
@@ -87,7 +103,7 @@ static cube_metric *metric_table(const instr_cube_src *src, uint32_t *count)
         return NULL;
     for (int k = 0; k < K_BUILTIN; k++)
         if ((src->messages || !is_message_metric(k)) && (src->memory || !is_memory_metric(k)) &&
-            (src->samples || k != K_SAMPLES))
+            (src->samples || k != K_SAMPLES) && (src->io || !is_io_metric(k)))
             t[n++] = builtin[k];
     for (uint32_t i = 0; i < src->nmetrics; i++) {
         instr_cube_metric m = {0};
@@ -488,6 +504,11 @@ static void put_cell(instr_writer *f, const cube_metric *m, const instr_cube_cel
     case K_BYTES_FREED: u = c->mem[INSTR_CUBE_BYTES_FREED]; break;
     case K_HIGH_WATER: d = (double)c->mem[INSTR_CUBE_HIGH_WATER]; goto dbl;
     case K_SAMPLES: u = c->samples; break;
+    case K_IO_OPS: u = c->io[INSTR_CUBE_IO_OPS]; break;
+    case K_IO_FAILED: u = c->io[INSTR_CUBE_IO_FAILED]; break;
+    case K_IO_BYTES_READ: u = c->io[INSTR_CUBE_IO_BYTES_READ]; break;
+    case K_IO_BYTES_WRITTEN: u = c->io[INSTR_CUBE_IO_BYTES_WRITTEN]; break;
+    case K_IO_TIME: d = (double)c->io[INSTR_CUBE_IO_NS] / 1e9; goto dbl;
     case K_TIME: d = (double)c->incl_ns / 1e9; goto dbl;
     case K_MIN_TIME: d = c->visits ? (double)c->min_incl_ns / 1e9 : DBL_MAX; goto dbl;
     case K_MAX_TIME: d = c->visits ? (double)c->max_incl_ns / 1e9 : 0.0; goto dbl;

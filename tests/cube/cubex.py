@@ -21,9 +21,14 @@ KINDS = {"visits": "EXCLUSIVE", "time": "INCLUSIVE", "min_time": "EXCLUSIVE",
          # memory recording (INSTR_MEMORY=1): check_memory
          "allocations": "EXCLUSIVE", "frees": "EXCLUSIVE", "allocation_size": "EXCLUSIVE",
          "deallocation_size": "EXCLUSIVE", "maximum_heap_memory_allocated": "EXCLUSIVE",
-         "samples": "EXCLUSIVE"}
+         "samples": "EXCLUSIVE",
+         # I/O recording (INSTR_IO): check_io
+         "io_operations": "EXCLUSIVE", "io_operations_failed": "EXCLUSIVE",
+         "io_bytes_read": "EXCLUSIVE", "io_bytes_written": "EXCLUSIVE", "io_time": "EXCLUSIVE"}
 MEMORY = {"allocations": "allocations", "frees": "frees", "allocation_size": "bytes_allocated",
           "deallocation_size": "bytes_freed"}
+IO = {"io_operations": "operations", "io_operations_failed": "failed",
+      "io_bytes_read": "bytes_read", "io_bytes_written": "bytes_written"}
 # profile.json region source -> CUBE paradigm.
 PARADIGM_OF = {"mpi": "mpi", "openmp": "openmp", "manual": "user"}
 
@@ -411,6 +416,50 @@ def check_memory(cube, prof):
     return bad
 
 
+def check_io(cube, prof):
+    """I/O recording's metrics equal profile.json's `io` (a process's or an MPI job's): per
+    call path, each count summed over the locations is the sum over the paradigms of the call
+    path's entries in io.call_paths (zero when it has none); io_time likewise in ns, up to
+    the rounding of each location's and paradigm's value to whole ns. The metrics are there
+    exactly when profile.json has `io`."""
+    bad = []
+    io = prof.get("io")
+    have = [m for m in list(IO) + ["io_time"] if m in cube.metrics]
+    if io is None:
+        return [f"I/O metrics {have} without io in profile.json"] if have else []
+    if len(have) != len(IO) + 1:
+        return [f"I/O metrics {have}, expected all of {sorted(IO)} and io_time"]
+    regions = {r["id"]: r["name"] for r in prof["regions"]}
+    paths = {}
+    for node in prof["tree"]:
+        p = (regions[node["region"]],)
+        if node["parent"] is not None:
+            p = paths[node["parent"]] + p
+        paths[node["id"]] = p
+    want = {}
+    for c in io.get("call_paths", []):
+        if c["node"] is None:
+            continue
+        w = want.setdefault(paths[c["node"]], dict.fromkeys(list(IO.values()) + ["time_ns"], 0))
+        for k in w:
+            w[k] += c[k]
+    nl = len(cube.locations)
+    for c in range(len(cube.cnodes)):
+        p = cube.path(c)
+        w = want.get(p, {})
+        for m, key in IO.items():
+            got = sum(cube.metrics[m][c])
+            if got != w.get(key, 0):
+                bad.append(f"{';'.join(p)}: {m} {got} != profile.json's {w.get(key, 0)}")
+        got = sum(ns(x) for x in cube.metrics["io_time"][c])
+        if abs(got - w.get("time_ns", 0)) > 3 * nl + 3:
+            bad.append(f"{';'.join(p)}: io_time {got} ns != profile.json's {w.get('time_ns', 0)}")
+    if io.get("call_paths") and not any(sum(cube.metrics["io_operations"][c])
+                                        for c in range(len(cube.cnodes))):
+        bad.append("io_operations is zero everywhere")
+    return bad
+
+
 def prof_metric_index(prof, name):
     return [m["name"] for m in prof["metrics"]].index(name)
 
@@ -429,7 +478,7 @@ def main(argv):
         return 1
     with open(os.path.join(d, "profile.json")) as f:
         prof = json.load(f)
-    bad = check_against_json(cube, prof) + check_memory(cube, prof)
+    bad = check_against_json(cube, prof) + check_memory(cube, prof) + check_io(cube, prof)
     for b in bad[:20]:
         print("mismatch:", b, file=sys.stderr)
     print(f"profile.cubex: {len(cube.regions)} regions, {len(cube.cnodes)} cnodes, "

@@ -15,6 +15,11 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from cases import Fail, clean_env, expect, fresh_dir, run_case  # noqa: E402  tests/lib/cases.py
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "cube"))
+import cubex  # noqa: E402  tests/cube/cubex.py
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "report"))
+import browser  # noqa: E402  tests/report/browser.py
+import jobdb  # noqa: E402  tests/lib/jobdb.py
 
 A = None
 
@@ -146,6 +151,75 @@ def check_c(prof, exp, what):
     for line in ("\nI/O (INSTR_IO", "\nI/O per file", "| main > posix_read\n", "| data.bin\n",
                  "  posix           13        0            3710               0 "):
         expect(line in text, "%s: profile.txt lacks %r:\n%s" % (what, line, text))
+    check_cube(prof, exp, what)
+
+
+def check_cube(prof, exp, what):
+    """profile.cubex has the I/O metrics, equal to profile.json's io (tests/cube/cubex.py)."""
+    try:
+        cube = cubex.read(os.path.join(exp, "profile.cubex"))
+    except cubex.CubeError as e:
+        raise Fail("%s: profile.cubex: %s" % (what, e))
+    expect("io_bytes_written" in cube.metrics, "%s: no I/O metrics in profile.cubex" % what)
+    bad = cubex.check_against_json(cube, prof) + cubex.check_io(cube, prof)
+    expect(not bad, "%s: profile.cubex vs profile.json: %s" % (what, bad[:10]))
+
+
+def html_rows(dom):
+    """The I/O tables of a rendered profile.html: {table: [cell texts of each row]}."""
+    out, row = {}, None
+    for tag, attrs, text in dom.elements:
+        if tag == "tr":
+            row = None
+            if attrs.get("data-io"):
+                row = []
+                out.setdefault(attrs["data-io"], []).append(row)
+        elif tag == "td" and row is not None:
+            row.append(text)
+    return out
+
+
+def check_html(prof, exp, what):
+    """profile.html in headless Chromium shows the I/O section as profile.txt does: per
+    paradigm, the top 25 call paths by time with their path, the files, the functions (a
+    job's: the slowest rank and the ranks), each row's figures those of profile.json."""
+    chromium = browser.find()
+    if not chromium:
+        print("chromium not found: profile.html's I/O section not checked")
+        return
+    work = fresh_dir(os.path.join(A.work, A.case, "html_" + what))
+    dom, reqs = browser.render(chromium, "file://" + os.path.join(exp, "profile.html"), work)
+    expect(not reqs, "%s: profile.html made requests %r" % (what, reqs))
+    d = browser.Dom(dom)
+    sec = d.by_id("io-section")
+    expect(sec is not None and "hidden" not in sec[1], "%s: no I/O section shown" % what)
+    got = html_rows(d)
+    io = prof["io"]
+    ps = paths(prof)
+
+    def fig(r):
+        return [r["paradigm"], str(r["operations"]), str(r["failed"]), str(r["bytes_read"]),
+                str(r["bytes_written"])]
+    want = {"paradigms": [fig(r) for r in io["paradigms"]],
+            "paths": [fig(r) + [" > ".join(ps[r["node"]]) if r["node"] is not None
+                                else "(outside any region)"] for r in io["call_paths"][:25]]}
+    if "files" in io:
+        want["files"] = [fig(r) + [r["name"]] for r in io["files"][:25]]
+    if "functions" in io:
+        want["functions"] = [[f["paradigm"], f["function"], str(f["calls"]), str(f["failed"]),
+                              str(f["bytes"])] for f in io["functions"]]
+    if "ranks" in io:
+        want["ranks"] = [fig(r) + ["rank %d" % rk["rank"]] for rk in io["ranks"]
+                         for r in rk["paradigms"]]
+        slow = d.by_id("io-slowest")
+        expect(slow is not None and slow[1].get("data-rank") == str(io["slowest_rank"]["rank"]),
+               "%s: slowest rank %r, profile.json %r" % (what, slow, io["slowest_rank"]))
+    for table, rows in want.items():
+        # every column but the time, which the page writes rounded
+        shown = [r[:5] + r[6:] for r in got.get(table, [])]
+        expect(shown == rows, "%s: profile.html's I/O %s %r, profile.json's %r"
+               % (what, table, shown, rows))
+    print("%s: profile.html shows %s" % (what, {k: len(v) for k, v in got.items()}))
 
 
 SYSCALL = re.compile(r'^(\w+)\((?:(-?\d+)<([^>]*)>|AT_FDCWD<[^>]*>, "([^"]*)"|"([^"]*)")'
@@ -215,6 +289,7 @@ def case_c():
         exp, _, _ = run_recorded(exe, name)
         check_c(load(exp), exp, name)
         if mode == "hooks" and cc == "gcc":
+            check_html(load(exp), exp, name)
             check_strace(exe, name + "_strace")
 
 
@@ -286,15 +361,20 @@ def case_trace():
         check_trace(exp, prof, name)
 
 
+NRANKS = 4
+
+
 def case_mpi():
-    """A job of 2 ranks with MPI-IO (INSTR_IO=mpiio): each rank's own profile has its call
-    paths' exact operations and bytes; the job's sums the ranks' and names the slowest."""
+    """A job of 4 ranks with MPI-IO (INSTR_IO=mpiio): each rank's own profile has its call
+    paths' exact operations and bytes; the job's sums the ranks' and names the slowest, per
+    paradigm and per call path (from the job database's io_ columns); the job's and the
+    ranks' profile.cubex carry the figures as metrics, profile.html shows them."""
     wd = workdir("build_mpi")
     exe = os.path.join(wd, "mpi_io")
     sh([A.wrapper, A.mpicc, "-O1", os.path.join(A.src, "mpi_io.c"), "-o", exe], wd)
     rd = workdir("run_mpi")
     e = {"INSTR_IO": "mpiio", "INSTR_EXPERIMENT_DIRECTORY": os.path.join(rd, "exp")}
-    p = subprocess.run([A.mpirun, "--oversubscribe", "--allow-run-as-root", "-np", "2", exe],
+    p = subprocess.run([A.mpirun, "--oversubscribe", "--allow-run-as-root", "-np", str(NRANKS), exe],
                        cwd=rd, env=clean_env(e), capture_output=True, text=True, timeout=240)
     expect(p.returncode == 0, "mpirun: %d %s" % (p.returncode, p.stderr[-3000:]))
     exp = os.path.join(rd, "exp")
@@ -307,7 +387,7 @@ def case_mpi():
             ("MPI_File_read", "mpiio"): (1, 0, 40, 0),
             ("MPI_File_close", "mpiio"): (1, 0, 0, 0)}
     ranks = []
-    for r in range(2):
+    for r in range(NRANKS):
         prof = load(os.path.join(exp, "rank-%d" % r))
         got = by_function(prof)
         expect(got == want, "rank %d: %r, expected %r" % (r, got, want))
@@ -315,19 +395,65 @@ def case_mpi():
         expect(files == {("shared.dat", "mpiio"): (8, 0, 6040, 4000)},
                "rank %d: files %r" % (r, files))
         ranks.append({p["paradigm"]: p for p in prof["io"]["paradigms"]})
+        if os.path.exists(os.path.join(exp, "rank-%d" % r, "profile.cubex")):
+            check_cube(prof, os.path.join(exp, "rank-%d" % r), "rank %d" % r)
     job = load(exp).get("io")
     expect(job is not None, "the job's profile.json has no io section")
     tot = {p["paradigm"]: p for p in job["paradigms"]}
     for k in FIGURES + ("time_ns",):
         expect(tot["mpiio"][k] == sum(r["mpiio"][k] for r in ranks),
                "job: %s %r, ranks %r" % (k, tot["mpiio"][k], [r["mpiio"][k] for r in ranks]))
-    slow = max(range(2), key=lambda r: (ranks[r]["mpiio"]["time_ns"], -r))
-    expect(job["slowest_rank"]["rank"] == slow and len(job["ranks"]) == 2,
+    slow = max(range(NRANKS), key=lambda r: (ranks[r]["mpiio"]["time_ns"], -r))
+    expect(job["slowest_rank"]["rank"] == slow and len(job["ranks"]) == NRANKS,
            "job: slowest %r, ranks %r" % (job["slowest_rank"], ranks))
     with open(os.path.join(exp, "profile.txt")) as f:
         text = f.read()
     expect("\nI/O (INSTR_IO" in text and "slowest rank %d:" % slow in text,
            "job's profile.txt: no I/O section:\n" + text)
+    # Per call path: the ranks' figures summed (each rank's are `want`).
+    jprof = load(exp)
+    got = by_function(jprof)
+    expect(got == {k: tuple(NRANKS * x for x in v) for k, v in want.items()},
+           "job's call paths %r, expected %d x %r" % (got, NRANKS, want))
+    for line in ("call paths by time in I/O, over the ranks", " | main > read_back > MPI_File_read_at\n"):
+        expect(line in text, "job's profile.txt lacks %r:\n%s" % (line, text))
+    check_cube(jprof, exp, "job")
+    check_jobdb(os.path.join(exp, "profile.jdb"), jprof)
+    check_html(jprof, exp, "job")
+
+
+def check_jobdb(path, jprof):
+    """The job database's io_ columns, summed per call path over the ranks' rows and in the
+    summary, are the job's profile.json io.call_paths."""
+    if not os.path.exists(path):
+        raise Fail("no job database %s" % path)
+    db = jobdb.read(path)
+    cols = {c["name"]: i for i, c in enumerate(db["cols"])}
+    keys = jobdb._path_keys(db)
+    names = {}
+    for k in keys:
+        names[k] = tuple(x[0] for x in k)
+    got, summ = {}, {}
+    for par in ("posix", "stdio", "mpiio"):
+        ci = [cols.get("io_%s_%s" % (par, f)) for f in ("operations", "failed", "bytes_read",
+                                                         "bytes_written")]
+        expect(all(c is not None for c in ci), "%s: no io_%s_ columns in %r" % (path, par, cols))
+        for rows in db["rows"].values():
+            for row in rows:
+                v = tuple(row[2 + c] for c in ci)
+                if any(v):
+                    key = (names[keys[row[0]]], par)
+                    got[key] = tuple(a + b for a, b in zip(got.get(key, (0,) * 4), v))
+        for p, (nvis, per) in enumerate(db["summary"]):
+            v = tuple(per[c][0] for c in ci)
+            if any(v):
+                summ[(names[keys[p]], par)] = v
+    ps = paths(jprof)
+    want = {(ps[c["node"]], c["paradigm"]): figures(c) for c in jprof["io"]["call_paths"]}
+    expect(got == want, "%s: io_ columns per call path %r, the job's profile.json %r"
+           % (path, got, want))
+    expect(summ == want, "%s: io_ summary per call path %r, the job's profile.json %r"
+           % (path, summ, want))
 
 
 def case_off():

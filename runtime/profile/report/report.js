@@ -327,6 +327,96 @@
     document.getElementById('flat').dataset.regions = rows.length;
   }
 
+  /* ---- I/O (INSTR_IO: profile.json's io, docs/io.md) ----
+   * As profile.txt: per paradigm, the top call paths by time in I/O, the top files by bytes,
+   * per function; the job's: the sums, the slowest rank and each rank. Every row carries
+   * data-io (which table) so that a reader finds them; numbers are written whole. */
+  var IO_TOP = 25;
+  function ioPath(id) {
+    if (id === null || id === undefined) return '(outside any region)';
+    var names = [];
+    for (var n = nodes[id]; n; n = n.parent === null ? null : nodes[n.parent]) names.unshift(rname(n));
+    return names.join(' > ');
+  }
+  function ioTable(kind, title, rows, label, total) {
+    var box = el('div');
+    var shown = rows.slice(0, IO_TOP);
+    box.appendChild(el('h3', '', title + (total > shown.length ? ' (top ' + shown.length + ' of ' + total + ')' : '')));
+    var t = el('table'), tr = el('tr');
+    t.id = 'io-' + kind;
+    t.dataset.rows = shown.length;
+    t.dataset.total = total;
+    ['paradigm', 'operations', 'failed', 'bytes read', 'bytes written', 'time'].concat(label ? [label] : [])
+      .forEach(function (h, i) { tr.appendChild(el('th', i === 6 ? 'name' : '', h)); });
+    t.appendChild(tr);
+    shown.forEach(function (r) {
+      var row = el('tr');
+      row.dataset.io = kind;
+      [r.paradigm, String(r.operations), String(r.failed), String(r.bytes_read), String(r.bytes_written),
+        ns(r.time_ns)].forEach(function (c) { row.appendChild(el('td', '', c)); });
+      if (label) row.appendChild(el('td', 'name', r.label));
+      t.appendChild(row);
+    });
+    box.appendChild(t);
+    return box;
+  }
+  (function io() {
+    var IO = D.io;
+    if (!IO) return;
+    var box = $('io');
+    $('io-section').hidden = false;
+    box.appendChild(ioTable('paradigms', IO.ranks ? 'Per paradigm, over the ranks' : 'Per paradigm',
+      IO.paradigms || [], null, (IO.paradigms || []).length));
+    if (IO.dropped_in_handlers)
+      box.appendChild(el('div', 'warn', IO.dropped_in_handlers + ' calls from signal handlers not recorded'));
+    if (IO.slowest_rank) {
+      var s = IO.slowest_rank, line = el('div', '', 'slowest rank ' + s.rank + ': ' + ns(s.time_ns) + ' in I/O');
+      line.id = 'io-slowest';
+      line.dataset.rank = s.rank;
+      box.appendChild(line);
+    }
+    if (IO.call_paths) {
+      var paths = IO.call_paths.map(function (c) {
+        var r = Object.assign({}, c);
+        r.label = ioPath(c.node);
+        return r;
+      });
+      box.appendChild(ioTable('paths', 'Call paths by time in I/O', paths, 'call path', paths.length));
+    }
+    if (IO.files) {
+      var files = IO.files.map(function (f) { var r = Object.assign({}, f); r.label = f.name; return r; });
+      box.appendChild(ioTable('files', 'Files by bytes', files, 'file', files.length));
+    }
+    if (IO.ranks) {
+      var ranks = [];
+      IO.ranks.forEach(function (rk) {
+        (rk.paradigms || []).forEach(function (p) {
+          var r = Object.assign({}, p);
+          r.label = 'rank ' + rk.rank;
+          ranks.push(r);
+        });
+      });
+      box.appendChild(ioTable('ranks', 'Per rank', ranks, 'rank', ranks.length));
+    }
+    if (IO.functions) {
+      var fb = el('div');
+      fb.appendChild(el('h3', '', 'Per function'));
+      var t = el('table'), tr = el('tr');
+      t.id = 'io-functions';
+      ['paradigm', 'function', 'calls', 'failed', 'bytes'].forEach(function (h) { tr.appendChild(el('th', '', h)); });
+      t.appendChild(tr);
+      IO.functions.forEach(function (f) {
+        var row = el('tr');
+        row.dataset.io = 'functions';
+        [f.paradigm, f['function'], String(f.calls), String(f.failed), String(f.bytes)]
+          .forEach(function (c) { row.appendChild(el('td', '', c)); });
+        t.appendChild(row);
+      });
+      fb.appendChild(t);
+      box.appendChild(fb);
+    }
+  })();
+
   table();
   select(roots.length ? roots[0] : ROOT); /* the hottest root: roots come sorted by time */
   draw();
