@@ -120,7 +120,7 @@ static int add_line(instr_job *j, int rank, char *line, vec32 *regs, vec32 *locs
         jnode *n = &j->nodes[id];
         if (instr_job_grow(&n->locs, &n->caplocs, n->nlocs + 1, sizeof *n->locs) != 0)
             return -1;
-        n->locs[n->nlocs++] = (jloc){jloc_id, s, NULL, NULL};
+        n->locs[n->nlocs++] = (jloc){jloc_id, s, NULL, NULL, NULL};
         instr_job_add_stats(&n->s, &s);
         j->last_node = id;
         return 0;

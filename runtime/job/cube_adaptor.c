@@ -70,6 +70,18 @@ static void cube_row(const void *ctx, uint32_t i, instr_cube_cell *cells)
                 s->t.max_incl, s->m.bytes_sent, s->m.bytes_received, s->m.sent, s->m.received,
                 0, n->locs[k].m, {0}, {0}};
     }
+    /* Memory recording: the call path's counts per thread; each rank's high-water mark
+     * (its process's) at the root call paths of its first thread. */
+    for (uint32_t k = 0; k < n->nlocs; k++) {
+        uint32_t l = n->locs[k].location;
+        if (l >= j->nlocs)
+            continue;
+        for (int f = 0; n->locs[k].mem && f < 4; f++)
+            cells[l].mem[f] = n->locs[k].mem[f];
+        for (uint32_t g = 0; n->parent < 0 && j->locs[l].id_in_rank == 0 && g < j->ngroups; g++)
+            if (j->groups[g].rank == j->locs[l].rank && j->groups[g].has_memory)
+                cells[l].mem[INSTR_CUBE_HIGH_WATER] = j->groups[g].mem.high_water;
+    }
     for (uint32_t k = 0; k < n->nlocs; k++) {
         const instr_profile_io_totals *io = n->locs[k].io;
         uint64_t *c = n->locs[k].location < j->nlocs ? cells[n->locs[k].location].io : NULL;
@@ -128,9 +140,11 @@ int instr_job_cube(instr_writer *f, const instr_job *j)
         ng++;
     }
     job_src p = {j, NULL, NULL};
-    int sampled = 0, io = 0;
-    for (uint32_t g = 0; g < j->ngroups; g++)
+    int sampled = 0, io = 0, memory = 0;
+    for (uint32_t g = 0; g < j->ngroups; g++) {
         io |= j->groups[g].present && j->groups[g].has_io;
+        memory |= j->groups[g].present && j->groups[g].has_memory;
+    }
     for (uint32_t i = 0; i < j->n && !io; i++)
         for (uint32_t k = 0; k < j->nodes[i].nlocs && !io; k++)
             io = j->nodes[i].locs[k].io != NULL;
@@ -157,7 +171,7 @@ int instr_job_cube(instr_writer *f, const instr_job *j)
     instr_cube_src src = {
         .ctx = &p, .nregions = j->nregions, .region = cube_region, .ncnodes = j->n,
         .cnode = cube_cnode, .groups = groups, .ngroups = ng, .nlocs = j->nlocs,
-        .location = cube_location, .row = cube_row, .messages = 1, .samples = sampled, .io = io,
+        .location = cube_location, .row = cube_row, .messages = 1, .samples = sampled, .io = io, .memory = memory,
         .nmetrics = j->metrics.n, .metric = cube_metric,
         .creator = "instr " INSTR_VERSION_STRING,
     };

@@ -147,6 +147,25 @@ static void io_row(uint64_t *v, uint32_t icol, const instr_profile_io *io, const
     }
 }
 
+/* Memory recording's columns (INSTR_MEMORY=1, docs/memory.md), after the I/O ones when it
+ * recorded: `memory_allocations`, `memory_frees` (count), `memory_bytes_allocated`,
+ * `memory_bytes_freed` (bytes), the call path's own. The first's id, or INSTR_JDB_NONE
+ * without memory. */
+#define MEM_FIGURES 4
+static uint32_t memory_columns(instr_jdb_defs *d)
+{
+    static const char *const name[MEM_FIGURES] = {"memory_allocations", "memory_frees",
+                                                  "memory_bytes_allocated",
+                                                  "memory_bytes_freed"};
+    uint32_t first = d->ncol;
+    for (int k = 0; k < MEM_FIGURES; k++)
+        if (instr_jdb_column_id(d, name[k], k < 2 ? "" : "bytes",
+                                k < 2 ? INSTR_JDB_KIND_COUNT : INSTR_JDB_KIND_BYTES,
+                                0) == INSTR_JDB_NONE)
+            return INSTR_JDB_NONE;
+    return first;
+}
+
 static int node_row(instr_jdb_local *out, const instr_pnode *n, uint32_t path, uint32_t thread,
                     uint32_t mcol, uint32_t xcol, uint32_t ccol, uint64_t *mrows,
                     uint32_t nm)
@@ -205,6 +224,10 @@ int instr_jdb_local_build(const instr_run *run, instr_jdb_local *out)
     uint32_t icol = INSTR_JDB_NONE;
     if (io && io->thread_of && (icol = io_columns(&out->defs)) == INSTR_JDB_NONE)
         goto done;
+    const instr_profile_memory *mem = instr_profile_memory_of();
+    uint32_t memcol = INSTR_JDB_NONE;
+    if (mem && mem->thread_of && (memcol = memory_columns(&out->defs)) == INSTR_JDB_NONE)
+        goto done;
     out->rows.ncols = out->defs.ncol;
     for (uint32_t h = 0; h <= nreg + 1; h++)
         regs[h] = INSTR_JDB_NONE;
@@ -213,6 +236,8 @@ int instr_jdb_local_build(const instr_run *run, instr_jdb_local *out)
         if (!ps)
             continue;
         const void *io_th = icol != INSTR_JDB_NONE ? io->thread_of(run->locations[i]->id) : NULL;
+        const void *mem_th =
+            memcol != INSTR_JDB_NONE ? mem->thread_of(run->locations[i]->id) : NULL;
         /* Pre-order: a parent's path id (kept in its `merged`, free once the profile is
          * written) is known before its children. */
         instr_pnode *root = &ps->root;
@@ -227,6 +252,8 @@ int instr_jdb_local_build(const instr_run *run, instr_jdb_local *out)
                 goto done;
             if (io_th)
                 io_row(instr_jdb_row(&out->rows, out->rows.n - 1) + 1, icol, io, io_th, n);
+            if (mem_th)
+                mem->cell(mem_th, n, instr_jdb_row(&out->rows, out->rows.n - 1) + 1 + memcol);
             n->merged = path;
         }
     }

@@ -1,9 +1,44 @@
 /* memory.c — an MPI job's memory recording (INSTR_MEMORY=1, docs/memory.md): each rank's
  * process totals (its blob's Y line, blob.h) summed over the ranks, and the rank whose live
- * bytes rose highest. The call paths' figures are in each rank's own files (rank-N/). */
+ * bytes rose highest; per call path the sums over the ranks' threads (the job database's
+ * memory_ columns, tree_from_jdb.c). The leaks are in each rank's own files (rank-N/). */
 #include "outputs.h"
+#include "../util/pages.h"
+#include "../util/sort.h"
 
 #include <inttypes.h>
+
+typedef struct path_row {
+    uint32_t node;
+    const uint64_t *mem;
+} path_row;
+
+static int by_bytes(const void *a, const void *b)
+{
+    const path_row *x = a, *y = b;
+    if (x->mem[2] != y->mem[2])
+        return x->mem[2] < y->mem[2] ? 1 : -1;
+    return x->node < y->node ? -1 : x->node > y->node;
+}
+
+/* The call paths with memory figures, by bytes allocated; NULL when none or memory ran out. */
+static path_row *path_rows(const instr_job *j, uint32_t *n_out)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < j->n; i++)
+        n += j->nodes[i].mem != NULL;
+    *n_out = 0;
+    path_row *rows = n ? instr_mem_alloc((size_t)n * sizeof *rows) : NULL;
+    if (!rows)
+        return NULL;
+    n = 0;
+    for (uint32_t i = 0; i < j->n; i++)
+        if (j->nodes[i].mem)
+            rows[n++] = (path_row){i, j->nodes[i].mem};
+    instr_sort(rows, n, sizeof *rows, by_bytes);
+    *n_out = n;
+    return rows;
+}
 
 /* The sums into *sum, the rank of the highest high-water mark into *largest (-1: none
  * recorded); the index of its group into *gi. */
@@ -60,7 +95,17 @@ void instr_job_memory_json(instr_writer *f, const instr_job *j)
         instr_wr_putc(f, '}');
         first = 0;
     }
-    instr_wr_puts(f, "\n    ]\n  }");
+    instr_wr_puts(f, "\n    ],\n    \"call_paths\": [");
+    uint32_t n;
+    path_row *rows = path_rows(j, &n);
+    for (uint32_t k = 0; rows && k < n; k++) {
+        const uint64_t *m = rows[k].mem;
+        instr_wr_printf(f, "%s{\"node\": %u, \"allocations\": %" PRIu64 ", \"frees\": %" PRIu64
+                   ", \"bytes_allocated\": %" PRIu64 ", \"bytes_freed\": %" PRIu64 "}",
+                k ? ",\n      " : "\n      ", rows[k].node, m[0], m[1], m[2], m[3]);
+    }
+    instr_mem_free(rows);
+    instr_wr_puts(f, "]\n  }");
 }
 
 void instr_job_memory_text(instr_writer *f, const instr_job *j)

@@ -36,10 +36,12 @@ INSTR_EXT_EXPORT void instr_ext_job_free(instr_job *j)
         for (uint32_t k = 0; k < j->nodes[i].nlocs; k++) {
             instr_mem_free(j->nodes[i].locs[k].m);
             instr_mem_free(j->nodes[i].locs[k].io);
+            instr_mem_free(j->nodes[i].locs[k].mem);
         }
         instr_mem_free(j->nodes[i].locs);
         instr_mem_free(j->nodes[i].m);
         instr_mem_free(j->nodes[i].io);
+        instr_mem_free(j->nodes[i].mem);
     }
     instr_job_metrics_free(&j->metrics);
     for (uint32_t i = 0; i < j->nregions; i++)

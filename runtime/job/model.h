@@ -24,6 +24,8 @@ typedef struct jloc {
     uint64_t *m; /* metric rows (merged_metrics.h), or NULL */
     instr_profile_io_totals *io; /* its I/O per paradigm (the job database's io_ columns,
                                   * INSTR_IO), or NULL: none */
+    uint64_t *mem; /* its allocations, frees, bytes allocated, bytes freed (the job
+                    * database's memory_ columns, INSTR_MEMORY=1), or NULL: none */
 } jloc;
 
 typedef struct jnode {
@@ -34,6 +36,7 @@ typedef struct jnode {
     uint32_t nlocs, caplocs;
     uint64_t *m; /* metric rows over its locations, or NULL */
     instr_profile_io_totals *io; /* its I/O per paradigm summed over its locations, or NULL */
+    uint64_t *mem; /* its memory figures (as jloc's) summed over its locations, or NULL */
 } jnode;
 
 typedef struct jregion {

@@ -191,6 +191,41 @@ static int jdb_io_add(instr_profile_io_totals **to, const int32_t *icol,
     return 0;
 }
 
+/* Memory recording's columns (INSTR_MEMORY=1, jobdb_local.c): mcol[figure] (-1: not there);
+ * 1 when one is there. */
+#define MEM_FIGURES 4
+static int jdb_mem_cols(const jdb_view *v, int32_t mcol[MEM_FIGURES])
+{
+    static const char *const name[MEM_FIGURES] = {"memory_allocations", "memory_frees",
+                                                  "memory_bytes_allocated",
+                                                  "memory_bytes_freed"};
+    int any = 0;
+    for (int k = 0; k < MEM_FIGURES; k++) {
+        mcol[k] = jdb_col(v, name[k], "");
+        any |= mcol[k] >= 0;
+    }
+    return any;
+}
+
+/* As jdb_io_add, for the memory figures. */
+static int jdb_mem_add(uint64_t **to, const int32_t *mcol, const unsigned char *vals,
+                       uint64_t stride)
+{
+    uint64_t f[MEM_FIGURES];
+    int any = 0;
+    for (int k = 0; k < MEM_FIGURES; k++) {
+        f[k] = mcol[k] < 0 ? 0 : rd64(vals + stride * (uint32_t)mcol[k]);
+        any |= f[k] != 0;
+    }
+    if (!any)
+        return 0;
+    if (!*to && !(*to = instr_mem_calloc(MEM_FIGURES, sizeof **to)))
+        return -1;
+    for (int k = 0; k < MEM_FIGURES; k++)
+        (*to)[k] += f[k];
+    return 0;
+}
+
 /* Fills the job's tree from the database (the blobs gave the rest); 0, or -1. */
 static int jdb_fill(instr_job *j, const jdb_view *v, int summary)
 {
@@ -205,6 +240,8 @@ static int jdb_fill(instr_job *j, const jdb_view *v, int summary)
         col[k] = jdb_col(v, names[k], "");
     int32_t icol[IO_FIGURES * INSTR_PROFILE_IO_PARADIGMS];
     int has_io = jdb_io_cols(v, icol);
+    int32_t memcol[MEM_FIGURES];
+    int has_mem = jdb_mem_cols(v, memcol);
     uint32_t nm = j->metrics.n;
     int32_t *mcol = instr_mem_alloc((4 * (size_t)nm + 1) * sizeof *mcol);
     uint32_t *reg = instr_mem_alloc(((size_t)v->nregions + 1) * sizeof *reg);
@@ -245,7 +282,8 @@ static int jdb_fill(instr_job *j, const jdb_view *v, int summary)
                                  (k == C_INCL_MIN || k == C_EXCL_MIN ? 8 : k == C_INCL_MAX ||
                                   k == C_EXCL_MAX ? 16 : 0));
             instr_job_add_stats(&j->nodes[node[p]].s, &st);
-            if (has_io && jdb_io_add(&j->nodes[node[p]].io, icol, s, 32) != 0)
+            if ((has_io && jdb_io_add(&j->nodes[node[p]].io, icol, s, 32) != 0) ||
+                (has_mem && jdb_mem_add(&j->nodes[node[p]].mem, memcol, s, 32) != 0))
                 goto out;
         }
         /* One group per rank of the job, in rank order (rank 0's pid and host kept). */
@@ -303,10 +341,13 @@ static int jdb_fill(instr_job *j, const jdb_view *v, int summary)
             jnode *jn = &j->nodes[node[p]];
             if (instr_job_grow(&jn->locs, &jn->caplocs, jn->nlocs + 1, sizeof *jn->locs) != 0)
                 goto out;
-            jn->locs[jn->nlocs++] = (jloc){loc, st, NULL, NULL};
+            jn->locs[jn->nlocs++] = (jloc){loc, st, NULL, NULL, NULL};
             instr_job_add_stats(&jn->s, &st);
             if (has_io && (jdb_io_add(&jn->locs[jn->nlocs - 1].io, icol, vals, 8) != 0 ||
                            jdb_io_add(&jn->io, icol, vals, 8) != 0))
+                goto out;
+            if (has_mem && (jdb_mem_add(&jn->locs[jn->nlocs - 1].mem, memcol, vals, 8) != 0 ||
+                            jdb_mem_add(&jn->mem, memcol, vals, 8) != 0))
                 goto out;
             if (nm) {
                 uint64_t *m = jdb_metric_rows(&j->metrics, mcol, vals);

@@ -375,7 +375,9 @@ def check_memory(cube, prof):
     """Memory recording's metrics equal profile.json's `memory` exactly: per call path, each
     count summed over the locations is the call path's entry in memory.call_paths (zero when
     it has none); the high-water mark is each thread's (memory.threads) at the root call paths
-    the thread visited (so the maximum over the roots is the thread's), zero elsewhere. The metrics are there exactly when profile.json has `memory`."""
+    the thread visited (so the maximum over the roots is the thread's), zero elsewhere; in an
+    MPI job's, each rank's (memory.ranks) at its first thread's roots. The metrics are there
+    exactly when profile.json has `memory`."""
     bad = []
     mem = prof.get("memory")
     have = [m for m in list(MEMORY) + ["maximum_heap_memory_allocated"] if m in cube.metrics]
@@ -394,8 +396,15 @@ def check_memory(cube, prof):
     jlocs = prof["locations"]
     order = sorted(range(len(jlocs)), key=lambda i: (jlocs[i]["group"], i))
     to_cube = {jlocs[i]["id"]: k for k, i in enumerate(order)}
-    high = {t["location"]: t["high_water_bytes"] for t in mem["threads"]
-            if t["location"] is not None}
+    if "threads" in mem:
+        high = {t["location"]: t["high_water_bytes"] for t in mem["threads"]
+                if t["location"] is not None}
+    else:
+        # An MPI job's: each rank's mark at its first thread's (rank_location 0) roots.
+        rank_high = {r["rank"]: r["high_water_bytes"] for r in mem["ranks"]}
+        group_rank = {g["id"]: g["rank"] for g in prof["location_groups"]}
+        high = {l["id"]: rank_high.get(group_rank[l["group"]], 0) for l in jlocs
+                if l.get("rank_location") == 0}
     for c in range(len(cube.cnodes)):
         p = cube.path(c)
         for m, key in MEMORY.items():

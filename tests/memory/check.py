@@ -330,7 +330,8 @@ def case_asan():
 
 def case_mpi():
     """A job of 4 ranks: each rank's own profile has its call paths' exact counts; the job's
-    sums the ranks' totals and names the rank with the highest high-water mark."""
+    sums the ranks' totals and names the rank with the highest high-water mark; its call
+    paths (from the job database) are the ranks' sums, its profile.cubex agrees."""
     wd = workdir("build_mpi")
     exe = os.path.join(wd, "mpi_alloc")
     sh([A.wrapper, A.mpicc, "-O1", os.path.join(A.src, "mpi_alloc.c"), "-o", exe], wd)
@@ -367,6 +368,18 @@ def case_mpi():
         text = f.read()
     expect("\nMemory (INSTR_MEMORY=1" in text and "largest rank    %d:" % top in text,
            "job's profile.txt: no memory section:\n" + text)
+    # Per call path (the job database's memory_ columns): the ranks' figures summed.
+    jprof = load(exp)
+    got = by_function(jprof).get("rank_work")
+    expect(got == (10, 6, 10000, 6000), "job's call paths: rank_work %r" % (got,))
+    want = {}
+    for r in range(4):
+        for k, v in by_function(load(os.path.join(exp, "rank-%d" % r))).items():
+            want[k] = tuple(a + b for a, b in zip(want.get(k, (0, 0, 0, 0)), v))
+    want.pop(None, None)  # outside any region: in the totals only
+    expect(by_function(jprof) == want, "job's call paths %r, the ranks' sums %r"
+           % (by_function(jprof), want))
+    check_cube(jprof, exp, "job")
     # The job's trace: the ranks' memory regions and attributes unified in one archive.
     rd = workdir("run_mpi_trace")
     e = {"INSTR_MEMORY": "1", "INSTR_ENABLE_TRACING": "1",
