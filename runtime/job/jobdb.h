@@ -90,7 +90,17 @@ uint32_t instr_jdb_path_id(instr_jdb_defs *d, uint32_t parent, uint32_t region);
 uint32_t instr_jdb_column_id(instr_jdb_defs *d, const char *name, const char *unit,
                              uint32_t kind, uint32_t flags);
 /* The seven columns every database begins with (ids INSTR_JDB_COL_*). */
-int instr_jdb_base_columns(instr_jdb_defs *d);
+int instr_jdb_base_columns(instr_jdb_defs *d);/* The columns a rank appends when it recorded I/O (INSTR_IO) or memory (INSTR_MEMORY=1),
+ * docs/profile-format.md: per paradigm p (0 posix, 1 stdio, 2 mpiio) and figure k (0
+ * operations, 1 failed, 2 bytes_read, 3 bytes_written, 4 time in ns) `io_<paradigm>_<figure>`;
+ * per figure k (0 allocations, 1 frees, 2 bytes_allocated, 3 bytes_freed)
+ * `memory_<figure>`. The name into name[INSTR_JDB_REC_NAME]; unit and kind (NULL: not
+ * wanted). */
+enum { INSTR_JDB_IO_PARADIGMS = 3, INSTR_JDB_IO_FIGURES = 5, INSTR_JDB_MEM_FIGURES = 4,
+       INSTR_JDB_REC_NAME = 48 };
+void instr_jdb_io_column(int paradigm, int figure, char *name, const char **unit,
+                         uint32_t *kind);
+void instr_jdb_mem_column(int figure, char *name, const char **unit, uint32_t *kind);
 /* Grows the array whose pointer is at pp (any T **) to hold need elements, doubling: 0, or -1
  * without memory or beyond UINT32_MAX - 1 elements (the array unchanged). */
 int instr_jdb_grow(void *pp, uint32_t *cap, uint64_t need, size_t elem);

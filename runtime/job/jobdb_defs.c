@@ -191,6 +191,33 @@ int instr_jdb_base_columns(instr_jdb_defs *d)
     return 0;
 }
 
+void instr_jdb_io_column(int paradigm, int figure, char *name, const char **unit,
+                         uint32_t *kind)
+{
+    static const char *const par[INSTR_JDB_IO_PARADIGMS] = {"posix", "stdio", "mpiio"};
+    static const struct { const char *name, *unit; uint32_t kind; } fig[INSTR_JDB_IO_FIGURES] = {
+        {"operations", "", INSTR_JDB_KIND_COUNT}, {"failed", "", INSTR_JDB_KIND_COUNT},
+        {"bytes_read", "bytes", INSTR_JDB_KIND_BYTES},
+        {"bytes_written", "bytes", INSTR_JDB_KIND_BYTES}, {"time", "ns", INSTR_JDB_KIND_TIME},
+    };
+    snprintf(name, INSTR_JDB_REC_NAME, "io_%s_%s", par[paradigm], fig[figure].name);
+    if (unit)
+        *unit = fig[figure].unit;
+    if (kind)
+        *kind = fig[figure].kind;
+}
+
+void instr_jdb_mem_column(int figure, char *name, const char **unit, uint32_t *kind)
+{
+    static const char *const fig[INSTR_JDB_MEM_FIGURES] = {"allocations", "frees",
+                                                           "bytes_allocated", "bytes_freed"};
+    snprintf(name, INSTR_JDB_REC_NAME, "memory_%s", fig[figure]);
+    if (unit)
+        *unit = figure < 2 ? "" : "bytes";
+    if (kind)
+        *kind = figure < 2 ? INSTR_JDB_KIND_COUNT : INSTR_JDB_KIND_BYTES;
+}
+
 /* ---- serialisation: u64 string bytes, u32 regions, paths, columns, zero; then the
  * sections back to back (strings padded to 8) ---- */
 

@@ -11,7 +11,6 @@
 #include "../throttle/throttle.h"
 #include "../util/pages.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -108,25 +107,21 @@ static int more_columns(instr_jdb_defs *d, uint32_t *metrics, uint32_t *extremes
     return *collectives == INSTR_JDB_NONE ? -1 : 0;
 }
 
-/* I/O recording's columns (INSTR_IO, docs/io.md), after `collectives` when it recorded: per
- * paradigm `io_<paradigm>_operations`, `_failed`, `_bytes_read`, `_bytes_written` and
- * `_time` (ns), the call path's own. The first's id, or INSTR_JDB_NONE without memory. */
-#define IO_FIGURES 5
+/* I/O recording's columns (INSTR_IO, docs/io.md; jobdb.h), after `collectives` when it
+ * recorded: the call path's own figures. The first's id, or INSTR_JDB_NONE without memory. */
+#define IO_FIGURES INSTR_JDB_IO_FIGURES
+_Static_assert(INSTR_JDB_IO_PARADIGMS == INSTR_PROFILE_IO_PARADIGMS,
+               "the database's I/O paradigms are the profile's");
 static uint32_t io_columns(instr_jdb_defs *d)
 {
-    static const char *const paradigm[INSTR_PROFILE_IO_PARADIGMS] = {"posix", "stdio", "mpiio"};
-    static const char *const figure[IO_FIGURES] = {"operations", "failed", "bytes_read",
-                                                   "bytes_written", "time"};
-    static const char *const unit[IO_FIGURES] = {"", "", "bytes", "bytes", "ns"};
-    static const uint32_t kind[IO_FIGURES] = {INSTR_JDB_KIND_COUNT, INSTR_JDB_KIND_COUNT,
-                                              INSTR_JDB_KIND_BYTES, INSTR_JDB_KIND_BYTES,
-                                              INSTR_JDB_KIND_TIME};
     uint32_t first = d->ncol;
-    for (int p = 0; p < INSTR_PROFILE_IO_PARADIGMS; p++)
+    for (int p = 0; p < INSTR_JDB_IO_PARADIGMS; p++)
         for (int k = 0; k < IO_FIGURES; k++) {
-            char name[48];
-            snprintf(name, sizeof name, "io_%s_%s", paradigm[p], figure[k]);
-            if (instr_jdb_column_id(d, name, unit[k], kind[k], 0) == INSTR_JDB_NONE)
+            char name[INSTR_JDB_REC_NAME];
+            const char *unit;
+            uint32_t kind;
+            instr_jdb_io_column(p, k, name, &unit, &kind);
+            if (instr_jdb_column_id(d, name, unit, kind, 0) == INSTR_JDB_NONE)
                 return INSTR_JDB_NONE;
         }
     return first;
@@ -147,22 +142,20 @@ static void io_row(uint64_t *v, uint32_t icol, const instr_profile_io *io, const
     }
 }
 
-/* Memory recording's columns (INSTR_MEMORY=1, docs/memory.md), after the I/O ones when it
- * recorded: `memory_allocations`, `memory_frees` (count), `memory_bytes_allocated`,
- * `memory_bytes_freed` (bytes), the call path's own. The first's id, or INSTR_JDB_NONE
+/* Memory recording's columns (INSTR_MEMORY=1, docs/memory.md; jobdb.h), after the I/O
+ * ones when it recorded: the call path's own counts. The first's id, or INSTR_JDB_NONE
  * without memory. */
-#define MEM_FIGURES 4
 static uint32_t memory_columns(instr_jdb_defs *d)
 {
-    static const char *const name[MEM_FIGURES] = {"memory_allocations", "memory_frees",
-                                                  "memory_bytes_allocated",
-                                                  "memory_bytes_freed"};
     uint32_t first = d->ncol;
-    for (int k = 0; k < MEM_FIGURES; k++)
-        if (instr_jdb_column_id(d, name[k], k < 2 ? "" : "bytes",
-                                k < 2 ? INSTR_JDB_KIND_COUNT : INSTR_JDB_KIND_BYTES,
-                                0) == INSTR_JDB_NONE)
+    for (int k = 0; k < INSTR_JDB_MEM_FIGURES; k++) {
+        char name[INSTR_JDB_REC_NAME];
+        const char *unit;
+        uint32_t kind;
+        instr_jdb_mem_column(k, name, &unit, &kind);
+        if (instr_jdb_column_id(d, name, unit, kind, 0) == INSTR_JDB_NONE)
             return INSTR_JDB_NONE;
+    }
     return first;
 }
 

@@ -142,19 +142,16 @@ static uint64_t *jdb_metric_rows(const instr_job_metrics *jm, const int32_t *mco
     return m;
 }
 
-/* I/O recording's columns (INSTR_IO, jobdb_local.c): icol[5 * paradigm + figure] (-1: not
+/* I/O recording's columns (INSTR_IO, jobdb.h): icol[5 * paradigm + figure] (-1: not
  * there); 1 when one is there. */
-#define IO_FIGURES 5
+#define IO_FIGURES INSTR_JDB_IO_FIGURES
 static int jdb_io_cols(const jdb_view *v, int32_t icol[IO_FIGURES * INSTR_PROFILE_IO_PARADIGMS])
 {
-    static const char *const paradigm[INSTR_PROFILE_IO_PARADIGMS] = {"posix", "stdio", "mpiio"};
-    static const char *const figure[IO_FIGURES] = {"operations", "failed", "bytes_read",
-                                                   "bytes_written", "time"};
     int any = 0;
     for (int p = 0; p < INSTR_PROFILE_IO_PARADIGMS; p++)
         for (int k = 0; k < IO_FIGURES; k++) {
-            char name[48];
-            snprintf(name, sizeof name, "io_%s_%s", paradigm[p], figure[k]);
+            char name[INSTR_JDB_REC_NAME];
+            instr_jdb_io_column(p, k, name, NULL, NULL);
             icol[IO_FIGURES * p + k] = jdb_col(v, name, "");
             any |= icol[IO_FIGURES * p + k] >= 0;
         }
@@ -191,17 +188,16 @@ static int jdb_io_add(instr_profile_io_totals **to, const int32_t *icol,
     return 0;
 }
 
-/* Memory recording's columns (INSTR_MEMORY=1, jobdb_local.c): mcol[figure] (-1: not there);
- * 1 when one is there. */
-#define MEM_FIGURES 4
+/* Memory recording's columns (INSTR_MEMORY=1, jobdb.h): mcol[figure] (-1: not there); 1
+ * when one is there. */
+#define MEM_FIGURES INSTR_JDB_MEM_FIGURES
 static int jdb_mem_cols(const jdb_view *v, int32_t mcol[MEM_FIGURES])
 {
-    static const char *const name[MEM_FIGURES] = {"memory_allocations", "memory_frees",
-                                                  "memory_bytes_allocated",
-                                                  "memory_bytes_freed"};
     int any = 0;
     for (int k = 0; k < MEM_FIGURES; k++) {
-        mcol[k] = jdb_col(v, name[k], "");
+        char name[INSTR_JDB_REC_NAME];
+        instr_jdb_mem_column(k, name, NULL, NULL);
+        mcol[k] = jdb_col(v, name, "");
         any |= mcol[k] >= 0;
     }
     return any;
