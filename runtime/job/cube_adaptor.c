@@ -76,7 +76,7 @@ static void cube_row(const void *ctx, uint32_t i, instr_cube_cell *cells)
         uint32_t l = n->locs[k].location;
         if (l >= j->nlocs)
             continue;
-        for (int f = 0; n->locs[k].mem && f < 4; f++)
+        for (int f = 0; n->locs[k].mem && f < INSTR_CUBE_HIGH_WATER; f++)
             cells[l].mem[f] = n->locs[k].mem[f];
         for (uint32_t g = 0; n->parent < 0 && j->locs[l].id_in_rank == 0 && g < j->ngroups; g++)
             if (j->groups[g].rank == j->locs[l].rank && j->groups[g].has_memory)
@@ -171,10 +171,12 @@ int instr_job_cube(instr_writer *f, const instr_job *j)
     instr_cube_src src = {
         .ctx = &p, .nregions = j->nregions, .region = cube_region, .ncnodes = j->n,
         .cnode = cube_cnode, .groups = groups, .ngroups = ng, .nlocs = j->nlocs,
-        .location = cube_location, .row = cube_row, .messages = 1, .samples = sampled, .io = io, .memory = memory,
+        .location = cube_location, .row = cube_row, .messages = 1, .samples = sampled,
         .nmetrics = j->metrics.n, .metric = cube_metric,
         .creator = "instr " INSTR_VERSION_STRING,
     };
+    src.io = io;
+    src.memory = memory;
     int rc = instr_cube_write(f, &src);
     instr_mem_free(p.first_sampled);
     instr_mem_free(p.next_sampled);

@@ -189,8 +189,9 @@ int instr_profile_write_cube(instr_writer *f, const instr_run *run, const instr_
     instr_cube_src src = {
         .ctx = &p, .nregions = t->nregions, .region = region, .ncnodes = t->n, .cnode = cnode,
         .groups = &group, .ngroups = 1, .nlocs = run->nlocations, .location = location,
-        .row = row, .messages = 0, .memory = p.mem != NULL, .io = p.io != NULL, .samples = sampled, .nmetrics = nshown, .metric = metric, .creator = "instr " INSTR_VERSION_STRING,
+        .row = row, .messages = 0, .memory = p.mem != NULL, .samples = sampled, .nmetrics = nshown, .metric = metric, .creator = "instr " INSTR_VERSION_STRING,
     };
+    src.io = p.io != NULL;
     int rc = instr_cube_write(f, &src);
     instr_mem_free(p.first_sampled);
     instr_mem_free(p.next_sampled);
