@@ -86,6 +86,20 @@ int instr_trace_unify_write_global(OTF2_Archive *a, void *arg)
      * definitions are everyone's, with the same refs. */
     CHECK(instr_trace_metric_defs(w, &st));
     CHECK(instr_trace_memory_defs(w, &st)); /* the same on every rank: refs 0.. */
+    /* I/O: the paradigms (the same refs on every rank), one file per name, scoped to its
+     * node (the machine when ranks on several nodes used it), one handle per rank's. */
+    if (u->nhandles) {
+        CHECK(instr_trace_io_paradigm_defs(w, &st));
+        for (uint32_t i = 0; i < u->nfiles; i++)
+            CHECK(OTF2_GlobalDefWriter_WriteIoRegularFile(
+                w, i, instr_strtab_ref(&st, u->files[i].name),
+                u->files[i].host == UINT32_MAX ? 0 : 1 + u->files[i].host));
+        for (uint32_t i = 0; i < u->nhandles; i++)
+            CHECK(OTF2_GlobalDefWriter_WriteIoHandle(
+                w, i, instr_strtab_ref(&st, u->files[u->handles[i].file].name),
+                u->handles[i].file, u->handles[i].paradigm, OTF2_IO_HANDLE_FLAG_NONE,
+                OTF2_UNDEFINED_COMM, OTF2_UNDEFINED_IO_HANDLE));
+    }
     /* Groups: 0 the MPI locations by world rank, 1 MPI_COMM_SELF's, then one per other
      * communicator: its members (world ranks). */
     uint64_t *members = instr_mem_calloc((size_t)u->nranks, sizeof *members);

@@ -4,6 +4,7 @@
 #include "../util/hash.h"
 #include "../util/table.h"
 #include "../util/pages.h"
+#include "../util/array.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -120,6 +121,80 @@ static uint32_t host_index(instr_unifier *u, char *host)
     return u->nhosts++;
 }
 
+static uint64_t file_hash_of(const void *unifier, uint32_t id)
+{
+    return instr_fnv1a_str(1469598103934665603ull, ((const instr_unifier *)unifier)->files[id].name);
+}
+
+/* The global ref of the file `name` (taken over, or freed when known) used on `host`. */
+static uint32_t file_global(instr_unifier *u, char *name, uint32_t host)
+{
+    if (2 * (u->nfiles + 1) > u->ftab_cap &&
+        instr_id_index_build(&u->ftab, &u->ftab_cap, u->ftab_cap ? 2 * u->ftab_cap : 256,
+                             u->nfiles, file_hash_of, u) != 0) {
+        instr_mem_free(name);
+        return UINT32_MAX;
+    }
+    uint32_t j = (uint32_t)instr_fnv1a_str(1469598103934665603ull, name) & (u->ftab_cap - 1);
+    while (u->ftab[j]) {
+        gfile *f = &u->files[u->ftab[j] - 1];
+        if (strcmp(f->name, name) == 0) {
+            instr_mem_free(name);
+            if (f->host != host)
+                f->host = UINT32_MAX;
+            return u->ftab[j] - 1;
+        }
+        j = (j + 1) & (u->ftab_cap - 1);
+    }
+    if (instr_array_grow32(&u->files, &u->capfiles, (size_t)u->nfiles + 1, sizeof *u->files,
+                           64) != 0) {
+        instr_mem_free(name);
+        return UINT32_MAX;
+    }
+    u->files[u->nfiles] = (gfile){name, host};
+    u->ftab[j] = u->nfiles + 1;
+    return u->nfiles++;
+}
+
+/* The rank's I/O files and handles from b; each handle's global ref into m. */
+static void add_io(instr_unifier *u, rbuf *b, wbuf *m, uint32_t host)
+{
+    uint32_t nf = get32(b);
+    if (b->bad || nf > (b->n - b->at) / 4) {
+        b->bad = 1;
+        return;
+    }
+    uint32_t *fmap = instr_mem_calloc(nf ? nf : 1, sizeof *fmap);
+    if (!fmap) {
+        b->bad = 1;
+        return;
+    }
+    for (uint32_t i = 0; i < nf && !b->bad; i++) {
+        char *name = getstr(b);
+        if (name && (fmap[i] = file_global(u, name, host)) == UINT32_MAX)
+            b->bad = 1;
+    }
+    uint32_t nh = get32(b);
+    if (b->bad || nh > (b->n - b->at) / 8 ||
+        instr_array_grow32(&u->handles, &u->caphandles, (size_t)u->nhandles + nh + 1,
+                           sizeof *u->handles, 64) != 0) {
+        instr_mem_free(fmap);
+        b->bad = 1;
+        return;
+    }
+    put32(m, nh);
+    for (uint32_t i = 0; i < nh && !b->bad; i++) {
+        uint32_t file = get32(b), paradigm = get32(b);
+        if (file >= nf) {
+            b->bad = 1;
+            break;
+        }
+        u->handles[u->nhandles] = (ghandle){fmap[file], paradigm};
+        put32(m, u->nhandles++);
+    }
+    instr_mem_free(fmap);
+}
+
 instr_unifier *instr_trace_unify_new(int nranks)
 {
     instr_unifier *u = instr_mem_calloc(1, sizeof *u);
@@ -222,6 +297,7 @@ int instr_trace_unify_add(instr_unifier *u, int rank, const char *blob, size_t l
         }
         put32(&m, ref);
     }
+    add_io(u, &b, &m, g->host);
     if (b.bad || m.failed) {
         instr_mem_free(m.p);
         return -1;
@@ -252,6 +328,11 @@ void instr_trace_unify_free(instr_unifier *u)
     }
     for (uint32_t i = 0; i < u->nhosts; i++)
         instr_mem_free(u->hosts[i]);
+    for (uint32_t i = 0; i < u->nfiles; i++)
+        instr_mem_free(u->files[i].name);
+    instr_mem_free(u->files);
+    instr_mem_free(u->ftab);
+    instr_mem_free(u->handles);
     instr_mem_free(u->hosts);
     instr_mem_free(u->comms);
     instr_mem_free(u->regions);

@@ -199,6 +199,11 @@ OTF2_RegionRole instr_trace_memory_role(const char *name);
 void instr_trace_io_attr(instr_tloc *s, uint32_t attr, uint64_t value);
 int instr_trace_io_emit(instr_tloc *s, unsigned kind, uint32_t region, uint64_t t);
 OTF2_ErrorCode instr_trace_io_defs(OTF2_GlobalDefWriter *w, struct instr_strtab *st);
+/* The IoParadigm definitions: 0 POSIX, 1 ISO C, 2 MPI-IO (also an MPI job's, trace_unify). */
+OTF2_ErrorCode instr_trace_io_paradigm_defs(OTF2_GlobalDefWriter *w, struct instr_strtab *st);
+/* An MPI job: this rank's I/O files (names) and handles (file ref, paradigm) for the blob. */
+struct wbuf;
+void instr_trace_io_blob(struct wbuf *b);
 
 /* metric_events.c: metrics in the trace (docs/metrics.md). */
 /* 1 when the trace takes metric records (synchronous metrics on). */
