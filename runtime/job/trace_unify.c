@@ -195,6 +195,80 @@ static void add_io(instr_unifier *u, rbuf *b, wbuf *m, uint32_t host)
     instr_mem_free(fmap);
 }
 
+static uint64_t ctx_hash(const gctx *c)
+{
+    uint64_t h = instr_fnv1a_str(1469598103934665603ull, c->file);
+    return (h ^ c->parent ^ ((uint64_t)c->region << 32) ^ ((uint64_t)c->line << 20)) *
+           INSTR_FNV1A_PRIME;
+}
+
+static uint64_t ctx_hash_of(const void *unifier, uint32_t id)
+{
+    return ctx_hash(&((const instr_unifier *)unifier)->ctxs[id]);
+}
+
+/* The global ref of context c (whose file the unifier takes over, or frees when known). */
+static uint32_t ctx_global(instr_unifier *u, gctx *c)
+{
+    if (2 * (u->nctxs + 1) > u->ctab_cap &&
+        instr_id_index_build(&u->ctab, &u->ctab_cap, u->ctab_cap ? 2 * u->ctab_cap : 1024,
+                             u->nctxs, ctx_hash_of, u) != 0) {
+        instr_mem_free(c->file);
+        return UINT32_MAX;
+    }
+    uint32_t j = (uint32_t)ctx_hash(c) & (u->ctab_cap - 1);
+    while (u->ctab[j]) {
+        gctx *g = &u->ctxs[u->ctab[j] - 1];
+        if (g->parent == c->parent && g->region == c->region && g->line == c->line &&
+            strcmp(g->file, c->file) == 0) {
+            instr_mem_free(c->file);
+            return u->ctab[j] - 1;
+        }
+        j = (j + 1) & (u->ctab_cap - 1);
+    }
+    if (instr_array_grow32(&u->ctxs, &u->capctxs, (size_t)u->nctxs + 1, sizeof *u->ctxs,
+                           256) != 0) {
+        instr_mem_free(c->file);
+        return UINT32_MAX;
+    }
+    u->ctxs[u->nctxs] = *c;
+    u->ctab[j] = u->nctxs + 1;
+    return u->nctxs++;
+}
+
+/* The rank's calling contexts from b (their regions: local handles, mapped by regs); each
+ * one's global ref into m. A parent comes before its children. */
+static void add_contexts(instr_unifier *u, rbuf *b, wbuf *m, const uint32_t *regs,
+                         uint32_t nregs)
+{
+    uint32_t n = get32(b);
+    if (b->bad || n > (b->n - b->at) / 16) {
+        b->bad = 1;
+        return;
+    }
+    uint32_t *map = instr_mem_calloc(n ? n : 1, sizeof *map);
+    if (!map) {
+        b->bad = 1;
+        return;
+    }
+    put32(m, n);
+    for (uint32_t i = 0; i < n && !b->bad; i++) {
+        uint32_t parent = get32(b), region = get32(b), line = get32(b);
+        char *file = getstr(b);
+        if (b->bad || !file || (parent != UINT32_MAX && parent >= i) || region == 0 ||
+            region > nregs) {
+            instr_mem_free(file);
+            b->bad = 1;
+            break;
+        }
+        gctx c = {parent == UINT32_MAX ? UINT32_MAX : map[parent], regs[region - 1], line, file};
+        if ((map[i] = ctx_global(u, &c)) == UINT32_MAX)
+            b->bad = 1;
+        put32(m, map[i]);
+    }
+    instr_mem_free(map);
+}
+
 instr_unifier *instr_trace_unify_new(int nranks)
 {
     instr_unifier *u = instr_mem_calloc(1, sizeof *u);
@@ -256,6 +330,10 @@ int instr_trace_unify_add(instr_unifier *u, int rank, const char *blob, size_t l
 
     uint32_t nreg = get32(&b);
     put32(&m, nreg);
+    uint32_t *regs = NULL;
+    if (b.bad || nreg > (b.n - b.at) / 24 ||
+        !(regs = instr_mem_calloc(nreg ? nreg : 1, sizeof *regs)))
+        return -1;
     for (uint32_t i = 0; i < nreg && !b.bad; i++) {
         gregion r = {.name = getstr(&b), .canonical = getstr(&b), .file = getstr(&b)};
         r.lb = get32(&b);
@@ -270,6 +348,7 @@ int instr_trace_unify_add(instr_unifier *u, int rank, const char *blob, size_t l
             instr_mem_free(r.file);
             b.bad = 1;
         }
+        regs[i] = ref;
         put32(&m, ref);
     }
     uint32_t ncomm = get32(&b);
@@ -298,6 +377,8 @@ int instr_trace_unify_add(instr_unifier *u, int rank, const char *blob, size_t l
         put32(&m, ref);
     }
     add_io(u, &b, &m, g->host);
+    add_contexts(u, &b, &m, regs, nreg);
+    instr_mem_free(regs);
     if (b.bad || m.failed) {
         instr_mem_free(m.p);
         return -1;
@@ -333,6 +414,10 @@ void instr_trace_unify_free(instr_unifier *u)
     instr_mem_free(u->files);
     instr_mem_free(u->ftab);
     instr_mem_free(u->handles);
+    for (uint32_t i = 0; i < u->nctxs; i++)
+        instr_mem_free(u->ctxs[i].file);
+    instr_mem_free(u->ctxs);
+    instr_mem_free(u->ctab);
     instr_mem_free(u->hosts);
     instr_mem_free(u->comms);
     instr_mem_free(u->regions);
