@@ -332,7 +332,8 @@ def case_mpi():
 
 def case_mpi_trace():
     """A job of 4 ranks with MPI-IO and the trace (INSTR_IO=mpiio, INSTR_ENABLE_TRACING=1):
-    otf2-print -A -Werror reads the job's archive; one I/O file for the shared file, one
+    each rank's bytes exact, the job's totals their sums; otf2-print -A -Werror reads the
+    job's archive; one I/O file for the shared file, one
     handle per rank; every operation's begin has its completion on the same location with
     the same matching id (the non-blocking read: begun NON_BLOCKING, issued, completed in
     its MPI_Wait); the bytes each rank's events moved are its profile's."""
@@ -420,6 +421,10 @@ def case_mpi_trace():
         got = (moved.get((r, "READ")), moved.get((r, "WRITE")))
         expect(got == (6040, 4000), "rank %d: the trace read and wrote %r, the profile "
                "(6040, 4000)" % (r, got))
+    job = load(exp).get("io")
+    expect(job is not None, "the job's profile.json has no io section")
+    tot = {x["paradigm"]: figures(x) for x in job["paradigms"]}
+    expect(tot.get("mpiio") == (8 * n, 0, 6040 * n, 4000 * n), "job's totals: %r" % tot)
 
 
 def case_off():
