@@ -336,7 +336,9 @@ def case_mpi_trace():
     job's archive; one I/O file for the shared file, one
     handle per rank; every operation's begin has its completion on the same location with
     the same matching id (the non-blocking read: begun NON_BLOCKING, issued, completed in
-    its MPI_Wait); the bytes each rank's events moved are its profile's."""
+    its MPI_Wait); the bytes each rank's events moved are its profile's. A second program
+    tests a non-blocking read (MPI_Testall) before it can complete: IoOperationTest, then
+    IoOperationComplete in MPI_Waitall."""
     n = 4
     wd = workdir("build_mpi_trace")
     exe = os.path.join(wd, "mpi_io")
@@ -425,6 +427,42 @@ def case_mpi_trace():
     expect(job is not None, "the job's profile.json has no io section")
     tot = {x["paradigm"]: figures(x) for x in job["paradigms"]}
     expect(tot.get("mpiio") == (8 * n, 0, 6040 * n, 4000 * n), "job's totals: %r" % tot)
+    # A non-blocking read tested (MPI_Testall) before it can complete, then completed by
+    # MPI_Waitall: IoOperationTest, then IoOperationComplete, with its matching id.
+    exe = os.path.join(wd, "mpi_io_test")
+    sh([A.wrapper, A.mpicc, "-O1", os.path.join(A.src, "mpi_io_test.c"), "-o", exe], wd)
+    e["INSTR_EXPERIMENT_DIRECTORY"] = os.path.join(rd, "exp_test")
+    p = subprocess.run([A.mpirun, "--oversubscribe", "--allow-run-as-root", "-np", str(n), exe],
+                       cwd=rd, env=clean_env(e), capture_output=True, text=True, timeout=240)
+    expect(p.returncode == 0, "mpirun: %d %s" % (p.returncode, p.stderr[-3000:]))
+    p = subprocess.run(["otf2-print", "-A", "-Werror",
+                        os.path.join(rd, "exp_test", "traces.otf2")],
+                       capture_output=True, text=True)
+    expect(p.returncode == 0 and "warning" not in p.stderr,
+           "otf2-print: %d %s" % (p.returncode, p.stderr[-2000:]))
+    seq = {}
+    stack = {}
+    for line in p.stdout.splitlines():
+        m = EVENT.match(line)
+        if not m:
+            continue
+        ev, loc, _, rest = m.groups()
+        if ev == "ENTER":
+            stack.setdefault(loc, []).append(re.search(r'Region: "([^"]*)"', rest).group(1))
+        elif ev == "LEAVE":
+            stack[loc].pop()
+        elif ev == "IO_OPERATION_BEGIN" and "NON_BLOCKING" in rest:
+            seq.setdefault(loc, []).append(("BEGIN", stack[loc][-1]))
+        elif ev in ("IO_OPERATION_ISSUED", "IO_OPERATION_TEST") or (
+                ev == "IO_OPERATION_COMPLETE" and loc in seq):
+            mid = re.search(r'Matching Id: (\d+)', rest).group(1)
+            seq[loc].append((ev[13:], stack[loc][-1], mid))
+    want_regions = ["MPI_File_iread_at", "MPI_File_iread_at", "MPI_Testall", "MPI_Waitall"]
+    expect(len(seq) == n, "non-blocking reads on %d locations, not %d: %r" % (len(seq), n, seq))
+    for loc, evs in seq.items():
+        expect([x[0] for x in evs] == ["BEGIN", "ISSUED", "TEST", "COMPLETE"] and
+               [x[1] for x in evs] == want_regions and len({x[2] for x in evs[1:]}) == 1,
+               "location %s: %r" % (loc, evs))
 
 
 def case_off():
