@@ -1,6 +1,6 @@
-/* io_fns.h — I/O recording's paradigms and functions (docs/io.md), and the one entry point of
- * libinstr-rt's recorder (io.c) that libinstr-rt-mpi's MPI-IO wrappers (runtime/mpi/mpi_io.c)
- * call. No other include: the MPI library's wrappers include it. */
+/* io_fns.h — I/O recording's paradigms and functions (docs/io.md), and the entry points of
+ * libinstr-rt's recorder (io.c) that libinstr-rt-mpi's MPI-IO wrappers (runtime/mpi/mpi_io.c,
+ * mpi_msg.c) call. No other include: the MPI library's wrappers include it. */
 #ifndef INSTR_RT_INTERPOSE_IO_FNS_H
 #define INSTR_RT_INTERPOSE_IO_FNS_H
 

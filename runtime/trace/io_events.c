@@ -86,7 +86,7 @@ void instr_trace_io_done(uint32_t loc_id, uint32_t handle, uint64_t match, int h
     /* The thread's records so far go first, so that this one lands inside the wait's or
      * test's region. */
     instr_trace_drain(s);
-    if (!instr_trace_writer_ready(s))
+    if (instr_trace_write_failed() || !instr_trace_writer_ready(s))
         return;
     uint64_t t = instr_clock_now();
     if (t < s->last)
