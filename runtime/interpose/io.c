@@ -433,12 +433,15 @@ static void trace_call(instr_location *loc, enum instr_io_fn fn, uint32_t file, 
     };
     const instr_io_fn_info *fi = &instr_io_fns[fn];
     instr_trace_iocall tc = {.region = fn_region_of(fn), .handle = trace_handle(file, fi->paradigm), .op = op_of[fi->kind],
-                             .failed = (unsigned)w->failed, .t_begin = t0, .t_end = t1,
+                             .failed = (unsigned)w->failed, .nonblocking = w->pending != NULL,
+                             .t_begin = t0, .t_end = t1,
                              .requested = w->requested, .bytes = w->bytes};
     /* The trace's own work is the runtime's. */
     tls_recording = 0;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    instr_trace_io_call(loc, &tc);
+    uint64_t match = instr_trace_io_call(loc, &tc);
+    if (w->pending && match && !w->failed)
+        *w->pending = (instr_io_pending){match, tc.handle, loc->id};
 }
 
 /* For the definitions, after the end. */
@@ -575,6 +578,34 @@ void instr_ext_io_mpi(int fn, uintptr_t fh, const char *name, int closes, int fa
     if (!fh && !name)
         w.path = "<MPI_File>";
     instr_iorec_end(&c, (enum instr_io_fn)fn, &w);
+}
+
+void instr_ext_io_mpi_started(int fn, uintptr_t fh, int failed, uint64_t requested, uint64_t t0,
+                              instr_io_pending *pending)
+{
+    *pending = (instr_io_pending){0, 0, 0};
+    if (fn < 0 || fn >= INSTR_IOF_N || !(instr_ext_io_mask() & (1 << INSTR_IO_MPIIO)))
+        return;
+    int st = instr_state_get();
+    if (st != INSTR_STATE_RUNNING && st != INSTR_STATE_PAUSED)
+        return;
+    instr_iorec_call c = {0, t0};
+    instr_iorec_what w = {.fd = -1, .path = fh ? NULL : "<MPI_File>", .new_fd = -1,
+                          .mpi_fh = fh, .failed = failed, .requested = requested,
+                          .bytes = failed ? 0 : requested, .pending = pending};
+    instr_iorec_end(&c, (enum instr_io_fn)fn, &w);
+}
+
+void instr_ext_io_mpi_done(const instr_io_pending *pending, int how, uint64_t bytes)
+{
+#ifdef INSTR_RT_HAVE_TRACE
+    /* As the MPI records of the job's trace: the thread's own buffer, signals blocked while
+     * it is converted (runtime/trace/buffer.c). */
+    if (pending && pending->match)
+        instr_trace_io_done(pending->loc, pending->handle, pending->match, how, bytes);
+#else
+    (void)pending, (void)how, (void)bytes;
+#endif
 }
 
 /* ---- what the report reads ---- */

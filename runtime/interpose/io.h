@@ -81,6 +81,8 @@ typedef struct instr_iorec_what {
     int failed;
     uint64_t requested; /* bytes asked to read or write */
     uint64_t bytes;     /* bytes read or written */
+    struct instr_io_pending *pending; /* non-blocking MPI-IO: issued in the trace, completed
+                                       * later (NULL: a call that completes on return) */
 } instr_iorec_what;
 
 /* 0: the call is the runtime's own (or measurement does not run): call the C library's

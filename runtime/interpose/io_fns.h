@@ -1,6 +1,6 @@
-/* io_fns.h — I/O recording's paradigms and functions (docs/io.md), and the one entry point of
- * libinstr-rt's recorder (io.c) that libinstr-rt-mpi's MPI-IO wrappers (runtime/mpi/mpi_io.c)
- * call. No other include: the MPI library's wrappers include it. */
+/* io_fns.h — I/O recording's paradigms and functions (docs/io.md), and the entry points of
+ * libinstr-rt's recorder (io.c) that libinstr-rt-mpi's MPI-IO wrappers (runtime/mpi/mpi_io.c,
+ * mpi_msg.c) call. No other include: the MPI library's wrappers include it. */
 #ifndef INSTR_RT_INTERPOSE_IO_FNS_H
 #define INSTR_RT_INTERPOSE_IO_FNS_H
 
@@ -47,6 +47,26 @@ __attribute__((visibility("default"))) void instr_ext_io_mpi(int fn, uintptr_t f
                                                              const char *name, int closes,
                                                              int failed, uint64_t requested,
                                                              uint64_t bytes, uint64_t t0);
+/* A non-blocking MPI-IO operation issued into the job's trace (IoOperationIssued): what its
+ * completion needs. match 0: not in the trace. */
+typedef struct instr_io_pending {
+    uint64_t match;  /* the operation's matching id on its location */
+    uint32_t handle; /* the trace's handle ref */
+    uint32_t loc;    /* the id of the location that issued it */
+} instr_io_pending;
+/* A non-blocking MPI-IO call (MPI_File_iread...) that started: recorded as instr_ext_io_mpi
+ * records it (the bytes asked for count as moved); *pending says how the trace can complete
+ * it. */
+__attribute__((visibility("default"))) void instr_ext_io_mpi_started(int fn, uintptr_t fh,
+                                                                     int failed,
+                                                                     uint64_t requested,
+                                                                     uint64_t t0,
+                                                                     instr_io_pending *pending);
+/* Its request completed with `bytes` moved (how 0), or was tested and is not complete yet
+ * (1), in a wait or test of the calling thread: IoOperationComplete or IoOperationTest on
+ * that thread's location when it issued it. */
+__attribute__((visibility("default"))) void instr_ext_io_mpi_done(const instr_io_pending *pending,
+                                                                  int how, uint64_t bytes);
 /* The paradigms recorded (bit 1 << paradigm), for libinstr-rt-mpi. */
 __attribute__((visibility("default"))) int instr_ext_io_mask(void);
 

@@ -82,10 +82,47 @@ int instr_trace_unify_write_global(OTF2_Archive *a, void *arg)
             OTF2_REGION_FLAG_NONE, *r->file ? instr_strtab_ref(&st, r->file) : empty, r->lb,
             r->le));
     }
+    /* Samples' calling contexts, each sampled frame's with its source code location (refs
+     * from 0: the job's regions have none), and the interrupt generator: the ranks share
+     * INSTR_SAMPLING's settings, so rank 0's hook writes it. */
+    if (u->nctxs) {
+        OTF2_SourceCodeLocationRef scl = 0;
+        for (uint32_t i = 0; i < u->nctxs; i++) {
+            gctx *c = &u->ctxs[i];
+            OTF2_SourceCodeLocationRef where = OTF2_UNDEFINED_SOURCE_CODE_LOCATION;
+            if (*c->file && c->line) {
+                CHECK(OTF2_GlobalDefWriter_WriteSourceCodeLocation(
+                    w, scl, instr_strtab_ref(&st, c->file), c->line));
+                where = scl++;
+            }
+            CHECK(OTF2_GlobalDefWriter_WriteCallingContext(w, i, c->region, where, c->parent));
+        }
+        const instr_trace_sample_hook *sh = instr_trace_samples;
+        if (sh && sh->generator)
+            CHECK(sh->generator(w, &st));
+        else
+            CHECK(OTF2_GlobalDefWriter_WriteInterruptGenerator(
+                w, 0, instr_strtab_ref(&st, "instr sampling"), OTF2_INTERRUPT_GENERATOR_MODE_TIME,
+                OTF2_BASE_DECIMAL, -9, 0));
+    }
     /* Metrics: the ranks agreed on one set at MPI_Init (metric_events.c), so rank 0's
      * definitions are everyone's, with the same refs. */
     CHECK(instr_trace_metric_defs(w, &st));
     CHECK(instr_trace_memory_defs(w, &st)); /* the same on every rank: refs 0.. */
+    /* I/O: the paradigms (the same refs on every rank), one file per name, scoped to its
+     * node (the machine when ranks on several nodes used it), one handle per rank's. */
+    if (u->nhandles) {
+        CHECK(instr_trace_io_paradigm_defs(w, &st));
+        for (uint32_t i = 0; i < u->nfiles; i++)
+            CHECK(OTF2_GlobalDefWriter_WriteIoRegularFile(
+                w, i, instr_strtab_ref(&st, u->files[i].name),
+                u->files[i].host == UINT32_MAX ? 0 : 1 + u->files[i].host));
+        for (uint32_t i = 0; i < u->nhandles; i++)
+            CHECK(OTF2_GlobalDefWriter_WriteIoHandle(
+                w, i, instr_strtab_ref(&st, u->files[u->handles[i].file].name),
+                u->handles[i].file, u->handles[i].paradigm, OTF2_IO_HANDLE_FLAG_NONE,
+                OTF2_UNDEFINED_COMM, OTF2_UNDEFINED_IO_HANDLE));
+    }
     /* Groups: 0 the MPI locations by world rank, 1 MPI_COMM_SELF's, then one per other
      * communicator: its members (world ranks). */
     uint64_t *members = instr_mem_calloc((size_t)u->nranks, sizeof *members);

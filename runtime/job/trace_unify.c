@@ -4,6 +4,7 @@
 #include "../util/hash.h"
 #include "../util/table.h"
 #include "../util/pages.h"
+#include "../util/array.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -120,6 +121,154 @@ static uint32_t host_index(instr_unifier *u, char *host)
     return u->nhosts++;
 }
 
+static uint64_t file_hash_of(const void *unifier, uint32_t id)
+{
+    return instr_fnv1a_str(1469598103934665603ull, ((const instr_unifier *)unifier)->files[id].name);
+}
+
+/* The global ref of the file `name` (taken over, or freed when known) used on `host`. */
+static uint32_t file_global(instr_unifier *u, char *name, uint32_t host)
+{
+    if (2 * (u->nfiles + 1) > u->ftab_cap &&
+        instr_id_index_build(&u->ftab, &u->ftab_cap, u->ftab_cap ? 2 * u->ftab_cap : 256,
+                             u->nfiles, file_hash_of, u) != 0) {
+        instr_mem_free(name);
+        return UINT32_MAX;
+    }
+    uint32_t j = (uint32_t)instr_fnv1a_str(1469598103934665603ull, name) & (u->ftab_cap - 1);
+    while (u->ftab[j]) {
+        gfile *f = &u->files[u->ftab[j] - 1];
+        if (strcmp(f->name, name) == 0) {
+            instr_mem_free(name);
+            if (f->host != host)
+                f->host = UINT32_MAX;
+            return u->ftab[j] - 1;
+        }
+        j = (j + 1) & (u->ftab_cap - 1);
+    }
+    if (instr_array_grow32(&u->files, &u->capfiles, (size_t)u->nfiles + 1, sizeof *u->files,
+                           64) != 0) {
+        instr_mem_free(name);
+        return UINT32_MAX;
+    }
+    u->files[u->nfiles] = (gfile){name, host};
+    u->ftab[j] = u->nfiles + 1;
+    return u->nfiles++;
+}
+
+/* The rank's I/O files and handles from b; each handle's global ref into m. */
+static void add_io(instr_unifier *u, rbuf *b, wbuf *m, uint32_t host)
+{
+    uint32_t nf = get32(b);
+    if (b->bad || nf > (b->n - b->at) / 4) {
+        b->bad = 1;
+        return;
+    }
+    uint32_t *fmap = instr_mem_calloc(nf ? nf : 1, sizeof *fmap);
+    if (!fmap) {
+        b->bad = 1;
+        return;
+    }
+    for (uint32_t i = 0; i < nf && !b->bad; i++) {
+        char *name = getstr(b);
+        if (name && (fmap[i] = file_global(u, name, host)) == UINT32_MAX)
+            b->bad = 1;
+    }
+    uint32_t nh = get32(b);
+    if (b->bad || nh > (b->n - b->at) / 8 ||
+        instr_array_grow32(&u->handles, &u->caphandles, (size_t)u->nhandles + nh + 1,
+                           sizeof *u->handles, 64) != 0) {
+        instr_mem_free(fmap);
+        b->bad = 1;
+        return;
+    }
+    put32(m, nh);
+    for (uint32_t i = 0; i < nh && !b->bad; i++) {
+        uint32_t file = get32(b), paradigm = get32(b);
+        if (file >= nf) {
+            b->bad = 1;
+            break;
+        }
+        u->handles[u->nhandles] = (ghandle){fmap[file], paradigm};
+        put32(m, u->nhandles++);
+    }
+    instr_mem_free(fmap);
+}
+
+static uint64_t ctx_hash(const gctx *c)
+{
+    uint64_t h = instr_fnv1a_str(1469598103934665603ull, c->file);
+    return (h ^ c->parent ^ ((uint64_t)c->region << 32) ^ ((uint64_t)c->line << 20)) *
+           INSTR_FNV1A_PRIME;
+}
+
+static uint64_t ctx_hash_of(const void *unifier, uint32_t id)
+{
+    return ctx_hash(&((const instr_unifier *)unifier)->ctxs[id]);
+}
+
+/* The global ref of context c (whose file the unifier takes over, or frees when known). */
+static uint32_t ctx_global(instr_unifier *u, gctx *c)
+{
+    if (2 * (u->nctxs + 1) > u->ctab_cap &&
+        instr_id_index_build(&u->ctab, &u->ctab_cap, u->ctab_cap ? 2 * u->ctab_cap : 1024,
+                             u->nctxs, ctx_hash_of, u) != 0) {
+        instr_mem_free(c->file);
+        return UINT32_MAX;
+    }
+    uint32_t j = (uint32_t)ctx_hash(c) & (u->ctab_cap - 1);
+    while (u->ctab[j]) {
+        gctx *g = &u->ctxs[u->ctab[j] - 1];
+        if (g->parent == c->parent && g->region == c->region && g->line == c->line &&
+            strcmp(g->file, c->file) == 0) {
+            instr_mem_free(c->file);
+            return u->ctab[j] - 1;
+        }
+        j = (j + 1) & (u->ctab_cap - 1);
+    }
+    if (instr_array_grow32(&u->ctxs, &u->capctxs, (size_t)u->nctxs + 1, sizeof *u->ctxs,
+                           256) != 0) {
+        instr_mem_free(c->file);
+        return UINT32_MAX;
+    }
+    u->ctxs[u->nctxs] = *c;
+    u->ctab[j] = u->nctxs + 1;
+    return u->nctxs++;
+}
+
+/* The rank's calling contexts from b (their regions: local handles, mapped by regs); each
+ * one's global ref into m. A parent comes before its children. */
+static void add_contexts(instr_unifier *u, rbuf *b, wbuf *m, const uint32_t *regs,
+                         uint32_t nregs)
+{
+    uint32_t n = get32(b);
+    if (b->bad || n > (b->n - b->at) / 16) {
+        b->bad = 1;
+        return;
+    }
+    uint32_t *map = instr_mem_calloc(n ? n : 1, sizeof *map);
+    if (!map) {
+        b->bad = 1;
+        return;
+    }
+    put32(m, n);
+    for (uint32_t i = 0; i < n && !b->bad; i++) {
+        uint32_t parent = get32(b), region = get32(b), line = get32(b);
+        char *file = getstr(b);
+        if (b->bad || !file || (parent != UINT32_MAX && parent >= i) || region == 0 ||
+            region > nregs) {
+            instr_mem_free(file);
+            b->bad = 1;
+            break;
+        }
+        gctx c = {parent == UINT32_MAX ? UINT32_MAX : map[parent], regs[region - 1], line, file};
+        if ((map[i] = ctx_global(u, &c)) == UINT32_MAX)
+            b->bad = 1;
+        put32(m, map[i]);
+    }
+    instr_mem_free(map);
+}
+
 instr_unifier *instr_trace_unify_new(int nranks)
 {
     instr_unifier *u = instr_mem_calloc(1, sizeof *u);
@@ -181,6 +330,10 @@ int instr_trace_unify_add(instr_unifier *u, int rank, const char *blob, size_t l
 
     uint32_t nreg = get32(&b);
     put32(&m, nreg);
+    uint32_t *regs = NULL;
+    if (b.bad || nreg > (b.n - b.at) / 24 ||
+        !(regs = instr_mem_calloc(nreg ? nreg : 1, sizeof *regs)))
+        return -1;
     for (uint32_t i = 0; i < nreg && !b.bad; i++) {
         gregion r = {.name = getstr(&b), .canonical = getstr(&b), .file = getstr(&b)};
         r.lb = get32(&b);
@@ -195,6 +348,7 @@ int instr_trace_unify_add(instr_unifier *u, int rank, const char *blob, size_t l
             instr_mem_free(r.file);
             b.bad = 1;
         }
+        regs[i] = ref;
         put32(&m, ref);
     }
     uint32_t ncomm = get32(&b);
@@ -222,6 +376,9 @@ int instr_trace_unify_add(instr_unifier *u, int rank, const char *blob, size_t l
         }
         put32(&m, ref);
     }
+    add_io(u, &b, &m, g->host);
+    add_contexts(u, &b, &m, regs, nreg);
+    instr_mem_free(regs);
     if (b.bad || m.failed) {
         instr_mem_free(m.p);
         return -1;
@@ -252,6 +409,15 @@ void instr_trace_unify_free(instr_unifier *u)
     }
     for (uint32_t i = 0; i < u->nhosts; i++)
         instr_mem_free(u->hosts[i]);
+    for (uint32_t i = 0; i < u->nfiles; i++)
+        instr_mem_free(u->files[i].name);
+    instr_mem_free(u->files);
+    instr_mem_free(u->ftab);
+    instr_mem_free(u->handles);
+    for (uint32_t i = 0; i < u->nctxs; i++)
+        instr_mem_free(u->ctxs[i].file);
+    instr_mem_free(u->ctxs);
+    instr_mem_free(u->ctab);
     instr_mem_free(u->hosts);
     instr_mem_free(u->comms);
     instr_mem_free(u->regions);

@@ -1,6 +1,7 @@
 /* trace_unify.h — rank 0's union of the ranks' trace definitions in an MPI job
  * (trace_unify.c; ../trace/job.c has the protocol): regions unified by name, linkage, file,
- * line and source, communicators by their job-wide identity, one location group per rank;
+ * line and source, communicators by their job-wide identity, one location group per rank,
+ * I/O files by name, I/O handles per rank, samples' calling contexts by their path;
  * every rank gets its mapping back, and the union becomes the archive's global definitions
  * (trace_global_defs.c). */
 #ifndef INSTR_RT_JOB_TRACE_UNIFY_H
@@ -22,6 +23,25 @@ typedef struct gcomm {
     uint32_t nmembers;
     uint32_t *members; /* NULL until the leader's blob came */
 } gcomm;
+
+/* An I/O file: the same name on any rank is one file; host: the node of the ranks that
+ * used it, UINT32_MAX when they ran on more than one. */
+typedef struct gfile {
+    char *name;
+    uint32_t host;
+} gfile;
+
+/* An I/O handle: one per rank and handle of that rank. */
+typedef struct ghandle {
+    uint32_t file, paradigm;
+} ghandle;
+
+/* A calling context of samples: unified by its parent (global), region (global ref), file
+ * and line. */
+typedef struct gctx {
+    uint32_t parent, region, line;
+    char *file; /* "" when none */
+} gctx;
 
 typedef struct grank {
     int present;
@@ -46,6 +66,16 @@ struct instr_unifier {
     uint32_t ncomms, capcomms;
     char **hosts;
     uint32_t nhosts;
+    gfile *files;
+    uint32_t nfiles, capfiles;
+    uint32_t *ftab; /* open addressing: file index + 1, 0 = empty */
+    uint32_t ftab_cap;
+    ghandle *handles;
+    uint32_t nhandles, caphandles;
+    gctx *ctxs;
+    uint32_t nctxs, capctxs;
+    uint32_t *ctab; /* open addressing: context index + 1, 0 = empty */
+    uint32_t ctab_cap;
     uint64_t t_first, t_last, margin;
     uint64_t events;
     int have_time;

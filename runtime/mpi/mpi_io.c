@@ -3,8 +3,9 @@
  * runtime/interpose/io.c), which keeps it per call path (the call's own region,
  * MPI_File_...), per file and per function like POSIX and ISO C I/O. Bytes: the datatype's
  * size times the count asked for; moved, from the status (MPI_Get_count in bytes) for the
- * blocking forms, and the count asked for when a non-blocking one started (its completion is
- * not followed: docs/io.md). */
+ * blocking forms, and the count asked for when a non-blocking one started. In the job's trace
+ * a non-blocking one is issued when it starts and completed by the wait or test of its
+ * request, with the bytes of its status then (mpi_msg.c keeps the request). */
 #include "mpi_wrap.h"
 
 static int on(void) { return (instr_ext_io_mask() & (1 << INSTR_IO_MPIIO)) != 0; }
@@ -59,11 +60,13 @@ void instr_mpi_io_rw(int fn, int rc, MPI_File fh, int count, MPI_Datatype type,
 }
 
 void instr_mpi_io_started(int fn, int rc, MPI_File fh, int count, MPI_Datatype type,
-                          uint64_t t0)
+                          const MPI_Request *request, uint64_t t0)
 {
     if (!on())
         return;
-    uint64_t want = requested(count, type);
-    instr_ext_io_mpi(fn, (uintptr_t)fh, NULL, 0, rc != MPI_SUCCESS, want,
-                     rc == MPI_SUCCESS ? want : 0, t0);
+    instr_io_pending p;
+    instr_ext_io_mpi_started(fn, (uintptr_t)fh, rc != MPI_SUCCESS, requested(count, type), t0,
+                             &p);
+    if (p.match && rc == MPI_SUCCESS)
+        instr_mpi_io_request(request, &p);
 }

@@ -9,7 +9,9 @@
  *
  * While the job is traced (mpi_trace.c) the same table also holds nonblocking sends and
  * collectives, each with its OTF2 request id, so that the completing wait or test writes
- * MpiIsendComplete, MpiIrecv or NonBlockingCollectiveComplete. */
+ * MpiIsendComplete, MpiIrecv or NonBlockingCollectiveComplete; and non-blocking MPI-IO
+ * operations in the trace (mpi_io.c), whose wait writes IoOperationComplete and whose test,
+ * when nothing completed, IoOperationTest. */
 #include "mpi_wrap.h"
 #include "../util/hash.h"
 #include "../util/table.h"
@@ -19,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { RECV, SEND, COLL, CP_COLL };
+enum { RECV, SEND, COLL, CP_COLL, FILE_IO };
 
 typedef struct pending {
     MPI_Request req;
@@ -34,6 +36,7 @@ typedef struct pending {
     uint64_t plugin_request; /* RECV, SEND: the request's id for substrate plugins, or 0 */
     int cp_only;      /* RECV: a persistent receive, tracked for its piggyback only */
     void *cp_state;   /* CP_COLL: the critical path's reduction of a nonblocking collective */
+    instr_io_pending io; /* FILE_IO: the operation in the trace */
 } pending;
 
 static pending *table;
@@ -224,6 +227,12 @@ void instr_mpi_cp_icoll_posted(const MPI_Request *request, void *state)
     add(*request, (pending){.kind = CP_COLL, .comm = UINT32_MAX, .cp_state = state});
 }
 
+void instr_mpi_io_request(const MPI_Request *request, const instr_io_pending *p)
+{
+    if (request && *request != MPI_REQUEST_NULL)
+        add(*request, (pending){.kind = FILE_IO, .comm = UINT32_MAX, .io = *p});
+}
+
 void instr_mpi_forget(MPI_Request request)
 {
     if (!__atomic_load_n(&ntracked, __ATOMIC_RELAXED))
@@ -298,6 +307,30 @@ static void finish(const pending *ep, MPI_Status *status)
     case CP_COLL:
         instr_mpi_cp_icoll_done(e.cp_state);
         break;
+    case FILE_IO: {
+        /* Not MPI_Test_cancelled: an MPI-IO request's status need not set that field (Open
+         * MPI's OMPIO leaves it as it was). */
+        int n = 0;
+        if (status == MPI_STATUS_IGNORE ||
+            PMPI_Get_count(status, MPI_BYTE, &n) != MPI_SUCCESS || n == MPI_UNDEFINED || n < 0)
+            n = 0;
+        instr_ext_io_mpi_done(&e.io, 0, (uint64_t)n);
+        break;
+    }
+    }
+}
+
+/* A test that completed nothing: IoOperationTest for the MPI-IO operations among the
+ * requests (they stay tracked). */
+static void tested(const MPI_Request *saved, int n)
+{
+    for (int i = 0; i < n; i++) {
+        pthread_mutex_lock(&lock);
+        pending *p = find(saved[i]);
+        pending e = p ? *p : (pending){0};
+        pthread_mutex_unlock(&lock);
+        if (p && e.kind == FILE_IO)
+            instr_ext_io_mpi_done(&e.io, 1, 0);
     }
 }
 
@@ -332,6 +365,8 @@ void instr_mpi_wait_end(instr_mpi_wait_t *w, int rc, int count, const MPI_Reques
                 if (indices[k] >= 0 && indices[k] < w->n)
                     completed(saved[indices[k]], &statuses[k]);
         }
+    } else if (rc == MPI_SUCCESS && !done) {
+        tested(saved, count < w->n ? count : w->n);
     }
     instr_mem_free(w->saved);
     instr_mem_free(w->statuses);

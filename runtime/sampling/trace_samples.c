@@ -166,6 +166,26 @@ static void until(instr_tloc *s, uint64_t t)
     instr_sampling_unlock();
 }
 
+static OTF2_ErrorCode generator(OTF2_GlobalDefWriter *w, instr_strtab *st)
+{
+    static char name[96];
+    snprintf(name, sizeof name, "instr sampling: SIGPROF every %llu ns of %s time",
+             (unsigned long long)instr_sampling_period_ns,
+             instr_sampling_wall ? "wall-clock" : "thread CPU");
+    return OTF2_GlobalDefWriter_WriteInterruptGenerator(
+        w, 0, instr_strtab_ref(st, name), OTF2_INTERRUPT_GENERATOR_MODE_TIME, OTF2_BASE_DECIMAL,
+        -9, instr_sampling_period_ns);
+}
+
+/* With the lock. */
+static void summary(void)
+{
+    instr_info(1, "sampling: %llu samples in the trace (CallingContextSample), %u calling "
+                  "contexts, %llu samples without one (nothing open, nothing unwound)",
+               (unsigned long long)written, nctx, (unsigned long long)without_context);
+    instr_sampling_resolve_end();
+}
+
 static OTF2_ErrorCode defs(OTF2_GlobalDefWriter *w, instr_strtab *st, uint32_t scl_first)
 {
     OTF2_ErrorCode rc = OTF2_SUCCESS;
@@ -182,23 +202,42 @@ static OTF2_ErrorCode defs(OTF2_GlobalDefWriter *w, instr_strtab *st, uint32_t s
         if (rc == OTF2_SUCCESS)
             rc = OTF2_GlobalDefWriter_WriteCallingContext(w, i, x->region - 1, where, x->parent);
     }
-    static char name[96];
-    snprintf(name, sizeof name, "instr sampling: SIGPROF every %llu ns of %s time",
-             (unsigned long long)instr_sampling_period_ns,
-             instr_sampling_wall ? "wall-clock" : "thread CPU");
     if (rc == OTF2_SUCCESS)
-        rc = OTF2_GlobalDefWriter_WriteInterruptGenerator(
-            w, 0, instr_strtab_ref(st, name), OTF2_INTERRUPT_GENERATOR_MODE_TIME,
-            OTF2_BASE_DECIMAL, -9, instr_sampling_period_ns);
-    instr_info(1, "sampling: %llu samples in the trace (CallingContextSample), %u calling "
-                  "contexts, %llu samples without one (nothing open, nothing unwound)",
-               (unsigned long long)written, nctx, (unsigned long long)without_context);
-    instr_sampling_resolve_end();
+        rc = generator(w, st);
+    summary();
     instr_sampling_unlock();
     return rc;
 }
 
-static const instr_trace_sample_hook hook = {.until = until, .defs = defs};
+/* An MPI job: the contexts go into the rank's blob after its locations were converted. */
+static uint32_t ncontexts(void)
+{
+    instr_sampling_lock();
+    uint32_t n = nctx;
+    instr_sampling_unlock();
+    return n;
+}
+
+static void context_at(uint32_t ref, uint32_t *parent, uint32_t *region, const char **file,
+                       uint32_t *line)
+{
+    const ctx *x = &ctxs[ref];
+    *parent = x->parent;
+    *region = x->region;
+    *file = x->file && *x->file && x->line ? x->file : NULL;
+    *line = *file ? x->line : 0;
+}
+
+static void job_end(void)
+{
+    instr_sampling_lock();
+    summary();
+    instr_sampling_unlock();
+}
+
+static const instr_trace_sample_hook hook = {.until = until, .defs = defs,
+                                             .ncontexts = ncontexts, .context = context_at,
+                                             .job_end = job_end, .generator = generator};
 
 void instr_sampling_trace_init(void) { instr_trace_set_sample_hook(&hook); }
 

@@ -235,8 +235,8 @@ void instr_trace_convert(instr_tloc *s, const instr_trec *r, size_t n, uint64_t 
 
 int instr_trace_samples_wanted(instr_tloc *s)
 {
-    return instr_trace_samples && !s->waiting && instr_trace_job_rank < 0 &&
-           !instr_trace_job_pending && !instr_trace_forked;
+    return instr_trace_samples && !s->waiting &&
+           !(instr_trace_job_pending && instr_trace_job_rank < 0) && !instr_trace_forked;
 }
 
 int instr_trace_sample_write(instr_tloc *s, uint64_t t, uint32_t context, uint32_t unwind)

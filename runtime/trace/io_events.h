@@ -24,6 +24,7 @@ typedef struct instr_trace_iocall {
     uint32_t region;
     uint32_t handle;
     unsigned op, failed;
+    unsigned nonblocking; /* a read or write issued now, completed by instr_trace_io_done */
     uint64_t t_begin, t_end;
     uint64_t requested, bytes;
 } instr_trace_iocall;
@@ -42,7 +43,13 @@ typedef struct instr_trace_io_files {
 void instr_trace_io_enable(const instr_trace_io_files *files);
 /* 1 when the calling thread's location `loc` is traced now (its calls should be written). */
 int instr_trace_io_wanted(instr_location *loc);
-/* Appends the call's records to loc's compact buffer, from the recorder inside the guard. */
-void instr_trace_io_call(instr_location *loc, const instr_trace_iocall *c);
+/* Appends the call's records to loc's compact buffer, from the recorder inside the guard.
+ * A read, write or flush: its matching id on the location (never 0), else 0. */
+uint64_t instr_trace_io_call(instr_location *loc, const instr_trace_iocall *c);
+/* A non-blocking operation that loc_id's location issued (handle, matching id) completed
+ * with `bytes` moved (how 0), or was tested and is not complete (1), in
+ * the calling thread: its record on the thread's location, now, when that is loc_id's. */
+void instr_trace_io_done(uint32_t loc_id, uint32_t handle, uint64_t match, int how,
+                         uint64_t bytes);
 
 #endif

@@ -17,7 +17,9 @@
  *                mapping tables for regions and communicators, the clock offsets measured
  *                against rank 0 at init and at the end) and, on rank 0, the global
  *                definitions (the unifier's, runtime/job/trace_global_defs.c); then the
- *                archive is closed collectively.
+ *                archive is closed collectively. I/O recording's handles (io_events.c)
+ *                and sampling's calling contexts (the sample hook's) travel and are mapped
+ *                like regions: the rank's events keep its own refs.
  * A rank that ends without MPI_Finalize or calls MPI_Abort only gets as far as its event
  * files (write.c): the collective steps would wait for the others forever. */
 #include "trace.h"
@@ -273,6 +275,23 @@ int instr_trace_job_blob(int rank, char **out, size_t *len)
             put32(&b, comms[i].members[k]);
     }
     pthread_mutex_unlock(&comm_lock);
+    /* I/O recording's files and handles (io_events.c). */
+    instr_trace_io_blob(&b);
+    /* Sampling's calling contexts (every location was converted: they are all known). */
+    const instr_trace_sample_hook *sh = __atomic_load_n(&instr_trace_samples, __ATOMIC_ACQUIRE);
+    uint32_t nctx = sh && sh->ncontexts ? sh->ncontexts() : 0;
+    put32(&b, nctx);
+    for (uint32_t i = 0; i < nctx; i++) {
+        uint32_t parent, region, line;
+        const char *file;
+        sh->context(i, &parent, &region, &file, &line);
+        put32(&b, parent);
+        put32(&b, region);
+        put32(&b, line);
+        putstr(&b, file);
+    }
+    if (sh && sh->job_end)
+        sh->job_end();
     if (b.failed) {
         instr_mem_free(b.p);
         return -1;
@@ -300,9 +319,31 @@ static int write_local(OTF2_Archive *a, const char *map, size_t maplen)
     }
     for (uint32_t i = 0; i < ncomm; i++)
         cms[i] = get32(&b);
+    uint32_t nio = get32(&b);
+    uint32_t *ios = instr_mem_calloc(nio && !b.bad ? nio : 1, sizeof *ios);
+    if (!ios) {
+        instr_mem_free(regs);
+        instr_mem_free(cms);
+        return -1;
+    }
+    for (uint32_t i = 0; i < nio && !b.bad; i++)
+        ios[i] = get32(&b);
+    uint32_t nctx = get32(&b);
+    uint32_t *ctxs = instr_mem_calloc(nctx && !b.bad ? nctx : 1, sizeof *ctxs);
+    if (!ctxs) {
+        instr_mem_free(regs);
+        instr_mem_free(cms);
+        instr_mem_free(ios);
+        return -1;
+    }
+    for (uint32_t i = 0; i < nctx && !b.bad; i++)
+        ctxs[i] = get32(&b);
     int rc = b.bad ? -1 : 0;
     OTF2_IdMap *rmap = nreg ? OTF2_IdMap_CreateFromUint32Array(nreg, regs, false) : NULL;
     OTF2_IdMap *cmap = ncomm ? OTF2_IdMap_CreateFromUint32Array(ncomm, cms, false) : NULL;
+    OTF2_IdMap *iomap = nio && !b.bad ? OTF2_IdMap_CreateFromUint32Array(nio, ios, false) : NULL;
+    OTF2_IdMap *ctxmap =
+        nctx && !b.bad ? OTF2_IdMap_CreateFromUint32Array(nctx, ctxs, false) : NULL;
     for (instr_tloc *s = instr_trace_locs; s && rc == 0; s = s->next) {
         OTF2_DefWriter *dw = OTF2_Archive_GetDefWriter(a, s->ref);
         if (!dw) {
@@ -312,6 +353,12 @@ static int write_local(OTF2_Archive *a, const char *map, size_t maplen)
         if (rmap && OTF2_DefWriter_WriteMappingTable(dw, OTF2_MAPPING_REGION, rmap) != OTF2_SUCCESS)
             rc = -1;
         if (cmap && OTF2_DefWriter_WriteMappingTable(dw, OTF2_MAPPING_COMM, cmap) != OTF2_SUCCESS)
+            rc = -1;
+        if (iomap &&
+            OTF2_DefWriter_WriteMappingTable(dw, OTF2_MAPPING_IO_HANDLE, iomap) != OTF2_SUCCESS)
+            rc = -1;
+        if (ctxmap && OTF2_DefWriter_WriteMappingTable(dw, OTF2_MAPPING_CALLING_CONTEXT,
+                                                       ctxmap) != OTF2_SUCCESS)
             rc = -1;
         for (int i = 0; i < job.noff; i++)
             if (OTF2_DefWriter_WriteClockOffset(dw, job.off[i].time, job.off[i].offset,
@@ -338,8 +385,14 @@ static int write_local(OTF2_Archive *a, const char *map, size_t maplen)
         OTF2_IdMap_Free(rmap);
     if (cmap)
         OTF2_IdMap_Free(cmap);
+    if (iomap)
+        OTF2_IdMap_Free(iomap);
+    if (ctxmap)
+        OTF2_IdMap_Free(ctxmap);
+    instr_mem_free(ctxs);
     instr_mem_free(regs);
     instr_mem_free(cms);
+    instr_mem_free(ios);
     return rc;
 }
 

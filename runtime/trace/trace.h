@@ -199,6 +199,11 @@ OTF2_RegionRole instr_trace_memory_role(const char *name);
 void instr_trace_io_attr(instr_tloc *s, uint32_t attr, uint64_t value);
 int instr_trace_io_emit(instr_tloc *s, unsigned kind, uint32_t region, uint64_t t);
 OTF2_ErrorCode instr_trace_io_defs(OTF2_GlobalDefWriter *w, struct instr_strtab *st);
+/* The IoParadigm definitions: 0 POSIX, 1 ISO C, 2 MPI-IO (also an MPI job's, trace_unify). */
+OTF2_ErrorCode instr_trace_io_paradigm_defs(OTF2_GlobalDefWriter *w, struct instr_strtab *st);
+/* An MPI job: this rank's I/O files (names) and handles (file ref, paradigm) for the blob. */
+struct wbuf;
+void instr_trace_io_blob(struct wbuf *b);
 
 /* metric_events.c: metrics in the trace (docs/metrics.md). */
 /* 1 when the trace takes metric records (synchronous metrics on). */
@@ -234,13 +239,23 @@ typedef struct instr_trace_sample_hook {
     /* The end, after the regions: the calling contexts, their source code locations (refs
      * from scl_first on) and the interrupt generator. */
     OTF2_ErrorCode (*defs)(OTF2_GlobalDefWriter *w, struct instr_strtab *st, uint32_t scl_first);
+    /* An MPI job's end instead of defs: the calling contexts (refs from 0, a parent before
+     * its children; region a registry handle; file NULL or "" and line 0 when none) for the
+     * rank's blob (runtime/trace/job.c), then what defs says at the end. */
+    uint32_t (*ncontexts)(void);
+    void (*context)(uint32_t ref, uint32_t *parent, uint32_t *region, const char **file,
+                    uint32_t *line);
+    void (*job_end)(void);
+    /* The interrupt generator (ref 0), for the job's global definitions on rank 0. */
+    OTF2_ErrorCode (*generator)(OTF2_GlobalDefWriter *w, struct instr_strtab *st);
 } instr_trace_sample_hook;
 extern const instr_trace_sample_hook *instr_trace_samples;
 void instr_trace_set_sample_hook(const instr_trace_sample_hook *h);
 /* One CallingContextSample at t (never before the location's last record) with the
  * interrupt generator 0. 0, or -1 when the location has no writer (it counts as lost). */
 int instr_trace_sample_write(instr_tloc *s, uint64_t t, uint32_t context, uint32_t unwind);
-/* 1 when samples can go into this location's events now (not an MPI job's trace). */
+/* 1 when samples can go into this location's events now (in an MPI job once its archive is
+ * open: the calling contexts are unified at the end, runtime/job/trace_unify.c). */
 int instr_trace_samples_wanted(instr_tloc *s);
 
 /* pool.c */

@@ -456,6 +456,141 @@ def check_jobdb(path, jprof):
            % (path, summ, want))
 
 
+def case_mpi_trace():
+    """A job of 4 ranks with MPI-IO and the trace (INSTR_IO=mpiio, INSTR_ENABLE_TRACING=1):
+    each rank's bytes exact, the job's totals their sums; otf2-print -A -Werror reads the
+    job's archive; one I/O file for the shared file, one
+    handle per rank; every operation's begin has its completion on the same location with
+    the same matching id (the non-blocking read: begun NON_BLOCKING, issued, completed in
+    its MPI_Wait); the bytes each rank's events moved are its profile's. A second program
+    tests a non-blocking read (MPI_Testall) before it can complete: IoOperationTest, then
+    IoOperationComplete in MPI_Waitall."""
+    n = 4
+    wd = workdir("build_mpi_trace")
+    exe = os.path.join(wd, "mpi_io")
+    sh([A.wrapper, A.mpicc, "-O1", os.path.join(A.src, "mpi_io.c"), "-o", exe], wd)
+    rd = workdir("run_mpi_trace")
+    e = {"INSTR_IO": "mpiio", "INSTR_ENABLE_TRACING": "1",
+         "INSTR_EXPERIMENT_DIRECTORY": os.path.join(rd, "exp")}
+    p = subprocess.run([A.mpirun, "--oversubscribe", "--allow-run-as-root", "-np", str(n), exe],
+                       cwd=rd, env=clean_env(e), capture_output=True, text=True, timeout=240)
+    expect(p.returncode == 0, "mpirun: %d %s" % (p.returncode, p.stderr[-3000:]))
+    exp = os.path.join(rd, "exp")
+    p = subprocess.run(["otf2-print", "-A", "-Werror", os.path.join(exp, "traces.otf2")],
+                       capture_output=True, text=True)
+    expect(p.returncode == 0 and "warning" not in p.stderr,
+           "otf2-print: %d %s" % (p.returncode, p.stderr[-2000:]))
+    files = re.findall(r'^IO_REGULAR_FILE\s+(\d+)\s+Name: "([^"]*)"', p.stdout, re.M)
+    expect([f[1] for f in files] == ["shared.dat"], "I/O files: %r" % files)
+    handles = {}
+    for m in re.finditer(r'^IO_HANDLE\s+(\d+)\s+Name: "([^"]*)".*I/O Paradigm: "([^"]*)"',
+                         p.stdout, re.M):
+        handles[int(m.group(1))] = (m.group(2), m.group(3))
+    expect(len(handles) == n and all(h == ("shared.dat", "MPI I/O") for h in handles.values()),
+           "I/O handles: %r" % handles)
+    open_ops, issued = {}, set()
+    moved = {}
+    region = {}  # the innermost region open per location
+    stack = {}
+    nonblocking = {}
+    handle_of_rank = {}
+    for line in p.stdout.splitlines():
+        m = EVENT.match(line)
+        if not m:
+            continue
+        ev, loc, _, rest = m.groups()
+        rank = int(loc) >> 32
+        if ev == "ENTER":
+            r = re.search(r'Region: "([^"]*)"', rest)
+            stack.setdefault(loc, []).append(r.group(1) if r else "?")
+        elif ev == "LEAVE":
+            stack.get(loc, [None]).pop()
+        elif ev.startswith("IO_"):
+            h = re.search(r'Handle: "[^"]*" <(\d+)>', rest)
+            if h:
+                h = int(h.group(1))
+                expect(handle_of_rank.setdefault(rank, h) == h,
+                       "rank %d uses handles %d and %d" % (rank, handle_of_rank[rank], h))
+        if ev == "IO_OPERATION_BEGIN":
+            mode = re.search(r'Mode: (\w+)', rest).group(1)
+            mid = int(re.search(r'Matching Id: (\d+)', rest).group(1))
+            nb = "NON_BLOCKING" in rest
+            expect((loc, mid) not in open_ops, "matching id reused: %s" % line)
+            open_ops[(loc, mid)] = (h, mode, nb)
+            if nb:
+                nonblocking[rank] = nonblocking.get(rank, 0) + 1
+        elif ev == "IO_OPERATION_ISSUED":
+            mid = int(re.search(r'Matching Id: (\d+)', rest).group(1))
+            begun = open_ops.get((loc, mid))
+            expect(begun is not None and begun[2] and begun[0] == h,
+                   "issued, not begun non-blocking: %s" % line)
+            issued.add((loc, mid))
+        elif ev == "IO_OPERATION_COMPLETE":
+            mid = int(re.search(r'Matching Id: (\d+)', rest).group(1))
+            res = re.search(r'Bytes Result: (\w+)', rest).group(1)
+            begun = open_ops.pop((loc, mid), None)
+            expect(begun is not None and begun[0] == h, "unmatched: %s" % line)
+            if begun[2]:
+                expect((loc, mid) in issued, "completed, never issued: %s" % line)
+                expect(stack.get(loc) and stack[loc][-1] == "MPI_Wait",
+                       "a non-blocking operation completed outside MPI_Wait: %s (in %r)"
+                       % (line, stack.get(loc)))
+            if begun[1] in ("READ", "WRITE") and res.isdigit():
+                key = (rank, begun[1])
+                moved[key] = moved.get(key, 0) + int(res)
+    expect(not open_ops, "operations not completed: %r" % open_ops)
+    expect(sorted(handle_of_rank) == list(range(n)) and
+           len(set(handle_of_rank.values())) == n, "handles per rank: %r" % handle_of_rank)
+    expect(nonblocking == {r: 1 for r in range(n)}, "non-blocking operations: %r" % nonblocking)
+    for r in range(n):
+        prof = load(os.path.join(exp, "rank-%d" % r))
+        f = {(x["name"], x["paradigm"]): figures(x) for x in prof["io"]["files"]}
+        expect(f == {("shared.dat", "mpiio"): (8, 0, 6040, 4000)}, "rank %d: files %r" % (r, f))
+        got = (moved.get((r, "READ")), moved.get((r, "WRITE")))
+        expect(got == (6040, 4000), "rank %d: the trace read and wrote %r, the profile "
+               "(6040, 4000)" % (r, got))
+    job = load(exp).get("io")
+    expect(job is not None, "the job's profile.json has no io section")
+    tot = {x["paradigm"]: figures(x) for x in job["paradigms"]}
+    expect(tot.get("mpiio") == (8 * n, 0, 6040 * n, 4000 * n), "job's totals: %r" % tot)
+    # A non-blocking read tested (MPI_Testall) before it can complete, then completed by
+    # MPI_Waitall: IoOperationTest, then IoOperationComplete, with its matching id.
+    exe = os.path.join(wd, "mpi_io_test")
+    sh([A.wrapper, A.mpicc, "-O1", os.path.join(A.src, "mpi_io_test.c"), "-o", exe], wd)
+    e["INSTR_EXPERIMENT_DIRECTORY"] = os.path.join(rd, "exp_test")
+    p = subprocess.run([A.mpirun, "--oversubscribe", "--allow-run-as-root", "-np", str(n), exe],
+                       cwd=rd, env=clean_env(e), capture_output=True, text=True, timeout=240)
+    expect(p.returncode == 0, "mpirun: %d %s" % (p.returncode, p.stderr[-3000:]))
+    p = subprocess.run(["otf2-print", "-A", "-Werror",
+                        os.path.join(rd, "exp_test", "traces.otf2")],
+                       capture_output=True, text=True)
+    expect(p.returncode == 0 and "warning" not in p.stderr,
+           "otf2-print: %d %s" % (p.returncode, p.stderr[-2000:]))
+    seq = {}
+    stack = {}
+    for line in p.stdout.splitlines():
+        m = EVENT.match(line)
+        if not m:
+            continue
+        ev, loc, _, rest = m.groups()
+        if ev == "ENTER":
+            stack.setdefault(loc, []).append(re.search(r'Region: "([^"]*)"', rest).group(1))
+        elif ev == "LEAVE":
+            stack[loc].pop()
+        elif ev == "IO_OPERATION_BEGIN" and "NON_BLOCKING" in rest:
+            seq.setdefault(loc, []).append(("BEGIN", stack[loc][-1]))
+        elif ev in ("IO_OPERATION_ISSUED", "IO_OPERATION_TEST") or (
+                ev == "IO_OPERATION_COMPLETE" and loc in seq):
+            mid = re.search(r'Matching Id: (\d+)', rest).group(1)
+            seq[loc].append((ev[13:], stack[loc][-1], mid))
+    want_regions = ["MPI_File_iread_at", "MPI_File_iread_at", "MPI_Testall", "MPI_Waitall"]
+    expect(len(seq) == n, "non-blocking reads on %d locations, not %d: %r" % (len(seq), n, seq))
+    for loc, evs in seq.items():
+        expect([x[0] for x in evs] == ["BEGIN", "ISSUED", "TEST", "COMPLETE"] and
+               [x[1] for x in evs] == want_regions and len({x[2] for x in evs[1:]}) == 1,
+               "location %s: %r" % (loc, evs))
+
+
 def case_off():
     """INSTR_IO unset: no I/O section; a word it does not know: a warning, recording off;
     one paradigm alone: only its calls."""

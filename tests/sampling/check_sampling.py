@@ -31,12 +31,15 @@ Cases:
                         the same visits per call path as without sampling
   mpi                   a 2-rank MPI job: sampled nodes of both ranks in the job's profile,
                         the job's profile.cubex with its samples metric
+  mpi_trace             the same job with the trace: otf2-print -A -Werror reads the job's
+                        archive; one CallingContextSample per sample each rank took
   no_g                  without -g: frames named from the symbol table, with their object
 Usage: check_sampling.py CASE --work DIR --lib DIR --src DIR [--wrapper W --bin DIR
                          --runtime LIB --perf PERF]
 """
 import argparse
 import os
+import re
 import subprocess
 import sys
 
@@ -495,6 +498,51 @@ def case_mpi():
             ranks.update(group_of[l["location"]] for l in n["locations"] if l["visits"])
     expect(len(ranks) == 2, "sampled nodes on groups %r, not on both ranks" % sorted(ranks))
     cube_agrees(exps[0])
+
+
+def case_mpi_trace():
+    """A 2-rank MPI job with sampling and the trace: otf2-print -A -Werror reads the job's
+    archive (calling contexts unified over the ranks, each rank's mapped); each rank has one
+    CallingContextSample per sample it took, and its calling contexts lead through its
+    instrumented regions."""
+    import glob
+    wd = workdir("mpi-trace")
+    exe = os.path.join(wd, "halo")
+    env = clean_env({"OMPI_MCA_btl": "self,vader"})
+    sh([A.wrapper, A.mpicc, "-O1", "-g", A.mpi_source, "-o", exe], wd, env)
+    env.update({"INSTR_SAMPLING": "1", "INSTR_SAMPLING_PERIOD": PERIOD,
+                "INSTR_ENABLE_TRACING": "1", "INSTR_VERBOSE": "1"})
+    p = sh([A.mpirun, "-np", "2", "--oversubscribe", "--allow-run-as-root", "--bind-to", "none",
+            "--tag-output", "-x", "INSTR_SAMPLING", "-x", "INSTR_SAMPLING_PERIOD", "-x",
+            "INSTR_ENABLE_TRACING", "-x", "INSTR_VERBOSE", exe], wd, env)
+    taken = {}
+    for line in (p.stdout + p.stderr).splitlines():
+        m = re.match(r'^\[\d+,(\d+)\]<\w+>:.*sampling: (\d+) samples in \d+ signals \((\d+) dropped',
+                     line)
+        if m:
+            expect(m.group(3) == "0", "samples dropped: %s" % line)
+            taken[int(m.group(1))] = int(m.group(2))
+    expect(sorted(taken) == [0, 1], "no sampling summary of both ranks:\n%s" % p.stderr[-3000:])
+    exps = glob.glob(os.path.join(wd, "instr-*"))
+    expect(len(exps) == 1, "one experiment directory, found %r" % exps)
+    anchor = os.path.join(exps[0], "traces.otf2")
+    otf2(["-A", "-Werror", "--silent", anchor], wd)
+    out = otf2(["-A", "-Werror", anchor], wd)
+    per_rank = {}
+    for line in out.splitlines():
+        f = line.split()
+        if len(f) >= 3 and f[0] == "CALLING_CONTEXT_SAMPLE" and f[1].isdigit():
+            r = int(f[1]) >> 32
+            per_rank[r] = per_rank.get(r, 0) + 1
+    print("CallingContextSample per rank: %r; the ranks took %r" % (per_rank, taken))
+    expect(per_rank == taken, "CallingContextSample per rank %r, samples taken %r"
+           % (per_rank, taken))
+    expect(all(n >= 20 for n in taken.values()), "too few samples: %r" % taken)
+    unwound = otf2(["--unwind-calling-context", anchor], wd)
+    expect(re.search(r'"main" <\d+>', unwound), "no calling context through main")
+    defs = otf2(["-G", anchor], wd)
+    expect("INTERRUPT_GENERATOR" in defs and "CALLING_CONTEXT " in defs,
+           "no interrupt generator or calling contexts in the job's definitions")
 
 
 def case_longjmp():
