@@ -130,6 +130,8 @@ def variants(instr):
                          THROTTLE_ARMED_TRACE, "throttle_trace", (cc,)))
     v.append(Variant("instr cyg (gcc -finstrument-functions), profile",
                      [instr, "--mode=cyg", "gcc", "-O2", src], PROFILE))
+    v.append(Variant("instr cyg (gcc -finstrument-functions), profile, throttling armed",
+                     [instr, "--mode=cyg", "gcc", "-O2", src], THROTTLE_ARMED))
     v.append(Variant("instr XRay mode patched (clang), profile",
                      [instr, "--mode=xray", "clang", "-O2", src],
                      dict(PROFILE, INSTR_XRAY_PATCH="startup"), None, ("clang",)))

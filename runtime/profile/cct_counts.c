@@ -20,16 +20,13 @@
 #include "../core/event.h"
 #include "../core/record.h"
 
-/* By key (cyg), the events take the adapter's table and the cursor's slow paths: a node's
- * key stays its function's address when throttling changes the function's handle, which only
- * the table has. */
 void instr_cct_path_counts(int records)
 {
 #ifdef INSTR_RT_HAVE_TRACE
     if (records) {
         instr_event_path_set(&(instr_event_path_ops){
-            .enter_key = instr_cyg_enter_miss,
-            .exit_key = instr_cyg_exit_miss,
+            .enter_key = instr_cct_counts_trace_enter_key,
+            .exit_key = instr_cct_counts_trace_exit_key,
             .enter_region = instr_cct_counts_trace_enter_region,
             .exit_region = instr_cct_counts_trace_exit_region,
         });
@@ -39,8 +36,8 @@ void instr_cct_path_counts(int records)
     (void)records;
 #endif
     instr_event_path_set(&(instr_event_path_ops){
-        .enter_key = instr_cyg_enter_miss,
-        .exit_key = instr_cyg_exit_miss,
+        .enter_key = instr_cct_counts_enter_key,
+        .exit_key = instr_cct_counts_exit_key,
         .enter_region = instr_cct_counts_enter_region,
         .exit_region = instr_cct_counts_exit_region,
     });
@@ -84,7 +81,48 @@ static inline __attribute__((always_inline)) void exit_node(instr_pstate *s, ins
     exit_steps(s, n, instr_clock_tsc());
 }
 
-INSTR_CCT_MODE_ENTRY_POINTS(counts, enter_node, exit_node)
+/* The four functions of the jump table for one mode. By key (cyg), a node's key stays its
+ * function's address when throttling changes the function's handle, which only the adapter's
+ * table has: the node matches only while the table still gives its region (one lookup). */
+#define COUNTS_ENTRY_POINTS(prefix, enter_node, exit_node)                              \
+    void instr_cct_##prefix##_enter_key(INSTR_PATH_ENTER_ARGS)                           \
+    {                                                                                   \
+        instr_pnode *n = instr_cct_next(s, 1, what, sp);                                \
+        if (__builtin_expect(!n || n->region != instr_cyg_handle(what), 0)) {           \
+            instr_cyg_enter_miss(ctx, what, s, sp);                                     \
+            return;                                                                     \
+        }                                                                               \
+        enter_node(s, n, sp);                                                           \
+    }                                                                                   \
+    void instr_cct_##prefix##_exit_key(INSTR_PATH_EXIT_ARGS)                             \
+    {                                                                                   \
+        instr_pnode *n = instr_cct_top(s, 1, what);                                     \
+        if (__builtin_expect(!n || n->region != instr_cyg_handle(what), 0)) {           \
+            instr_cyg_exit_miss(s, what);                                               \
+            return;                                                                     \
+        }                                                                               \
+        exit_node(s, n);                                                                \
+    }                                                                                   \
+    void instr_cct_##prefix##_enter_region(INSTR_PATH_ENTER_ARGS)                        \
+    {                                                                                   \
+        instr_pnode *n = instr_cct_next(s, 0, what, sp);                                \
+        if (__builtin_expect(!n, 0)) {                                                  \
+            instr_hooks_enter_miss(ctx, what, s, sp);                                   \
+            return;                                                                     \
+        }                                                                               \
+        enter_node(s, n, sp);                                                           \
+    }                                                                                   \
+    void instr_cct_##prefix##_exit_region(INSTR_PATH_EXIT_ARGS)                          \
+    {                                                                                   \
+        instr_pnode *n = instr_cct_top(s, 0, what);                                     \
+        if (__builtin_expect(!n, 0)) {                                                  \
+            instr_hooks_exit_miss(s, what);                                             \
+            return;                                                                     \
+        }                                                                               \
+        exit_node(s, n);                                                                \
+    }
+
+COUNTS_ENTRY_POINTS(counts, enter_node, exit_node)
 
 #ifdef INSTR_RT_HAVE_TRACE
 /* With the trace's records too (cct_trace.c's steps): the cursor taken while the record is
@@ -132,5 +170,5 @@ static inline __attribute__((always_inline)) void exit_node_rec(instr_pstate *s,
     exit_steps_rec(s, n, instr_clock_tsc());
 }
 
-INSTR_CCT_MODE_ENTRY_POINTS(counts_trace, enter_node_rec, exit_node_rec)
+COUNTS_ENTRY_POINTS(counts_trace, enter_node_rec, exit_node_rec)
 #endif
