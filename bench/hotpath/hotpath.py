@@ -68,8 +68,14 @@ BOTH = {"INSTR_ENABLE_PROFILING": "1", "INSTR_ENABLE_TRACING": "1"}
 # profile_trace: the profile and the trace together, on the cursor path with records
 # (runtime/profile/cct_trace.c): GCC 128, LLVM 124 when the path was made (303 and 299 on the
 # generic path before it); budget 150 (docs/architecture.md, "Budgets").
+# throttle: the profile with run-time throttling armed but never reached (INSTR_THROTTLE with
+# 10^12 visits), on the cursor path with counts (runtime/profile/cct_counts.c): 389 and 385
+# on the generic path before it; budget 100 (docs/performance.md). throttle_trace: the same
+# with the trace, on that path with records.
 BUDGET = {"profile": 80, "trace": 130, "metric": 175, "plugin": 100, "plugin_protected": 110,
-          "plugin_alone": 124, "profile_trace": 150}
+          "plugin_alone": 124, "profile_trace": 150, "throttle": 100, "throttle_trace": 160}
+THROTTLE_ARMED = dict(PROFILE, INSTR_THROTTLE="1000000000000,1")
+THROTTLE_ARMED_TRACE = dict(BOTH, INSTR_THROTTLE="1000000000000,1")
 ONE_METRIC = dict(PROFILE, INSTR_PLUGIN_PATH="@plugins", INSTR_METRIC_PLUGINS="empty",
                   INSTR_METRIC_EMPTY="1")
 EMPTY_PLUGIN = dict(PROFILE, INSTR_PLUGIN_PATH="@plugins", INSTR_SUBSTRATE_PLUGINS="empty")
@@ -118,8 +124,14 @@ def variants(instr):
                          EMPTY_PLUGIN_ALONE, "plugin_alone", (cc,)))
         v.append(Variant("instr %s plugin hooks, no substrate" % plugin, b, NO_SUBSTRATE, None,
                          (cc,)))
+        v.append(Variant("instr %s plugin hooks, profile, throttling armed" % plugin, b,
+                         THROTTLE_ARMED, "throttle", (cc,)))
+        v.append(Variant("instr %s plugin hooks, profile+trace, throttling armed" % plugin, b,
+                         THROTTLE_ARMED_TRACE, "throttle_trace", (cc,)))
     v.append(Variant("instr cyg (gcc -finstrument-functions), profile",
                      [instr, "--mode=cyg", "gcc", "-O2", src], PROFILE))
+    v.append(Variant("instr cyg (gcc -finstrument-functions), profile, throttling armed",
+                     [instr, "--mode=cyg", "gcc", "-O2", src], THROTTLE_ARMED))
     v.append(Variant("instr XRay mode patched (clang), profile",
                      [instr, "--mode=xray", "clang", "-O2", src],
                      dict(PROFILE, INSTR_XRAY_PATCH="startup"), None, ("clang",)))

@@ -92,6 +92,17 @@ static int cursor_with_records(const instr_dispatch *tab, unsigned n)
            (paths_of(&tab[1]) & INSTR_SUBSTRATE_RECORDS);
 }
 
+/* 1 when the dispatch table tab (n entries) holds the counting substrate, the cursor's and
+ * perhaps then the records' substrate, nothing else; *records: with the records'. */
+static int cursor_with_counts(const instr_dispatch *tab, unsigned n, int *records)
+{
+    if (n < 2 || n > 3 || !(paths_of(&tab[0]) & INSTR_SUBSTRATE_COUNTS) ||
+        !(paths_of(&tab[1]) & INSTR_SUBSTRATE_CURSOR))
+        return 0;
+    *records = n == 3;
+    return n == 2 || (paths_of(&tab[2]) & INSTR_SUBSTRATE_RECORDS);
+}
+
 /* 1 when every entry of the table (perhaps none) is a substrate with `flag`. */
 static int only(const instr_dispatch *tab, unsigned n, unsigned flag)
 {
@@ -100,6 +111,7 @@ static int only(const instr_dispatch *tab, unsigned n, unsigned flag)
 
 static void choose_paths(void)
 {
+    int rec_in = 0, rec_out = 0;
     /* The cursor's substrate alone: the cursor is the stack and events take the inline
      * cursor path (event.h); with another timer than the TSC, the same cursor out of line. */
     if (alone(instr_enter_tab, instr_n_enter, INSTR_SUBSTRATE_CURSOR) &&
@@ -138,6 +150,15 @@ static void choose_paths(void)
         __atomic_store_n(&instr_fast, INSTR_FAST_TABLE, __ATOMIC_RELEASE);
     }
 #endif
+    /* The counting substrate (throttling) before the cursor, perhaps with the records after
+     * it, with the TSC: the cursor path with counts (profile/cct_counts.c). */
+    else if (instr_clock_use_tsc && cursor_with_counts(instr_enter_tab, instr_n_enter, &rec_in) &&
+             cursor_with_counts(instr_exit_tab, instr_n_exit, &rec_out) && rec_in == rec_out) {
+        instr_cct_path_counts(rec_in);
+        instr_info(1, "events: the profile's cursor path with throttling's counts%s",
+                   rec_in ? " and the trace's records" : "");
+        __atomic_store_n(&instr_fast, INSTR_FAST_TABLE, __ATOMIC_RELEASE);
+    }
     /* Substrate plugins alone with the TSC: the adapters' slow paths call them directly, on
      * the core's stack (plugins/direct.c). */
     else if (instr_clock_use_tsc &&

@@ -292,6 +292,14 @@ static instr_location *location_create_unguarded(void)
         if (loc->cct && records >= 0 && fast == INSTR_FAST_TABLE && records_want_events(records))
             loc->cct->rec = loc->sub[records] ? loc->sub[records]
                                               : (struct instr_tloc *)(void *)&instr_record_none;
+        /* The same for the counting substrate on the cursor path with counts: the cursor
+         * updates its counts (cursor.h). */
+        int counts = instr_substrate_slot_with(INSTR_SUBSTRATE_COUNTS);
+        if (loc->cct && counts >= 0 && fast == INSTR_FAST_TABLE && records_want_events(counts)) {
+            loc->cct->cnt = loc->sub[counts];
+            loc->cct->rc_none.left = INT64_MAX; /* never runs out */
+            loc->cct->counting = 1;
+        }
     }
     pthread_mutex_unlock(&instr_loc_lock);
     pthread_setspecific(loc_key, loc);
@@ -322,6 +330,11 @@ static void to_generic(instr_location *loc)
     instr_tls_cct = &instr_cct_idle;
     /* The generic path gives the records' substrate its events itself from now on. */
     s->rec = NULL;
+    /* The counting substrate's events come from the generic path too, which keeps the
+     * entries of the outermost open frames in the counts. */
+    if (s->counting)
+        instr_cct_counts_firsts(instr_cct_current(s));
+    s->counting = 0;
     loc->cct = NULL;
 }
 
@@ -563,8 +576,8 @@ void instr_event_enter_unrecorded(uint32_t region)
             dropped_in_handler();
         return;
     }
-    /* The cursor and the direct trace path have no unrecorded frames; throttling keeps every
-     * location on the generic path (runtime/throttle/). */
+    /* The cursor and the direct trace path have no unrecorded frames (on the cursor path
+     * with counts, throttling counts them itself: runtime/throttle/). */
     if (on_cursor(loc) || on_direct(loc) || !generic_begin(loc))
         return;
     uint32_t d = instr_loc_depth(loc);

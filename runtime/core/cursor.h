@@ -25,6 +25,44 @@ struct instr_substrate_location;
 /* A region handle no registered region has: sentinel nodes carry it, so no event matches them. */
 #define INSTR_CCT_NO_REGION 0xfffffffeu
 
+/* One region's counts on one thread, kept on the cursor path by the substrate that counts
+ * visits there (INSTR_SUBSTRATE_COUNTS, substrate.h: throttling, runtime/throttle/). The
+ * cursor's nodes point to their region's (instr_pnode.rc), so that an event updates them
+ * without a lookup; the substrate looks at them itself only when `left` runs out. */
+typedef struct instr_rcount {
+    uint32_t open;    /* recorded frames of the region open on the thread; other threads read
+                       * it (relaxed), so every store is atomic */
+    uint32_t unrec;   /* frames of the region entered unrecorded (throttle.h, step 1) */
+    int64_t left;     /* exits until the substrate looks at the region again: the exit that
+                       * brings it to 0 calls it (never set to 0) */
+    uint64_t incl;    /* inclusive ticks of the region's outermost frames closed so far */
+    uint64_t t_first; /* entry of the region's outermost open frame; 0: not known (the
+                       * cursor path leaves it to its node, instr_cct_counts_firsts) */
+} instr_rcount;
+
+/* A recorded enter of the region, on the cursor (the node keeps its time). */
+static inline void instr_rcount_enter(instr_rcount *k)
+{
+    __atomic_store_n(&k->open, k->open + 1, __ATOMIC_RELAXED);
+}
+
+/* A recorded exit of a frame of the region that lasted incl ticks (as the profile counts
+ * them: t - its entry, 0 when the clock went backwards), before `left` is counted down
+ * (instr_rcount_left). */
+static inline void instr_rcount_exit(instr_rcount *k, uint64_t incl)
+{
+    uint32_t o = k->open - 1;
+    __atomic_store_n(&k->open, o, __ATOMIC_RELAXED);
+    /* The outermost frame closes: the next one's entry is not known yet. */
+    if (__builtin_expect(o == 0, 1)) {
+        k->incl += incl;
+        k->t_first = 0;
+    }
+}
+
+/* 1 when `left` ran out at this exit (the caller then calls instr_cct_counts_reached). */
+static inline int instr_rcount_left(instr_rcount *k) { return --k->left == 0; }
+
 typedef struct instr_pstats {
     uint64_t visits, incl, excl, min_incl, max_incl, min_excl, max_excl; /* ticks */
 } instr_pstats;
@@ -40,6 +78,8 @@ typedef struct instr_pnode {
     uintptr_t sp;               /* stack address of the open visit's caller (longjmp check) */
     uintptr_t key;              /* the adapter's own name of the region, when it has one
                                  * (cyg: the function's address), else 0 */
+    instr_rcount *rc;           /* counting on the cursor path (instr_pstate.counting):
+                                 * the region's counts on this thread, never NULL; else NULL */
     instr_pstats s;
     /* The tree (cold). Children are a singly linked list. */
     struct instr_pnode *child, *sibling;
@@ -48,6 +88,17 @@ typedef struct instr_pnode {
                                  * sum, the value at the open visit's enter, and the least and
                                  * greatest inclusive value of one visit; NULL otherwise */
 } instr_pnode;
+
+/* The cursor path with counts leaves the entry of a region's outermost open frame to that
+ * frame's node: this writes it into the counts of every region open from n up, for a path
+ * that needs them (the generic one, after instr_pause). */
+static inline void instr_cct_counts_firsts(instr_pnode *n)
+{
+    /* Innermost first: the outermost frame of a region writes last. */
+    for (; n && n->depth > 0; n = n->parent)
+        if (n->rc)
+            n->rc->t_first = n->t_enter;
+}
 
 /* A substrate plugin's enter or exit (instr_substrate_region_fn, instr_substrate_plugin.h). */
 typedef void (*instr_cct_plugin_fn)(struct instr_substrate_location *loc, uint64_t t,
@@ -98,6 +149,14 @@ typedef struct instr_pstate {
      * other mode. Set by the event core when the location begins, cleared when it leaves the
      * cursor. */
     struct instr_tloc *rec;
+    /* The cursor path with counts (INSTR_FAST_TABLE with the counting substrate, throttling;
+     * profile/cct_counts.c): 1 while every node's rc is set and every enter and exit of the
+     * cursor, fast or slow, updates it; cnt is the counting substrate's location data (NULL
+     * when it has none: the nodes then share rc_none, which never runs out). Set by the event
+     * core when the location begins, cleared when it leaves the cursor. */
+    int counting;
+    void *cnt;
+    instr_rcount rc_none;
 } instr_pstate;
 
 /* Set by the longjmp family (interpose/longjmp.c): this thread's stack was cut since its last
@@ -124,8 +183,8 @@ static inline void instr_cct_link(instr_pnode *n, instr_pnode *parent, uint32_t 
 }
 
 /* Stats of one finished visit of n at time t; adds its inclusive time to the parent's open
- * visit. */
-static inline void instr_cct_close_in(instr_pnode *n, instr_pnode *parent, uint64_t t)
+ * visit. Returns that inclusive time. */
+static inline uint64_t instr_cct_close_in(instr_pnode *n, instr_pnode *parent, uint64_t t)
 {
     uint64_t incl = t - n->t_enter;
     uint64_t excl = incl - n->child_ticks;
@@ -146,6 +205,7 @@ static inline void instr_cct_close_in(instr_pnode *n, instr_pnode *parent, uint6
     if (__builtin_expect(excl < n->s.min_excl, 0)) n->s.min_excl = excl;
     if (__builtin_expect(excl > n->s.max_excl, 0)) n->s.max_excl = excl;
     parent->child_ticks += incl;
+    return incl;
 }
 
 static inline void instr_cct_close(instr_pnode *n, uint64_t t) { instr_cct_close_in(n, n->parent, t); }
@@ -220,6 +280,15 @@ static inline void instr_cct_claim(instr_pstate *s, instr_pnode *n, uintptr_t sp
     n->child_ticks = 0;
     n->sp = sp;
 }
+
+/* Implemented by the counting substrate (runtime/throttle/), on the location's own thread:
+ * the counts of region on the thread of s (s->cnt's), created if needed; &s->rc_none when
+ * they cannot be made. Slow paths only (a new node). */
+instr_rcount *instr_cct_counts_of(instr_pstate *s, uint32_t region);
+/* An exit at t of the node n, whose counts ran out of `left`: the substrate looks at them
+ * and sets `left` again. Called with the cursor consistent (given back, or taken by a slow
+ * path) and n's parent still open. */
+void instr_cct_counts_reached(instr_pstate *s, instr_pnode *n, uint64_t t);
 
 /* The slow paths of the cursor when it is the thread's only stack (event.h), implemented by
  * the substrate that owns the cursor (profile/cct.c). They take the

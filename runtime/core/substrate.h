@@ -51,6 +51,11 @@ enum {
     /* Its location data takes compact records (record.h): alone, the sources append them
      * themselves (INSTR_FAST_TRACE, the direct path); it then implements open_regions. */
     INSTR_SUBSTRATE_RECORDS = 1u << 4,
+    /* Rides on the cursor path before the cursor's own steps, counting visits per region in
+     * counts the cursor's nodes point to (instr_rcount, cursor.h; INSTR_FAST_TABLE): it then
+     * implements instr_cct_counts_of and instr_cct_counts_reached. At most one active
+     * substrate has it. */
+    INSTR_SUBSTRATE_COUNTS = 1u << 5,
 };
 
 typedef struct instr_substrate {

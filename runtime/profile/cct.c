@@ -115,6 +115,10 @@ static instr_pnode *child_of(instr_pstate *s, instr_pnode *parent, uint32_t regi
             break;
     if (!n && !(n = new_node(s, parent, region)))
         return NULL;
+    /* The cursor path with counts: every node it enters has its region's (also one that the
+     * OpenMP adapter's grafts made, graft.c). */
+    if (s->counting && !n->rc)
+        n->rc = instr_cct_counts_of(s, region);
     parent->last = n;
     return n;
 }
@@ -128,9 +132,11 @@ instr_pnode *instr_profile_sampled_child(instr_pstate *s, instr_pnode *parent, u
     return new_node(s, parent, region);
 }
 
-/* Enters region below p (the cursor, which the caller has taken) at time t. */
+/* Enters region below p (the cursor, which the caller has taken) at time t; count: the
+ * cursor path with counts counts the enter (not when a forked child re-creates its open
+ * frames, which the counts still have). */
 static void enter_below(instr_pstate *s, instr_pnode *p, uint32_t region, uintptr_t sp,
-                        int take_time, uint64_t t)
+                        int take_time, uint64_t t, int count)
 {
     instr_pnode *n = child_of(s, p, region);
     if (!n) {
@@ -144,6 +150,8 @@ static void enter_below(instr_pstate *s, instr_pnode *p, uint32_t region, uintpt
     n->child_ticks = 0;
     n->sp = sp ? sp : p->sp;
     n->t_enter = take_time ? instr_clock_now() : t;
+    if (count && s->counting && n->rc)
+        instr_rcount_enter(n->rc);
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     s->cursor = n;
 }
@@ -180,6 +188,13 @@ static void close_frame(instr_pstate *s, instr_pnode *p, uint64_t t)
         INSTR_CCT_PLUGINS_EXIT(s, p->region, t, plugin_metrics(s));
     if (s->mread)
         instr_pnode_metrics_exit(s, p);
+    /* The cursor path with counts: every frame the cursor closes is an exit of its region,
+     * as the generic path gives the counting substrate (graft frames are the profile's). */
+    if (s->counting && p->rc && p->region != 0) {
+        instr_rcount_exit(p->rc, t > p->t_enter ? t - p->t_enter : 0);
+        if (instr_rcount_left(p->rc))
+            instr_cct_counts_reached(s, p, t);
+    }
     instr_cct_close(p, t);
     /* The cursor path with records: the frame's Leave, as the generic path gives the trace
      * every frame the core closes (graft frames are the profile's own). */
@@ -250,7 +265,7 @@ int instr_cct_enter_slow(instr_pstate *s, uint32_t region, uintptr_t sp)
         }
         record(s, INSTR_TREC_ENTER, region, t);
     }
-    enter_below(s, p, region, sp, !timed, t);
+    enter_below(s, p, region, sp, !timed, t, 1);
     if (s->cursor != &s->lost) {
         if (s->mread)
             instr_pnode_metrics_enter(s, s->cursor);
@@ -404,7 +419,7 @@ void instr_profile_enter(void *data, uint32_t region, uint64_t t)
         s->lost_depth++;
         return;
     }
-    enter_below(s, p, region, 0, 0, t);
+    enter_below(s, p, region, 0, 0, t, 1);
     if (s->nm && s->cursor != &s->lost)
         instr_pnode_metrics_enter(s, s->cursor);
 }
@@ -455,7 +470,7 @@ void instr_profile_fork_child(void *data, uint64_t t)
             s->lost_depth++;
             continue;
         }
-        enter_below(s, c, regions[i], sps[i], 0, t);
+        enter_below(s, c, regions[i], sps[i], 0, t, 0);
         if (s->nm && s->cursor != &s->lost)
             instr_pnode_metrics_enter(s, s->cursor);
     }

@@ -158,6 +158,17 @@ void instr_cct_trace_exit_key(INSTR_PATH_EXIT_ARGS);
 void instr_cct_trace_enter_region(INSTR_PATH_ENTER_ARGS);
 void instr_cct_trace_exit_region(INSTR_PATH_EXIT_ARGS);
 
+/* The same for the cursor path with counts (cct_counts.c): the profile with throttling's
+ * counts updated inline, and with the trace's records too (counts_trace). */
+void instr_cct_counts_enter_key(INSTR_PATH_ENTER_ARGS);
+void instr_cct_counts_exit_key(INSTR_PATH_EXIT_ARGS);
+void instr_cct_counts_enter_region(INSTR_PATH_ENTER_ARGS);
+void instr_cct_counts_exit_region(INSTR_PATH_EXIT_ARGS);
+void instr_cct_counts_trace_enter_key(INSTR_PATH_ENTER_ARGS);
+void instr_cct_counts_trace_exit_key(INSTR_PATH_EXIT_ARGS);
+void instr_cct_counts_trace_enter_region(INSTR_PATH_ENTER_ARGS);
+void instr_cct_counts_trace_exit_region(INSTR_PATH_EXIT_ARGS);
+
 /* The jump table (core/event_path.h) for the cursor path with metrics (and perhaps plugins,
  * cct_metrics.c). */
 void instr_cct_path_metrics(void);
@@ -167,6 +178,8 @@ void instr_cct_path_metrics(void);
 void instr_cct_path_plugins(int one_each, int reentrant);
 /* The same for the cursor path with records (the trace; cct_trace.c). */
 void instr_cct_path_trace(void);
+/* The same for the cursor path with counts; records: with the trace's records too. */
+void instr_cct_path_counts(int records);
 /* A plugin function that does nothing: penter1 and pexit1 of a location without plugins. */
 void instr_cct_plugins_none(struct instr_substrate_location *loc, uint64_t t, uint32_t region,
                             const uint64_t *metrics);

@@ -37,16 +37,25 @@
 /* Step 2 is tried on every DRAIN_EVERY-th event of a draining region. */
 #define DRAIN_EVERY 16u
 
-/* One region on one thread. */
+/* One region on one thread. The part the cursor path with counts updates inline (open
+ * frames, read by other threads for step 2; the outermost frames' time; `left`) is the
+ * cursor's instr_rcount (core/cursor.h), which the generic path's events update the same
+ * way. Visits so far: visits + armed - c.left. */
 typedef struct counts {
-    uint64_t visits, incl, t_first;
-    uint32_t open;    /* recorded frames open now; read by other threads (step 2) */
+    instr_rcount c;   /* first: the cursor's nodes point to it */
+    uint64_t visits;  /* visits when `left` was last set */
+    int64_t armed;    /* what `left` was set to then */
     uint32_t settled; /* 1: never decided again on this thread (throttled, or not throttleable) */
 } counts;
 
 typedef struct throttle_loc {
     counts *chunk[MAX_CHUNKS];
 } throttle_loc;
+
+typedef struct throttle_thread {
+    throttle_loc tl; /* first: drain() reads loc->sub[slot] as a throttle_loc */
+    instr_location *loc;
+} throttle_thread;
 
 enum { OPEN = 0, DRAINING, EXCLUDED };
 
@@ -72,6 +81,9 @@ static counts *counts_of(throttle_loc *tl, uint32_t region, int create)
     if (!chunk) {
         if (!create || !(chunk = instr_mem_chunk_mapped(CHUNK * sizeof *chunk)))
             return NULL;
+        /* No visit yet: the first look at the threshold (`left` never starts at 0). */
+        for (uint32_t i = 0; i < CHUNK; i++)
+            chunk[i].c.left = chunk[i].armed = (int64_t)max_visits;
         __atomic_store_n(&tl->chunk[c], chunk, __ATOMIC_RELEASE);
     }
     return &chunk[region & (CHUNK - 1)];
@@ -171,7 +183,7 @@ static void drain(uint32_t region)
             counts *chunk = tl ? __atomic_load_n(&tl->chunk[region >> CHUNK_BITS],
                                                  __ATOMIC_ACQUIRE)
                                : NULL;
-            if (chunk && __atomic_load_n(&chunk[region & (CHUNK - 1)].open, __ATOMIC_RELAXED))
+            if (chunk && __atomic_load_n(&chunk[region & (CHUNK - 1)].c.open, __ATOMIC_RELAXED))
                 open = 1;
         }
         pthread_mutex_unlock(&instr_loc_lock);
@@ -185,17 +197,47 @@ static void drain(uint32_t region)
     instr_core_guard_end();
 }
 
+/* The calling thread's counts of region while its location is on the cursor path with
+ * counts, else NULL. */
+static counts *cursor_counts(uint32_t region)
+{
+    instr_pstate *s = instr_tls_cct;
+    throttle_thread *th = s->cnt;
+    if (!s->counting || !th || instr_fast_get() != INSTR_FAST_TABLE)
+        return NULL;
+    return counts_of(&th->tl, region, 1);
+}
+
+/* The calling thread's counts of region, if it has them. */
+static counts *own_counts(uint32_t region)
+{
+    instr_location *loc = instr_tls_loc;
+    int slot = instr_substrate_slot(&instr_throttle_substrate);
+    throttle_thread *th = loc && slot >= 0 ? loc->sub[slot] : NULL;
+    return th ? counts_of(&th->tl, region, 0) : NULL;
+}
+
 void instr_throttle_enter(uint32_t region)
 {
-    instr_event_enter_unrecorded(region);
+    /* The cursor has no unrecorded frames: on its path the counts keep them. */
+    counts *k = cursor_counts(region);
+    if (k)
+        k->c.unrec++;
+    else
+        instr_event_enter_unrecorded(region);
     drain(region);
 }
 
 void instr_throttle_exit(uint32_t region)
 {
-    /* The innermost frame of the region: an unrecorded one is dropped by the core's slow
-     * path, a recorded one (entered before step 1) gets its exit. */
-    instr_event_exit_generic_out(region);
+    /* The innermost frame of the region: an unrecorded one is dropped (by the core's slow
+     * path, or here when the counts keep it), a recorded one (entered before step 1) gets
+     * its exit. Unrecorded frames are entered after every recorded one of the region. */
+    counts *k = own_counts(region);
+    if (k && k->c.unrec)
+        k->c.unrec--;
+    else
+        instr_event_exit_generic_out(region);
     drain(region);
 }
 
@@ -214,7 +256,9 @@ static int wanted(void)
 
 static int init(void)
 {
-    max_visits = instr_cfg.throttle_visits;
+    /* Counted down in an int64_t (instr_rcount.left). */
+    max_visits = instr_cfg.throttle_visits < (uint64_t)INT64_MAX ? instr_cfg.throttle_visits
+                                                                 : (uint64_t)INT64_MAX;
     ns_per_tick = instr_clock_ns_per_tick_early();
     instr_info(1, "throttle: regions visited %llu times or more with less than %llu ns per "
                   "visit on a thread are no longer recorded",
@@ -222,11 +266,6 @@ static int init(void)
                (unsigned long long)instr_cfg.throttle_ns);
     return 0;
 }
-
-typedef struct throttle_thread {
-    throttle_loc tl; /* first: drain() reads loc->sub[slot] as a throttle_loc */
-    instr_location *loc;
-} throttle_thread;
 
 static void *location_begin(instr_location *loc)
 {
@@ -242,26 +281,59 @@ static void count_enter(void *data, uint32_t region, uint64_t t)
     counts *k = th ? counts_of(&th->tl, region, 1) : NULL;
     if (!k)
         return;
-    if (k->open == 0)
-        k->t_first = t;
-    __atomic_store_n(&k->open, k->open + 1, __ATOMIC_RELAXED);
+    if (k->c.open == 0)
+        k->c.t_first = t;
+    instr_rcount_enter(&k->c);
+}
+
+/* An exit whose counts ran out of `left` (at the threshold of visits, and at every exit
+ * after it while the region is not settled): the decision, then `left` set again. On the
+ * cursor path with counts, `from` is the exited frame's parent: the entry of the region's
+ * outermost open frame is its node's, when the counts do not know it. */
+static void reached(throttle_thread *th, counts *k, uint32_t region, uint64_t t,
+                    const instr_pnode *from)
+{
+    k->visits += (uint64_t)(k->armed - k->c.left);
+    if (k->visits >= max_visits && !k->settled) {
+        if (k->c.open && !k->c.t_first && from) {
+            for (const instr_pnode *p = from; p->depth > 0; p = p->parent)
+                if (p->region == region)
+                    k->c.t_first = p->t_enter;
+        }
+        uint64_t incl = k->c.incl + (k->c.open && t > k->c.t_first ? t - k->c.t_first : 0);
+        if ((double)incl * ns_per_tick < (double)instr_cfg.throttle_ns * (double)k->visits)
+            throttle(region, th->loc, k, incl);
+    }
+    k->armed = k->settled ? INT64_MAX : k->visits >= max_visits ? 1
+                                                                : (int64_t)(max_visits - k->visits);
+    k->c.left = k->armed;
 }
 
 static void count_exit(void *data, uint32_t region, uint64_t t)
 {
     throttle_thread *th = data;
     counts *k = th ? counts_of(&th->tl, region, 0) : NULL;
-    if (!k || k->open == 0)
+    if (!k || k->c.open == 0)
         return;
-    __atomic_store_n(&k->open, k->open - 1, __ATOMIC_RELAXED);
-    if (k->open == 0 && t > k->t_first)
-        k->incl += t - k->t_first;
-    k->visits++;
-    if (k->visits < max_visits || k->settled)
-        return;
-    uint64_t incl = k->incl + (k->open && t > k->t_first ? t - k->t_first : 0);
-    if ((double)incl * ns_per_tick < (double)instr_cfg.throttle_ns * (double)k->visits)
-        throttle(region, th->loc, k, incl);
+    instr_rcount_exit(&k->c, t > k->c.t_first ? t - k->c.t_first : 0);
+    if (instr_rcount_left(&k->c))
+        reached(th, k, region, t, NULL);
+}
+
+/* ---- the cursor path with counts (core/cursor.h) -------------------------------------- */
+
+instr_rcount *instr_cct_counts_of(instr_pstate *s, uint32_t region)
+{
+    throttle_thread *th = s->cnt;
+    counts *k = th ? counts_of(&th->tl, region, 1) : NULL;
+    return k ? &k->c : &s->rc_none;
+}
+
+void instr_cct_counts_reached(instr_pstate *s, instr_pnode *n, uint64_t t)
+{
+    throttle_thread *th = s->cnt;
+    if (th && n->rc != &s->rc_none)
+        reached(th, (counts *)(void *)n->rc, n->region, t, n->parent);
 }
 
 /* The forking thread alone goes on in the child: a step another thread was taking at the fork
@@ -280,6 +352,7 @@ const instr_substrate instr_throttle_substrate = {
     .wanted = wanted,
     .init = init,
     .location_begin = location_begin,
+    .fast_paths = INSTR_SUBSTRATE_COUNTS, /* the cursor path with counts (cct_counts.c) */
     .enter = count_enter,
     .exit = count_exit,
     .fork_child = fork_child,
