@@ -94,6 +94,10 @@ int jdb_check_column(const instr_jdb *db, uint32_t col);
 int jdb_check_selection(const instr_jdb *db, const uint32_t *paths, size_t npaths_sel,
                         const uint32_t *ranks, size_t nranks_sel);
 
+/* path(GLOB) (context_glob.c): set[q] = whether path q's calling context (names joined by
+ * '/') matches the glob as fnmatch(glob, context, 0) would; -1 when out of memory. */
+int jdb_match_contexts(const instr_jdb *db, const char *glob, unsigned char *set);
+
 /* Ingestion (ingest.c): the rows of a rank for a path, [*first, *end) as row indices into the
  * rank's rows; 0 when found, 1 when the rank has no row for it, -1 when the rows are damaged
  * (message set, naming the file and rank). */
