@@ -25,6 +25,7 @@ enum {
 
 struct instr_jdb {
   char *file; /* the name errors use */
+  int fd;     /* kept open: a query checks that the file did not shrink under the mapping */
   const unsigned char *map;
   uint64_t size;
   unsigned flags;
@@ -87,6 +88,14 @@ static inline uint32_t jdb_column_kind(const instr_jdb *db, uint32_t c) {
 /* Errors (error.c): the message of this thread's last failure. */
 void jdb_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void jdb_clear_error(void);
+
+/* Whether the file still has the size it had at open (open.c): a file truncated under the
+ * mapping raises SIGBUS on the first read of a page past its new end, so every query that
+ * reads the mapping checks first (fstat) and fails with a message instead. -1 when it shrank
+ * (or cannot be checked), message set. */
+int jdb_check_size(const instr_jdb *db);
+/* The summary of a path for a column, path and column in range (tree.c). */
+void jdb_read_summary(const instr_jdb *db, uint32_t path, uint32_t col, instr_jdb_summary *out);
 
 /* Argument checks shared by the queries (tree.c); each sets the message on failure. */
 int jdb_check_path(const instr_jdb *db, uint32_t path);

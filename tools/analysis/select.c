@@ -139,7 +139,7 @@ static unsigned char *compare_column(parser *p, const char *column) {
   unsigned char *set = new_set(p);
   for (uint32_t q = 0; set && q < db->npaths; q++) {
     instr_jdb_summary s;
-    instr_jdb_get_summary(db, q, (uint32_t)col, &s);
+    jdb_read_summary(db, q, (uint32_t)col, &s);
     set[q] = op == 0 ? s.sum >= bound : op == 1 ? s.sum > bound : op == 2 ? s.sum <= bound
                                                                           : s.sum < bound;
   }
@@ -264,6 +264,7 @@ static unsigned char *expr(parser *p) {
 
 long instr_jdb_select(const instr_jdb *db, const char *query, uint32_t *out) {
   jdb_clear_error();
+  if (jdb_check_size(db)) return -1;
   parser p = {db, query, query, 0, 0};
   unsigned char *set = expr(&p);
   skip_blanks(&p);

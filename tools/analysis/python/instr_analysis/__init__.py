@@ -117,7 +117,7 @@ _get_info = _sig("instr_jdb_get_info", None, _vp, ctypes.POINTER(_Info))
 _get_region = _sig("instr_jdb_get_region", ctypes.c_int, _vp, ctypes.c_uint32,
                    ctypes.POINTER(_Region))
 _get_path = _sig("instr_jdb_get_path", ctypes.c_int, _vp, ctypes.c_uint32, ctypes.POINTER(_Path))
-_path_table = _sig("instr_jdb_path_table", None, _vp, _u32p, _u32p, _u32p)
+_path_table = _sig("instr_jdb_path_table", ctypes.c_int, _vp, _u32p, _u32p, _u32p)
 _context = _sig("instr_jdb_context", ctypes.c_long, _vp, ctypes.c_uint32, _u32p, _sz)
 _get_column = _sig("instr_jdb_get_column", ctypes.c_int, _vp, ctypes.c_uint32,
                    ctypes.POINTER(_Column))
@@ -304,7 +304,8 @@ class Database:
         """parent, region, depth of every path (numpy uint32 arrays), read once."""
         if getattr(self, "_tree_table", None) is None:
             arrays = [np.zeros(max(self.npaths, 1), dtype=np.uint32) for _ in range(3)]
-            _path_table(self._handle(), *[a.ctypes.data_as(_u32p) for a in arrays])
+            if _path_table(self._handle(), *[a.ctypes.data_as(_u32p) for a in arrays]) != 0:
+                _raise()
             self._tree_table = [a[:self.npaths] for a in arrays]
         return self._tree_table
 
