@@ -157,7 +157,7 @@ def check_missing(exp, np_, unrecorded, stderr):
           "profiles agree with the job's" % text)
 
 
-def check_enospc_trace(exp, np_, stderr):
+def check_enospc_trace(exp, np_, stderr, export):
     """The last rank wrote nothing (a full disk): rank 0's line on the job's trace names it
     as incomplete, never the line of a whole archive."""
     last = np_ - 1
@@ -181,6 +181,18 @@ def check_enospc_trace(exp, np_, stderr):
         fail("rank %d's event file %s has %d bytes although every write failed"
              % (last, evt, os.path.getsize(evt)))
     print("enospc: rank %d's trace named incomplete: %s" % (last, line))
+    # the reader says so too, not "out of memory"
+    out = os.path.join(exp, "trace.json")
+    x = run([export, "--chrome", os.path.join(exp, "traces.otf2"), "-o", out])
+    ref = last << 32
+    want = ("instr-export: %s/traces.otf2: incomplete archive: the events of location %d "
+            "(traces/%d.evt) cannot be read: the file is empty or cut short (did that "
+            "process's writes fail?)" % (exp, ref, ref))
+    mine = [l for l in x.stderr.splitlines() if l.startswith("instr-export: ")]
+    if x.returncode == 0 or mine != [want] or os.path.exists(out):
+        fail("instr-export --chrome on the incomplete archive: status %d, lines %r (want %r)%s"
+             % (x.returncode, mine, want, ", and it wrote " + out if os.path.exists(out) else ""))
+    print("enospc: instr-export --chrome says: " + want)
 
 
 def main():
@@ -291,7 +303,9 @@ def main():
         check_missing(exp, args.np, args.unrecorded, measured.stderr)
         return
     if args.enospc_double:
-        check_enospc_trace(exp, args.np, measured.stderr)
+        check_enospc_trace(exp, args.np, measured.stderr,
+                           os.path.join(os.path.dirname(os.path.abspath(args.instr)),
+                                        "instr-export"))
         return
     expect = {"halo": halo_expect, "collectives": collectives_expect}[args.case]
     visits, msgs = expect(args.np, args.mode)
