@@ -141,8 +141,13 @@ INSTR_EXT_EXPORT void *instr_ext_trace_unify_new(int nranks);
 INSTR_EXT_EXPORT int instr_ext_trace_unify_add(void *u, int rank, const char *blob, size_t len,
                                                char **map, size_t *maplen);
 INSTR_EXT_EXPORT void instr_ext_trace_unify_free(void *u);
+/* -1 when this rank's part of the archive is incomplete (a write or the close failed). */
 INSTR_EXT_EXPORT int instr_ext_trace_job_close(int rank, const char *map, size_t maplen,
                                                void *u);
+/* Rank 0, after every rank closed: the job's trace line, naming the first n of the
+ * nincomplete ranks whose part is incomplete (none: the whole archive's counts). */
+INSTR_EXT_EXPORT void instr_ext_trace_job_report(void *u, const int *incomplete, int n,
+                                                int nincomplete);
 /* 1 when the job's archive is open (the end must then run instr_ext_trace_job_close). */
 INSTR_EXT_EXPORT int instr_ext_trace_job_is_open(void);
 

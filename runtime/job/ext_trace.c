@@ -109,16 +109,51 @@ INSTR_EXT_EXPORT int instr_ext_trace_job_close(int rank, const char *map, size_t
 {
     instr_unifier *u = arg;
     int rc = instr_trace_job_close(rank, map, maplen, instr_trace_unify_write_global, u);
-    if (rank == 0 && u && instr_verbose >= 0)
+    /* events the rank could not write (a full disk) leave its files short, however the
+     * close went */
+    return rc != 0 || instr_trace_write_failed() ? -1 : 0;
+}
+
+/* Rank 0's line on the job's archive: its counts, and the ranks whose files are incomplete
+ * (their writes or their close failed), which readers must not take for a whole trace. */
+INSTR_EXT_EXPORT void instr_ext_trace_job_report(void *arg, const int *incomplete, int n,
+                                                int nincomplete)
+{
+    instr_unifier *u = arg;
+    if (!u || instr_verbose < 0 || nincomplete < n)
+        return;
+    if (nincomplete == 0) {
         instr_warn("trace: %s/traces.otf2: %llu events from %d rank%s, one location group "
                    "per rank, %u regions, %u communicators (definitions unified)",
                    instr_trace_job_dir(), (unsigned long long)u->events, u->nranks,
                    u->nranks == 1 ? "" : "s", u->nregions, u->ncomms);
-    return rc;
+        return;
+    }
+    char list[256];
+    size_t used = 0;
+    list[0] = '\0';
+    for (int i = 0; i < n && used < sizeof list - 16; i++) {
+        int w = snprintf(list + used, sizeof list - used, "%s%d", i ? ", " : "", incomplete[i]);
+        if (w < 0)
+            break;
+        used += (size_t)w;
+    }
+    if (nincomplete > n && used < sizeof list - 8)
+        snprintf(list + used, sizeof list - used, ", ...");
+    instr_warn("trace: %s/traces.otf2 is incomplete: the trace of rank%s %s could not be "
+               "written whole (its writes or its close failed: a full disk?); %llu events "
+               "from %d rank%s were unified, the incomplete ranks' files are short",
+               instr_trace_job_dir(), nincomplete == 1 ? "" : "s", list, (unsigned long long)u->events,
+               u->nranks, u->nranks == 1 ? "" : "s");
 }
 
 INSTR_EXT_EXPORT int instr_ext_trace_job_is_open(void) { return instr_trace_job_is_open(); }
 #else
+INSTR_EXT_EXPORT void instr_ext_trace_job_report(void *u, const int *incomplete, int n,
+                                                int nincomplete)
+{
+    (void)u, (void)incomplete, (void)n, (void)nincomplete;
+}
 INSTR_EXT_EXPORT int instr_ext_trace_wanted(void) { return 0; }
 INSTR_EXT_EXPORT int instr_ext_trace_job_open(const char *jobdir, int rank, int nranks,
                                               int (*setup)(void *archive, void *arg), void *arg)

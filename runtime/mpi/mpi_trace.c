@@ -39,6 +39,7 @@ int instr_mpi_tracing;
 #define TAG_CLOCK 7302
 #define TAG_DEFS 7303
 #define TAG_MAP 7304
+#define TAG_CLOSED 7309 /* each rank's archive part complete or not, to rank 0 */
 #define PINGS 5
 
 _Static_assert((int)INSTR_COLL_BARRIER == (int)OTF2_COLLECTIVE_OP_BARRIER &&
@@ -185,7 +186,25 @@ void instr_mpi_trace_end(MPI_Comm comm, int rank, int size)
         }
     }
     instr_mem_free(blob);
-    instr_ext_trace_job_close(rank, map, maplen, u);
+    /* Rank 0 reports the archive only when every rank's close is known: a rank whose writes
+     * failed (a full disk) leaves its files short, and the job's line must name it. */
+    int incomplete = instr_ext_trace_job_close(rank, map, maplen, u) != 0;
+    if (rank == 0) {
+        /* the first ranks by number are named, the rest counted (no allocation here) */
+        int named[32], n = 0, nbad = incomplete;
+        if (incomplete)
+            named[n++] = 0;
+        for (int r = 1; r < size; r++) {
+            int bad = 1;
+            PMPI_Recv(&bad, 1, MPI_INT, r, TAG_CLOSED, comm, MPI_STATUS_IGNORE);
+            nbad += bad != 0;
+            if (bad && n < (int)(sizeof named / sizeof named[0]))
+                named[n++] = r;
+        }
+        instr_ext_trace_job_report(u, named, n, nbad);
+    } else {
+        PMPI_Send(&incomplete, 1, MPI_INT, 0, TAG_CLOSED, comm);
+    }
     instr_mem_free(map);
     instr_ext_trace_unify_free(u);
     if (keyval != MPI_KEYVAL_INVALID)

@@ -230,6 +230,32 @@ def case_truncation():
         expect(msg == want, "cut at %d: %r" % (length, msg))
 
 
+def case_shrink():
+    """A file truncated after a lazy open: each query fails with a message (the mapping would
+    raise SIGBUS on the first page past the new end and kill python)."""
+    good = open("sample.jdb", "rb").read()
+    path = os.path.join(A.work, "shrink.jdb")
+    with open(path, "wb") as f:
+        f.write(good)
+    db = ia.open(path, lazy_rows=True)
+    os.truncate(path, 0)
+    want = (path + ": the file shrank from %d to 0 bytes since it was opened (truncated or "
+            "rewritten in place?): reopen it" % len(good))
+    for what, fn in (("query", lambda: db.query("time_incl")),
+                     ("stats", lambda: db.stats("time_incl")),
+                     ("select", lambda: db.select("path(main/*)")),
+                     ("tree", lambda: db.tree()), ("context", lambda: db.context(4)),
+                     ("summary", lambda: db.summary("time_incl")),
+                     ("rank", lambda: db.rank(0)), ("region", lambda: db.region(0))):
+        msg = expect_error(fn, want, what)
+        expect(msg == want, "%s: %r" % (what, msg))
+    # back to its size: the queries read again
+    with open(path, "wb") as f:
+        f.write(good)
+    expect(list(db.select("function(MPI_*)")) == [2, 4, 6], "the restored file")
+    db.close()
+
+
 def case_lazy():
     """lazy_rows: a damaged row is reported by the query that reads it, not at open."""
     import struct

@@ -4,6 +4,7 @@
 #include "check.h"
 #include "instr_analysis.h"
 
+#include <fnmatch.h>
 #include <math.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -133,6 +134,55 @@ static void group_select(void) {
   CHECK_SELECT("visits >= 30", 2, 6); /* MPI_Allreduce: 10 visits a row */
   CHECK_SELECT("function(MPI_*) or function(io)", 2, 4, 5, 6);
   CHECK_SELECT("(function(solve) or function(io)) and not time_incl < 300", 1);
+}
+
+/* path(GLOB) matches each context incrementally (tools/analysis/context_glob.c): it must
+ * select exactly what fnmatch(GLOB, context, 0) selects on the joined contexts. */
+static void group_path_glob(void) {
+  static const char *const globs[] = {
+      "*", "main", "main*", "*exchange*", "main/solve/*", "*/MPI_*", "m?in/*", "main/[sx]*",
+      "main/[!s]*", "main/[^s]*", "*[[:upper:]]*", "main/solve/exchange/MPI_Send", "*Send",
+      "\\m*", "main\\", "[main", "*e*e*e*", "main/*/*/*", "?", "", "*/", "main/so[a-m]ve*",
+      "*[]]*", "*[]a]*", "main/solve/exchange/MPI_Send*", "**/*", "*i*/*/*", "main/?????",
+      "*[[:digit:][:punct:]]*", "[[:alpha:]]ain", "*\\/*", "*/*e", "main/[!]io]*"};
+  instr_jdb_info info;
+  instr_jdb_get_info(db, &info);
+  for (size_t g = 0; g < sizeof globs / sizeof globs[0]; g++) {
+    char query[128], context[512];
+    snprintf(query, sizeof query, "path(%s)", globs[g]);
+    uint32_t got[16], want[16], chain[16];
+    long n = instr_jdb_select(db, query, got), wn = 0;
+    for (uint32_t q = 0; q < info.npaths; q++) {
+      long len = instr_jdb_context(db, q, chain, 16);
+      context[0] = '\0';
+      for (long i = 0; i < len; i++) {
+        instr_jdb_path p;
+        instr_jdb_region r;
+        instr_jdb_get_path(db, chain[i], &p);
+        instr_jdb_get_region(db, p.region, &r);
+        if (i) strcat(context, "/");
+        strcat(context, r.name);
+      }
+      if (fnmatch(globs[g], context, 0) == 0) want[wn++] = q;
+    }
+    if (!same_u32(got, n, want, wn)) fprintf(stderr, "  for %s\n", query);
+    CHECK(same_u32(got, n, want, wn));
+  }
+}
+
+/* A deep recursion's database (check_linear.py writes it): path(GLOB) and function(GLOB) on
+ * it, what check_linear.py counts the instructions of (callgrind). */
+static void group_deep(void) {
+  instr_jdb_info info;
+  instr_jdb_get_info(db, &info);
+  uint32_t *out = malloc(sizeof *out * info.npaths);
+  CHECK(out != NULL);
+  if (!out) return;
+  /* every path below main: the whole chain matches, the first path (main alone) does not */
+  CHECK(instr_jdb_select(db, "path(main*recurse*)", out) == (long)info.npaths - 1);
+  CHECK(instr_jdb_select(db, "path(*main/recurse*/rec*)", out) == (long)info.npaths - 2);
+  CHECK(instr_jdb_select(db, "path(*/main)", out) == 0);
+  free(out);
 }
 
 static void group_select_empty_and_errors(void) {
@@ -339,6 +389,8 @@ int main(int argc, char **argv) {
   else if (!strcmp(g, "stats")) group_stats();
   else if (!strcmp(g, "compare")) group_compare();
   else if (!strcmp(g, "open_errors")) group_open_errors();
+  else if (!strcmp(g, "path_glob")) group_path_glob();
+  else if (!strcmp(g, "deep")) group_deep();
   else {
     fprintf(stderr, "unknown group %s\n", g);
     return 2;

@@ -66,15 +66,23 @@ class JobDB:
             vals[self.column(name)] = v
         self.threads[rank] = max(self.threads.get(rank, 0), thread + 1)
 
+    def _rows_of(self, rank, path):
+        """The rows of (rank, path), one per thread: from the index encode() builds once (a
+        deep tree's database is written in linear time), else by a scan of the rank's rows."""
+        index = getattr(self, "_index", None)
+        if index is None:
+            return [v for (p, _t), v in self.rows.get(rank, {}).items() if p == path]
+        return index.get((rank, path), [])
+
     def rank_value(self, rank, path, column):
         """A rank's value of a path: the sum over its threads' rows (0 without a row)."""
         c = self.column(column) if isinstance(column, str) else column
-        return sum(v[c] for (p, _t), v in self.rows.get(rank, {}).items() if p == path)
+        return sum(v[c] for v in self._rows_of(rank, path))
 
     def summary(self, path):
         """(nranks visited, [(sum, min, max, sum of squares) per column])."""
         present = [r for r in range(self.nranks) if r not in self.absent]
-        visited = [r for r in present if any(p == path for (p, _t) in self.rows.get(r, {}))]
+        visited = [r for r in present if self._rows_of(r, path)]
         cols = []
         for c in range(len(self.columns)):
             vals = [self.rank_value(r, path, c) for r in visited]
@@ -107,6 +115,10 @@ class JobDB:
                 struct.pack("<Q", int(v))
 
         summary = bytearray()
+        self._index = {}
+        for r, rows in self.rows.items():
+            for (p, _t), v in rows.items():
+                self._index.setdefault((r, p), []).append(v)
         for p in range(len(self.paths)):
             nvis, cols = self.summary(p)
             summary += struct.pack("<2I", nvis, 0)
@@ -151,6 +163,7 @@ class JobDB:
                            ("rank_index", rank_index)):
             out[layout[name]:layout[name] + len(blob)] = blob
         out[layout["rows"]:] = rows
+        self._index = None  # rows may be added after this encode
         layout["end"] = size
         return bytes(out), layout
 

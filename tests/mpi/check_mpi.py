@@ -157,6 +157,44 @@ def check_missing(exp, np_, unrecorded, stderr):
           "profiles agree with the job's" % text)
 
 
+def check_enospc_trace(exp, np_, stderr, export):
+    """The last rank wrote nothing (a full disk): rank 0's line on the job's trace names it
+    as incomplete, never the line of a whole archive."""
+    last = np_ - 1
+    line = None
+    for l in stderr.splitlines():
+        if l.startswith("instr: trace: %s/traces.otf2" % exp):
+            line = l
+    if line is None:
+        fail("no line on the job's trace:\n" + stderr)
+    want = ("instr: trace: %s/traces.otf2 is incomplete: the trace of rank %d could not be "
+            "written whole (its writes or its close failed: a full disk?); " % (exp, last))
+    want_end = ("events from %d ranks were unified, the incomplete ranks' files are short"
+                % np_)
+    if not (line.startswith(want) and line.endswith(want_end)
+            and line[len(want):-len(want_end)].strip().isdigit()):
+        fail("the job's trace line %r is not %r<N> %r" % (line, want, want_end))
+    if "definitions unified" in stderr:
+        fail("the job's trace was reported whole although rank %d's writes failed" % last)
+    evt = os.path.join(exp, "traces", "%d.evt" % (last << 32))
+    if os.path.isfile(evt) and os.path.getsize(evt) > 0:
+        fail("rank %d's event file %s has %d bytes although every write failed"
+             % (last, evt, os.path.getsize(evt)))
+    print("enospc: rank %d's trace named incomplete: %s" % (last, line))
+    # the reader says so too, not "out of memory"
+    out = os.path.join(exp, "trace.json")
+    x = run([export, "--chrome", os.path.join(exp, "traces.otf2"), "-o", out])
+    ref = last << 32
+    want = ("instr-export: %s/traces.otf2: incomplete archive: the events of location %d "
+            "(traces/%d.evt) cannot be read: the file is empty or cut short (did that "
+            "process's writes fail?)" % (exp, ref, ref))
+    mine = [l for l in x.stderr.splitlines() if l.startswith("instr-export: ")]
+    if x.returncode == 0 or mine != [want] or os.path.exists(out):
+        fail("instr-export --chrome on the incomplete archive: status %d, lines %r (want %r)%s"
+             % (x.returncode, mine, want, ", and it wrote " + out if os.path.exists(out) else ""))
+    print("enospc: instr-export --chrome says: " + want)
+
+
 def main():
     ap = argparse.ArgumentParser()
     for a in ("case", "mode", "source", "plain", "workdir", "instr", "mpicc", "mpirun", "lib"):
@@ -167,6 +205,9 @@ def main():
     ap.add_argument("--unrecorded", type=int, default=0,
                     help="the last N ranks run with INSTR_ENABLE_PROFILING=0: missing from the "
                          "job's profile")
+    ap.add_argument("--enospc-double",
+                    help="with --trace: the last rank's writes fail (this ENOSPC test double, "
+                         "LD_PRELOADed into it alone); the job's line names its trace incomplete")
     args = ap.parse_args()
 
     work = os.path.abspath(args.workdir)
@@ -207,6 +248,12 @@ def main():
         cmd = cmd[:cmd.index(str(args.np))] + [str(args.np - args.unrecorded)] + rest + \
             [":", "-np", str(args.unrecorded), "-x", "INSTR_ENABLE_PROFILING=0"] + \
             [a for a in rest if a not in MPIRUN_FLAGS]
+    if args.enospc_double:
+        # MPMD: the same program, its last rank on a full disk from its first write on.
+        rest = cmd[cmd.index(str(args.np)) + 1:]
+        cmd = cmd[:cmd.index(str(args.np))] + [str(args.np - 1)] + rest + \
+            [":", "-np", "1", "-x", "LD_PRELOAD=" + args.enospc_double,
+             "-x", "ENOSPC_DOUBLE_AFTER=0"] + [a for a in rest if a not in MPIRUN_FLAGS]
     measured = run(cmd, env=menv, cwd=work)
     sys.stderr.write(measured.stderr)
 
@@ -254,6 +301,11 @@ def main():
 
     if args.unrecorded:
         check_missing(exp, args.np, args.unrecorded, measured.stderr)
+        return
+    if args.enospc_double:
+        check_enospc_trace(exp, args.np, measured.stderr,
+                           os.path.join(os.path.dirname(os.path.abspath(args.instr)),
+                                        "instr-export"))
         return
     expect = {"halo": halo_expect, "collectives": collectives_expect}[args.case]
     visits, msgs = expect(args.np, args.mode)

@@ -48,7 +48,7 @@ static uint32_t find_match(const instr_jdb *b, const child_entry *e, size_t n, u
 
 static double stat_value(const instr_jdb *db, uint32_t path, uint32_t col, int stat) {
   instr_jdb_summary s;
-  instr_jdb_get_summary(db, path, col, &s);
+  jdb_read_summary(db, path, col, &s);
   switch (stat) {
   case INSTR_JDB_STAT_MEAN: return db->nranks ? s.sum / db->nranks : NAN;
   case INSTR_JDB_STAT_MIN: return s.min;

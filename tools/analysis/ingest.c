@@ -208,6 +208,7 @@ long instr_jdb_rows(const instr_jdb *db, uint32_t col, const uint32_t *paths, si
                     size_t nthreads_sel, uint32_t *out_path, uint32_t *out_rank,
                     uint32_t *out_thread, double *out_value, size_t cap) {
   jdb_clear_error();
+  if (jdb_check_size(db)) return -1;
   if (jdb_check_column(db, col) || jdb_check_selection(db, paths, npaths_sel, ranks, nranks_sel))
     return -1;
   size_t nr = ranks ? nranks_sel : db->nranks;
@@ -281,6 +282,7 @@ int instr_jdb_rank_values(const instr_jdb *db, uint32_t col, const uint32_t *pat
                           size_t npaths_sel, const uint32_t *ranks, size_t nranks_sel,
                           const uint32_t *threads, size_t nthreads_sel, double *out) {
   jdb_clear_error();
+  if (jdb_check_size(db)) return -1;
   if (jdb_check_column(db, col) || jdb_check_selection(db, paths, npaths_sel, ranks, nranks_sel))
     return -1;
   thread_set ts;
@@ -367,6 +369,7 @@ int instr_jdb_rows_load(const instr_jdb *db, uint32_t col, const uint32_t *paths
                         const uint32_t *threads, size_t nthreads_sel, unsigned flags,
                         instr_jdb_row_set *out) {
   jdb_clear_error();
+  if (jdb_check_size(db)) return -1;
   memset(out, 0, sizeof *out);
   if (jdb_check_column(db, col) || jdb_check_selection(db, paths, npaths_sel, ranks, nranks_sel))
     return -1;

@@ -5,7 +5,10 @@
  *
  * Every function that can fail returns a negative value (or NULL) and leaves a message
  * naming the file and what is wrong in instr_jdb_error() (per thread). Path, region, column
- * and rank arguments out of range are errors too, never undefined behaviour.
+ * and rank arguments out of range are errors too, never undefined behaviour. A file that
+ * shrinks while it is open (truncated or rewritten in place) fails every later query that
+ * reads it with a message ("...: the file shrank from N to M bytes since it was opened"),
+ * rather than a SIGBUS on the mapping; a query checks the size once, when it starts.
  */
 #ifndef INSTR_ANALYSIS_H
 #define INSTR_ANALYSIS_H
@@ -64,9 +67,9 @@ typedef struct {
 } instr_jdb_path;
 int instr_jdb_get_path(const instr_jdb *db, uint32_t path, instr_jdb_path *out);
 /* The whole tree at once: parent, region and depth of every path into arrays of npaths
- * entries (any of them NULL to leave out). */
-void instr_jdb_path_table(const instr_jdb *db, uint32_t *parent, uint32_t *region,
-                          uint32_t *depth);
+ * entries (any of them NULL to leave out). -1 when the file shrank since open. */
+int instr_jdb_path_table(const instr_jdb *db, uint32_t *parent, uint32_t *region,
+                         uint32_t *depth);
 /* The children of a path (INSTR_JDB_NO_PARENT: the top-level paths), ascending ids; returns
  * their number, writes at most cap of them. */
 long instr_jdb_children(const instr_jdb *db, uint32_t path, uint32_t *out, size_t cap);

@@ -25,6 +25,7 @@ enum {
 
 struct instr_jdb {
   char *file; /* the name errors use */
+  int fd;     /* kept open: a query checks that the file did not shrink under the mapping */
   const unsigned char *map;
   uint64_t size;
   unsigned flags;
@@ -88,11 +89,23 @@ static inline uint32_t jdb_column_kind(const instr_jdb *db, uint32_t c) {
 void jdb_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void jdb_clear_error(void);
 
+/* Whether the file still has the size it had at open (open.c): a file truncated under the
+ * mapping raises SIGBUS on the first read of a page past its new end, so every query that
+ * reads the mapping checks first (fstat) and fails with a message instead. -1 when it shrank
+ * (or cannot be checked), message set. */
+int jdb_check_size(const instr_jdb *db);
+/* The summary of a path for a column, path and column in range (tree.c). */
+void jdb_read_summary(const instr_jdb *db, uint32_t path, uint32_t col, instr_jdb_summary *out);
+
 /* Argument checks shared by the queries (tree.c); each sets the message on failure. */
 int jdb_check_path(const instr_jdb *db, uint32_t path);
 int jdb_check_column(const instr_jdb *db, uint32_t col);
 int jdb_check_selection(const instr_jdb *db, const uint32_t *paths, size_t npaths_sel,
                         const uint32_t *ranks, size_t nranks_sel);
+
+/* path(GLOB) (context_glob.c): set[q] = whether path q's calling context (names joined by
+ * '/') matches the glob as fnmatch(glob, context, 0) would; -1 when out of memory. */
+int jdb_match_contexts(const instr_jdb *db, const char *glob, unsigned char *set);
 
 /* Ingestion (ingest.c): the rows of a rank for a path, [*first, *end) as row indices into the
  * rank's rows; 0 when found, 1 when the rank has no row for it, -1 when the rows are damaged

@@ -360,6 +360,21 @@ const unsigned char *jdb_rank_row(const instr_jdb *db, uint32_t rank, uint64_t i
   return db->map + jdb_u64(jdb_rank_rec(db, rank)) + i * db->row_size;
 }
 
+int jdb_check_size(const instr_jdb *db) {
+  struct stat st;
+  if (fstat(db->fd, &st) != 0) {
+    jdb_fail("%s: cannot check the file's size: %s", db->file, strerror(errno));
+    return -1;
+  }
+  if ((uint64_t)st.st_size < db->size) {
+    jdb_fail("%s: the file shrank from %" PRIu64 " to %" PRIu64 " bytes since it was opened "
+             "(truncated or rewritten in place?): reopen it", db->file, db->size,
+             (uint64_t)st.st_size);
+    return -1;
+  }
+  return 0;
+}
+
 instr_jdb *instr_jdb_open(const char *path, unsigned flags) {
   jdb_clear_error();
   instr_jdb *db = calloc(1, sizeof *db);
@@ -368,6 +383,7 @@ instr_jdb *instr_jdb_open(const char *path, unsigned flags) {
     jdb_fail("%s: out of memory", path);
     return NULL;
   }
+  db->fd = -1;
   db->flags = flags;
   char why[160];
   int fd = instr_input_open(path, &db->size, why, sizeof why);
@@ -385,7 +401,7 @@ instr_jdb *instr_jdb_open(const char *path, unsigned flags) {
   }
   void *map = mmap(NULL, db->size, PROT_READ, MAP_PRIVATE, fd, 0);
   int map_errno = errno;
-  close(fd);
+  db->fd = fd;
   if (map == MAP_FAILED) {
     jdb_fail("%s: cannot map %" PRIu64 " bytes: %s", path, db->size, strerror(map_errno));
     instr_jdb_close(db);
@@ -404,6 +420,7 @@ instr_jdb *instr_jdb_open(const char *path, unsigned flags) {
 void instr_jdb_close(instr_jdb *db) {
   if (!db) return;
   if (db->map) munmap((void *)db->map, db->size);
+  if (db->fd >= 0) close(db->fd);
   free(db->depth);
   free(db->child_start);
   free(db->child);

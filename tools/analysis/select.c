@@ -64,29 +64,6 @@ static unsigned char *new_set(parser *p) {
   return s;
 }
 
-/* "a/b/c": the names of the path's calling context; grows *buf as needed. */
-static const char *context_string(const instr_jdb *db, uint32_t path, char **buf, size_t *cap) {
-  size_t len = 0;
-  for (uint32_t q = path; q != INSTR_JDB_NO_PARENT; q = jdb_path_parent(db, q))
-    len += strlen(jdb_region_name(db, jdb_path_region(db, q))) + 1;
-  if (len > *cap) {
-    char *b = realloc(*buf, len);
-    if (!b) return NULL;
-    *buf = b;
-    *cap = len;
-  }
-  size_t end = len - 1;
-  (*buf)[end] = '\0';
-  for (uint32_t q = path; q != INSTR_JDB_NO_PARENT; q = jdb_path_parent(db, q)) {
-    const char *name = jdb_region_name(db, jdb_path_region(db, q));
-    size_t n = strlen(name);
-    end -= n;
-    memcpy(*buf + end, name, n);
-    if (end > 0) (*buf)[--end] = '/';
-  }
-  return *buf;
-}
-
 static const char *const paradigms[] = {"user", "mpi", "openmp", "manual", "other"};
 
 static unsigned char *match_function(parser *p, const char *fn, const char *arg) {
@@ -106,29 +83,25 @@ static unsigned char *match_function(parser *p, const char *fn, const char *arg)
     return NULL;
   }
   unsigned char *set = new_set(p);
-  char *buf = NULL;
-  size_t cap = 0;
+  if (set && strcmp(fn, "path") == 0) { /* contexts matched incrementally */
+    if (jdb_match_contexts(db, arg, set)) {
+      jdb_fail("%s: out of memory for matching path(%s)", db->file, arg);
+      p->failed = 1;
+      free(set);
+      set = NULL;
+    }
+    return set;
+  }
   for (uint32_t q = 0; set && q < db->npaths; q++) {
     const unsigned char *region = jdb_region_rec(db, jdb_path_region(db, q));
     if (paradigm >= 0) {
       set[q] = jdb_u32(region + 24) == (uint32_t)paradigm;
     } else if (fn[1] == 'u') { /* function */
       set[q] = fnmatch(arg, jdb_string(db, jdb_u32(region)), 0) == 0;
-    } else if (fn[1] == 'i') { /* file */
+    } else { /* file */
       set[q] = fnmatch(arg, jdb_string(db, jdb_u32(region + 8)), 0) == 0;
-    } else {
-      const char *s = context_string(db, q, &buf, &cap);
-      if (!s) {
-        jdb_fail("%s: out of memory for a calling context", db->file);
-        p->failed = 1;
-        free(set);
-        set = NULL;
-        break;
-      }
-      set[q] = fnmatch(arg, s, 0) == 0;
     }
   }
-  free(buf);
   return set;
 }
 
@@ -166,7 +139,7 @@ static unsigned char *compare_column(parser *p, const char *column) {
   unsigned char *set = new_set(p);
   for (uint32_t q = 0; set && q < db->npaths; q++) {
     instr_jdb_summary s;
-    instr_jdb_get_summary(db, q, (uint32_t)col, &s);
+    jdb_read_summary(db, q, (uint32_t)col, &s);
     set[q] = op == 0 ? s.sum >= bound : op == 1 ? s.sum > bound : op == 2 ? s.sum <= bound
                                                                           : s.sum < bound;
   }
@@ -291,6 +264,7 @@ static unsigned char *expr(parser *p) {
 
 long instr_jdb_select(const instr_jdb *db, const char *query, uint32_t *out) {
   jdb_clear_error();
+  if (jdb_check_size(db)) return -1;
   parser p = {db, query, query, 0, 0};
   unsigned char *set = expr(&p);
   skip_blanks(&p);

@@ -63,6 +63,7 @@ long instr_jdb_path_stats(const instr_jdb *db, uint32_t col, const uint32_t *pat
                           instr_jdb_stats *out, uint32_t *outlier_path, uint32_t *outlier_rank,
                           size_t outlier_cap) {
   jdb_clear_error();
+  if (jdb_check_size(db)) return -1;
   if (jdb_check_column(db, col) || jdb_check_selection(db, paths, npaths_sel, ranks, nranks_sel))
     return -1;
   if (!(k >= 0)) {

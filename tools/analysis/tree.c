@@ -54,6 +54,7 @@ int instr_jdb_get_region(const instr_jdb *db, uint32_t region, instr_jdb_region 
              region, db->nregions);
     return -1;
   }
+  if (jdb_check_size(db)) return -1;
   const unsigned char *rec = jdb_region_rec(db, region);
   out->name = jdb_string(db, jdb_u32(rec));
   out->mangled = jdb_string(db, jdb_u32(rec + 4));
@@ -67,7 +68,7 @@ int instr_jdb_get_region(const instr_jdb *db, uint32_t region, instr_jdb_region 
 }
 
 int instr_jdb_get_path(const instr_jdb *db, uint32_t path, instr_jdb_path *out) {
-  if (jdb_check_path(db, path)) return -1;
+  if (jdb_check_path(db, path) || jdb_check_size(db)) return -1;
   out->parent = jdb_path_parent(db, path);
   out->region = jdb_path_region(db, path);
   out->depth = db->depth[path];
@@ -75,13 +76,15 @@ int instr_jdb_get_path(const instr_jdb *db, uint32_t path, instr_jdb_path *out) 
   return 0;
 }
 
-void instr_jdb_path_table(const instr_jdb *db, uint32_t *parent, uint32_t *region,
-                          uint32_t *depth) {
+int instr_jdb_path_table(const instr_jdb *db, uint32_t *parent, uint32_t *region,
+                         uint32_t *depth) {
+  if (jdb_check_size(db)) return -1;
   for (uint32_t p = 0; p < db->npaths; p++) {
     if (parent) parent[p] = jdb_path_parent(db, p);
     if (region) region[p] = jdb_path_region(db, p);
     if (depth) depth[p] = db->depth[p];
   }
+  return 0;
 }
 
 long instr_jdb_children(const instr_jdb *db, uint32_t path, uint32_t *out, size_t cap) {
@@ -93,7 +96,7 @@ long instr_jdb_children(const instr_jdb *db, uint32_t path, uint32_t *out, size_
 }
 
 long instr_jdb_context(const instr_jdb *db, uint32_t path, uint32_t *out, size_t cap) {
-  if (jdb_check_path(db, path)) return -1;
+  if (jdb_check_path(db, path) || jdb_check_size(db)) return -1;
   size_t len = (size_t)db->depth[path] + 1;
   size_t i = len;
   for (uint32_t p = path; p != INSTR_JDB_NO_PARENT; p = jdb_path_parent(db, p)) {
@@ -104,7 +107,7 @@ long instr_jdb_context(const instr_jdb *db, uint32_t path, uint32_t *out, size_t
 }
 
 int instr_jdb_get_column(const instr_jdb *db, uint32_t col, instr_jdb_column *out) {
-  if (jdb_check_column(db, col)) return -1;
+  if (jdb_check_column(db, col) || jdb_check_size(db)) return -1;
   const unsigned char *rec = db->columns + (uint64_t)col * JDB_COLUMN_SIZE;
   out->name = jdb_string(db, jdb_u32(rec));
   out->unit = jdb_string(db, jdb_u32(rec + 4));
@@ -114,6 +117,7 @@ int instr_jdb_get_column(const instr_jdb *db, uint32_t col, instr_jdb_column *ou
 }
 
 long instr_jdb_find_column(const instr_jdb *db, const char *name) {
+  if (jdb_check_size(db)) return -1;
   for (uint32_t c = 0; c < db->ncols; c++)
     if (strcmp(jdb_string(db, jdb_u32(db->columns + (uint64_t)c * JDB_COLUMN_SIZE)), name) == 0)
       return c;
@@ -130,9 +134,7 @@ long instr_jdb_find_column(const instr_jdb *db, const char *name) {
   return -1;
 }
 
-int instr_jdb_get_summary(const instr_jdb *db, uint32_t path, uint32_t col,
-                          instr_jdb_summary *out) {
-  if (jdb_check_path(db, path) || jdb_check_column(db, col)) return -1;
+void jdb_read_summary(const instr_jdb *db, uint32_t path, uint32_t col, instr_jdb_summary *out) {
   const unsigned char *rec = db->summary + (uint64_t)path * db->summary_size;
   const unsigned char *v = rec + JDB_SUMMARY_HEAD + (uint64_t)col * JDB_SUMMARY_COLUMN;
   uint32_t kind = jdb_column_kind(db, col);
@@ -141,11 +143,17 @@ int instr_jdb_get_summary(const instr_jdb *db, uint32_t path, uint32_t col,
   out->min = jdb_value(v + 8, kind);
   out->max = jdb_value(v + 16, kind);
   out->sum_squares = jdb_f64(v + 24);
+}
+
+int instr_jdb_get_summary(const instr_jdb *db, uint32_t path, uint32_t col,
+                          instr_jdb_summary *out) {
+  if (jdb_check_path(db, path) || jdb_check_column(db, col) || jdb_check_size(db)) return -1;
+  jdb_read_summary(db, path, col, out);
   return 0;
 }
 
 double instr_jdb_total(const instr_jdb *db, uint32_t col) {
-  if (jdb_check_column(db, col)) return 0;
+  if (jdb_check_column(db, col) || jdb_check_size(db)) return 0;
   /* an inclusive column: its top-level paths hold the rest; an exclusive one: every path */
   int inclusive = jdb_u32(db->columns + (uint64_t)col * JDB_COLUMN_SIZE + 12) & INSTR_JDB_INCLUSIVE;
   double total = 0;
@@ -153,14 +161,14 @@ double instr_jdb_total(const instr_jdb *db, uint32_t col) {
   for (uint32_t i = inclusive ? db->child_start[slot] : 0;
        i < (inclusive ? db->child_start[slot + 1] : db->npaths); i++) {
     instr_jdb_summary s;
-    instr_jdb_get_summary(db, inclusive ? db->child[i] : i, col, &s);
+    jdb_read_summary(db, inclusive ? db->child[i] : i, col, &s);
     total += s.sum;
   }
   return total;
 }
 
 int instr_jdb_get_rank(const instr_jdb *db, uint32_t rank, instr_jdb_rank *out) {
-  if (jdb_check_selection(db, NULL, 0, &rank, 1)) return -1;
+  if (jdb_check_selection(db, NULL, 0, &rank, 1) || jdb_check_size(db)) return -1;
   const unsigned char *rec = jdb_rank_rec(db, rank);
   out->nrows = jdb_u64(rec + 8);
   out->nthreads = jdb_u32(rec + 16);

@@ -587,6 +587,9 @@ int instr_export_chrome(const char *anchor, FILE *out)
                         "the anchor file is missing or unreadable)\n", anchor);
         goto done;
     }
+    /* A location whose event file cannot be read (empty or cut: that rank's writes failed)
+     * is an incomplete archive; OTF2 would go on to say it lacks memory for the events. */
+    int short_loc = -1;
     for (size_t k = 0; k < c.nlocs; k++) {
         if (defs) { /* local definitions: the mappings of the location's references */
             OTF2_DefReader *dr = OTF2_Reader_GetDefReader(r, c.locs[k].ref);
@@ -596,7 +599,17 @@ int instr_export_chrome(const char *anchor, FILE *out)
                 OTF2_Reader_CloseDefReader(r, dr);
             }
         }
-        OTF2_Reader_GetEvtReader(r, c.locs[k].ref);
+        if (!OTF2_Reader_GetEvtReader(r, c.locs[k].ref) && short_loc < 0)
+            short_loc = (int)k;
+    }
+    if (short_loc >= 0) {
+        if (defs)
+            OTF2_Reader_CloseDefFiles(r);
+        fprintf(stderr, "instr-export: %s: incomplete archive: the events of location %" PRIu64
+                        " (traces/%" PRIu64 ".evt) cannot be read: the file is empty or cut "
+                        "short (did that process's writes fail?)\n",
+                anchor, (uint64_t)c.locs[short_loc].ref, (uint64_t)c.locs[short_loc].ref);
+        goto done;
     }
     if (defs)
         OTF2_Reader_CloseDefFiles(r);

@@ -117,7 +117,7 @@ _get_info = _sig("instr_jdb_get_info", None, _vp, ctypes.POINTER(_Info))
 _get_region = _sig("instr_jdb_get_region", ctypes.c_int, _vp, ctypes.c_uint32,
                    ctypes.POINTER(_Region))
 _get_path = _sig("instr_jdb_get_path", ctypes.c_int, _vp, ctypes.c_uint32, ctypes.POINTER(_Path))
-_path_table = _sig("instr_jdb_path_table", None, _vp, _u32p, _u32p, _u32p)
+_path_table = _sig("instr_jdb_path_table", ctypes.c_int, _vp, _u32p, _u32p, _u32p)
 _context = _sig("instr_jdb_context", ctypes.c_long, _vp, ctypes.c_uint32, _u32p, _sz)
 _get_column = _sig("instr_jdb_get_column", ctypes.c_int, _vp, ctypes.c_uint32,
                    ctypes.POINTER(_Column))
@@ -267,31 +267,45 @@ class Database:
             rows.append((int(p), depth, r["name"], r["file"], r["line_begin"]))
         return pd.DataFrame(rows, columns=["path", "depth", "name", "file", "line"])
 
-    def tree(self):
+    def tree(self, context=True):
         """The call tree: one row per path (index: path id) with parent (-1 for a top-level
         path), depth, region, name, file, line, paradigm and the calling context
-        as a string ("main/solve/MPI_Allreduce")."""
+        as a string ("main/solve/MPI_Allreduce").
+
+        Each context is its parent's with "/name" appended, but the strings themselves grow
+        with the depth: a 10,000-deep recursion's contexts hold hundreds of megabytes.
+        context=False leaves that column out; the rest is linear in the number of paths (the
+        calling context of one path: context(path); paths by context: select("path(GLOB)"),
+        which never builds the strings)."""
         parent, region, depth = self._table()
         regions = [self.region(r) for r in range(self.nregions)]
-        labels = []
-        for q in range(self.npaths):
-            name = regions[region[q]]["name"]
-            labels.append(name if parent[q] == NO_PARENT else labels[parent[q]] + "/" + name)
-        df = pd.DataFrame({
+        # per-region values spread over the paths by numpy, not a Python loop per path
+        def per_path(key, dtype=object):
+            values = np.array([r[key] for r in regions] or [None], dtype=dtype)
+            return values[region] if self.npaths else np.zeros(0, dtype=dtype)
+        columns = {
             "path": np.arange(self.npaths, dtype=np.int64),
             "parent": np.where(parent == NO_PARENT, -1, parent.astype(np.int64)),
             "depth": depth.astype(np.int64), "region": region.astype(np.int64),
-            "name": [regions[r]["name"] for r in region],
-            "file": [regions[r]["file"] for r in region],
-            "line": [regions[r]["line_begin"] for r in region],
-            "paradigm": [regions[r]["paradigm"] for r in region], "context": labels})
-        return df.set_index("path")
+            "name": per_path("name"), "file": per_path("file"),
+            "line": per_path("line_begin", np.int64) if regions else np.zeros(0, np.int64),
+            "paradigm": per_path("paradigm")}
+        if context:
+            labels = []
+            parents = parent.tolist()
+            names = columns["name"]
+            for q in range(self.npaths):
+                p = parents[q]
+                labels.append(names[q] if p == NO_PARENT else labels[p] + "/" + names[q])
+            columns["context"] = labels
+        return pd.DataFrame(columns).set_index("path")
 
     def _table(self):
         """parent, region, depth of every path (numpy uint32 arrays), read once."""
         if getattr(self, "_tree_table", None) is None:
             arrays = [np.zeros(max(self.npaths, 1), dtype=np.uint32) for _ in range(3)]
-            _path_table(self._handle(), *[a.ctypes.data_as(_u32p) for a in arrays])
+            if _path_table(self._handle(), *[a.ctypes.data_as(_u32p) for a in arrays]) != 0:
+                _raise()
             self._tree_table = [a[:self.npaths] for a in arrays]
         return self._tree_table
 
