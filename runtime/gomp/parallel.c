@@ -93,6 +93,7 @@ static void team_member(void *arg)
 /* The model's fork, before the real entry point starts the team. */
 static void fork_begin(fork_record *f, unsigned nthreads_arg)
 {
+    instr_omp_name_by_entry(f->ra, (const void *)f->fn);
     f->nthreads = nthreads_arg ? nthreads_arg : (unsigned)REAL(omp_get_max_threads)();
     f->enc = instr_gomp_current_task();
     f->saved = instr_gomp_task;
@@ -254,6 +255,7 @@ EXPORT void GOMP_teams_reg(void (*fn)(void *), void *data, unsigned num_teams,
     const void *ra = INSTR_GOMP_RA;
     league l = {.fn = fn, .data = data};
     ompt_data_t *enc = instr_gomp_current_task();
+    instr_omp_name_by_entry(ra, (const void *)fn);
     instr_omp_on_parallel_begin(enc, NULL, &l.parallel, num_teams ? num_teams : 1,
                                 ompt_parallel_league, ra);
     REAL(GOMP_teams_reg)(team_initial, &l, num_teams, thread_limit, flags);
