@@ -137,6 +137,8 @@ tree mark_construct(gimple_stmt_iterator *gsi, bool *handled, struct walk_stmt_i
         if (gimple_omp_for_kind(stmt) == GF_OMP_FOR_KIND_FOR && inline_loop(stmt))
             around(gsi, INSTR_GOMP_CONSTRUCT_LOOP,
                    stmt == combined_loop ? combined_loop_loc : gimple_location(stmt));
+        if (stmt == combined_loop)
+            combined_loop = NULL;  // never compared with a later statement at its address
         else if (gimple_omp_for_kind(stmt) == GF_OMP_FOR_KIND_DISTRIBUTE)
             around(gsi, INSTR_GOMP_CONSTRUCT_DISTRIBUTE, gimple_location(stmt));
         break;
@@ -197,6 +199,7 @@ struct omp_pass : gimple_opt_pass {
     unsigned int execute(function *fun) final override
     {
         build_decls();
+        combined_loop = NULL;
         gimple_seq body = gimple_body(fun->decl);
         struct walk_stmt_info wi;
         memset(&wi, 0, sizeof wi);

@@ -93,7 +93,6 @@ static void team_member(void *arg)
 /* The model's fork, before the real entry point starts the team. */
 static void fork_begin(fork_record *f, unsigned nthreads_arg)
 {
-    instr_omp_name_by_entry(f->ra, (const void *)f->fn);
     f->nthreads = nthreads_arg ? nthreads_arg : (unsigned)REAL(omp_get_max_threads)();
     f->enc = instr_gomp_current_task();
     f->saved = instr_gomp_task;
@@ -114,10 +113,13 @@ static void fork_end(fork_record *f)
     instr_omp_on_parallel_end(&f->parallel, f->enc, ompt_parallel_team, f->ra);
 }
 
-/* Runs `start(team_member, &f)` (the real entry point) between the model's fork and join. */
+/* Runs `start(team_member, &f)` (the real entry point) between the model's fork and join; the
+ * sites are named from the outlined body (../ompt/names.c). The old GOMP_parallel_start does not
+ * name from its body: hand-written callers pass a function of their own. */
 #define FORK(work_kind, code, nthreads_arg, ...)                                                \
     do {                                                                                      \
         fork_record f = {.fn = fn, .data = data, .work = (work_kind), .ra = (code)};           \
+        instr_omp_name_by_entry(f.ra, (const void *)fn);                                      \
         fork_begin(&f, (nthreads_arg));                                                       \
         __VA_ARGS__;                                                                          \
         fork_end(&f);                                                                         \
