@@ -88,11 +88,29 @@ bool inline_scope(gimple *stmt)
     return true;
 }
 
-// begin before the statement at *GSI, end after it; the iterator stays on the statement.
-void around(gimple_stmt_iterator *gsi, unsigned kind)
+// The loop of the combined parallel construct (`parallel for`, `parallel do`) the walk entered
+// last, and that construct's location: the loop is named after it, as the parallel region and
+// the loop of a combined construct are on libomp (gcc gives the loop the location of its `for`
+// statement, gfortran that of the loop's body).
+const gimple *combined_loop = NULL;
+location_t combined_loop_loc = UNKNOWN_LOCATION;
+
+const gimple *first_loop(gimple_seq seq)
 {
-    gimple *stmt = gsi_stmt(*gsi);
-    location_t loc = gimple_location(stmt);
+    for (gimple_stmt_iterator gsi = gsi_start(seq); !gsi_end_p(gsi); gsi_next(&gsi)) {
+        gimple *stmt = gsi_stmt(gsi);
+        if (gimple_code(stmt) == GIMPLE_OMP_FOR)
+            return stmt;
+        if (gimple_code(stmt) == GIMPLE_BIND)
+            if (const gimple *loop = first_loop(gimple_bind_body(as_a<gbind *>(stmt))))
+                return loop;
+    }
+    return NULL;
+}
+
+// begin before the statement at *GSI, end after it; the iterator stays on the statement.
+void around(gimple_stmt_iterator *gsi, unsigned kind, location_t loc)
+{
     gsi_insert_before(gsi, marker(begin_decl, kind, loc), GSI_SAME_STMT);
     gsi_insert_after(gsi, marker(end_decl, kind, loc), GSI_SAME_STMT);
 }
@@ -117,9 +135,18 @@ tree mark_construct(gimple_stmt_iterator *gsi, bool *handled, struct walk_stmt_i
     switch (gimple_code(stmt)) {
     case GIMPLE_OMP_FOR:
         if (gimple_omp_for_kind(stmt) == GF_OMP_FOR_KIND_FOR && inline_loop(stmt))
-            around(gsi, INSTR_GOMP_CONSTRUCT_LOOP);
+            around(gsi, INSTR_GOMP_CONSTRUCT_LOOP,
+                   stmt == combined_loop ? combined_loop_loc : gimple_location(stmt));
+        if (stmt == combined_loop)
+            combined_loop = NULL;  // never compared with a later statement at its address
         else if (gimple_omp_for_kind(stmt) == GF_OMP_FOR_KIND_DISTRIBUTE)
-            around(gsi, INSTR_GOMP_CONSTRUCT_DISTRIBUTE);
+            around(gsi, INSTR_GOMP_CONSTRUCT_DISTRIBUTE, gimple_location(stmt));
+        break;
+    case GIMPLE_OMP_PARALLEL:
+        if (gimple_omp_parallel_combined_p(stmt)) {
+            combined_loop = first_loop(gimple_omp_body(stmt));
+            combined_loop_loc = gimple_location(stmt);
+        }
         break;
     case GIMPLE_OMP_TARGET:
         // Code in a target region may be compiled for an offload device too, where neither
@@ -132,12 +159,12 @@ tree mark_construct(gimple_stmt_iterator *gsi, bool *handled, struct walk_stmt_i
         break;
     case GIMPLE_OMP_SCOPE:
         if (inline_scope(stmt))
-            around(gsi, INSTR_GOMP_CONSTRUCT_SCOPE);
+            around(gsi, INSTR_GOMP_CONSTRUCT_SCOPE, gimple_location(stmt));
         break;
     case GIMPLE_OMP_SINGLE:
         // copyprivate: GOMP_single_copy_start/_end see the construct's end themselves
         if (!omp_find_clause(gimple_omp_single_clauses(stmt), OMP_CLAUSE_COPYPRIVATE)) {
-            around(gsi, INSTR_GOMP_CONSTRUCT_SINGLE);
+            around(gsi, INSTR_GOMP_CONSTRUCT_SINGLE, gimple_location(stmt));
             inside(stmt, false, INSTR_GOMP_CONSTRUCT_SINGLE);
         }
         break;
@@ -172,6 +199,7 @@ struct omp_pass : gimple_opt_pass {
     unsigned int execute(function *fun) final override
     {
         build_decls();
+        combined_loop = NULL;
         gimple_seq body = gimple_body(fun->decl);
         struct walk_stmt_info wi;
         memset(&wi, 0, sizeof wi);

@@ -113,10 +113,13 @@ static void fork_end(fork_record *f)
     instr_omp_on_parallel_end(&f->parallel, f->enc, ompt_parallel_team, f->ra);
 }
 
-/* Runs `start(team_member, &f)` (the real entry point) between the model's fork and join. */
+/* Runs `start(team_member, &f)` (the real entry point) between the model's fork and join; the
+ * sites are named from the outlined body (../ompt/names.c). The old GOMP_parallel_start does not
+ * name from its body: hand-written callers pass a function of their own. */
 #define FORK(work_kind, code, nthreads_arg, ...)                                                \
     do {                                                                                      \
         fork_record f = {.fn = fn, .data = data, .work = (work_kind), .ra = (code)};           \
+        instr_omp_name_by_entry(f.ra, (const void *)fn);                                      \
         fork_begin(&f, (nthreads_arg));                                                       \
         __VA_ARGS__;                                                                          \
         fork_end(&f);                                                                         \
@@ -254,6 +257,7 @@ EXPORT void GOMP_teams_reg(void (*fn)(void *), void *data, unsigned num_teams,
     const void *ra = INSTR_GOMP_RA;
     league l = {.fn = fn, .data = data};
     ompt_data_t *enc = instr_gomp_current_task();
+    instr_omp_name_by_entry(ra, (const void *)fn);
     instr_omp_on_parallel_begin(enc, NULL, &l.parallel, num_teams ? num_teams : 1,
                                 ompt_parallel_league, ra);
     REAL(GOMP_teams_reg)(team_initial, &l, num_teams, thread_limit, flags);

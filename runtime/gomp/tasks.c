@@ -14,6 +14,7 @@
 #include "gomp.h"
 #include "state.h"
 #include "../ompt/model.h"
+#include "../ompt/ompt.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -110,8 +111,10 @@ EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void
                         priority, detach);
         return;
     }
+    const void *ra = INSTR_GOMP_RA;
+    instr_omp_name_by_entry(ra, (const void *)fn);
     task_source s = {.fn = fn, .data = data, .cpyfn = cpyfn, .arg_size = arg_size,
-                     .parent = instr_gomp_current_task(), .ra = INSTR_GOMP_RA,
+                     .parent = instr_gomp_current_task(), .ra = ra,
                      .has_dependences = (flags & TASK_FLAG_DEPEND) != 0,
                      .flags = ompt_task_explicit |
                               (flags & TASK_FLAG_UNTIED ? ompt_task_untied : 0) |
@@ -174,6 +177,7 @@ EXPORT void GOMP_taskgroup_end(void)
             return;                                                                           \
         }                                                                                     \
         const void *ra = INSTR_GOMP_RA;                                                       \
+        instr_omp_name_by_entry(ra, (const void *)fn);                                        \
         ompt_data_t *task = instr_gomp_current_task();                                        \
         int group = !(flags & TASK_FLAG_NOGROUP);                                             \
         if (group)                                                                            \

@@ -11,7 +11,13 @@
  * A region is one construct site. Its linkage name is the site itself, "!$omp for
  * @app+0x1a2b" (object and offset in it, the same in every rank that runs the same binary),
  * so that the job profile and the trace, which unify regions by name and linkage name, keep
- * sites apart; two sites whose names would be equal get "#2", "#3", ... (see `given`). */
+ * sites apart; two sites whose names would be equal get "#2", "#3", ... (see `given`).
+ *
+ * gcc's GOMP_parallel, GOMP_task, GOMP_taskloop and GOMP_teams_reg are handed the outlined
+ * body of their construct. Its entry carries the construct's own line in gcc's line table,
+ * where the call's return address at -O2 can carry a neighbouring statement's line (the
+ * scheduler moves argument set-up across the call); the GOMP_* wrappers note the body's
+ * entry for their call site (instr_omp_name_by_entry), and the site is named from it. */
 #include "ompt.h"
 #include "../core/log.h"
 #include "../core/registry.h"
@@ -68,6 +74,13 @@ static const char *const construct_name[INSTR_OMP_NCONSTRUCTS] = {
  * of TABLE distinct pairs, one region each construct (util/addr_map.h). */
 static instr_addr_map table;
 static uint32_t fallback[INSTR_OMP_NCONSTRUCTS]; /* table full or no address */
+
+/* Code address -> index in entry_addr: the outlined body its construct is named from. */
+#define ENTRY_BITS 12
+#define ENTRY_MAX 3072 /* three quarters of 2^ENTRY_BITS: addr_map's fill limit */
+static instr_addr_map entries;
+static const void *entry_addr[ENTRY_MAX];
+static uint32_t entry_count;
 
 #ifdef INSTR_RT_HAVE_LIBDW
 static Dwfl *dwfl;
@@ -221,16 +234,21 @@ static uint32_t make_region(int construct, uintptr_t ra)
         snprintf(name, sizeof name, "%s", construct_name[construct]);
         snprintf(site, sizeof site, "%s", name);
     } else {
-        /* The return address is the instruction after the call: look up the call itself. */
+        /* The return address is the instruction after the call: look up the call itself, or
+         * the outlined body's entry noted for it. */
+        uintptr_t at = ra - 1;
+        instr_addr_slot *e = instr_addr_map_find(&entries, ra);
+        if (e)
+            at = (uintptr_t)entry_addr[e->value];
         instr_symbol sym;
-        int have_sym = instr_symbols_lookup((const void *)(ra - 1), &sym) == 0;
+        int have_sym = instr_symbols_lookup((const void *)at, &sym) == 0;
         object = sym.object;
         Dl_info dl;
-        int have_dl = dladdr((const void *)(ra - 1), &dl) && dl.dli_fbase;
+        int have_dl = dladdr((const void *)at, &dl) && dl.dli_fbase;
         if (have_dl && in_openmp_runtime(&dl)) {
             snprintf(name, sizeof name, "%s", construct_name[construct]);
             file = "";
-        } else if (instr_omp_source_line(ra - 1, &file, &line) == 0) {
+        } else if (instr_omp_source_line(at, &file, &line) == 0) {
             const char *base = strrchr(file, '/');
             snprintf(name, sizeof name, "%s @%s:%d", construct_name[construct],
                      base ? base + 1 : file, line);
@@ -243,6 +261,8 @@ static uint32_t make_region(int construct, uintptr_t ra)
             snprintf(name, sizeof name, "%s", construct_name[construct]);
             file = "";
         }
+        if (e)
+            have_dl = dladdr((const void *)(ra - 1), &dl) && dl.dli_fbase;
         if (have_dl) {
             const char *obj = dl.dli_fname ? strrchr(dl.dli_fname, '/') : NULL;
             snprintf(site, sizeof site, "%s @%s+0x%lx", construct_name[construct],
@@ -265,6 +285,21 @@ static uint32_t make_region(int construct, uintptr_t ra)
     if (h)
         instr_info(2, "OpenMP: region %u %s", h, name);
     return h;
+}
+
+void instr_omp_name_by_entry(const void *codeptr, const void *entry)
+{
+    uintptr_t ra = (uintptr_t)codeptr;
+    if (!ra || !entry || instr_addr_map_find(&entries, ra))
+        return;
+    instr_registry_lock();
+    if (!instr_addr_map_find(&entries, ra) && entry_count < ENTRY_MAX &&
+        instr_addr_map_reserve(&entries, ENTRY_BITS, ENTRY_BITS) == 0) {
+        entry_addr[entry_count] = entry; /* published by the key's release store */
+        if (instr_addr_map_insert(&entries, ra, entry_count, ENTRY_BITS, ENTRY_BITS) == 0)
+            entry_count++;
+    }
+    instr_registry_unlock();
 }
 
 uint32_t instr_omp_region(int construct, const void *codeptr)

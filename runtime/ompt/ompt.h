@@ -49,6 +49,11 @@ enum instr_omp_construct {
  * 0 when no region could be made. */
 uint32_t instr_omp_region(int construct, const void *codeptr);
 
+/* The constructs at codeptr (a GOMP_* call's return address) are named from entry, the
+ * outlined body the call was handed, when their regions are made; before the first event of
+ * the site. Lock-free once noted. */
+void instr_omp_name_by_entry(const void *codeptr, const void *entry);
+
 /* Source file and line of a code address, from the DWARF line table (libdw); 0 when found.
  * With the registry lock held (runtime/openacc names its constructs' sites with it too). */
 int instr_omp_source_line(uintptr_t addr, const char **file, int *line);

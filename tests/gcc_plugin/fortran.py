@@ -13,6 +13,10 @@ Cases
              barrier on every thread), the contained procedure it calls counted per thread
              under the implicit task (static schedule: 16, 16, 15, 15 columns x 100 steps;
              1 600 on the initial thread)
+  openmp_libgomp
+             the same built with instr gfortran -fopenmp -O0 without -g, on GNU libgomp (the
+             runtime gfortran links): the same regions, and the static loop as `!$omp for`
+             (marked by the GCC plugin), names with file:line also without -g
 
 usage: fortran.py CASE [OPT] --gfortran GFORTRAN --instr WRAPPER --src DIR --example FILE
                   --work DIR [--libomp DIR]
@@ -125,15 +129,7 @@ def per_location(prof, name):
     return out
 
 
-def case_openmp(args):
-    if not args.libomp:
-        raise Failure("--libomp DIR (LLVM's libomp) is needed")
-    # -g: the construct names carry file:line (docs/openmp.md)
-    exe = build(args, "heat-omp", ["-fopenmp", "-g", "-O0", "-L" + args.libomp, "-lomp",
-                                   "-Wl,-rpath," + args.libomp])
-    if b"libgomp" in subprocess.run(["ldd", exe], capture_output=True).stdout:
-        raise Failure("linked with libgomp, expected LLVM's libomp only")
-    prof = execute(args, exe, {"OMP_NUM_THREADS": "4"})
+def check_openmp(args, prof, runtime, loop):
     with open(args.example) as f:
         line = next(n for n, text in enumerate(f, 1) if "!$omp parallel do" in text)
     where = " @heat.f90:%d" % line
@@ -145,10 +141,15 @@ def case_openmp(args):
         "heat_mod::update": {0: 100},
         "heat": {0: 1},
     }
+    if loop:
+        expected["!$omp for" + where] = {t: 100 for t in range(4)}
     for name, want in expected.items():
         got = per_location(prof, name)
         if got != want:
             problems.append("%s: visits per thread %r, expected %r" % (name, got, want))
+    omp = sorted(r["name"] for r in prof["regions"] if r["name"].startswith("!$omp"))
+    if omp != sorted(n for n in expected if n.startswith("!$omp")):
+        problems.append("OpenMP regions %r, expected those of %r" % (omp, sorted(expected)))
     # Static schedule: OpenMP threads 0 and 1 get 16 of the 62 columns, threads 2 and 3 get
     # 15. Location 0 is the initial thread (OpenMP thread 0); the workers' locations are
     # numbered in the order they first record, which need not be their OpenMP numbers.
@@ -156,7 +157,8 @@ def case_openmp(args):
     if sweeps.get(0) != 1600 or sorted(sweeps.values()) != [1500, 1500, 1600, 1600]:
         problems.append("heat_mod::update::sweep_column: visits per thread %r, expected 1600 "
                         "on location 0 and 1600, 1500, 1500 on the others" % sweeps)
-    # every visit of the contained procedure is below its thread's implicit task
+    # every visit of the contained procedure is below its thread's implicit task (and the
+    # loop's region where there is one)
     reg = P.regions(prof)
     nodes = {n["id"]: n for n in prof["tree"]}
     for n in prof["tree"]:
@@ -166,17 +168,40 @@ def case_openmp(args):
         while up["parent"] is not None:
             up = nodes[up["parent"]]
             chain.append(reg[up["region"]]["name"])
-        if "!$omp implicit task" + where not in chain:
-            problems.append("sweep_column at %s is not under the implicit task"
-                            % ";".join(reversed(chain)))
+        inside = ["!$omp implicit task" + where] + (["!$omp for" + where] if loop else [])
+        if any(c not in chain for c in inside):
+            problems.append("sweep_column at %s is not under %s"
+                            % (";".join(reversed(chain)), " and ".join(inside)))
     if problems:
         raise Failure("\n".join(problems))
-    print("OpenMP Fortran on libomp: parallel loop and contained procedure per thread exact")
+    print("OpenMP Fortran on %s: parallel loop and contained procedure per thread exact"
+          % runtime)
+
+
+def case_openmp(args):
+    if not args.libomp:
+        raise Failure("--libomp DIR (LLVM's libomp) is needed")
+    # -g: the construct names carry file:line (docs/openmp.md)
+    exe = build(args, "heat-omp", ["-fopenmp", "-g", "-O0", "-L" + args.libomp, "-lomp",
+                                   "-Wl,-rpath," + args.libomp])
+    if b"libgomp" in subprocess.run(["ldd", exe], capture_output=True).stdout:
+        raise Failure("linked with libgomp, expected LLVM's libomp only")
+    # libomp sees no static loop (gcc computes it inline): no `!$omp for` there
+    check_openmp(args, execute(args, exe, {"OMP_NUM_THREADS": "4"}), "libomp", loop=False)
+
+
+def case_openmp_libgomp(args):
+    # no -g: the wrapper adds -g1 for -fopenmp, so the names still carry file:line
+    exe = build(args, "heat-gomp", ["-fopenmp", "-O0"])
+    ldd = subprocess.run(["ldd", exe], capture_output=True).stdout
+    if b"libgomp" not in ldd or b"libomp.so" in ldd:
+        raise Failure("expected GNU libgomp only: %s" % ldd.decode(errors="replace"))
+    check_openmp(args, execute(args, exe, {"OMP_NUM_THREADS": "4"}), "libgomp", loop=True)
 
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("case", choices=("names", "e2e", "openmp"))
+    ap.add_argument("case", choices=("names", "e2e", "openmp", "openmp_libgomp"))
     ap.add_argument("opt", nargs="?", default="-O0")
     ap.add_argument("--gfortran", required=True)
     ap.add_argument("--instr", required=True)
@@ -189,7 +214,8 @@ def main():
         args.opt = "-" + args.opt
     shutil.rmtree(args.work, ignore_errors=True)
     os.makedirs(args.work)
-    {"names": case_names, "e2e": case_e2e, "openmp": case_openmp}[args.case](args)
+    {"names": case_names, "e2e": case_e2e, "openmp": case_openmp,
+     "openmp_libgomp": case_openmp_libgomp}[args.case](args)
 
 
 if __name__ == "__main__":

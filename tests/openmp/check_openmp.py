@@ -14,6 +14,7 @@ libgomp_first (libgomp before libinstr-rt: one notice, functions still recorded)
 import argparse
 import os
 import re
+import signal
 import subprocess
 import sys
 
@@ -350,10 +351,11 @@ def sites_names(exp):
     return [n for n in names if n.startswith("!$omp")]
 
 
-def case_cxx_nodebug():
-    # clang++ -fopenmp -O2 without -g: the wrapper adds line tables; unrolled copies of a
-    # construct are one region
-    wd, exe = build("sites.cpp", [cxx(), "-fopenmp"], "sites", debug=("-O2",))
+def sites_nodebug(compiler):
+    # -fopenmp -O2 without -g: the wrapper adds line tables; unrolled copies of a construct
+    # are one region (clang); gcc's GOMP_* calls at -O2 can carry a neighbouring line, so its
+    # sites are named from the outlined body's entry (docs/openmp.md, "Names")
+    wd, exe = build("sites.cpp", [compiler, "-fopenmp"], "sites", debug=("-O2",))
     rc, out, err, exp = run(wd, exe)
     expect(rc == 0 and out == SITES_OUT, "rc %d, output %r" % (rc, out))
     names = sites_names(exp)
@@ -368,10 +370,10 @@ def case_cxx_nodebug():
     expect(len(names) == 13, "%d OpenMP regions, expected 13: %r" % (len(names), names))
 
 
-def case_cxx_fallback():
+def sites_fallback(compiler):
     # -g0: no line is known; names carry the enclosing function demangled, and sites with
     # equal names are told apart by #2, #3
-    wd, exe = build("sites.cpp", [cxx(), "-fopenmp"], "sites", debug=("-g0", "-O2"))
+    wd, exe = build("sites.cpp", [compiler, "-fopenmp"], "sites", debug=("-g0", "-O2"))
     rc, out, err, exp = run(wd, exe)
     expect(rc == 0 and out == SITES_OUT, "rc %d, output %r" % (rc, out))
     names = sites_names(exp)
@@ -382,6 +384,23 @@ def case_cxx_fallback():
            "barriers %r" % barriers)
     loops = sorted(n for n in names if n.startswith("!$omp for"))
     expect(loops == ["!$omp for @app::sweep", "!$omp for @app::sweep #2"], "loops %r" % loops)
+    parallels = sorted(n for n in names if n.startswith("!$omp parallel"))
+    expect(parallels == ["!$omp parallel @app::sweep", "!$omp parallel @app::sweep #2",
+                         "!$omp parallel @app::sweep #3"], "parallel regions %r" % parallels)
+
+
+def case_cxx_nodebug():
+    sites_nodebug(cxx())
+
+
+def case_cxx_fallback():
+    sites_fallback(cxx())
+
+
+def case_gomp_sites():
+    # the same program with g++ on GNU libgomp: the same 13 regions and names as clang++'s
+    sites_nodebug("g++")
+    sites_fallback("g++")
 
 
 def total(prof, pred):
@@ -795,8 +814,9 @@ TEAMS_ENTRIES = 2
 
 
 def case_gomp_exits():
-    # g++ on GNU libgomp: exceptions caught inside parallel regions, and exit() in a worker
-    # inside a parallel region: the profile consistent, the trace balanced per location
+    # g++ on GNU libgomp: exceptions caught inside parallel regions, exit() in a worker
+    # inside a parallel region, and SIGTERM while all threads work in one: the profile
+    # consistent, the trace balanced per location
     wd, exe = build("exits.cpp", ["g++", "-fopenmp"], "exits")
     for args, name in (([], "caught"), (["exit"], "exit")):
         exp = os.path.join(wd, "exp-" + name)
@@ -818,6 +838,38 @@ def case_gomp_exits():
         visits = P.visits_by_region(prof)
         expect(enters == visits, "%s: trace enters %r, profile visits %r"
                % (name, sorted(enters.items()), sorted(visits.items())))
+    # SIGTERM while every thread works inside a parallel region: the process dies by the
+    # signal (docs/reliability.md) and leaves a consistent profile and a balanced trace
+    exp = os.path.join(wd, "exp-signal")
+    e = {k: v for k, v in os.environ.items() if not k.startswith(("INSTR_", "OMP_"))}
+    e.update({"OMP_NUM_THREADS": str(THREADS), "INSTR_EXPERIMENT_DIRECTORY": exp,
+              "INSTR_ENABLE_TRACING": "1"})
+    p = subprocess.Popen([exe, "signal"], cwd=wd, env=e, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE)
+    lines = [p.stdout.readline() for _ in range(2)]
+    expect(lines == [b"caught %d\n" % (3 * (THREADS // 2)), b"ready\n"],
+           "signal: output %r" % lines)
+    p.send_signal(signal.SIGTERM)
+    try:
+        p.communicate(timeout=120)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        raise Fail("signal: the process did not end within 120 s of SIGTERM")
+    expect(p.returncode == -signal.SIGTERM, "signal: rc %d, expected death by SIGTERM"
+           % p.returncode)
+    prof = P.load(exp)
+    problems = P.check_consistency(prof)
+    expect(not problems, "signal: profile inconsistent: %s" % problems[:5])
+    every_thread(prof, named("!$omp critical"), 3, "signal: critical")
+    busy = by_location(prof, lambda n: n.startswith("work("))
+    expect(sorted(busy) == list(range(THREADS)) and all(busy.values()),
+           "signal: work visits per thread %r" % busy)
+    tr = T.load(exp)  # otf2-print -A -Werror
+    problems = tr.problems()
+    expect(not problems, "signal: trace problems: %s" % problems[:5])
+    enters, visits = tr.enters_by_region(), P.visits_by_region(prof)
+    expect(enters == visits, "signal: trace enters %r, profile visits %r"
+           % (sorted(enters.items()), sorted(visits.items())))
 
 
 def case_gomp_fortran():
