@@ -597,6 +597,20 @@ static void warm_up(void)
         return;
     for (int i = 0; i < INSTR_SAMPLE_MAX_FRAMES && unw_step(&c) > 0; i++)
         ;
+    /* And every other library call the handler makes, once, so that the dynamic loader binds
+     * them now rather than in a thread's first sample (lazy binding in the handler took long
+     * enough there for the next signal to be due). */
+    unw_word_t w;
+    unw_save_loc_t sl;
+    if (unw_getcontext(&uc) == 0 && unw_init_local2(&c, &uc, 0) == 0 && unw_step(&c) > 0) {
+        unw_get_reg(&c, UNW_REG_IP, &w);
+        unw_get_save_loc(&c, UNW_X86_64_RBP, &sl);
+    }
+    int saved = errno;
+    uint64_t ns = 0;
+    ioctl(-1, PERF_EVENT_IOC_PERIOD, &ns);
+    timer_settime((timer_t)0, 0, NULL, NULL);
+    errno = saved;
 }
 
 static int init(void)
