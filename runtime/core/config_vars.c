@@ -66,7 +66,7 @@ const instr_config_var instr_config_vars[] = {
      "(docs/sampling.md)"},
     {"INSTR_SAMPLING_PERIOD", "word", "1ms", "runtime",
      "time between two samples of a thread: a number with ns, us, ms or s, or of microseconds "
-     "(10us to 10s)"},
+     "(100us to 10s; 10us to 100us are taken as 100us)"},
     {"INSTR_SAMPLING_CLOCK", "word", "cpu", "runtime",
      "the sampling timer's clock: cpu (the thread's CPU time) or wall (also samples waits)"},
     {"INSTR_SAMPLING_BUFFER", "size", "8M", "runtime",

@@ -180,7 +180,8 @@ uint64_t instr_sampling_attach(const instr_run *run)
     int slot = instr_substrate_slot_with(INSTR_SUBSTRATE_CURSOR);
     uint64_t period = (uint64_t)((double)instr_sampling_period_ns * instr_clock_hz() / 1e9 + 0.5);
     uint64_t taken = 0, dropped = 0, attached = 0, unplaced = 0, handled = 0, hticks = 0;
-    uint64_t fast = 0, slow = 0;
+    uint64_t fast = 0, slow = 0, stretched = 0;
+    uint32_t stretch_max = 1;
     size_t bytes = 0;
     uint64_t t0 = instr_clock_now();
     instr_sampling_lock();
@@ -191,6 +192,9 @@ uint64_t instr_sampling_attach(const instr_run *run)
         hticks += t->handler_ticks;
         fast += t->steps_fast;
         slow += t->steps_libunwind;
+        stretched += t->stretched;
+        if (t->stretch_max > stretch_max)
+            stretch_max = t->stretch_max;
         instr_pstate *s = slot >= 0 ? t->loc->sub[slot] : NULL;
         char *end = __atomic_load_n(&t->cur, __ATOMIC_ACQUIRE);
         bytes += (size_t)(end - t->buf);
@@ -242,6 +246,12 @@ uint64_t instr_sampling_attach(const instr_run *run)
                distinct ? (double)instr_clock_to_ns(t1 - t0) / 1e3 / (double)distinct : 0.0);
     instr_info(1, "sampling: %llu frames unwound from the unwinding cache, %llu by libunwind",
                (unsigned long long)fast, (unsigned long long)slow);
+    if (stretched)
+        instr_info(1, "sampling: %llu of the samples' periods fell where the handler took more "
+                      "than a quarter of the period: the period was lengthened up to %u x %llu ns "
+                      "meanwhile (the samples weigh as many periods)",
+                   (unsigned long long)stretched, stretch_max,
+                   (unsigned long long)instr_sampling_period_ns);
     if (dropped)
         instr_warn("sampling: %llu of %llu samples were dropped because a thread's buffer was "
                    "full; raise INSTR_SAMPLING_BUFFER",

@@ -43,10 +43,12 @@
 #include <unistd.h>
 
 uint64_t instr_sampling_period_ns = 1000000;
+#define INSTR_SAMPLING_PERIOD_MIN_NS 100000ull
 int instr_sampling_wall;
 
 static int enabled;
 static size_t buffer_bytes = (size_t)8 << 20;
+static uint64_t period_ticks; /* the configured period in the event clock's ticks */
 static int sampling_on; /* 0: the handler returns at once */
 static instr_sampler *all; /* newest first; linked with a CAS, never unlinked */
 static _Thread_local instr_sampler *tls_sampler __attribute__((tls_model("initial-exec")));
@@ -93,6 +95,16 @@ static int wanted(void)
         instr_warn("INSTR_SAMPLING_PERIOD=%s is not a period from 10us to 10s (e.g. 1ms, "
                    "500us, or a number of microseconds): using 1ms", p);
         instr_sampling_period_ns = 1000000;
+    }
+    /* Each timer interrupt and signal costs the kernel tens of microseconds in a virtual
+     * machine, charged to the thread's clock: at 20 us the interrupts alone left the program
+     * no time, even with an empty handler (docs/sampling.md, "The period"). */
+    if (instr_sampling_period_ns < INSTR_SAMPLING_PERIOD_MIN_NS) {
+        instr_warn("INSTR_SAMPLING_PERIOD=%s is below %lluus, the shortest period sampled "
+                   "(shorter ones leave the program too little time): using %lluus", p,
+                   (unsigned long long)INSTR_SAMPLING_PERIOD_MIN_NS / 1000,
+                   (unsigned long long)INSTR_SAMPLING_PERIOD_MIN_NS / 1000);
+        instr_sampling_period_ns = INSTR_SAMPLING_PERIOD_MIN_NS;
     }
     const char *c = instr_env("INSTR_SAMPLING_CLOCK");
     instr_sampling_wall = 0;
@@ -216,6 +228,90 @@ static void learn(instr_sampler *t, uintptr_t key, uintptr_t sp, uintptr_t bp, u
     e->key = key;
 }
 
+/* The handler's share of the thread's time stays under a quarter (docs/sampling.md, "The
+ * period"). A signal that comes while the handler runs waits until it returns and is then
+ * delivered at once: a handler that takes as long as the period leaves the thread nothing
+ * else (the first sample of a thread binds the handler's calls lazily and may unwind through
+ * libunwind's slow path, which validates addresses with system calls: milliseconds). So when
+ * two samples in a row took more than a quarter of the period (one alone may have been
+ * preempted: its time is wall-clock time) or left the program less than a quarter of it (the
+ * wall-clock time between two handlers bounds the program's time from above), the thread's
+ * timer gets the next power of two x the configured period at which the shorter of the two
+ * would not have (one ioctl or timer_settime, both async-signal-safe), doubled once more for
+ * a starved program, and its samples weigh as many periods. After STRETCH_CALM samples in a
+ * row under a sixteenth of the period, with at least half of it for the program, the period
+ * comes down to where the longest of them would have taken an eighth, at least halving. */
+#define STRETCH_CALM 4
+
+static void set_stretch(instr_sampler *t, uint32_t m)
+{
+    /* The end may delete the timer from another thread meanwhile (stop_all sets stopped
+     * first): then nothing is to be changed any more. */
+    if (!__atomic_load_n(&t->armed, __ATOMIC_ACQUIRE) || __atomic_load_n(&t->stopped, __ATOMIC_ACQUIRE))
+        return;
+    uint64_t ns = instr_sampling_period_ns * m;
+    int ok;
+    if (t->fd >= 0) {
+        ok = ioctl(t->fd, PERF_EVENT_IOC_PERIOD, &ns) == 0;
+    } else {
+        struct itimerspec when;
+        when.it_interval.tv_sec = (time_t)(ns / 1000000000u);
+        when.it_interval.tv_nsec = (long)(ns % 1000000000u);
+        when.it_value = when.it_interval;
+        ok = timer_settime(t->timer, 0, &when, NULL) == 0;
+    }
+    if (!ok)
+        return;
+    t->stretch = m;
+    if (m > t->stretch_max)
+        t->stretch_max = m;
+}
+
+static void pace(instr_sampler *t, uint64_t gap, uint64_t spent)
+{
+    uint64_t now = period_ticks * t->stretch;
+    int starved = gap < now / 4;
+    if (spent > now / 4 || starved) {
+        t->calm = 0;
+        t->calm_max = 0;
+        /* The handler's time is wall-clock time: one that was preempted looks long. Only the
+         * second such sample in a row counts, with the shorter of the two times. */
+        if (!t->strike) {
+            t->strike = spent | 1;
+            return;
+        }
+        uint64_t s = spent < t->strike ? spent : t->strike;
+        t->strike = 0;
+        uint32_t m = t->stretch;
+        /* Up to the longest period there is (10 s). */
+        uint32_t most = (uint32_t)(10000000000ull / instr_sampling_period_ns);
+        if (starved && m * 2 <= most)
+            m *= 2; /* the program had under a quarter of the period */
+        while (s > period_ticks * m / 4 && m * 2 <= most)
+            m *= 2;
+        if (m != t->stretch)
+            set_stretch(t, m);
+        return;
+    }
+    t->strike = 0;
+    if (t->stretch > 1 && spent <= now / 16 && gap >= now / 2) {
+        if (spent > t->calm_max)
+            t->calm_max = spent;
+        if (++t->calm >= STRETCH_CALM) {
+            /* Down to where the calm samples would still have taken under an eighth. */
+            uint32_t m = 1;
+            while (m < t->stretch / 2 && t->calm_max > period_ticks * m / 8)
+                m *= 2;
+            t->calm = 0;
+            t->calm_max = 0;
+            set_stretch(t, m < t->stretch / 2 ? m : t->stretch / 2);
+        }
+    } else {
+        t->calm = 0;
+        t->calm_max = 0;
+    }
+}
+
 static void on_sample(int sig, siginfo_t *si, void *ucv)
 {
     (void)sig;
@@ -231,11 +327,15 @@ static void on_sample(int sig, siginfo_t *si, void *ucv)
     uint32_t weight = 1;
     if (si->si_code == SI_TIMER && si->si_overrun > 0)
         weight += (uint32_t)si->si_overrun;
+    weight *= t->stretch;
+    if (t->stretch > 1)
+        t->stretched += weight;
     size_t need = sizeof(instr_sample) + INSTR_SAMPLE_MAX_FRAMES * sizeof(uintptr_t);
     if ((size_t)(t->end - t->cur) < need) {
         t->dropped += weight;
         t->handled++;
         t->handler_ticks += instr_clock_now() - t0;
+        t->calm = 0;
         errno = saved;
         return;
     }
@@ -299,7 +399,12 @@ static void on_sample(int sig, siginfo_t *si, void *ucv)
                      __ATOMIC_RELEASE);
     t->taken += weight;
     t->handled++;
-    t->handler_ticks += instr_clock_now() - t0;
+    uint64_t t1 = instr_clock_now(), spent = t1 - t0;
+    t->handler_ticks += spent;
+    /* The program's time since the last sample is at most the wall-clock time between the
+     * handlers (the first sample of a timer has none: it counts as a whole period). */
+    pace(t, t->last_exit && t0 > t->last_exit ? t0 - t->last_exit : UINT64_MAX, spent);
+    t->last_exit = instr_clock_now();
     errno = saved;
 }
 
@@ -345,6 +450,10 @@ static int use_task_clock = 1; /* until perf_event_open fails once */
 static int arm(instr_sampler *t)
 {
     t->fd = -1;
+    t->stretch = 1; /* the configured period */
+    t->calm = 0;
+    t->strike = 0;
+    t->last_exit = 0;
     if (!instr_sampling_wall && __atomic_load_n(&use_task_clock, __ATOMIC_RELAXED)) {
         if (arm_task_clock(t) == 0)
             return 0;
@@ -471,7 +580,8 @@ static void fork_child_thread(void *data, uint64_t t0)
     /* The parent's samples stay with the parent's profile. */
     t->cur = t->traced = t->buf;
     t->trace_prev = t->trace_prev_open = 0;
-    t->taken = t->dropped = t->unwound_none = 0;
+    t->taken = t->dropped = t->unwound_none = t->stretched = 0;
+    t->stretch_max = 0;
     t->tid = (int)syscall(SYS_gettid);
     if (__atomic_load_n(&sampling_on, __ATOMIC_ACQUIRE))
         arm(t);
@@ -487,6 +597,20 @@ static void warm_up(void)
         return;
     for (int i = 0; i < INSTR_SAMPLE_MAX_FRAMES && unw_step(&c) > 0; i++)
         ;
+    /* And every other library call the handler makes, once, so that the dynamic loader binds
+     * them now rather than in a thread's first sample (lazy binding in the handler took long
+     * enough there for the next signal to be due). */
+    unw_word_t w;
+    unw_save_loc_t sl;
+    if (unw_getcontext(&uc) == 0 && unw_init_local2(&c, &uc, 0) == 0 && unw_step(&c) > 0) {
+        unw_get_reg(&c, UNW_REG_IP, &w);
+        unw_get_save_loc(&c, UNW_X86_64_RBP, &sl);
+    }
+    int saved = errno;
+    uint64_t ns = 0;
+    ioctl(-1, PERF_EVENT_IOC_PERIOD, &ns);
+    timer_settime((timer_t)0, 0, NULL, NULL);
+    errno = saved;
 }
 
 static int init(void)
@@ -497,6 +621,11 @@ static int init(void)
         instr_warn("INSTR_SAMPLING=1: the program handles SIGPROF itself; no sampling");
         return -1;
     }
+    double ns_per_tick = instr_clock_ns_per_tick_early();
+    period_ticks = ns_per_tick > 0 ? (uint64_t)((double)instr_sampling_period_ns / ns_per_tick)
+                                   : instr_sampling_period_ns;
+    if (period_ticks == 0)
+        period_ticks = 1;
     unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
     warm_up();
     struct sigaction sa;

@@ -55,6 +55,15 @@ typedef struct instr_sampler {
     uint32_t trace_prev_open; /* instrumented regions open at it */
     uint64_t steps_fast;    /* frames unwound from the rule cache, and by libunwind */
     uint64_t steps_libunwind;
+    uint32_t stretch;       /* the timer's period is the configured one × stretch (a power of
+                             * two, 1 normally): lengthened while the handler takes more than
+                             * a quarter of it (sampler.c, pace) */
+    uint32_t calm;          /* consecutive samples since the stretch last had reason to stay */
+    uint32_t stretch_max;   /* the largest stretch, for the end's summary */
+    uint64_t calm_max;      /* the longest of the calm samples' handler times (ticks) */
+    uint64_t strike;        /* the previous sample's handler time when it was too long, else 0 */
+    uint64_t stretched;     /* periods recorded while stretched */
+    uint64_t last_exit;     /* the event clock when the handler last returned (0: not yet) */
     instr_frame_rule rules[INSTR_FRAME_RULES];
     struct instr_sampler *next;
 } instr_sampler;

@@ -13,6 +13,21 @@
 
 #define EXPORT __attribute__((visibility("default"), no_instrument_function))
 
+/* Under ThreadSanitizer its pthread_create comes first and calls this one, whose begin would
+ * then run on the new thread before ThreadSanitizer has set the thread up (its start routine
+ * is the one passed here): the instrumented runtime crashed there. So a thread starts as
+ * without sampling, and becomes a location at its first event. */
+#if defined(__SANITIZE_THREAD__)
+#define UNDER_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define UNDER_TSAN 1
+#endif
+#endif
+#ifndef UNDER_TSAN
+#define UNDER_TSAN 0
+#endif
+
 typedef int (*create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
 
 typedef struct start {
@@ -39,7 +54,7 @@ EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
             return EAGAIN; /* no C library pthread_create to forward to */
         __atomic_store_n(&real, c, __ATOMIC_RELEASE);
     }
-    if (!instr_sampling_active())
+    if (!instr_sampling_active() || UNDER_TSAN)
         return c(thread, attr, fn, arg);
     start *s = instr_mem_alloc(sizeof *s);
     if (!s)

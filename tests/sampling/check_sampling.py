@@ -24,11 +24,16 @@ Cases:
   openmp                gcc -fopenmp: workers' samples beneath their implicit tasks
   cyg                   -finstrument-functions (built by CMake) with sampling; profile.cubex's
                         samples metric agrees with profile.json
+  short_period          the shortest period asked for (10 us, on 2 threads, -finstrument-
+                        functions built by CMake): the run finishes, the period is raised to
+                        the shortest kept with one warning, visits are exactly those without
+                        sampling
   preload               a program without instrumentation, the runtime preloaded: samples
                         beneath the thread's root
   preload_threads       the same with 2 threads the program starts: they are sampled too
-  longjmp               longjmp/siglongjmp out of instrumented frames, sampled every 100 us:
-                        the same visits per call path as without sampling
+  longjmp               longjmp/siglongjmp out of instrumented frames, sampled every 100 us
+                        and at 10 us asked for: the same visits per call path as without
+                        sampling
   mpi                   a 2-rank MPI job: sampled nodes of both ranks in the job's profile,
                         the job's profile.cubex with its samples metric
   mpi_trace             the same job with the trace: otf2-print -A -Werror reads the job's
@@ -377,9 +382,15 @@ def case_trace():
         if n.get("sampled") and (par is None or not par.get("sampled")):
             for l in n["locations"]:
                 tops[l["location"]] = tops.get(l["location"], 0) + l["visits"]
+    # A sample taken while a thread's period was lengthened (docs/sampling.md, "The period")
+    # is one event in the trace but weighs its periods in the profile: the summary says how
+    # many periods such samples stood for, which bounds the profile's excess.
+    longer = [l for l in log.splitlines() if "of the samples' periods fell where" in l]
+    excess = int(longer[0].split("sampling: ")[1].split()[0]) if longer else 0
     for loc, n in tops.items():
-        expect(per_loc.get(loc, 0) >= n, "location %d: %d samples in the trace, %d in the "
-               "profile" % (loc, per_loc.get(loc, 0), n))
+        expect(per_loc.get(loc, 0) >= n - excess, "location %d: %d samples in the trace, %d in "
+               "the profile (%d periods of lengthened samples)"
+               % (loc, per_loc.get(loc, 0), n, excess))
     # Calling contexts: phase_inlined > [inlined] inlined_kernel @hybrid.c:N > line M.
     unwound = otf2(["--unwind-calling-context", anchor], wd)
     expect(any("phase_inlined" in l for l in unwound.splitlines()), "no phase_inlined")
@@ -443,6 +454,33 @@ def case_cyg():
            "cyg: no sampled excluded_kernel among %s" % names)
     expect(any(n.startswith("[inlined] inlined_kernel @hybrid.c:") for n in names),
            "cyg: no inlined inlined_kernel among %s" % names)
+
+
+def case_short_period():
+    """INSTR_SAMPLING_PERIOD=10us, the shortest the option takes: once the timer interrupts
+    and the handler left the program no time (docs/sampling.md, "The period"). The run ends
+    (sh's timeout fails it otherwise), with one warning that names the period used instead,
+    and sampling changes no visit."""
+    exe = os.path.join(A.bin, "sampling_cyg")
+    visits = {}
+    for period in (None, "10us"):
+        name = "short-" + (period or "plain")
+        wd = workdir("run-" + name)
+        exp = os.path.join(wd, "exp")
+        env = {"INSTR_EXPERIMENT_DIRECTORY": exp}
+        if period:
+            env.update({"INSTR_SAMPLING": "1", "INSTR_SAMPLING_PERIOD": period})
+        p = sh([exe, "1", "2"], wd, clean_env(env), timeout=240)
+        prof = P.load(exp)
+        expect(P.check_consistency(prof) == [], "%s: %s" % (name, P.check_consistency(prof)))
+        visits[period] = instrumented_visits_by_path(prof)
+        if period:
+            warned = [ln for ln in p.stderr.splitlines() if "INSTR_SAMPLING_PERIOD=10us" in ln]
+            expect(len(warned) == 1 and "using 100us" in warned[0],
+                   "no one warning of the period used: %r" % p.stderr[-2000:])
+            expect(sum(1 for n in prof["tree"] if n.get("sampled")) > 0, "no sampled node")
+    expect(visits["10us"] == visits[None], "visits differ with sampling: %r vs %r"
+           % (visits["10us"], visits[None]))
 
 
 def case_preload():
@@ -554,21 +592,23 @@ def case_longjmp():
     src = os.path.join(A.src, "..", "..", "runtime", "progs", "longjmp.c")
     sh([A.wrapper, "gcc", "-O2", "-g", src, "-o", exe], wd)
     visits = {}
-    for sampling in (False, True):
-        name = "longjmp-sampled" if sampling else "longjmp-plain"
+    # 10us: the shortest period asked for, which once did not finish here.
+    for period in (None, "100us", "10us"):
+        name = "longjmp-" + (period or "plain")
         wdr = workdir("run-" + name)
         exp = os.path.join(wdr, "exp")
         env = {"INSTR_EXPERIMENT_DIRECTORY": exp}
-        if sampling:
-            env.update({"INSTR_SAMPLING": "1", "INSTR_SAMPLING_PERIOD": "100us"})
-        p = sh([exe], wdr, clean_env(env))
+        if period:
+            env.update({"INSTR_SAMPLING": "1", "INSTR_SAMPLING_PERIOD": period})
+        p = sh([exe], wdr, clean_env(env), timeout=120)
         expect(p.stdout == "jumped=2000 sink=4001\n", "%s: output %r" % (name, p.stdout))
         prof = P.load(exp)
         expect(P.check_consistency(prof) == [], "%s: %s" % (name, P.check_consistency(prof)))
-        visits[sampling] = instrumented_visits_by_path(prof)
-    expect(visits[True] == visits[False], "visits differ with sampling: %r vs %r"
-           % (visits[True], visits[False]))
-    expect(visits[False].get("main;outer;middle;inner") == 2000, "inner: %r" % visits[False])
+        visits[period] = instrumented_visits_by_path(prof)
+    for period in ("100us", "10us"):
+        expect(visits[period] == visits[None], "visits differ with sampling every %s: %r vs %r"
+               % (period, visits[period], visits[None]))
+    expect(visits[None].get("main;outer;middle;inner") == 2000, "inner: %r" % visits[None])
 
 
 def instrumented_visits_by_path(prof):
