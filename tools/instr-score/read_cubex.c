@@ -790,6 +790,8 @@ int score_read_cubex(const char *dir, score_profile *p, char *err, size_t errsiz
         goto out;
     }
     rc = build(p, &a, &A, err, errsize);
+    if (rc != 0)
+        score_free(p); /* what build had filled in */
 out:
     free(xml);
     anchor_free(&A);
