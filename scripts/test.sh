@@ -53,11 +53,11 @@ echo "== TSan: multi-thread tests"
 configure_and_build build-tsan -DINSTR_SANITIZE=thread
 run_ctest --test-dir build-tsan -j "$jobs" -L threads || failed=1
 
-echo "== libFuzzer: spec parsers, response files, the runtime's environment parser"
+echo "== libFuzzer: spec parsers, response files, environment parser, query parser, profile.json readers"
 fuzz_cc=$(command -v clang-19 || command -v clang-14 || command -v clang)
 configure_and_build build-fuzz -DCMAKE_C_COMPILER="$fuzz_cc" -DINSTR_FUZZ=ON \
   -DINSTR_BUILD_PLUGINS=OFF -DINSTR_FUZZ_SECONDS="${INSTR_FUZZ_SECONDS:-60}" -- fuzz_spec \
-  fuzz_response_file fuzz_env
+  fuzz_response_file fuzz_env fuzz_query fuzz_profile_json
 run_ctest --test-dir build-fuzz -L fuzz || failed=1
 
 # one closing line over all four runs

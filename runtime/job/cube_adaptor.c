@@ -135,7 +135,7 @@ int instr_job_cube(instr_writer *f, const instr_job *j)
             first++;
         while (first + n < j->nlocs && j->locs[first + n].rank == jg->rank)
             n++;
-        snprintf(names[ng], sizeof names[ng], "rank %d", jg->rank);
+        snprintf(names[ng], sizeof names[ng], "MPI Rank %d", jg->rank); /* as Score-P */
         groups[ng] = (instr_cube_group){names[ng], jg->host, jg->rank, first, n};
         ng++;
     }

@@ -19,6 +19,7 @@
 
 #define FIRST_CHUNK 4096u
 #define MAX_CHUNK (1u << 20)
+#define CHUNK_LINK 16u /* a chunk's first bytes: the link to the previous chunk */
 
 
 static void sentinel(instr_pnode *n)
@@ -84,6 +85,10 @@ static instr_pnode *new_node(instr_pstate *s, instr_pnode *parent, uint32_t regi
 {
     size_t size = sizeof(instr_pnode) + instr_pnode_metrics_size(s->nm);
     if ((size_t)(s->end - s->cur) < size) {
+        /* A node with many metrics (5 rows of 8 bytes per metric) outgrows the first
+         * chunks: the chunk holds at least one node past its link. */
+        while (s->next_chunk < CHUNK_LINK + size)
+            s->next_chunk *= 2;
         char *chunk = instr_mem_chunk_mapped(s->next_chunk);
         if (!chunk)
             return NULL;
@@ -91,7 +96,7 @@ static instr_pnode *new_node(instr_pstate *s, instr_pnode *parent, uint32_t regi
          * handler may land here (cct.h). */
         *(void **)(void *)chunk = s->chunks;
         s->chunks = chunk;
-        s->cur = chunk + 16;
+        s->cur = chunk + CHUNK_LINK;
         s->end = chunk + s->next_chunk;
         if (s->next_chunk < MAX_CHUNK)
             s->next_chunk *= 2;

@@ -80,6 +80,13 @@ typedef struct instr_cube_src {
     const char *creator;
 } instr_cube_src;
 
+/* A region's attributes as Score-P's CUBE4 writer gives them (cube_regions.c): mod (the
+ * source file, or the library's name: "MPI", "MEMORY", ...), paradigm and role. */
+typedef struct instr_cube_attrs {
+    const char *mod, *paradigm, *role;
+} instr_cube_attrs;
+void instr_cube_region_attrs(const instr_cube_region *r, instr_cube_attrs *out);
+
 /* Writes the whole archive to f. 0, or -1 on an I/O error or when memory ran out. */
 int instr_cube_write(instr_writer *f, const instr_cube_src *src);
 

@@ -144,75 +144,6 @@ static cube_metric *metric_table(const instr_cube_src *src, uint32_t *count)
     return t;
 }
 
-static const char *paradigm(const char *source)
-{
-    if (strcmp(source, "mpi") == 0)
-        return "mpi";
-    if (strcmp(source, "openmp") == 0)
-        return "openmp";
-    if (strcmp(source, "kokkos") == 0)
-        return "kokkos";
-    if (strcmp(source, "openacc") == 0)
-        return "openacc";
-    if (strcmp(source, "manual") == 0)
-        return "user";
-    return "compiler";
-}
-
-/* Score-P's region roles (its region types' names) for the OpenMP adapter's regions, from
- * the construct's name ("!$omp for @f.c:28", runtime/ompt/names.c); the first prefix that
- * matches decides. Waiting parts ("(wait)") have their construct's role. Score-P has no role
- * for taskgroup, teams, the initial task, reduction and scope: those are "artificial". */
-/* Kokkos's regions by the kind their mangled name starts with (runtime/kokkos/regions.c), as
- * the trace's roles (runtime/trace/defs.c). */
-static const char *kokkos_role(const char *mangled)
-{
-    if (strncmp(mangled, "Kokkos::parallel_", 17) == 0)
-        return "loop";
-    if (strncmp(mangled, "Kokkos::fence ", 14) == 0)
-        return "barrier";
-    if (strncmp(mangled, "Kokkos::deep_copy ", 18) == 0)
-        return "data transfer";
-    return "code";
-}
-
-static const char *role(const char *source, const char *name, const char *mangled)
-{
-    if (strcmp(source, "kokkos") == 0)
-        return kokkos_role(mangled);
-    if (strcmp(source, "openmp") != 0)
-        return "function";
-    static const struct { const char *prefix, *role; } roles[] = {
-        {"!$omp parallel", "parallel"},
-        {"!$omp implicit task", "task"},
-        {"!$omp implicit barrier", "implicit barrier"},
-        {"!$omp barrier (runtime)", "implicit barrier"},
-        {"!$omp barrier", "barrier"},
-        {"!$omp for", "loop"},
-        {"!$omp loop", "loop"},
-        {"!$omp taskloop", "loop"},
-        {"!$omp distribute", "loop"},
-        {"!$omp sections", "sections"},
-        {"!$omp section", "section"},
-        {"!$omp workshare", "workshare"},
-        {"!$omp single", "single"},
-        {"!$omp master", "master"},
-        {"!$omp masked", "master"},
-        {"!$omp critical", "critical"},
-        {"!$omp atomic", "atomic"},
-        {"!$omp ordered", "ordered"},
-        {"!$omp taskwait", "taskwait"},
-        {"!$omp task (create)", "task create"},
-        {"!$omp taskgroup", "artificial"},
-        {"!$omp task", "task"},
-        {"omp_", "wrapper"}, /* the lock routines */
-    };
-    for (size_t i = 0; i < sizeof roles / sizeof *roles; i++)
-        if (strncmp(name, roles[i].prefix, strlen(roles[i].prefix)) == 0)
-            return roles[i].role;
-    return "artificial";
-}
-
 /* The call tree as children lists over source indices, in the source's order: first[v] is
  * v's first child, next[c] the sibling after c (UINT32_MAX: none). Slot n is a virtual root
  * above the roots; a node whose parent does not come before it counts as a root. */
@@ -430,17 +361,18 @@ static char *anchor(const instr_cube_src *src, const uint32_t *order, const cube
     for (uint32_t i = 0; i < src->nregions; i++) {
         instr_cube_region r;
         src->region(src->ctx, i, &r);
-        const char *source = r.source ? r.source : "";
+        instr_cube_attrs at;
+        instr_cube_region_attrs(&r, &at);
         instr_wr_printf(f, "<region id=\"%u\" mod=\"", i);
-        instr_wr_xml_str(f, r.file);
-        instr_wr_printf(f, "\" begin=\"%ld\" end=\"%ld\">\n<name>", r.line_begin ? (long)r.line_begin : -1L,
-                r.line_end ? (long)r.line_end : -1L);
+        instr_wr_xml_str(f, at.mod);
+        /* Lines as Score-P writes them: 0 when unknown. */
+        instr_wr_printf(f, "\" begin=\"%lu\" end=\"%lu\">\n<name>", (unsigned long)r.line_begin,
+                        (unsigned long)r.line_end);
         instr_wr_xml_str(f, r.name);
         instr_wr_puts(f, "</name>\n<mangled_name>");
         instr_wr_xml_str(f, r.mangled);
         instr_wr_printf(f, "</mangled_name>\n<paradigm>%s</paradigm>\n<role>%s</role>\n<url></url>\n"
-                   "<descr>",
-                paradigm(source), role(source, r.name ? r.name : "", r.mangled ? r.mangled : ""));
+                   "<descr>", at.paradigm, at.role);
         instr_wr_xml_str(f, r.descr ? r.descr : "");
         instr_wr_puts(f, "</descr>\n</region>\n");
     }

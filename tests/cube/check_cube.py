@@ -8,6 +8,8 @@ import glob
 import io
 import json
 import os
+import re
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -245,8 +247,8 @@ def case_mpi():
     exps = glob.glob(os.path.join(d, "instr-*"))
     expect(len(exps) == 1, f"one experiment directory, found {exps}")
     cube, prof = agrees(exps[0])
-    expect([(g["rank"], g["name"]) for g in cube.groups] == [(r, f"rank {r}") for r in range(4)],
-           f"groups {cube.groups}")
+    expect([(g["rank"], g["name"]) for g in cube.groups] ==
+           [(r, f"MPI Rank {r}") for r in range(4)], f"groups {cube.groups}")
     for m in ("bytes_sent", "bytes_received", "messages_sent", "messages_received"):
         expect(m in cube.metrics, f"message metric {m} missing")
     sent = sum(sum(r) for r in cube.metrics["bytes_sent"])
@@ -263,8 +265,77 @@ def case_mpi():
                f"main's events per rank: {mains and events[mains[0]]}")
     par = {r["name"]: r["paradigm"] for r in cube.regions}
     expect(par.get("MPI_Send") == "mpi" and par.get("main") == "compiler", f"paradigms {par}")
+    mpi_time = scorep_attributes(cube)
     print(f"mpi: 4 ranks, {len(cube.locations)} locations, {len(cube.cnodes)} cnodes, "
           f"{sent} bytes and {nsent} messages sent = received; agrees with the job's profile.json")
+
+
+# The roles Score-P's MPI adapter gives the calls of tests/mpi/progs/halo.c.
+MPI_ROLES = {"MPI_Init": "function", "MPI_Finalize": "function", "MPI_Comm_rank": "function",
+             "MPI_Comm_size": "function", "MPI_Send": "point2point", "MPI_Recv": "point2point",
+             "MPI_Isend": "point2point", "MPI_Irecv": "point2point",
+             "MPI_Sendrecv": "point2point", "MPI_Waitall": "function",
+             "MPI_Allreduce": "all2all"}
+
+
+def scorep_attributes(cube):
+    """The MPI regions have the attributes Score-P's CUBE4 writer gives them (mod MPI, lines
+    0, paradigm mpi, Score-P's roles), and the call paths that Cube's Score-P remapping
+    (scorep.spec: the callee's mod is "MPI", or in older specs its paradigm is "mpi") counts
+    as MPI hold MPI time: the sum of their exclusive time (a cell less its children's). Returns
+    that time."""
+    roles = {}
+    for r in cube.regions:
+        if r["paradigm"] == "mpi":
+            expect((r["file"], r["begin"], r["end"]) == ("MPI", 0, 0),
+                   f"{r['name']}: mod {r['file']!r}, lines {r['begin']}..{r['end']}")
+            roles[r["name"]] = r["role"]
+        else:
+            expect(r["file"] != "MPI", f"{r['name']}: mod MPI, paradigm {r['paradigm']}")
+    want = {n: MPI_ROLES[n] for n in roles if n in MPI_ROLES}
+    expect(len(want) >= 8 and {n: roles[n] for n in want} == want,
+           f"MPI roles {roles}, expected {want}")
+    time = cube.metrics["time"]
+    mpi = 0.0
+    for c, (_, callee) in enumerate(cube.cnodes):
+        if cube.regions[callee]["file"] == "MPI":
+            mpi += sum(time[c]) - sum(sum(time[k]) for k in cube.children(c))
+    expect(mpi > 0, f"MPI time as scorep.spec classifies it: {mpi}")
+    return mpi
+
+
+def case_scorep_remap():
+    """Cube's own Score-P remapping (CubeLib's cube_remap2 with its scorep.spec) on the MPI
+    job's profile.cubex (case mpi's): its `mpi` metric is not 0. Skipped (77) where CubeLib is
+    not installed."""
+    remap = shutil.which("cube_remap2")
+    if not remap:
+        print("SKIP scorep_remap: cube_remap2 (CubeLib) is not installed; case mpi checks the "
+              "attributes scorep.spec reads (docs/profile-format.md says how to check by hand)")
+        sys.exit(77)
+    spec = os.environ.get("INSTR_TEST_SCOREP_SPEC")
+    if not spec:
+        prefix = os.path.dirname(os.path.dirname(os.path.realpath(remap)))
+        found = sorted(glob.glob(os.path.join(prefix, "share", "**", "scorep.spec"), recursive=True))
+        expect(found, f"cube_remap2 at {remap}, but no scorep.spec under {prefix}/share "
+                      "(set INSTR_TEST_SCOREP_SPEC)")
+        spec = found[0]
+    exps = glob.glob(os.path.join(A.work, "mpi", "instr-*"))
+    expect(len(exps) == 1, f"case mpi's experiment: {exps}")
+    d = fresh_dir(os.path.join(A.work, "scorep_remap"))
+    out = os.path.join(d, "remapped")
+    r = subprocess.run([remap, "-r", spec, "-o", out, os.path.join(exps[0], "profile.cubex")],
+                       cwd=d, capture_output=True, text=True, timeout=300)
+    expect(r.returncode == 0, f"cube_remap2 exited {r.returncode}: {r.stderr}")
+    dump = shutil.which("cube_dump")
+    expect(dump, "cube_remap2 without cube_dump")
+    r = subprocess.run([dump, "-m", "mpi", "-c", "roots", "-x", "incl", "-z", "incl", "-s",
+                        "csv2", out + ".cubex"], cwd=d, capture_output=True, text=True,
+                       timeout=300)
+    expect(r.returncode == 0, f"cube_dump exited {r.returncode}: {r.stderr}")
+    values = [float(x) for x in re.findall(r"(?<![\w.])\d+\.\d+(?:e[-+]?\d+)?", r.stdout)]
+    expect(any(v > 0 for v in values), f"the remapped mpi metric is 0:\n{r.stdout}")
+    print(f"scorep_remap: cube_remap2 with {spec}: mpi metric {max(values)} s")
 
 
 def main():

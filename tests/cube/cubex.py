@@ -12,7 +12,8 @@ import tarfile
 import xml.etree.ElementTree as ET
 
 DTYPES = {"UINT64": "Q", "INT64": "q", "DOUBLE": "d", "MINDOUBLE": "d", "MAXDOUBLE": "d"}
-PARADIGMS = {"compiler", "user", "mpi", "openmp"}
+PARADIGMS = {"compiler", "user", "sampling", "mpi", "openmp", "memory", "io", "kokkos",
+             "openacc"}
 # CUBE's kind of the built-in metrics, as Score-P writes them; every other metric (the
 # metrics substrate's counters) is INCLUSIVE, as Score-P writes its strictly synchronous ones.
 KINDS = {"visits": "EXCLUSIVE", "time": "INCLUSIVE", "min_time": "EXCLUSIVE",
@@ -29,8 +30,30 @@ MEMORY = {"allocations": "allocations", "frees": "frees", "allocation_size": "by
           "deallocation_size": "bytes_freed"}
 IO = {"io_operations": "operations", "io_operations_failed": "failed",
       "io_bytes_read": "bytes_read", "io_bytes_written": "bytes_written"}
-# profile.json region source -> CUBE paradigm.
-PARADIGM_OF = {"mpi": "mpi", "openmp": "openmp", "manual": "user"}
+# profile.json region source -> CUBE paradigm (Score-P's names).
+PARADIGM_OF = {"mpi": "mpi", "openmp": "openmp", "manual": "user", "sampled": "sampling",
+               "memory": "memory", "io": "io", "kokkos": "kokkos", "openacc": "openacc"}
+# I/O recording's ISO C functions (the others are POSIX's).
+ISO_C_IO = {"fopen", "fopen64", "fdopen", "fclose", "fread", "fwrite", "fputs", "puts", "fputc",
+            "putc", "fgets", "fgetc", "getc", "fprintf", "vfprintf", "printf", "fflush", "fseek",
+            "fseeko", "fseeko64", "__fprintf_chk", "__vfprintf_chk", "__printf_chk",
+            "__fgets_chk", "__fread_chk"}
+
+
+def scorep_attrs(j):
+    """(mod, begin, end, paradigm) that Score-P's CUBE4 writer gives profile.json's region j:
+    the library's name as mod for the regions of a library, lines 0 when unknown."""
+    src, name = j["source"], j["name"]
+    mod, par = j["file"], PARADIGM_OF.get(src, "compiler")
+    if src == "mpi" or (src == "io" and name.startswith("MPI_File")):
+        mod, par = "MPI", "mpi"
+    elif src == "io":
+        mod = "ISO C I/O" if name in ISO_C_IO else "POSIX I/O"
+    elif src == "memory":
+        mod = "MEMORY"
+    elif src == "kokkos":
+        mod = "KOKKOS"
+    return (mod, j["line_begin"] or 0, j["line_end"] or 0, par)
 
 
 class CubeError(Exception):
@@ -248,8 +271,8 @@ def ns(seconds):
 
 
 def check_regions(cube, prof):
-    """Every region a cnode calls has profile.json's mangled name, file, lines and the
-    paradigm of its source."""
+    """Every region a cnode calls has profile.json's mangled name and the mod, lines and
+    paradigm Score-P's writer gives it (scorep_attrs)."""
     bad = []
     by_name = {}
     for r in prof["regions"]:
@@ -258,8 +281,7 @@ def check_regions(cube, prof):
     for rid in sorted(used):
         r = cube.regions[rid]
         js = by_name.get(r["name"], [])
-        want = [(j["mangled"], j["file"], j["line_begin"] or -1, j["line_end"] or -1,
-                 PARADIGM_OF.get(j["source"], "compiler")) for j in js]
+        want = [(j["mangled"],) + scorep_attrs(j) for j in js]
         got = (r["mangled"], r["file"], r["begin"], r["end"], r["paradigm"])
         if got not in want:
             bad.append(f"region {rid} {r['name']}: {got}, profile.json has {want}")

@@ -401,6 +401,35 @@ def case_async_only():
            prof["metrics"])
 
 
+def many_metrics(n):
+    """A strictly synchronous plugin with n metrics (a test double; each metric is the
+    thread's events, as the count plugin's): the run is not hurt, and every metric of every
+    call path has its exact value, whatever the size of a call-tree node."""
+    env = {"INSTR_PLUGIN_PATH": A.bad_plugins, "INSTR_METRIC_PLUGINS": "many",
+           "INSTR_METRIC_MANY": str(n)}
+    out, mine, exp = run("calls", [2], env, name="many_%d" % n)
+    expect(out == "sink=18\n", "stdout %r" % out)
+    prof = P.load(exp)
+    expect(metrics_of(prof) == ["m%d" % i for i in range(n)], "%d metrics: %r"
+           % (n, metrics_of(prof)[:3]))
+    # k instrumented calls inside a visit: 2k + 1 events from its enter to its exit.
+    want = {"main": 19, "main/a": 15, "main/a/b": 6}
+    for path, incl in want.items():
+        got = node(prof, path)["metrics"]["inclusive"]
+        expect(got == [incl] * n, "%s inclusive %r" % (path, got[:3]))
+    w = node(prof, "worker")
+    expect(w["metrics"]["inclusive"] == [2 * 19] * n, "worker over 2 threads")
+    exclusive_consistent(prof)
+
+
+def case_many_99():
+    many_metrics(99)
+
+
+def case_many_200():
+    many_metrics(200)
+
+
 def case_trace_units():
     """A metric's unit, base and exponent and its mode reach the trace's definitions; an
     absolute metric (a reading) is in the trace, each event's value the plugin's, and left

@@ -593,6 +593,53 @@ def case_chrome_threads(args):
     expect(len(tr.events) == 3, "report_tree traces 3 locations, found %d" % len(tr.events))
 
 
+def case_chrome_damaged_anchor(args):
+    """A damaged anchor file (traces.otf2, 4 bytes changed): --chrome says so in one line and
+    exits 1 at once, for damage that OTF2 itself takes as it is (a count of properties the
+    file cannot hold: OTF2 allocates for it and reads on past the end of the file, with
+    growing memory; a chunk size of 0) and for a cut-short file; the undamaged anchor still
+    exports. Bounded: 30 s and 2 GB of address space."""
+    import resource
+    import time
+    work = fresh(os.path.join(args.work, "run"))
+    run([os.path.join(args.bin, "report_tree")], env={"INSTR_ENABLE_TRACING": "1"}, cwd=work)
+    anchor = os.path.join(experiment(work), "traces.otf2")
+    raw = open(anchor, "rb").read()
+    props = raw.index(b"(docs/tracing.md)\x00") + len(b"(docs/tracing.md)\x00")
+    expect(raw[props:props + 4] == bytes(4), "no property count after the description: %r"
+           % raw[props - 20:props + 8])
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
+
+    def export():
+        t = time.time()
+        try:
+            p = subprocess.run([args.export, "--chrome", "-o", os.devnull, anchor],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               timeout=30, preexec_fn=limit)
+        except subprocess.TimeoutExpired:
+            fail("instr-export --chrome did not end within 30 s")
+        return p, time.time() - t
+
+    p, _ = export()
+    expect(p.returncode == 0, "the undamaged anchor: exit %d: %s" % (p.returncode, p.stderr))
+    damages = (("16,777,216 properties", props, b"\x00\x00\x00\x01"),
+               ("event chunk size 0", 12, bytes(4)),
+               ("cut short", None, None))
+    for what, at, data in damages:
+        bad = raw[:len(raw) // 2] if at is None else raw[:at] + data + raw[at + 4:]
+        with open(anchor, "wb") as fh:
+            fh.write(bad)
+        p, took = export()
+        lines = [l for l in p.stderr.splitlines() if l.strip()]
+        expect(p.returncode == 1 and len(lines) == 1 and "damaged OTF2 anchor file" in lines[0],
+               "%s: exit %d in %.1f s: %s" % (what, p.returncode, took, p.stderr[-2000:]))
+        print("%s: %s (%.2f s)" % (what, lines[0], took))
+    with open(anchor, "wb") as fh:
+        fh.write(raw)
+
+
 def case_chrome_mpi(args):
     work = fresh(args.work)
     exp = run_mpi(args, build_mpi(args, work), work, {"INSTR_ENABLE_TRACING": "1"})

@@ -470,6 +470,98 @@ def case_cubex_foreign():
     print(f"cubex_foreign: big-endian, dense, nested metrics: {rows}")
 
 
+def cube43_cubex(path):
+    """A CUBE4 archive as Cube 4.3's CubeW writes Score-P's profile (cube version 4.3): the
+    type names INTEGER and FLOAT, and a nested metric tree under time, whose own values are
+    a part of the time: time (INCLUSIVE, its own half), execution (INCLUSIVE, a fifth, child of
+    time), mpi (EXCLUSIVE, the rest, child of execution), and a derived child without data.
+    Little-endian, sparse indexes, one process of one thread. The call tree: main > foo > bar
+    and main > bar; inclusive time main 1.0 s, foo 0.4 s, foo/bar 0.1 s, main/bar 0.2 s;
+    visits 1, 10, 5 and 3."""
+    import struct
+    import tarfile
+    import io
+    anchor = """<?xml version="1.0" encoding="UTF-8"?>
+<cube version="4.3">
+<attr key="CUBE_CT_AGGR" value="SUM"/>
+<doc><mirrors><murl>http://www.scalasca.org/docs</murl></mirrors></doc>
+<metrics>
+  <metric id="0" type="EXCLUSIVE"><disp_name>Visits</disp_name><uniq_name>visits</uniq_name>
+    <dtype>INTEGER</dtype><uom>occ</uom><val></val><url></url><descr>Number of visits</descr></metric>
+  <metric id="1" type="INCLUSIVE"><disp_name>Time</disp_name><uniq_name>time</uniq_name>
+    <dtype>FLOAT</dtype><uom>sec</uom><val></val><url></url><descr>Total CPU allocation time</descr>
+    <metric id="2" type="INCLUSIVE"><disp_name>Execution</disp_name><uniq_name>execution</uniq_name>
+      <dtype>FLOAT</dtype><uom>sec</uom><url></url><descr>Execution time</descr>
+      <metric id="3" type="EXCLUSIVE"><disp_name>MPI</disp_name><uniq_name>mpi</uniq_name>
+        <dtype>FLOAT</dtype><uom>sec</uom><url></url><descr>MPI time</descr></metric>
+    </metric>
+    <metric id="4" type="PREDERIVED_EXCLUSIVE"><disp_name>Overhead</disp_name>
+      <uniq_name>overhead</uniq_name><dtype>FLOAT</dtype><uom>sec</uom><url></url>
+      <descr>derived</descr><cubepl>0</cubepl></metric>
+  </metric>
+</metrics>
+<program>
+  <region id="0" mod="/src/m.c" begin="1" end="9"><name>main</name><mangled_name>main</mangled_name><paradigm>compiler</paradigm><role>function</role><url></url><descr></descr></region>
+  <region id="1" mod="/src/m.c" begin="10" end="12"><name>foo</name><mangled_name>foo</mangled_name><paradigm>compiler</paradigm><role>function</role><url></url><descr></descr></region>
+  <region id="2" mod="/src/m.c" begin="13" end="15"><name>bar</name><mangled_name>bar</mangled_name><paradigm>compiler</paradigm><role>function</role><url></url><descr></descr></region>
+  <cnode id="0" calleeId="0">
+    <cnode id="1" calleeId="1">
+      <cnode id="2" calleeId="2"/>
+    </cnode>
+    <cnode id="3" calleeId="2"/>
+  </cnode>
+</program>
+<system>
+  <systemtreenode Id="0"><name>machine Linux</name><class>machine</class>
+    <systemtreenode Id="1"><name>node n1</name><class>node</class>
+      <locationgroup Id="0"><name>MPI Rank 0</name><rank>0</rank><type>process</type>
+        <location Id="0"><name>Master thread</name><rank>0</rank><type>thread</type></location>
+      </locationgroup>
+    </systemtreenode>
+  </systemtreenode>
+</system>
+</cube>
+"""
+    visits = [1, 10, 5, 3]
+    incl = [1.0, 0.4, 0.1, 0.2]
+    excl = [0.4, 0.3, 0.1, 0.2]  # inclusive less the children's
+    wide = [0, 1, 3, 2]  # CubeW's row order of an INCLUSIVE metric
+    rows = {0: ("<q", visits), 1: ("<d", [0.5 * incl[c] for c in wide]),
+            2: ("<d", [0.2 * incl[c] for c in wide]), 3: ("<d", [0.3 * e for e in excl])}
+    files = {"anchor.xml": anchor.encode()}
+    for m, (fmt, vals) in rows.items():
+        files[f"{m}.index"] = (b"CUBEX.INDEX" + struct.pack("<IHBI", 1, 0, 1, 4) +
+                               struct.pack("<4I", 0, 1, 2, 3))
+        files[f"{m}.data"] = b"CUBEX.DATA" + b"".join(struct.pack(fmt, v) for v in vals)
+    with tarfile.open(path, "w", format=tarfile.USTAR_FORMAT) as t:
+        for name, data in files.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            t.addfile(info, io.BytesIO(data))
+
+
+def case_cubex_cube43():
+    """instr-score on a Score-P profile as Cube 4.3 writes it (INTEGER and FLOAT, nested
+    metrics): visits and the time of the whole time tree per region."""
+    d = fresh_dir(os.path.join(A.work, "cubex_cube43"))
+    cube43_cubex(os.path.join(d, "profile.cubex"))
+    out = score("-r", d).stdout
+    expect("(from profile.cubex: 1 processes, 1 threads, 3 regions, 4 call paths)" in out or
+           "(from profile.cubex: 1 process, 1 thread, 3 regions, 4 call paths)" in out, out)
+    rows = {}
+    for line in out.splitlines():
+        m = ROW.match(line)
+        if m and m.group(8) in ("main", "foo", "bar", "ALL"):
+            rows[m.group(8)] = (int(m.group(3).replace(",", "")), int(m.group(4).replace(",", "")),
+                                m.group(5), m.group(2))
+    # Exclusive time: main 0.4, foo 0.3, bar 0.1 + 0.2; max_buf 24 bytes per visit (no
+    # counter: the nested metrics are parts of time).
+    want = {"main": (24, 1, "0.400", "USR"), "foo": (240, 10, "0.300", "USR"),
+            "bar": (192, 8, "0.300", "USR"), "ALL": (456, 19, "1.000", "ALL")}
+    expect(rows == want, f"rows {rows}, expected {want}:\n{out}")
+    print(f"cubex_cube43: INTEGER, FLOAT, nested and derived metrics: {rows}")
+
+
 def case_cubex_mpi():
     """The same for a 4-rank MPI job: types (COM on the paths to MPI, MPI) and the message
     records of the estimate from the job's cubex."""

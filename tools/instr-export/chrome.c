@@ -13,7 +13,7 @@
  *   - a counter event ("C") per metric value, named "METRIC (THREAD)": the format keeps
  *     counters per process, so the thread goes into the name. */
 #include "export.h"
-#include "input_file.h"
+#include "otf2_anchor.h"
 #include "json_str.h"
 
 #include <otf2/otf2.h>
@@ -555,15 +555,14 @@ static int read_defs(OTF2_Reader *r, ctx *c)
 int instr_export_chrome(const char *anchor, FILE *out)
 {
     ctx c = {.out = out, .first = 1, .resolution = 1};
-    /* OTF2 opens the anchor itself, blocking on a FIFO: the file is looked at first. */
+    /* OTF2 opens the anchor itself, blocking on a FIFO, and takes a damaged anchor's counts
+     * as they are: the file is looked at first (otf2_anchor.h). */
     char why[160];
-    int fd = instr_input_open(anchor, NULL, why, sizeof why);
-    if (fd < 0) {
+    if (instr_otf2_anchor_check(anchor, why, sizeof why) != 0) {
         fprintf(stderr, "instr-export: %s: %s; give the traces.otf2 of an experiment "
                         "directory\n", anchor, why);
         return 1;
     }
-    close(fd);
     OTF2_Reader *r = OTF2_Reader_Open(anchor);
     if (!r) {
         fprintf(stderr, "instr-export: %s: cannot open the OTF2 trace (give the traces.otf2 "

@@ -3,7 +3,10 @@
  * anchor.xml's metrics, regions, call tree and system tree, and the rows of visits, time and
  * (MPI jobs) messages_sent/messages_received. Reads instr's archives and uncompressed ones
  * of CubeW (Score-P): rows in the order of the metric's kind (depth-first for EXCLUSIVE,
- * CubeW's wide order for INCLUSIVE), dense or sparse indexes, either byte order. */
+ * CubeW's wide order for INCLUSIVE), dense or sparse indexes, either byte order; the type
+ * names of every CUBE4 version (Cube 4.3's INTEGER and FLOAT as well as UINT64, INT64,
+ * DOUBLE) and nested metric trees, where a metric's value is its own plus its children's
+ * (derived metrics hold no data and add nothing). */
 #define _GNU_SOURCE /* O_CLOEXEC, strdup */
 #include "input_file.h"
 #include "score.h"
@@ -29,6 +32,8 @@ typedef struct cmetric {
     char *uniq, *dtype;
     long id;
     int inclusive;
+    int derived;   /* PREDERIVED_*, POSTDERIVED: computed by the reader, no data members */
+    size_t parent; /* the enclosing metric's index; SIZE_MAX for a root */
 } cmetric;
 
 typedef struct cregion {
@@ -114,7 +119,10 @@ static int start(anchor *A, const char *name, const xml_attr *at, size_t n, char
             grow(&A->metrics, &A->capmetrics, A->nmetrics + 1, sizeof *A->metrics))
             return -1;
         const char *type = xml_attr_get(at, n, "type");
-        A->metrics[A->nmetrics] = (cmetric){NULL, NULL, id, type && strcmp(type, "INCLUSIVE") == 0};
+        size_t parent = A->depth && A->ctx[A->depth - 1] == IN_METRIC
+                            ? A->ctx_index[A->depth - 1] : SIZE_MAX;
+        A->metrics[A->nmetrics] = (cmetric){NULL, NULL, id, type && strcmp(type, "INCLUSIVE") == 0,
+                                            type && strstr(type, "DERIVED") != NULL, parent};
         return push_ctx(A, IN_METRIC, A->nmetrics++);
     }
     if (strcmp(name, "region") == 0) {
@@ -288,32 +296,43 @@ done:
 
 static uint32_t swap32(uint32_t v) { return __builtin_bswap32(v); }
 
-/* The values of metric `uniq` as cells[cnode * nlocs + column] (8-byte words, native byte
- * order, cnodes in document order), and its kind and whether it is a double. NULL with err
- * set, or NULL with err empty when the archive has no such metric. */
-static uint64_t *metric_cells(const ustar *a, const anchor *A, const size_t *wide,
-                              const char *uniq, int *inclusive, int *is_double, char *err,
-                              size_t errsize)
+/* The 8-byte CUBE4 types by name: Cube 4.3 and CubeW write INTEGER (64-bit signed) and FLOAT
+ * (a double) where later versions write INT64 and DOUBLE. 1 for a double, 0 for an integer,
+ * -1 for a type instr-score does not read. */
+static int dtype_is_double(const char *dt)
+{
+    static const struct { const char *name; int dbl; } eight[] = {
+        {"UINT64", 0}, {"INT64", 0}, {"INTEGER", 0}, {"DOUBLE", 1}, {"FLOAT", 1},
+        {"MINDOUBLE", 1}, {"MAXDOUBLE", 1}};
+    for (size_t i = 0; i < sizeof eight / sizeof *eight; i++)
+        if (strcmp(dt, eight[i].name) == 0)
+            return eight[i].dbl;
+    return -1;
+}
+
+static int dtype_is_signed(const char *dt)
+{
+    return dt && (strcmp(dt, "INT64") == 0 || strcmp(dt, "INTEGER") == 0);
+}
+
+/* The own values of metric cm (without its children's) as cells[cnode * nlocs + column]
+ * (8-byte words, native byte order, cnodes in document order), and its kind and whether it
+ * is a double. NULL with err set. */
+static uint64_t *own_cells(const ustar *a, const anchor *A, const size_t *wide,
+                           const cmetric *cm, int *inclusive, int *is_double, char *err,
+                           size_t errsize)
 {
     err[0] = '\0';
-    const cmetric *cm = NULL;
-    for (size_t i = 0; i < A->nmetrics && !cm; i++)
-        if (A->metrics[i].uniq && strcmp(A->metrics[i].uniq, uniq) == 0)
-            cm = &A->metrics[i];
-    if (!cm)
-        return NULL;
+    const char *uniq = cm->uniq ? cm->uniq : "";
     const char *dt = cm->dtype ? cm->dtype : "";
-    static const char *const eight[] = {"UINT64", "INT64", "DOUBLE", "MINDOUBLE", "MAXDOUBLE"};
-    int known = 0;
-    for (size_t i = 0; i < 5; i++)
-        known |= strcmp(dt, eight[i]) == 0;
-    if (!known) {
-        snprintf(err, errsize, "%s: metric %s has dtype %s; instr-score reads UINT64, INT64 and "
-                               "DOUBLE metrics", a->path, uniq, dt);
+    int dbl = dtype_is_double(dt);
+    if (dbl < 0) {
+        snprintf(err, errsize, "%s: metric %s has dtype %s; instr-score reads UINT64, INT64 "
+                               "(INTEGER) and DOUBLE (FLOAT) metrics", a->path, uniq, dt);
         return NULL;
     }
     *inclusive = cm->inclusive;
-    *is_double = strstr(dt, "DOUBLE") != NULL;
+    *is_double = dbl;
     char iname[64], dname[64];
     snprintf(iname, sizeof iname, "%ld.index", cm->id);
     snprintf(dname, sizeof dname, "%ld.data", cm->id);
@@ -459,19 +478,77 @@ static int to_u64(const anchor *A, uint64_t *cells, int is_double, int inclusive
     return 0;
 }
 
+/* The values of metric `uniq` in a nested metric tree: its own plus its descendants' (a
+ * derived one holds none), as inclusive and exclusive counts or nanoseconds (to_u64) per
+ * cnode and column. 0; 1 when the archive has no such metric (or only a derived one); -1
+ * with err set. Children come after their parent in document order. */
+static int metric_values(const ustar *a, const anchor *A, const size_t *wide, const char *uniq,
+                         uint64_t **incl, uint64_t **excl, char *err, size_t errsize)
+{
+    err[0] = '\0';
+    *incl = *excl = NULL;
+    size_t top = SIZE_MAX, ncells = A->ncnodes * A->nlocs;
+    for (size_t i = 0; i < A->nmetrics && top == SIZE_MAX; i++)
+        if (A->metrics[i].uniq && strcmp(A->metrics[i].uniq, uniq) == 0)
+            top = i;
+    for (size_t i = top; top != SIZE_MAX && i < A->nmetrics; i++) {
+        size_t q = i;
+        while (q != SIZE_MAX && q != top)
+            q = A->metrics[q].parent;
+        if (q != top || A->metrics[i].derived)
+            continue;
+        int kind = 0, dbl = 0;
+        uint64_t *raw = own_cells(a, A, wide, &A->metrics[i], &kind, &dbl, err, errsize);
+        uint64_t *in = NULL, *ex = NULL;
+        if (!raw)
+            goto bad;
+        if (to_u64(A, raw, dbl, kind, &in, &ex) != 0) {
+            free(raw);
+            snprintf(err, errsize, "out of memory");
+            goto bad;
+        }
+        if (!*incl) {
+            *incl = in;
+            *excl = ex;
+            continue;
+        }
+        for (size_t k = 0; k < ncells; k++) {
+            (*incl)[k] += in[k];
+            (*excl)[k] += ex[k];
+        }
+        free(in);
+        free(ex);
+    }
+    return *incl ? 0 : 1;
+bad:
+    if (!err[0])
+        snprintf(err, errsize, "out of memory");
+    free(*incl);
+    free(*excl);
+    *incl = *excl = NULL;
+    return -1;
+}
+
 /* ---- the model ---- */
 
+/* A counter: an INCLUSIVE root metric besides time, with data (instr's and Score-P's
+ * strictly synchronous metrics; a nested metric is a part of its root's value). */
+static int is_counter(const cmetric *cm)
+{
+    return cm->inclusive && !cm->derived && cm->parent == SIZE_MAX && cm->uniq &&
+           strcmp(cm->uniq, "time") != 0;
+}
+
 /* What the synchronous metrics add to each event of each location (*out indexed by column;
- * NULL: none). The counters are the
- * INCLUSIVE metrics besides time (instr's and Score-P's strictly synchronous metrics); their
- * totals per location are the sums over the outermost call paths. */
+ * NULL: none): the counters' (is_counter) totals per location are the sums over the
+ * outermost call paths. */
 static int metric_costs(const ustar *a, const anchor *A, const size_t *wide,
                         score_metric_cost **out, char *err, size_t errsize)
 {
     *out = NULL;
     size_t n = A->ncnodes, nl = A->nlocs, nm = 0;
     for (size_t i = 0; i < A->nmetrics; i++)
-        nm += A->metrics[i].inclusive && A->metrics[i].uniq && strcmp(A->metrics[i].uniq, "time") != 0;
+        nm += is_counter(&A->metrics[i]);
     if (!nm)
         return 0;
     uint32_t *types = calloc(nm, sizeof *types);
@@ -485,13 +562,13 @@ static int metric_costs(const ustar *a, const anchor *A, const size_t *wide,
     size_t j = 0;
     for (size_t i = 0; i < A->nmetrics; i++) {
         const cmetric *cm = &A->metrics[i];
-        if (!cm->inclusive || !cm->uniq || strcmp(cm->uniq, "time") == 0)
+        if (!is_counter(cm))
             continue;
         int incl = 0, dbl = 0;
-        uint64_t *cells = metric_cells(a, A, wide, cm->uniq, &incl, &dbl, err, errsize);
+        uint64_t *cells = own_cells(a, A, wide, cm, &incl, &dbl, err, errsize);
         if (!cells)
             goto out;
-        int is_signed = cm->dtype && strcmp(cm->dtype, "INT64") == 0;
+        int is_signed = dtype_is_signed(cm->dtype);
         types[j] = dbl ? SCORE_METRIC_DOUBLE : is_signed ? SCORE_METRIC_INT64 : SCORE_METRIC_UINT64;
         for (size_t c = 0; c < n; c++) {
             if (A->cnodes[c].parent >= 0)
@@ -532,6 +609,18 @@ static const char *source_of(const char *paradigm)
     return "compiler";
 }
 
+/* A region's mod that names the library of its adapter rather than a source file (Score-P's
+ * names, which instr's writer gives too: docs/profile-format.md): no file of the program, as
+ * in profile.json, so that the trace's definitions are estimated alike. */
+static int library_mod(const char *mod)
+{
+    static const char *const libs[] = {"MPI", "MEMORY", "KOKKOS", "POSIX I/O", "ISO C I/O"};
+    for (size_t i = 0; mod && i < sizeof libs / sizeof *libs; i++)
+        if (strcmp(mod, libs[i]) == 0)
+            return 1;
+    return 0;
+}
+
 static int build(score_profile *p, const ustar *a, anchor *A, char *err, size_t errsize)
 {
     size_t n = A->ncnodes, nl = A->nlocs;
@@ -557,7 +646,7 @@ static int build(score_profile *p, const ustar *a, anchor *A, char *err, size_t 
     uint64_t *visits = NULL, *tincl = NULL, *texcl = NULL, *sent = NULL, *recv = NULL;
     uint64_t *sent_other = NULL, *recv_other = NULL;
     score_metric_cost *lcost = NULL;
-    int rc = -1, incl_kind = 0, dbl = 0;
+    int rc = -1;
     p->regions = calloc(A->nregions + 1, sizeof *p->regions);
     p->group_callpaths = calloc(A->ngroups + 1, sizeof *p->group_callpaths);
     if (!ridx || !col || !wide || !nregion || !parents || !p->regions || !p->group_callpaths) {
@@ -599,46 +688,31 @@ static int build(score_profile *p, const ustar *a, anchor *A, char *err, size_t 
         const cregion *cr = &A->regions[i];
         score_region *sr = &p->regions[i];
         const char *mangled = cr->mangled && cr->mangled[0] ? cr->mangled : cr->name;
-        if (score_region_init(sr, cr->name, mangled, cr->file, source_of(cr->paradigm),
+        if (score_region_init(sr, cr->name, mangled, library_mod(cr->file) ? "" : cr->file,
+                              source_of(cr->paradigm),
                               p->ngroups) != 0) {
             snprintf(err, errsize, "out of memory");
             goto out;
         }
     }
     /* visits and time are required; the message counts are there in MPI jobs. */
-    uint64_t *raw = metric_cells(a, A, wide, "visits", &incl_kind, &dbl, err, errsize);
     uint64_t *vincl = NULL;
-    if (!raw || to_u64(A, raw, dbl, incl_kind, &vincl, &visits) != 0) {
-        if (raw)
-            snprintf(err, errsize, "out of memory");
-        else if (!err[0])
-            snprintf(err, errsize, "%s: no metric visits (instr-score needs visits and time)", a->path);
-        free(raw);
-        goto out;
-    }
+    int got = metric_values(a, A, wide, "visits", &vincl, &visits, err, errsize);
     free(vincl);
-    raw = metric_cells(a, A, wide, "time", &incl_kind, &dbl, err, errsize);
-    if (!raw || to_u64(A, raw, dbl, incl_kind, &tincl, &texcl) != 0) {
-        if (raw)
-            snprintf(err, errsize, "out of memory");
-        else if (!err[0])
-            snprintf(err, errsize, "%s: no metric time (instr-score needs visits and time)", a->path);
-        free(raw);
+    if (got != 0) {
+        if (got > 0)
+            snprintf(err, errsize, "%s: no metric visits (instr-score needs visits and time)", a->path);
         goto out;
     }
-    for (int k = 0; k < 2; k++) {
-        uint64_t **e = k ? &recv : &sent, **o = k ? &recv_other : &sent_other, *in = NULL;
-        raw = metric_cells(a, A, wide, k ? "messages_received" : "messages_sent", &incl_kind,
-                           &dbl, err, errsize);
-        if (!raw && err[0])
-            goto out;
-        if (raw && to_u64(A, raw, dbl, incl_kind, &in, e) != 0) {
-            free(raw);
-            snprintf(err, errsize, "out of memory");
-            goto out;
-        }
-        *o = in;
+    got = metric_values(a, A, wide, "time", &tincl, &texcl, err, errsize);
+    if (got != 0) {
+        if (got > 0)
+            snprintf(err, errsize, "%s: no metric time (instr-score needs visits and time)", a->path);
+        goto out;
     }
+    if (metric_values(a, A, wide, "messages_sent", &sent_other, &sent, err, errsize) < 0 ||
+        metric_values(a, A, wide, "messages_received", &recv_other, &recv, err, errsize) < 0)
+        goto out;
     if (metric_costs(a, A, wide, &lcost, err, errsize) != 0)
         goto out;
     /* Per region: visits and exclusive time over all its call paths, inclusive time over
@@ -716,6 +790,8 @@ int score_read_cubex(const char *dir, score_profile *p, char *err, size_t errsiz
         goto out;
     }
     rc = build(p, &a, &A, err, errsize);
+    if (rc != 0)
+        score_free(p); /* what build had filled in */
 out:
     free(xml);
     anchor_free(&A);

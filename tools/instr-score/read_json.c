@@ -239,8 +239,10 @@ int score_read_json(const char *dir, score_profile *p, char *err, size_t errsize
     } else {
         char why[256];
         rc = build(p, &doc, why, sizeof why);
-        if (rc != 0)
+        if (rc != 0) {
             snprintf(err, errsize, "%s: %s", path, why);
+            score_free(p); /* what build had filled in */
+        }
         json_free(&doc);
     }
     free(text);
