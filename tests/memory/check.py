@@ -62,7 +62,9 @@ def build(src, mode, cc, name, extra=()):
 
 def run_recorded(exe, name, env=None):
     rd = workdir("run_" + name)
-    e = {"INSTR_MEMORY": "1", "INSTR_EXPERIMENT_DIRECTORY": os.path.join(rd, "exp")}
+    # INSTR_RANK_FILES: each rank's own profile.json, checked below
+    e = {"INSTR_MEMORY": "1", "INSTR_EXPERIMENT_DIRECTORY": os.path.join(rd, "exp"),
+         "INSTR_RANK_FILES": "1"}
     e.update(env or {})
     p = subprocess.run([exe], cwd=rd, env=clean_env(e), capture_output=True, text=True,
                        timeout=240)
