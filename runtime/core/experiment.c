@@ -32,6 +32,7 @@ static int deferred; /* an MPI job: the directory is agreed on in MPI_Init (join
  * something is written into it (materialize). */
 static int lazy;
 static char lazy_sub[32];
+static int no_own_files; /* join's own_now 0: stays set when the directory is made later */
 static int job_config_written; /* rank 0: the job's instr.cfg */
 static int write_config_at(int at);
 
@@ -195,6 +196,8 @@ static const char *io_path(int fd, const char *path, char *buf, size_t size)
 const char *instr_experiment_io_path(void)
 {
     static char buf[64];
+    if (lazy)
+        instr_experiment_materialize(); /* a library writes there by path */
     return have_dir ? io_path(dfd, dir, buf, sizeof buf) : NULL;
 }
 
@@ -247,6 +250,7 @@ int instr_experiment_join(const char *jobdir, const char *sub, int own_now)
         have_dir = 1;
         published = 0;
         lazy = 1;
+        no_own_files = 1;
         deferred = 0;
         return 0;
     }
@@ -268,7 +272,7 @@ int instr_experiment_join(const char *jobdir, const char *sub, int own_now)
     return instr_experiment_write_config();
 }
 
-int instr_experiment_own_deferred(void) { return have_dir && lazy; }
+int instr_experiment_own_deferred(void) { return have_dir && no_own_files; }
 
 int instr_experiment_job_config_written(void) { return job_config_written; }
 

@@ -29,7 +29,8 @@ void instr_experiment_defer(void);
  * something is written into it (a rank without files of its own, docs/mpi.md). The process
  * that made jobdir (rank 0) writes the job's instr.cfg there. 0, or -1 after a message. */
 int instr_experiment_join(const char *jobdir, const char *sub, int own_now);
-/* 1 while this process's directory is named but not made (join's own_now 0). */
+/* 1 when this process joined its job without files of its own (join's own_now 0), also
+ * after something else made its directory. */
 int instr_experiment_own_deferred(void);
 /* Makes a deferred directory now (a no-op otherwise): 0, or -1 after a message. */
 int instr_experiment_materialize(void);

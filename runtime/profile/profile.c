@@ -150,7 +150,7 @@ static int write(const instr_run *run, char *files, size_t size)
     /* A rank of an MPI job without files of its own (INSTR_RANK_FILES, docs/mpi.md): at the
      * job's end the job database holds its profile; a rank that ends alone (early, aborted,
      * by a signal) keeps what it measured in the one file that holds all of it. */
-    if (instr_experiment_own_deferred()) {
+    if (instr_experiment_own_deferred() && !run->fork_of) {
         if (instr_job_hook && !run->from_signal)
             return 0;
         formats = formats ? INSTR_FORMAT_JSON : 0;
