@@ -57,7 +57,7 @@ INSTR_EXT_EXPORT int instr_ext_experiment_create(char *out, size_t size)
     return 0;
 }
 
-INSTR_EXT_EXPORT int instr_ext_experiment_join(const char *jobdir, int rank)
+INSTR_EXT_EXPORT int instr_ext_experiment_join(const char *jobdir, int rank, int own_files)
 {
     if (!instr_events_wanted())
         return -1;
@@ -65,7 +65,7 @@ INSTR_EXT_EXPORT int instr_ext_experiment_join(const char *jobdir, int rank)
     snprintf(sub, sizeof sub, "rank-%d", rank);
     instr_job_rank = rank;
     instr_log_job_rank(rank); /* notices alike on every rank: rank 0's only */
-    return instr_experiment_join(jobdir, sub);
+    return instr_experiment_join(jobdir, sub, own_files);
 }
 
 INSTR_EXT_EXPORT void instr_ext_finalize(void) { instr_finalize(); }

@@ -107,6 +107,9 @@ const instr_config_var instr_config_vars[] = {
      "the compiler instr-cc, instr-c++, ... call instead of the one they are named after"},
     {"INSTR_WRAPPER_ARGS", "options", "", "compiler wrappers",
      "instr's own options for the wrappers, e.g. --mode=xray --filter=/abs/app.spec"},
+    {"INSTR_RANK_FILES", "options", "0", "runtime",
+     "an MPI job's ranks that also write files of their own into rank-N/: 0 none (the job "
+     "database holds every rank), 1 all, or a list of ranks such as 0,5,8-11 (docs/mpi.md)"},
     /* families last: an exact row above wins */
     {"INSTR_METRIC_*", "options", "", "runtime",
      "INSTR_METRIC_<PLUGIN>: the specification of metric plugin <plugin> (docs/metrics.md)"},

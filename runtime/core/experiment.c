@@ -28,6 +28,13 @@ static int published;       /* this process's own directory */
 static mode_t publish_mode;   /* 0777 less the umask, read once */
 static int fork_pid; /* nonzero in a forked child whose directory is not made yet */
 static int deferred; /* an MPI job: the directory is agreed on in MPI_Init (join) */
+/* A rank without files of its own (join's own_now 0): dir names <job>/<sub>, made only when
+ * something is written into it (materialize). */
+static int lazy;
+static char lazy_sub[32];
+static int no_own_files; /* join's own_now 0: stays set when the directory is made later */
+static int job_config_written; /* rank 0: the job's instr.cfg */
+static int write_config_at(int at);
 
 static void read_umask(void)
 {
@@ -189,6 +196,8 @@ static const char *io_path(int fd, const char *path, char *buf, size_t size)
 const char *instr_experiment_io_path(void)
 {
     static char buf[64];
+    if (lazy)
+        instr_experiment_materialize(); /* a library writes there by path */
     return have_dir ? io_path(dfd, dir, buf, sizeof buf) : NULL;
 }
 
@@ -204,7 +213,7 @@ void instr_experiment_forked(int pid) { fork_pid = pid; }
 
 void instr_experiment_defer(void) { deferred = 1; }
 
-int instr_experiment_join(const char *jobdir, const char *sub)
+int instr_experiment_join(const char *jobdir, const char *sub, int own_now)
 {
     char q[INSTR_QUOTE_SIZE];
     int jfd;
@@ -223,6 +232,28 @@ int instr_experiment_join(const char *jobdir, const char *sub)
     }
     job_dfd = jfd;
     snprintf(job_path, sizeof job_path, "%s", jobdir);
+    if (job_made_here) { /* the job's instr.cfg: rank 0's configuration, at the top */
+        instr_io_guard g;
+        instr_io_guard_begin(&g);
+        job_config_written = write_config_at(job_dfd) == 0;
+        instr_io_guard_end(&g);
+    }
+    if (!own_now) {
+        if ((size_t)snprintf(dir, sizeof dir, "%s/%s", jobdir, sub) >= sizeof dir ||
+            (size_t)snprintf(lazy_sub, sizeof lazy_sub, "%s", sub) >= sizeof lazy_sub) {
+            instr_warn("cannot name %s in %s: %s; this process's results will not be written",
+                       sub, instr_quote(q, jobdir), strerror(ENAMETOOLONG));
+            have_dir = 0;
+            return -1;
+        }
+        dfd = -1; /* the job directory's descriptor stays open as job_dfd */
+        have_dir = 1;
+        published = 0;
+        lazy = 1;
+        no_own_files = 1;
+        deferred = 0;
+        return 0;
+    }
     char path[PATH_MAX];
     int suffix, fd = -1, err = make_unique(jfd, sub, path, sizeof path, &suffix, &fd);
     if (err || (size_t)snprintf(dir, sizeof dir, "%s/%s", jobdir, path) >= sizeof dir) {
@@ -241,13 +272,38 @@ int instr_experiment_join(const char *jobdir, const char *sub)
     return instr_experiment_write_config();
 }
 
+int instr_experiment_own_deferred(void) { return have_dir && no_own_files; }
+
+int instr_experiment_job_config_written(void) { return job_config_written; }
+
+int instr_experiment_materialize(void)
+{
+    if (!have_dir)
+        return -1;
+    if (!lazy)
+        return 0;
+    lazy = 0;
+    char path[PATH_MAX], q[INSTR_QUOTE_SIZE];
+    int suffix, fd = -1, err = make_unique(job_dfd, lazy_sub, path, sizeof path, &suffix, &fd);
+    if (err || (size_t)snprintf(dir, sizeof dir, "%s/%s", job_path, path) >= sizeof dir) {
+        instr_warn("cannot create %s in %s: %s; this process's own files are not written",
+                   lazy_sub, instr_quote(q, job_path), err ? why(err) : strerror(ENAMETOOLONG));
+        if (fd >= 0)
+            close(fd);
+        have_dir = 0;
+        return -1;
+    }
+    set_dir(fd);
+    return 0;
+}
+
 /* The directory's name may have been moved (by someone who can write in its parent) while
  * the run recorded: the files go where the descriptor points, and the user is told where
  * that is now. */
 static void check_not_moved(void)
 {
     struct stat a, b;
-    if (fstat(dfd, &a) != 0 || (stat(dir, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino))
+    if (dfd < 0 || fstat(dfd, &a) != 0 || (stat(dir, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino))
         return;
     char link[64], now[PATH_MAX], q1[INSTR_QUOTE_SIZE], q2[INSTR_QUOTE_SIZE];
     snprintf(link, sizeof link, "/proc/thread-self/fd/%d", dfd);
@@ -275,6 +331,8 @@ int instr_experiment_prepare(void)
         check_not_moved();
         return 0;
     }
+    if (instr_experiment_materialize() != 0)
+        return -1;
     char sub[32], made[64], path[PATH_MAX];
     snprintf(sub, sizeof sub, "fork-%d", fork_pid);
     int suffix, fd = -1, err = make_unique(dfd, sub, made, sizeof made, &suffix, &fd);
@@ -413,6 +471,12 @@ void instr_files_add(char *files, size_t size, const char *name)
 
 int instr_out_open(instr_outfile *o, const char *name)
 {
+    if (lazy && instr_experiment_materialize() != 0) {
+        memset(o, 0, sizeof *o);
+        o->fd = -1;
+        instr_experiment_note_failure(name, ENOENT, 0);
+        return -1;
+    }
     return out_open_at(o, have_dir ? dfd : -1, name);
 }
 
@@ -481,7 +545,7 @@ static void cat(char **text, size_t *len, int *bad, const char *fmt, ...)
 
 /* Written at start-up, while the program runs: without stdio, whose FILE comes from
  * malloc (docs/runtime.md, "The runtime's memory"). */
-static int write_config(void)
+static int write_config_at(int at)
 {
     char *text = NULL;
     size_t len = 0;
@@ -507,7 +571,7 @@ static int write_config(void)
         instr_clock_name(), instr_clock_resolution_ns(), instr_clock_cost_ns());
     instr_outfile o;
     int rc = -1;
-    if (!bad && out_open_at(&o, have_dir ? dfd : -1, "instr.cfg") == 0) {
+    if (!bad && out_open_at(&o, at, "instr.cfg") == 0) {
         instr_wr_write(o.f, text, len);
         rc = instr_out_close(&o);
     }
@@ -519,7 +583,7 @@ int instr_experiment_write_config(void)
 {
     instr_io_guard g; /* also at start-up and in MPI_Init: a file-size limit never kills */
     instr_io_guard_begin(&g);
-    int rc = write_config();
+    int rc = write_config_at(have_dir ? dfd : -1);
     instr_io_guard_end(&g);
     return rc;
 }

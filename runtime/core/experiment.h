@@ -24,9 +24,18 @@
  * the directory is made in MPI_Init by instr_experiment_join(); if that never happens,
  * instr_experiment_prepare() creates one as usual. */
 void instr_experiment_defer(void);
-/* Every process of a job: creates <jobdir>/<sub> (made unique like any experiment directory)
- * as this process's directory and writes instr.cfg there. 0, or -1 after a message. */
-int instr_experiment_join(const char *jobdir, const char *sub);
+/* Every process of a job: <jobdir>/<sub> becomes this process's directory. own_now: created
+ * now (made unique like any experiment directory) with instr.cfg in it; 0: created only when
+ * something is written into it (a rank without files of its own, docs/mpi.md). The process
+ * that made jobdir (rank 0) writes the job's instr.cfg there. 0, or -1 after a message. */
+int instr_experiment_join(const char *jobdir, const char *sub, int own_now);
+/* 1 when this process joined its job without files of its own (join's own_now 0), also
+ * after something else made its directory. */
+int instr_experiment_own_deferred(void);
+/* Makes a deferred directory now (a no-op otherwise): 0, or -1 after a message. */
+int instr_experiment_materialize(void);
+/* 1 when join wrote the job's instr.cfg (rank 0). */
+int instr_experiment_job_config_written(void);
 /* At start-up (rank 0 of a job: in MPI_Init). 0, or -1 after one message saying why and what
  * happens instead. */
 int instr_experiment_create(void);

@@ -10,7 +10,8 @@
  *                every rank: instr_ext_experiment_join(jobdir, rank)
  *   MPI calls    instr_ext_enter/exit on regions from instr_ext_region; message sizes with
  *                instr_ext_messages
- *   the end      instr_ext_finalize writes this process's results into <jobdir>/rank-N and
+ *   the end      instr_ext_finalize writes this process's results into <jobdir>/rank-N (with
+ *                INSTR_RANK_FILES; otherwise nothing of the profile's at a job's end) and
  *                calls the job hook with this rank's profile as a blob without its tree
  *                (runtime/job/blob.h) and the job database hook with its part of profile.jdb;
  *                the ranks write <jobdir>/profile.jdb together (runtime/job/mpi_jobdb.c), then send the
@@ -43,9 +44,15 @@ INSTR_EXT_EXPORT void instr_ext_messages(uint64_t bytes_sent, uint64_t bytes_rec
 /* Rank 0: creates the job's experiment directory; its absolute path into out. 0, or -1
  * after a message. */
 INSTR_EXT_EXPORT int instr_ext_experiment_create(char *out, size_t size);
-/* Every rank: <jobdir>/rank-<rank> becomes this process's directory. 0, or -1 after a
- * message (this process then writes nothing). */
-INSTR_EXT_EXPORT int instr_ext_experiment_join(const char *jobdir, int rank);
+/* Every rank: <jobdir>/rank-<rank> becomes this process's directory, created now when
+ * own_files, else only when something is written into it (INSTR_RANK_FILES; docs/mpi.md).
+ * 0, or -1 after a message (this process then writes nothing). */
+INSTR_EXT_EXPORT int instr_ext_experiment_join(const char *jobdir, int rank, int own_files);
+/* INSTR_RANK_FILES: 1 when rank writes files of its own besides the job's. */
+INSTR_EXT_EXPORT int instr_ext_rank_files(int rank);
+/* After the job's end steps when the job database could not be written: a rank that wrote
+ * no files of its own writes its profile.json into <jobdir>/rank-N now. */
+INSTR_EXT_EXPORT void instr_ext_rank_files_late(void);
 
 /* Called at the end with this process's profile blob (NULL, 0 when there is none). */
 typedef void (*instr_ext_job_fn)(const char *blob, size_t len);

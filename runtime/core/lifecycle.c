@@ -185,6 +185,14 @@ static void summary(const instr_run *run, const char *files, int failed)
      * everything went (runtime/job/outputs.c); the ranks' own lines only with INSTR_VERBOSE. A rank whose
      * files failed, or that ended alone (early, by a signal), says it itself. */
     int job_says = !run->fork_of && instr_job_rank >= 0 && instr_job_hook && !run->from_signal;
+    if (!*files && !failed && instr_experiment_own_deferred()) {
+        /* INSTR_RANK_FILES left this rank out: its profile goes into the job database */
+        instr_info(1, "%s%u thread%s, %u region%s: no files of its own (INSTR_RANK_FILES); its "
+                   "profile goes into the job's profile.jdb", who, run->nlocations,
+                   run->nlocations == 1 ? "" : "s", instr_registry_count(),
+                   instr_registry_count() == 1 ? "" : "s");
+        return;
+    }
     instr_info(job_says && !failed ? 1 : 0, "%s%u thread%s, %u region%s: %s written to %s", who,
                run->nlocations, run->nlocations == 1 ? "" : "s", instr_registry_count(),
                instr_registry_count() == 1 ? "" : "s", files, where);

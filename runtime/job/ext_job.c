@@ -7,6 +7,11 @@
 #include "../core/ext.h"
 #include "../core/config.h"
 #include "../core/core.h"
+#include "../core/experiment.h"
+#include "../core/log.h"
+#include "../core/signals.h"
+#include "../profile/profile.h"
+#include "../util/text.h"
 #include "../util/pages.h"
 
 #include <stdlib.h>
@@ -21,8 +26,14 @@ INSTR_EXT_EXPORT void instr_ext_messages(uint64_t bytes_sent, uint64_t bytes_rec
     instr_job_messages(bytes_sent, bytes_received, sends, receives, collectives);
 }
 
+/* This process's run at the end, for instr_ext_rank_files_late: its threads' trees stay. */
+static instr_run end_run;
+static int have_end_run;
+
 static void job_hook(const instr_run *run)
 {
+    end_run = *run;
+    have_end_run = 1;
     size_t len = 0;
     /* With the job database, the tree comes from there: the blob keeps the rest. */
     char *blob = run->dir && job_fn ? instr_job_blob(run, &len, !jobdb_fn) : NULL;
@@ -58,4 +69,24 @@ INSTR_EXT_EXPORT void instr_ext_set_jobdb_hook(instr_ext_jobdb_fn fn)
 INSTR_EXT_EXPORT uint32_t instr_ext_job_profile_max_ranks(void)
 {
     return instr_cfg.job_profile_max_ranks;
+}
+
+INSTR_EXT_EXPORT void instr_ext_rank_files_late(void)
+{
+    if (!have_end_run || !instr_experiment_own_deferred() || !instr_cfg.profiling_formats)
+        return;
+    have_end_run = 0;
+    instr_io_guard g;
+    instr_io_guard_begin(&g);
+    char files[64] = "";
+    int rc = instr_profile_write_files(&end_run, files, sizeof files, INSTR_FORMAT_JSON);
+    instr_experiment_report_failures();
+    instr_io_guard_end(&g);
+    instr_experiment_publish_own();
+    const char *dir = instr_experiment_dir();
+    char where[512];
+    instr_escaped(where, sizeof where, dir ? dir : "(no directory)");
+    if (rc == 0 && *files)
+        instr_info(1, "rank %d: without the job database, its "
+                   "profile is written to %s/%s", instr_job_rank, where, files);
 }

@@ -1,7 +1,8 @@
 /* mpi_exchange.c — the job: one experiment directory for all ranks, and the job's profile.
  *
- * MPI_Init (../mpi/mpi_init.c): rank 0 creates the experiment directory and broadcasts its name; every rank
- * writes its own files into <dir>/rank-<N> (a process's full profile, as without MPI).
+ * MPI_Init (../mpi/mpi_init.c): rank 0 creates the experiment directory and broadcasts its name; a rank
+ * that INSTR_RANK_FILES names writes its own files into <dir>/rank-<N> (a process's full
+ * profile, as without MPI); the others only when they end alone or the job database fails.
  * MPI_Finalize is recorded but the real PMPI_Finalize is deferred to the end of the process
  * (atexit, as Score-P does), so that everything the program does after it is measured
  * too. There, every rank first writes its own files, then all write the job database
@@ -144,8 +145,12 @@ static void job_end(void)
     }
     instr_mpi_trace_measure_end(job_comm, job_rank, job_size);
     instr_ext_finalize(); /* this rank's files; the hook keeps the blob */
-    if (job_dir[0])
-        merge_profiles(instr_mpi_jobdb_write(job_comm, job_rank, job_size, job_dir));
+    if (job_dir[0]) {
+        int jdb = instr_mpi_jobdb_write(job_comm, job_rank, job_size, job_dir);
+        if (jdb < 0) /* every rank knows: then each keeps its own profile */
+            instr_ext_rank_files_late();
+        merge_profiles(jdb);
+    }
     instr_mpi_trace_end(job_comm, job_rank, job_size);
     instr_mem_free(my_blob);
     my_blob = NULL;
@@ -170,7 +175,7 @@ void instr_mpi_job_begin(void)
     PMPI_Bcast(dir, (int)sizeof dir, MPI_CHAR, 0, job_comm);
     if (dir[0]) {
         snprintf(job_dir, sizeof job_dir, "%s", dir);
-        instr_ext_experiment_join(dir, job_rank);
+        instr_ext_experiment_join(dir, job_rank, instr_ext_rank_files(job_rank));
     }
     /* Which rank records the per-host and once metrics: the first of each host (one shared
      * memory node), and rank 0. */

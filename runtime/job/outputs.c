@@ -60,8 +60,8 @@ static int job_file(const char *name, job_args *a)
     }
     if (rc != 0) {
         instr_experiment_report_failures();
-        instr_warn("job profile: %s/%s is not written; the ranks' own profiles are in %s/rank-*",
-                   a->dir, name, a->dir);
+        instr_warn("job profile: %s/%s is not written; every rank's profile is in %s/profile.jdb "
+                   "(instr-export --rank N)", a->dir, name, a->dir);
     }
     return rc;
 }
@@ -100,7 +100,8 @@ static void job_hint(const instr_job *j, const char *dir)
 }
 
 /* The job's one line at the end (rank 0; the ranks' own lines only with INSTR_VERBOSE):
- * what was written where, how many ranks, which are missing. */
+ * every file written at the job's top, where, how many ranks, which are missing, and where
+ * the ranks' own files are when INSTR_RANK_FILES asked for them. */
 static void job_summary(const instr_job *j, const char *dir, int nranks, const char *files)
 {
     if (instr_verbose < 0)
@@ -112,14 +113,11 @@ static void job_summary(const instr_job *j, const char *dir, int nranks, const c
     if (nmissing)
         snprintf(lost, sizeof lost, "; %s %s missing from it (%d of %d: ended early or sent "
                  "nothing)", nmissing == 1 ? "rank" : "ranks", missing, nmissing, nranks);
-    char own[64];
-    if (nranks == 1)
-        snprintf(own, sizeof own, "the rank's own files in rank-0/");
-    else
-        snprintf(own, sizeof own, "each rank's own files in rank-0/ to rank-%d/", nranks - 1);
-    instr_warn("MPI job of %d rank%s: %s%s %s%s; %s", nranks, nranks == 1 ? "" : "s",
+    char own[160];
+    instr_job_rank_files_text(own, sizeof own, nranks);
+    instr_warn("MPI job of %d rank%s: %s%s %s%s%s%s", nranks, nranks == 1 ? "" : "s",
                *files ? files : "no job profile file", *files ? " written to" : " in", where,
-               lost, own);
+               lost, *own ? "; " : "", own);
 }
 
 INSTR_EXT_EXPORT int instr_ext_job_write(instr_job *j, const char *dir, int nranks)
@@ -133,7 +131,7 @@ INSTR_EXT_EXPORT int instr_ext_job_write(instr_job *j, const char *dir, int nran
     static const struct { const char *name; uint32_t format; } outs[] = {
         {"profile.txt", INSTR_FORMAT_TXT}, {"profile.json", INSTR_FORMAT_JSON},
         {"profile.cubex", INSTR_FORMAT_CUBEX}, {"profile.html", INSTR_FORMAT_HTML}};
-    char files[128] = "";
+    char files[160] = "";
     int rc = 0;
     for (size_t i = 0; i < sizeof outs / sizeof *outs; i++) {
         if (!(instr_cfg.profiling_formats & outs[i].format))
@@ -148,6 +146,10 @@ INSTR_EXT_EXPORT int instr_ext_job_write(instr_job *j, const char *dir, int nran
         snprintf(files + len, sizeof files - len, "%s%s", len ? ", " : "", outs[i].name);
     }
     instr_io_guard_end(&g);
+    /* written before the job profile: the database it is read from, rank 0's configuration */
+    instr_files_add(files, sizeof files, "profile.jdb");
+    if (instr_experiment_job_config_written())
+        instr_files_add(files, sizeof files, "instr.cfg");
     job_summary(j, dir, nranks, files);
     job_hint(j, dir);
     return rc;

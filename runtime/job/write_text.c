@@ -320,7 +320,8 @@ int instr_job_text_write(instr_writer *f, const instr_job_text *t)
     if (t->dropped)
         instr_wr_printf(f, "  WARNING      %" PRIu64 " call paths dropped: INSTR_TOTAL_MEMORY too small\n",
                 t->dropped);
-    instr_wr_printf(f, "  per rank     rank-N/profile.txt (and the other files) for each rank on its own\n\n");
+    instr_wr_printf(f, "  per rank     instr-export --json profile.jdb --rank N (rank-N/ with "
+                       "INSTR_RANK_FILES=1)\n\n");
     if (flat_profile(f, &w) != 0)
         goto out;
     call_tree(f, &w, order, depth);

@@ -10,6 +10,7 @@
 #include "../core/clock.h"
 #include "../core/config.h"
 #include "../core/core.h"
+#include "../core/experiment.h"
 #include "../core/log.h"
 #include "../core/plugin_load.h"
 #include "../core/registry.h"
@@ -599,7 +600,8 @@ static int sp_write(const instr_run *run, char *files, size_t size)
         const instr_substrate_plugin_info *info = plugins[i].info;
         if (!info->write_data)
             continue;
-        if (info->write_data(run->dir) != 0) {
+        /* a rank without files of its own (INSTR_RANK_FILES): its directory, made now */
+        if (instr_experiment_materialize() != 0 || info->write_data(run->dir) != 0) {
             instr_warn("%s=%s: the plugin could not write its results into %s (write_data "
                        "failed; its own message, if any, says why)",
                        VAR, plugins[i].name, run->dir ? run->dir : "(no directory)");

@@ -102,11 +102,10 @@ static int write_html(instr_writer *f, const instr_run *run, const instr_mtree *
     return instr_html_write(f, html_json, &a);
 }
 
-static int write(const instr_run *run, char *files, size_t size)
+int instr_profile_write_files(const instr_run *run, char *files, size_t size, uint32_t formats)
 {
     int slot = instr_substrate_slot(&instr_profile_substrate);
     instr_mtree t;
-    instr_profile_resolve_grafts(run, slot);
     if (instr_mtree_build(&t, run, slot) != 0) {
         instr_experiment_note_failure("profile (merging the threads' trees)", ENOMEM, 0);
         instr_mtree_free(&t);
@@ -121,7 +120,7 @@ static int write(const instr_run *run, char *files, size_t size)
     };
     int rc = 0;
     for (size_t i = 0; i < sizeof outs / sizeof *outs; i++) {
-        if (!(instr_cfg.profiling_formats & outs[i].format))
+        if (!(formats & outs[i].format))
             continue; /* INSTR_PROFILING_FORMAT */
         /* A file that fails is noted (the end-of-run line says what and why) and never
          * left under its final name; the others are still written. */
@@ -142,6 +141,21 @@ static int write(const instr_run *run, char *files, size_t size)
     dominated_hint(run, &t);
     instr_mtree_free(&t);
     return rc;
+}
+
+static int write(const instr_run *run, char *files, size_t size)
+{
+    instr_profile_resolve_grafts(run, instr_substrate_slot(&instr_profile_substrate));
+    uint32_t formats = instr_cfg.profiling_formats;
+    /* A rank of an MPI job without files of its own (INSTR_RANK_FILES, docs/mpi.md): at the
+     * job's end the job database holds its profile; a rank that ends alone (early, aborted,
+     * by a signal) keeps what it measured in the one file that holds all of it. */
+    if (instr_experiment_own_deferred() && !run->fork_of) {
+        if (instr_job_hook && !run->from_signal)
+            return 0;
+        formats = formats ? INSTR_FORMAT_JSON : 0;
+    }
+    return instr_profile_write_files(run, files, size, formats);
 }
 
 const instr_substrate instr_profile_substrate = {

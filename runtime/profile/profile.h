@@ -191,6 +191,9 @@ int instr_profile_metric_shown(uint32_t i);
 
 /* Writers: 0, or -1 on an I/O error. */
 int instr_profile_write_json(instr_writer *f, const instr_run *run, const instr_mtree *t);
+/* The profile files of formats (INSTR_FORMAT_* bits) in this process's directory, their names
+ * added to files; after the substrate's end (the threads' trees stay). 0, or -1 (noted). */
+int instr_profile_write_files(const instr_run *run, char *files, size_t size, uint32_t formats);
 int instr_profile_write_text(instr_writer *f, const instr_run *run, const instr_mtree *t);
 /* A duration for profile.txt: "1.234 s", "12.35 ms", "45.6 us", "120 ns" in a field of 9
  * (write_text.c; the job's profile.txt uses it too). */

@@ -227,6 +227,59 @@ def case_make():
     expect_instrumented(os.path.join(src, "app"), wd)
 
 
+# A Makefile that picks its flags by the compiler's name in $(CC), as real ones do for
+# OpenMP and LTO: with instr-gcc or instr-clang it must find the name (docs/build-systems.md).
+BY_NAME_MAKEFILE = """\
+ifneq ($(findstring clang,$(CC)),)
+FLAVOUR = clang
+else ifneq ($(findstring gcc,$(CC)),)
+FLAVOUR = gcc
+else ifneq ($(findstring g++,$(CC)),)
+FLAVOUR = gcc
+else
+FLAVOUR = unknown
+endif
+flavour:
+\t@echo $(FLAVOUR)
+"""
+
+
+def case_wrapper_names():
+    """instr-gcc, instr-g++, instr-clang and instr-clang++: named after the compiler a
+    Makefile looks for in $(CC), calling that compiler (clang's predefined macros or
+    not), instrumenting as instr-cc does: the C project built by make with CC=instr-gcc and
+    CC=instr-clang runs and records; the C++ program built by instr-g++ and instr-clang++
+    too."""
+    for w, family in (("instr-gcc", "gcc"), ("instr-clang", "clang"), ("instr-g++", "gcc"),
+                      ("instr-clang++", "clang")):
+        path = os.path.join(A.bindir, w)
+        expect(os.path.islink(path) and os.readlink(path) == "instr",
+               "%s is not a relative link to instr" % path)
+        wd, src = project("names-" + w.replace("+", "x"))
+        with open(os.path.join(src, "Makefile.byname"), "w") as f:
+            f.write(BY_NAME_MAKEFILE)
+        got = sh(["make", "-s", "-f", "Makefile.byname", "CC=" + w], src).stdout.strip()
+        expect(got == family, "make found %r in CC=%s, expected %r" % (got, w, family))
+        lang = "c++" if w.endswith("++") else "c"
+        macros = sh([w, "-dM", "-E", "-x", lang, "/dev/null"], src).stdout
+        expect(("__clang__" in macros) == (family == "clang"),
+               "%s did not call %s (its predefined macros say otherwise)" % (w, family))
+        if lang == "c":
+            sh(["make", "-f", "Makefile.plain", "CC=" + w], src)
+            expect_instrumented(os.path.join(src, "app"), wd)
+            continue
+        cxx = os.path.join(os.path.dirname(A.src), "project_cxx", "grid.cpp")
+        sh([w, "-O1", cxx, "-o", os.path.join(wd, "grid")], wd)
+        exp = os.path.join(wd, "exp")
+        p = sh([os.path.join(wd, "grid")], wd, {"INSTR_EXPERIMENT_DIRECTORY": exp})
+        expect(p.stdout == "grid 8.000 caught 1\n", "grid printed %r" % p.stdout)
+        visits = P.visits_by_region(P.load(os.path.join(exp, "profile.json")))
+        expect(visits.get("heat::Grid::step(double)") == 4,
+               "%s: grid's step visited %r times, expected 4" % (w, visits))
+    print("wrapper names: instr-gcc, instr-g++, instr-clang, instr-clang++ found by name and "
+          "instrumenting")
+
+
 def case_cxx():
     """instr-c++ as CMake's C++ compiler (project_cxx/): configured plainly, built
     instrumented; the profile names the C++ functions as C++ does."""

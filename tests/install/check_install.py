@@ -182,6 +182,12 @@ def case_demo():
         {"INSTR_WRAPPER_COMPILER": "gcc"})
     expect_runpath(exe2, wd)
     expect("__instr_enter" in run(["nm", "-u", exe2], wd).stdout, "instr-cc did not instrument")
+    # every wrapper name is installed as a relative link to instr (docs/build-systems.md)
+    for w in ("instr-cc", "instr-c++", "instr-mpicc", "instr-mpicxx", "instr-gfortran",
+              "instr-gcc", "instr-g++", "instr-clang", "instr-clang++"):
+        link = bin_(w)
+        expect(os.path.islink(link) and os.readlink(link) == "instr",
+               "%s is not installed as a relative link to instr" % link)
     print("demo: heat built by the moved instr gcc, %d steps recorded; instr-cc too"
           % (v["update_row"] // 62))
 

@@ -373,7 +373,9 @@ def case_mpi():
     exe = os.path.join(wd, "mpi_io")
     sh([A.wrapper, A.mpicc, "-O1", os.path.join(A.src, "mpi_io.c"), "-o", exe], wd)
     rd = workdir("run_mpi")
-    e = {"INSTR_IO": "mpiio", "INSTR_EXPERIMENT_DIRECTORY": os.path.join(rd, "exp")}
+    # INSTR_RANK_FILES: each rank's own profile.json, checked below
+    e = {"INSTR_IO": "mpiio", "INSTR_EXPERIMENT_DIRECTORY": os.path.join(rd, "exp"),
+         "INSTR_RANK_FILES": "1"}
     p = subprocess.run([A.mpirun, "--oversubscribe", "--allow-run-as-root", "-np", str(NRANKS), exe],
                        cwd=rd, env=clean_env(e), capture_output=True, text=True, timeout=240)
     expect(p.returncode == 0, "mpirun: %d %s" % (p.returncode, p.stderr[-3000:]))
@@ -470,8 +472,9 @@ def case_mpi_trace():
     exe = os.path.join(wd, "mpi_io")
     sh([A.wrapper, A.mpicc, "-O1", os.path.join(A.src, "mpi_io.c"), "-o", exe], wd)
     rd = workdir("run_mpi_trace")
+    # INSTR_RANK_FILES: each rank's own profile.json, compared with its trace below
     e = {"INSTR_IO": "mpiio", "INSTR_ENABLE_TRACING": "1",
-         "INSTR_EXPERIMENT_DIRECTORY": os.path.join(rd, "exp")}
+         "INSTR_EXPERIMENT_DIRECTORY": os.path.join(rd, "exp"), "INSTR_RANK_FILES": "1"}
     p = subprocess.run([A.mpirun, "--oversubscribe", "--allow-run-as-root", "-np", str(n), exe],
                        cwd=rd, env=clean_env(e), capture_output=True, text=True, timeout=240)
     expect(p.returncode == 0, "mpirun: %d %s" % (p.returncode, p.stderr[-3000:]))

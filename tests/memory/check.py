@@ -336,7 +336,9 @@ def case_mpi():
     exe = os.path.join(wd, "mpi_alloc")
     sh([A.wrapper, A.mpicc, "-O1", os.path.join(A.src, "mpi_alloc.c"), "-o", exe], wd)
     rd = workdir("run_mpi")
-    e = {"INSTR_MEMORY": "1", "INSTR_EXPERIMENT_DIRECTORY": os.path.join(rd, "exp")}
+    # INSTR_RANK_FILES: each rank's own profile.json, checked below
+    e = {"INSTR_MEMORY": "1", "INSTR_EXPERIMENT_DIRECTORY": os.path.join(rd, "exp"),
+         "INSTR_RANK_FILES": "1"}
     p = subprocess.run([A.mpirun, "--oversubscribe", "--allow-run-as-root", "-np", "4", exe],
                        cwd=rd, env=clean_env(e), capture_output=True, text=True, timeout=240)
     expect(p.returncode == 0, "mpirun: %d %s" % (p.returncode, p.stderr[-3000:]))

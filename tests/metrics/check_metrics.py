@@ -593,7 +593,8 @@ def case_mpi_job():
     """The job profile of an MPI job has the metric rows of every rank."""
     work = fresh_dir(os.path.join(A.work, A.case))
     exe = build_halo(work)
-    env = count_env("events")
+    # INSTR_RANK_FILES: the ranks' own profiles, which the database is checked against below
+    env = dict(count_env("events"), INSTR_RANK_FILES="1")
     p = mpirun_job(work, env, ["-np", "2", exe])
     expect(p.returncode == 0, "mpirun: %s" % p.stderr.decode(errors="replace")[-2000:])
     job = P.load(P.find_experiment(work))

@@ -16,6 +16,10 @@ against the ranks' own profiles (check_jobdb_api.py, run by PY, a python3 with n
 pandas, with DIR on PYTHONPATH: instr_analysis), and so are the invariants of every database
 (tests/analysis/check_analysis.py invariants --jdb); --compare: the job runs twice and the
 module's compare() of the two databases is checked too.
+--export BIN: instr-export; every present rank's profile.json made from the database on demand
+(instr-export --json profile.jdb --rank N) must equal its own rank-N/profile.json, call path by
+call path and thread by thread (the job runs with INSTR_RANK_FILES=1 so that the ranks' own
+files exist to compare with).
 --damage BIN: tests/analysis' test_damage, whose group rows_cut opens copies of the database
 cut inside its rows with the C library and checks its message.
 """
@@ -93,6 +97,63 @@ def check_damage_c(binary, jdb, work):
         fail("test_damage rows_cut %s failed (status %d)" % (jdb, r.returncode))
 
 
+def _export_values(prof):
+    """{(call path names, location or None): {field: value}} of a profile.json: per node the
+    node's own fields (None) and each location's; message fields absent where zero."""
+    reg = {x["id"]: x["name"] for x in prof["regions"]}
+    names, out = {}, {}
+    fields = ("visits", "inclusive", "exclusive", "messages_sent", "bytes_sent",
+              "messages_received", "bytes_received", "collectives")
+    for n in prof["tree"]:
+        names[n["id"]] = (names[n["parent"]] if n["parent"] is not None else ()) + \
+            (reg[n["region"]],)
+        out[(names[n["id"]], None)] = {k: n[k] for k in fields if k in n}
+        for l in n["locations"]:
+            out[(names[n["id"]], l["location"])] = {k: l[k] for k in fields if k in l}
+    return out
+
+
+def check_export(export, exp, np_, absent, work):
+    """Every present rank's profile.json made from profile.jdb by instr-export --rank equals
+    its own rank-N/profile.json (call paths, threads, visits, times, messages); an absent
+    rank is refused with a message naming it."""
+    import json
+    d = os.path.join(work, "export")
+    os.makedirs(d, exist_ok=True)
+    for r in range(np_):
+        out = os.path.join(d, "rank-%d.json" % r)
+        p = subprocess.run([export, "--json", exp, "--rank", str(r), "-o", out],
+                           capture_output=True, text=True, timeout=120)
+        if r == absent:
+            if p.returncode != 1 or "rank %d is absent" % r not in p.stderr:
+                fail("instr-export --rank %d of an absent rank: status %d, %r"
+                     % (r, p.returncode, p.stderr))
+            continue
+        if p.returncode != 0:
+            fail("instr-export --rank %d: %s" % (r, p.stderr))
+        with open(out, encoding="utf-8") as f:
+            got = _export_values(json.load(f))
+        with open(os.path.join(exp, "rank-%d" % r, "profile.json"), encoding="utf-8") as f:
+            want = _export_values(json.load(f))
+        # A node's own times are its threads' ticks summed, then made ns; the database holds
+        # each thread's ns: the node's times may differ by the rounding, 1 ns per thread.
+        def same(k):
+            g, w = got.get(k), want.get(k)
+            if k[1] is not None or g is None or w is None or set(g) != set(w):
+                return g == w
+            nthreads = sum(1 for x in want if x[0] == k[0] and x[1] is not None)
+            return all(abs(g[f] - w[f]) <= (nthreads if f in ("inclusive", "exclusive") else 0)
+                       for f in g)
+        if not all(same(k) for k in set(got) | set(want)):
+            diff = sorted((k for k in set(got) | set(want) if not same(k)),
+                          key=lambda k: (k[0], -1 if k[1] is None else k[1]))[:5]
+            fail("rank %d: its profile from the database differs from rank-%d/profile.json: "
+                 "%s" % (r, r, "; ".join("%r: %r vs %r" % (k, got.get(k), want.get(k))
+                                         for k in diff)))
+    print("instr-export --rank: %d ranks' profiles from the database equal their own"
+          % (np_ - (absent is not None)))
+
+
 def main():
     ap = argparse.ArgumentParser()
     for a in ("source", "workdir", "instr", "mpicc", "mpirun"):
@@ -100,6 +161,7 @@ def main():
     ap.add_argument("--np", type=int, required=True)
     ap.add_argument("--absent", type=int)
     ap.add_argument("--env", action="append", default=[])
+    ap.add_argument("--export")
     ap.add_argument("--api-python")
     ap.add_argument("--api-path")
     ap.add_argument("--compare", action="store_true")
@@ -110,7 +172,9 @@ def main():
     os.makedirs(work)
     env = {k: v for k, v in os.environ.items() if not k.startswith("INSTR_")}
     env["OMPI_MCA_btl"] = "self,vader"
-    xenv = []
+    # every rank's own rank-N/profile.json: what the database is checked against
+    env["INSTR_RANK_FILES"] = "1"
+    xenv = ["-x", "INSTR_RANK_FILES"]
     for kv in args.env:
         k, v = kv.split("=", 1)
         env[k] = v
@@ -151,6 +215,8 @@ def main():
         fail("no line saying that the job's profile.json was written")
     if jobdb.main(opts) != 0:
         fail("the job database is wrong")
+    if args.export:
+        check_export(args.export, exp, args.np, args.absent, work)
     db = jobdb.read(os.path.join(exp, "profile.jdb"))
     # Some call paths are only on some ranks (the point of progs/jobdb.c).
     metrics = [k.split("=", 1)[1] for k in args.env if k.startswith("INSTR_METRIC_RUSAGE=")]

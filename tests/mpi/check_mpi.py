@@ -80,7 +80,7 @@ def collectives_expect(np_, mode):
     return v, {}
 
 
-def check_job(exp, np_, visits, msgs):
+def check_job(exp, np_, visits, msgs, rank_files=True):
     prof = P.load(exp)
     problems = P.check_consistency(prof)
     if problems:
@@ -124,7 +124,7 @@ def check_job(exp, np_, visits, msgs):
     for k in ("messages_sent", "bytes_sent"):
         if sum(n.get(k, 0) for n in prof["tree"]) != sum(f.get(k, 0) for f in prof["flat"]):
             fail("tree and flat %s differ" % k)
-    for r in range(np_):
+    for r in range(np_ if rank_files else 0):
         if not os.path.isfile(os.path.join(exp, "rank-%d" % r, "profile.json")):
             fail("rank-%d/profile.json missing" % r)
     print("job profile: %d rank(s), %d regions, %d messages, %d bytes: as expected"
@@ -202,6 +202,10 @@ def main():
     ap.add_argument("--np", type=int, required=True)
     ap.add_argument("--trace", action="store_true")
     ap.add_argument("--verbose", action="store_true", help="INSTR_VERBOSE=1 on every rank")
+    ap.add_argument("--no-rank-files", action="store_true",
+                    help="without INSTR_RANK_FILES: the job's constant set of files only, every "
+                         "rank's profile from profile.jdb (instr-export --rank)")
+    ap.add_argument("--export", help="instr-export, for --no-rank-files")
     ap.add_argument("--unrecorded", type=int, default=0,
                     help="the last N ranks run with INSTR_ENABLE_PROFILING=0: missing from the "
                          "job's profile")
@@ -239,6 +243,12 @@ def main():
     if args.trace:
         menv["INSTR_ENABLE_TRACING"] = "1"
         cmd = cmd[:1] + ["-x", "INSTR_ENABLE_TRACING"] + cmd[1:]
+    # Every rank's own files (rank-N/) are what the checks below compare the job's with; the
+    # aborting rank and --no-rank-files show the default: files at the job's top only.
+    rank_files = args.case != "abort" and not args.no_rank_files
+    if rank_files:
+        menv["INSTR_RANK_FILES"] = "1"
+        cmd = cmd[:1] + ["-x", "INSTR_RANK_FILES"] + cmd[1:]
     if args.verbose:
         menv["INSTR_VERBOSE"] = "1"
         cmd = cmd[:1] + ["-x", "INSTR_VERBOSE"] + cmd[1:]
@@ -279,10 +289,14 @@ def main():
         if os.path.exists(os.path.join(exp, "profile.json")):
             fail("a job profile.json was written although the job was aborted")
         # Rank 1 ended alone: it says where its files are, with its number; no job summary.
+        # Without INSTR_RANK_FILES it keeps what it measured in the one file that holds it.
         own = ("instr: rank 1: 1 thread, 5 regions: %s written to %s/rank-1"
-               % ("profile.txt, profile.json, profile.folded, profile.cubex, profile.html", exp))
+               % ("profile.json", exp))
         if own not in measured.stderr.splitlines():
             fail("rank 1 did not say where its own files are (%r)" % own)
+        if sorted(os.listdir(os.path.join(exp, "rank-1"))) != ["profile.json"]:
+            fail("rank-1/ holds %r, expected profile.json only"
+                 % sorted(os.listdir(os.path.join(exp, "rank-1"))))
         if "MPI job of" in measured.stderr:
             fail("a job summary was printed although the job was aborted")
         print("abort: rank 1's profile written, the abort reported")
@@ -309,11 +323,15 @@ def main():
         return
     expect = {"halo": halo_expect, "collectives": collectives_expect}[args.case]
     visits, msgs = expect(args.np, args.mode)
-    prof = check_job(exp, args.np, visits, msgs)
+    prof = check_job(exp, args.np, visits, msgs, rank_files)
     # What the job printed, its profile.txt, and each rank's own profile against the job's.
     problems = job_output.stderr_problems(measured.stderr, exp, args.np, args.verbose,
-                                          args.trace)
-    ranks = job_output.load_ranks(exp, args.np, P.load)
+                                          args.trace, rank_files=rank_files)
+    if rank_files:
+        ranks = job_output.load_ranks(exp, args.np, P.load)
+    else:
+        problems += job_output.top_problems(exp, args.trace)
+        ranks = job_output.export_ranks(exp, args.np, args.export, work, P.load)
     problems += job_output.rank_problems(prof, ranks)
     problems += job_output.text_problems(exp, args.np, ranks, visits)
     if args.case == "collectives":

@@ -17,22 +17,25 @@ MSG_FIELDS = ("messages_sent", "bytes_sent", "messages_received", "bytes_receive
               "collectives")
 NODE_FIELDS = ("visits", "inclusive", "exclusive") + MSG_FIELDS
 ALL_FORMATS = "profile.txt, profile.json, profile.cubex, profile.html"
+# every file at the top of a job's directory, as the job's line names them
+JOB_FILES = ALL_FORMATS + ", profile.jdb, instr.cfg"
 
 
-def job_line(exp, np_, missing=""):
-    own = ("the rank's own files in rank-0/" if np_ == 1
-           else "each rank's own files in rank-0/ to rank-%d/" % (np_ - 1))
-    return "instr: MPI job of %d rank%s: %s written to %s%s; %s" % (
-        np_, "" if np_ == 1 else "s", ALL_FORMATS, exp, missing, own)
+def job_line(exp, np_, missing="", rank_files=True):
+    """The job's one line; rank_files: INSTR_RANK_FILES=1, the line says where they are."""
+    own = ("; the rank's own files in rank-0/" if np_ == 1
+           else "; each rank's own files in rank-0/ to rank-%d/" % (np_ - 1))
+    return "instr: MPI job of %d rank%s: %s written to %s%s%s" % (
+        np_, "" if np_ == 1 else "s", JOB_FILES, exp, missing, own if rank_files else "")
 
 
-def stderr_problems(stderr, exp, np_, verbose, trace, missing=""):
+def stderr_problems(stderr, exp, np_, verbose, trace, missing="", rank_files=True):
     """The instr lines of a job that ended well. Without INSTR_VERBOSE exactly the job's
     summary (and the trace's line with --trace); with INSTR_VERBOSE=1 also one end line per
     rank, naming it, besides the explanations every rank gives at start-up."""
     lines = [l for l in stderr.splitlines() if l.startswith("instr: ")]
     problems = []
-    want = job_line(exp, np_, missing)
+    want = job_line(exp, np_, missing, rank_files)
     if lines.count(want) != 1:
         problems.append("the job's summary %r appears %d times (once expected)"
                         % (want, lines.count(want)))
@@ -100,6 +103,35 @@ def own_paths(rank_prof):
 
 def load_ranks(exp, np_, load):
     return {r: load(os.path.join(exp, "rank-%d" % r)) for r in range(np_)}
+
+
+def top_problems(exp, trace):
+    """Without INSTR_RANK_FILES: the job's directory holds its constant set of files (and the
+    trace archive), no rank-N/."""
+    want = set(JOB_FILES.split(", "))
+    if trace:
+        want |= {"traces.otf2", "traces.def", "traces"}
+    got = set(os.listdir(exp))
+    if got != want:
+        return ["the job's directory holds %r, expected %r" % (sorted(got), sorted(want))]
+    return []
+
+
+def export_ranks(exp, np_, export, work, load):
+    """Every rank's profile.json made on demand from the job's profile.jdb by instr-export
+    --rank N, loaded."""
+    import subprocess
+    out = {}
+    for r in range(np_):
+        d = os.path.join(work, "export-rank-%d" % r)
+        os.makedirs(d, exist_ok=True)
+        p = subprocess.run([export, "--json", os.path.join(exp, "profile.jdb"), "--rank", str(r),
+                            "-o", os.path.join(d, "profile.json")], capture_output=True,
+                           text=True)
+        if p.returncode != 0:
+            raise SystemExit("FAIL: instr-export --rank %d: %s" % (r, p.stderr))
+        out[r] = load(d)
+    return out
 
 
 def rank_problems(job, ranks):

@@ -931,7 +931,9 @@ def build_and_run_hybrid(level, cxx=None, trace=True, name=None):
         raise Fail("build failed: %s\n%s" % (" ".join(cmd), p.stderr.decode(errors="replace")))
     exp = os.path.join(wd, "exp")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("INSTR_", "OMP_"))}
-    env.update({"OMP_NUM_THREADS": str(RANK_THREADS), "INSTR_EXPERIMENT_DIRECTORY": exp})
+    # INSTR_RANK_FILES: each rank's own profile.json, checked against the job's
+    env.update({"OMP_NUM_THREADS": str(RANK_THREADS), "INSTR_EXPERIMENT_DIRECTORY": exp,
+                "INSTR_RANK_FILES": "1"})
     if trace:
         env["INSTR_ENABLE_TRACING"] = "1"
     p = subprocess.run([A.mpirun, "-np", str(RANKS)] + MPIRUN_FLAGS + [exe, level], cwd=wd,

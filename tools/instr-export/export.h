@@ -18,4 +18,7 @@ int instr_export_folded(const char *path, const char *metric, FILE *out);
 /* profile.json -> a flame graph as SVG. */
 int instr_export_svg(const char *path, FILE *out);
 
+/* profile.jdb -> one rank's profile.json, from the job database (rank_json.c). */
+int instr_export_rank_json(const char *jdb, long rank, FILE *out);
+
 #endif

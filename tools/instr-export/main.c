@@ -5,6 +5,9 @@
  *   instr-export --speedscope PROFILE.json [-o FILE] speedscope's JSON, a profile per thread
  *   instr-export --folded PROFILE.json [--metric M] [-o FILE]  folded stacks of any metric
  *   instr-export --svg    PROFILE.json   [-o FILE]   a flame graph as SVG
+ *   instr-export --json   profile.jdb --rank N [-o FILE]   rank N's profile.json
+ * The modes that read a profile.json read, with --rank N, rank N's profile from an MPI job's
+ * profile.jdb instead (or from its experiment directory), made on demand (rank_json.c).
  * Exit status: 0 done, 1 bad input (the message says what and where), 2 usage error. A
  * regular output file is written under a partial name of its own (FILE.partial.XXXXXX) and
  * renamed when complete, so a failed export never leaves a truncated file under the name
@@ -34,8 +37,12 @@ static const char usage[] =
     "                          exclusive time in ns, or of --metric NAME (visits, or any\n"
     "                          metric column of the call paths)\n"
     "  --svg PROFILE.json      a flame graph as one SVG file\n"
+    "  --json profile.jdb --rank N  rank N's profile.json from an MPI job's database\n"
     "options:\n"
     "  -o, --output FILE       write there (default: standard output)\n"
+    "  --rank N                the input is an MPI job's profile.jdb (or its directory):\n"
+    "                          rank N's profile, made from the database, for --json, --html,\n"
+    "                          --speedscope, --folded and --svg\n"
     "  --metric NAME           with --folded: the number per call path (default exclusive)\n"
     "  -h, --help              this text\n"
     "exit status: 0 done, 1 bad input, 2 usage error; docs/report.md says more.\n";
@@ -114,13 +121,14 @@ static int usage_error(const char *what, const char *arg)
 int main(int argc, char **argv)
 {
     const char *mode = NULL, *input = NULL, *output = NULL, *metric = NULL;
+    long rank = -1;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             fputs(usage, stdout);
             return 0;
         } else if (!strcmp(a, "--html") || !strcmp(a, "--chrome") || !strcmp(a, "--speedscope") ||
-                   !strcmp(a, "--folded") || !strcmp(a, "--svg")) {
+                   !strcmp(a, "--folded") || !strcmp(a, "--svg") || !strcmp(a, "--json")) {
             if (mode)
                 return usage_error("give one mode only", a);
             mode = a + 2;
@@ -128,6 +136,13 @@ int main(int argc, char **argv)
             if (++i == argc)
                 return usage_error("missing file name after", a);
             output = argv[i];
+        } else if (!strcmp(a, "--rank")) {
+            char *end;
+            if (++i == argc)
+                return usage_error("missing rank number after", a);
+            rank = strtol(argv[i], &end, 10);
+            if (end == argv[i] || *end || rank < 0)
+                return usage_error("not a rank number", argv[i]);
         } else if (!strcmp(a, "--metric")) {
             if (++i == argc)
                 return usage_error("missing metric name after", a);
@@ -141,7 +156,12 @@ int main(int argc, char **argv)
         }
     }
     if (!mode)
-        return usage_error("give a mode (--html, --chrome, --speedscope, --folded or --svg)", NULL);
+        return usage_error("give a mode (--html, --chrome, --speedscope, --folded, --svg or "
+                           "--json)", NULL);
+    if (!strcmp(mode, "json") && rank < 0)
+        return usage_error("--json goes with --rank N (a rank of an MPI job's profile.jdb)", NULL);
+    if (!strcmp(mode, "chrome") && rank >= 0)
+        return usage_error("--rank goes with the modes that read a profile", NULL);
     if (metric && strcmp(mode, "folded") != 0)
         return usage_error("--metric goes with --folded only", NULL);
     if (!input)
@@ -160,11 +180,40 @@ int main(int argc, char **argv)
         if (!(out = open_output(output, &partial)))
             return 1;
     }
-    int rc = !strcmp(mode, "html")         ? instr_export_html(input, out)
+    /* --rank: the rank's profile.json, made from the database into a temporary file that
+     * the profile's modes then read like any profile.json. */
+    char jdb[4096], tmp[] = "/tmp/instr-export-rank.XXXXXX";
+    if (rank >= 0) {
+        struct stat st;
+        snprintf(jdb, sizeof jdb, "%s", input);
+        if (stat(input, &st) == 0 && S_ISDIR(st.st_mode))
+            snprintf(jdb, sizeof jdb, "%s/profile.jdb", input);
+        input = jdb;
+    }
+    if (rank >= 0 && strcmp(mode, "json") != 0) {
+        int fd = mkstemp(tmp);
+        FILE *t = fd >= 0 ? fdopen(fd, "w") : NULL;
+        if (!t) {
+            fprintf(stderr, "instr-export: cannot create a temporary file: %s\n", strerror(errno));
+            if (fd >= 0)
+                close(fd), unlink(tmp);
+            return 1;
+        }
+        int r = instr_export_rank_json(jdb, rank, t);
+        if (fclose(t) != 0 || r != 0) {
+            unlink(tmp);
+            return 1;
+        }
+        input = tmp;
+    }
+    int rc = !strcmp(mode, "json")         ? instr_export_rank_json(input, rank, out)
+             : !strcmp(mode, "html")       ? instr_export_html(input, out)
              : !strcmp(mode, "chrome")     ? instr_export_chrome(input, out)
              : !strcmp(mode, "speedscope") ? instr_export_speedscope(input, out)
              : !strcmp(mode, "folded")     ? instr_export_folded(input, metric, out)
                                            : instr_export_svg(input, out);
+    if (input == tmp)
+        unlink(tmp);
     if (output) {
         if (fclose(out) != 0 && rc == 0)
             rc = -1;

@@ -15,6 +15,10 @@
 static const char *const wrappers[][2] = {
     {"instr-cc", "cc"},         {"instr-c++", "c++"},       {"instr-mpicc", "mpicc"},
     {"instr-mpicxx", "mpicxx"}, {"instr-gfortran", "gfortran"},
+    /* named after the compiler, for Makefiles that pick flags by finding "gcc" or "clang"
+     * in $(CC) */
+    {"instr-gcc", "gcc"},       {"instr-g++", "g++"},       {"instr-clang", "clang"},
+    {"instr-clang++", "clang++"},
 };
 #define N_WRAPPERS (sizeof wrappers / sizeof *wrappers)
 
