@@ -858,7 +858,14 @@ def case_gomp_exits():
     expect(p.returncode == -signal.SIGTERM, "signal: rc %d, expected death by SIGTERM"
            % p.returncode)
     prof = P.load(exp)
-    problems = P.check_consistency(prof)
+    # The workers keep running while the handler writes, so an open construct's children can
+    # end up with a little more inclusive time than the construct (docs/openmp.md, Limits):
+    # that, within 5 % of the construct's time, and nothing else
+    problems = []
+    for pr in P.check_consistency(prof):
+        m = re.match(r"node \d+: children's inclusive (\d+) > its inclusive (\d+)$", pr)
+        if not m or int(m.group(1)) > int(m.group(2)) * 1.05:
+            problems.append(pr)
     expect(not problems, "signal: profile inconsistent: %s" % problems[:5])
     every_thread(prof, named("!$omp critical"), 3, "signal: critical")
     busy = by_location(prof, lambda n: n.startswith("work("))
