@@ -301,6 +301,18 @@ def runs_tasks(region):
                                                region["name"].startswith("!$omp taskgroup"))
 
 
+def node_paths(prof):
+    """{tree node id: its call path as a tuple of region names} of profile.json."""
+    regions = {r["id"]: r["name"] for r in prof["regions"]}
+    paths = {}
+    for node in prof["tree"]:
+        p = (regions[node["region"]],)
+        if node["parent"] is not None:
+            p = paths[node["parent"]] + p
+        paths[node["id"]] = p
+    return paths
+
+
 def check_against_json(cube, prof, stats=None):
     """Visits, inclusive time, min/max inclusive time and every metric of profile.json's
     `metrics` list (its inclusive sums) per call path and location equal profile.json's
@@ -310,14 +322,8 @@ def check_against_json(cube, prof, stats=None):
     at OpenMP nodes that run tasks (TASK_RUNNERS) it is at least profile.json's. stats, a
     dict, gets the count of such nodes whose exclusive time differs ("task_bookkeeping")."""
     bad = check_regions(cube, prof)
-    regions = {r["id"]: r["name"] for r in prof["regions"]}
     tree = prof["tree"]
-    paths = {}
-    for node in tree:
-        p = (regions[node["region"]],)
-        if node["parent"] is not None:
-            p = paths[node["parent"]] + p
-        paths[node["id"]] = p
+    paths = node_paths(prof)
     by_path = {paths[n["id"]]: n for n in tree}
     if len(by_path) != len(cube.cnodes):
         bad.append(f"{len(cube.cnodes)} cnodes, profile.json has {len(by_path)} call paths")
@@ -407,13 +413,7 @@ def check_memory(cube, prof):
         return [f"memory metrics {have} without memory in profile.json"] if have else []
     if len(have) != len(MEMORY) + 1:
         return [f"memory metrics {have}, expected all of {sorted(MEMORY)} and the high-water"]
-    regions = {r["id"]: r["name"] for r in prof["regions"]}
-    paths = {}
-    for node in prof["tree"]:
-        p = (regions[node["region"]],)
-        if node["parent"] is not None:
-            p = paths[node["parent"]] + p
-        paths[node["id"]] = p
+    paths = node_paths(prof)
     want = {paths[c["node"]]: c for c in mem["call_paths"] if c["node"] is not None}
     jlocs = prof["locations"]
     order = sorted(range(len(jlocs)), key=lambda i: (jlocs[i]["group"], i))
@@ -460,13 +460,7 @@ def check_io(cube, prof):
         return [f"I/O metrics {have} without io in profile.json"] if have else []
     if len(have) != len(IO) + 1:
         return [f"I/O metrics {have}, expected all of {sorted(IO)} and io_time"]
-    regions = {r["id"]: r["name"] for r in prof["regions"]}
-    paths = {}
-    for node in prof["tree"]:
-        p = (regions[node["region"]],)
-        if node["parent"] is not None:
-            p = paths[node["parent"]] + p
-        paths[node["id"]] = p
+    paths = node_paths(prof)
     want = {}
     for c in io.get("call_paths", []):
         if c["node"] is None:
