@@ -30,7 +30,7 @@ C_PATHS = {
     ("posix_write", "posix"): (9, 0, 0, 3900),
     ("posix_read", "posix"): (13, 0, 3710, 0),
     ("posix_fail", "posix"): (3, 3, 0, 0),
-    ("posix_map_stat", "posix"): (12, 2, 100, 0),
+    ("posix_map_stat", "posix"): (14, 2, 100, 0),
     ("posix_unlink", "posix"): (3, 0, 0, 0),
     ("io_thread", "posix"): (408, 0, 0, 25600),
     ("on_signal", "posix"): (1, 0, 0, 16),
@@ -41,7 +41,7 @@ C_PATHS = {
     ("main", "stdio"): (1, 0, 0, 7),
 }
 C_FILES = {
-    ("data.bin", "posix"): (32, 0, 3810, 3900),
+    ("data.bin", "posix"): (34, 0, 3810, 3900),
     ("thread0.bin", "posix"): (102, 0, 0, 6400),
     ("thread1.bin", "posix"): (102, 0, 0, 6400),
     ("thread2.bin", "posix"): (102, 0, 0, 6400),
@@ -64,7 +64,7 @@ C_FUNCTIONS = {
     "fread": (1, 0, 57), "fgets": (1, 0, 7), "fprintf": (1, 0, 7), "printf": (1, 0, 7),
     "fflush": (1, 0, 0), "fseek": (1, 0, 0), "preadv": (1, 0, 100), "pwritev": (1, 0, 100),
     "mmap": (2, 1, 3500), "stat": (2, 1, 0), "lstat": (1, 0, 0), "fstat": (1, 0, 0),
-    "fstatat": (2, 0, 0), "__xstat": (1, 0, 0),
+    "fstatat": (2, 0, 0), "__xstat": (1, 0, 0), "mmap64": (1, 0, 100), "fstat64": (1, 0, 0),
 }
 FIGURES = ("operations", "failed", "bytes_read", "bytes_written")
 

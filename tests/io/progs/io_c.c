@@ -82,6 +82,11 @@ NOINLINE void posix_map_stat(void)
     if (p == MAP_FAILED || p[3499] != 'a')
         abort();
     munmap((void *)p, 3500);
+    struct stat64 st64; /* the 64 names: the same functions on 64-bit systems */
+    p = mmap64(NULL, 100, PROT_READ, MAP_SHARED, fd, 0); /* 100 bytes mapped */
+    if (p == MAP_FAILED || fstat64(fd, &st64) != 0 || st64.st_size != 3500)
+        abort();
+    munmap((void *)p, 100);
     if (stat("data.bin", &st) != 0 || lstat("data.bin", &st) != 0 ||
         fstatat(AT_FDCWD, "data.bin", &st, 0) != 0 || fstatat(fd, "", &st, AT_EMPTY_PATH) != 0 ||
         __xstat(1, "data.bin", &st) != 0)
