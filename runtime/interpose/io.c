@@ -10,7 +10,7 @@
  *
  * Left out, as memory recording does (interpose/memory.c): calls from the runtime's own code
  * (return address in libinstr-rt, libinstr-rt-mpi, the OTF2 library the trace writes with,
- * or libunwind, which sampling unwinds with), calls before measurement starts or after it ends, and calls while the runtime works
+ * libunwind, which sampling unwinds with, or PAPI and libpfm, the metrics'), calls before measurement starts or after it ends, and calls while the runtime works
  * on the thread (the registry lock held, a substrate on the generic path, a cursor slow
  * path). The C library's function itself runs outside the runtime: only the bookkeeping after
  * it takes the event core's guard, so a stream's callbacks or a blocking read hold nothing.
@@ -485,8 +485,9 @@ static const instr_trace_io_files trace_files = {trace_nfiles, trace_file_name, 
 /* ---- one recorded call ---- */
 
 /* The runtime's own code: the executable segments of libinstr-rt, libinstr-rt-mpi, the
- * OTF2 library and libunwind (sampling's unwinder reads /proc/self/maps and maps ELF files,
- * from the profiling signal's handler too). */
+ * OTF2 library, libunwind (sampling's unwinder reads /proc/self/maps and maps ELF files,
+ * from the profiling signal's handler too) and PAPI with its libpfm (the metrics' counters:
+ * they open, read and map perf_event descriptors and files of /sys). */
 #define OWN_MAX 16
 static uintptr_t own_lo[OWN_MAX], own_hi[OWN_MAX];
 static unsigned own_n;
@@ -682,7 +683,8 @@ static int own_segments(struct dl_phdr_info *info, size_t size, void *data)
     const char *n = info->dlpi_name;
     int mine = info->dlpi_addr == (uintptr_t)data ||
                (n && (strstr(n, "libinstr-rt-mpi") || strstr(n, "libotf2") ||
-                      strstr(n, "libopen-trace-format2") || strstr(n, "/libunwind")));
+                      strstr(n, "libopen-trace-format2") || strstr(n, "/libunwind") ||
+                      strstr(n, "/libpapi") || strstr(n, "/libpfm")));
     for (int i = 0; mine && i < info->dlpi_phnum && own_n < OWN_MAX; i++) {
         const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
         if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {

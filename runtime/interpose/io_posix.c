@@ -452,7 +452,9 @@ EXPORT void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t o
  * chunks, the sampler's buffers, the ELF files it reads) never reach the wrappers above: the
  * shared library is linked with --wrap=mmap (runtime/CMakeLists.txt), which sends its own
  * references to mmap here, to the system call. So they cost no lookup, need no C library
- * function found first (a signal handler's first chunk), and are never the program's I/O. */
+ * function found first (a signal handler's first chunk), and are never the program's I/O.
+ * (Not in the ThreadSanitizer and AddressSanitizer builds, whose interceptor must see every
+ * mapping: there the wrapper lets them through as anonymous or the runtime's own.) */
 void *__wrap_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off);
 void *__wrap_mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off);
 
