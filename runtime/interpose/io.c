@@ -9,8 +9,8 @@
  * call when that comes earlier, from another library's constructor).
  *
  * Left out, as memory recording does (interpose/memory.c): calls from the runtime's own code
- * (return address in libinstr-rt, libinstr-rt-mpi, or the OTF2 library the trace writes
- * with), calls before measurement starts or after it ends, and calls while the runtime works
+ * (return address in libinstr-rt, libinstr-rt-mpi, the OTF2 library the trace writes with,
+ * libunwind, which sampling unwinds with, or PAPI and libpfm, the metrics'), calls before measurement starts or after it ends, and calls while the runtime works
  * on the thread (the registry lock held, a substrate on the generic path, a cursor slow
  * path). The C library's function itself runs outside the runtime: only the bookkeeping after
  * it takes the event core's guard, so a stream's callbacks or a blocking read hold nothing.
@@ -71,6 +71,28 @@ const instr_io_fn_info instr_io_fns[INSTR_IOF_N] = {
     [INSTR_IOF_READ_CHK] = {"__read_chk", P, INSTR_IOK_READ},
     [INSTR_IOF_PREAD_CHK] = {"__pread_chk", P, INSTR_IOK_READ},
     [INSTR_IOF_PREAD64_CHK] = {"__pread64_chk", P, INSTR_IOK_READ},
+    [INSTR_IOF_PREADV] = {"preadv", P, INSTR_IOK_READ},
+    [INSTR_IOF_PREADV64] = {"preadv64", P, INSTR_IOK_READ},
+    [INSTR_IOF_PWRITEV] = {"pwritev", P, INSTR_IOK_WRITE},
+    [INSTR_IOF_PWRITEV64] = {"pwritev64", P, INSTR_IOK_WRITE},
+    [INSTR_IOF_MMAP] = {"mmap", P, INSTR_IOK_MAP},
+    [INSTR_IOF_MMAP64] = {"mmap64", P, INSTR_IOK_MAP},
+    [INSTR_IOF_STAT] = {"stat", P, INSTR_IOK_STAT},
+    [INSTR_IOF_STAT64] = {"stat64", P, INSTR_IOK_STAT},
+    [INSTR_IOF_FSTAT] = {"fstat", P, INSTR_IOK_STAT},
+    [INSTR_IOF_FSTAT64] = {"fstat64", P, INSTR_IOK_STAT},
+    [INSTR_IOF_LSTAT] = {"lstat", P, INSTR_IOK_STAT},
+    [INSTR_IOF_LSTAT64] = {"lstat64", P, INSTR_IOK_STAT},
+    [INSTR_IOF_FSTATAT] = {"fstatat", P, INSTR_IOK_STAT},
+    [INSTR_IOF_FSTATAT64] = {"fstatat64", P, INSTR_IOK_STAT},
+    [INSTR_IOF_XSTAT] = {"__xstat", P, INSTR_IOK_STAT},
+    [INSTR_IOF_XSTAT64] = {"__xstat64", P, INSTR_IOK_STAT},
+    [INSTR_IOF_FXSTAT] = {"__fxstat", P, INSTR_IOK_STAT},
+    [INSTR_IOF_FXSTAT64] = {"__fxstat64", P, INSTR_IOK_STAT},
+    [INSTR_IOF_LXSTAT] = {"__lxstat", P, INSTR_IOK_STAT},
+    [INSTR_IOF_LXSTAT64] = {"__lxstat64", P, INSTR_IOK_STAT},
+    [INSTR_IOF_FXSTATAT] = {"__fxstatat", P, INSTR_IOK_STAT},
+    [INSTR_IOF_FXSTATAT64] = {"__fxstatat64", P, INSTR_IOK_STAT},
     [INSTR_IOF_FOPEN] = {"fopen", S, INSTR_IOK_OPEN},
     [INSTR_IOF_FOPEN64] = {"fopen64", S, INSTR_IOK_OPEN},
     [INSTR_IOF_FDOPEN] = {"fdopen", S, INSTR_IOK_OPEN},
@@ -430,6 +452,8 @@ static void trace_call(instr_location *loc, enum instr_io_fn fn, uint32_t file, 
         [INSTR_IOK_READ] = INSTR_TRACE_IO_READ,   [INSTR_IOK_WRITE] = INSTR_TRACE_IO_WRITE,
         [INSTR_IOK_SEEK] = INSTR_TRACE_IO_OTHER,  [INSTR_IOK_FLUSH] = INSTR_TRACE_IO_FLUSH,
         [INSTR_IOK_DUP] = INSTR_TRACE_IO_OTHER,   [INSTR_IOK_UNLINK] = INSTR_TRACE_IO_OTHER,
+        /* OTF2's operation modes are read, write and flush: a mapping or a stat is neither */
+        [INSTR_IOK_MAP] = INSTR_TRACE_IO_OTHER,   [INSTR_IOK_STAT] = INSTR_TRACE_IO_OTHER,
     };
     const instr_io_fn_info *fi = &instr_io_fns[fn];
     instr_trace_iocall tc = {.region = fn_region_of(fn), .handle = trace_handle(file, fi->paradigm), .op = op_of[fi->kind],
@@ -460,9 +484,11 @@ static const instr_trace_io_files trace_files = {trace_nfiles, trace_file_name, 
 
 /* ---- one recorded call ---- */
 
-/* The runtime's own code: the executable segments of libinstr-rt, libinstr-rt-mpi and the
- * OTF2 library. */
-#define OWN_MAX 8
+/* The runtime's own code: the executable segments of libinstr-rt, libinstr-rt-mpi, the
+ * OTF2 library, libunwind (sampling's unwinder reads /proc/self/maps and maps ELF files,
+ * from the profiling signal's handler too) and PAPI with its libpfm (the metrics' counters:
+ * they open, read and map perf_event descriptors and files of /sys). */
+#define OWN_MAX 16
 static uintptr_t own_lo[OWN_MAX], own_hi[OWN_MAX];
 static unsigned own_n;
 
@@ -657,7 +683,8 @@ static int own_segments(struct dl_phdr_info *info, size_t size, void *data)
     const char *n = info->dlpi_name;
     int mine = info->dlpi_addr == (uintptr_t)data ||
                (n && (strstr(n, "libinstr-rt-mpi") || strstr(n, "libotf2") ||
-                      strstr(n, "libopen-trace-format2")));
+                      strstr(n, "libopen-trace-format2") || strstr(n, "/libunwind") ||
+                      strstr(n, "/libpapi") || strstr(n, "/libpfm")));
     for (int i = 0; mine && i < info->dlpi_phnum && own_n < OWN_MAX; i++) {
         const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
         if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {

@@ -12,7 +12,9 @@
 /* What an operation does, for the trace (OTF2's I/O operation modes) and the byte counts. */
 enum instr_io_kind {
     INSTR_IOK_OPEN, INSTR_IOK_CLOSE, INSTR_IOK_READ, INSTR_IOK_WRITE, INSTR_IOK_SEEK,
-    INSTR_IOK_FLUSH, INSTR_IOK_DUP, INSTR_IOK_UNLINK
+    INSTR_IOK_FLUSH, INSTR_IOK_DUP, INSTR_IOK_UNLINK,
+    INSTR_IOK_MAP,  /* mmap of a file: its bytes are the length mapped, neither read nor written */
+    INSTR_IOK_STAT  /* the stat family: no bytes */
 };
 
 typedef struct instr_io_fn_info {

@@ -24,11 +24,13 @@ import jobdb  # noqa: E402  tests/lib/jobdb.py
 A = None
 
 # (innermost region, paradigm) -> (operations, failed, bytes read, bytes written); io_c.c
-# says where each comes from. data.bin is 3500 bytes (the writev rewrites 3000..3300).
+# says where each comes from. data.bin is 3500 bytes (the writev rewrites 3000..3300, the
+# pwritev 0..100). A mapping's bytes are the function's only, neither read nor written.
 C_PATHS = {
-    ("posix_write", "posix"): (8, 0, 0, 3800),
+    ("posix_write", "posix"): (9, 0, 0, 3900),
     ("posix_read", "posix"): (13, 0, 3710, 0),
     ("posix_fail", "posix"): (3, 3, 0, 0),
+    ("posix_map_stat", "posix"): (14, 2, 100, 0),
     ("posix_unlink", "posix"): (3, 0, 0, 0),
     ("io_thread", "posix"): (408, 0, 0, 25600),
     ("on_signal", "posix"): (1, 0, 0, 16),
@@ -39,15 +41,15 @@ C_PATHS = {
     ("main", "stdio"): (1, 0, 0, 7),
 }
 C_FILES = {
-    ("data.bin", "posix"): (21, 0, 3710, 3800),
+    ("data.bin", "posix"): (34, 0, 3810, 3900),
     ("thread0.bin", "posix"): (102, 0, 0, 6400),
     ("thread1.bin", "posix"): (102, 0, 0, 6400),
     ("thread2.bin", "posix"): (102, 0, 0, 6400),
     ("thread3.bin", "posix"): (102, 0, 0, 6400),
     ("scratch.tmp", "posix"): (3, 0, 0, 0),
-    ("no/such/file", "posix"): (1, 1, 0, 0),
+    ("no/such/file", "posix"): (2, 2, 0, 0),
     ("/dev/null", "posix"): (2, 0, 0, 16),
-    ("<no descriptor>", "posix"): (1, 1, 0, 0),
+    ("<no descriptor>", "posix"): (2, 2, 0, 0),
     ("<fd 12345>", "posix"): (1, 1, 0, 0),
     ("text.txt", "stdio"): (14, 0, 65, 64),
     ("no/such/file", "stdio"): (1, 1, 0, 0),
@@ -55,12 +57,14 @@ C_FILES = {
 }
 # Functions whose name no compiler changes: (calls, failed, bytes).
 C_FUNCTIONS = {
-    "open": (8, 1, 0), "creat": (1, 0, 0), "close": (9, 1, 0), "read": (7, 1, 3510),
+    "open": (9, 1, 0), "creat": (1, 0, 0), "close": (10, 1, 0), "read": (7, 1, 3510),
     "write": (404, 0, 28616), "pread": (1, 0, 100), "pwrite": (1, 0, 500),
     "readv": (1, 0, 100), "writev": (1, 0, 300), "lseek": (1, 0, 0), "fsync": (1, 0, 0),
     "dup": (1, 0, 0), "unlink": (1, 0, 0), "fopen": (3, 1, 0), "fclose": (2, 0, 0),
     "fread": (1, 0, 57), "fgets": (1, 0, 7), "fprintf": (1, 0, 7), "printf": (1, 0, 7),
-    "fflush": (1, 0, 0), "fseek": (1, 0, 0),
+    "fflush": (1, 0, 0), "fseek": (1, 0, 0), "preadv": (1, 0, 100), "pwritev": (1, 0, 100),
+    "mmap": (2, 1, 3500), "stat": (2, 1, 0), "lstat": (1, 0, 0), "fstat": (1, 0, 0),
+    "fstatat": (2, 0, 0), "__xstat": (1, 0, 0), "mmap64": (1, 0, 100), "fstat64": (1, 0, 0),
 }
 FIGURES = ("operations", "failed", "bytes_read", "bytes_written")
 
@@ -224,8 +228,10 @@ def check_html(prof, exp, what):
 
 SYSCALL = re.compile(r'^(\w+)\((?:(-?\d+)<([^>]*)>|AT_FDCWD<[^>]*>, "([^"]*)"|"([^"]*)")'
                      r'.*\)\s+= (-?\d+)')
-READS = {"read", "pread64", "readv"}
-WRITES = {"write", "pwrite64", "writev"}
+READS = {"read", "pread64", "readv", "preadv"}
+WRITES = {"write", "pwrite64", "writev", "pwritev"}
+# mmap's descriptor is its fifth argument, its result an address
+MMAP = re.compile(r'^mmap\([^,]+, \d+, [^,]+, [^,]+, -?\d+<([^>]*)>, \w+\)\s+= (0x[0-9a-f]+|-1)')
 
 
 def strace_files(path, run_dir, names):
@@ -239,10 +245,15 @@ def strace_files(path, run_dir, names):
                 lines += f.readlines()
     for line in lines:
         m = SYSCALL.match(line)
-        if not m:
+        mm = MMAP.match(line)
+        if mm:
+            call, fd, fdpath, atpath, argpath = "mmap", 0, mm.group(1), None, None
+            res = -1 if mm.group(2) == "-1" else 0
+        elif not m:
             continue
-        call, fd, fdpath, atpath, argpath, res = m.groups()
-        res = int(res)
+        else:
+            call, fd, fdpath, atpath, argpath, res = m.groups()
+            res = int(res)
         name = fdpath if fd is not None else (atpath or argpath)
         if name is None:
             continue
@@ -271,7 +282,8 @@ def check_strace(exe, name):
     out = os.path.join(fresh_dir(os.path.join(A.work, A.case, "strace_" + name)), "st")
     exp, _, rd = run_recorded(exe, name, prefix=(
         strace, "-ff", "-qq", "-y", "-o", out, "-e",
-        "trace=openat,creat,read,write,pread64,pwrite64,readv,writev,lseek,fsync,close,dup,unlink"))
+        "trace=openat,creat,read,write,pread64,pwrite64,readv,writev,preadv,pwritev,lseek,fsync,"
+        "close,dup,unlink,mmap,stat,fstat,lstat,newfstatat,statx"))
     prof = load(exp)
     check_c(prof, exp, name)
     names = [k[0] for k in C_FILES if k[1] == "posix" and not k[0].startswith("<")
@@ -291,6 +303,19 @@ def case_c():
         if mode == "hooks" and cc == "gcc":
             check_html(load(exp), exp, name)
             check_strace(exe, name + "_strace")
+            check_sampling(exe, name + "_sampling")
+
+
+def check_sampling(exe, name):
+    """With sampling on (its unwinder, libunwind, reads and maps files from the profiling
+    signal's handler), the program's POSIX figures are exactly those without: libunwind's own
+    calls are the runtime's."""
+    exp, _, _ = run_recorded(exe, name, {"INSTR_IO": "posix", "INSTR_SAMPLING": "1",
+                                         "INSTR_SAMPLING_PERIOD": "100us",
+                                         "INSTR_SAMPLING_CLOCK": "wall"})
+    got = by_function(load(exp))
+    want = {k: v for k, v in C_PATHS.items() if k[1] == "posix"}
+    expect(got == want, "%s: %r, expected %r" % (name, got, want))
 
 
 IO_FUNCTIONS = set(C_FUNCTIONS) | {"fwrite", "fputs", "fputc", "putc", "fgetc", "getc", "puts",

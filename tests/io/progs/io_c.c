@@ -1,15 +1,18 @@
 /* io_c.c — known I/O per function (tests/io/check.py has the numbers): POSIX descriptors
- * (open, write, pwrite, writev, fsync, read to the end of the file, pread, readv, lseek,
- * dup, creat, unlink, failing calls), C streams (fopen, fprintf, fputs, fwrite, fputc,
+ * (open, write, pwrite, writev, pwritev, fsync, read to the end of the file, pread, readv,
+ * preadv, lseek, dup, creat, unlink, mmap of a file, the stat family, failing calls, and
+ * mappings and allocations that are no I/O), C streams (fopen, fprintf, fputs, fwrite, fputc,
  * fflush, fgets, a short fread at the end of the file, fgetc at the end, fseek, a failing
  * fopen), threads writing at once, a signal handler that writes, and a fork and exec. */
-#define _DEFAULT_SOURCE
+#define _GNU_SOURCE
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -30,6 +33,9 @@ NOINLINE void posix_write(void)
         abort();
     struct iovec v[2] = {{buf, 100}, {buf, 200}};
     if (writev(fd, v, 2) != 300)
+        abort();
+    struct iovec w[2] = {{buf, 40}, {buf, 60}};
+    if (pwritev(fd, w, 2, 0) != 100) /* rewrites 0..100 */
         abort();
     fsync(fd);
     close(fd);
@@ -61,6 +67,47 @@ NOINLINE void posix_fail(void)
         abort();
     if (close(12345) != -1)
         abort();
+}
+
+/* What programs built against a C library before 2.33 call for stat (_STAT_VER 1). */
+int __xstat(int ver, const char *path, struct stat *st);
+
+NOINLINE void posix_map_stat(void)
+{
+    struct stat st;
+    int fd = open("data.bin", O_RDONLY);
+    if (fstat(fd, &st) != 0 || st.st_size != 3500)
+        abort();
+    const char *p = mmap(NULL, 3500, PROT_READ, MAP_PRIVATE, fd, 0); /* 3500 bytes mapped */
+    if (p == MAP_FAILED || p[3499] != 'a')
+        abort();
+    munmap((void *)p, 3500);
+    struct stat64 st64; /* the 64 names: the same functions on 64-bit systems */
+    p = mmap64(NULL, 100, PROT_READ, MAP_SHARED, fd, 0); /* 100 bytes mapped */
+    if (p == MAP_FAILED || fstat64(fd, &st64) != 0 || st64.st_size != 3500)
+        abort();
+    munmap((void *)p, 100);
+    if (stat("data.bin", &st) != 0 || lstat("data.bin", &st) != 0 ||
+        fstatat(AT_FDCWD, "data.bin", &st, 0) != 0 || fstatat(fd, "", &st, AT_EMPTY_PATH) != 0 ||
+        __xstat(1, "data.bin", &st) != 0)
+        abort();
+    char a[30], b[70];
+    struct iovec v[2] = {{a, 30}, {b, 70}};
+    if (preadv(fd, v, 2, 100) != 100)
+        abort();
+    if (stat("no/such/file", &st) != -1)
+        abort();
+    if (mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, -1, 0) != MAP_FAILED) /* not a descriptor */
+        abort();
+    close(fd);
+    /* No I/O: an anonymous mapping, and an allocation the C library maps itself. */
+    void *m = mmap(NULL, 1 << 16, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    char *volatile big = malloc(8 << 20);
+    if (m == MAP_FAILED || !big)
+        abort();
+    big[0] = 1;
+    free(big);
+    munmap(m, 1 << 16);
 }
 
 NOINLINE void posix_unlink(void)
@@ -140,6 +187,7 @@ int main(void)
     posix_write();
     posix_read();
     posix_fail();
+    posix_map_stat();
     posix_unlink();
     stdio_write();
     stdio_read();
