@@ -499,6 +499,8 @@ const instr_substrate instr_critpath_substrate = {
     .name = "critical-path",
     .wanted = wanted,
     .init = init,
+    /* Its enter and exit ride on the profile's cursor (the cursor path with events). */
+    .fast_paths = INSTR_SUBSTRATE_CURSOR_EVENTS,
     .location_begin = location_begin,
     .enter = cp_enter,
     .exit = cp_exit,
