@@ -103,6 +103,14 @@ static int cursor_with_counts(const instr_dispatch *tab, unsigned n, int *record
     return n == 2 || (paths_of(&tab[2]) & INSTR_SUBSTRATE_RECORDS);
 }
 
+/* 1 when the dispatch table tab (n entries) holds the cursor's substrate and then one with
+ * its own events on the cursor, nothing else. */
+static int cursor_with_events(const instr_dispatch *tab, unsigned n)
+{
+    return n == 2 && (paths_of(&tab[0]) & INSTR_SUBSTRATE_CURSOR) &&
+           (paths_of(&tab[1]) & INSTR_SUBSTRATE_CURSOR_EVENTS);
+}
+
 /* 1 when every entry of the table (perhaps none) is a substrate with `flag`. */
 static int only(const instr_dispatch *tab, unsigned n, unsigned flag)
 {
@@ -157,6 +165,15 @@ static void choose_paths(void)
         instr_cct_path_counts(rec_in);
         instr_info(1, "events: the profile's cursor path with throttling's counts%s",
                    rec_in ? " and the trace's records" : "");
+        __atomic_store_n(&instr_fast, INSTR_FAST_TABLE, __ATOMIC_RELEASE);
+    }
+    /* The cursor and a substrate with its own events on it (the critical path) with the TSC:
+     * the cursor path with events, which calls that substrate's enter and exit itself
+     * (profile/cct_events.c). */
+    else if (instr_clock_use_tsc && cursor_with_events(instr_enter_tab, instr_n_enter) &&
+             cursor_with_events(instr_exit_tab, instr_n_exit)) {
+        instr_cct_path_events();
+        instr_info(1, "events: the profile's cursor path with the critical path's events");
         __atomic_store_n(&instr_fast, INSTR_FAST_TABLE, __ATOMIC_RELEASE);
     }
     /* Substrate plugins alone with the TSC: the adapters' slow paths call them directly, on

@@ -300,6 +300,15 @@ static instr_location *location_create_unguarded(void)
             loc->cct->rc_none.left = INT64_MAX; /* never runs out */
             loc->cct->counting = 1;
         }
+        /* The same for a substrate that rides on the cursor with its own enter and exit
+         * (the critical path) on the cursor path with events: the cursor calls them. */
+        int events = instr_substrate_slot_with(INSTR_SUBSTRATE_CURSOR_EVENTS);
+        if (loc->cct && events >= 0 && fast == INSTR_FAST_TABLE && records_want_events(events) &&
+            loc->sub[events]) {
+            loc->cct->xdata = loc->sub[events];
+            loc->cct->xexit = instr_active[events]->exit;
+            loc->cct->xenter = instr_active[events]->enter;
+        }
     }
     pthread_mutex_unlock(&instr_loc_lock);
     pthread_setspecific(loc_key, loc);
@@ -335,6 +344,8 @@ static void to_generic(instr_location *loc)
     if (s->counting)
         instr_cct_counts_firsts(instr_cct_current(s));
     s->counting = 0;
+    /* The same for the substrate with events on the cursor. */
+    s->xenter = s->xexit = NULL;
     loc->cct = NULL;
 }
 

@@ -157,6 +157,14 @@ typedef struct instr_pstate {
     int counting;
     void *cnt;
     instr_rcount rc_none;
+    /* The cursor path with events (INSTR_FAST_TABLE with a substrate with
+     * INSTR_SUBSTRATE_CURSOR_EVENTS, the critical path; profile/cct_events.c): that
+     * substrate's enter and exit and its location data, which every enter and exit of the
+     * cursor, fast or slow, calls with the cursor taken; NULL in every other mode. Set by the
+     * event core when the location begins, cleared when it leaves the cursor. */
+    void (*xenter)(void *data, uint32_t region, uint64_t t);
+    void (*xexit)(void *data, uint32_t region, uint64_t t);
+    void *xdata;
 } instr_pstate;
 
 /* Set by the longjmp family (interpose/longjmp.c): this thread's stack was cut since its last

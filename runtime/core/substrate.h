@@ -56,6 +56,11 @@ enum {
      * implements instr_cct_counts_of and instr_cct_counts_reached. At most one active
      * substrate has it. */
     INSTR_SUBSTRATE_COUNTS = 1u << 5,
+    /* Rides on the cursor path after the cursor's own steps: its own enter/exit are called,
+     * with the cursor taken and the cursor's time, for every frame the cursor opens or
+     * closes, fast or slow (instr_pstate.xenter, cursor.h; INSTR_FAST_TABLE). At most one
+     * active substrate has it. */
+    INSTR_SUBSTRATE_CURSOR_EVENTS = 1u << 6,
 };
 
 typedef struct instr_substrate {

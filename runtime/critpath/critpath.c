@@ -220,32 +220,73 @@ static __attribute__((noinline)) void charge_extra(struct cp_state *s, uint64_t 
         instr_cp_metrics_event(s);
 }
 
-static void cp_enter(void *data, uint32_t region, uint64_t t)
+/* An enter (of region) or an exit (enter 0) whose charge is not computation in an open region,
+ * or takes the CPU-time clock or dependent metrics: out of line and called last, so that the
+ * common enter and exit below call nothing and save no registers. */
+static __attribute__((noinline)) void event_rare(struct cp_state *s, int enter,
+                                                 uint32_t region, uint64_t t)
 {
-    struct cp_state *s = data;
-    if (!s)
-        return;
-    if (__builtin_expect(event_extra, 0))
+    if (event_extra)
         charge_extra(s, t);
     else
         charge(s, t);
+    if (!enter) {
+        if (s->depth)
+            s->depth--;
+        return;
+    }
     if (s->depth < MAX_DEPTH)
         s->stack[s->depth] = region;
     s->depth++;
 }
 
-static void cp_exit(void *data, uint32_t region, uint64_t t)
+/* charge_at's common case, computation inside the open region at the top of depth d >= 1,
+ * inlined into the enter and exit (their other cases go to event_rare). */
+static inline __attribute__((always_inline)) void charge_top(struct cp_state *s, uint32_t d,
+                                                             uint64_t t)
 {
-    (void)region;
+    uint64_t dt = t > s->t_last ? t - s->t_last : 0;
+    s->t_last = t;
+    s->seg_useful += dt;
+    uint32_t h = s->stack[(d > MAX_DEPTH ? MAX_DEPTH : d) - 1];
+    if (__builtin_expect(h >= MAX_HANDLES, 0)) {
+        s->seg_outside += dt;
+        return;
+    }
+    uint64_t v = s->seg[h];
+    if (!v)
+        s->touched[s->ntouched++] = h;
+    s->seg[h] = v + (dt | !dt); /* a touched handle never reads as untouched */
+}
+
+static void cp_enter(void *data, uint32_t region, uint64_t t)
+{
     struct cp_state *s = data;
     if (!s)
         return;
-    if (__builtin_expect(event_extra, 0))
-        charge_extra(s, t);
-    else
-        charge(s, t);
-    if (s->depth)
-        s->depth--;
+    uint32_t d = s->depth;
+    if (__builtin_expect((event_extra | s->paused | s->in_mpi | s->in_omp) != 0 || !d, 0)) {
+        event_rare(s, 1, region, t);
+        return;
+    }
+    charge_top(s, d, t);
+    if (d < MAX_DEPTH)
+        s->stack[d] = region;
+    s->depth = d + 1;
+}
+
+static void cp_exit(void *data, uint32_t region, uint64_t t)
+{
+    struct cp_state *s = data;
+    if (!s)
+        return;
+    uint32_t d = s->depth;
+    if (__builtin_expect((event_extra | s->paused | s->in_mpi | s->in_omp) != 0 || !d, 0)) {
+        event_rare(s, 0, region, t);
+        return;
+    }
+    charge_top(s, d, t);
+    s->depth = d - 1;
 }
 
 /* FNV-1a over the name, a NUL and the file: one region is one key on every process. */
@@ -499,6 +540,8 @@ const instr_substrate instr_critpath_substrate = {
     .name = "critical-path",
     .wanted = wanted,
     .init = init,
+    /* Its enter and exit ride on the profile's cursor (the cursor path with events). */
+    .fast_paths = INSTR_SUBSTRATE_CURSOR_EVENTS,
     .location_begin = location_begin,
     .enter = cp_enter,
     .exit = cp_exit,

@@ -205,6 +205,9 @@ static void close_frame(instr_pstate *s, instr_pnode *p, uint64_t t)
      * every frame the core closes (graft frames are the profile's own). */
     if (s->rec && p->region != 0)
         record(s, INSTR_TREC_LEAVE, p->region, t);
+    /* The cursor path with events: the same exit for its substrate (cct_events.c). */
+    if (s->xexit && p->region != 0)
+        s->xexit(s->xdata, p->region, t);
 }
 
 /* Takes the cursor off the fast paths; NULL when a slow path of this thread already has it. */
@@ -232,8 +235,14 @@ int instr_cct_enter_slow(instr_pstate *s, uint32_t region, uintptr_t sp)
     if (p == &s->lost) {
         s->lost_depth++;
         /* The records have the frame the profile could not make a node for. */
-        if (s->rec)
-            record(s, INSTR_TREC_ENTER, region, instr_clock_now());
+        if (s->rec || s->xenter) {
+            uint64_t now = instr_clock_now();
+            if (s->rec)
+                record(s, INSTR_TREC_ENTER, region, now);
+            /* The substrate with events, too, sees the frame the profile could not make. */
+            if (s->xenter)
+                s->xenter(s->xdata, region, now);
+        }
         give(s, p);
         return 0;
     }
@@ -263,12 +272,16 @@ int instr_cct_enter_slow(instr_pstate *s, uint32_t region, uintptr_t sp)
     }
     /* The cursor path with records: the Enter while the cursor is still taken (a handler's
      * events meanwhile are dropped, as on the generic path), at the node's time. */
-    if (s->rec) {
+    if (s->rec || s->xenter) {
         if (!timed) {
             t = instr_clock_now();
             timed = 1;
         }
-        record(s, INSTR_TREC_ENTER, region, t);
+        if (s->rec)
+            record(s, INSTR_TREC_ENTER, region, t);
+        /* The cursor path with events: its substrate's enter, the same way. */
+        if (s->xenter)
+            s->xenter(s->xdata, region, t);
     }
     enter_below(s, p, region, sp, !timed, t, 1);
     if (s->cursor != &s->lost) {
@@ -289,8 +302,13 @@ int instr_cct_exit_slow(instr_pstate *s, uint32_t region, uint64_t *unmatched)
     if (p == &s->lost) {
         if (--s->lost_depth == 0)
             p = s->lost_parent;
-        if (s->rec)
-            record(s, INSTR_TREC_LEAVE, region, instr_clock_now());
+        if (s->rec || s->xexit) {
+            uint64_t now = instr_clock_now();
+            if (s->rec)
+                record(s, INSTR_TREC_LEAVE, region, now);
+            if (s->xexit)
+                s->xexit(s->xdata, region, now);
+        }
         give(s, p);
         return 0;
     }

@@ -180,6 +180,14 @@ void instr_cct_path_plugins(int one_each, int reentrant);
 void instr_cct_path_trace(void);
 /* The same for the cursor path with counts; records: with the trace's records too. */
 void instr_cct_path_counts(int records);
+
+/* The same for the cursor path with events (cct_events.c): the profile with the enter and
+ * exit of a substrate with INSTR_SUBSTRATE_CURSOR_EVENTS called directly (instr_pstate.xenter). */
+void instr_cct_events_enter_key(INSTR_PATH_ENTER_ARGS);
+void instr_cct_events_exit_key(INSTR_PATH_EXIT_ARGS);
+void instr_cct_events_enter_region(INSTR_PATH_ENTER_ARGS);
+void instr_cct_events_exit_region(INSTR_PATH_EXIT_ARGS);
+void instr_cct_path_events(void);
 /* A plugin function that does nothing: penter1 and pexit1 of a location without plugins. */
 void instr_cct_plugins_none(struct instr_substrate_location *loc, uint64_t t, uint32_t region,
                             const uint64_t *metrics);

@@ -1,0 +1,63 @@
+/* cct_events.c — the cursor path with events: the profile with a substrate that rides on the
+ * cursor with its own enter and exit (INSTR_FAST_TABLE with INSTR_SUBSTRATE_CURSOR_EVENTS: the
+ * critical path; core/event.h, cct.h).
+ *
+ * While the profile and that substrate are the only ones that want enter/exit and the timer
+ * is the TSC, the cursor stays the thread's only stack: every event of the cursor reads the
+ * clock once, does the cursor's steps and calls the substrate's enter or exit directly
+ * (instr_pstate.xenter/xexit) with the same time and region, instead of the generic path's
+ * core stack and dispatch tables. The cursor's slow paths (cct.c) call them for every frame
+ * they open or close (a new call path, frames closed by longjmp, unbalanced exits, the end of
+ * a thread or of the program), so the substrate sees the same balanced events at the same
+ * times as on the generic path.
+ *
+ * The cursor is taken while the substrate's function runs, as the generic path sets its busy
+ * flag around the substrates: a signal handler's events meanwhile are dropped and counted.
+ *
+ * Hot: no locks, no allocation, no system call here; the substrate's functions are hot-path
+ * functions under the same rules (substrate.h). */
+#include "profile.h"
+#include "../core/clock.h"
+#include "../core/event.h"
+
+void instr_cct_path_events(void)
+{
+    instr_event_path_set(&(instr_event_path_ops){
+        .enter_key = instr_cct_events_enter_key,
+        .exit_key = instr_cct_events_exit_key,
+        .enter_region = instr_cct_events_enter_region,
+        .exit_region = instr_cct_events_exit_region,
+    });
+}
+
+/* The node n, instr_cct_next's: the cursor taken (one store: busy is the state's first
+ * member), n's open visit and its time, the substrate's enter, n made the cursor. */
+static inline __attribute__((always_inline)) void enter_node(instr_pstate *s, instr_pnode *n,
+                                                             uintptr_t sp)
+{
+    s->cursor = &s->busy;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    n->child_ticks = 0;
+    n->sp = sp;
+    uint64_t t = instr_clock_tsc();
+    n->t_enter = t;
+    s->xenter(s->xdata, n->region, t);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    s->cursor = n;
+}
+
+/* The cursor taken, the node's statistics, the substrate's exit, the parent made the
+ * cursor. */
+static inline __attribute__((always_inline)) void exit_node(instr_pstate *s, instr_pnode *n)
+{
+    uint64_t t = instr_clock_tsc();
+    instr_pnode *parent = n->parent;
+    s->cursor = &s->busy;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    instr_cct_close_in(n, parent, t);
+    s->xexit(s->xdata, n->region, t);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    s->cursor = parent;
+}
+
+INSTR_CCT_MODE_ENTRY_POINTS(events, enter_node, exit_node)
