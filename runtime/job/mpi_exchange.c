@@ -5,7 +5,9 @@
  * profile, as without MPI); the others only when they end alone or the job database fails.
  * MPI_Finalize is recorded but the real PMPI_Finalize is deferred to the end of the process
  * (atexit, as Score-P does), so that everything the program does after it is measured
- * too. There, every rank first writes its own files, then all write the job database
+ * too. There, every rank first tells rank 0 that it arrived and waits for all (a rank that
+ * never comes is named when the launcher ends the others: on_signal_in_job), then writes its
+ * own files, then all write the job database
  * <dir>/profile.jdb together (mpi_jobdb.c). Then every rank sends the rest of its profile (a
  * text blob without the tree, blob.h: process, locations, regions, metric definitions) to
  * rank 0 over a private communicator; rank 0 merges them one at a time, reads
