@@ -51,8 +51,11 @@ INSTR_EXT_EXPORT int instr_ext_experiment_join(const char *jobdir, int rank, int
 /* INSTR_RANK_FILES: 1 when rank writes files of its own besides the job's. */
 INSTR_EXT_EXPORT int instr_ext_rank_files(int rank);
 /* After the job's end steps when the job database could not be written: a rank that wrote
- * no files of its own writes its profile.json into <jobdir>/rank-N now. */
-INSTR_EXT_EXPORT void instr_ext_rank_files_late(void);
+ * no files of its own writes its profile.json into <jobdir>/rank-N now (1: written now). */
+INSTR_EXT_EXPORT int instr_ext_rank_files_late(void);
+/* Called from a termination signal's handler (SIGTERM from the launcher), after this
+ * process's own results are written: what the signal cut short of the job (NULL: nothing). */
+INSTR_EXT_EXPORT void instr_ext_set_signal_job_hook(void (*fn)(int sig));
 
 /* Called at the end with this process's profile blob (NULL, 0 when there is none). */
 typedef void (*instr_ext_job_fn)(const char *blob, size_t len);

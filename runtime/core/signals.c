@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 void (*instr_signal_finalize)(void);
+void (*instr_signal_job_hook)(int sig);
 
 static const int term_signals[] = {SIGTERM, SIGINT, SIGHUP, SIGXCPU, SIGUSR1, SIGUSR2};
 static const int fatal_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
@@ -195,6 +196,8 @@ static void on_signal(int sig, siginfo_t *info, void *ucontext)
             sigaction(fatal_signals[i], &fault, NULL);
     if (instr_signal_finalize)
         instr_signal_finalize();
+    if (instr_signal_job_hook)
+        instr_signal_job_hook(sig);
     die(sig);
 }
 

@@ -29,5 +29,9 @@ void instr_io_guard_end(instr_io_guard *g);
 
 /* Set by lifecycle.c: writes what was measured from a signal handler; no job-wide steps. */
 extern void (*instr_signal_finalize)(void);
+/* Set by the MPI job (runtime/job, instr_ext_set_signal_job_hook): after this process's own
+ * results are written from a signal handler, says what the signal cut short of the job's
+ * end steps (no merge when another rank died and the launcher ends the rest). */
+extern void (*instr_signal_job_hook)(int sig);
 
 #endif

@@ -71,10 +71,15 @@ INSTR_EXT_EXPORT uint32_t instr_ext_job_profile_max_ranks(void)
     return instr_cfg.job_profile_max_ranks;
 }
 
-INSTR_EXT_EXPORT void instr_ext_rank_files_late(void)
+INSTR_EXT_EXPORT void instr_ext_set_signal_job_hook(void (*fn)(int sig))
+{
+    instr_signal_job_hook = fn;
+}
+
+INSTR_EXT_EXPORT int instr_ext_rank_files_late(void)
 {
     if (!have_end_run || !instr_experiment_own_deferred() || !instr_cfg.profiling_formats)
-        return;
+        return 0;
     have_end_run = 0;
     instr_io_guard g;
     instr_io_guard_begin(&g);
@@ -89,4 +94,5 @@ INSTR_EXT_EXPORT void instr_ext_rank_files_late(void)
     if (rc == 0 && *files)
         instr_info(1, "rank %d: without the job database, its "
                    "profile is written to %s/%s", instr_job_rank, where, files);
+    return rc == 0 && *files;
 }

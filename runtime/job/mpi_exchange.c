@@ -5,7 +5,9 @@
  * profile, as without MPI); the others only when they end alone or the job database fails.
  * MPI_Finalize is recorded but the real PMPI_Finalize is deferred to the end of the process
  * (atexit, as Score-P does), so that everything the program does after it is measured
- * too. There, every rank first writes its own files, then all write the job database
+ * too. There, every rank first tells rank 0 that it arrived and waits for all (a rank that
+ * never comes is named when the launcher ends the others: on_signal_in_job), then writes its
+ * own files, then all write the job database
  * <dir>/profile.jdb together (mpi_jobdb.c). Then every rank sends the rest of its profile (a
  * text blob without the tree, blob.h: process, locations, regions, metric definitions) to
  * rank 0 over a private communicator; rank 0 merges them one at a time, reads
@@ -28,12 +30,15 @@
 #include "../util/pages.h"
 
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define TAG_PROFILE 7301
+#define TAG_ARRIVED 7310 /* each rank at the job's end, to rank 0 */
 
 /* Referenced weakly by the runtime (instr_core_mpi_linked): its presence defers the experiment
  * directory to MPI_Init. */
@@ -46,6 +51,11 @@ static MPI_Comm job_comm = MPI_COMM_NULL;
 static char job_dir[PATH_MAX];
 static char *my_blob;
 static size_t my_blob_len;
+/* Where this rank is in the job's end steps, for a signal that cuts them short (another rank
+ * died: the launcher ends the rest with SIGTERM); and on rank 0 which ranks reached them. */
+enum { END_NOT_YET, END_WAITING, END_DONE };
+static volatile sig_atomic_t end_stage;
+static unsigned char *arrived;
 
 static void say(const char *fmt, const char *a, int n)
 {
@@ -129,10 +139,108 @@ static void trace_unfinished(void)
     instr_mpi_tracing = 0;
 }
 
+/* Rank 0 learns which ranks reach the job's end, and lets them go on when all have: a rank
+ * that never comes (killed, or ended without MPI_Finalize) is named when the launcher then
+ * ends the others, which all wait here, before this rank's results are written and before
+ * any step that needs every rank (a trace's clock offsets, the job database, the merge).
+ * Two small messages per rank. */
+static void note_arrivals(void)
+{
+    int here = 1;
+    if (job_rank != 0) {
+        PMPI_Send(&here, 1, MPI_INT, 0, TAG_ARRIVED, job_comm);
+        PMPI_Recv(&here, 1, MPI_INT, 0, TAG_ARRIVED, job_comm, MPI_STATUS_IGNORE);
+        return;
+    }
+    size_t n = job_size > 1 ? (size_t)job_size - 1 : 0;
+    unsigned char *seen = instr_mem_alloc((size_t)job_size);
+    int *bufs = instr_mem_alloc((n + 1) * sizeof *bufs), *done = instr_mem_alloc((n + 1) * sizeof *done);
+    MPI_Request *req = instr_mem_alloc((n + 1) * sizeof *req);
+    if (!seen || !bufs || !done || !req) {
+        instr_mem_free(seen); /* nobody named, the steps the same */
+        seen = NULL;
+        for (int r = 1; r < job_size; r++)
+            PMPI_Recv(&here, 1, MPI_INT, r, TAG_ARRIVED, job_comm, MPI_STATUS_IGNORE);
+    } else {
+        memset(seen, 0, (size_t)job_size);
+        seen[0] = 1;
+        for (size_t r = 0; r < n; r++)
+            PMPI_Irecv(&bufs[r], 1, MPI_INT, (int)r + 1, TAG_ARRIVED, job_comm, &req[r]);
+        arrived = seen;
+        for (size_t left = n; left > 0;) {
+            int got = 0;
+            if (PMPI_Waitsome((int)n, req, &got, done, MPI_STATUSES_IGNORE) != MPI_SUCCESS ||
+                got == MPI_UNDEFINED)
+                break;
+            for (int k = 0; k < got; k++)
+                seen[done[k] + 1] = 1;
+            left -= (size_t)got;
+        }
+        arrived = NULL;
+    }
+    for (int r = 1; r < job_size; r++)
+        PMPI_Send(&here, 1, MPI_INT, r, TAG_ARRIVED, job_comm);
+    instr_mem_free(seen);
+    instr_mem_free(bufs);
+    instr_mem_free(done);
+    instr_mem_free(req);
+}
+
+/* A termination signal (the launcher's SIGTERM) after this rank's own results were written
+ * from the handler: in the job's end steps, waiting for a rank that will never come, no job
+ * profile or database is merged and the job's trace is not finished; one line says so. */
+static void on_signal_in_job(int sig)
+{
+    int stage = end_stage;
+    if (stage == END_DONE || job_rank < 0 || !job_dir[0])
+        return;
+    end_stage = END_DONE;
+    char who[512] = "", own[PATH_MAX + 64] = "", trace[160] = "";
+    if (stage == END_WAITING && job_rank == 0 && arrived) {
+        char list[384] = "";
+        size_t used = 0;
+        int missing = 0;
+        for (int r = 1; r < job_size; r++) {
+            if (arrived[r])
+                continue;
+            int w = 0;
+            if (++missing <= 32 && used < sizeof list - 16)
+                w = snprintf(list + used, sizeof list - used, "%s%d", missing > 1 ? ", " : "", r);
+            else if (missing == 33 && used < sizeof list - 8)
+                w = snprintf(list + used, sizeof list - used, ", ...");
+            used += w > 0 ? (size_t)w : 0;
+        }
+        if (missing)
+            snprintf(who, sizeof who, "; rank%s %s never reached MPI_Finalize (killed, or ended "
+                     "without it)", missing > 1 ? "s" : "", list);
+    }
+    /* Its own profile: written by the handler (the end had not begun), at the end already
+     * (INSTR_RANK_FILES), or now from what the end kept (written into the job database
+     * otherwise); the line names the directory only where it is. */
+    if (stage == END_WAITING)
+        instr_ext_rank_files_late();
+    snprintf(own, sizeof own, "%s/rank-%d", job_dir, job_rank);
+    struct stat st;
+    if (stat(own, &st) == 0 && S_ISDIR(st.st_mode))
+        snprintf(own, sizeof own, "; this rank's own profile is in %s/rank-%d", job_dir, job_rank);
+    else
+        own[0] = '\0';
+    if (instr_mpi_tracing && instr_ext_trace_job_is_open())
+        snprintf(trace, sizeof trace, "; traces/ holds orphan files: the ranks' event files, "
+                                      "without traces.otf2 and traces.def");
+    char msg[PATH_MAX + 1024];
+    snprintf(msg, sizeof msg, "rank %d: ended by %s %s%s: no job profile or database was "
+             "merged%s%s", job_rank, sig == SIGTERM ? "SIGTERM" : "a signal",
+             stage == END_WAITING ? "at the job's end, waiting for the other ranks"
+                                  : "before MPI_Finalize", who, own, trace);
+    say("%s", msg, 0);
+}
+
 /* atexit, registered in MPI_Init after the runtime's own: runs first. */
 static void job_end(void)
 {
     if (!finalize_called) {
+        end_stage = END_DONE; /* this rank says itself that it ended alone */
         if (job_rank >= 0)
             say("rank %s%d ended without MPI_Finalize: its own results are written, the job "
                 "profile is not merged (merge step: docs/mpi.md)", "", job_rank);
@@ -143,6 +251,10 @@ static void job_end(void)
         trace_unfinished();
         return;
     }
+    /* First, before any step that waits for every rank: rank 0 learns who came. */
+    end_stage = END_WAITING;
+    if (job_dir[0])
+        note_arrivals();
     instr_mpi_trace_measure_end(job_comm, job_rank, job_size);
     instr_ext_finalize(); /* this rank's files; the hook keeps the blob */
     if (job_dir[0]) {
@@ -152,6 +264,7 @@ static void job_end(void)
         merge_profiles(jdb);
     }
     instr_mpi_trace_end(job_comm, job_rank, job_size);
+    end_stage = END_DONE;
     instr_mem_free(my_blob);
     my_blob = NULL;
     if (job_comm != MPI_COMM_NULL)
@@ -191,6 +304,7 @@ void instr_mpi_job_begin(void)
     instr_mpi_cp_init(job_comm, job_rank);
     instr_ext_set_job_hook(keep_blob);
     instr_ext_set_jobdb_hook(instr_mpi_jobdb_keep);
+    instr_ext_set_signal_job_hook(on_signal_in_job);
     atexit(job_end);
 }
 
@@ -211,6 +325,7 @@ void instr_mpi_job_abort(void)
         "not merged; the other ranks write their own files only if the launcher ends them "
         "with SIGTERM", "", job_rank);
     finalize_called = 0;
+    end_stage = END_DONE;
     instr_mpi_plugins_alone();
     instr_ext_set_job_hook(NULL); /* no merge: this rank says itself where its files are */
     instr_ext_set_jobdb_hook(NULL);

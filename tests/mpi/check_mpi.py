@@ -195,6 +195,46 @@ def check_enospc_trace(exp, np_, stderr, export):
     print("enospc: instr-export --chrome says: " + want)
 
 
+def check_killed(exp, np_, stderr, trace):
+    """The last rank was killed (or _exit()ed) while the others were at the job's end: Open MPI
+    ends them with SIGTERM. Each survivor says in one line that nothing was merged, rank 0
+    which rank never came, each where its own profile is; with a trace, that traces/ holds
+    orphan files. Nothing at the job's top claims a merged job."""
+    last = np_ - 1
+    lines = stderr.splitlines()
+    problems = []
+    tail = ("; traces/ holds orphan files: the ranks' event files, without traces.otf2 and "
+            "traces.def" if trace else "")
+    for r in range(last):
+        who = ("; rank %d never reached MPI_Finalize (killed, or ended without it)" % last
+               if r == 0 else "")
+        want = ("instr: rank %d: ended by SIGTERM at the job's end, waiting for the other ranks%s: "
+                "no job profile or database was merged; this rank's own profile is in "
+                "%s/rank-%d%s" % (r, who, exp, r, tail))
+        if lines.count(want) != 1:
+            problems.append("rank %d's line missing (or repeated): %r" % (r, want))
+        if not os.path.isfile(os.path.join(exp, "rank-%d" % r, "profile.json")):
+            problems.append("rank-%d/profile.json missing" % r)
+    mine = [l for l in lines if "no job profile or database was merged" in l]
+    if len(mine) != last:
+        problems.append("%d lines say nothing was merged, expected one per survivor (%d): %r"
+                        % (len(mine), last, mine))
+    for top in ("profile.json", "profile.jdb", "profile.cubex", "profile.txt", "traces.otf2",
+                "traces.def"):
+        if os.path.exists(os.path.join(exp, top)):
+            problems.append("%s written although no job profile was merged" % top)
+    if "MPI job of" in stderr or "definitions unified" in stderr:
+        problems.append("a job summary was printed although the job was cut short")
+    if trace:
+        evts = sorted(glob.glob(os.path.join(exp, "traces", "*.evt")))
+        if not evts:
+            problems.append("traces/ holds no event files")
+    if problems:
+        fail("killed rank: %d problem(s):\n  %s" % (len(problems), "\n  ".join(problems)))
+    print("killed rank %d: each survivor says nothing was merged, rank 0 names rank %d%s"
+          % (last, last, "; traces/ holds orphan files" if trace else ""))
+
+
 def main():
     ap = argparse.ArgumentParser()
     for a in ("case", "mode", "source", "plain", "workdir", "instr", "mpicc", "mpirun", "lib"):
@@ -209,6 +249,9 @@ def main():
     ap.add_argument("--unrecorded", type=int, default=0,
                     help="the last N ranks run with INSTR_ENABLE_PROFILING=0: missing from the "
                          "job's profile")
+    ap.add_argument("--killed-exit", action="store_true",
+                    help="case killed: the last rank _exit()s without MPI_Finalize instead of "
+                         "being killed (KILLED_EXIT=1)")
     ap.add_argument("--enospc-double",
                     help="with --trace: the last rank's writes fail (this ENOSPC test double, "
                          "LD_PRELOADed into it alone); the job's line names its trace incomplete")
@@ -224,9 +267,13 @@ def main():
         if k.startswith("INSTR_"):
             del env[k]
     env["OMPI_MCA_btl"] = "self,vader"  # no network probing: quick, and the same every run
+    if args.killed_exit:
+        env["KILLED_EXIT"] = "1"
+        mpirun[1:1] = ["-x", "KILLED_EXIT"]
 
     plain = run(mpirun + [os.path.abspath(args.plain)], env=env, cwd=work)
-    want = 5 if args.case == "abort" else 0
+    # Open MPI's mpirun: the status of the rank that ended first, 128 + 9 for the killed one
+    want = {"abort": 5, "killed": 3 if args.killed_exit else 137}.get(args.case, 0)
     if plain.returncode != want or not plain.stdout:
         fail("the uninstrumented run itself failed (status %d, expected %d):\n%s%s"
              % (plain.returncode, want, plain.stdout, plain.stderr))
@@ -245,7 +292,7 @@ def main():
         cmd = cmd[:1] + ["-x", "INSTR_ENABLE_TRACING"] + cmd[1:]
     # Every rank's own files (rank-N/) are what the checks below compare the job's with; the
     # aborting rank and --no-rank-files show the default: files at the job's top only.
-    rank_files = args.case != "abort" and not args.no_rank_files
+    rank_files = args.case not in ("abort", "killed") and not args.no_rank_files
     if rank_files:
         menv["INSTR_RANK_FILES"] = "1"
         cmd = cmd[:1] + ["-x", "INSTR_RANK_FILES"] + cmd[1:]
@@ -313,6 +360,9 @@ def main():
                   "reported" % os.path.getsize(evt))
         return
 
+    if args.case == "killed":
+        check_killed(exp, args.np, measured.stderr, args.trace)
+        return
     if args.unrecorded:
         check_missing(exp, args.np, args.unrecorded, measured.stderr)
         return

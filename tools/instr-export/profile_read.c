@@ -1,6 +1,7 @@
 /* profile_read.c — profile.json for the exporters (profile_read.h). */
 #include "profile_read.h"
 #include "input_file.h"
+#include "profile_check.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -62,6 +63,13 @@ int profile_read(profile *p, const char *path)
         profile_free(p);
         return bad(path, "not an instr profile (\"format\": \"instr-profile\" with regions, "
                          "tree and locations expected)");
+    }
+    /* the same validation as instr-score's (profile_check.h), and its message */
+    char invalid[256];
+    if (instr_profile_check(&p->doc, invalid, sizeof invalid) != 0) {
+        fprintf(stderr, "instr-export: %s: %s\n", path, invalid);
+        profile_free(p);
+        return 1;
     }
     for (size_t i = 0; i < regions->n; i++) {
         uint64_t id = json_u64(&regions->items[i], "id", 0);

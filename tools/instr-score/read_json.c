@@ -3,6 +3,7 @@
 #define _GNU_SOURCE /* O_CLOEXEC */
 #include "input_file.h"
 #include "json.h"
+#include "profile_check.h"
 #include "score.h"
 
 #include <errno.h>
@@ -238,7 +239,10 @@ int score_read_json(const char *dir, score_profile *p, char *err, size_t errsize
         json_free(&doc);
     } else {
         char why[256];
-        rc = build(p, &doc, why, sizeof why);
+        /* the same validation as instr-export's (profile_check.h), and its message */
+        rc = instr_profile_check(&doc, why, sizeof why);
+        if (rc == 0)
+            rc = build(p, &doc, why, sizeof why);
         if (rc != 0) {
             snprintf(err, errsize, "%s: %s", path, why);
             score_free(p); /* what build had filled in */
