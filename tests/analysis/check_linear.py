@@ -6,7 +6,9 @@ query's is four times). Counted, never timed:
     check_linear.py c --test-analysis BIN --work DIR   # instructions of instr_jdb_select
                                                        # (callgrind) for path(GLOB)
     check_linear.py py --work DIR                      # bytes the Python module allocates
-                                                       # for tree(context=False) (tracemalloc)
+                                                       # (tracemalloc) for tree(context=False)
+                                                       # and tree(), and the Python lines tree()
+                                                       # and a lookup by context execute
 
 The databases are written by the test double (tests/lib/jdb_testdouble.py): main, then a
 chain of recurse_function paths on two ranks. Exit 77 (skipped) where valgrind is missing.
@@ -73,20 +75,54 @@ def case_c():
                 [select_instructions(deep_db(d)) for d in DEPTHS])
 
 
-def case_py():
+def counted(work):
+    """work()'s result, the peak of the bytes it allocates (tracemalloc) and the Python lines
+    it executes (a trace function counting line events, pandas' and numpy's too): the strings
+    of a quadratic context column show in the bytes, a walk of every chain in the lines."""
     import tracemalloc
+    lines = [0]
+
+    def trace(frame, event, arg):
+        if event == "line":
+            lines[0] += 1
+        return trace
+    tracemalloc.start()
+    sys.settrace(trace)
+    try:
+        result = work()
+    finally:
+        sys.settrace(None)
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+    return result, peak, lines[0]
+
+
+def case_py():
+    import numpy as np
     import instr_analysis as ia
-    counts = []
+    bare, full, full_lines = [], [], []
     for d in DEPTHS:
         db = ia.open(deep_db(d))
-        tracemalloc.start()
-        t = db.tree(context=False)
-        counts.append(tracemalloc.get_traced_memory()[1])
-        tracemalloc.stop()
+        t, peak, _ = counted(lambda: db.tree(context=False))
+        bare.append(peak)
         expect(len(t) == d + 1 and t["depth"].iloc[-1] == d, "the tree of depth %d" % d)
         expect(len(db.select("path(main/recurse_function/*)")) == d - 1, "path() at %d" % d)
+        deepest = "main" + "/recurse_function" * d
+
+        def tree_and_lookup():
+            t = db.tree()
+            return t, list(np.flatnonzero(t["context"] == deepest)), t.loc[d, "context"]
+        (t, found, last), peak, lines = counted(tree_and_lookup)
+        full.append(peak)
+        full_lines.append(lines)
+        expect(len(t) == d + 1 and found == [d] and last == deepest,
+               "tree() of depth %d: the deepest context %s, found at %r"
+               % (d, "right" if last == deepest else "wrong", found))
+        expect(t.loc[1, "context"] == "main/recurse_function", "a context of tree()")
         db.close()
-    ratio_check("bytes allocated by tree(context=False)", counts)
+    ratio_check("bytes allocated by tree(context=False)", bare)
+    ratio_check("bytes allocated by tree() and a lookup by context", full)
+    ratio_check("Python lines executed by tree() and a lookup by context", full_lines)
 
 
 def main():

@@ -21,7 +21,9 @@ import os
 import numpy as np
 import pandas as pd
 
-__all__ = ["Error", "Database", "open", "compare", "NO_PARENT", "PARADIGMS"]
+from .contexts import ContextArray, ContextDtype
+
+__all__ = ["Error", "Database", "open", "compare", "NO_PARENT", "PARADIGMS", "ContextDtype"]
 
 NO_PARENT = 0xFFFFFFFF
 PARADIGMS = ("user", "mpi", "openmp", "manual", "other")
@@ -272,11 +274,12 @@ class Database:
         path), depth, region, name, file, line, paradigm and the calling context
         as a string ("main/solve/MPI_Allreduce").
 
-        Each context is its parent's with "/name" appended, but the strings themselves grow
-        with the depth: a 10,000-deep recursion's contexts hold hundreds of megabytes.
-        context=False leaves that column out; the rest is linear in the number of paths (the
-        calling context of one path: context(path); paths by context: select("path(GLOB)"),
-        which never builds the strings)."""
+        The whole tree costs linear in the number of paths, the context column too: it keeps
+        every path's parent and name (a ContextDtype column, instr_analysis.contexts) and builds
+        a path's string when it is read (t.loc[p, "context"], iteration, printing, astype(str),
+        .str methods); == and != with a string compare without building the strings. Reading
+        every string of a deep chain costs what the strings are (a 10,000-deep recursion's hold
+        hundreds of megabytes). context=False leaves the column out."""
         parent, region, depth = self._table()
         regions = [self.region(r) for r in range(self.nregions)]
         # per-region values spread over the paths by numpy, not a Python loop per path
@@ -291,13 +294,7 @@ class Database:
             "line": per_path("line_begin", np.int64) if regions else np.zeros(0, np.int64),
             "paradigm": per_path("paradigm")}
         if context:
-            labels = []
-            parents = parent.tolist()
-            names = columns["name"]
-            for q in range(self.npaths):
-                p = parents[q]
-                labels.append(names[q] if p == NO_PARENT else labels[p] + "/" + names[q])
-            columns["context"] = labels
+            columns["context"] = ContextArray.from_tree(columns["parent"], columns["name"])
         return pd.DataFrame(columns).set_index("path")
 
     def _table(self):
@@ -478,7 +475,7 @@ def compare(a, b, metric="time_incl", stat="mean"):
     out = (_Match * max(n, 1))()
     if n and _compare(a._handle(), b._handle(), metric.encode(), _STATS[stat], out, n) < 0:
         _raise()
-    ta, tb = a.tree()["context"], b.tree()["context"]
+    ta, tb = a.tree()["context"].array, b.tree()["context"].array
     rows = []
     for m in out[:n]:
         pa = -1 if m.path_a == NO_PARENT else m.path_a
