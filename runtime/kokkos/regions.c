@@ -9,9 +9,9 @@
  * (as manual.c does for instr_region_begin). */
 #include "kokkos.h"
 #include "../core/event.h"
+#include "../core/region_table.h"
 #include "../core/registry.h"
 #include "../core/rtfilter.h"
-#include "../util/pages.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -30,28 +30,15 @@ static const char *const prefix[INSTR_KOKKOS_NKINDS] = {
     [INSTR_KOKKOS_COPY] = "Kokkos::", /* the name says "deep_copy" already */
 };
 
-typedef struct entry {
-    char *name; /* our copy */
-    int kind;
-    uint32_t handle; /* 0: excluded or not registered */
-    struct entry *next;
-} entry;
-
-static entry *buckets[BUCKETS];
-static _Thread_local struct { const char *ptr; const entry *e; } cache[CACHE]
+static instr_named_region *buckets[BUCKETS];
+static instr_region_table table = {buckets, BUCKETS};
+static _Thread_local struct { const char *ptr; const instr_named_region *e; } cache[CACHE]
     __attribute__((tls_model("initial-exec")));
 
-static uint32_t hash(int kind, const char *s)
-{
-    uint32_t h = 2166136261u ^ (uint32_t)kind;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 16777619u;
-    return h;
-}
-
 /* With the registry lock held. */
-static uint32_t add(int kind, const char *name)
+static uint32_t add(int kind, const char *name, void *arg)
 {
+    (void)arg;
     char canonical[NAME_MAX_LEN];
     snprintf(canonical, sizeof canonical, "%s%s", prefix[kind], name);
     if (!instr_rtfilter_includes(name, canonical, ""))
@@ -68,28 +55,13 @@ uint32_t instr_kokkos_region(int kind, const char *name)
     if (!name)
         name = "";
     uint32_t slot = (uint32_t)((((uintptr_t)name >> 3) + (uintptr_t)kind) % CACHE);
-    const entry *e = cache[slot].e;
+    const instr_named_region *e = cache[slot].e;
     if (cache[slot].ptr == name && e && e->kind == kind && strcmp(e->name, name) == 0)
         return e->handle;
     if (!instr_events_wanted())
         return 0;
-    uint32_t b = hash(kind, name) % BUCKETS;
     instr_registry_lock();
-    for (e = buckets[b]; e; e = e->next)
-        if (e->kind == kind && strcmp(e->name, name) == 0)
-            break;
-    if (!e) {
-        entry *n = instr_mem_calloc(1, sizeof *n);
-        if (n && (n->name = instr_mem_strdup(name)) != NULL) {
-            n->kind = kind;
-            n->handle = add(kind, name);
-            n->next = buckets[b];
-            buckets[b] = n;
-            e = n;
-        } else if (n) {
-            instr_mem_free(n);
-        }
-    }
+    e = instr_region_table_get_locked(&table, kind, name, add, NULL);
     instr_registry_unlock();
     if (!e)
         return 0;

@@ -7,9 +7,9 @@
  * lock. */
 #include "openacc.h"
 #include "../core/event.h"
+#include "../core/region_table.h"
 #include "../core/registry.h"
 #include "../core/rtfilter.h"
-#include "../util/pages.h"
 #ifdef INSTR_RT_HAVE_LIBDW
 #include "../ompt/ompt.h"
 #endif
@@ -21,27 +21,26 @@
 #define BUCKETS 256
 #define NAME_MAX_LEN 4096
 
-typedef struct entry {
-    char *name; /* our copy */
-    uint32_t handle; /* 0: excluded or not registered */
-    struct entry *next;
-} entry;
+static instr_named_region *buckets[BUCKETS];
+static instr_region_table table = {buckets, BUCKETS};
+static _Thread_local struct {
+    const char *what;
+    uintptr_t site;
+    const instr_named_region *e;
+} cache[CACHE] __attribute__((tls_model("initial-exec")));
 
-static entry *buckets[BUCKETS];
-static _Thread_local struct { const char *what; uintptr_t site; const entry *e; } cache[CACHE]
-    __attribute__((tls_model("initial-exec")));
-
-static uint32_t hash(const char *s)
-{
-    uint32_t h = 2166136261u;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 16777619u;
-    return h;
-}
+/* The place of a construct's name, for add(). */
+typedef struct place {
+    const char *file;
+    int line;
+} place;
 
 /* With the registry lock held. */
-static uint32_t add(const char *name, const char *file, int line)
+static uint32_t add(int kind, const char *name, void *arg)
 {
+    (void)kind;
+    const char *file = ((const place *)arg)->file;
+    int line = ((const place *)arg)->line;
     if (!instr_rtfilter_includes(name, name, file ? file : ""))
         return 0;
     instr_region_info info = {.name = name, .mangled = name, .file = file ? file : "",
@@ -68,7 +67,7 @@ uint32_t instr_openacc_region(const char *what, uintptr_t site, const char *file
     if (!instr_events_wanted())
         return 0;
     char name[NAME_MAX_LEN];
-    const entry *e;
+    const instr_named_region *e;
     instr_registry_lock();
 #ifdef INSTR_RT_HAVE_LIBDW
     if (!file && site)
@@ -78,21 +77,7 @@ uint32_t instr_openacc_region(const char *what, uintptr_t site, const char *file
         snprintf(name, sizeof name, "!$acc %s @%s:%d", what, base_name(file), line);
     else
         snprintf(name, sizeof name, "!$acc %s", what);
-    uint32_t b = hash(name) % BUCKETS;
-    for (e = buckets[b]; e; e = e->next)
-        if (strcmp(e->name, name) == 0)
-            break;
-    if (!e) {
-        entry *n = instr_mem_calloc(1, sizeof *n);
-        if (n && (n->name = instr_mem_strdup(name)) != NULL) {
-            n->handle = add(name, file, line);
-            n->next = buckets[b];
-            buckets[b] = n;
-            e = n;
-        } else if (n) {
-            instr_mem_free(n);
-        }
-    }
+    e = instr_region_table_get_locked(&table, 0, name, add, &(place){file, line});
     instr_registry_unlock();
     if (!e)
         return 0;
