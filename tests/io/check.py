@@ -6,7 +6,6 @@ function must be exact, and the POSIX files' figures equal what strace sees for 
 run. Usage: check.py CASE --wrapper bin/instr --src DIR --work DIR [--mpirun M --mpicc C]
 """
 import argparse
-import json
 import os
 import re
 import shutil
@@ -20,6 +19,7 @@ import cubex  # noqa: E402  tests/cube/cubex.py
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "report"))
 import browser  # noqa: E402  tests/report/browser.py
 import jobdb  # noqa: E402  tests/lib/jobdb.py
+import recorded as R  # noqa: E402  tests/lib/recorded.py
 
 A = None
 
@@ -69,51 +69,8 @@ C_FUNCTIONS = {
 FIGURES = ("operations", "failed", "bytes_read", "bytes_written")
 
 
-def workdir(name):
-    return fresh_dir(os.path.join(A.work, A.case, name))
-
-
-def sh(cmd, cwd, env=None):
-    p = subprocess.run(cmd, cwd=cwd, env=clean_env(env), capture_output=True, text=True)
-    if p.returncode != 0:
-        raise Fail("%s failed (%d): %s" % (" ".join(cmd), p.returncode, p.stderr[-2000:]))
-    return p
-
-
-def build(src, mode, cc, name, extra=()):
-    wd = workdir("build_" + name)
-    exe = os.path.join(wd, name)
-    sh([A.wrapper, "--mode=" + mode, cc, "-O1"] + list(extra) +
-       [os.path.join(A.src, src), "-o", exe, "-lpthread"], wd)
-    return exe
-
-
 def run_recorded(exe, name, env=None, prefix=()):
-    rd = workdir("run_" + name)
-    e = {"INSTR_IO": "all", "INSTR_EXPERIMENT_DIRECTORY": os.path.join(rd, "exp")}
-    e.update(env or {})
-    p = subprocess.run(list(prefix) + [exe], cwd=rd, env=clean_env(e), capture_output=True,
-                       text=True, timeout=240)
-    expect(p.returncode == 0, "%s: exit %d: %s" % (name, p.returncode, p.stderr))
-    return os.path.join(rd, "exp"), p, rd
-
-
-def load(exp):
-    with open(os.path.join(exp, "profile.json")) as f:
-        return json.load(f)
-
-
-def paths(prof):
-    names = {r["id"]: r["name"] for r in prof["regions"]}
-    nodes = {n["id"]: n for n in prof["tree"]}
-    out = {}
-    for i, n in nodes.items():
-        p = []
-        while n is not None:
-            p.append(names[n["region"]])
-            n = nodes.get(n["parent"]) if n["parent"] is not None else None
-        out[i] = tuple(reversed(p))
-    return out
+    return R.run_recorded(A, exe, name, dict({"INSTR_IO": "all"}, **(env or {})), prefix)
 
 
 def figures(row):
@@ -122,7 +79,7 @@ def figures(row):
 
 def by_function(prof):
     """(innermost region, paradigm) -> figures, summed over call paths."""
-    ps = paths(prof)
+    ps = R.chains(prof)
     out = {}
     for c in prof["io"]["call_paths"]:
         key = (ps[c["node"]][-1] if c["node"] is not None else None, c["paradigm"])
@@ -199,7 +156,7 @@ def check_html(prof, exp, what):
     expect(sec is not None and "hidden" not in sec[1], "%s: no I/O section shown" % what)
     got = html_rows(d)
     io = prof["io"]
-    ps = paths(prof)
+    ps = R.chains(prof)
 
     def fig(r):
         return [r["paradigm"], str(r["operations"]), str(r["failed"]), str(r["bytes_read"]),
@@ -284,7 +241,7 @@ def check_strace(exe, name):
         strace, "-ff", "-qq", "-y", "-o", out, "-e",
         "trace=openat,creat,read,write,pread64,pwrite64,readv,writev,preadv,pwritev,lseek,fsync,"
         "close,dup,unlink,mmap,stat,fstat,lstat,newfstatat,statx"))
-    prof = load(exp)
+    prof = R.load(exp)
     check_c(prof, exp, name)
     names = [k[0] for k in C_FILES if k[1] == "posix" and not k[0].startswith("<")
              and k[0] not in ("no/such/file", "/dev/null")]
@@ -297,11 +254,11 @@ def check_strace(exe, name):
 def case_c():
     for mode, cc in (("hooks", "gcc"), ("hooks", "clang"), ("cyg", "gcc")):
         name = "c_%s_%s" % (mode, cc)
-        exe = build("io_c.c", mode, cc, name)
+        exe = R.build(A, "io_c.c", mode, cc, name)
         exp, _, _ = run_recorded(exe, name)
-        check_c(load(exp), exp, name)
+        check_c(R.load(exp), exp, name)
         if mode == "hooks" and cc == "gcc":
-            check_html(load(exp), exp, name)
+            check_html(R.load(exp), exp, name)
             check_strace(exe, name + "_strace")
             check_sampling(exe, name + "_sampling")
 
@@ -313,7 +270,7 @@ def check_sampling(exe, name):
     exp, _, _ = run_recorded(exe, name, {"INSTR_IO": "posix", "INSTR_SAMPLING": "1",
                                          "INSTR_SAMPLING_PERIOD": "100us",
                                          "INSTR_SAMPLING_CLOCK": "wall"})
-    got = by_function(load(exp))
+    got = by_function(R.load(exp))
     want = {k: v for k, v in C_PATHS.items() if k[1] == "posix"}
     expect(got == want, "%s: %r, expected %r" % (name, got, want))
 
@@ -379,9 +336,9 @@ def case_trace():
     """Profile and trace (the generic path), with GCC's and LLVM's hooks."""
     for cc in ("gcc", "clang"):
         name = "trace_" + cc
-        exe = build("io_c.c", "hooks", cc, name)
+        exe = R.build(A, "io_c.c", "hooks", cc, name)
         exp, _, _ = run_recorded(exe, name, {"INSTR_ENABLE_TRACING": "1"})
-        prof = load(exp)
+        prof = R.load(exp)
         check_c(prof, exp, name)
         check_trace(exp, prof, name)
 
@@ -394,10 +351,10 @@ def case_mpi():
     paths' exact operations and bytes; the job's sums the ranks' and names the slowest, per
     paradigm and per call path (from the job database's io_ columns); the job's and the
     ranks' profile.cubex carry the figures as metrics, profile.html shows them."""
-    wd = workdir("build_mpi")
+    wd = R.workdir(A, "build_mpi")
     exe = os.path.join(wd, "mpi_io")
-    sh([A.wrapper, A.mpicc, "-O1", os.path.join(A.src, "mpi_io.c"), "-o", exe], wd)
-    rd = workdir("run_mpi")
+    R.sh([A.wrapper, A.mpicc, "-O1", os.path.join(A.src, "mpi_io.c"), "-o", exe], wd)
+    rd = R.workdir(A, "run_mpi")
     # INSTR_RANK_FILES: each rank's own profile.json, checked below
     e = {"INSTR_IO": "mpiio", "INSTR_EXPERIMENT_DIRECTORY": os.path.join(rd, "exp"),
          "INSTR_RANK_FILES": "1"}
@@ -415,7 +372,7 @@ def case_mpi():
             ("MPI_File_close", "mpiio"): (1, 0, 0, 0)}
     ranks = []
     for r in range(NRANKS):
-        prof = load(os.path.join(exp, "rank-%d" % r))
+        prof = R.load(os.path.join(exp, "rank-%d" % r))
         got = by_function(prof)
         expect(got == want, "rank %d: %r, expected %r" % (r, got, want))
         files = {(f["name"], f["paradigm"]): figures(f) for f in prof["io"]["files"]}
@@ -424,7 +381,7 @@ def case_mpi():
         ranks.append({p["paradigm"]: p for p in prof["io"]["paradigms"]})
         if os.path.exists(os.path.join(exp, "rank-%d" % r, "profile.cubex")):
             check_cube(prof, os.path.join(exp, "rank-%d" % r), "rank %d" % r)
-    job = load(exp).get("io")
+    job = R.load(exp).get("io")
     expect(job is not None, "the job's profile.json has no io section")
     tot = {p["paradigm"]: p for p in job["paradigms"]}
     for k in FIGURES + ("time_ns",):
@@ -438,7 +395,7 @@ def case_mpi():
     expect("\nI/O (INSTR_IO" in text and "slowest rank %d:" % slow in text,
            "job's profile.txt: no I/O section:\n" + text)
     # Per call path: the ranks' figures summed (each rank's are `want`).
-    jprof = load(exp)
+    jprof = R.load(exp)
     got = by_function(jprof)
     expect(got == {k: tuple(NRANKS * x for x in v) for k, v in want.items()},
            "job's call paths %r, expected %d x %r" % (got, NRANKS, want))
@@ -475,7 +432,7 @@ def check_jobdb(path, jprof):
             v = tuple(per[c][0] for c in ci)
             if any(v):
                 summ[(names[keys[p]], par)] = v
-    ps = paths(jprof)
+    ps = R.chains(jprof)
     want = {(ps[c["node"]], c["paradigm"]): figures(c) for c in jprof["io"]["call_paths"]}
     expect(got == want, "%s: io_ columns per call path %r, the job's profile.json %r"
            % (path, got, want))
@@ -493,10 +450,10 @@ def case_mpi_trace():
     tests a non-blocking read (MPI_Testall) before it can complete: IoOperationTest, then
     IoOperationComplete in MPI_Waitall."""
     n = 4
-    wd = workdir("build_mpi_trace")
+    wd = R.workdir(A, "build_mpi_trace")
     exe = os.path.join(wd, "mpi_io")
-    sh([A.wrapper, A.mpicc, "-O1", os.path.join(A.src, "mpi_io.c"), "-o", exe], wd)
-    rd = workdir("run_mpi_trace")
+    R.sh([A.wrapper, A.mpicc, "-O1", os.path.join(A.src, "mpi_io.c"), "-o", exe], wd)
+    rd = R.workdir(A, "run_mpi_trace")
     # INSTR_RANK_FILES: each rank's own profile.json, compared with its trace below
     e = {"INSTR_IO": "mpiio", "INSTR_ENABLE_TRACING": "1",
          "INSTR_EXPERIMENT_DIRECTORY": os.path.join(rd, "exp"), "INSTR_RANK_FILES": "1"}
@@ -571,20 +528,20 @@ def case_mpi_trace():
            len(set(handle_of_rank.values())) == n, "handles per rank: %r" % handle_of_rank)
     expect(nonblocking == {r: 1 for r in range(n)}, "non-blocking operations: %r" % nonblocking)
     for r in range(n):
-        prof = load(os.path.join(exp, "rank-%d" % r))
+        prof = R.load(os.path.join(exp, "rank-%d" % r))
         f = {(x["name"], x["paradigm"]): figures(x) for x in prof["io"]["files"]}
         expect(f == {("shared.dat", "mpiio"): (8, 0, 6040, 4000)}, "rank %d: files %r" % (r, f))
         got = (moved.get((r, "READ")), moved.get((r, "WRITE")))
         expect(got == (6040, 4000), "rank %d: the trace read and wrote %r, the profile "
                "(6040, 4000)" % (r, got))
-    job = load(exp).get("io")
+    job = R.load(exp).get("io")
     expect(job is not None, "the job's profile.json has no io section")
     tot = {x["paradigm"]: figures(x) for x in job["paradigms"]}
     expect(tot.get("mpiio") == (8 * n, 0, 6040 * n, 4000 * n), "job's totals: %r" % tot)
     # A non-blocking read tested (MPI_Testall) before it can complete, then completed by
     # MPI_Waitall: IoOperationTest, then IoOperationComplete, with its matching id.
     exe = os.path.join(wd, "mpi_io_test")
-    sh([A.wrapper, A.mpicc, "-O1", os.path.join(A.src, "mpi_io_test.c"), "-o", exe], wd)
+    R.sh([A.wrapper, A.mpicc, "-O1", os.path.join(A.src, "mpi_io_test.c"), "-o", exe], wd)
     e["INSTR_EXPERIMENT_DIRECTORY"] = os.path.join(rd, "exp_test")
     p = subprocess.run([A.mpirun, "--oversubscribe", "--allow-run-as-root", "-np", str(n), exe],
                        cwd=rd, env=clean_env(e), capture_output=True, text=True, timeout=240)
@@ -622,14 +579,14 @@ def case_mpi_trace():
 def case_off():
     """INSTR_IO unset: no I/O section; a word it does not know: a warning, recording off;
     one paradigm alone: only its calls."""
-    exe = build("io_c.c", "hooks", "gcc", "off")
+    exe = R.build(A, "io_c.c", "hooks", "gcc", "off")
     exp, _, _ = run_recorded(exe, "off", {"INSTR_IO": ""})
-    expect("io" not in load(exp), "off: an io section")
+    expect("io" not in R.load(exp), "off: an io section")
     exp, p, _ = run_recorded(exe, "bad", {"INSTR_IO": "posix,disk"})
-    expect("io" not in load(exp) and "INSTR_IO=posix,disk" in p.stderr,
+    expect("io" not in R.load(exp) and "INSTR_IO=posix,disk" in p.stderr,
            "bad value: %r" % p.stderr)
     exp, p, _ = run_recorded(exe, "stdio_only", {"INSTR_IO": "stdio"})
-    got = by_function(load(exp))
+    got = by_function(R.load(exp))
     want = {k: v for k, v in C_PATHS.items() if k[1] == "stdio"}
     expect(got == want, "stdio only: %r, expected %r" % (got, want))
     expect("not a variable" not in p.stderr, "INSTR_IO unknown: %s" % p.stderr)

@@ -9,7 +9,6 @@ check.py CASE --wrapper bin/instr --runtime libinstr-rt.so --src DIR --work DIR
 Exit 77 (skipped) when Kokkos is not installed.
 """
 import argparse
-import json
 import os
 import shutil
 import re
@@ -20,6 +19,7 @@ import tarfile
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from cases import Fail, clean_env, expect, fresh_dir, run_case  # noqa: E402  tests/lib/cases.py
 import otf2check as T  # noqa: E402  tests/lib/otf2check.py
+import recorded as R  # noqa: E402  tests/lib/recorded.py
 
 A = None
 KOKKOS_INCLUDE = "/usr/include/trilinos"
@@ -74,13 +74,6 @@ def have_kokkos():
     return os.path.isfile(os.path.join(KOKKOS_INCLUDE, "Kokkos_Core.hpp"))
 
 
-def sh(cmd, cwd, env=None):
-    p = subprocess.run(cmd, cwd=cwd, env=clean_env(env), capture_output=True, text=True)
-    if p.returncode != 0:
-        raise Fail("%s failed (%d): %s" % (" ".join(cmd), p.returncode, p.stderr[-3000:]))
-    return p
-
-
 def build(name, cxx, through_instr=True, spec=True, prog="kernels.cpp", flags=()):
     wd = fresh_dir(os.path.join(A.work, A.case, "build"))
     exe = os.path.join(wd, name)
@@ -95,7 +88,7 @@ def build(name, cxx, through_instr=True, spec=True, prog="kernels.cpp", flags=()
                 f.write("exclude function Kokkos::*\nexclude function std::*\n")
             pre.append("--filter=" + os.path.join(wd, "k.spec"))
         cmd = pre + cmd
-    sh(cmd, wd)
+    R.sh(cmd, wd, tail=3000)
     return exe
 
 
@@ -115,19 +108,8 @@ def run(exe, env=None, output=("total 2997000",)):
 
 
 def tree(exp):
-    with open(os.path.join(exp, "profile.json")) as f:
-        prof = json.load(f)
-    regions = {r["id"]: r for r in prof["regions"]}
-    nodes = {n["id"]: n for n in prof["tree"]}
-    out = {}
-    for n in nodes.values():
-        path, m = [], n
-        while m is not None:
-            path.append(regions[m["region"]]["name"])
-            m = nodes.get(m["parent"]) if m["parent"] is not None else None
-        key = tuple(reversed(path))
-        out[key] = out.get(key, 0) + n["visits"]
-    return prof, regions, out
+    prof = R.load(exp)
+    return prof, {r["id"]: r for r in prof["regions"]}, R.visits_by_chain(prof)
 
 
 def check_profile(exp, want, what):
@@ -220,7 +202,7 @@ def case_no_kokkos():
                 '         getenv("KOKKOS_PROFILE_LIBRARY") ? "set" : "unset");\n'
                 '  return 0;\n}\n')
     exe = os.path.join(wd, "env")
-    sh([A.wrapper, "gcc", "-O1", src, "-o", exe], wd)
+    R.sh([A.wrapper, "gcc", "-O1", src, "-o", exe], wd, tail=3000)
     run(exe, output="unset unset")
 
 
@@ -249,7 +231,6 @@ def case_tools_only():
     """Built without instr: only Kokkos's interface, the runtime named in the variables and
     preloaded (docs/kokkos.md: a late dlopen finds too little static TLS)."""
     tools_only(lambda lib: {"LD_PRELOAD": lib}, "tools only, preloaded")
-
 
 
 def case_tools_dlopen():

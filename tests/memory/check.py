@@ -6,7 +6,6 @@ threads' high-water marks must be exact. Usage:
 check.py CASE --wrapper bin/instr --src DIR --work DIR [--exe PROG] [--mpirun M --mpicc C]
 """
 import argparse
-import json
 import os
 import shutil
 import subprocess
@@ -14,9 +13,10 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "cube"))
-from cases import Fail, clean_env, expect, fresh_dir, run_case  # noqa: E402  tests/lib/cases.py
+from cases import Fail, clean_env, expect, run_case  # noqa: E402  tests/lib/cases.py
 import otf2check as T  # noqa: E402  tests/lib/otf2check.py
 import cubex  # noqa: E402  tests/cube/cubex.py
+import recorded as R  # noqa: E402  tests/lib/recorded.py
 
 A = None
 
@@ -41,57 +41,14 @@ CXX_COUNTS = {
 }
 
 
-def workdir(name):
-    return fresh_dir(os.path.join(A.work, A.case, name))
-
-
-def sh(cmd, cwd, env=None):
-    p = subprocess.run(cmd, cwd=cwd, env=clean_env(env), capture_output=True, text=True)
-    if p.returncode != 0:
-        raise Fail("%s failed (%d): %s" % (" ".join(cmd), p.returncode, p.stderr[-2000:]))
-    return p
-
-
-def build(src, mode, cc, name, extra=()):
-    wd = workdir("build_" + name)
-    exe = os.path.join(wd, name)
-    sh([A.wrapper, "--mode=" + mode, cc, "-O1"] + list(extra) +
-       [os.path.join(A.src, src), "-o", exe, "-lpthread"], wd)
-    return exe
-
-
 def run_recorded(exe, name, env=None):
-    rd = workdir("run_" + name)
-    e = {"INSTR_MEMORY": "1", "INSTR_EXPERIMENT_DIRECTORY": os.path.join(rd, "exp")}
-    e.update(env or {})
-    p = subprocess.run([exe], cwd=rd, env=clean_env(e), capture_output=True, text=True,
-                       timeout=240)
-    expect(p.returncode == 0, "%s: exit %d: %s" % (name, p.returncode, p.stderr))
-    return os.path.join(rd, "exp"), p
-
-
-def load(exp):
-    with open(os.path.join(exp, "profile.json")) as f:
-        return json.load(f)
-
-
-def paths(prof):
-    """Tree node id -> its call path as a tuple of region names, outermost first."""
-    names = {r["id"]: r["name"] for r in prof["regions"]}
-    nodes = {n["id"]: n for n in prof["tree"]}
-    out = {}
-    for i, n in nodes.items():
-        p = []
-        while n is not None:
-            p.append(names[n["region"]])
-            n = nodes.get(n["parent"]) if n["parent"] is not None else None
-        out[i] = tuple(reversed(p))
-    return out
+    exp, p, _ = R.run_recorded(A, exe, name, dict({"INSTR_MEMORY": "1"}, **(env or {})))
+    return exp, p
 
 
 def by_function(prof):
     """Innermost region -> (allocations, frees, bytes allocated, bytes freed), summed."""
-    ps = paths(prof)
+    ps = R.chains(prof)
     out = {}
     for c in prof["memory"]["call_paths"]:
         key = ps[c["node"]][-1] if c["node"] is not None else None
@@ -117,7 +74,7 @@ def check_text(exp, lines, what):
 
 def check_c(prof, exp, what):
     check_counts(prof, C_COUNTS, what)
-    ps = paths(prof)
+    ps = R.chains(prof)
     leaks = {ps[l["node"]]: (l["bytes"], l["blocks"]) for l in prof["memory"]["leaks"]
              if l["node"] is not None}
     expect(leaks.get(("main", "c_leak")) == (7000, 2), "%s: leaks %r" % (what, leaks))
@@ -240,20 +197,20 @@ def check_trace_counts(exp, what, prof=None):
 def case_c():
     for mode, cc in (("hooks", "gcc"), ("hooks", "clang"), ("cyg", "gcc")):
         name = "c_%s_%s" % (mode, cc)
-        exe = build("alloc_c.c", mode, cc, name)
+        exe = R.build(A, "alloc_c.c", mode, cc, name)
         exp, _ = run_recorded(exe, name)
-        check_c(load(exp), exp, name)
+        check_c(R.load(exp), exp, name)
     # Profile and trace: the generic path, where the cursor is the profile's location data.
-    exe = build("alloc_c.c", "hooks", "gcc", "c_trace")
+    exe = R.build(A, "alloc_c.c", "hooks", "gcc", "c_trace")
     exp, _ = run_recorded(exe, "c_trace", {"INSTR_ENABLE_TRACING": "1"})
-    prof = load(exp)
+    prof = R.load(exp)
     check_c(prof, exp, "profile and trace")
     check_trace_counts(exp, "profile and trace", prof)
     # The trace alone: the direct path (the compact records of the hot path and the
     # recorder's in the same buffer).
     for mode, cc in (("hooks", "clang"), ("cyg", "gcc")):
         name = "c_trace_only_%s_%s" % (mode, cc)
-        exe = build("alloc_c.c", mode, cc, name)
+        exe = R.build(A, "alloc_c.c", mode, cc, name)
         exp, _ = run_recorded(exe, name, {"INSTR_ENABLE_TRACING": "1",
                                           "INSTR_ENABLE_PROFILING": "0"})
         check_trace_counts(exp, name)
@@ -262,11 +219,11 @@ def case_c():
 def case_cxx():
     for cc in ("g++", "clang++"):
         name = "cxx_" + cc
-        exe = build("alloc_cxx.cpp", "hooks", cc, name)
+        exe = R.build(A, "alloc_cxx.cpp", "hooks", cc, name)
         exp, _ = run_recorded(exe, name)
-        prof = load(exp)
+        prof = R.load(exp)
         check_counts(prof, CXX_COUNTS, name)
-        ps = paths(prof)
+        ps = R.chains(prof)
         leaks = {ps[l["node"]]: (l["bytes"], l["blocks"]) for l in prof["memory"]["leaks"]
                  if l["node"] is not None}
         expect(leaks.get(("main", "cxx_leak()")) == (300, 1), "%s: leaks %r" % (name, leaks))
@@ -287,11 +244,11 @@ def case_omp():
         if not shutil.which(cc):
             continue
         name = "omp_" + cc
-        exe = build("alloc_omp.c", "hooks", cc, name, ["-fopenmp"])
+        exe = R.build(A, "alloc_omp.c", "hooks", cc, name, ["-fopenmp"])
         exp, _ = run_recorded(exe, name)
-        prof = load(exp)
+        prof = R.load(exp)
         check_counts(prof, OMP_COUNTS, name)
-        ps = paths(prof)
+        ps = R.chains(prof)
         workers = [c for c in prof["memory"]["call_paths"]
                    if c["node"] is not None and ps[c["node"]][-1] == "omp_worker"]
         locs = {l["location"] for c in workers for l in prof["tree"][c["node"]]["locations"]}
@@ -307,9 +264,9 @@ def case_omp():
 
 def case_off():
     """Unset: no memory section, and the program's heap calls go straight to the C library."""
-    exe = build("alloc_c.c", "hooks", "gcc", "off")
+    exe = R.build(A, "alloc_c.c", "hooks", "gcc", "off")
     exp, p = run_recorded(exe, "off", {"INSTR_MEMORY": "0"})
-    expect("memory" not in load(exp), "INSTR_MEMORY=0 wrote a memory section")
+    expect("memory" not in R.load(exp), "INSTR_MEMORY=0 wrote a memory section")
     with open(os.path.join(exp, "profile.txt")) as f:
         expect("\nMemory (" not in f.read(), "INSTR_MEMORY=0: memory section in profile.txt")
 
@@ -319,23 +276,23 @@ def case_asan():
     if A.exe:
         exe, name = A.exe, "asan_tree"
     else:
-        exe = build("alloc_c.c", "hooks", "gcc", "asan", ["-fsanitize=address,undefined"])
+        exe = R.build(A, "alloc_c.c", "hooks", "gcc", "asan", ["-fsanitize=address,undefined"])
         name = "asan"
     exp, p = run_recorded(exe, name, {"ASAN_OPTIONS": "detect_leaks=0"})
     lines = [l for l in p.stderr.splitlines() if l.startswith("instr: ")]
     expect(any("INSTR_MEMORY=1: memory recording is off: AddressSanitizer's malloc" in l
                for l in lines), "%s: no clear word that recording is off: %r" % (name, lines))
-    expect("memory" not in load(exp), "%s: a memory section although recording is off" % name)
+    expect("memory" not in R.load(exp), "%s: a memory section although recording is off" % name)
 
 
 def case_mpi():
     """A job of 4 ranks: each rank's own profile has its call paths' exact counts; the job's
     sums the ranks' totals and names the rank with the highest high-water mark; its call
     paths (from the job database) are the ranks' sums, its profile.cubex agrees."""
-    wd = workdir("build_mpi")
+    wd = R.workdir(A, "build_mpi")
     exe = os.path.join(wd, "mpi_alloc")
-    sh([A.wrapper, A.mpicc, "-O1", os.path.join(A.src, "mpi_alloc.c"), "-o", exe], wd)
-    rd = workdir("run_mpi")
+    R.sh([A.wrapper, A.mpicc, "-O1", os.path.join(A.src, "mpi_alloc.c"), "-o", exe], wd)
+    rd = R.workdir(A, "run_mpi")
     # INSTR_RANK_FILES: each rank's own profile.json, checked below
     e = {"INSTR_MEMORY": "1", "INSTR_EXPERIMENT_DIRECTORY": os.path.join(rd, "exp"),
          "INSTR_RANK_FILES": "1"}
@@ -345,16 +302,16 @@ def case_mpi():
     exp = os.path.join(rd, "exp")
     ranks = []
     for r in range(4):
-        prof = load(os.path.join(exp, "rank-%d" % r))
+        prof = R.load(os.path.join(exp, "rank-%d" % r))
         # Rank r allocates r + 1 blocks of 1000 bytes in rank_work and keeps one of them.
         got = by_function(prof).get("rank_work")
         expect(got == (r + 1, r, (r + 1) * 1000, r * 1000), "rank %d: rank_work %r" % (r, got))
-        ps = paths(prof)
+        ps = R.chains(prof)
         leaks = {ps[l["node"]]: (l["bytes"], l["blocks"]) for l in prof["memory"]["leaks"]
                  if l["node"] is not None}
         expect(leaks.get(("main", "rank_work")) == (1000, 1), "rank %d: leaks %r" % (r, leaks))
         ranks.append(prof["memory"])
-    job = load(exp).get("memory")
+    job = R.load(exp).get("memory")
     expect(job is not None, "the job's profile.json has no memory section")
     for k in ("allocations", "frees", "bytes_allocated", "bytes_freed", "live_bytes",
               "live_blocks"):
@@ -371,19 +328,19 @@ def case_mpi():
     expect("\nMemory (INSTR_MEMORY=1" in text and "largest rank    %d:" % top in text,
            "job's profile.txt: no memory section:\n" + text)
     # Per call path (the job database's memory_ columns): the ranks' figures summed.
-    jprof = load(exp)
+    jprof = R.load(exp)
     got = by_function(jprof).get("rank_work")
     expect(got == (10, 6, 10000, 6000), "job's call paths: rank_work %r" % (got,))
     want = {}
     for r in range(4):
-        for k, v in by_function(load(os.path.join(exp, "rank-%d" % r))).items():
+        for k, v in by_function(R.load(os.path.join(exp, "rank-%d" % r))).items():
             want[k] = tuple(a + b for a, b in zip(want.get(k, (0, 0, 0, 0)), v))
     want.pop(None, None)  # outside any region: in the totals only
     expect(by_function(jprof) == want, "job's call paths %r, the ranks' sums %r"
            % (by_function(jprof), want))
     check_cube(jprof, exp, "job")
     # The job's trace: the ranks' memory regions and attributes unified in one archive.
-    rd = workdir("run_mpi_trace")
+    rd = R.workdir(A, "run_mpi_trace")
     e = {"INSTR_MEMORY": "1", "INSTR_ENABLE_TRACING": "1",
          "INSTR_EXPERIMENT_DIRECTORY": os.path.join(rd, "exp")}
     p = subprocess.run([A.mpirun, "--oversubscribe", "--allow-run-as-root", "-np", "4", exe],

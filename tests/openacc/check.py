@@ -8,7 +8,6 @@ check.py CASE --wrapper bin/instr --runtime libinstr-rt.so --src DIR --work DIR
 Exit 77 (skipped) when gcc cannot build -fopenacc.
 """
 import argparse
-import json
 import os
 import re
 import subprocess
@@ -18,6 +17,7 @@ import tarfile
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from cases import Fail, clean_env, expect, fresh_dir, run_case  # noqa: E402  tests/lib/cases.py
 import otf2check as T  # noqa: E402  tests/lib/otf2check.py
+import recorded as R  # noqa: E402  tests/lib/recorded.py
 
 A = None
 SKIP = 77
@@ -82,13 +82,6 @@ ROLES = {PAR_LOOP: "PARALLEL", KERNELS: "PARALLEL", SERIAL: "PARALLEL",
          UPDATE: "DATA_TRANSFER", ENTER: "DATA_TRANSFER", EXIT: "DATA_TRANSFER", INIT: "CODE"}
 
 
-def sh(cmd, cwd, env=None):
-    p = subprocess.run(cmd, cwd=cwd, env=clean_env(env), capture_output=True, text=True)
-    if p.returncode != 0:
-        raise Fail("%s failed (%d): %s" % (" ".join(cmd), p.returncode, p.stderr[-3000:]))
-    return p
-
-
 def can_build_openacc():
     """None when gcc builds and runs an OpenACC program, else the reason it does not."""
     wd = fresh_dir(os.path.join(A.work, A.case, "probe"))  # cases run in parallel
@@ -113,7 +106,7 @@ def build(name, through_instr=True, prog="constructs.c", flags=("-fopenacc", "-g
     wd = fresh_dir(os.path.join(A.work, A.case, "build"))
     exe = os.path.join(wd, name)
     cmd = ["gcc", "-O1"] + list(flags) + [os.path.join(A.src, prog), "-o", exe]
-    sh(([A.wrapper] if through_instr else []) + cmd, wd)
+    R.sh(([A.wrapper] if through_instr else []) + cmd, wd, tail=3000)
     return exe
 
 
@@ -130,19 +123,8 @@ def run(exe, env=None, output=OUTPUT):
 
 
 def tree(exp):
-    with open(os.path.join(exp, "profile.json")) as f:
-        prof = json.load(f)
-    regions = {r["id"]: r for r in prof["regions"]}
-    nodes = {n["id"]: n for n in prof["tree"]}
-    out = {}
-    for n in nodes.values():
-        path, m = [], n
-        while m is not None:
-            path.append(regions[m["region"]]["name"])
-            m = nodes.get(m["parent"]) if m["parent"] is not None else None
-        key = tuple(reversed(path))
-        out[key] = out.get(key, 0) + n["visits"]
-    return regions, out
+    prof = R.load(exp)
+    return {r["id"]: r for r in prof["regions"]}, R.visits_by_chain(prof)
 
 
 def check_profile(exp, want, what):
