@@ -378,6 +378,29 @@ def case_cubex():
     print(f"cubex: {rows} table rows and the -g spec agree with profile.json's")
 
 
+def write_tar(path, files):
+    """A tar archive (USTAR, as CUBE4 writers make them) of {member name: bytes}."""
+    import io
+    import tarfile
+    with tarfile.open(path, "w", format=tarfile.USTAR_FORMAT) as t:
+        for name, data in files.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            t.addfile(info, io.BytesIO(data))
+
+
+def foreign_rows(out):
+    """The rows of main, foo, bar and ALL in instr-score -r's table: name -> (max_buf,
+    visits, time, type)."""
+    rows = {}
+    for line in out.splitlines():
+        m = ROW.match(line)
+        if m and m.group(8) in ("main", "foo", "bar", "ALL"):
+            rows[m.group(8)] = (int(m.group(3).replace(",", "")), int(m.group(4).replace(",", "")),
+                                m.group(5), m.group(2))
+    return rows
+
+
 def foreign_cubex(path):
     """A CUBE4 archive as other writers make it, which instr's writer never does: big-endian
     numbers, dense indexes (format 0, no row list), metrics nested in metrics, attributes,
@@ -387,8 +410,6 @@ def foreign_cubex(path):
     foo 10 visits, 0.4 s; foo/bar 5 visits, 0.1 s; main/bar 3 visits, 0.2 s; the location
     of Id 1 (rank 1's only thread) makes 4 times the visits."""
     import struct
-    import tarfile
-    import io
     anchor = """<?xml version="1.0" encoding="UTF-8"?>
 <cube version="4.7">
 <attr key="Creator" value="a test of another writer"/>
@@ -442,11 +463,7 @@ def foreign_cubex(path):
         scale = (1, 4, 1) if m == 0 else (1, 1, 1)  # per column: location Id 0, 1, 2
         files[f"{m}.data"] = b"CUBEX.DATA" + b"".join(
             b"".join(struct.pack(fmt, v * k) for k in scale) for v in rows)
-    with tarfile.open(path, "w", format=tarfile.USTAR_FORMAT) as t:
-        for name, data in files.items():
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            t.addfile(info, io.BytesIO(data))
+    write_tar(path, files)
 
 
 def case_cubex_foreign():
@@ -456,12 +473,7 @@ def case_cubex_foreign():
     foreign_cubex(os.path.join(d, "profile.cubex"))
     out = score("-r", d).stdout
     expect("(from profile.cubex: 2 processes, 3 threads, 3 regions, 4 call paths)" in out, out)
-    rows = {}
-    for line in out.splitlines():
-        m = ROW.match(line)
-        if m and m.group(8) in ("main", "foo", "bar", "ALL"):
-            rows[m.group(8)] = (int(m.group(3).replace(",", "")), int(m.group(4).replace(",", "")),
-                                m.group(5), m.group(2))
+    rows = foreign_rows(out)
     # Per region over the locations: visits and exclusive time; max_buf (24 bytes per visit)
     # of the busiest process, rank 1 (4 times one location's visits; rank 0 has 2 times).
     want = {"main": (96, 6, "1.200", "USR"), "foo": (960, 60, "0.900", "USR"),
@@ -479,8 +491,6 @@ def cube43_cubex(path):
     and main > bar; inclusive time main 1.0 s, foo 0.4 s, foo/bar 0.1 s, main/bar 0.2 s;
     visits 1, 10, 5 and 3."""
     import struct
-    import tarfile
-    import io
     anchor = """<?xml version="1.0" encoding="UTF-8"?>
 <cube version="4.3">
 <attr key="CUBE_CT_AGGR" value="SUM"/>
@@ -533,11 +543,7 @@ def cube43_cubex(path):
         files[f"{m}.index"] = (b"CUBEX.INDEX" + struct.pack("<IHBI", 1, 0, 1, 4) +
                                struct.pack("<4I", 0, 1, 2, 3))
         files[f"{m}.data"] = b"CUBEX.DATA" + b"".join(struct.pack(fmt, v) for v in vals)
-    with tarfile.open(path, "w", format=tarfile.USTAR_FORMAT) as t:
-        for name, data in files.items():
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            t.addfile(info, io.BytesIO(data))
+    write_tar(path, files)
 
 
 def case_cubex_cube43():
@@ -548,12 +554,7 @@ def case_cubex_cube43():
     out = score("-r", d).stdout
     expect("(from profile.cubex: 1 processes, 1 threads, 3 regions, 4 call paths)" in out or
            "(from profile.cubex: 1 process, 1 thread, 3 regions, 4 call paths)" in out, out)
-    rows = {}
-    for line in out.splitlines():
-        m = ROW.match(line)
-        if m and m.group(8) in ("main", "foo", "bar", "ALL"):
-            rows[m.group(8)] = (int(m.group(3).replace(",", "")), int(m.group(4).replace(",", "")),
-                                m.group(5), m.group(2))
+    rows = foreign_rows(out)
     # Exclusive time: main 0.4, foo 0.3, bar 0.1 + 0.2; max_buf 24 bytes per visit (no
     # counter: the nested metrics are parts of time).
     want = {"main": (24, 1, "0.400", "USR"), "foo": (240, 10, "0.300", "USR"),
