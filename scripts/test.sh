@@ -55,10 +55,13 @@ run_ctest --test-dir build-tsan -j "$jobs" -L threads || failed=1
 
 echo "== libFuzzer: spec parsers, response files, environment parser, query parser, profile.json readers"
 fuzz_cc=$(command -v clang-19 || command -v clang-14 || command -v clang)
+# Each target fuzzes one process for INSTR_FUZZ_SECONDS (wall time), "$jobs" targets at once:
+# one core each. What a run finds new stays in the build tree's corpus directories, which the
+# next run starts from (with the seeds), so a shorter run per target does not start over.
 configure_and_build build-fuzz -DCMAKE_C_COMPILER="$fuzz_cc" -DINSTR_FUZZ=ON \
-  -DINSTR_BUILD_PLUGINS=OFF -DINSTR_FUZZ_SECONDS="${INSTR_FUZZ_SECONDS:-60}" -- fuzz_spec \
+  -DINSTR_BUILD_PLUGINS=OFF -DINSTR_FUZZ_SECONDS="${INSTR_FUZZ_SECONDS:-30}" -- fuzz_spec \
   fuzz_response_file fuzz_env fuzz_query fuzz_profile_json
-run_ctest --test-dir build-fuzz -L fuzz || failed=1
+run_ctest --test-dir build-fuzz -j "$jobs" -L fuzz || failed=1
 
 # one closing line over all four runs
 python3 - "$log" <<'PY'
