@@ -268,6 +268,10 @@ void instr_mpi_io_rw(int fn, int rc, MPI_File fh, int count, MPI_Datatype type,
                      MPI_Status *status, uint64_t t0);
 void instr_mpi_io_started(int fn, int rc, MPI_File fh, int count, MPI_Datatype type,
                           const MPI_Request *request, uint64_t t0);
+/* A split collective's _begin, and its _end (the status: what it moved). */
+void instr_mpi_io_split_begin(int fn, int rc, MPI_File fh, int count, MPI_Datatype type,
+                              uint64_t t0);
+void instr_mpi_io_split_end(int rc, MPI_File fh, MPI_Status *status);
 /* mpi_msg.c: a non-blocking MPI-IO operation in the job's trace, completed (or tested) by
  * the wait or test of its request (instr_ext_io_mpi_done). */
 void instr_mpi_io_request(const MPI_Request *request, const instr_io_pending *pending);
