@@ -431,7 +431,7 @@ def case_bad_plugins():
          "INSTR_PLUGIN_PATH")
     line(mine, "INSTR_SUBSTRATE_PLUGINS=bad_no_entry", "no entry point",
          "instr_substrate_plugin_get_info")
-    line(mine, "INSTR_SUBSTRATE_PLUGINS=bad_version", "version 99", "versions 1 to 2")
+    line(mine, "INSTR_SUBSTRATE_PLUGINS=bad_version", "version 99", "versions 1 to 3")
     line(mine, "INSTR_SUBSTRATE_PLUGINS=bad_init", "failed to initialise", "-7")
     line(mine, "INSTR_SUBSTRATE_PLUGINS", "'../x'", "not a plugin name")
     expect(len(mine) == 6, "one line each and the summary:\n%s" % "\n".join(mine))
@@ -606,7 +606,7 @@ def case_mpi_events():
     b = subprocess.run([A.instr, A.mpicc, "-O1", src, "-o", exe], capture_output=True,
                        timeout=120)
     expect(b.returncode == 0, "instr mpicc: %s" % b.stderr.decode(errors="replace"))
-    env = env_for("mpiprobe,probe", {"INSTR_ENABLE_TRACING": "1"})
+    env = env_for("mpiprobe,probe2", {"INSTR_ENABLE_TRACING": "1"})
     cmd = [A.mpirun, "--oversubscribe", "--allow-run-as-root", "-np", "4"]
     for k in env:
         cmd += ["-x", k]
@@ -647,11 +647,15 @@ def case_mpi_events():
                  "coll_end 11 2", "def window 0 MPI_Win_create comm=2", "bad_defs 0"]
         expect(got == want, "rank %d mpiprobe.txt:\n%s\nexpected:\n%s"
                % (r, "\n".join(got), "\n".join(want)))
-        # The version 2 probe: loaded, the blocking collective only, by Fortran handle.
+        # The version 2 probe: loaded, the blocking collective only, its communicator by
+        # Fortran handle (the program wrote MPI_Comm_c2f of its half into half-<rank>.txt).
+        with open(os.path.join(run_dir, "half-%d.txt" % r)) as f:
+            handle = int(f.read())
         pr = probe(os.path.join(job, "rank-%d" % r))
         ev = pr.get("mpi", [])
-        expect(len(ev) == 2 and ev[0] == "coll_begin" and ev[1].startswith("coll_end 11 -1 "),
-               "rank %d version 2 probe's MPI events %r" % (r, ev))
+        expect(ev == ["coll_begin", "coll_end 11 -1 %d" % handle],
+               "rank %d version 2 probe's MPI events %r (the half's handle %d)"
+               % (r, ev, handle))
     trace = os.path.join(job, "traces.otf2")
     t = subprocess.run(["otf2-print", "-A", "-Werror", trace], capture_output=True, text=True)
     expect(t.returncode == 0 and "warning" not in t.stderr.lower(),

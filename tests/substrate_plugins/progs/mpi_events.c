@@ -7,7 +7,8 @@
  *   - persistent requests: MPI_Send_init of 4 ints to the right neighbour (tag 7) and
  *     MPI_Recv_init from the left, started 3 times with MPI_Startall and completed by
  *     MPI_Waitall, then one MPI_Start each completed by MPI_Wait (receive first), then freed;
- *   - a blocking MPI_Allreduce of one int on the half;
+ *   - a blocking MPI_Allreduce of one int on the half (its Fortran handle written into
+ *     half-<rank>.txt first);
  *   - an RMA window of 64 bytes over the half (MPI_Win_create), one fence, freed. */
 #include <mpi.h>
 #include <stdio.h>
@@ -48,6 +49,13 @@ int main(int argc, char **argv)
     MPI_Request_free(&p[0]);
     MPI_Request_free(&p[1]);
 
+    char path[64]; /* the half's Fortran handle, for the test (a version 2 plugin's comm) */
+    snprintf(path, sizeof path, "half-%d.txt", rank);
+    FILE *f = fopen(path, "w");
+    if (f) {
+        fprintf(f, "%d\n", (int)MPI_Comm_c2f(half));
+        fclose(f);
+    }
     int sum2 = 0;
     MPI_Allreduce(&one, &sum2, 1, MPI_INT, MPI_SUM, half);
     char mem[64];
