@@ -100,17 +100,42 @@ INSTR_EXT_EXPORT void instr_ext_plugins_comm(const struct instr_plugins_comm *co
  * the adapter calls the functions below only for those. On the calling thread, now. */
 enum {
     INSTR_EXT_PLUGINS_SEND = 1, INSTR_EXT_PLUGINS_RECV = 2, INSTR_EXT_PLUGINS_COLL = 4,
-    INSTR_EXT_PLUGINS_ISEND = 8, INSTR_EXT_PLUGINS_IRECV = 16
+    INSTR_EXT_PLUGINS_ISEND = 8, INSTR_EXT_PLUGINS_IRECV = 16,
+    /* interface version 3: non-blocking collectives, persistent requests, and the MPI
+     * definitions (a version 3 plugin is loaded: communicators are named by definition) */
+    INSTR_EXT_PLUGINS_ICOLL = 32, INSTR_EXT_PLUGINS_PERSISTENT = 64, INSTR_EXT_PLUGINS_DEFS = 128
 };
 INSTR_EXT_EXPORT unsigned instr_ext_plugins_mpi_events(void);
+/* A communicator for plugins: its Fortran handle (versions 1 and 2) and its definition's id
+ * (version 3; UINT64_MAX: none). */
+typedef struct instr_ext_plugins_comm_id {
+    uint64_t handle, def;
+} instr_ext_plugins_comm_id;
 /* kind: one of the SEND, RECV, ISEND, IRECV bits; request: the non-blocking ones' id. */
-INSTR_EXT_EXPORT void instr_ext_plugins_mpi_msg(unsigned kind, int partner, uint64_t comm,
-                                                int tag, uint64_t bytes, uint64_t request);
+INSTR_EXT_EXPORT void instr_ext_plugins_mpi_msg(unsigned kind, int partner,
+                                                instr_ext_plugins_comm_id comm, int tag,
+                                                uint64_t bytes, uint64_t request);
 /* A non-blocking send completed (ISEND) or a receive was posted (IRECV). */
 INSTR_EXT_EXPORT void instr_ext_plugins_mpi_request(unsigned kind, uint64_t request);
 INSTR_EXT_EXPORT void instr_ext_plugins_mpi_coll_begin(void);
-INSTR_EXT_EXPORT void instr_ext_plugins_mpi_coll_end(uint32_t op, uint64_t comm, int root,
-                                                     uint64_t sent, uint64_t recvd);
+INSTR_EXT_EXPORT void instr_ext_plugins_mpi_coll_end(uint32_t op, instr_ext_plugins_comm_id comm,
+                                                     int root, uint64_t sent, uint64_t recvd);
+/* Version 3 events (instr_substrate_mpi_events). */
+enum {
+    INSTR_EXT_PLUGINS_ICOLL_BEGIN, INSTR_EXT_PLUGINS_ICOLL_END, INSTR_EXT_PLUGINS_P_INIT,
+    INSTR_EXT_PLUGINS_P_START, INSTR_EXT_PLUGINS_P_COMPLETE, INSTR_EXT_PLUGINS_P_FREE
+};
+typedef struct instr_ext_plugins_mpi_ev {
+    unsigned what;    /* INSTR_EXT_PLUGINS_ICOLL_BEGIN ... */
+    uint32_t op;      /* ICOLL_*: the collective; P_INIT: enum instr_substrate_persistent_kind */
+    int partner, tag, root;
+    uint64_t comm;    /* the communicator's definition */
+    uint64_t bytes, sent, recvd;
+    uint64_t request;
+} instr_ext_plugins_mpi_ev;
+INSTR_EXT_EXPORT void instr_ext_plugins_mpi_event(const instr_ext_plugins_mpi_ev *e);
+/* A new MPI definition (INSTR_SUBSTRATE_DEF_MPI_*) for the version 3 plugins. */
+INSTR_EXT_EXPORT void instr_ext_plugins_mpi_def(uint32_t kind, uint32_t id);
 /* MPI_Init, every rank: its rank in the job and among the ranks of its host (0: the one that
  * records per-host metrics; runtime/metrics/plugin.c). */
 INSTR_EXT_EXPORT void instr_ext_metrics_elect(int world_rank, int host_rank);

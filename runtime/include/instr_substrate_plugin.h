@@ -1,5 +1,5 @@
 /* instr_substrate_plugin.h — the substrate (event consumer) plugin interface of libinstr-rt,
- * version 2.
+ * version 3.
  *
  * A substrate plugin is a shared object libinstr_substrate_<name>.so, loaded when <name> is
  * listed in INSTR_SUBSTRATE_PLUGINS (searched in INSTR_PLUGIN_PATH, then the library path).
@@ -27,9 +27,14 @@
 extern "C" {
 #endif
 
-/* Version 2 added `flags` at the end of instr_substrate_plugin_info. The runtime still loads
- * version 1 plugins (it reads their description only up to `events`: no flags). */
-#define INSTR_SUBSTRATE_PLUGIN_VERSION 2u
+/* Version 2 added `flags` at the end of instr_substrate_plugin_info; version 3 added `mpi`
+ * after it (non-blocking collectives, persistent requests), the definitions of MPI
+ * communicators, groups and windows (new_definition, the mpi_*_def callbacks), and names a
+ * communicator in every MPI event by its definition. The runtime still loads version 1 and 2
+ * plugins: it reads their description only up to `events` (1) or `flags` (2), never calls
+ * new_definition with an MPI definition for them, and their MPI events name a communicator
+ * by its Fortran handle as before. */
+#define INSTR_SUBSTRATE_PLUGIN_VERSION 3u
 #define INSTR_SUBSTRATE_PLUGIN_VERSION_MIN 1u
 
 /* instr_substrate_plugin_info.flags (version 2). */
@@ -65,8 +70,38 @@ enum instr_substrate_definition {
     INSTR_SUBSTRATE_DEF_REGION = 0,  /* handle: the region (region_* callbacks) */
     INSTR_SUBSTRATE_DEF_METRIC,      /* handle: index of a synchronous metric (metric_*) */
     INSTR_SUBSTRATE_DEF_ASYNC_METRIC, /* handle: index of an asynchronous one (async_metric_*) */
-    INSTR_SUBSTRATE_DEF_LOCATION     /* handle: the location's id, just before create_location */
+    INSTR_SUBSTRATE_DEF_LOCATION,    /* handle: the location's id, just before create_location */
+    /* Version 3 plugins only, in an MPI job, before the first event that names them: */
+    INSTR_SUBSTRATE_DEF_MPI_COMM,    /* handle: a communicator's id (mpi_comm_def) */
+    INSTR_SUBSTRATE_DEF_MPI_GROUP,   /* handle: a group's id (mpi_group_def) */
+    INSTR_SUBSTRATE_DEF_MPI_WINDOW   /* handle: an RMA window's id (mpi_window_def) */
 };
+
+/* Version 3: an MPI communicator's definition. Ids are the process's own: 0 is
+ * MPI_COMM_WORLD, 1 MPI_COMM_SELF, then 2, 3, ... in the order the process's calls made them
+ * (intra-communicators; inter-communicators are not defined). leader and seq name the same
+ * communicator on every rank of it: the world rank of its rank 0 and that rank's own counter
+ * (world: UINT32_MAX and 0, self: UINT32_MAX and 1). */
+typedef struct instr_substrate_mpi_comm_def {
+    const char *name;  /* "MPI_COMM_WORLD", "MPI_COMM_SELF", or the creating call's name */
+    uint32_t group;    /* its members: a group's id (mpi_group_def) */
+    uint32_t size;     /* number of ranks */
+    int32_t rank;      /* this process's rank in it */
+    uint32_t leader, seq;
+} instr_substrate_mpi_comm_def;
+
+/* Version 3: a group of processes (the members of one or more communicators), by their
+ * ranks in MPI_COMM_WORLD. The array lives until the end. */
+typedef struct instr_substrate_mpi_group_def {
+    uint32_t size;
+    const int32_t *world_ranks; /* size entries, the group's rank order */
+} instr_substrate_mpi_group_def;
+
+/* Version 3: an RMA window (MPI_Win_create, _allocate, _allocate_shared, _create_dynamic). */
+typedef struct instr_substrate_mpi_window_def {
+    const char *name;  /* the creating call's name */
+    uint32_t comm;     /* its communicator's id; UINT32_MAX when that one is not defined */
+} instr_substrate_mpi_window_def;
 
 /* Data types and operations of the communication callbacks. */
 enum instr_substrate_type {
@@ -134,6 +169,12 @@ typedef struct instr_substrate_callbacks {
                            int32_t root);
     int32_t (*comm_reduce)(const void *send, void *recv, uint64_t count, uint32_t type,
                            uint32_t op, int32_t root);
+
+    /* Version 3 (present when size covers them): the MPI definitions new_definition
+     * announced, by id; 0 and *out filled, or -1 for an id not defined (or without MPI). */
+    int32_t (*mpi_comm_def)(uint32_t comm, instr_substrate_mpi_comm_def *out);
+    int32_t (*mpi_group_def)(uint32_t group, instr_substrate_mpi_group_def *out);
+    int32_t (*mpi_window_def)(uint32_t window, instr_substrate_mpi_window_def *out);
 } instr_substrate_callbacks;
 
 /* What initialize gets. */
@@ -158,8 +199,9 @@ enum instr_substrate_collective {
  * clock ticks. */
 typedef void (*instr_substrate_region_fn)(instr_substrate_location *loc, uint64_t timestamp,
                                           uint32_t region, const uint64_t *metric_values);
-/* A message: partner (rank in the communicator), communicator (its Fortran handle,
- * MPI_Comm_c2f: 0 is MPI_COMM_WORLD in Open MPI), tag, bytes. */
+/* A message: partner (rank in the communicator), communicator (version 3: its definition's
+ * id, INSTR_SUBSTRATE_DEF_MPI_COMM, UINT64_MAX when it has none, as an inter-communicator;
+ * versions 1 and 2: its Fortran handle, MPI_Comm_c2f), tag, bytes. */
 typedef void (*instr_substrate_mpi_msg_fn)(instr_substrate_location *loc, uint64_t timestamp,
                                            int32_t partner, uint64_t comm, int32_t tag,
                                            uint64_t bytes);
@@ -182,6 +224,40 @@ typedef void (*instr_substrate_mpi_coll_end_fn)(instr_substrate_location *loc,
                                                 int32_t root, uint64_t bytes_sent,
                                                 uint64_t bytes_received);
 
+/* Version 3: a non-blocking collective (MPI_Ibarrier, MPI_Iallreduce, ...): as
+ * instr_substrate_mpi_coll_end_fn, and its request's id (unique in the process, never 0). */
+typedef void (*instr_substrate_mpi_icoll_fn)(instr_substrate_location *loc,
+                                             uint64_t timestamp, uint32_t op, uint64_t comm,
+                                             int32_t root, uint64_t bytes_sent,
+                                             uint64_t bytes_received, uint64_t request);
+/* Version 3: a persistent request made (MPI_Send_init and its modes: kind
+ * INSTR_SUBSTRATE_PERSISTENT_SEND; MPI_Recv_init: _RECV): partner (MPI_ANY_SOURCE allowed
+ * for a receive), communicator, tag, bytes (a receive's: the most it may take), and its
+ * request's id, the same for every start of it. */
+enum instr_substrate_persistent_kind {
+    INSTR_SUBSTRATE_PERSISTENT_SEND = 0, INSTR_SUBSTRATE_PERSISTENT_RECV
+};
+typedef void (*instr_substrate_mpi_persistent_fn)(instr_substrate_location *loc,
+                                                  uint64_t timestamp, uint32_t kind,
+                                                  int32_t partner, uint64_t comm, int32_t tag,
+                                                  uint64_t bytes, uint64_t request);
+
+/* Version 3: MPI events in instr_substrate_plugin_info.mpi, inside the MPI call's region. */
+typedef struct instr_substrate_mpi_events {
+    /* A non-blocking collective: begin in the call that starts it, with its sizes; end in
+     * the wait or test that completes it (the same arguments). */
+    instr_substrate_mpi_icoll_fn mpi_icollective_begin;
+    instr_substrate_mpi_icoll_fn mpi_icollective_end;
+    /* Persistent requests: init when made; start for each MPI_Start, and for each request of
+     * an MPI_Startall; complete in the wait or test that completes one start (a send with
+     * the init's partner, tag and bytes; a receive with the status's; a cancelled receive
+     * gets none); free in MPI_Request_free. */
+    instr_substrate_mpi_persistent_fn mpi_persistent_init;
+    instr_substrate_id_fn mpi_persistent_start;
+    instr_substrate_mpi_req_msg_fn mpi_persistent_complete;
+    instr_substrate_id_fn mpi_persistent_free;
+} instr_substrate_mpi_events;
+
 typedef struct instr_substrate_events {
     /* Enter and exit of a region, balanced per location (regions still open at a thread's
      * or the program's end are exited then). metric_values: the metric_count() values of
@@ -203,7 +279,7 @@ typedef struct instr_substrate_events {
     instr_substrate_id_fn mpi_irecv_request;
     instr_substrate_mpi_req_msg_fn mpi_irecv;
     /* Blocking collectives: begin before the operation, end after it with its sizes.
-     * Non-blocking collectives are not delivered. */
+     * Non-blocking collectives: instr_substrate_mpi_events (version 3). */
     instr_substrate_mpi_coll_begin_fn mpi_collective_begin;
     instr_substrate_mpi_coll_end_fn mpi_collective_end;
     /* Threads: the location's first event is just after thread_begin; thread_end comes after
@@ -269,6 +345,9 @@ typedef struct instr_substrate_plugin_info {
     /* Version 2. INSTR_SUBSTRATE_PLUGIN_* flags (INSTR_SUBSTRATE_PLUGIN_REENTRANT); 0: none.
      * Bits this runtime does not know are ignored. */
     uint32_t flags;
+
+    /* Version 3. The MPI events the plugin wants besides those of `events`. */
+    instr_substrate_mpi_events mpi;
 } instr_substrate_plugin_info;
 
 /* The entry point's name, and a macro to define it:

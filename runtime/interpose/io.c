@@ -147,6 +147,13 @@ const instr_io_fn_info instr_io_fns[INSTR_IOF_N] = {
     [INSTR_IOF_MPI_FILE_IWRITE_SHARED] = {"MPI_File_iwrite_shared", M, INSTR_IOK_WRITE},
     [INSTR_IOF_MPI_FILE_READ_ORDERED] = {"MPI_File_read_ordered", M, INSTR_IOK_READ},
     [INSTR_IOF_MPI_FILE_WRITE_ORDERED] = {"MPI_File_write_ordered", M, INSTR_IOK_WRITE},
+    [INSTR_IOF_MPI_FILE_READ_AT_ALL_BEGIN] = {"MPI_File_read_at_all_begin", M, INSTR_IOK_READ},
+    [INSTR_IOF_MPI_FILE_WRITE_AT_ALL_BEGIN] = {"MPI_File_write_at_all_begin", M, INSTR_IOK_WRITE},
+    [INSTR_IOF_MPI_FILE_READ_ALL_BEGIN] = {"MPI_File_read_all_begin", M, INSTR_IOK_READ},
+    [INSTR_IOF_MPI_FILE_WRITE_ALL_BEGIN] = {"MPI_File_write_all_begin", M, INSTR_IOK_WRITE},
+    [INSTR_IOF_MPI_FILE_READ_ORDERED_BEGIN] = {"MPI_File_read_ordered_begin", M, INSTR_IOK_READ},
+    [INSTR_IOF_MPI_FILE_WRITE_ORDERED_BEGIN] = {"MPI_File_write_ordered_begin", M,
+                                                INSTR_IOK_WRITE},
 };
 #undef P
 #undef S
@@ -464,8 +471,11 @@ static void trace_call(instr_location *loc, enum instr_io_fn fn, uint32_t file, 
     tls_recording = 0;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     uint64_t match = instr_trace_io_call(loc, &tc);
-    if (w->pending && match && !w->failed)
-        *w->pending = (instr_io_pending){match, tc.handle, loc->id};
+    if (w->pending && match && !w->failed) {
+        w->pending->match = match;
+        w->pending->handle = tc.handle;
+        w->pending->loc = loc->id;
+    }
 }
 
 /* For the definitions, after the end. */
@@ -512,6 +522,31 @@ int instr_iorec_begin(instr_iorec_call *c, uintptr_t ra)
     return 1;
 }
 
+/* Inside the guard: the calling thread's call path now (*node, NULL outside any region);
+ * -1 when nothing may be recorded now (the registry's or the location's own work). */
+static int current_node(instr_location *loc, const instr_pnode **node)
+{
+    *node = NULL;
+    if (instr_registry_held)
+        return -1;
+    if (!loc)
+        return 0;
+    if (loc->busy)
+        return -1;
+    int slot = __atomic_load_n(&cursor_slot, __ATOMIC_RELAXED);
+    if (slot == -2) {
+        slot = instr_substrate_slot_with(INSTR_SUBSTRATE_CURSOR);
+        __atomic_store_n(&cursor_slot, slot, __ATOMIC_RELAXED);
+    }
+    instr_pstate *ps = loc->cct ? loc->cct : slot >= 0 ? loc->sub[slot] : NULL;
+    if (ps) {
+        if (ps->cursor == &ps->busy)
+            return -1;
+        *node = instr_cct_current(ps);
+    }
+    return 0;
+}
+
 void instr_iorec_end(const instr_iorec_call *c, enum instr_io_fn fn, const instr_iorec_what *w)
 {
     uint64_t t1 = instr_clock_now();
@@ -520,25 +555,10 @@ void instr_iorec_end(const instr_iorec_call *c, enum instr_io_fn fn, const instr
             __atomic_fetch_add(&g_dropped, 1, __ATOMIC_RELAXED);
         return;
     }
-    const instr_pnode *node = NULL;
-    if (instr_registry_held)
-        goto out;
+    const instr_pnode *node;
     instr_location *loc = instr_tls_loc;
-    if (loc) {
-        if (loc->busy)
-            goto out;
-        int slot = __atomic_load_n(&cursor_slot, __ATOMIC_RELAXED);
-        if (slot == -2) {
-            slot = instr_substrate_slot_with(INSTR_SUBSTRATE_CURSOR);
-            __atomic_store_n(&cursor_slot, slot, __ATOMIC_RELAXED);
-        }
-        instr_pstate *ps = loc->cct ? loc->cct : slot >= 0 ? loc->sub[slot] : NULL;
-        if (ps) {
-            if (ps->cursor == &ps->busy)
-                goto out;
-            node = instr_cct_current(ps);
-        }
-    }
+    if (current_node(loc, &node) != 0)
+        goto out;
     instr_iorec_thread *th = thread_self();
     if (!th)
         goto out;
@@ -575,6 +595,9 @@ void instr_iorec_end(const instr_iorec_call *c, enum instr_io_fn fn, const instr
         __atomic_fetch_add(&fn_failed[fn], 1, __ATOMIC_RELAXED);
     if (bytes)
         __atomic_fetch_add(&fn_bytes[fn], bytes, __ATOMIC_RELAXED);
+    if (w->pending && !failed) /* its bytes when it completes (instr_ext_io_mpi_done) */
+        *w->pending = (instr_io_pending){.profile = 1, .fn = fn, .file = file, .node = node,
+                                         .thread = th};
 #ifdef INSTR_RT_HAVE_TRACE
     if (instr_trace_io_wanted(loc))
         trace_call(loc, fn, file, c->t0, t1, w);
@@ -609,7 +632,7 @@ void instr_ext_io_mpi(int fn, uintptr_t fh, const char *name, int closes, int fa
 void instr_ext_io_mpi_started(int fn, uintptr_t fh, int failed, uint64_t requested, uint64_t t0,
                               instr_io_pending *pending)
 {
-    *pending = (instr_io_pending){0, 0, 0};
+    *pending = (instr_io_pending){0};
     if (fn < 0 || fn >= INSTR_IOF_N || !(instr_ext_io_mask() & (1 << INSTR_IO_MPIIO)))
         return;
     int st = instr_state_get();
@@ -618,12 +641,54 @@ void instr_ext_io_mpi_started(int fn, uintptr_t fh, int failed, uint64_t request
     instr_iorec_call c = {0, t0};
     instr_iorec_what w = {.fd = -1, .path = fh ? NULL : "<MPI_File>", .new_fd = -1,
                           .mpi_fh = fh, .failed = failed, .requested = requested,
-                          .bytes = failed ? 0 : requested, .pending = pending};
+                          .bytes = 0, .pending = pending};
     instr_iorec_end(&c, (enum instr_io_fn)fn, &w);
+}
+
+/* A non-blocking operation's bytes, at its completion: no operation more (it counted when it
+ * started), no time (the wait's or test's time is MPI's and may cover other requests). */
+static void completed_bytes(const instr_io_pending *p, uint64_t bytes)
+{
+    int st = instr_state_get();
+    if (!bytes || (st != INSTR_STATE_RUNNING && st != INSTR_STATE_PAUSED))
+        return;
+    if (!instr_core_guard_begin()) {
+        if (tls_recording)
+            __atomic_fetch_add(&g_dropped, 1, __ATOMIC_RELAXED);
+        return;
+    }
+    const instr_pnode *node;
+    instr_iorec_thread *th;
+    if (current_node(instr_tls_loc, &node) != 0 || !(th = thread_self()))
+        goto out;
+    tls_recording = 1;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    if (p->thread == th)
+        node = p->node;
+    const instr_io_fn_info *fi = &instr_io_fns[p->fn];
+    uint64_t rd = fi->kind == INSTR_IOK_READ ? bytes : 0;
+    uint64_t wr = fi->kind == INSTR_IOK_WRITE ? bytes : 0;
+    instr_iorec_slot *s = slot_of(th, node);
+    if (s) {
+        s->c[fi->paradigm].bytes_read += rd;
+        s->c[fi->paradigm].bytes_written += wr;
+    }
+    instr_iorec_counts *k = &files[p->file].c[fi->paradigm];
+    if (rd)
+        __atomic_fetch_add(&k->bytes_read, rd, __ATOMIC_RELAXED);
+    if (wr)
+        __atomic_fetch_add(&k->bytes_written, wr, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&fn_bytes[p->fn], bytes, __ATOMIC_RELAXED);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    tls_recording = 0;
+out:
+    instr_core_guard_end();
 }
 
 void instr_ext_io_mpi_done(const instr_io_pending *pending, int how, uint64_t bytes)
 {
+    if (pending && pending->profile && how == 0 && pending->fn >= 0 && pending->fn < INSTR_IOF_N)
+        completed_bytes(pending, bytes);
 #ifdef INSTR_RT_HAVE_TRACE
     /* As the MPI records of the job's trace: the thread's own buffer, signals blocked while
      * it is converted (runtime/trace/buffer.c). */

@@ -42,6 +42,10 @@ enum instr_io_fn {
     INSTR_IOF_MPI_FILE_READ_SHARED, INSTR_IOF_MPI_FILE_WRITE_SHARED,
     INSTR_IOF_MPI_FILE_IREAD_SHARED, INSTR_IOF_MPI_FILE_IWRITE_SHARED,
     INSTR_IOF_MPI_FILE_READ_ORDERED, INSTR_IOF_MPI_FILE_WRITE_ORDERED,
+    /* split collectives: the operation begins in _begin and completes in _end */
+    INSTR_IOF_MPI_FILE_READ_AT_ALL_BEGIN, INSTR_IOF_MPI_FILE_WRITE_AT_ALL_BEGIN,
+    INSTR_IOF_MPI_FILE_READ_ALL_BEGIN, INSTR_IOF_MPI_FILE_WRITE_ALL_BEGIN,
+    INSTR_IOF_MPI_FILE_READ_ORDERED_BEGIN, INSTR_IOF_MPI_FILE_WRITE_ORDERED_BEGIN,
     INSTR_IOF_N
 };
 
@@ -52,16 +56,22 @@ __attribute__((visibility("default"))) void instr_ext_io_mpi(int fn, uintptr_t f
                                                              const char *name, int closes,
                                                              int failed, uint64_t requested,
                                                              uint64_t bytes, uint64_t t0);
-/* A non-blocking MPI-IO operation issued into the job's trace (IoOperationIssued): what its
- * completion needs. match 0: not in the trace. */
+/* A non-blocking MPI-IO operation (MPI_File_iread..., a split collective's _begin) that
+ * started: what its completion needs, in the trace (IoOperationIssued; match 0: not in the
+ * trace) and in the profile (its bytes; profile 0: not recorded there). */
 typedef struct instr_io_pending {
     uint64_t match;  /* the operation's matching id on its location */
     uint32_t handle; /* the trace's handle ref */
     uint32_t loc;    /* the id of the location that issued it */
+    int profile;     /* 1: its bytes go into the profile at completion */
+    int fn;          /* the function that started it */
+    uint32_t file;   /* the recorder's file */
+    const void *node;   /* the call path it started in */
+    const void *thread; /* the recorder's thread that started it */
 } instr_io_pending;
-/* A non-blocking MPI-IO call (MPI_File_iread...) that started: recorded as instr_ext_io_mpi
- * records it (the bytes asked for count as moved); *pending says how the trace can complete
- * it. */
+/* A non-blocking MPI-IO call (MPI_File_iread...) that started: recorded as an operation of
+ * instr_ext_io_mpi (its time the call's), without bytes: they count when it completes;
+ * *pending says how the trace and the profile complete it. */
 __attribute__((visibility("default"))) void instr_ext_io_mpi_started(int fn, uintptr_t fh,
                                                                      int failed,
                                                                      uint64_t requested,
@@ -69,7 +79,8 @@ __attribute__((visibility("default"))) void instr_ext_io_mpi_started(int fn, uin
                                                                      instr_io_pending *pending);
 /* Its request completed with `bytes` moved (how 0), or was tested and is not complete yet
  * (1), in a wait or test of the calling thread: IoOperationComplete or IoOperationTest on
- * that thread's location when it issued it. */
+ * that thread's location when it issued it; at completion the bytes go into the profile, in
+ * the call path it started in (when this thread started it; else this call's call path). */
 __attribute__((visibility("default"))) void instr_ext_io_mpi_done(const instr_io_pending *pending,
                                                                   int how, uint64_t bytes);
 /* The paradigms recorded (bit 1 << paradigm), for libinstr-rt-mpi. */

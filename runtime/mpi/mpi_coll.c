@@ -61,19 +61,30 @@ static void finish(int rc, int op, MPI_Comm comm, int root, uint64_t sent, uint6
     if (rc == MPI_SUCCESS) /* a nonblocking one counts where it starts, as its bytes do */
         instr_ext_messages(sent, recvd, 0, 0, 1);
     if (!request && (instr_mpi_plugin_events & INSTR_EXT_PLUGINS_COLL))
-        instr_ext_plugins_mpi_coll_end((uint32_t)op, (uint64_t)(uint32_t)PMPI_Comm_c2f(comm),
-                                       root, rc == MPI_SUCCESS ? sent : 0,
+        instr_ext_plugins_mpi_coll_end((uint32_t)op, instr_mpi_plugins_comm(comm), root,
+                                       rc == MPI_SUCCESS ? sent : 0,
                                        rc == MPI_SUCCESS ? recvd : 0);
-    if (!__atomic_load_n(&instr_mpi_tracing, __ATOMIC_RELAXED))
-        return;
-    uint32_t c = instr_mpi_comm_ref(comm);
+    int tracing = __atomic_load_n(&instr_mpi_tracing, __ATOMIC_RELAXED);
+    uint32_t c = tracing ? instr_mpi_comm_ref(comm) : UINT32_MAX;
     if (!request) {
         if (c != UINT32_MAX)
             instr_mpi_trace_coll_end(op, c, root, rc == MPI_SUCCESS ? sent : 0,
                                      rc == MPI_SUCCESS ? recvd : 0);
-    } else if (rc == MPI_SUCCESS && c != UINT32_MAX) {
-        instr_mpi_icoll_posted(request, op, c, root, sent, recvd);
+        return;
     }
+    if (rc != MPI_SUCCESS || *request == MPI_REQUEST_NULL)
+        return;
+    /* A non-blocking one: begins now for plugins, ends in the wait or test (mpi_msg.c). */
+    uint64_t preq = 0, def = UINT64_MAX;
+    if (instr_mpi_plugin_events & INSTR_EXT_PLUGINS_ICOLL) {
+        preq = instr_mpi_plugins_request_id();
+        def = instr_mpi_comm_def(comm);
+        instr_mpi_plugins_event(&(instr_ext_plugins_mpi_ev){
+            .what = INSTR_EXT_PLUGINS_ICOLL_BEGIN, .op = (uint32_t)op, .root = root,
+            .comm = def, .sent = sent, .recvd = recvd, .request = preq});
+    }
+    if (c != UINT32_MAX || preq)
+        instr_mpi_icoll_posted(request, op, c, root, sent, recvd, preq, def);
 }
 
 void instr_mpi_coll_barrier(int rc, MPI_Comm comm, const MPI_Request *request)

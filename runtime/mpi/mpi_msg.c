@@ -4,8 +4,9 @@
  * size is what arrived: MPI_Get_count(status, MPI_BYTE). Blocking receives know it on return;
  * a nonblocking receive is remembered by its request handle until a wait or test completes
  * it, and is counted there (in the completion call's call path, as Score-P does).
- * Persistent requests (MPI_Recv_init/MPI_Start) are not tracked: their receives are not
- * counted (docs/mpi.md). The table is small and guarded by a mutex: MPI calls cost far more.
+ * Persistent requests (MPI_Recv_init/MPI_Start) are not counted in the profile (docs/mpi.md);
+ * each start of one is tracked here for the trace and substrate plugins when they want it
+ * (mpi_persistent.c). The table is small and guarded by a mutex: MPI calls cost far more.
  *
  * While the job is traced (mpi_trace.c) the same table also holds nonblocking sends and
  * collectives, each with its OTF2 request id, so that the completing wait or test writes
@@ -35,6 +36,10 @@ typedef struct pending {
                            * critical path's piggyback) */
     uint64_t plugin_request; /* RECV, SEND: the request's id for substrate plugins, or 0 */
     int cp_only;      /* RECV: a persistent receive, tracked for its piggyback only */
+    int persistent;   /* RECV, SEND: a start of a persistent request (not in the profile) */
+    int peer, tag;    /* SEND, persistent: the init's partner and tag */
+    uint64_t bytes;   /* SEND, persistent: its size */
+    uint64_t comm_def; /* the communicator's definition for plugins (COLL; persistent) */
     void *cp_state;   /* CP_COLL: the critical path's reduction of a nonblocking collective */
     instr_io_pending io; /* FILE_IO: the operation in the trace */
 } pending;
@@ -160,14 +165,40 @@ void instr_mpi_isent(int rc, int count, MPI_Datatype datatype, int dest, int tag
 }
 
 void instr_mpi_icoll_posted(const MPI_Request *request, int op, uint32_t comm, int root,
-                            uint64_t sent, uint64_t recvd)
+                            uint64_t sent, uint64_t recvd, uint64_t plugin_request,
+                            uint64_t comm_def)
 {
     if (!request || *request == MPI_REQUEST_NULL)
         return;
     pending e = {.kind = COLL, .comm = comm, .op = op, .root = root, .sent = sent,
-                 .recvd = recvd, .id = instr_mpi_request_id()};
-    instr_mpi_trace_icoll_request(e.id);
-    add(*request, e);
+                 .recvd = recvd, .plugin_request = plugin_request, .comm_def = comm_def};
+    if (comm != UINT32_MAX) {
+        e.id = instr_mpi_request_id();
+        instr_mpi_trace_icoll_request(e.id);
+    }
+    if (comm != UINT32_MAX || plugin_request)
+        add(*request, e);
+}
+
+void instr_mpi_persistent_started(const MPI_Request *request, int send, int peer, int tag,
+                                  uint64_t bytes, MPI_Comm comm, uint64_t plugin_request)
+{
+    if (!request || *request == MPI_REQUEST_NULL || peer == MPI_PROC_NULL)
+        return;
+    pending e = {.kind = send ? SEND : RECV, .comm = UINT32_MAX, .mpi_comm = comm,
+                 .plugin_request = plugin_request, .persistent = 1, .peer = peer, .tag = tag,
+                 .bytes = bytes, .comm_def = UINT64_MAX};
+    if (plugin_request)
+        e.comm_def = instr_mpi_comm_def(comm);
+    if (tracing() && (e.comm = instr_mpi_comm_ref(comm)) != UINT32_MAX) {
+        e.id = instr_mpi_request_id();
+        if (send)
+            instr_mpi_trace_isend(peer, e.comm, tag, bytes, e.id);
+        else
+            instr_mpi_trace_irecv_request(e.id);
+    }
+    if (e.comm != UINT32_MAX || plugin_request)
+        add(*request, e);
 }
 
 /* Bytes of a completed receive, or -1 when nothing arrived (MPI_PROC_NULL, cancelled). */
@@ -282,6 +313,17 @@ static void finish(const pending *ep, MPI_Status *status)
     case RECV:
         if (status == MPI_STATUS_IGNORE || (n = received_bytes(status)) < 0)
             return;
+        if (e.persistent) { /* its piggyback: the critical path's own (cp_only) entry */
+            if (e.plugin_request)
+                instr_mpi_plugins_event(&(instr_ext_plugins_mpi_ev){
+                    .what = INSTR_EXT_PLUGINS_P_COMPLETE, .partner = status->MPI_SOURCE,
+                    .tag = status->MPI_TAG, .comm = e.comm_def, .bytes = (uint64_t)n,
+                    .request = e.plugin_request});
+            if (e.comm != UINT32_MAX && tracing())
+                instr_mpi_trace_irecv(status->MPI_SOURCE, e.comm, status->MPI_TAG,
+                                      (uint64_t)n, e.id);
+            break;
+        }
         if (instr_mpi_cp)
             instr_mpi_cp_recv(status, e.mpi_comm);
         if (e.cp_only)
@@ -297,12 +339,21 @@ static void finish(const pending *ep, MPI_Status *status)
     case SEND:
         if (e.comm != UINT32_MAX && tracing())
             instr_mpi_trace_isend_complete(e.id);
-        if (e.plugin_request)
+        if (e.plugin_request && e.persistent)
+            instr_mpi_plugins_event(&(instr_ext_plugins_mpi_ev){
+                .what = INSTR_EXT_PLUGINS_P_COMPLETE, .partner = e.peer, .tag = e.tag,
+                .comm = e.comm_def, .bytes = e.bytes, .request = e.plugin_request});
+        else if (e.plugin_request)
             instr_ext_plugins_mpi_request(INSTR_EXT_PLUGINS_ISEND, e.plugin_request);
         break;
     case COLL:
-        if (tracing())
+        if (e.comm != UINT32_MAX && tracing())
             instr_mpi_trace_icoll_complete(e.op, e.comm, e.root, e.sent, e.recvd, e.id);
+        if (e.plugin_request)
+            instr_mpi_plugins_event(&(instr_ext_plugins_mpi_ev){
+                .what = INSTR_EXT_PLUGINS_ICOLL_END, .op = (uint32_t)e.op, .root = e.root,
+                .comm = e.comm_def, .sent = e.sent, .recvd = e.recvd,
+                .request = e.plugin_request});
         break;
     case CP_COLL:
         instr_mpi_cp_icoll_done(e.cp_state);

@@ -72,6 +72,8 @@ static int c_reduce(const void *send, void *recv, uint64_t count, uint32_t type,
 static const instr_plugins_comm functions = {
     .rank = c_rank, .size = c_size, .barrier = c_barrier,
     .bcast = c_bcast, .gather = c_gather, .reduce = c_reduce,
+    .comm_def = instr_mpi_defs_comm, .group_def = instr_mpi_defs_group,
+    .window_def = instr_mpi_defs_window,
 };
 
 void instr_mpi_plugins_begin(void)
@@ -85,6 +87,7 @@ void instr_mpi_plugins_begin(void)
         instr_ext_plugins_comm(&functions);
         instr_mpi_plugin_events = instr_ext_plugins_mpi_events();
     }
+    instr_mpi_defs_begin(comm); /* collective, on every rank */
 }
 
 uint64_t instr_mpi_plugins_request_id(void)

@@ -6,11 +6,11 @@
  *                 (OTF2_MPI_Collectives.h, calling PMPI_*, on a private communicator);
  *                 MPI_COMM_WORLD and MPI_COMM_SELF get their refs; the clock offset against
  *                 rank 0 is measured.
- *   communicators every new intra-communicator gets a job-wide identity: the world rank of
- *                 its rank 0 (the leader) and the leader's own counter, broadcast over the new
- *                 communicator inside the creating call; the leader also records the members'
- *                 world ranks. The local ref is cached as an MPI attribute, so a freed and
- *                 reused handle never finds a stale ref. Inter-communicators are not traced.
+ *   communicators every new intra-communicator gets a job-wide identity (mpi_defs.c: the
+ *                 world rank of its rank 0, the leader, and the leader's own counter); the
+ *                 leader also records the members' world ranks. The local ref is cached as
+ *                 an MPI attribute, so a freed and reused handle never finds a stale ref.
+ *                 Inter-communicators are not traced.
  *   records       MpiSend/MpiRecv, MpiIsend/MpiIsendComplete, MpiIrecvRequest/MpiIrecv,
  *                 MpiCollectiveBegin/End, NonBlockingCollectiveRequest/Complete, written into
  *                 the calling thread's event writer between the MPI region's Enter and Leave.
@@ -49,8 +49,6 @@ _Static_assert((int)INSTR_COLL_BARRIER == (int)OTF2_COLLECTIVE_OP_BARRIER &&
 
 static int keyval = MPI_KEYVAL_INVALID;
 static uint32_t world_ref = UINT32_MAX, self_ref = UINT32_MAX;
-static int world_rank;
-static uint32_t comm_seq; /* this rank's communicators led by it */
 static uint64_t next_request = 1;
 
 static int setup(void *archive, void *arg)
@@ -121,7 +119,6 @@ void instr_mpi_trace_begin(MPI_Comm comm, int rank, int size, const char *jobdir
                             "(messages above): no trace is written\n");
         return;
     }
-    world_rank = rank;
     PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, &keyval, NULL);
     world_ref = instr_ext_trace_comm(UINT32_MAX, 0, "MPI_COMM_WORLD", 0, NULL);
     self_ref = instr_ext_trace_comm(UINT32_MAX, 1, "MPI_COMM_SELF", 0, NULL);
@@ -226,41 +223,12 @@ uint32_t instr_mpi_comm_ref(MPI_Comm comm)
     return (uint32_t)((uintptr_t)v - 1);
 }
 
-void instr_mpi_comm_new(int rc, const MPI_Comm *newcomm, const char *how)
+void instr_mpi_trace_comm_new(MPI_Comm c, const uint32_t id[2], const char *name,
+                              uint32_t nmembers, const uint32_t *members)
 {
-    if (!__atomic_load_n(&instr_mpi_tracing, __ATOMIC_ACQUIRE) || rc != MPI_SUCCESS ||
-        !newcomm || *newcomm == MPI_COMM_NULL)
+    if (!__atomic_load_n(&instr_mpi_tracing, __ATOMIC_ACQUIRE))
         return;
-    MPI_Comm c = *newcomm;
-    int inter = 0, rank = 0, size = 0;
-    if (PMPI_Comm_test_inter(c, &inter) != MPI_SUCCESS || inter)
-        return; /* inter-communicators are not traced (docs/mpi.md) */
-    PMPI_Comm_rank(c, &rank);
-    PMPI_Comm_size(c, &size);
-    uint32_t id[2] = {(uint32_t)world_rank, 0};
-    if (rank == 0)
-        id[1] = 2 + __atomic_fetch_add(&comm_seq, 1, __ATOMIC_RELAXED);
-    PMPI_Bcast(id, 2, MPI_UINT32_T, 0, c);
-    uint32_t *members = NULL;
-    if (rank == 0 && (members = instr_mem_alloc((size_t)size * 2 * sizeof(int))) != NULL) {
-        /* The members' world ranks, from the leader only. */
-        int *in = (int *)members, *out = in + size;
-        MPI_Group g, world;
-        PMPI_Comm_group(c, &g);
-        PMPI_Comm_group(MPI_COMM_WORLD, &world);
-        for (int i = 0; i < size; i++)
-            in[i] = i;
-        PMPI_Group_translate_ranks(g, size, in, world, out);
-        for (int i = 0; i < size; i++)
-            members[i] = (uint32_t)out[i];
-        PMPI_Group_free(&g);
-        PMPI_Group_free(&world);
-    }
-    char name[96];
-    snprintf(name, sizeof name, "%s (comm %u.%u, %d ranks)", how, id[0], id[1], size);
-    uint32_t ref = instr_ext_trace_comm(id[0], id[1], name, members ? (uint32_t)size : 0,
-                                        members);
-    instr_mem_free(members);
+    uint32_t ref = instr_ext_trace_comm(id[0], id[1], name, nmembers, members);
     if (ref != UINT32_MAX)
         PMPI_Comm_set_attr(c, keyval, (void *)(uintptr_t)(ref + 1));
 }
@@ -358,9 +326,10 @@ uint32_t instr_mpi_comm_ref(MPI_Comm comm)
     (void)comm;
     return UINT32_MAX;
 }
-void instr_mpi_comm_new(int rc, const MPI_Comm *newcomm, const char *how)
+void instr_mpi_trace_comm_new(MPI_Comm c, const uint32_t id[2], const char *name,
+                              uint32_t nmembers, const uint32_t *members)
 {
-    (void)rc, (void)newcomm, (void)how;
+    (void)c, (void)id, (void)name, (void)nmembers, (void)members;
 }
 uint64_t instr_mpi_request_id(void) { return 0; }
 void instr_mpi_trace_send(int dest, uint32_t comm, int tag, uint64_t bytes)

@@ -7,13 +7,18 @@
  *   mpi_init.c     MPI_Init/Init_thread/Finalize/Finalized/Abort, which begin and end the job
  *                  (../job/mpi_exchange.c: one experiment per job, the job's merged profile)
  *   mpi_coll.c     collectives: bytes sent and received (profile), OTF2 collective records
- *   mpi_trace.c    the job's OTF2 trace: communicators, clock offsets, MPI event records */
+ *   mpi_trace.c    the job's OTF2 trace: communicators, clock offsets, MPI event records
+ *   mpi_defs.c     communicators' job-wide identities; the definitions of communicators,
+ *                  groups and windows for substrate plugins (interface version 3)
+ *   mpi_persistent.c  persistent requests (MPI_Send_init ... MPI_Start) for the trace and
+ *                  substrate plugins */
 #ifndef INSTR_MPI_WRAP_H
 #define INSTR_MPI_WRAP_H
 
 #include "../core/ext.h"
 #include "../critpath/critpath.h"
 #include "../interpose/io_fns.h"
+#include "../include/instr_substrate_plugin.h"
 
 #include <mpi.h>
 #include <stdint.h>
@@ -85,14 +90,53 @@ extern int instr_mpi_tracing;
 void instr_mpi_plugins_begin(void);
 /* The MPI events substrate plugins want (INSTR_EXT_PLUGINS_* bits; 0 before MPI_Init). */
 extern unsigned instr_mpi_plugin_events;
+/* ---- mpi_defs.c ---- */
+/* 1 when version 3 plugins get the MPI definitions (set in MPI_Init). */
+extern int instr_mpi_defs_on;
+/* A communicator's definition for plugins; UINT64_MAX when it has none. */
+uint64_t instr_mpi_comm_def(MPI_Comm comm);
+/* MPI_Init (instr_mpi_plugins_begin, collective over job): MPI_COMM_WORLD and MPI_COMM_SELF
+ * defined when every rank has a version 3 plugin. */
+void instr_mpi_defs_begin(MPI_Comm job);
+/* The definitions' answers for the plugins' callbacks. */
+int instr_mpi_defs_comm(uint32_t id, instr_substrate_mpi_comm_def *out);
+int instr_mpi_defs_group(uint32_t id, instr_substrate_mpi_group_def *out);
+int instr_mpi_defs_window(uint32_t id, instr_substrate_mpi_window_def *out);
+/* A call made an RMA window over comm. */
+void instr_mpi_win_new(int rc, const MPI_Win *win, MPI_Comm comm, const char *how);
+
+/* Both names of a communicator for plugins: its Fortran handle, its definition. */
+static inline instr_ext_plugins_comm_id instr_mpi_plugins_comm(MPI_Comm comm)
+{
+    instr_ext_plugins_comm_id c = {(uint64_t)(uint32_t)PMPI_Comm_c2f(comm), UINT64_MAX};
+    if (instr_mpi_plugin_events & INSTR_EXT_PLUGINS_DEFS)
+        c.def = instr_mpi_comm_def(comm);
+    return c;
+}
 /* kind: an INSTR_EXT_PLUGINS_* message bit; request: a non-blocking one's id. */
 static inline void instr_mpi_plugins_msg(unsigned kind, int partner, MPI_Comm comm, int tag,
                                          uint64_t bytes, uint64_t request)
 {
     if (instr_mpi_plugin_events & kind)
-        instr_ext_plugins_mpi_msg(kind, partner, (uint64_t)(uint32_t)PMPI_Comm_c2f(comm), tag,
-                                  bytes, request);
+        instr_ext_plugins_mpi_msg(kind, partner, instr_mpi_plugins_comm(comm), tag, bytes,
+                                  request);
 }
+static inline void instr_mpi_plugins_event(const instr_ext_plugins_mpi_ev *e)
+{
+    instr_ext_plugins_mpi_event(e);
+}
+
+/* ---- mpi_persistent.c ---- */
+/* After MPI_Send_init and its modes (send 1) and MPI_Recv_init (0). */
+void instr_mpi_persistent_init(int rc, const MPI_Request *request, int send, int count,
+                               MPI_Datatype type, int peer, int tag, MPI_Comm comm);
+/* After MPI_Start / MPI_Startall: each request's start. */
+void instr_mpi_persistent_start(int rc, int count, const MPI_Request *requests);
+/* Before MPI_Request_free. */
+void instr_mpi_persistent_free(MPI_Request request);
+/* mpi_msg.c: one start of a persistent request, completed by a wait or test. */
+void instr_mpi_persistent_started(const MPI_Request *request, int send, int peer, int tag,
+                                  uint64_t bytes, MPI_Comm comm, uint64_t plugin_request);
 /* A new id for a non-blocking request (never 0). */
 uint64_t instr_mpi_plugins_request_id(void);
 void instr_mpi_plugins_alone(void);
@@ -104,8 +148,13 @@ void instr_mpi_trace_measure_end(MPI_Comm comm, int rank, int size);
 void instr_mpi_trace_end(MPI_Comm comm, int rank, int size);
 /* A communicator's trace ref; UINT32_MAX when it is not traced. */
 uint32_t instr_mpi_comm_ref(MPI_Comm comm);
-/* A call made a new communicator (collective over *newcomm): gives it its identity. */
+/* A call made a new communicator (collective over *newcomm): gives it its identity
+ * (mpi_defs.c), its trace definition and its plugins' one. */
 void instr_mpi_comm_new(int rc, const MPI_Comm *newcomm, const char *how);
+/* mpi_defs.c: the identity made, the trace's definition (members: the world ranks, given
+ * on the communicator's rank 0 only). */
+void instr_mpi_trace_comm_new(MPI_Comm comm, const uint32_t id[2], const char *name,
+                              uint32_t nmembers, const uint32_t *members);
 uint64_t instr_mpi_request_id(void);
 void instr_mpi_trace_send(int dest, uint32_t comm, int tag, uint64_t bytes);
 void instr_mpi_trace_isend(int dest, uint32_t comm, int tag, uint64_t bytes, uint64_t req);
@@ -155,7 +204,8 @@ void instr_mpi_coll_reduce(int rc, int op, int count, const int *rcounts, MPI_Da
 void instr_mpi_coll_barrier(int rc, MPI_Comm comm, const MPI_Request *request);
 /* mpi_msg.c: a nonblocking collective's request, completed by a wait/test. */
 void instr_mpi_icoll_posted(const MPI_Request *request, int op, uint32_t comm, int root,
-                            uint64_t sent, uint64_t recvd);
+                            uint64_t sent, uint64_t recvd, uint64_t plugin_request,
+                            uint64_t comm_def);
 
 /* ---- mpi_critpath.c: the critical path (INSTR_CRITICAL_PATH=1; docs/critical-path.md) ---- */
 /* 1 when every rank measures the critical path (agreed in MPI_Init). */
@@ -218,6 +268,10 @@ void instr_mpi_io_rw(int fn, int rc, MPI_File fh, int count, MPI_Datatype type,
                      MPI_Status *status, uint64_t t0);
 void instr_mpi_io_started(int fn, int rc, MPI_File fh, int count, MPI_Datatype type,
                           const MPI_Request *request, uint64_t t0);
+/* A split collective's _begin, and its _end (the status: what it moved). */
+void instr_mpi_io_split_begin(int fn, int rc, MPI_File fh, int count, MPI_Datatype type,
+                              uint64_t t0);
+void instr_mpi_io_split_end(int rc, MPI_File fh, MPI_Status *status);
 /* mpi_msg.c: a non-blocking MPI-IO operation in the job's trace, completed (or tested) by
  * the wait or test of its request (instr_ext_io_mpi_done). */
 void instr_mpi_io_request(const MPI_Request *request, const instr_io_pending *pending);

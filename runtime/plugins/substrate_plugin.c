@@ -31,10 +31,11 @@
 
 typedef struct plugin {
     char name[48];
+    uint32_t version; /* the interface version it was built for */
     char prefix[64]; /* INSTR_<NAME>_ */
     const instr_substrate_plugin_info *info; /* &full once loaded */
-    /* The plugin's description as this runtime's version has it: a version 1 description is
-     * copied up to its end, the rest (flags) zero. */
+    /* The plugin's description as this runtime's version has it: a version 1 or 2
+     * description is copied up to its end, the rest (flags, mpi) zero. */
     instr_substrate_plugin_info full;
 } plugin;
 
@@ -54,12 +55,22 @@ struct instr_substrate_location {
 instr_substrate_region_fn instr_plugins_enter_list[MAX_PLUGINS + 1];
 instr_substrate_region_fn instr_plugins_exit_list[MAX_PLUGINS + 1];
 
-static instr_substrate_mpi_msg_fn send_list[MAX_PLUGINS + 1], recv_list[MAX_PLUGINS + 1];
-static instr_substrate_mpi_req_msg_fn isend_list[MAX_PLUGINS + 1], irecv_list[MAX_PLUGINS + 1];
+/* The MPI events that name a communicator: [0] the plugins of versions 1 and 2 (its Fortran
+ * handle), [1] those of version 3 (its definition). */
+static instr_substrate_mpi_msg_fn send_list[2][MAX_PLUGINS + 1], recv_list[2][MAX_PLUGINS + 1];
+static instr_substrate_mpi_req_msg_fn isend_list[2][MAX_PLUGINS + 1];
+static instr_substrate_mpi_req_msg_fn irecv_list[2][MAX_PLUGINS + 1];
 static instr_substrate_id_fn isend_complete_list[MAX_PLUGINS + 1];
 static instr_substrate_id_fn irecv_request_list[MAX_PLUGINS + 1];
 static instr_substrate_mpi_coll_begin_fn coll_begin_list[MAX_PLUGINS + 1];
-static instr_substrate_mpi_coll_end_fn coll_end_list[MAX_PLUGINS + 1];
+static instr_substrate_mpi_coll_end_fn coll_end_list[2][MAX_PLUGINS + 1];
+/* Version 3. */
+static instr_substrate_mpi_icoll_fn icoll_begin_list[MAX_PLUGINS + 1];
+static instr_substrate_mpi_icoll_fn icoll_end_list[MAX_PLUGINS + 1];
+static instr_substrate_mpi_persistent_fn p_init_list[MAX_PLUGINS + 1];
+static instr_substrate_id_fn p_start_list[MAX_PLUGINS + 1], p_free_list[MAX_PLUGINS + 1];
+static instr_substrate_mpi_req_msg_fn p_complete_list[MAX_PLUGINS + 1];
+static int have_v3; /* a version 3 plugin is loaded */
 static instr_substrate_plain_fn thread_begin_list[MAX_PLUGINS + 1];
 static instr_substrate_plain_fn thread_end_list[MAX_PLUGINS + 1];
 static instr_substrate_plain_fn join_list[MAX_PLUGINS + 1];
@@ -207,6 +218,21 @@ static int32_t cb_comm_reduce(const void *send, void *recv, uint64_t count, uint
     return 0;
 }
 
+static int32_t cb_mpi_comm_def(uint32_t id, instr_substrate_mpi_comm_def *out)
+{
+    return comm && comm->comm_def && out ? comm->comm_def(id, out) : -1;
+}
+
+static int32_t cb_mpi_group_def(uint32_t id, instr_substrate_mpi_group_def *out)
+{
+    return comm && comm->group_def && out ? comm->group_def(id, out) : -1;
+}
+
+static int32_t cb_mpi_window_def(uint32_t id, instr_substrate_mpi_window_def *out)
+{
+    return comm && comm->window_def && out ? comm->window_def(id, out) : -1;
+}
+
 static const instr_substrate_callbacks callbacks = {
     .size = sizeof(instr_substrate_callbacks),
     .region_name = cb_region_name,
@@ -240,6 +266,9 @@ static const instr_substrate_callbacks callbacks = {
     .comm_bcast = cb_comm_bcast,
     .comm_gather = cb_comm_gather,
     .comm_reduce = cb_comm_reduce,
+    .mpi_comm_def = cb_mpi_comm_def,
+    .mpi_group_def = cb_mpi_group_def,
+    .mpi_window_def = cb_mpi_window_def,
 };
 
 INSTR_EXT_EXPORT int instr_ext_plugins_active(void)
@@ -285,32 +314,83 @@ void instr_plugins_omp_event(int event, uint64_t what)
         (*f)(l, t, what);
 }
 
+#define ANY(list) ((list)[0][0] || (list)[1][0])
+
 INSTR_EXT_EXPORT unsigned instr_ext_plugins_mpi_events(void)
 {
-    return (send_list[0] ? INSTR_EXT_PLUGINS_SEND : 0) |
-           (recv_list[0] ? INSTR_EXT_PLUGINS_RECV : 0) |
-           (coll_begin_list[0] || coll_end_list[0] ? INSTR_EXT_PLUGINS_COLL : 0) |
-           (isend_list[0] || isend_complete_list[0] ? INSTR_EXT_PLUGINS_ISEND : 0) |
-           (irecv_list[0] || irecv_request_list[0] ? INSTR_EXT_PLUGINS_IRECV : 0);
+    return (ANY(send_list) ? INSTR_EXT_PLUGINS_SEND : 0) |
+           (ANY(recv_list) ? INSTR_EXT_PLUGINS_RECV : 0) |
+           (coll_begin_list[0] || ANY(coll_end_list) ? INSTR_EXT_PLUGINS_COLL : 0) |
+           (ANY(isend_list) || isend_complete_list[0] ? INSTR_EXT_PLUGINS_ISEND : 0) |
+           (ANY(irecv_list) || irecv_request_list[0] ? INSTR_EXT_PLUGINS_IRECV : 0) |
+           (icoll_begin_list[0] || icoll_end_list[0] ? INSTR_EXT_PLUGINS_ICOLL : 0) |
+           (p_init_list[0] || p_start_list[0] || p_complete_list[0] || p_free_list[0]
+                ? INSTR_EXT_PLUGINS_PERSISTENT : 0) |
+           (have_v3 ? INSTR_EXT_PLUGINS_DEFS : 0);
 }
 
-INSTR_EXT_EXPORT void instr_ext_plugins_mpi_msg(unsigned kind, int partner, uint64_t comm,
-                                                int tag, uint64_t bytes, uint64_t request)
+INSTR_EXT_EXPORT void instr_ext_plugins_mpi_msg(unsigned kind, int partner,
+                                                instr_ext_plugins_comm_id comm, int tag,
+                                                uint64_t bytes, uint64_t request)
 {
     instr_substrate_location *l = self();
     if (!l)
         return;
     uint64_t t = instr_clock_now();
-    if (kind == INSTR_EXT_PLUGINS_SEND || kind == INSTR_EXT_PLUGINS_RECV) {
-        for (instr_substrate_mpi_msg_fn *f = kind == INSTR_EXT_PLUGINS_RECV ? recv_list : send_list;
+    for (int v = 0; v < 2; v++) {
+        uint64_t c = v ? comm.def : comm.handle;
+        if (kind == INSTR_EXT_PLUGINS_SEND || kind == INSTR_EXT_PLUGINS_RECV) {
+            for (instr_substrate_mpi_msg_fn *f = kind == INSTR_EXT_PLUGINS_RECV ? recv_list[v]
+                                                                                : send_list[v];
+                 *f; f++)
+                (*f)(l, t, partner, c, tag, bytes);
+            continue;
+        }
+        for (instr_substrate_mpi_req_msg_fn *f = kind == INSTR_EXT_PLUGINS_IRECV ? irecv_list[v]
+                                                                                  : isend_list[v];
              *f; f++)
-            (*f)(l, t, partner, comm, tag, bytes);
-        return;
+            (*f)(l, t, partner, c, tag, bytes, request);
     }
-    for (instr_substrate_mpi_req_msg_fn *f = kind == INSTR_EXT_PLUGINS_IRECV ? irecv_list
-                                                                              : isend_list;
-         *f; f++)
-        (*f)(l, t, partner, comm, tag, bytes, request);
+}
+
+INSTR_EXT_EXPORT void instr_ext_plugins_mpi_event(const instr_ext_plugins_mpi_ev *e)
+{
+    instr_substrate_location *l = self();
+    if (!l)
+        return;
+    uint64_t t = instr_clock_now();
+    switch (e->what) {
+    case INSTR_EXT_PLUGINS_ICOLL_BEGIN:
+    case INSTR_EXT_PLUGINS_ICOLL_END:
+        for (instr_substrate_mpi_icoll_fn *f = e->what == INSTR_EXT_PLUGINS_ICOLL_BEGIN
+                                                   ? icoll_begin_list
+                                                   : icoll_end_list;
+             *f; f++)
+            (*f)(l, t, e->op, e->comm, e->root, e->sent, e->recvd, e->request);
+        break;
+    case INSTR_EXT_PLUGINS_P_INIT:
+        for (instr_substrate_mpi_persistent_fn *f = p_init_list; *f; f++)
+            (*f)(l, t, e->op, e->partner, e->comm, e->tag, e->bytes, e->request);
+        break;
+    case INSTR_EXT_PLUGINS_P_START:
+    case INSTR_EXT_PLUGINS_P_FREE:
+        for (instr_substrate_id_fn *f = e->what == INSTR_EXT_PLUGINS_P_START ? p_start_list
+                                                                              : p_free_list;
+             *f; f++)
+            (*f)(l, t, e->request);
+        break;
+    case INSTR_EXT_PLUGINS_P_COMPLETE:
+        for (instr_substrate_mpi_req_msg_fn *f = p_complete_list; *f; f++)
+            (*f)(l, t, e->partner, e->comm, e->tag, e->bytes, e->request);
+        break;
+    }
+}
+
+INSTR_EXT_EXPORT void instr_ext_plugins_mpi_def(uint32_t kind, uint32_t id)
+{
+    for (uint32_t i = 0; i < nplugins; i++)
+        if (plugins[i].version >= 3 && plugins[i].info->new_definition)
+            plugins[i].info->new_definition(kind, id);
 }
 
 INSTR_EXT_EXPORT void instr_ext_plugins_mpi_request(unsigned kind, uint64_t request)
@@ -335,15 +415,16 @@ INSTR_EXT_EXPORT void instr_ext_plugins_mpi_coll_begin(void)
         (*f)(l, t);
 }
 
-INSTR_EXT_EXPORT void instr_ext_plugins_mpi_coll_end(uint32_t op, uint64_t comm, int root,
-                                                     uint64_t sent, uint64_t recvd)
+INSTR_EXT_EXPORT void instr_ext_plugins_mpi_coll_end(uint32_t op, instr_ext_plugins_comm_id comm,
+                                                     int root, uint64_t sent, uint64_t recvd)
 {
     instr_substrate_location *l = self();
     if (!l)
         return;
     uint64_t t = instr_clock_now();
-    for (instr_substrate_mpi_coll_end_fn *f = coll_end_list; *f; f++)
-        (*f)(l, t, op, comm, root, sent, recvd);
+    for (int v = 0; v < 2; v++)
+        for (instr_substrate_mpi_coll_end_fn *f = coll_end_list[v]; *f; f++)
+            (*f)(l, t, op, v ? comm.def : comm.handle, root, sent, recvd);
 }
 
 /* ---- loading ---- */
@@ -369,10 +450,14 @@ static void load_one(void *arg, const char *name)
     if (!given)
         return;
     plugin *p = &plugins[nplugins];
-    /* A version 1 description ends after events: only that much is read. */
+    /* A version 1 description ends after events, a version 2 one after flags: only that
+     * much is read. */
     memset(&p->full, 0, sizeof p->full);
     memcpy(&p->full, given,
-           version == 1 ? offsetof(instr_substrate_plugin_info, flags) : sizeof p->full);
+           version == 1   ? offsetof(instr_substrate_plugin_info, flags)
+           : version == 2 ? offsetof(instr_substrate_plugin_info, mpi)
+                          : sizeof p->full);
+    p->version = version;
     const instr_substrate_plugin_info *info = &p->full;
     snprintf(p->name, sizeof p->name, "%s", name);
     instr_plugin_var(p->prefix, sizeof p->prefix, "", name);
@@ -460,14 +545,23 @@ static int sp_init(void)
         const instr_substrate_events *e = &plugins[i].info->events;
         PUT(instr_plugins_enter_list, e->enter_region);
         PUT(instr_plugins_exit_list, e->exit_region);
-        PUT(send_list, e->mpi_send);
-        PUT(recv_list, e->mpi_recv);
-        PUT(isend_list, e->mpi_isend);
-        PUT(irecv_list, e->mpi_irecv);
+        int v3 = plugins[i].version >= 3;
+        have_v3 |= v3;
+        PUT(send_list[v3], e->mpi_send);
+        PUT(recv_list[v3], e->mpi_recv);
+        PUT(isend_list[v3], e->mpi_isend);
+        PUT(irecv_list[v3], e->mpi_irecv);
         PUT(isend_complete_list, e->mpi_isend_complete);
         PUT(irecv_request_list, e->mpi_irecv_request);
         PUT(coll_begin_list, e->mpi_collective_begin);
-        PUT(coll_end_list, e->mpi_collective_end);
+        PUT(coll_end_list[v3], e->mpi_collective_end);
+        const instr_substrate_mpi_events *m = &plugins[i].info->mpi;
+        PUT(icoll_begin_list, m->mpi_icollective_begin);
+        PUT(icoll_end_list, m->mpi_icollective_end);
+        PUT(p_init_list, m->mpi_persistent_init);
+        PUT(p_start_list, m->mpi_persistent_start);
+        PUT(p_complete_list, m->mpi_persistent_complete);
+        PUT(p_free_list, m->mpi_persistent_free);
         PUT(thread_begin_list, e->thread_begin);
         PUT(thread_end_list, e->thread_end);
         PUT(join_list, e->omp_join);

@@ -37,6 +37,10 @@ struct instr_plugins_comm {
     int (*gather)(const void *send, void *recv, uint64_t count, uint32_t type, int root);
     int (*reduce)(const void *send, void *recv, uint64_t count, uint32_t type, uint32_t op,
                   int root);
+    /* The MPI definitions (version 3 callbacks mpi_*_def): 0, or -1 when not defined. */
+    int (*comm_def)(uint32_t id, instr_substrate_mpi_comm_def *out);
+    int (*group_def)(uint32_t id, instr_substrate_mpi_group_def *out);
+    int (*window_def)(uint32_t id, instr_substrate_mpi_window_def *out);
 };
 typedef struct instr_plugins_comm instr_plugins_comm;
 

@@ -576,6 +576,81 @@ def case_mpi_trace():
                "location %s: %r" % (loc, evs))
 
 
+def case_mpi_split():
+    """A job of 4 ranks with split collective and non-blocking MPI-IO (progs/mpi_io_split.c,
+    INSTR_IO=mpiio, the trace on): each rank's profile counts every split collective as one
+    operation of its _begin with the bytes its _end moved, and a non-blocking one's bytes at
+    its completion, from the status; otf2-print -A -Werror reads the trace, whose operations all
+    complete (a split collective's in its _end) with the profile's bytes per rank."""
+    n = 4
+    wd = workdir("build_mpi_split")
+    exe = os.path.join(wd, "mpi_io_split")
+    sh([A.wrapper, A.mpicc, "-O1", os.path.join(A.src, "mpi_io_split.c"), "-o", exe], wd)
+    rd = workdir("run_mpi_split")
+    e = {"INSTR_IO": "mpiio", "INSTR_ENABLE_TRACING": "1",
+         "INSTR_EXPERIMENT_DIRECTORY": os.path.join(rd, "exp"), "INSTR_RANK_FILES": "1"}
+    p = subprocess.run([A.mpirun, "--oversubscribe", "--allow-run-as-root", "-np", str(n), exe],
+                       cwd=rd, env=clean_env(e), capture_output=True, text=True, timeout=240)
+    expect(p.returncode == 0, "mpirun: %d %s" % (p.returncode, p.stderr[-3000:]))
+    exp = os.path.join(rd, "exp")
+    want = {("MPI_File_open", "mpiio"): (1, 0, 0, 0),
+            ("MPI_File_write_at_all_begin", "mpiio"): (1, 0, 0, 4000),
+            ("MPI_File_read_at_all_begin", "mpiio"): (1, 0, 2000, 0),
+            ("MPI_File_seek", "mpiio"): (1, 0, 0, 0),
+            ("MPI_File_read_all_begin", "mpiio"): (1, 0, 1000, 0),
+            ("MPI_File_write_ordered_begin", "mpiio"): (1, 0, 0, 40),
+            ("MPI_File_iwrite_at", "mpiio"): (1, 0, 0, 400),
+            ("MPI_File_iread_at", "mpiio"): (1, 0, 400, 0),
+            ("MPI_File_close", "mpiio"): (1, 0, 0, 0)}
+    for r in range(n):
+        prof = load(os.path.join(exp, "rank-%d" % r))
+        got = by_function(prof)
+        expect(got == want, "rank %d: %r, expected %r" % (r, got, want))
+        files = {(f["name"], f["paradigm"]): figures(f) for f in prof["io"]["files"]}
+        expect(files == {("split.dat", "mpiio"): (9, 0, 3400, 4440)},
+               "rank %d: files %r" % (r, files))
+    job = load(exp).get("io")
+    tot = {x["paradigm"]: figures(x) for x in job["paradigms"]}
+    expect(tot.get("mpiio") == (9 * n, 0, 3400 * n, 4440 * n), "job's totals: %r" % tot)
+    t = subprocess.run(["otf2-print", "-A", "-Werror", os.path.join(exp, "traces.otf2")],
+                       capture_output=True, text=True)
+    expect(t.returncode == 0 and "warning" not in t.stderr,
+           "otf2-print: %d %s" % (t.returncode, t.stderr[-2000:]))
+    open_ops, moved, stack, completed_in = {}, {}, {}, {}
+    for line in t.stdout.splitlines():
+        m = EVENT.match(line)
+        if not m:
+            continue
+        ev, loc, _, rest = m.groups()
+        rank = int(loc) >> 32
+        if ev == "ENTER":
+            stack.setdefault(loc, []).append(re.search(r'Region: "([^"]*)"', rest).group(1))
+        elif ev == "LEAVE":
+            stack[loc].pop()
+        elif ev == "IO_OPERATION_BEGIN":
+            mid = int(re.search(r'Matching Id: (\d+)', rest).group(1))
+            mode = re.search(r'Mode: (\w+)', rest).group(1)
+            open_ops[(loc, mid)] = (mode, stack[loc][-1])
+        elif ev == "IO_OPERATION_COMPLETE":
+            mid = int(re.search(r'Matching Id: (\d+)', rest).group(1))
+            res = re.search(r'Bytes Result: (\w+)', rest).group(1)
+            begun = open_ops.pop((loc, mid), None)
+            expect(begun is not None, "unmatched: %s" % line)
+            if begun[1].endswith("_begin"):
+                completed_in[(rank, begun[1])] = stack[loc][-1]
+            if begun[0] in ("READ", "WRITE") and res.isdigit():
+                moved[(rank, begun[0])] = moved.get((rank, begun[0]), 0) + int(res)
+    expect(not open_ops, "operations not completed: %r" % open_ops)
+    for r in range(n):
+        expect((moved.get((r, "READ")), moved.get((r, "WRITE"))) == (3400, 4440),
+               "rank %d: the trace moved %r" % (r, moved))
+        ends = {k[1]: v for k, v in completed_in.items() if k[0] == r}
+        expect(ends == {b: b[:-len("begin")] + "end" for b in
+                        ("MPI_File_write_at_all_begin", "MPI_File_read_at_all_begin",
+                         "MPI_File_read_all_begin", "MPI_File_write_ordered_begin")},
+               "rank %d: split collectives completed in %r" % (r, ends))
+
+
 def case_off():
     """INSTR_IO unset: no I/O section; a word it does not know: a warning, recording off;
     one paradigm alone: only its calls."""

@@ -431,7 +431,7 @@ def case_bad_plugins():
          "INSTR_PLUGIN_PATH")
     line(mine, "INSTR_SUBSTRATE_PLUGINS=bad_no_entry", "no entry point",
          "instr_substrate_plugin_get_info")
-    line(mine, "INSTR_SUBSTRATE_PLUGINS=bad_version", "version 99", "versions 1 to 2")
+    line(mine, "INSTR_SUBSTRATE_PLUGINS=bad_version", "version 99", "versions 1 to 3")
     line(mine, "INSTR_SUBSTRATE_PLUGINS=bad_init", "failed to initialise", "-7")
     line(mine, "INSTR_SUBSTRATE_PLUGINS", "'../x'", "not a plugin name")
     expect(len(mine) == 6, "one line each and the summary:\n%s" % "\n".join(mine))
@@ -592,6 +592,91 @@ def case_mpi():
     expect(got == {"main": 4, "a": 12, "b": 24, "c": 10}, "job %r" % jobrows)
     expect(jobrows.get("MPI_Allreduce") == 4 and jobrows.get("MPI_Init") == 4,
            "job MPI rows %r" % jobrows)
+
+
+def case_mpi_events():
+    """4 ranks, interface version 3 (progs/mpi_events.c, the mpiprobe test double next to the
+    version 2 probe): the MPI definitions (communicators, groups, a window) and the events of
+    non-blocking collectives and persistent requests, exact per rank, communicators named by
+    definition; the version 2 plugin loads and keeps Fortran handles; the job's trace (same
+    run) reads with otf2-print -A -Werror and has the same operations per rank."""
+    work = fresh_dir(os.path.join(A.work, A.case, "build"))
+    exe = os.path.join(work, "mpi_events")
+    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "progs", "mpi_events.c")
+    b = subprocess.run([A.instr, A.mpicc, "-O1", src, "-o", exe], capture_output=True,
+                       timeout=120)
+    expect(b.returncode == 0, "instr mpicc: %s" % b.stderr.decode(errors="replace"))
+    env = env_for("mpiprobe,probe2", {"INSTR_ENABLE_TRACING": "1"})
+    cmd = [A.mpirun, "--oversubscribe", "--allow-run-as-root", "-np", "4"]
+    for k in env:
+        cmd += ["-x", k]
+    run_dir = fresh_dir(os.path.join(A.work, A.case, "run"))
+    p = subprocess.run(cmd + [exe], cwd=run_dir, env=clean_env(env), capture_output=True,
+                       timeout=240)
+    err = p.stderr.decode(errors="replace")
+    expect(p.returncode == 0, "mpirun: %s" % err[-2000:])
+    expect(p.stdout.decode() == "ok\n" and "wrong" not in err, "stdout %r %r" % (p.stdout, err))
+    job = experiment(run_dir)
+    for r in range(4):
+        right, left, h = (r + 1) % 4, (r + 3) % 4, r % 2
+        with open(os.path.join(job, "rank-%d" % r, "mpiprobe.txt")) as f:
+            got = f.read().splitlines()
+        half = "0,2" if h == 0 else "1,3"
+        bcast_sent = 32 if r == 0 else 0
+        want = [
+            "def group 0 0,1,2,3",
+            "def comm 0 MPI_COMM_WORLD group=0 size=4 rank=%d leader=-1 seq=0" % r,
+            "def group 1 %d" % r,
+            "def comm 1 MPI_COMM_SELF group=1 size=1 rank=0 leader=-1 seq=1",
+            "def group 2 %s" % half,
+            "def comm 2 MPI_Comm_split (comm %d.2, 2 ranks) group=2 size=2 rank=%d leader=%d "
+            "seq=2" % (h, r // 2, h),
+            "def comm 3 MPI_Comm_dup (comm 0.3, 4 ranks) group=0 size=4 rank=%d leader=0 seq=3"
+            % r,
+            # op (OTF2's numbers) comm root sent received request
+            "icoll_begin 0 0 -1 0 0 1", "icoll_end 0 0 -1 0 0 1",
+            "icoll_begin 11 2 -1 8 8 2", "icoll_end 11 2 -1 8 8 2",
+            "icoll_begin 1 3 0 %d 8 3" % bcast_sent, "icoll_end 1 3 0 %d 8 3" % bcast_sent,
+            "pinit recv %d 0 7 16 4" % left, "pinit send %d 0 7 16 5" % right,
+        ]
+        for _ in range(3):
+            want += ["pstart 4", "pstart 5", "pcomplete %d 0 7 16 4" % left,
+                     "pcomplete %d 0 7 16 5" % right]
+        want += ["pstart 4", "pstart 5", "pcomplete %d 0 7 16 4" % left,
+                 "pcomplete %d 0 7 16 5" % right, "pfree 4", "pfree 5",
+                 "coll_end 11 2", "def window 0 MPI_Win_create comm=2", "bad_defs 0"]
+        expect(got == want, "rank %d mpiprobe.txt:\n%s\nexpected:\n%s"
+               % (r, "\n".join(got), "\n".join(want)))
+        # The version 2 probe: loaded, the blocking collective only, its communicator by
+        # Fortran handle (the program wrote MPI_Comm_c2f of its half into half-<rank>.txt).
+        with open(os.path.join(run_dir, "half-%d.txt" % r)) as f:
+            handle = int(f.read())
+        pr = probe(os.path.join(job, "rank-%d" % r))
+        ev = pr.get("mpi", [])
+        expect(ev == ["coll_begin", "coll_end 11 -1 %d" % handle],
+               "rank %d version 2 probe's MPI events %r (the half's handle %d)"
+               % (r, ev, handle))
+    trace = os.path.join(job, "traces.otf2")
+    t = subprocess.run(["otf2-print", "-A", "-Werror", trace], capture_output=True, text=True)
+    expect(t.returncode == 0 and "warning" not in t.stderr.lower(),
+           "otf2-print: %d %s" % (t.returncode, t.stderr[-2000:]))
+    counts = collections.Counter()
+    for line in t.stdout.splitlines():
+        m = re.match(r"^(\w+)\s+(\d+)\s+\d+", line)
+        if m and m.group(1).startswith(("MPI_", "NON_BLOCKING")):
+            counts[(m.group(1), int(m.group(2)) >> 32)] += 1
+    per_rank = {"MPI_ISEND": 4, "MPI_ISEND_COMPLETE": 4, "MPI_IRECV_REQUEST": 4, "MPI_IRECV": 4,
+                "NON_BLOCKING_COLLECTIVE_REQUEST": 3, "NON_BLOCKING_COLLECTIVE_COMPLETE": 3,
+                "MPI_COLLECTIVE_BEGIN": 1, "MPI_COLLECTIVE_END": 1}
+    want_counts = {(k, r): v for k, v in per_rank.items() for r in range(4)}
+    expect(dict(counts) == want_counts, "trace's MPI events per rank %r, expected %r"
+           % (dict(counts), want_counts))
+    comms = re.findall(r'^COMM\s+\d+\s+Name: "([^"]*)"', t.stdout, re.M)
+    expect(sorted(comms) == sorted(["MPI_COMM_WORLD", "MPI_COMM_SELF",
+                                    "MPI_Comm_split (comm 0.2, 2 ranks)",
+                                    "MPI_Comm_split (comm 1.2, 2 ranks)",
+                                    "MPI_Comm_dup (comm 0.3, 4 ranks)"]),
+           "trace's communicators %r" % comms)
 
 
 def main():

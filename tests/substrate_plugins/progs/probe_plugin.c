@@ -1,4 +1,5 @@
-/* libinstr_substrate_probe.so — a test double: records what the runtime calls and checks,
+/* libinstr_substrate_probe.so — a test double (built with -DPROBE_VERSION=2 as
+ * libinstr_substrate_probe2.so, a plugin of interface version 2): records what the runtime calls and checks,
  * at every event, that its own data slot of the location holds what it put there (another
  * plugin's slot next to it must not disturb it). At the end it writes probe.txt into the
  * experiment directory:
@@ -357,7 +358,11 @@ static void finalize(void) {}
 INSTR_SUBSTRATE_PLUGIN_ENTRY
 {
     static const instr_substrate_plugin_info info = {
+#ifdef PROBE_VERSION /* libinstr_substrate_probe2.so: an older plugin */
+        .plugin_version = PROBE_VERSION,
+#else
         .plugin_version = INSTR_SUBSTRATE_PLUGIN_VERSION,
+#endif
         .initialize = initialize,
         .init_mpp = init_mpp,
         .new_definition = new_definition,

@@ -1,0 +1,240 @@
+/* mpi_defs.c — communicators' identities, and the MPI definitions substrate plugins of
+ * interface version 3 get (docs/plugins.md, "MPI definitions").
+ *
+ * Every new intra-communicator gets a job-wide identity when the trace or a version 3 plugin
+ * wants it: the world rank of its rank 0 (the leader) and the leader's own counter, broadcast
+ * over the new communicator inside the creating call (which is collective over it). The
+ * trace defines it from that (mpi_trace.c); for plugins each process keeps its own table:
+ * communicators (0 MPI_COMM_WORLD, 1 MPI_COMM_SELF, then in the order of creation), their
+ * groups (the members' world ranks; one definition per distinct member list) and RMA
+ * windows. A communicator's or window's id is cached as an MPI attribute, so a freed and
+ * reused handle never finds a stale id. Definitions are never freed: an event may name them
+ * until the end. The tables are guarded by a mutex; the calls that add to them are
+ * collective MPI calls, which cost far more. */
+#include "mpi_wrap.h"
+#include "../util/pages.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+int instr_mpi_defs_on;
+static uint32_t comm_seq; /* the communicators this rank led */
+
+typedef struct comm_def {
+    char *name;
+    uint32_t group, size, leader, seq;
+    int32_t rank;
+} comm_def;
+typedef struct group_def {
+    uint32_t size;
+    int32_t *ranks;
+} group_def;
+typedef struct window_def {
+    char *name;
+    uint32_t comm;
+} window_def;
+
+static comm_def *comms;
+static group_def *groups;
+static window_def *windows;
+static uint32_t ncomms, ngroups, nwindows, capcomms, capgroups, capwindows;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static int comm_keyval = MPI_KEYVAL_INVALID, win_keyval = MPI_KEYVAL_INVALID;
+
+/* With the lock: room for one more in *arr; 0 or -1. */
+static int room(void **arr, uint32_t n, uint32_t *cap, size_t size)
+{
+    if (n < *cap)
+        return 0;
+    uint32_t c = *cap ? 2 * *cap : 16;
+    void *p = instr_mem_realloc(*arr, (size_t)c * size);
+    if (!p)
+        return -1;
+    *arr = p;
+    *cap = c;
+    return 0;
+}
+
+/* With the lock: the group of these world ranks (an existing one when the same), or
+ * UINT32_MAX; *made: 1 when it is new. */
+static uint32_t group_of(const int32_t *ranks, uint32_t size, int *made)
+{
+    *made = 0;
+    for (uint32_t g = 0; g < ngroups; g++)
+        if (groups[g].size == size && memcmp(groups[g].ranks, ranks, size * sizeof *ranks) == 0)
+            return g;
+    int32_t *copy = instr_mem_alloc(size ? size * sizeof *ranks : 1);
+    if (!copy || room((void **)&groups, ngroups, &capgroups, sizeof *groups) != 0) {
+        instr_mem_free(copy);
+        return UINT32_MAX;
+    }
+    memcpy(copy, ranks, size * sizeof *ranks);
+    groups[ngroups] = (group_def){size, copy};
+    *made = 1;
+    return ngroups++;
+}
+
+/* A communicator's definition, and its group's when new, announced to the plugins (after
+ * the lock: their new_definition may ask for them); its id or UINT32_MAX. */
+static uint32_t define_comm(const char *name, const int32_t *ranks, uint32_t size, int32_t rank,
+                            uint32_t leader, uint32_t seq)
+{
+    pthread_mutex_lock(&lock);
+    int made;
+    uint32_t g = group_of(ranks, size, &made), id = UINT32_MAX;
+    char *n = instr_mem_strdup(name);
+    if (g == UINT32_MAX || !n || room((void **)&comms, ncomms, &capcomms, sizeof *comms) != 0) {
+        instr_mem_free(n);
+    } else {
+        comms[ncomms] = (comm_def){n, g, size, leader, seq, rank};
+        id = ncomms++;
+    }
+    pthread_mutex_unlock(&lock);
+    if (made)
+        instr_ext_plugins_mpi_def(INSTR_SUBSTRATE_DEF_MPI_GROUP, g);
+    if (id != UINT32_MAX)
+        instr_ext_plugins_mpi_def(INSTR_SUBSTRATE_DEF_MPI_COMM, id);
+    return id;
+}
+
+/* The world ranks of comm's members, in its rank order (size entries), or NULL. */
+static int32_t *world_ranks(MPI_Comm c, int size)
+{
+    int *in = instr_mem_alloc((size_t)size * 2 * sizeof(int) + 1);
+    if (!in)
+        return NULL;
+    int *out = in + size;
+    MPI_Group g, world;
+    PMPI_Comm_group(c, &g);
+    PMPI_Comm_group(MPI_COMM_WORLD, &world);
+    for (int i = 0; i < size; i++)
+        in[i] = i;
+    PMPI_Group_translate_ranks(g, size, in, world, out);
+    PMPI_Group_free(&g);
+    PMPI_Group_free(&world);
+    memmove(in, out, (size_t)size * sizeof(int));
+    return (int32_t *)in;
+}
+
+void instr_mpi_defs_begin(MPI_Comm job)
+{
+    /* Collective: a new communicator's identity is broadcast over it when every rank has
+     * a version 3 plugin (or the trace is on), never on some ranks only. */
+    int want = (instr_mpi_plugin_events & INSTR_EXT_PLUGINS_DEFS) != 0, all = 0;
+    if (instr_mpi_defs_on ||
+        PMPI_Allreduce(&want, &all, 1, MPI_INT, MPI_MIN, job) != MPI_SUCCESS || !all)
+        return;
+    PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, &comm_keyval, NULL);
+    PMPI_Win_create_keyval(MPI_WIN_NULL_COPY_FN, MPI_WIN_NULL_DELETE_FN, &win_keyval, NULL);
+    int rank = 0, size = 0;
+    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    PMPI_Comm_size(MPI_COMM_WORLD, &size);
+    int32_t *world = world_ranks(MPI_COMM_WORLD, size), me = rank;
+    /* ids 0 and 1, before any other (nothing else defines before defs_on) */
+    if (world && define_comm("MPI_COMM_WORLD", world, (uint32_t)size, rank, UINT32_MAX, 0) == 0 &&
+        define_comm("MPI_COMM_SELF", &me, 1, 0, UINT32_MAX, 1) == 1)
+        __atomic_store_n(&instr_mpi_defs_on, 1, __ATOMIC_RELEASE);
+    instr_mem_free(world);
+}
+
+uint64_t instr_mpi_comm_def(MPI_Comm comm)
+{
+    if (!__atomic_load_n(&instr_mpi_defs_on, __ATOMIC_ACQUIRE))
+        return UINT64_MAX;
+    if (comm == MPI_COMM_WORLD)
+        return 0;
+    if (comm == MPI_COMM_SELF)
+        return 1;
+    void *v = NULL;
+    int flag = 0;
+    if (comm == MPI_COMM_NULL || PMPI_Comm_get_attr(comm, comm_keyval, &v, &flag) != MPI_SUCCESS ||
+        !flag)
+        return UINT64_MAX;
+    return (uint64_t)((uintptr_t)v - 1);
+}
+
+void instr_mpi_comm_new(int rc, const MPI_Comm *newcomm, const char *how)
+{
+    int tracing = __atomic_load_n(&instr_mpi_tracing, __ATOMIC_ACQUIRE);
+    int defs = __atomic_load_n(&instr_mpi_defs_on, __ATOMIC_ACQUIRE);
+    if (!(tracing || defs) || rc != MPI_SUCCESS || !newcomm || *newcomm == MPI_COMM_NULL)
+        return;
+    MPI_Comm c = *newcomm;
+    int inter = 0, rank = 0, size = 0, world_rank = 0;
+    if (PMPI_Comm_test_inter(c, &inter) != MPI_SUCCESS || inter)
+        return; /* inter-communicators are neither traced nor defined (docs/mpi.md) */
+    PMPI_Comm_rank(c, &rank);
+    PMPI_Comm_size(c, &size);
+    PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+    uint32_t id[2] = {(uint32_t)world_rank, 0};
+    if (rank == 0)
+        id[1] = 2 + __atomic_fetch_add(&comm_seq, 1, __ATOMIC_RELAXED);
+    PMPI_Bcast(id, 2, MPI_UINT32_T, 0, c);
+    /* The members' world ranks: the trace's from the leader only, plugins' on every rank. */
+    int32_t *members = rank == 0 || defs ? world_ranks(c, size) : NULL;
+    char name[96];
+    snprintf(name, sizeof name, "%s (comm %u.%u, %d ranks)", how, id[0], id[1], size);
+    if (tracing)
+        instr_mpi_trace_comm_new(c, id, name, rank == 0 && members ? (uint32_t)size : 0,
+                                 rank == 0 ? (const uint32_t *)members : NULL);
+    if (defs && members) {
+        uint32_t d = define_comm(name, members, (uint32_t)size, rank, id[0], id[1]);
+        if (d != UINT32_MAX)
+            PMPI_Comm_set_attr(c, comm_keyval, (void *)(uintptr_t)(d + 1));
+    }
+    instr_mem_free(members);
+}
+
+void instr_mpi_win_new(int rc, const MPI_Win *win, MPI_Comm comm, const char *how)
+{
+    if (!__atomic_load_n(&instr_mpi_defs_on, __ATOMIC_ACQUIRE) || rc != MPI_SUCCESS || !win ||
+        *win == MPI_WIN_NULL)
+        return;
+    uint64_t c = instr_mpi_comm_def(comm);
+    char *n = instr_mem_strdup(how);
+    pthread_mutex_lock(&lock);
+    uint32_t d = UINT32_MAX;
+    if (n && room((void **)&windows, nwindows, &capwindows, sizeof *windows) == 0) {
+        windows[nwindows] = (window_def){n, c == UINT64_MAX ? UINT32_MAX : (uint32_t)c};
+        d = nwindows++;
+    } else {
+        instr_mem_free(n);
+    }
+    pthread_mutex_unlock(&lock);
+    if (d == UINT32_MAX)
+        return;
+    PMPI_Win_set_attr(*win, win_keyval, (void *)(uintptr_t)(d + 1));
+    instr_ext_plugins_mpi_def(INSTR_SUBSTRATE_DEF_MPI_WINDOW, d);
+}
+
+int instr_mpi_defs_comm(uint32_t id, instr_substrate_mpi_comm_def *out)
+{
+    pthread_mutex_lock(&lock);
+    int ok = id < ncomms;
+    if (ok)
+        *out = (instr_substrate_mpi_comm_def){comms[id].name, comms[id].group, comms[id].size,
+                                              comms[id].rank, comms[id].leader, comms[id].seq};
+    pthread_mutex_unlock(&lock);
+    return ok ? 0 : -1;
+}
+
+int instr_mpi_defs_group(uint32_t id, instr_substrate_mpi_group_def *out)
+{
+    pthread_mutex_lock(&lock);
+    int ok = id < ngroups;
+    if (ok)
+        *out = (instr_substrate_mpi_group_def){groups[id].size, groups[id].ranks};
+    pthread_mutex_unlock(&lock);
+    return ok ? 0 : -1;
+}
+
+int instr_mpi_defs_window(uint32_t id, instr_substrate_mpi_window_def *out)
+{
+    pthread_mutex_lock(&lock);
+    int ok = id < nwindows;
+    if (ok)
+        *out = (instr_substrate_mpi_window_def){windows[id].name, windows[id].comm};
+    pthread_mutex_unlock(&lock);
+    return ok ? 0 : -1;
+}
