@@ -77,6 +77,10 @@ typedef struct instr_job instr_job;
 INSTR_EXT_EXPORT instr_job *instr_ext_job_new(void);
 /* Merges one rank's blob. 0, or -1 when the blob is malformed or memory is out (message). */
 INSTR_EXT_EXPORT int instr_ext_job_add(instr_job *job, int rank, const char *blob, size_t len);
+/* The length of the blob's part that describes the process only (its pid, host, counters
+ * and memory and I/O recording's totals; runtime/job/blob.h), which a rank of a job above
+ * INSTR_JOB_PROFILE_MAX_RANKS sends instead of its whole blob; 0 when it is no blob. */
+INSTR_EXT_EXPORT size_t instr_ext_job_blob_process_len(const char *blob, size_t len);
 /* Notes a rank whose profile never arrived (ended early, aborted). */
 INSTR_EXT_EXPORT void instr_ext_job_missing(instr_job *job, int rank);
 /* The job's tree from the job database at path (after the blobs, which then have no tree:

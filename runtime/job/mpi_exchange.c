@@ -12,8 +12,9 @@
  * text blob without the tree, blob.h: process, locations, regions, metric definitions) to
  * rank 0 over a private communicator; rank 0 merges them one at a time, reads
  * the tree back from the database and writes <dir>/profile.json with one location group per
- * rank. A job of more than INSTR_JOB_PROFILE_MAX_RANKS ranks sends no blobs: rank 0 writes
- * the job profile from the database's summary over ranks.
+ * rank. In a job of more than INSTR_JOB_PROFILE_MAX_RANKS ranks the others send only their
+ * blobs' process lines (host, totals): rank 0 writes the job profile from the database's
+ * summary over ranks, and its profile.cubex from the database's rows.
  *
  * A rank that ends without MPI_Finalize (exit(), a crash of the program's own making) still
  * writes its own files; it cannot take part in the merge, so it says so, and the launcher
@@ -94,11 +95,12 @@ static void merge_profiles(int jdb)
                 "are complete in %s/rank-*", job_dir, 0);
         return;
     }
-    if (summary && job_rank != 0)
-        return;
     if (job_rank != 0) {
-        /* An empty message says: nothing to add (not recording, or out of memory). */
-        PMPI_Send(my_blob ? my_blob : "", (int)my_blob_len, MPI_CHAR, 0, TAG_PROFILE, job_comm);
+        /* An empty message says: nothing to add (not recording, or out of memory). Above
+         * the limit only the process's lines (blob.h): the job's totals and hosts. */
+        size_t n = summary && my_blob ? instr_ext_job_blob_process_len(my_blob, my_blob_len)
+                                      : my_blob_len;
+        PMPI_Send(my_blob ? my_blob : "", (int)n, MPI_CHAR, 0, TAG_PROFILE, job_comm);
         return;
     }
     instr_job *job = instr_ext_job_new();
@@ -106,7 +108,7 @@ static void merge_profiles(int jdb)
         instr_ext_job_missing(job, 0);
     if (!my_blob_len)
         instr_ext_job_missing(job, 0);
-    for (int r = 1; r < job_size && !summary; r++) {
+    for (int r = 1; r < job_size; r++) {
         MPI_Status st;
         int n = 0;
         PMPI_Probe(r, TAG_PROFILE, job_comm, &st);

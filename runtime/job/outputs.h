@@ -14,6 +14,9 @@
 void instr_job_json(instr_writer *f, const instr_job *j, const char *dir, int nranks);
 /* profile.cubex (cube_adaptor.c; ../profile/cube.h): 0, or -1 without memory. */
 int instr_job_cube(instr_writer *f, const instr_job *j);
+/* profile.cubex of a job profile from the database's summary (j->summary): every rank's
+ * values read from <dir>/profile.jdb (cube_from_jdb.c). 0, or -1 (after a message). */
+int instr_job_cube_jdb(instr_writer *f, const instr_job *j, const char *dir);
 /* profile.txt (text_adaptor.c; write_text.h): 0, or -1 without memory. */
 int instr_job_txt(instr_writer *f, const instr_job *j, const char *dir, int nranks);
 /* The job's memory recording (memory.c; docs/memory.md): its sums over the ranks that
