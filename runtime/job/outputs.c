@@ -149,6 +149,7 @@ INSTR_EXT_EXPORT int instr_ext_job_write(instr_job *j, const char *dir, int nran
     instr_io_guard_end(&g);
     /* written before the job profile: the database it is read from, rank 0's configuration */
     instr_files_add(files, sizeof files, "profile.jdb");
+    instr_job_section_files(files, sizeof files);
     if (instr_experiment_job_config_written())
         instr_files_add(files, sizeof files, "instr.cfg");
     job_summary(j, dir, nranks, files);

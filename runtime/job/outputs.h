@@ -32,6 +32,9 @@ void instr_job_io_text(instr_writer *f, const instr_job *j);
  * ", ..." when out is full; how many into *n. Groups are sorted by rank. */
 void instr_job_missing_ranks(const instr_job *j, int nranks, char *out, size_t size, int *n);
 
+/* The files sections.c wrote at the job's top (kokkos.txt, ...), added to files. */
+void instr_job_section_files(char *out, size_t size);
+
 /* INSTR_RANK_FILES (outputs_rank_files.c): 1 when rank writes files of its own (rank-N/)
  * besides the job's; and for the job's line where those are ("" when no rank writes any). */
 int instr_job_rank_files(int rank);

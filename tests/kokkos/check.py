@@ -318,7 +318,9 @@ MPI_TREE = {
 
 def case_mpi():
     """Two ranks through instr mpicxx (progs/mpi_kernels.cpp): the job's merged profile and
-    trace have the Kokkos regions of both ranks; each rank writes its own kokkos.txt."""
+    trace have the Kokkos regions of both ranks; the job's one kokkos.txt at its top has each
+    rank's report under "# rank N", and no rank has a directory of its own (no
+    INSTR_RANK_FILES)."""
     if not (A.mpicxx and A.mpirun):
         print("skipped: no MPI (mpicxx, mpirun)")
         sys.exit(SKIP)
@@ -340,10 +342,19 @@ def case_mpi():
     for r in regions.values():
         if r["name"] in ("Fill", "Sum", COPY):
             expect(r["source"] == "kokkos", "mpi: job region %r" % r)
-    for rank in (0, 1):
-        with open(os.path.join(exp, "rank-%d" % rank, "kokkos.txt")) as f:
-            lines = f.read().splitlines()
-        expect("copy\tHost\tHost\t1\t800" in lines, "mpi: rank %d kokkos.txt %r" % (rank, lines))
+    with open(os.path.join(exp, "kokkos.txt")) as f:
+        lines = f.read().splitlines()
+    heads = [k for k, l in enumerate(lines) if l.startswith("# rank ")]
+    expect([lines[k] for k in heads] == ["# rank 0", "# rank 1"],
+           "mpi: the job's kokkos.txt has sections %r" % [lines[k] for k in heads])
+    for rank, (a, b) in enumerate(zip(heads, heads[1:] + [len(lines)])):
+        expect("copy\tHost\tHost\t1\t800" in lines[a:b] and
+               lines[a + 1].startswith("# instr Kokkos report"),
+               "mpi: rank %d's section of kokkos.txt %r" % (rank, lines[a:b]))
+    own = [d for d in os.listdir(exp) if d.startswith("rank-")]
+    expect(not own, "mpi: directories of ranks %r without INSTR_RANK_FILES" % own)
+    expect("kokkos.txt" in p.stderr and "profile.jdb, kokkos.txt" in p.stderr,
+           "mpi: the job's line does not name kokkos.txt: %r" % p.stderr[-2000:])
     try:
         tr = T.load(os.path.join(exp, "traces.otf2"))
     except T.TraceError as e:
