@@ -369,6 +369,26 @@ def case_mpi():
         expect(r["canonical"] == canonical and r["role"] == role and
                r["paradigm"] == "KOKKOS" and enters.get(name) == n,
                "mpi: job trace region %r entered %r times" % (r, enters.get(name)))
+    # INSTR_RANK_FILES=1: each rank's own rank-N/kokkos.txt too, equal to its section of the
+    # job's.
+    exp2 = os.path.join(rd, "exp_rank_files")
+    env = clean_env({"INSTR_EXPERIMENT_DIRECTORY": exp2, "INSTR_RANK_FILES": "1"},
+                    ("KOKKOS_TOOLS_LIBS", "KOKKOS_PROFILE_LIBRARY"))
+    p = subprocess.run([A.mpirun, "-np", "2", "--oversubscribe", "--allow-run-as-root",
+                        "--bind-to", "none", "-x", "INSTR_EXPERIMENT_DIRECTORY", "-x",
+                        "INSTR_RANK_FILES", exe], cwd=rd, env=env, capture_output=True,
+                       text=True, timeout=240)
+    expect(p.returncode == 0, "mpi (INSTR_RANK_FILES=1): exit %d: %s" % (p.returncode,
+                                                                          p.stderr[-2000:]))
+    with open(os.path.join(exp2, "kokkos.txt")) as f:
+        job = f.read()
+    for rank in (0, 1):
+        with open(os.path.join(exp2, "rank-%d" % rank, "kokkos.txt")) as f:
+            own = f.read()
+        expect("copy\tHost\tHost\t1\t800" in own.splitlines() and
+               ("# rank %d\n" % rank + own) in job,
+               "mpi: rank %d's own kokkos.txt %r is not its section of the job's %r"
+               % (rank, own, job))
 
 
 def main():
