@@ -587,3 +587,91 @@ int instr_experiment_write_config(void)
     instr_io_guard_end(&g);
     return rc;
 }
+
+/* ---- files written per process that an MPI job gathers into one (instr_out_open_rank) ---- */
+
+typedef struct rank_section {
+    char name[64];
+    char *text;
+    size_t len;
+} rank_section;
+
+#define MAX_SECTIONS 8
+static rank_section sections[MAX_SECTIONS];
+static int nsections, sections_taken;
+
+int instr_out_open_rank(instr_outfile *o, const char *name)
+{
+    if (job_dfd < 0 || sections_taken)
+        return instr_out_open(o, name);
+    memset(o, 0, sizeof *o);
+    o->f = &o->w;
+    o->fd = -1;
+    o->dfd = -1;
+    snprintf(o->name, sizeof o->name, "%s", name);
+    if (instr_writer_open_mem(&o->w) != 0) {
+        instr_experiment_note_failure(name, ENOMEM, 0);
+        return -1;
+    }
+    return 0;
+}
+
+/* A section written into this process's own directory (a rank that ends alone, or that
+ * INSTR_RANK_FILES names). */
+static int section_to_own(const rank_section *s)
+{
+    instr_outfile o;
+    if (instr_out_open(&o, s->name) != 0)
+        return -1;
+    instr_wr_write(o.f, s->text, s->len);
+    return instr_out_close(&o);
+}
+
+int instr_out_close_rank(instr_outfile *o)
+{
+    if (o->fd >= 0 || o->dfd >= 0)
+        return instr_out_close(o);
+    size_t len = 0;
+    char *text = instr_writer_take(&o->w, &len);
+    if (!text || nsections == MAX_SECTIONS) {
+        instr_mem_free(text);
+        instr_experiment_note_failure(o->name, ENOMEM, len);
+        return -1;
+    }
+    rank_section *s = &sections[nsections++];
+    snprintf(s->name, sizeof s->name, "%s", o->name);
+    s->text = text;
+    s->len = len;
+    return !no_own_files ? section_to_own(s) : 0;
+}
+
+size_t instr_experiment_rank_sections(char **out)
+{
+    sections_taken = 1;
+    *out = NULL;
+    size_t total = 0;
+    for (int i = 0; i < nsections; i++)
+        total += strlen(sections[i].name) + 24 + sections[i].len;
+    if (!total)
+        return 0;
+    char *buf = instr_mem_alloc(total + 1);
+    if (!buf)
+        return 0;
+    size_t used = 0;
+    for (int i = 0; i < nsections; i++) {
+        used += (size_t)snprintf(buf + used, total + 1 - used, "%s\n%zu\n", sections[i].name,
+                                 sections[i].len);
+        memcpy(buf + used, sections[i].text, sections[i].len);
+        used += sections[i].len;
+    }
+    *out = buf;
+    return used;
+}
+
+void instr_experiment_rank_sections_own(void)
+{
+    sections_taken = 1;
+    for (int i = 0; i < nsections; i++)
+        if (no_own_files && section_to_own(&sections[i]) != 0)
+            instr_experiment_report_failures();
+}

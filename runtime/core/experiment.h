@@ -78,6 +78,20 @@ int instr_out_open_job(instr_outfile *o, const char *name);
  * noted. */
 int instr_out_close(instr_outfile *o);
 
+/* A file that each process writes of its own (kokkos.txt). Outside an MPI job as
+ * instr_out_open/close. In a job the text is kept in memory, and at the job's end rank 0
+ * writes every rank's into one file of that name at the job's top (runtime/job/sections.c,
+ * docs/mpi.md); a rank that INSTR_RANK_FILES names also writes its own now, and one that ends
+ * alone writes its own then (instr_experiment_rank_sections_own). Same returns. */
+int instr_out_open_rank(instr_outfile *o, const char *name);
+int instr_out_close_rank(instr_outfile *o);
+/* The job's end: this process's kept files as "<name>\n<length>\n<text>" one after the
+ * other (*out from instr_mem_alloc, NULL when none); their length. Files opened later go to
+ * the process's own directory. */
+size_t instr_experiment_rank_sections(char **out);
+/* A rank that ends alone: its kept files into its own directory. */
+void instr_experiment_rank_sections_own(void);
+
 /* Adds name to the list of files written (", "-separated, in files of size bytes) that the
  * end-of-run line shows: a substrate's write() gets the list. */
 void instr_files_add(char *files, size_t size, const char *name);

@@ -77,6 +77,18 @@ typedef struct instr_job instr_job;
 INSTR_EXT_EXPORT instr_job *instr_ext_job_new(void);
 /* Merges one rank's blob. 0, or -1 when the blob is malformed or memory is out (message). */
 INSTR_EXT_EXPORT int instr_ext_job_add(instr_job *job, int rank, const char *blob, size_t len);
+/* The length of the blob's part that describes the process only (its pid, host, counters
+ * and memory and I/O recording's totals; runtime/job/blob.h), which a rank of a job above
+ * INSTR_JOB_PROFILE_MAX_RANKS sends instead of its whole blob; 0 when it is no blob. */
+INSTR_EXT_EXPORT size_t instr_ext_job_blob_process_len(const char *blob, size_t len);
+/* The files each process writes of its own (kokkos.txt; runtime/job/sections.c): at the
+ * job's end this process's kept texts (*out from instr_mem_alloc; 0: none); on rank 0 each
+ * rank's appended, in rank order, to one file per name at the job's top, closed by _end (the
+ * job's line then names them); a rank that ends alone writes its own with _own. */
+INSTR_EXT_EXPORT size_t instr_ext_job_sections(char **out);
+INSTR_EXT_EXPORT void instr_ext_job_sections_add(int rank, const char *buf, size_t len);
+INSTR_EXT_EXPORT void instr_ext_job_sections_end(void);
+INSTR_EXT_EXPORT void instr_ext_job_sections_own(void);
 /* Notes a rank whose profile never arrived (ended early, aborted). */
 INSTR_EXT_EXPORT void instr_ext_job_missing(instr_job *job, int rank);
 /* The job's tree from the job database at path (after the blobs, which then have no tree:

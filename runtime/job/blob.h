@@ -19,8 +19,9 @@
  * are the order of the N lines; times in ns.
  *
  * In an MPI job the blobs carry no N and V lines: the call tree and its values come from the
- * job database (tree_from_jdb.c), and above INSTR_JOB_PROFILE_MAX_RANKS no blob is sent at
- * all. */
+ * job database (tree_from_jdb.c), and above INSTR_JOB_PROFILE_MAX_RANKS a rank other than 0
+ * sends only its first lines, the magic, P, Y and O lines (instr_ext_job_blob_process_len):
+ * what the job's totals and its profile.cubex's system tree need, a few hundred bytes. */
 #ifndef INSTR_RT_JOB_BLOB_H
 #define INSTR_RT_JOB_BLOB_H
 

@@ -3,6 +3,7 @@
 #include "merged_metrics.h"
 #include "messages.h"
 #include "../core/clock.h"
+#include "../core/ext.h"
 #include "../core/event.h"
 #include "../core/registry.h"
 #include "../profile/profile.h"
@@ -12,6 +13,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 void instr_job_clean_field(instr_writer *f, const char *s)
@@ -113,4 +115,19 @@ char *instr_job_blob(const instr_run *run, size_t *len, int with_tree)
         }
     }
     return instr_writer_take(f, len);
+}
+
+INSTR_EXT_EXPORT size_t instr_ext_job_blob_process_len(const char *blob, size_t len)
+{
+    /* The magic line, then the P, Y and O lines: they come first (above). */
+    size_t pos = 0;
+    for (int first = 1; pos < len; first = 0) {
+        if (!first && blob[pos] != 'P' && blob[pos] != 'Y' && blob[pos] != 'O')
+            break;
+        const char *nl = memchr(blob + pos, '\n', len - pos);
+        if (!nl)
+            return first ? 0 : pos;
+        pos = (size_t)(nl - blob) + 1;
+    }
+    return pos;
 }

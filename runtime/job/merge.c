@@ -52,14 +52,23 @@ INSTR_EXT_EXPORT void instr_ext_job_free(instr_job *j)
     instr_mem_free(j->rslots);
     instr_mem_free(j->locs);
     instr_mem_free(j->groups);
+    instr_mem_free(j->path_node);
     instr_mem_free(j);
 }
 
 jgroup *instr_job_group(instr_job *j, int rank)
 {
-    for (uint32_t i = 0; i < j->ngroups; i++)
+    /* The blobs come one rank at a time: its group is the last one, but for its first line. */
+    if (j->ngroups && j->groups[j->ngroups - 1].rank == rank)
+        return &j->groups[j->ngroups - 1];
+    /* New when the groups came in rank order so far and it is past the last: no search, so
+     * that a job's groups are found in linear time. */
+    int past = !j->groups_unordered && (!j->ngroups || j->groups[j->ngroups - 1].rank < rank);
+    for (uint32_t i = 0; i < j->ngroups && !past; i++)
         if (j->groups[i].rank == rank)
             return &j->groups[i];
+    if (j->ngroups && j->groups[j->ngroups - 1].rank > rank)
+        j->groups_unordered = 1;
     if (instr_job_grow(&j->groups, &j->capgroups, j->ngroups + 1, sizeof *j->groups) != 0)
         return NULL;
     jgroup *g = &j->groups[j->ngroups++];

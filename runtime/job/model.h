@@ -74,11 +74,13 @@ struct instr_job {
     uint32_t nlocs, caplocs;
     jgroup *groups;
     uint32_t ngroups, capgroups;
+    int groups_unordered; /* a group was added after one of a higher rank */
     uint64_t duration, dropped, unmatched, closed;
     char timer[32];
     double hz;
     int failed; /* out of memory somewhere: the profile is incomplete */
     int summary; /* the tree holds the job database's sums over ranks, no locations */
+    uint32_t *path_node, npath_node; /* summary: the node of each path of the database */
     instr_job_metrics metrics;
     uint32_t last_node; /* the node of the latest N line (its V line follows) */
 };

@@ -12,8 +12,9 @@
  * text blob without the tree, blob.h: process, locations, regions, metric definitions) to
  * rank 0 over a private communicator; rank 0 merges them one at a time, reads
  * the tree back from the database and writes <dir>/profile.json with one location group per
- * rank. A job of more than INSTR_JOB_PROFILE_MAX_RANKS ranks sends no blobs: rank 0 writes
- * the job profile from the database's summary over ranks.
+ * rank. In a job of more than INSTR_JOB_PROFILE_MAX_RANKS ranks the others send only their
+ * blobs' process lines (host, totals): rank 0 writes the job profile from the database's
+ * summary over ranks, and its profile.cubex from the database's rows.
  *
  * A rank that ends without MPI_Finalize (exit(), a crash of the program's own making) still
  * writes its own files; it cannot take part in the merge, so it says so, and the launcher
@@ -39,6 +40,7 @@
 
 #define TAG_PROFILE 7301
 #define TAG_ARRIVED 7310 /* each rank at the job's end, to rank 0 */
+#define TAG_SECTIONS 7320 /* each rank's files of its own (kokkos.txt), to rank 0 */
 
 /* Referenced weakly by the runtime (instr_core_mpi_linked): its presence defers the experiment
  * directory to MPI_Init. */
@@ -94,11 +96,12 @@ static void merge_profiles(int jdb)
                 "are complete in %s/rank-*", job_dir, 0);
         return;
     }
-    if (summary && job_rank != 0)
-        return;
     if (job_rank != 0) {
-        /* An empty message says: nothing to add (not recording, or out of memory). */
-        PMPI_Send(my_blob ? my_blob : "", (int)my_blob_len, MPI_CHAR, 0, TAG_PROFILE, job_comm);
+        /* An empty message says: nothing to add (not recording, or out of memory). Above
+         * the limit only the process's lines (blob.h): the job's totals and hosts. */
+        size_t n = summary && my_blob ? instr_ext_job_blob_process_len(my_blob, my_blob_len)
+                                      : my_blob_len;
+        PMPI_Send(my_blob ? my_blob : "", (int)n, MPI_CHAR, 0, TAG_PROFILE, job_comm);
         return;
     }
     instr_job *job = instr_ext_job_new();
@@ -106,7 +109,7 @@ static void merge_profiles(int jdb)
         instr_ext_job_missing(job, 0);
     if (!my_blob_len)
         instr_ext_job_missing(job, 0);
-    for (int r = 1; r < job_size && !summary; r++) {
+    for (int r = 1; r < job_size; r++) {
         MPI_Status st;
         int n = 0;
         PMPI_Probe(r, TAG_PROFILE, job_comm, &st);
@@ -127,6 +130,34 @@ static void merge_profiles(int jdb)
     if (job && instr_ext_job_add_jdb(job, path, summary) == 0)
         instr_ext_job_write(job, job_dir, job_size); /* and the job's one summary line */
     instr_ext_job_free(job);
+}
+
+/* The files each rank writes of its own (kokkos.txt): one file per name at the job's top,
+ * every rank's text in it (runtime/job/sections.c). When no rank has any, one reduction. */
+static void gather_sections(void)
+{
+    char *mine = NULL;
+    size_t len = instr_ext_job_sections(&mine);
+    int any = len > 0, all = 0;
+    PMPI_Allreduce(&any, &all, 1, MPI_INT, MPI_MAX, job_comm);
+    if (all && job_rank != 0)
+        PMPI_Send(mine ? mine : "", (int)len, MPI_CHAR, 0, TAG_SECTIONS, job_comm);
+    if (all && job_rank == 0) {
+        instr_ext_job_sections_add(0, mine, len);
+        for (int r = 1; r < job_size; r++) {
+            MPI_Status st;
+            int n = 0;
+            PMPI_Probe(r, TAG_SECTIONS, job_comm, &st);
+            PMPI_Get_count(&st, MPI_CHAR, &n);
+            char *buf = n > 0 ? instr_mem_alloc((size_t)n) : NULL;
+            PMPI_Recv(buf, buf ? n : 0, MPI_CHAR, r, TAG_SECTIONS, job_comm, MPI_STATUS_IGNORE);
+            if (buf)
+                instr_ext_job_sections_add(r, buf, (size_t)n);
+            instr_mem_free(buf);
+        }
+        instr_ext_job_sections_end();
+    }
+    instr_mem_free(mine);
 }
 
 /* After this rank's own files are written, when the job cannot finish its trace. */
@@ -248,6 +279,7 @@ static void job_end(void)
         instr_ext_set_job_hook(NULL); /* no merge: this rank says itself where its files are */
     instr_ext_set_jobdb_hook(NULL);
         instr_ext_finalize();
+        instr_ext_job_sections_own();
         trace_unfinished();
         return;
     }
@@ -261,6 +293,7 @@ static void job_end(void)
         int jdb = instr_mpi_jobdb_write(job_comm, job_rank, job_size, job_dir);
         if (jdb < 0) /* every rank knows: then each keeps its own profile */
             instr_ext_rank_files_late();
+        gather_sections();
         merge_profiles(jdb);
     }
     instr_mpi_trace_end(job_comm, job_rank, job_size);
@@ -330,5 +363,6 @@ void instr_mpi_job_abort(void)
     instr_ext_set_job_hook(NULL); /* no merge: this rank says itself where its files are */
     instr_ext_set_jobdb_hook(NULL);
     instr_ext_finalize();
+    instr_ext_job_sections_own();
     trace_unfinished();
 }

@@ -54,8 +54,11 @@ static int job_file(const char *name, job_args *a)
         }
         else if (strcmp(name, "profile.html") == 0)
             instr_html_write(o.f, job_json_to, a);
-        else if (instr_job_cube(o.f, a->j) != 0 && !o.err)
-            o.err = ENOMEM; /* out of memory: the partial file is removed */
+        else if (a->j->summary ? instr_job_cube_jdb(o.f, a->j, a->dir) != 0
+                               : instr_job_cube(o.f, a->j) != 0) {
+            if (!o.err)
+                o.err = ENOMEM; /* out of memory: the partial file is removed */
+        }
         rc = instr_out_close(&o);
     }
     if (rc != 0) {
@@ -136,8 +139,6 @@ INSTR_EXT_EXPORT int instr_ext_job_write(instr_job *j, const char *dir, int nran
     for (size_t i = 0; i < sizeof outs / sizeof *outs; i++) {
         if (!(instr_cfg.profiling_formats & outs[i].format))
             continue;
-        if (outs[i].format == INSTR_FORMAT_CUBEX && j->summary)
-            continue; /* CUBE has no place for sums without locations */
         if (job_file(outs[i].name, &a) != 0) {
             rc = -1;
             continue;
@@ -148,6 +149,7 @@ INSTR_EXT_EXPORT int instr_ext_job_write(instr_job *j, const char *dir, int nran
     instr_io_guard_end(&g);
     /* written before the job profile: the database it is read from, rank 0's configuration */
     instr_files_add(files, sizeof files, "profile.jdb");
+    instr_job_section_files(files, sizeof files);
     if (instr_experiment_job_config_written())
         instr_files_add(files, sizeof files, "instr.cfg");
     job_summary(j, dir, nranks, files);

@@ -3,6 +3,7 @@
  * profile.cubex and profile.html of the job are derived from it (outputs.c writes them). */
 #include "model.h"
 #include "jobdb.h"
+#include "jdb_view.h"
 #include "../core/ext.h"
 #include "../core/log.h"
 #include "../core/registry.h"
@@ -20,18 +21,8 @@
 
 /* ---- the tree from the job database (profile.jdb; jobdb.h) ---- */
 
-typedef struct jdb_view {
-    const unsigned char *p;
-    uint64_t size;
-    uint32_t nranks, nregions, npaths, ncols, rowsize;
-    uint64_t duration, strings, slen, regions, paths, columns, summary, index, rows;
-} jdb_view;
 
-static uint32_t rd32(const unsigned char *p) { uint32_t v; memcpy(&v, p, 4); return v; }
-static uint64_t rd64(const unsigned char *p) { uint64_t v; memcpy(&v, p, 8); return v; }
-
-/* Whether [off, off + n * rec) lies inside the file after the header. */
-static int jdb_inside(const jdb_view *v, uint64_t off, uint64_t n, uint64_t rec)
+int instr_jdb_view_inside(const jdb_view *v, uint64_t off, uint64_t n, uint64_t rec)
 {
     return off >= INSTR_JDB_HEADER_SIZE && off <= v->size && (rec == 0 || n <= (v->size - off) / rec);
 }
@@ -42,29 +33,29 @@ static const char *jdb_open(jdb_view *v)
     const unsigned char *h = v->p;
     if (v->size < INSTR_JDB_HEADER_SIZE || memcmp(h, INSTR_JDB_MAGIC, 8) != 0)
         return "not a job database (magic)";
-    if (rd32(h + 8) != INSTR_JDB_VERSION || rd32(h + 12) != INSTR_JDB_HEADER_SIZE)
+    if (instr_jdb_rd32(h + 8) != INSTR_JDB_VERSION || instr_jdb_rd32(h + 12) != INSTR_JDB_HEADER_SIZE)
         return "an unknown version";
-    if (rd64(h + 16) != v->size)
+    if (instr_jdb_rd64(h + 16) != v->size)
         return "unfinished or truncated (its size field does not match)";
-    v->nranks = rd32(h + 24);
-    v->nregions = rd32(h + 32);
-    v->npaths = rd32(h + 36);
-    v->ncols = rd32(h + 40);
-    v->rowsize = rd32(h + 44);
-    v->duration = rd64(h + 48);
-    v->strings = rd64(h + 56);
-    v->slen = rd64(h + 64);
-    v->regions = rd64(h + 72);
-    v->paths = rd64(h + 80);
-    v->columns = rd64(h + 88);
-    v->summary = rd64(h + 96);
-    v->index = rd64(h + 104);
-    v->rows = rd64(h + 112);
+    v->nranks = instr_jdb_rd32(h + 24);
+    v->nregions = instr_jdb_rd32(h + 32);
+    v->npaths = instr_jdb_rd32(h + 36);
+    v->ncols = instr_jdb_rd32(h + 40);
+    v->rowsize = instr_jdb_rd32(h + 44);
+    v->duration = instr_jdb_rd64(h + 48);
+    v->strings = instr_jdb_rd64(h + 56);
+    v->slen = instr_jdb_rd64(h + 64);
+    v->regions = instr_jdb_rd64(h + 72);
+    v->paths = instr_jdb_rd64(h + 80);
+    v->columns = instr_jdb_rd64(h + 88);
+    v->summary = instr_jdb_rd64(h + 96);
+    v->index = instr_jdb_rd64(h + 104);
+    v->rows = instr_jdb_rd64(h + 112);
     if (v->rowsize != 8 + 8ull * v->ncols || !v->slen ||
-        !jdb_inside(v, v->strings, v->slen, 1) || !jdb_inside(v, v->regions, v->nregions, 32) ||
-        !jdb_inside(v, v->paths, v->npaths, 8) || !jdb_inside(v, v->columns, v->ncols, 16) ||
-        !jdb_inside(v, v->summary, v->npaths, 8 + 32ull * v->ncols) ||
-        !jdb_inside(v, v->index, v->nranks, 32) || !jdb_inside(v, v->rows, 0, 0) ||
+        !instr_jdb_view_inside(v, v->strings, v->slen, 1) || !instr_jdb_view_inside(v, v->regions, v->nregions, 32) ||
+        !instr_jdb_view_inside(v, v->paths, v->npaths, 8) || !instr_jdb_view_inside(v, v->columns, v->ncols, 16) ||
+        !instr_jdb_view_inside(v, v->summary, v->npaths, 8 + 32ull * v->ncols) ||
+        !instr_jdb_view_inside(v, v->index, v->nranks, 32) || !instr_jdb_view_inside(v, v->rows, 0, 0) ||
         v->p[v->strings + v->slen - 1] != '\0')
         return "a section lies outside the file";
     return NULL;
@@ -75,12 +66,11 @@ static const char *jdb_str(const jdb_view *v, uint32_t off)
     return off < v->slen ? (const char *)v->p + v->strings + off : "";
 }
 
-/* The column named name, or -1. */
-static int32_t jdb_col(const jdb_view *v, const char *name, const char *suffix)
+int32_t instr_jdb_view_col(const jdb_view *v, const char *name, const char *suffix)
 {
     size_t l = strlen(name);
     for (uint32_t c = 0; c < v->ncols; c++) {
-        const char *s = jdb_str(v, rd32(v->p + v->columns + 16ull * c));
+        const char *s = jdb_str(v, instr_jdb_rd32(v->p + v->columns + 16ull * c));
         if (strncmp(s, name, l) == 0 && strcmp(s + l, suffix) == 0)
             return (int32_t)c;
     }
@@ -92,15 +82,15 @@ static int32_t jdb_col(const jdb_view *v, const char *name, const char *suffix)
 static uint32_t jdb_region(instr_job *j, const jdb_view *v, uint32_t i)
 {
     const unsigned char *r = v->p + v->regions + 32ull * i;
-    uint32_t flags = rd32(r + 28), src = (flags & INSTR_JDB_REGION_SOURCE_MASK) >>
+    uint32_t flags = instr_jdb_rd32(r + 28), src = (flags & INSTR_JDB_REGION_SOURCE_MASK) >>
                                          INSTR_JDB_REGION_SOURCE_SHIFT;
     static const int by_paradigm[] = {INSTR_SOURCE_HOOKS, INSTR_SOURCE_MPI, INSTR_SOURCE_OPENMP,
                                       INSTR_SOURCE_MANUAL};
-    uint32_t par = rd32(r + 24);
+    uint32_t par = instr_jdb_rd32(r + 24);
     const char *source = instr_region_source_name(src ? (int)src - 1
                                                   : par < 4 ? by_paradigm[par] : -1);
-    const char *f[5] = {source, jdb_str(v, rd32(r)), jdb_str(v, rd32(r + 4)),
-                        jdb_str(v, rd32(r + 8)), jdb_str(v, rd32(r + 12))};
+    const char *f[5] = {source, jdb_str(v, instr_jdb_rd32(r)), jdb_str(v, instr_jdb_rd32(r + 4)),
+                        jdb_str(v, instr_jdb_rd32(r + 8)), jdb_str(v, instr_jdb_rd32(r + 12))};
     size_t n = 5;
     for (int k = 0; k < 5; k++)
         n += strlen(f[k]);
@@ -113,7 +103,7 @@ static uint32_t jdb_region(instr_job *j, const jdb_view *v, uint32_t i)
             *o++ = *c == '\t' || *c == '\n' || *c == '\r' ? ' ' : *c;
         *o++ = k < 4 ? '\t' : '\0';
     }
-    uint32_t id = instr_job_region_id(j, key, rd32(r + 16), rd32(r + 20));
+    uint32_t id = instr_job_region_id(j, key, instr_jdb_rd32(r + 16), instr_jdb_rd32(r + 20));
     instr_mem_free(key);
     return id;
 }
@@ -121,7 +111,7 @@ static uint32_t jdb_region(instr_job *j, const jdb_view *v, uint32_t i)
 /* One value of a row or summary record as the job's metric rows hold it. */
 static uint64_t jdb_val(const unsigned char *vals, int32_t c, uint64_t none)
 {
-    return c < 0 ? none : rd64(vals + 8ull * (uint32_t)c);
+    return c < 0 ? none : instr_jdb_rd64(vals + 8ull * (uint32_t)c);
 }
 
 /* The metric rows (INSTR_MROWS x jm->n, from instr_mem_alloc) of one row's values; the columns per job
@@ -152,7 +142,7 @@ static int jdb_io_cols(const jdb_view *v, int32_t icol[IO_FIGURES * INSTR_PROFIL
         for (int k = 0; k < IO_FIGURES; k++) {
             char name[INSTR_JDB_REC_NAME];
             instr_jdb_io_column(p, k, name, NULL, NULL);
-            icol[IO_FIGURES * p + k] = jdb_col(v, name, "");
+            icol[IO_FIGURES * p + k] = instr_jdb_view_col(v, name, "");
             any |= icol[IO_FIGURES * p + k] >= 0;
         }
     return any;
@@ -169,7 +159,7 @@ static int jdb_io_add(instr_profile_io_totals **to, const int32_t *icol,
         uint64_t f[IO_FIGURES];
         for (int k = 0; k < IO_FIGURES; k++) {
             int32_t c = icol[IO_FIGURES * p + k];
-            f[k] = c < 0 ? 0 : rd64(vals + stride * (uint32_t)c);
+            f[k] = c < 0 ? 0 : instr_jdb_rd64(vals + stride * (uint32_t)c);
             any |= f[k] != 0;
         }
         t[p] = (instr_profile_io_totals){f[0], f[1], f[2], f[3], f[4]};
@@ -197,7 +187,7 @@ static int jdb_mem_cols(const jdb_view *v, int32_t mcol[MEM_FIGURES])
     for (int k = 0; k < MEM_FIGURES; k++) {
         char name[INSTR_JDB_REC_NAME];
         instr_jdb_mem_column(k, name, NULL, NULL);
-        mcol[k] = jdb_col(v, name, "");
+        mcol[k] = instr_jdb_view_col(v, name, "");
         any |= mcol[k] >= 0;
     }
     return any;
@@ -210,7 +200,7 @@ static int jdb_mem_add(uint64_t **to, const int32_t *mcol, const unsigned char *
     uint64_t f[MEM_FIGURES];
     int any = 0;
     for (int k = 0; k < MEM_FIGURES; k++) {
-        f[k] = mcol[k] < 0 ? 0 : rd64(vals + stride * (uint32_t)mcol[k]);
+        f[k] = mcol[k] < 0 ? 0 : instr_jdb_rd64(vals + stride * (uint32_t)mcol[k]);
         any |= f[k] != 0;
     }
     if (!any)
@@ -233,7 +223,7 @@ static int jdb_fill(instr_job *j, const jdb_view *v, int summary)
         "collectives"};
     int32_t col[C_N];
     for (int k = 0; k < C_N; k++)
-        col[k] = jdb_col(v, names[k], "");
+        col[k] = instr_jdb_view_col(v, names[k], "");
     int32_t icol[IO_FIGURES * INSTR_PROFILE_IO_PARADIGMS];
     int has_io = jdb_io_cols(v, icol);
     int32_t memcol[MEM_FIGURES];
@@ -249,12 +239,12 @@ static int jdb_fill(instr_job *j, const jdb_view *v, int summary)
     static const char *const msuffix[4] = {"", ":excl", ":min_incl", ":max_incl"};
     for (uint32_t i = 0; i < nm; i++)
         for (int k = 0; k < 4; k++)
-            mcol[4 * i + k] = jdb_col(v, j->metrics.name[i], msuffix[k]);
+            mcol[4 * i + k] = instr_jdb_view_col(v, j->metrics.name[i], msuffix[k]);
     for (uint32_t i = 0; i < v->nregions; i++)
         if (!(reg[i] = jdb_region(j, v, i)))
             goto out;
     for (uint32_t p = 0; p < v->npaths; p++) {
-        uint32_t parent = rd32(v->p + v->paths + 8ull * p), r = rd32(v->p + v->paths + 8ull * p + 4);
+        uint32_t parent = instr_jdb_rd32(v->p + v->paths + 8ull * p), r = instr_jdb_rd32(v->p + v->paths + 8ull * p + 4);
         if ((parent != INSTR_JDB_NONE && parent >= p) || r >= v->nregions)
             goto out;
         node[p] = instr_job_node_id(j, parent == INSTR_JDB_NONE ? -1 : (int32_t)node[parent], reg[r]);
@@ -274,7 +264,7 @@ static int jdb_fill(instr_job *j, const jdb_view *v, int summary)
                                 &st.t.max_excl, &st.m.collectives};
             for (int k = 0; k < C_N; k++)
                 if (col[k] >= 0)
-                    *f[k] = rd64(s + 32ull * (uint32_t)col[k] +
+                    *f[k] = instr_jdb_rd64(s + 32ull * (uint32_t)col[k] +
                                  (k == C_INCL_MIN || k == C_EXCL_MIN ? 8 : k == C_INCL_MAX ||
                                   k == C_EXCL_MAX ? 16 : 0));
             instr_job_add_stats(&j->nodes[node[p]].s, &st);
@@ -282,21 +272,28 @@ static int jdb_fill(instr_job *j, const jdb_view *v, int summary)
                 (has_mem && jdb_mem_add(&j->nodes[node[p]].mem, memcol, s, 32) != 0))
                 goto out;
         }
-        /* One group per rank of the job, in rank order (rank 0's pid and host kept). */
-        jgroup g0 = {0};
-        for (uint32_t g = 0; g < j->ngroups; g++)
-            if (j->groups[g].rank == 0)
-                g0 = j->groups[g];
-        j->nlocs = 0;
-        j->ngroups = 0;
-        if (instr_job_grow(&j->groups, &j->capgroups, v->nranks, sizeof *j->groups) != 0)
+        /* One group per rank of the job, in rank order, with what its blob's process lines
+         * said (pid, host, memory and I/O totals); present when the database has its rows. */
+        jgroup *groups = instr_mem_calloc((size_t)v->nranks + 1, sizeof *groups);
+        if (!groups)
             goto out;
+        for (uint32_t r = 0; r < v->nranks; r++)
+            groups[r].rank = (int)r;
+        for (uint32_t g = 0; g < j->ngroups; g++)
+            if (j->groups[g].rank >= 0 && (uint32_t)j->groups[g].rank < v->nranks)
+                groups[j->groups[g].rank] = j->groups[g];
         for (uint32_t r = 0; r < v->nranks; r++) {
             const unsigned char *e = v->p + v->index + 32ull * r;
-            j->groups[j->ngroups] = r == 0 ? g0 : (jgroup){0};
-            j->groups[j->ngroups].rank = (int)r;
-            j->groups[j->ngroups++].present = (rd32(e + 20) & INSTR_JDB_RANK_PRESENT) != 0;
+            groups[r].present = (instr_jdb_rd32(e + 20) & INSTR_JDB_RANK_PRESENT) != 0;
         }
+        instr_mem_free(j->groups);
+        j->groups = groups;
+        j->ngroups = j->capgroups = v->nranks;
+        j->nlocs = 0;
+        /* profile.cubex reads each rank's values from the database (cube_from_jdb.c). */
+        j->path_node = node;
+        j->npath_node = v->npaths;
+        node = NULL;
         if (v->duration > j->duration)
             j->duration = v->duration;
         j->summary = 1;
@@ -311,16 +308,16 @@ static int jdb_fill(instr_job *j, const jdb_view *v, int summary)
             first[j->locs[l].rank] = l;
     for (uint32_t r = 0; r < v->nranks; r++) {
         const unsigned char *e = v->p + v->index + 32ull * r;
-        uint64_t off = rd64(e), n = rd64(e + 8);
-        if (!(rd32(e + 20) & INSTR_JDB_RANK_PRESENT)) {
+        uint64_t off = instr_jdb_rd64(e), n = instr_jdb_rd64(e + 8);
+        if (!(instr_jdb_rd32(e + 20) & INSTR_JDB_RANK_PRESENT)) {
             instr_ext_job_missing(j, (int)r);
             continue;
         }
-        if (off < v->rows || !jdb_inside(v, off, n, v->rowsize))
+        if (off < v->rows || !instr_jdb_view_inside(v, off, n, v->rowsize))
             goto out;
         for (uint64_t k = 0; k < n; k++) {
             const unsigned char *row = v->p + off + k * v->rowsize, *vals = row + 8;
-            uint32_t p = rd32(row), t = rd32(row + 4);
+            uint32_t p = instr_jdb_rd32(row), t = instr_jdb_rd32(row + 4);
             uint32_t loc = first[r] == UINT32_MAX ? UINT32_MAX : first[r] + t;
             if (p >= v->npaths || loc >= j->nlocs || j->locs[loc].rank != (int)r ||
                 j->locs[loc].id_in_rank != t) {
@@ -362,6 +359,37 @@ out:
     instr_mem_free(node);
     instr_mem_free(first);
     return rc;
+}
+
+const char *instr_jdb_view_map(jdb_view *v, const char *path)
+{
+    memset(v, 0, sizeof *v);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        const char *why = strerror(errno);
+        if (fd >= 0)
+            close(fd);
+        return why;
+    }
+    v->size = (uint64_t)st.st_size;
+    void *m = v->size ? mmap(NULL, v->size, PROT_READ, MAP_PRIVATE, fd, 0) : MAP_FAILED;
+    int err = errno;
+    close(fd);
+    if (m == MAP_FAILED)
+        return v->size ? strerror(err) : "empty";
+    v->p = m;
+    const char *what = jdb_open(v);
+    if (what)
+        instr_jdb_view_unmap(v);
+    return what;
+}
+
+void instr_jdb_view_unmap(jdb_view *v)
+{
+    if (v->p)
+        munmap((void *)v->p, v->size);
+    v->p = NULL;
 }
 
 INSTR_EXT_EXPORT int instr_ext_job_add_jdb(instr_job *j, const char *path, int summary)

@@ -123,7 +123,7 @@ void instr_kokkos_write_report(void)
     }
     written = 1;
     instr_outfile o;
-    if (instr_out_open(&o, "kokkos.txt") != 0) {
+    if (instr_out_open_rank(&o, "kokkos.txt") != 0) {
         pthread_mutex_unlock(&lock);
         return;
     }
@@ -165,6 +165,6 @@ void instr_kokkos_write_report(void)
         instr_wr_putc(f, '\n');
     }
     pthread_mutex_unlock(&lock);
-    if (instr_out_close(&o) == 0)
+    if (instr_out_close_rank(&o) == 0)
         instr_info(1, "kokkos: kokkos.txt written");
 }

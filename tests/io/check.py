@@ -351,6 +351,46 @@ def case_mpi():
     paths' exact operations and bytes; the job's sums the ranks' and names the slowest, per
     paradigm and per call path (from the job database's io_ columns); the job's and the
     ranks' profile.cubex carry the figures as metrics, profile.html shows them."""
+    mpi_job(summary=False)
+
+
+def case_mpi_summary():
+    """The same job above INSTR_JOB_PROFILE_MAX_RANKS (2): the job's profile from the
+    database's summary still has the job's I/O totals, the sums over all ranks (not rank 0's
+    alone), the slowest rank and each rank's figures, the call paths' sums; its
+    profile.cubex, written from the database, has every rank's I/O metrics per call path and
+    thread equal to the rank's own profile.cubex."""
+    mpi_job(summary=True)
+
+
+def check_cube_ranks(exp, what):
+    """The job's profile.cubex's I/O metrics per (call path, rank, thread) == each rank's own
+    rank-N/profile.cubex's (per (call path, thread))."""
+    metrics = ("io_operations", "io_operations_failed", "io_bytes_read", "io_bytes_written")
+
+    def cells(cube, rank_of):
+        out = {}
+        for c in range(len(cube.cnodes)):
+            for k, (gi, _, thread) in enumerate(cube.locations):
+                v = tuple(cube.metrics[m][c][k] for m in metrics)
+                if any(v):
+                    out[(cube.path(c), rank_of(gi), thread)] = v
+        return out
+    try:
+        job = cubex.read(os.path.join(exp, "profile.cubex"))
+        want = {}
+        for r in range(NRANKS):
+            own = cubex.read(os.path.join(exp, "rank-%d" % r, "profile.cubex"))
+            want.update(cells(own, lambda gi, r=r: r))
+    except cubex.CubeError as e:
+        raise Fail("%s: profile.cubex: %s" % (what, e))
+    expect(all(m in job.metrics for m in metrics), "%s: no I/O metrics in profile.cubex" % what)
+    got = cells(job, lambda gi: job.groups[gi]["rank"])
+    expect(got and got == want, "%s: profile.cubex I/O per call path, rank and thread %r, the "
+           "ranks' own %r" % (what, got, want))
+
+
+def mpi_job(summary):
     wd = R.workdir(A, "build_mpi")
     exe = os.path.join(wd, "mpi_io")
     R.sh([A.wrapper, A.mpicc, "-O1", os.path.join(A.src, "mpi_io.c"), "-o", exe], wd)
@@ -358,6 +398,8 @@ def case_mpi():
     # INSTR_RANK_FILES: each rank's own profile.json, checked below
     e = {"INSTR_IO": "mpiio", "INSTR_EXPERIMENT_DIRECTORY": os.path.join(rd, "exp"),
          "INSTR_RANK_FILES": "1"}
+    if summary:
+        e["INSTR_JOB_PROFILE_MAX_RANKS"] = "2"
     p = subprocess.run([A.mpirun, "--oversubscribe", "--allow-run-as-root", "-np", str(NRANKS), exe],
                        cwd=rd, env=clean_env(e), capture_output=True, text=True, timeout=240)
     expect(p.returncode == 0, "mpirun: %d %s" % (p.returncode, p.stderr[-3000:]))
@@ -401,9 +443,15 @@ def case_mpi():
            "job's call paths %r, expected %d x %r" % (got, NRANKS, want))
     for line in ("call paths by time in I/O, over the ranks", " | main > read_back > MPI_File_read_at\n"):
         expect(line in text, "job's profile.txt lacks %r:\n%s" % (line, text))
-    check_cube(jprof, exp, "job")
+    if summary:
+        expect(jprof["run"]["mpi"].get("summary_over_ranks") is True,
+               "job: not written from the summary: %r" % jprof["run"]["mpi"])
+        check_cube_ranks(exp, "job")
+    else:
+        check_cube(jprof, exp, "job")
     check_jobdb(os.path.join(exp, "profile.jdb"), jprof)
-    check_html(jprof, exp, "job")
+    if not summary:
+        check_html(jprof, exp, "job")
 
 
 def check_jobdb(path, jprof):
@@ -583,10 +631,10 @@ def case_mpi_split():
     its completion, from the status; otf2-print -A -Werror reads the trace, whose operations all
     complete (a split collective's in its _end) with the profile's bytes per rank."""
     n = 4
-    wd = workdir("build_mpi_split")
+    wd = R.workdir(A, "build_mpi_split")
     exe = os.path.join(wd, "mpi_io_split")
-    sh([A.wrapper, A.mpicc, "-O1", os.path.join(A.src, "mpi_io_split.c"), "-o", exe], wd)
-    rd = workdir("run_mpi_split")
+    R.sh([A.wrapper, A.mpicc, "-O1", os.path.join(A.src, "mpi_io_split.c"), "-o", exe], wd)
+    rd = R.workdir(A, "run_mpi_split")
     e = {"INSTR_IO": "mpiio", "INSTR_ENABLE_TRACING": "1",
          "INSTR_EXPERIMENT_DIRECTORY": os.path.join(rd, "exp"), "INSTR_RANK_FILES": "1"}
     p = subprocess.run([A.mpirun, "--oversubscribe", "--allow-run-as-root", "-np", str(n), exe],
@@ -603,13 +651,13 @@ def case_mpi_split():
             ("MPI_File_iread_at", "mpiio"): (1, 0, 400, 0),
             ("MPI_File_close", "mpiio"): (1, 0, 0, 0)}
     for r in range(n):
-        prof = load(os.path.join(exp, "rank-%d" % r))
+        prof = R.load(os.path.join(exp, "rank-%d" % r))
         got = by_function(prof)
         expect(got == want, "rank %d: %r, expected %r" % (r, got, want))
         files = {(f["name"], f["paradigm"]): figures(f) for f in prof["io"]["files"]}
         expect(files == {("split.dat", "mpiio"): (9, 0, 3400, 4440)},
                "rank %d: files %r" % (r, files))
-    job = load(exp).get("io")
+    job = R.load(exp).get("io")
     tot = {x["paradigm"]: figures(x) for x in job["paradigms"]}
     expect(tot.get("mpiio") == (9 * n, 0, 3400 * n, 4440 * n), "job's totals: %r" % tot)
     t = subprocess.run(["otf2-print", "-A", "-Werror", os.path.join(exp, "traces.otf2")],

@@ -299,7 +299,9 @@ MPI_TREE = {
 
 def case_mpi():
     """Two ranks through instr mpicxx (progs/mpi_kernels.cpp): the job's merged profile and
-    trace have the Kokkos regions of both ranks; each rank writes its own kokkos.txt."""
+    trace have the Kokkos regions of both ranks; the job's one kokkos.txt at its top has each
+    rank's report under "# rank N", and no rank has a directory of its own (no
+    INSTR_RANK_FILES)."""
     if not (A.mpicxx and A.mpirun):
         print("skipped: no MPI (mpicxx, mpirun)")
         sys.exit(SKIP)
@@ -321,10 +323,19 @@ def case_mpi():
     for r in regions.values():
         if r["name"] in ("Fill", "Sum", COPY):
             expect(r["source"] == "kokkos", "mpi: job region %r" % r)
-    for rank in (0, 1):
-        with open(os.path.join(exp, "rank-%d" % rank, "kokkos.txt")) as f:
-            lines = f.read().splitlines()
-        expect("copy\tHost\tHost\t1\t800" in lines, "mpi: rank %d kokkos.txt %r" % (rank, lines))
+    with open(os.path.join(exp, "kokkos.txt")) as f:
+        lines = f.read().splitlines()
+    heads = [k for k, l in enumerate(lines) if l.startswith("# rank ")]
+    expect([lines[k] for k in heads] == ["# rank 0", "# rank 1"],
+           "mpi: the job's kokkos.txt has sections %r" % [lines[k] for k in heads])
+    for rank, (a, b) in enumerate(zip(heads, heads[1:] + [len(lines)])):
+        expect("copy\tHost\tHost\t1\t800" in lines[a:b] and
+               lines[a + 1].startswith("# instr Kokkos report"),
+               "mpi: rank %d's section of kokkos.txt %r" % (rank, lines[a:b]))
+    own = [d for d in os.listdir(exp) if d.startswith("rank-")]
+    expect(not own, "mpi: directories of ranks %r without INSTR_RANK_FILES" % own)
+    expect("kokkos.txt" in p.stderr and "profile.jdb, kokkos.txt" in p.stderr,
+           "mpi: the job's line does not name kokkos.txt: %r" % p.stderr[-2000:])
     try:
         tr = T.load(os.path.join(exp, "traces.otf2"))
     except T.TraceError as e:
@@ -339,6 +350,26 @@ def case_mpi():
         expect(r["canonical"] == canonical and r["role"] == role and
                r["paradigm"] == "KOKKOS" and enters.get(name) == n,
                "mpi: job trace region %r entered %r times" % (r, enters.get(name)))
+    # INSTR_RANK_FILES=1: each rank's own rank-N/kokkos.txt too, equal to its section of the
+    # job's.
+    exp2 = os.path.join(rd, "exp_rank_files")
+    env = clean_env({"INSTR_EXPERIMENT_DIRECTORY": exp2, "INSTR_RANK_FILES": "1"},
+                    ("KOKKOS_TOOLS_LIBS", "KOKKOS_PROFILE_LIBRARY"))
+    p = subprocess.run([A.mpirun, "-np", "2", "--oversubscribe", "--allow-run-as-root",
+                        "--bind-to", "none", "-x", "INSTR_EXPERIMENT_DIRECTORY", "-x",
+                        "INSTR_RANK_FILES", exe], cwd=rd, env=env, capture_output=True,
+                       text=True, timeout=240)
+    expect(p.returncode == 0, "mpi (INSTR_RANK_FILES=1): exit %d: %s" % (p.returncode,
+                                                                          p.stderr[-2000:]))
+    with open(os.path.join(exp2, "kokkos.txt")) as f:
+        job = f.read()
+    for rank in (0, 1):
+        with open(os.path.join(exp2, "rank-%d" % rank, "kokkos.txt")) as f:
+            own = f.read()
+        expect("copy\tHost\tHost\t1\t800" in own.splitlines() and
+               ("# rank %d\n" % rank + own) in job,
+               "mpi: rank %d's own kokkos.txt %r is not its section of the job's %r"
+               % (rank, own, job))
 
 
 def main():

@@ -3,13 +3,14 @@
 docs/profile-format.md "Job database"), standard library only.
 
   jobdb.py check FILE [--ranks N]        validate; the summary == the reduction of the rows
-  jobdb.py check-job EXPDIR --ranks N [--absent R,R] [--summary 1]
+  jobdb.py check-job EXPDIR --ranks N [--absent R,R] [--summary 1] [--rank-dirs DIR]
                                          the same for EXPDIR/profile.jdb, and every present
                                          rank's rows == its own EXPDIR/rank-N/profile.json
                                          exactly (visits, times, metrics); message columns
                                          summed per region == the job's profile.json flat;
                                          the job's profile.json tree == the summary's sums
-                                         (--summary 1: written from the summary)
+                                         (--summary 1: written from the summary);
+                                         --rank-dirs: the ranks' profiles in DIR/rank-N/
 Exit status 0 when everything holds, 1 with the problems listed.
 """
 import json
@@ -353,8 +354,10 @@ def main(argv):
     problems += check_summary(db)
     nrows = sum(len(rr) for rr in db["rows"].values())
     if argv[1] == "check-job":
+        # --rank-dirs DIR: the ranks' profiles are DIR/rank-N/profile.json (made on demand)
         for r in db["rows"]:
-            problems += check_rank(db, r, os.path.join(target, "rank-%d" % r))
+            problems += check_rank(db, r, os.path.join(opts.get("rank-dirs", target),
+                                                       "rank-%d" % r))
         job_json = os.path.join(target, "profile.json")
         summary = opts.get("summary") == "1"
         if not os.path.exists(job_json):

@@ -22,6 +22,11 @@ call path and thread by thread (the job runs with INSTR_RANK_FILES=1 so that the
 files exist to compare with).
 --damage BIN: tests/analysis' test_damage, whose group rows_cut opens copies of the database
 cut inside its rows with the C library and checks its message.
+Every case checks the job's profile.cubex against the ranks' profiles, call path by call path
+and thread by thread (check_cube). --no-rank-files: the job runs without INSTR_RANK_FILES;
+its directory must hold only the job's constant set of files, and the ranks' profiles are made
+from the database by instr-export (--export, needed) and checked against its rows (the Python
+module's checks, which read the ranks' own files, are left to the other cases).
 """
 import re
 import argparse
@@ -154,6 +159,111 @@ def check_export(export, exp, np_, absent, work):
           % (np_ - (absent is not None)))
 
 
+def export_profiles(export, exp, np_, absent, work):
+    """Every present rank's profile.json made from profile.jdb on demand, as
+    work/export/rank-N/profile.json (what a job without INSTR_RANK_FILES is checked with)."""
+    d = os.path.join(work, "export")
+    for r in range(np_):
+        if r == absent:
+            continue
+        os.makedirs(os.path.join(d, "rank-%d" % r), exist_ok=True)
+        out = os.path.join(d, "rank-%d" % r, "profile.json")
+        p = subprocess.run([export, "--json", exp, "--rank", str(r), "-o", out],
+                           capture_output=True, text=True, timeout=120)
+        if p.returncode != 0:
+            fail("instr-export --rank %d: %s" % (r, p.stderr))
+    return d
+
+
+def check_cube(exp, np_, absent, rank_dirs):
+    """The job's profile.cubex holds every present rank's values: one process per rank
+    ("MPI Rank N") with one location per thread, and per call path and location visits,
+    inclusive time, its extremes, the message counts and every metric equal to that rank's
+    own profile.json (rank_dirs/rank-N/profile.json: its own files, or made from the database
+    by instr-export) exactly; every other cell is zero."""
+    import json
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "cube"))
+    import cubex  # noqa: E402
+    try:
+        cube = cubex.read(os.path.join(exp, "profile.cubex"))
+    except cubex.CubeError as e:
+        fail("the job's profile.cubex: %s" % e)
+    ranks = [g["rank"] for g in cube.groups]
+    present = [r for r in range(np_) if r != absent]
+    if sorted(ranks) != present or \
+            [g["name"] for g in cube.groups] != ["MPI Rank %d" % r for r in ranks]:
+        fail("profile.cubex: processes %r, expected one per rank %r"
+             % ([g["name"] for g in cube.groups], present))
+    fields = (("visits", "visits"), ("bytes_sent", "bytes_sent"),
+              ("bytes_received", "bytes_received"), ("messages_sent", "messages_sent"),
+              ("messages_received", "messages_received"))
+    want, nthreads = {}, {}
+    metric_names = None
+    for r in present:
+        with open(os.path.join(rank_dirs, "rank-%d" % r, "profile.json"), encoding="utf-8") as f:
+            prof = json.load(f)
+        nthreads[r] = len(prof["locations"])
+        names = [m["name"] for m in prof.get("metrics", [])]
+        metric_names = names if metric_names is None else metric_names
+        paths = cubex.node_paths(prof)
+        for n in prof["tree"]:
+            for l in n["locations"]:
+                v = {c: l.get(j, 0) for c, j in fields}
+                v["time"] = l["inclusive"]
+                if l["visits"]:
+                    v["min_time"], v["max_time"] = l["min_inclusive"], l["max_inclusive"]
+                incl = l.get("metrics", {}).get("inclusive")
+                for i, m in enumerate(names):
+                    v["metric " + m] = incl[i] if incl else 0
+                want[(paths[n["id"]], r, l["location"])] = v
+    locs = {}
+    for k, (gi, _, thread) in enumerate(cube.locations):
+        locs.setdefault(cube.groups[gi]["rank"], []).append(thread)
+    for r in present:
+        if sorted(locs.get(r, [])) != list(range(nthreads[r])):
+            fail("profile.cubex: rank %d has locations %r, its profile %d threads"
+                 % (r, locs.get(r), nthreads[r]))
+    by_disp = {info["disp"]: u for u, info in cube.metric_info.items() if u not in cubex.KINDS}
+    if sorted(by_disp) != sorted(metric_names or []):
+        fail("profile.cubex: metrics %r, the ranks' profiles %r" % (sorted(by_disp), metric_names))
+    bad, seen, cells = [], set(), 0
+    for c in range(len(cube.cnodes)):
+        path = cube.path(c)
+        for k, (gi, _, thread) in enumerate(cube.locations):
+            key = (path, cube.groups[gi]["rank"], thread)
+            w = want.get(key)
+            got = {"visits": cube.metrics["visits"][c][k],
+                   "time": cubex.ns(cube.metrics["time"][c][k])}
+            for m, _ in fields[1:]:
+                got[m] = cube.metrics[m][c][k]
+            if w is None:
+                if any(got.values()):
+                    bad.append("%r: %r, the rank's profile has no such call path" % (key, got))
+                continue
+            seen.add(key)
+            cells += 1
+            if w.get("visits"):
+                got["min_time"] = cubex.ns(cube.metrics["min_time"][c][k])
+                got["max_time"] = cubex.ns(cube.metrics["max_time"][c][k])
+            for m in metric_names or []:
+                got["metric " + m] = cube.metrics[by_disp[m]][c][k]
+            if got != w:
+                bad.append("%r: cube %r, the rank's profile %r" % (key, got, w))
+    missing = set(want) - seen
+    if missing:
+        bad.append("call paths of the ranks' profiles not in profile.cubex: %r"
+                   % sorted(missing)[:5])
+    if bad:
+        fail("the job's profile.cubex differs from the ranks' profiles (%d): %s"
+             % (len(bad), "; ".join(bad[:5])))
+    print("profile.cubex: %d ranks, %d locations, %d call paths, %d cells equal the ranks' "
+          "profiles" % (len(present), len(cube.locations), len(cube.cnodes), cells))
+
+
+JOB_FILES = {"profile.txt", "profile.json", "profile.cubex", "profile.html", "profile.jdb",
+             "instr.cfg"}
+
+
 def main():
     ap = argparse.ArgumentParser()
     for a in ("source", "workdir", "instr", "mpicc", "mpirun"):
@@ -166,15 +276,19 @@ def main():
     ap.add_argument("--api-path")
     ap.add_argument("--compare", action="store_true")
     ap.add_argument("--damage")
+    ap.add_argument("--no-rank-files", action="store_true")
     args = ap.parse_args()
     work = os.path.abspath(args.workdir)
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
     env = {k: v for k, v in os.environ.items() if not k.startswith("INSTR_")}
     env["OMPI_MCA_btl"] = "self,vader"
-    # every rank's own rank-N/profile.json: what the database is checked against
-    env["INSTR_RANK_FILES"] = "1"
-    xenv = ["-x", "INSTR_RANK_FILES"]
+    # every rank's own rank-N/profile.json: what the database is checked against; without
+    # them (--no-rank-files) the ranks' profiles made from the database by instr-export
+    xenv = []
+    if not args.no_rank_files:
+        env["INSTR_RANK_FILES"] = "1"
+        xenv = ["-x", "INSTR_RANK_FILES"]
     for kv in args.env:
         k, v = kv.split("=", 1)
         env[k] = v
@@ -206,17 +320,27 @@ def main():
         args.np > int(env["INSTR_JOB_PROFILE_MAX_RANKS"])
     if summary:
         opts += ["--summary", "1"]
-        if os.path.exists(os.path.join(exp, "profile.cubex")):
-            fail("profile.cubex written for a job profile from the summary")
-    elif not os.path.exists(os.path.join(exp, "profile.cubex")):
+    if not os.path.exists(os.path.join(exp, "profile.cubex")):
         fail("no job profile.cubex")
+    rank_dirs = exp
+    if args.no_rank_files:
+        # the job's constant set of files at its top, nothing per rank
+        top = set(os.listdir(exp))
+        if top != JOB_FILES:
+            fail("the experiment holds %r, expected the job's files %r"
+                 % (sorted(top), sorted(JOB_FILES)))
+        if not args.export:
+            fail("--no-rank-files needs --export (the ranks' profiles from the database)")
+        rank_dirs = export_profiles(args.export, exp, args.np, args.absent, work)
+        opts += ["--rank-dirs", rank_dirs]
     if not re.search(r"MPI job of %d ranks?: [^\n]*profile\.json[^\n]* written to" % args.np,
                      p.stderr):
         fail("no line saying that the job's profile.json was written")
     if jobdb.main(opts) != 0:
         fail("the job database is wrong")
-    if args.export:
+    if args.export and not args.no_rank_files:
         check_export(args.export, exp, args.np, args.absent, work)
+    check_cube(exp, args.np, args.absent, rank_dirs)
     db = jobdb.read(os.path.join(exp, "profile.jdb"))
     # Some call paths are only on some ranks (the point of progs/jobdb.c).
     metrics = [k.split("=", 1)[1] for k in args.env if k.startswith("INSTR_METRIC_RUSAGE=")]
@@ -244,7 +368,8 @@ def main():
         again = os.path.join(work, "second")
         os.makedirs(again)
         _, second = run_job(cmd, env, again, args.np)
-    if args.api_python:
+    if args.api_python and not args.no_rank_files:
+        # (it compares with the ranks' own files; the other jobdb cases run it)
         check_api(args, env, work, exp, second)
     if args.damage:
         check_damage_c(args.damage, os.path.join(exp, "profile.jdb"), work)
