@@ -136,9 +136,8 @@ static int broadcast_union(instr_jdb_defs *u, int rank, MPI_Comm comm)
     return rc;
 }
 
-/* Step 3's message from a subtree: a word (its number of entries, or SUMMARY_LOST when a
- * part of the subtree's records could not be had), then the entries. */
-#define SUMMARY_LOST UINT64_MAX
+/* Step 3's message from a subtree: its entries; or, when a part of the subtree's records could
+ * not be had, one word (no whole number of entries: an entry has at least 29 words). */
 
 static int entries_valid(const uint64_t *v, uint64_t n, uint64_t e, uint32_t npath)
 {
@@ -158,21 +157,18 @@ static int reduce_summary(uint64_t **sp, uint64_t *n, int lost, const instr_jdb_
     for (uint32_t k = 0; (1u << k) < (uint32_t)size; k++) {
         int step = 1 << k;
         if (rank % (2 * step) == step) {
-            uint64_t head = lost ? SUMMARY_LOST : *n;
-            send_buf((const unsigned char *)&head, 8, rank - step, comm);
-            send_buf((const unsigned char *)*sp, lost ? 0 : *n * e * 8, rank - step, comm);
+            uint64_t lost_word = 0;
+            if (lost)
+                send_buf((const unsigned char *)&lost_word, 8, rank - step, comm);
+            else
+                send_buf((const unsigned char *)*sp, *n * e * 8, rank - step, comm);
             return lost ? -1 : 0;
         }
         if (rank % (2 * step) == 0 && rank + step < size) {
-            uint64_t hlen, len, head = SUMMARY_LOST, m = 0;
-            unsigned char *h = recv_buf(&hlen, rank + step, comm);
-            if (h && hlen == 8)
-                memcpy(&head, h, 8);
-            instr_mem_free(h);
-            uint64_t *b = (uint64_t *)recv_buf(&len, rank + step, comm);
-            uint64_t *merged = NULL;
-            if (head == SUMMARY_LOST || head > len / 8 / e || len != head * e * 8 ||
-                (head && !b) || !entries_valid(b, head, e, u->npath))
+            uint64_t len, m = 0;
+            uint64_t *b = (uint64_t *)recv_buf(&len, rank + step, comm), *merged = NULL;
+            uint64_t head = len / 8 / e;
+            if (len % (8 * e) != 0 || (len && !b) || !entries_valid(b, head, e, u->npath))
                 lost = 1;
             else if (!lost && instr_jdb_summary_sparse_merge(*sp, *n, b, head, u->col, u->ncol,
                                                               &merged, &m) != 0)
