@@ -2,13 +2,17 @@
 """run.py — the job database's write side and generator (docs/performance.md, "Job database").
 
 Usage: bench/jobdb/run.py --build BUILD [--ranks 8,32,64] [--repeat 3] [--codes 1000]
-                          [--gen-ranks 100000] [--no-gen] [--workdir DIR]
+                          [--gen-ranks 100000] [--no-gen] [--trace] [--workdir DIR]
 
 1. Builds bench/jobdb/tree.c with BUILD/bin/instr mpicc and runs it under mpirun with each
    number of (oversubscribed) ranks, INSTR_VERBOSE=1, `repeat` times; rank 0's line
    "job database ...: ... unified in K rounds (U s), written in W s (slowest rank)" gives the
    unification's rounds and time and the whole write side's time on the slowest rank
-   (unification, broadcast, mapping, summary reduction, MPI-IO writes); medians printed.
+   (unification, broadcast, mapping, summary reduction, MPI-IO writes); medians printed,
+   and, from INSTR_VERBOSE=2's line, the median of each step's time (slowest rank each).
+   With --trace the same runs also write the OTF2 trace (INSTR_ENABLE_TRACING=1) and rank
+   0's line "trace: definitions of P ranks unified on rank 0 in U s ..., global definitions
+   written and archive closed in G s" gives the trace's unification time.
 2. Unless --no-gen: checks the free space of the work directory's file system, runs
    BUILD/bin/instr-jobdb-gen -r GEN_RANKS (defaults: 100,000 call paths, ~2,000 per rank),
    prints its time, the file size and peak memory (/usr/bin/time -v when present), and
@@ -30,14 +34,21 @@ def write_side(a, work):
     subprocess.run([os.path.join(a.build, "bin", "instr"), "mpicc", "-O1",
                     os.path.join(here, "tree.c"), "-o", exe], check=True)
     env = {k: v for k, v in os.environ.items() if not k.startswith("INSTR_")}
-    env.update(OMPI_MCA_btl="self,vader", INSTR_VERBOSE="1", INSTR_PROFILING_FORMAT="json")
+    env.update(OMPI_MCA_btl="self,vader", INSTR_VERBOSE="2", INSTR_PROFILING_FORMAT="json")
+    if a.trace:
+        env["INSTR_ENABLE_TRACING"] = "1"
+    steps_pat = re.compile(r"steps \(slowest rank each\): unification ([\d.]+) s, broadcast of "
+                           r"the union ([\d.]+) s, rows mapped ([\d.]+) s, summary ([\d.]+) s, "
+                           r"offsets and file ([\d.]+) s")
+    trace_pat = re.compile(r"trace: definitions of \d+ ranks unified on rank 0 in ([\d.]+) s.*"
+                           r"archive closed in ([\d.]+) s")
     pat = re.compile(r"job database .*: (\d+) ranks \((\d+) present\), (\d+) call paths, "
                      r"(\d+) rows, definitions unified in (\d+) rounds \(([\d.]+) s\), "
                      r"written in ([\d.]+) s")
     print("%6s %7s %10s %8s %14s %14s %12s" % ("ranks", "rounds", "call paths", "rows",
                                                 "unify s (med)", "write s (med)", "file bytes"))
     for np_ in [int(x) for x in a.ranks.split(",")]:
-        unify, write, m, size = [], [], None, 0
+        unify, write, m, size, steps, traces = [], [], None, 0, [], []
         for i in range(a.repeat):
             d = os.path.join(work, "run-%d-%d" % (np_, i))
             os.makedirs(d)
@@ -47,6 +58,12 @@ def write_side(a, work):
             m = pat.search(p.stderr)
             if p.returncode != 0 or not m:
                 sys.exit("run with %d ranks failed:\n%s" % (np_, p.stderr[-3000:]))
+            st = steps_pat.search(p.stderr)
+            if st:
+                steps.append([float(x) for x in st.groups()])
+            tr = trace_pat.search(p.stderr)
+            if tr:
+                traces.append([float(x) for x in tr.groups()])
             unify.append(float(m.group(6)))
             write.append(float(m.group(7)))
             exp = [x for x in os.listdir(d) if x.startswith("instr-")][0]
@@ -55,6 +72,15 @@ def write_side(a, work):
         print("%6d %7s %10s %8s %14.4f %14.4f %12d" % (np_, m.group(5), m.group(3), m.group(4),
                                                       statistics.median(unify),
                                                       statistics.median(write), size))
+        if steps:
+            print("       steps (medians of %d): unification %.4f, broadcast %.4f, mapping "
+                  "%.4f, summary %.4f, offsets and file %.4f s"
+                  % ((len(steps),) + tuple(statistics.median(c) for c in zip(*steps))))
+        if traces:
+            print("       trace (medians of %d): unification on rank 0 %.4f s, global "
+                  "definitions and close %.4f s" % ((len(traces),) + tuple(
+                      statistics.median(c) for c in zip(*traces))))
+        sys.stdout.flush()
 
 
 def generator(a, work):
@@ -91,6 +117,7 @@ def main():
     ap.add_argument("--gen-ranks", type=int, default=100000)
     ap.add_argument("--no-gen", action="store_true")
     ap.add_argument("--no-mpi", action="store_true")
+    ap.add_argument("--trace", action="store_true", help="also write the trace (its unification)")
     ap.add_argument("--workdir")
     a = ap.parse_args()
     a.build = os.path.abspath(a.build)

@@ -161,6 +161,16 @@ void instr_jdb_summary_add_rank(uint64_t *s, const instr_jdb_rows *r,
 /* into += from for n paths (both partial summaries over disjoint sets of ranks). */
 void instr_jdb_summary_combine(uint64_t *into, const uint64_t *from, uint64_t n,
                                const instr_jdb_column *cols, uint32_t ncols);
+/* The summary as sparse records (the reduction between ranks carries only the paths its
+ * ranks visited): n entries of 1 + summary_words words, the path id then its record,
+ * ascending by path. Of one rank's rows (sorted, union ids); the union of two (records of
+ * disjoint sets of ranks, a path in both combined). *out from instr_mem_alloc; 0, or -1
+ * without memory. */
+int instr_jdb_summary_sparse_of_rank(const instr_jdb_rows *r, const instr_jdb_column *cols,
+                                     uint64_t **out, uint64_t *n);
+int instr_jdb_summary_sparse_merge(const uint64_t *a, uint64_t na, const uint64_t *b,
+                                   uint64_t nb, const instr_jdb_column *cols, uint32_t ncols,
+                                   uint64_t **out, uint64_t *n);
 /* Paths no rank visited: min and max 0. */
 void instr_jdb_summary_finish(uint64_t *s, uint32_t npaths, const instr_jdb_column *cols,
                               uint32_t ncols);

@@ -162,6 +162,25 @@ static void add_value(uint64_t *r, uint32_t c, const instr_jdb_column *col, uint
     }
 }
 
+/* Adds the rows of one path from row *i on (its threads summed into val, nc words) to rec as
+ * one rank's values; *i moves past them. */
+static void add_path(uint64_t *rec, const instr_jdb_rows *r, uint64_t *i,
+                     const instr_jdb_column *cols, uint64_t *val)
+{
+    uint32_t nc = r->ncols, p = instr_jdb_row_path(instr_jdb_row(r, *i));
+    memset(val, 0, (size_t)nc * sizeof *val);
+    for (; *i < r->n && instr_jdb_row_path(instr_jdb_row(r, *i)) == p; (*i)++) {
+        const uint64_t *row = instr_jdb_row(r, *i) + 1;
+        for (uint32_t c = 0; c < nc; c++)
+            val[c] = cols[c].kind == INSTR_JDB_KIND_DOUBLE
+                         ? bits_of(as_double(val[c]) + as_double(row[c]))
+                         : val[c] + row[c];
+    }
+    rec[0]++;
+    for (uint32_t c = 0; c < nc; c++)
+        add_value(rec, c, &cols[c], val[c]);
+}
+
 void instr_jdb_summary_add_rank(uint64_t *s, const instr_jdb_rows *r,
                                 const instr_jdb_column *cols)
 {
@@ -170,22 +189,61 @@ void instr_jdb_summary_add_rank(uint64_t *s, const instr_jdb_rows *r,
     uint64_t *val = instr_mem_calloc((size_t)nc + 1, sizeof *val);
     if (!val)
         return;
-    for (uint64_t i = 0; i < r->n;) {
-        uint32_t p = instr_jdb_row_path(instr_jdb_row(r, i));
-        memset(val, 0, (size_t)nc * sizeof *val);
-        for (; i < r->n && instr_jdb_row_path(instr_jdb_row(r, i)) == p; i++) {
-            const uint64_t *row = instr_jdb_row(r, i) + 1;
-            for (uint32_t c = 0; c < nc; c++)
-                val[c] = cols[c].kind == INSTR_JDB_KIND_DOUBLE
-                             ? bits_of(as_double(val[c]) + as_double(row[c]))
-                             : val[c] + row[c];
-        }
-        uint64_t *rec = s + p * w;
-        rec[0]++;
-        for (uint32_t c = 0; c < nc; c++)
-            add_value(rec, c, &cols[c], val[c]);
+    for (uint64_t i = 0; i < r->n;)
+        add_path(s + instr_jdb_row_path(instr_jdb_row(r, i)) * w, r, &i, cols, val);
+    instr_mem_free(val);
+}
+
+int instr_jdb_summary_sparse_of_rank(const instr_jdb_rows *r, const instr_jdb_column *cols,
+                                     uint64_t **out, uint64_t *n)
+{
+    uint32_t nc = r->ncols;
+    uint64_t e = 1 + instr_jdb_summary_words(nc), paths = 0;
+    for (uint64_t i = 0; i < r->n; i++)
+        paths += i == 0 || instr_jdb_row_path(instr_jdb_row(r, i)) !=
+                               instr_jdb_row_path(instr_jdb_row(r, i - 1));
+    uint64_t *v = instr_mem_alloc((paths * e + 1) * sizeof *v);
+    uint64_t *val = instr_mem_calloc((size_t)nc + 1, sizeof *val);
+    if (!v || !val) {
+        instr_mem_free(v);
+        instr_mem_free(val);
+        return -1;
+    }
+    uint64_t k = 0;
+    for (uint64_t i = 0; i < r->n; k++) {
+        uint64_t *ent = v + k * e;
+        ent[0] = instr_jdb_row_path(instr_jdb_row(r, i));
+        instr_jdb_summary_init(ent + 1, 1, cols, nc);
+        add_path(ent + 1, r, &i, cols, val);
     }
     instr_mem_free(val);
+    *out = v;
+    *n = paths;
+    return 0;
+}
+
+int instr_jdb_summary_sparse_merge(const uint64_t *a, uint64_t na, const uint64_t *b,
+                                   uint64_t nb, const instr_jdb_column *cols, uint32_t ncols,
+                                   uint64_t **out, uint64_t *n)
+{
+    uint64_t e = 1 + instr_jdb_summary_words(ncols), i = 0, j = 0, k = 0;
+    uint64_t *v = instr_mem_alloc(((na + nb) * e + 1) * sizeof *v);
+    if (!v)
+        return -1;
+    while (i < na || j < nb) {
+        uint64_t *dst = v + k++ * e;
+        if (j == nb || (i < na && a[i * e] < b[j * e])) {
+            memcpy(dst, a + i++ * e, e * sizeof *dst);
+        } else if (i == na || b[j * e] < a[i * e]) {
+            memcpy(dst, b + j++ * e, e * sizeof *dst);
+        } else {
+            memcpy(dst, a + i++ * e, e * sizeof *dst);
+            instr_jdb_summary_combine(dst + 1, b + j++ * e + 1, 1, cols, ncols);
+        }
+    }
+    *out = v;
+    *n = k;
+    return 0;
 }
 
 void instr_jdb_summary_combine(uint64_t *into, const uint64_t *from, uint64_t n,

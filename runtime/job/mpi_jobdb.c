@@ -6,8 +6,10 @@
  *    merges it into its own; a rank holds at most the union of its subtree plus its own data.
  * 2. Rank 0 numbers the union canonically and broadcasts it; every rank maps its rows to the
  *    union's ids.
- * 3. The summary is one MPI_Reduce over union-sized arrays with an operation that sums, takes
- *    minima and maxima and sums squares (instr_jdb_summary_combine).
+ * 3. The summary goes to rank 0 by the same binomial tree as step 1, as sparse records: a
+ *    subtree's message holds only the paths its ranks visited (each rank's own records are
+ *    of its rows' size, not the union's), merged by path with instr_jdb_summary_combine
+ *    (sums, minima, maxima, sums of squares); rank 0 alone lays them out union-sized.
  * 4. Every rank's rows go to rows offset + MPI_Exscan of the ranks' row bytes, written with
  *    collective MPI-IO (MPI_File_write_at_all), with its own rank index record; rank 0 writes
  *    the header, definitions and summary, and the file size last, once every rank's rows are
@@ -134,13 +136,52 @@ static int broadcast_union(instr_jdb_defs *u, int rank, MPI_Comm comm)
     return rc;
 }
 
-/* The summary's MPI operation (MPI_Op functions have no context argument). */
-static const instr_jdb_column *op_cols;
-static uint32_t op_ncols;
-static void summary_op(void *in, void *inout, int *len, MPI_Datatype *type)
+/* Step 3's message from a subtree: its entries; or, when a part of the subtree's records could
+ * not be had, one word (no whole number of entries: an entry has at least 29 words). */
+
+static int entries_valid(const uint64_t *v, uint64_t n, uint64_t e, uint32_t npath)
 {
-    (void)type;
-    instr_jdb_summary_combine(inout, in, (uint64_t)*len, op_cols, op_ncols);
+    for (uint64_t i = 0; i < n; i++)
+        if (v[i * e] >= npath || (i && v[i * e] <= v[(i - 1) * e]))
+            return 0;
+    return 1;
+}
+
+/* Step 3: *sp (n entries of e words, this rank's own records) becomes its subtree's; at rank
+ * 0 the job's. 0, or -1 when records were lost here or below (every message is still
+ * taken, so that no sender waits). */
+static int reduce_summary(uint64_t **sp, uint64_t *n, int lost, const instr_jdb_defs *u,
+                          int rank, int size, MPI_Comm comm)
+{
+    uint64_t e = 1 + instr_jdb_summary_words(u->ncol);
+    for (uint32_t k = 0; (1u << k) < (uint32_t)size; k++) {
+        int step = 1 << k;
+        if (rank % (2 * step) == step) {
+            uint64_t lost_word = 0;
+            if (lost)
+                send_buf((const unsigned char *)&lost_word, 8, rank - step, comm);
+            else
+                send_buf((const unsigned char *)*sp, *n * e * 8, rank - step, comm);
+            return lost ? -1 : 0;
+        }
+        if (rank % (2 * step) == 0 && rank + step < size) {
+            uint64_t len, m = 0;
+            uint64_t *b = (uint64_t *)recv_buf(&len, rank + step, comm), *merged = NULL;
+            uint64_t head = len / 8 / e;
+            if (len % (8 * e) != 0 || (len && !b) || !entries_valid(b, head, e, u->npath))
+                lost = 1;
+            else if (!lost && instr_jdb_summary_sparse_merge(*sp, *n, b, head, u->col, u->ncol,
+                                                              &merged, &m) != 0)
+                lost = 1;
+            if (merged) {
+                instr_mem_free(*sp);
+                *sp = merged;
+                *n = m;
+            }
+            instr_mem_free(b);
+        }
+    }
+    return lost ? -1 : 0;
 }
 
 static const char *mpi_err(int rc, char *buf)
@@ -217,6 +258,7 @@ int instr_mpi_jobdb_write(MPI_Comm comm, int rank, int size, const char *dir)
         instr_jdb_defs_free(&u);
         return anyone ? -1 : 0;
     }
+    double t_bcast = PMPI_Wtime();
     /* 2: this rank's rows in union ids */
     instr_jdb_rows rows = {u.ncol, 0, 0, NULL};
     if (present) {
@@ -230,11 +272,24 @@ int instr_mpi_jobdb_write(MPI_Comm comm, int rank, int size, const char *dir)
     }
     instr_jdb_layout lay;
     instr_jdb_layout_of(&u, (uint32_t)size, &lay);
+    double t_mapped = PMPI_Wtime();
     /* 3: the summary */
-    uint64_t words = instr_jdb_summary_words(u.ncol);
-    uint64_t *sum = instr_mem_alloc(lay.summary_bytes + 8);
-    int ok = sum != NULL, all_ok = 0;
+    uint64_t words = instr_jdb_summary_words(u.ncol), *sparse = NULL, nsparse = 0, *sum = NULL;
+    instr_jdb_rows none = {u.ncol, 0, 0, NULL};
+    int lost_sum = instr_jdb_summary_sparse_of_rank(present ? &rows : &none, u.col, &sparse,
+                                                    &nsparse) != 0;
+    lost_sum = reduce_summary(&sparse, &nsparse, lost_sum, &u, rank, size, comm) != 0;
+    if (rank == 0 && !lost_sum && (sum = instr_mem_alloc(lay.summary_bytes + 8))) {
+        instr_jdb_summary_init(sum, u.npath, u.col, u.ncol);
+        for (uint64_t i = 0; i < nsparse; i++)
+            memcpy(sum + sparse[i * (1 + words)] * words, sparse + i * (1 + words) + 1,
+                   8 * words);
+        instr_jdb_summary_finish(sum, u.npath, u.col, u.ncol);
+    }
+    instr_mem_free(sparse);
+    int ok = rank != 0 || sum != NULL, all_ok = 0;
     PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
+    double t_summary = PMPI_Wtime();
     uint64_t my_bytes = 0, off = 0, total = 0, duration = 0, my_dur = 0;
     unsigned char *presence = NULL;
     int npresent = 0, failed = 0;
@@ -246,22 +301,7 @@ int instr_mpi_jobdb_write(MPI_Comm comm, int rank, int size, const char *dir)
                 path, u.npath);
         goto done;
     }
-    instr_jdb_summary_init(sum, u.npath, u.col, u.ncol);
-    if (present)
-        instr_jdb_summary_add_rank(sum, &rows, u.col);
-    MPI_Datatype rec, rowtype;
-    MPI_Op op;
-    PMPI_Type_contiguous((int)(8 * words), MPI_BYTE, &rec);
-    PMPI_Type_commit(&rec);
-    op_cols = u.col;
-    op_ncols = u.ncol;
-    PMPI_Op_create(summary_op, 1, &op);
-    if (u.npath)
-        PMPI_Reduce(rank == 0 ? MPI_IN_PLACE : sum, sum, (int)u.npath, rec, op, 0, comm);
-    PMPI_Op_free(&op);
-    PMPI_Type_free(&rec);
-    if (rank == 0)
-        instr_jdb_summary_finish(sum, u.npath, u.col, u.ncol);
+    MPI_Datatype rowtype;
     /* 4: offsets, presence, duration */
     my_bytes = present ? rows.n * lay.row_bytes : 0;
     PMPI_Exscan(&my_bytes, &off, 1, MPI_UINT64_T, MPI_SUM, comm);
@@ -340,9 +380,12 @@ int instr_mpi_jobdb_write(MPI_Comm comm, int rank, int size, const char *dir)
         any_failed = rc != MPI_SUCCESS;
     }
     PMPI_File_close(&fh);
-    double t_end = PMPI_Wtime(), mine = t_end - t0, slowest = 0, unif = t_unified - t0, unif_max = 0;
-    PMPI_Reduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
-    PMPI_Reduce(&unif, &unif_max, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
+    double t_end = PMPI_Wtime();
+    /* The whole and its steps' times, each the slowest rank's (the steps: INSTR_VERBOSE=2). */
+    double steps[6] = {t_end - t0, t_unified - t0, t_bcast - t_unified, t_mapped - t_bcast,
+                       t_summary - t_mapped, t_end - t_summary}, steps_max[6] = {0};
+    PMPI_Reduce(steps, steps_max, 6, MPI_DOUBLE, MPI_MAX, 0, comm);
+    double slowest = steps_max[0], unif_max = steps_max[1];
     result = any_failed ? -1 : 1;
     if (rank == 0) {
         if (any_failed)
@@ -355,6 +398,10 @@ int instr_mpi_jobdb_write(MPI_Comm comm, int rank, int size, const char *dir)
                 "definitions unified in %u rounds (%.3f s), written in %.3f s (slowest rank)",
                 path, size, npresent, u.npath, (unsigned long long)(total / lay.row_bytes),
                 hi.rounds, unif_max, slowest);
+        if (!any_failed && instr_ext_verbose() >= 2)
+            say("job database %s steps (slowest rank each): unification %.3f s, broadcast of "
+                "the union %.3f s, rows mapped %.3f s, summary %.3f s, offsets and file %.3f s",
+                path, steps_max[1], steps_max[2], steps_max[3], steps_max[4], steps_max[5]);
     }
 done:
     instr_mem_free(presence);

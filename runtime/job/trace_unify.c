@@ -9,6 +9,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+uint64_t instr_trace_unify_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
 
 static uint64_t hash_str(uint64_t h, const char *s)
 {
@@ -277,6 +285,7 @@ instr_unifier *instr_trace_unify_new(int nranks)
         return NULL;
     }
     u->nranks = nranks;
+    u->made_ns = instr_trace_unify_now_ns();
     /* MPI_COMM_WORLD and MPI_COMM_SELF are global comms 0 and 1 on every rank. */
     comm_global(u, UINT32_MAX, 0, instr_mem_strdup("MPI_COMM_WORLD"), 0, NULL);
     comm_global(u, UINT32_MAX, 1, instr_mem_strdup("MPI_COMM_SELF"), 0, NULL);

@@ -154,6 +154,8 @@ static void test_rows_summary(void)
     instr_jdb_summary_init(all, np, d.col, nc);
     instr_jdb_summary_init(half1, np, d.col, nc);
     instr_jdb_summary_init(half2, np, d.col, nc);
+    /* the same summary as sparse records, merged rank by rank (as the job's tree does) */
+    uint64_t e = 1 + instr_jdb_summary_words(nc), *sp = NULL, nsp = 0;
     for (uint32_t r = 0; r < 5; r++) {
         instr_jdb_rows rows = {nc, 0, 0, NULL};
         /* rank r: path 1 on threads 1, 0 (out of order), path 0 on thread 0; rank 3 lacks
@@ -172,10 +174,22 @@ static void test_rows_summary(void)
             CHECK(instr_jdb_row_thread(instr_jdb_row(&rows, 1)) == 0);
         instr_jdb_summary_add_rank(all, &rows, d.col);
         instr_jdb_summary_add_rank(r < 2 ? half1 : half2, &rows, d.col);
+        uint64_t *one = NULL, n1 = 0, *merged = NULL, nm = 0;
+        CHECK(instr_jdb_summary_sparse_of_rank(&rows, d.col, &one, &n1) == 0);
+        CHECK(n1 == (r == 3 ? 1u : 2u) && one[0] == 0 && (r == 3 || one[e] == 1));
+        CHECK(instr_jdb_summary_sparse_merge(one, n1, sp, nsp, d.col, nc, &merged, &nm) == 0);
+        instr_mem_free(one);
+        instr_mem_free(sp);
+        sp = merged;
+        nsp = nm;
         instr_jdb_rows_free(&rows);
     }
     instr_jdb_summary_combine(half1, half2, np, d.col, nc);
     CHECK(memcmp(all, half1, words * 8) == 0);
+    CHECK(nsp == np);
+    for (uint64_t i = 0; i < nsp; i++)
+        CHECK(sp[i * e] == i && memcmp(sp + i * e + 1, all + i * (e - 1), (e - 1) * 8) == 0);
+    instr_mem_free(sp);
     uint64_t *s1 = all + instr_jdb_summary_words(nc);
     /* path 1: 4 ranks; visits per rank 2r+1 for r in 0,1,2,4: sum 18, min 1, max 9,
      * squares 1 + 9 + 25 + 81 */

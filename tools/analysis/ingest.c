@@ -8,6 +8,8 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -139,6 +141,36 @@ static int selection_init(selection *sel, const instr_jdb *db, const uint32_t *p
   return 0;
 }
 
+/* Cold pages (docs/analysis.md, "Access pattern"): a search for a path reads about one page of
+ * a rank's rows, so a selection of at least half as many paths as the rank has pages reads
+ * most of them. Then the rows of the ranks PREFETCH_BYTES ahead of the walk are asked for at
+ * once (posix_madvise WILLNEED: the kernel reads them in large requests while the walk goes
+ * on) instead of one page fault and one small read at a time. A smaller selection reads only
+ * the pages its searches land on. */
+#define PREFETCH_BYTES (8u << 20)
+
+static size_t prefetch_window(const instr_jdb *db) {
+  uint64_t rows = db->size > db->rows_offset ? db->size - db->rows_offset : 0;
+  uint64_t per_rank = db->nranks ? rows / db->nranks : 0;
+  return per_rank ? (size_t)(PREFETCH_BYTES / per_rank) + 1 : 1;
+}
+
+static void prefetch_rank(const instr_jdb *db, const selection *sel, uint32_t rank) {
+  static long page;
+  if (!page) page = sysconf(_SC_PAGESIZE) > 0 ? sysconf(_SC_PAGESIZE) : 4096;
+  const unsigned char *rec = jdb_rank_rec(db, rank);
+  uint64_t off = jdb_u64(rec), bytes = jdb_u64(rec + 8) * db->row_size;
+  if (!bytes || (uint64_t)sel->n * 2 * (uint64_t)page < bytes) return;
+  uintptr_t start = (uintptr_t)(db->map + off) & ~((uintptr_t)page - 1);
+  (void)posix_madvise((void *)start, (size_t)((uintptr_t)(db->map + off + bytes) - start),
+                      POSIX_MADV_WILLNEED);
+}
+
+/* Before walking the i-th of nr selected ranks: the rank `window` ahead; from a block's first
+ * rank (first != 0) the whole window too. */
+static void prefetch_ahead(const instr_jdb *db, const selection *sel, const uint32_t *ranks,
+                           size_t nr, size_t i, size_t window, int first);
+
 /* Walks one rank's rows of the selected paths: calls visit(ctx, j, thread, value) for every
  * selected thread's row of the j-th path, in the order of the selection, then of threads. */
 typedef void (*row_visitor)(void *ctx, size_t j, uint32_t thread, double value);
@@ -180,6 +212,12 @@ static int walk_rank(const instr_jdb *db, uint32_t rank, uint32_t col, const sel
 }
 
 static uint32_t nth_rank(const uint32_t *ranks, size_t i) { return ranks ? ranks[i] : (uint32_t)i; }
+
+static void prefetch_ahead(const instr_jdb *db, const selection *sel, const uint32_t *ranks,
+                           size_t nr, size_t i, size_t window, int first) {
+  for (size_t k = first ? i : i + window; k <= i + window && k < nr; k++)
+    prefetch_rank(db, sel, nth_rank(ranks, k));
+}
 
 static void count_row(void *ctx, size_t j, uint32_t thread, double value) {
   (void)j, (void)thread, (void)value;
@@ -226,9 +264,11 @@ long instr_jdb_rows(const instr_jdb *db, uint32_t col, const uint32_t *paths, si
     return -1;
   }
   first_error err = {.rank = -1};
+  size_t window = prefetch_window(db);
 #pragma omp parallel for schedule(dynamic, 16)
   for (long i = 0; i < (long)nr; i++) {
     uint64_t count = 0;
+    prefetch_ahead(db, &sel, ranks, nr, (size_t)i, window, i == 0);
     if (walk_rank(db, nth_rank(ranks, (size_t)i), col, &sel, &ts, count_row, &count) != 0)
       note_error(&err, i);
     start[i + 1] = count;
@@ -265,8 +305,10 @@ static int rank_values(const instr_jdb *db, uint32_t col, const uint32_t *paths,
   selection sel;
   if (selection_init(&sel, db, paths, np)) return -1;
   first_error err = {.rank = -1};
+  size_t window = prefetch_window(db);
 #pragma omp parallel for schedule(dynamic, 16)
   for (long i = 0; i < (long)nr; i++) {
+    prefetch_ahead(db, &sel, ranks, nr, (size_t)i, window, i == 0);
     uint32_t rank = nth_rank(ranks, (size_t)i);
     double *row = out + (size_t)i * np;
     int present = jdb_u32(jdb_rank_rec(db, rank) + 20) & 1u;
@@ -412,7 +454,9 @@ int instr_jdb_rows_load(const instr_jdb *db, uint32_t col, const uint32_t *paths
       if (!b->sums || !b->seen) b->failed = 1;
     }
     size_t begin = nr * (size_t)t / (size_t)n, end = nr * ((size_t)t + 1) / (size_t)n;
+    size_t window = prefetch_window(db);
     for (size_t i = begin; i < end && !b->failed; i++) {
+      prefetch_ahead(db, &sel, ranks, end, i, window, i == begin);
       b->rank = nth_rank(ranks, i);
       if (walk_rank(db, b->rank, col, &sel, &ts, buffer_row, b) != 0) {
         note_error(&err, (long)i);
