@@ -2,14 +2,19 @@
  * interrupt and the kernel's delivery of the signal (docs/sampling.md, "The period").
  *
  * A fixed loop runs without a timer, with the same timer the sampling runtime arms (the
- * thread's task clock as a perf_event software event signalling SIGPROF to the thread, or with
- * "posix" timer_create on the thread's CPU-time clock) whose handler only counts, and without
- * it again. It prints the loop's CPU time with the timer and without it (the mean of the runs
+ * thread's task clock as a perf_event software event signalling SIGPROF to the thread) whose
+ * handler only counts, and without it again. Other timers, to tell the timer's part from the
+ * signal's: "cpu_clock" (the perf_event software cpu clock, what `perf record -e cpu-clock`
+ * counts, signalling the same way), "timer_only" (the task clock with its overflow every
+ * period but no signal: the hrtimer's interrupt alone), "sigtrap" (the task clock with the
+ * perf_event attribute sigtrap: the kernel sends SIGTRAP to the thread when it next returns to
+ * user mode, instead of waking the file's owner through an interrupt of its own), "posix" (timer_create on the thread's
+ * CPU-time clock, checked at the scheduler tick). It prints the loop's CPU time with the timer and without it (the mean of the runs
  * before and after) and the extra CPU time per signal: the handler's own time is a few
  * nanoseconds, so the rest is the kernel's.
  *
  *     cc -O2 -o delivery bench/sampling/delivery.c
- *     ./delivery PERIOD_NS [ITERATIONS] [posix]
+ *     ./delivery PERIOD_NS [ITERATIONS] [task_clock|cpu_clock|timer_only|sigtrap|posix]
  *
  * bench/sampling/delivery.py runs it repeatedly, interleaved, and takes medians. */
 #define _GNU_SOURCE
@@ -44,22 +49,31 @@ static double seconds(clockid_t c)
 static int fd = -1;
 static timer_t timer;
 
-static int arm_task_clock(long period)
+static int arm_perf(long period, unsigned long long config, int signal, int sigtrap)
 {
     struct perf_event_attr a;
     memset(&a, 0, sizeof a);
     a.size = sizeof a;
     a.type = PERF_TYPE_SOFTWARE;
-    a.config = PERF_COUNT_SW_TASK_CLOCK;
+    a.config = config;
     a.sample_period = (unsigned long long)period;
     a.disabled = 1;
     a.exclude_kernel = 1;
     a.exclude_hv = 1;
     a.wakeup_events = 1;
+    if (sigtrap) {
+        a.sigtrap = 1;
+        a.remove_on_exec = 1; /* required with sigtrap */
+        signal = 0;
+    }
     fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
     if (fd < 0)
         return -1;
     struct f_owner_ex owner = {F_OWNER_TID, (int)syscall(SYS_gettid)};
+    if (!signal)
+        return ioctl(fd, PERF_EVENT_IOC_RESET, 0) != 0 || ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) != 0
+                   ? -1
+                   : 0;
     if (fcntl(fd, F_SETSIG, SIGPROF) != 0 || fcntl(fd, F_SETOWN_EX, &owner) != 0 ||
         fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_ASYNC) != 0 ||
         ioctl(fd, PERF_EVENT_IOC_RESET, 0) != 0 || ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) != 0)
@@ -96,15 +110,23 @@ int main(int argc, char **argv)
 {
     long period = argc > 1 ? atol(argv[1]) : 1000000;
     long iterations = argc > 2 ? atol(argv[2]) : 50000000;
-    int posix = argc > 3 && strcmp(argv[3], "posix") == 0;
+    const char *mode = argc > 3 ? argv[3] : "task_clock";
+    int posix = strcmp(mode, "posix") == 0;
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = on_signal;
     sa.sa_flags = SA_SIGINFO | SA_RESTART;
     sigfillset(&sa.sa_mask);
     sigaction(SIGPROF, &sa, NULL);
+    sigaction(SIGTRAP, &sa, NULL);
     double plain = loop(iterations);
-    if ((posix ? arm_posix(period) : arm_task_clock(period)) != 0) {
+    int armed = posix                             ? arm_posix(period)
+                : strcmp(mode, "task_clock") == 0 ? arm_perf(period, PERF_COUNT_SW_TASK_CLOCK, 1, 0)
+                : strcmp(mode, "cpu_clock") == 0  ? arm_perf(period, PERF_COUNT_SW_CPU_CLOCK, 1, 0)
+                : strcmp(mode, "timer_only") == 0 ? arm_perf(period, PERF_COUNT_SW_TASK_CLOCK, 0, 0)
+                : strcmp(mode, "sigtrap") == 0    ? arm_perf(period, PERF_COUNT_SW_TASK_CLOCK, 0, 1)
+                                                  : -1;
+    if (armed != 0) {
         perror("timer");
         return 1;
     }
@@ -115,7 +137,7 @@ int main(int argc, char **argv)
         close(fd);
     plain = (plain + loop(iterations)) / 2; /* before and after: no drift of the machine */
     printf("period_ns %ld timer %s plain_s %.6f timed_s %.6f signals %ld us_per_signal %.2f\n",
-           period, posix ? "posix" : "task_clock", plain, timed, signals,
+           period, mode, plain, timed, signals,
            signals ? (timed - plain) * 1e6 / (double)signals : 0.0);
     return 0;
 }

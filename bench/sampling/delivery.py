@@ -6,6 +6,9 @@ with the timer to without it (docs/sampling.md, "The period"; docs/performance.m
 
     bench/sampling/delivery.py [--repeats 7] [--periods 1000000,250000,100000]
                                [--iterations 50000000] [--posix]
+                               [--timers task_clock,timer_only,sigtrap,cpu_clock,posix]
+
+With --timers, the timers (delivery.c's modes) are interleaved too, each at every period.
 """
 import argparse
 import os
@@ -23,15 +26,17 @@ def main():
     ap.add_argument("--periods", default="1000000,250000,100000")
     ap.add_argument("--iterations", type=int, default=50000000)
     ap.add_argument("--posix", action="store_true")
+    ap.add_argument("--timers", default="")
     a = ap.parse_args()
-    periods = [int(p) for p in a.periods.split(",")]
+    timers = [t for t in a.timers.split(",") if t] or (["posix"] if a.posix else ["task_clock"])
+    periods = [(int(p), t) for p in a.periods.split(",") for t in timers]
     with tempfile.TemporaryDirectory() as tmp:
         exe = os.path.join(tmp, "delivery")
         subprocess.run(["cc", "-O2", "-o", exe, os.path.join(HERE, "delivery.c")], check=True)
         res = {p: [] for p in periods}
         for _ in range(a.repeats):
             for p in periods:  # interleaved: each round runs every period once
-                cmd = [exe, str(p), str(a.iterations)] + (["posix"] if a.posix else [])
+                cmd = [exe, str(p[0]), str(a.iterations), p[1]]
                 out = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
                 if out.returncode != 0:
                     sys.exit("delivery failed: %s" % out.stderr)
@@ -41,9 +46,9 @@ def main():
                                float(kv["us_per_signal"]), int(kv["signals"])))
         for p in periods:
             r = res[p]
-            print("period %7.1f us: loop with timer / without, median %.3f (min %.3f, max %.3f);"
+            print("%-10s period %7.1f us: loop with timer / without, median %.3f (min %.3f, max %.3f);"
                   " kernel per signal, median %.1f us; signals per run %d"
-                  % (p / 1e3, statistics.median(x[0] for x in r), min(x[0] for x in r),
+                  % (p[1], p[0] / 1e3, statistics.median(x[0] for x in r), min(x[0] for x in r),
                      max(x[0] for x in r), statistics.median(x[1] for x in r),
                      int(statistics.median(x[2] for x in r))))
 

@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+"""overhead.py — what sampling at 1 kHz costs a program, and whose cost it is: in one
+invocation, rounds that each run the same benchmark (tests/sampling/progs/hybrid.c, gcc -O2 -g
+-finstrument-functions, one thread) once per variant, in turn:
+
+  base    the program with instr's runtime, INSTR_SAMPLING=0;
+  perf    the same under `perf record -e cpu-clock -F 1000` (the kernel samples into perf's
+          ring buffer: a timer interrupt per sample, no signal);
+  empty   the same with bench/sampling/empty_sampler.c preloaded: the timer instr arms (the
+          thread's task clock signalling SIGPROF every 1 ms) with a handler that only counts,
+          i.e. what any signal-based sampler pays the kernel before its handler runs;
+  instr   INSTR_SAMPLING=1, INSTR_SAMPLING_PERIOD=1ms (with --timers, one variant per
+          INSTR_SAMPLING_TIMER value: instr-perf, instr-posix, ...).
+
+Each run's CPU time is the program's own (user + system from wait4, bench/sampling/cputime.c,
+which runs inside `perf record`, so perf's own work is not counted). Per variant: the median of
+its ratios to the round's base run, their range, and the median CPU time. instr's own share is
+instr's ratio less empty's (the handler, the buffer, the resolution at the end).
+
+    bench/sampling/overhead.py BUILD_DIR [--repeats 7] [--scale 8] [--timers perf,posix]
+"""
+import argparse
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SRC = os.path.join(HERE, "..", "..", "tests", "sampling", "progs", "hybrid.c")
+
+
+def run(variant, exe, scale, work, tools):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("INSTR_")}
+    exp = os.path.join(work, "exp")
+    shutil.rmtree(exp, ignore_errors=True)
+    env.update({"INSTR_EXPERIMENT_DIRECTORY": exp, "INSTR_SAMPLING": "0", "INSTR_VERBOSE": "1"})
+    cmd = [tools["cputime"], exe, str(scale)]
+    if variant == "perf":
+        cmd = ["perf", "record", "-q", "-e", "cpu-clock", "-F", "1000", "-o",
+               os.path.join(work, "perf.data"), "--"] + cmd
+    elif variant == "empty":
+        env.update({"LD_PRELOAD": tools["empty"], "EMPTY_SAMPLER_PERIOD_NS": "1000000"})
+    elif variant.startswith("instr"):
+        env.update({"INSTR_SAMPLING": "1", "INSTR_SAMPLING_PERIOD": "1ms"})
+        if "-" in variant:
+            env["INSTR_SAMPLING_TIMER"] = variant.split("-", 1)[1]
+    p = subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                       text=True, timeout=600)
+    m = re.search(r"cputime_s ([\d.]+)", p.stderr)
+    if p.returncode != 0 or not m:
+        sys.exit("%s run failed (%d): %s" % (variant, p.returncode, p.stderr))
+    s = re.search(r"sampling: (\d+) samples in (\d+) signals", p.stderr)
+    return float(m.group(1)), (int(s.group(2)) if s else None)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("build")
+    ap.add_argument("--repeats", type=int, default=7)
+    ap.add_argument("--scale", type=int, default=8)
+    ap.add_argument("--timers", default="", help="INSTR_SAMPLING_TIMER values, comma-separated")
+    a = ap.parse_args()
+    lib = os.path.join(os.path.abspath(a.build), "lib")
+    work = tempfile.mkdtemp(prefix="instr-overhead-bench.")
+    try:
+        exe = os.path.join(work, "hybrid")
+        subprocess.run(["gcc", "-O2", "-g", "-finstrument-functions",
+                        "-finstrument-functions-exclude-function-list=excluded_kernel,"
+                        "inlined_kernel", SRC, "-o", exe, "-L" + lib, "-linstr-rt",
+                        "-Wl,-rpath," + lib, "-lm", "-pthread"], check=True)
+        tools = {"cputime": os.path.join(work, "cputime"),
+                 "empty": os.path.join(work, "empty_sampler.so")}
+        subprocess.run(["cc", "-O2", "-o", tools["cputime"], os.path.join(HERE, "cputime.c")],
+                       check=True)
+        subprocess.run(["cc", "-O2", "-shared", "-fPIC", "-o", tools["empty"],
+                        os.path.join(HERE, "empty_sampler.c")], check=True)
+        instr = ["instr-" + t for t in a.timers.split(",") if t] or ["instr"]
+        variants = ["base", "perf", "empty"] + instr
+        cpu = {v: [] for v in variants}
+        ratio = {v: [] for v in variants}
+        signals = {v: [] for v in variants}
+        for _ in range(a.repeats):
+            base = None
+            for v in variants:
+                c, n = run(v, exe, a.scale, work, tools)
+                cpu[v].append(c)
+                if n is not None:
+                    signals[v].append(n / c)
+                if v == "base":
+                    base = c
+                ratio[v].append(c / base)
+        med = statistics.median
+        print("benchmark: tests/sampling/progs/hybrid.c scale %d, gcc -O2 -g "
+              "-finstrument-functions, 1 thread; %d rounds, variants interleaved"
+              % (a.scale, a.repeats))
+        for v in variants:
+            extra = ""
+            if signals[v]:
+                extra = "; %.0f signals per CPU second" % med(signals[v])
+            print("%-12s CPU %.3f s (median), ratio to base %.3f (min %.3f, max %.3f)%s"
+                  % (v, med(cpu[v]), med(ratio[v]), min(ratio[v]), max(ratio[v]), extra))
+        for v in instr:
+            own = [i - e for i, e in zip(ratio[v], ratio["empty"])]
+            print("%s less empty (instr's own part), per round: median %+.1f %% (min %+.1f, "
+                  "max %+.1f)" % (v, 100 * med(own), 100 * min(own), 100 * max(own)))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
