@@ -58,8 +58,9 @@ enum {
     INSTR_SUBSTRATE_COUNTS = 1u << 5,
     /* Rides on the cursor path after the cursor's own steps: its own enter/exit are called,
      * with the cursor taken and the cursor's time, for every frame the cursor opens or
-     * closes, fast or slow (instr_pstate.xenter, cursor.h; INSTR_FAST_TABLE). At most one
-     * active substrate has it. */
+     * closes, fast or slow (instr_pstate.xenter, cursor.h; INSTR_FAST_TABLE). Its location
+     * data begins with an instr_xcharge (xcharge.h), whose common case the cursor does
+     * itself instead of calling them. At most one active substrate has it. */
     INSTR_SUBSTRATE_CURSOR_EVENTS = 1u << 6,
 };
 

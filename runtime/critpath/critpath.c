@@ -30,9 +30,6 @@
 #include <strings.h>
 #include <time.h>
 
-#define MAX_HANDLES (4u << 20) /* the registry's limit (registry.c) */
-#define MAX_DEPTH 4096u        /* deeper frames are charged to the deepest one kept */
-
 static int enabled;   /* INSTR_CRITICAL_PATH */
 static int use_cpu;   /* INSTR_CRITICAL_PATH_CLOCK=cpu: the thread's CPU time, in ns */
 static int regions_k = 32;
@@ -141,37 +138,31 @@ static int init(void)
 /* The ticks dt of a thread that waits, is paused or is in no region (charge_at). */
 static __attribute__((noinline)) void charge_other(struct cp_state *s, uint64_t dt)
 {
-    if (s->paused)
+    if (s->x.hold.by[CP_PAUSED])
         return;
-    if (s->in_mpi)
+    if (s->x.hold.by[CP_IN_MPI])
         s->seg_mpi += dt;
-    else if (s->in_omp)
+    else if (s->x.hold.by[CP_IN_OMP])
         s->seg_omp_wait += dt;
     else {
-        s->seg_useful += dt;
-        s->seg_outside += dt;
+        s->x.useful += dt;
+        s->x.outside += dt;
     }
 }
 
-/* Charges the ticks since the last event: inlined into every enter and exit; the common
- * case, computation inside a region, adds to the segment's useful time and the region's. */
+/* Charges the ticks since the last event; the common case, computation inside a region, adds
+ * to the segment's useful time and the region's (instr_xcharge_top). */
 static inline void charge_at(struct cp_state *s, uint64_t t)
 {
-    uint64_t dt = t > s->t_last ? t - s->t_last : 0;
-    s->t_last = t;
-    if (__builtin_expect((s->paused | s->in_mpi | s->in_omp) != 0, 0) || !s->depth) {
+    uint32_t d = s->x.depth;
+    if (__builtin_expect((s->x.hold.by[CP_PAUSED] | s->x.hold.by[CP_IN_MPI] |
+                          s->x.hold.by[CP_IN_OMP]) != 0, 0) || !d) {
+        uint64_t dt = t > s->x.t_last ? t - s->x.t_last : 0;
+        s->x.t_last = t;
         charge_other(s, dt);
         return;
     }
-    s->seg_useful += dt;
-    uint32_t h = s->stack[(s->depth > MAX_DEPTH ? MAX_DEPTH : s->depth) - 1];
-    if (h >= MAX_HANDLES) {
-        s->seg_outside += dt;
-        return;
-    }
-    if (!s->seg[h])
-        s->touched[s->ntouched++] = h;
-    s->seg[h] += dt | !dt; /* a touched handle never reads as untouched */
+    instr_xcharge_top(&s->x, d > MAX_DEPTH ? MAX_DEPTH : d, t);
 }
 
 void instr_cp_charge(struct cp_state *s, uint64_t t) { charge_at(s, t); }
@@ -187,22 +178,23 @@ static void *location_begin(instr_location *loc)
         return tls_cp;
     struct cp_state *s = instr_mem_calloc(1, sizeof *s);
     if (s) {
-        s->seg = instr_mem_calloc(MAX_HANDLES, sizeof *s->seg);
-        s->touched = instr_mem_calloc(MAX_HANDLES, sizeof *s->touched);
+        s->x.seg = instr_mem_calloc(MAX_HANDLES + 1, sizeof *s->x.seg);
+        s->x.touched = instr_mem_calloc(MAX_HANDLES + 1, sizeof *s->x.touched);
     }
-    if (!s || !s->seg || !s->touched) {
+    if (!s || !s->x.seg || !s->x.touched) {
         instr_warn("INSTR_CRITICAL_PATH=1: out of memory for a thread's critical path; its "
                    "time is on no path");
         if (s) {
-            instr_mem_free(s->seg);
-            instr_mem_free(s->touched);
+            instr_mem_free(s->x.seg);
+            instr_mem_free(s->x.touched);
         }
         instr_mem_free(s);
         return NULL;
     }
     /* The path starts with the thread's first event: the runtime's own start-up before it is
      * not the program's computation. */
-    s->t_last = cp_now();
+    s->x.t_last = cp_now();
+    s->x.hold.by[CP_EXTRA] = (uint16_t)event_extra;
     tls_cp = s;
     struct cp_state *none = NULL;
     __atomic_compare_exchange_n(&first, &none, s, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED);
@@ -226,53 +218,33 @@ static __attribute__((noinline)) void charge_extra(struct cp_state *s, uint64_t 
 static __attribute__((noinline)) void event_rare(struct cp_state *s, int enter,
                                                  uint32_t region, uint64_t t)
 {
-    if (event_extra)
+    if (s->x.hold.by[CP_EXTRA])
         charge_extra(s, t);
     else
         charge(s, t);
     if (!enter) {
-        if (s->depth)
-            s->depth--;
+        if (s->x.depth)
+            s->x.depth--;
         return;
     }
-    if (s->depth < MAX_DEPTH)
-        s->stack[s->depth] = region;
-    s->depth++;
+    if (s->x.depth < MAX_DEPTH)
+        s->x.stack[s->x.depth] = instr_xcharge_handle(region);
+    s->x.depth++;
 }
 
-/* charge_at's common case, computation inside the open region at the top of depth d >= 1,
- * inlined into the enter and exit (their other cases go to event_rare). */
-static inline __attribute__((always_inline)) void charge_top(struct cp_state *s, uint32_t d,
-                                                             uint64_t t)
-{
-    uint64_t dt = t > s->t_last ? t - s->t_last : 0;
-    s->t_last = t;
-    s->seg_useful += dt;
-    uint32_t h = s->stack[(d > MAX_DEPTH ? MAX_DEPTH : d) - 1];
-    if (__builtin_expect(h >= MAX_HANDLES, 0)) {
-        s->seg_outside += dt;
-        return;
-    }
-    uint64_t v = s->seg[h];
-    if (!v)
-        s->touched[s->ntouched++] = h;
-    s->seg[h] = v + (dt | !dt); /* a touched handle never reads as untouched */
-}
-
+/* The substrate's enter and exit: the generic path's, and the cursor path with events' when
+ * it does not charge the event itself (cct_events.c); their common case is the cursor's. */
 static void cp_enter(void *data, uint32_t region, uint64_t t)
 {
     struct cp_state *s = data;
     if (!s)
         return;
-    uint32_t d = s->depth;
-    if (__builtin_expect((event_extra | s->paused | s->in_mpi | s->in_omp) != 0 || !d, 0)) {
+    uint32_t d = s->x.depth;
+    if (__builtin_expect(!instr_xcharge_inline(&s->x, d), 0)) {
         event_rare(s, 1, region, t);
         return;
     }
-    charge_top(s, d, t);
-    if (d < MAX_DEPTH)
-        s->stack[d] = region;
-    s->depth = d + 1;
+    instr_xcharge_enter(&s->x, d, region, t);
 }
 
 static void cp_exit(void *data, uint32_t region, uint64_t t)
@@ -280,13 +252,12 @@ static void cp_exit(void *data, uint32_t region, uint64_t t)
     struct cp_state *s = data;
     if (!s)
         return;
-    uint32_t d = s->depth;
-    if (__builtin_expect((event_extra | s->paused | s->in_mpi | s->in_omp) != 0 || !d, 0)) {
+    uint32_t d = s->x.depth;
+    if (__builtin_expect(!instr_xcharge_inline(&s->x, d), 0)) {
         event_rare(s, 0, region, t);
         return;
     }
-    charge_top(s, d, t);
-    s->depth = d - 1;
+    instr_xcharge_exit(&s->x, d, t);
 }
 
 /* FNV-1a over the name, a NUL and the file: one region is one key on every process. */
@@ -332,27 +303,32 @@ void instr_cp_close_segment(struct cp_state *s, uint64_t t)
 {
     charge(s, t);
     double f = ns_per_tick();
-    for (uint32_t i = 0; i < s->ntouched; i++) {
-        uint32_t h = s->touched[i];
+    for (uint32_t i = 0; i < s->x.ntouched; i++) {
+        uint32_t h = s->x.touched[i];
+        if (h == INSTR_XCHARGE_NONE) { /* a region without a handle: outside every region */
+            s->x.outside += s->x.seg[h];
+            s->x.seg[h] = 0;
+            continue;
+        }
         uint64_t k = __atomic_load_n(&keys[h], __ATOMIC_RELAXED);
         if (!k)
             __atomic_store_n(&keys[h], k = key_of(h), __ATOMIC_RELAXED);
-        path_add(&s->path, k, (uint64_t)((double)s->seg[h] * f), my_rank);
-        s->seg[h] = 0;
+        path_add(&s->path, k, (uint64_t)((double)s->x.seg[h] * f), my_rank);
+        s->x.seg[h] = 0;
     }
-    s->ntouched = 0;
-    uint64_t omp = s->seg_useful + s->seg_omp_wait, total = omp + s->seg_mpi;
-    s->path.outside_ns += (uint64_t)((double)s->seg_outside * f);
-    s->path.useful_ns += (uint64_t)((double)s->seg_useful * f);
+    s->x.ntouched = 0;
+    uint64_t omp = s->x.useful + s->seg_omp_wait, total = omp + s->seg_mpi;
+    s->path.outside_ns += (uint64_t)((double)s->x.outside * f);
+    s->path.useful_ns += (uint64_t)((double)s->x.useful * f);
     s->path.total_ns += (uint64_t)((double)total * f);
     s->path.omp_ns += (uint64_t)((double)omp * f);
     for (uint32_t m = 0; m < instr_cp_nmetrics; m++) {
         s->path.metric[m] = instr_cp_metric_add(m, s->path.metric[m], s->mseg[m]);
         s->mseg[m] = 0;
     }
-    s->useful += s->seg_useful;
+    s->useful += s->x.useful;
     s->total += total;
-    s->seg_outside = s->seg_useful = s->seg_omp_wait = s->seg_mpi = 0;
+    s->x.outside = s->x.useful = s->seg_omp_wait = s->seg_mpi = 0;
 }
 
 INSTR_EXT_EXPORT int instr_ext_cp_on(void)
@@ -372,39 +348,39 @@ INSTR_EXT_EXPORT int instr_ext_cp_mpi_begin(void)
     struct cp_state *cp = tls_cp;
     if (!cp)
         return 0;
-    if (cp->in_mpi == 0) {
+    if (cp->x.hold.by[CP_IN_MPI] == 0) {
         uint64_t t = cp_now();
         charge(cp, t); /* the computation up to here was useful */
         cp->mpi -= t;  /* + the end's time: ticks inside */
     }
-    cp->in_mpi++;
+    cp->x.hold.by[CP_IN_MPI]++;
     return 1;
 }
 
 INSTR_EXT_EXPORT void instr_ext_cp_mpi_end(void)
 {
     struct cp_state *cp = tls_cp;
-    if (!cp || !cp->in_mpi)
+    if (!cp || !cp->x.hold.by[CP_IN_MPI])
         return;
     uint64_t t = cp_now();
-    if (cp->in_mpi == 1) {
+    if (cp->x.hold.by[CP_IN_MPI] == 1) {
         charge(cp, t);
         cp->mpi += t;
         cp->mwait_ended = 1;
     }
-    cp->in_mpi--;
+    cp->x.hold.by[CP_IN_MPI]--;
 }
 
 INSTR_EXT_EXPORT void instr_ext_cp_pause(int on)
 {
     struct cp_state *cp = tls_cp;
-    if (!cp || cp->paused == !!on)
+    if (!cp || cp->x.hold.by[CP_PAUSED] == !!on)
         return;
     uint64_t t = cp_now();
     charge(cp, t);
-    if (cp->in_mpi) /* the MPI interval ends (on) or begins again (off) here */
+    if (cp->x.hold.by[CP_IN_MPI]) /* the MPI interval ends (on) or begins again (off) here */
         cp->mpi += on ? t : (uint64_t)0 - t;
-    cp->paused = !!on;
+    cp->x.hold.by[CP_PAUSED] = !!on;
 }
 
 INSTR_EXT_EXPORT size_t instr_ext_cp_snapshot(instr_cp_record *out)
@@ -452,7 +428,7 @@ INSTR_EXT_EXPORT void instr_ext_cp_process(instr_cp_process *out)
     close_segment(cp, cp_now());
     double f = ns_per_tick();
     uint64_t mpi = cp->mpi;
-    if (cp->in_mpi) /* inside MPI_Finalize: count it up to now */
+    if (cp->x.hold.by[CP_IN_MPI]) /* inside MPI_Finalize: count it up to now */
         mpi += cp_now();
     out->useful_ns = (uint64_t)((double)cp->useful * f);
     out->total_ns = (uint64_t)((double)cp->total * f);
@@ -508,7 +484,7 @@ static int write_process(char *files, size_t size)
         return 0;
     /* The path ends at the thread's last event: the runtime's own end (writing the profile
      * before this) is not the program's. */
-    close_segment(s, s->t_last);
+    close_segment(s, s->x.t_last);
     double f = ns_per_tick();
     instr_cp_process me = {.useful_ns = (uint64_t)((double)s->useful * f),
                            .total_ns = (uint64_t)((double)s->total * f),

@@ -7,22 +7,25 @@
 
 #include <stdint.h>
 
-#define MAX_HANDLES (4u << 20) /* the registry's limit (registry.c) */
-#define MAX_DEPTH 4096u        /* deeper frames are charged to the deepest one kept */
+#include "../core/xcharge.h"
+
+#define MAX_HANDLES INSTR_XCHARGE_HANDLES /* the registry's limit (registry.c) */
+#define MAX_DEPTH INSTR_XCHARGE_DEPTH     /* deeper frames are charged to the deepest one kept */
+
+/* What keeps the cursor from charging an event inline (instr_xcharge.hold.by[]): the nesting
+ * of MPI calls; inside an OpenMP barrier or wait (waiting, not computing); inside MPI_Init
+ * (time is on no clock); the CPU-time clock or dependent metrics (every event does more). */
+enum { CP_IN_MPI, CP_IN_OMP, CP_PAUSED, CP_EXTRA };
 
 struct cp_state {
-    uint64_t t_last;          /* ticks of the last charge */
-    int in_mpi;               /* nesting of MPI calls */
-    int in_omp;               /* inside an OpenMP barrier: waiting, not computing */
-    int paused;               /* inside MPI_Init: time is on no clock */
-    uint32_t depth;
-    uint32_t stack[MAX_DEPTH];
-    uint64_t *seg;            /* ticks per handle in the current segment */
-    uint32_t *touched, ntouched;
-    /* Ticks of the segment: useful (and of it outside any region), waiting in OpenMP, in
-     * MPI. Every event adds to one of them only (the clock of computation plus OpenMP and
-     * the total are sums of them), so that the common case, useful time, costs one add. */
-    uint64_t seg_outside, seg_useful, seg_omp_wait, seg_mpi;
+    /* First (the cursor path with events reads it as its substrate's location data): the
+     * ticks of the last charge, the open regions, and the segment's ticks per handle (with
+     * the list of the handles touched), useful and of it outside any region. */
+    instr_xcharge x;
+    /* Ticks of the segment waiting in OpenMP and in MPI. Every event adds to one of them or
+     * to x's only (the clock of computation plus OpenMP and the total are sums of them), so
+     * that the common case, useful time, costs one add. */
+    uint64_t seg_omp_wait, seg_mpi;
     uint64_t useful, total, mpi;                          /* ticks since the start (own) */
     uint64_t syncs;
     /* Dependent metrics: their values at the last event, their sum in the segment, whether

@@ -57,7 +57,7 @@ void instr_cp_metrics_event(struct cp_state *s)
 {
     uint32_t n;
     const uint64_t *v = instr_metrics_thread_values(&n);
-    int waiting = s->in_mpi || s->in_omp || s->paused;
+    int waiting = s->x.hold.by[CP_IN_MPI] || s->x.hold.by[CP_IN_OMP] || s->x.hold.by[CP_PAUSED];
     if (!v) {
         s->mwaiting = waiting;
         s->mwait_ended = 0;

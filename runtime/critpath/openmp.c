@@ -38,14 +38,14 @@ void instr_cp_omp_worker_begin(instr_cp_team *t)
     instr_cp_close_segment(s, instr_cp_now());
     /* What the worker did since its last event was waiting for work in the runtime (or its
      * late barrier end): drop it. */
-    s->seg_outside = s->seg_useful = s->seg_omp_wait = s->seg_mpi = 0;
-    for (uint32_t i = 0; i < s->ntouched; i++)
-        s->seg[s->touched[i]] = 0;
-    s->ntouched = 0;
+    s->x.outside = s->x.useful = s->seg_omp_wait = s->seg_mpi = 0;
+    for (uint32_t i = 0; i < s->x.ntouched; i++)
+        s->x.seg[s->x.touched[i]] = 0;
+    s->x.ntouched = 0;
     memset(s->mseg, 0, sizeof s->mseg);
     s->mstarted = 0; /* the metrics' next values are the base */
-    s->t_last = instr_cp_now();
-    s->in_omp = 0;
+    s->x.t_last = instr_cp_now();
+    s->x.hold.by[CP_IN_OMP] = 0;
     instr_ext_cp_max(&s->path, &t->fork);
 }
 
@@ -58,15 +58,15 @@ void instr_cp_omp_barrier_begin(instr_cp_team *t, uint32_t n)
     lock(&t->lock);
     instr_ext_cp_max(&t->sync[n & 1], &s->path);
     unlock(&t->lock);
-    s->in_omp++;
+    s->x.hold.by[CP_IN_OMP]++;
 }
 
 /* openmp.h */
 void instr_cp_omp_wait_done(struct cp_state *s)
 {
     instr_cp_close_segment(s, instr_cp_now());
-    if (s->in_omp)
-        s->in_omp--;
+    if (s->x.hold.by[CP_IN_OMP])
+        s->x.hold.by[CP_IN_OMP]--;
     s->mwait_ended = 1;
 }
 
@@ -115,7 +115,7 @@ void instr_cp_omp_wait_begin(void)
     if (!s)
         return;
     instr_cp_charge(s, instr_cp_now());
-    s->in_omp++;
+    s->x.hold.by[CP_IN_OMP]++;
 }
 
 void instr_cp_omp_acquired(uint64_t wait_id)

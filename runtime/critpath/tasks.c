@@ -222,20 +222,20 @@ void instr_cp_task_switch(const void *prior, int prior_explicit, int prior_done,
     cp_task *p = prior_explicit ? find(prior) : NULL;
     if (p && p->started && !p->completed) {
         copy(&p->path, &s->path);
-        p->in_omp = s->in_omp;
+        p->in_omp = s->x.hold.by[CP_IN_OMP];
         if (prior_done)
             completed(p, team, barrier);
     }
     if (!prior_explicit && !s->in_task) {
         /* The thread's own (implicit task's) path waits while it runs explicit tasks. */
         copy(&s->own_path, &s->path);
-        s->own_in_omp = s->in_omp;
+        s->own_in_omp = s->x.hold.by[CP_IN_OMP];
         s->in_task = 1;
     }
     cp_task *n = next_explicit ? find(next) : NULL;
     if (next_explicit) {
         /* A task's time is its own, useful, unless it was suspended waiting. */
-        s->in_omp = n && n->started ? n->in_omp : 0;
+        s->x.hold.by[CP_IN_OMP] = n && n->started ? n->in_omp : 0;
         if (n) {
             /* An undeferred task runs right after its creation, on its creator's thread:
              * what the creator did since (the runtime's work) comes before it. */
@@ -247,7 +247,7 @@ void instr_cp_task_switch(const void *prior, int prior_explicit, int prior_done,
         s->cur_task = next;
     } else if (s->in_task) {
         copy(&s->path, &s->own_path);
-        s->in_omp = s->own_in_omp;
+        s->x.hold.by[CP_IN_OMP] = s->own_in_omp;
         s->in_task = 0;
         s->cur_task = s->own_task;
     }

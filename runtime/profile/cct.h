@@ -112,12 +112,17 @@ void instr_cct_plugins1r_exit_region(INSTR_PATH_EXIT_ARGS);
 /* Defines the four functions above for one mode (`prefix`) from the mode's own
  * enter_node(s, n, sp), which claims the frame of n (instr_cct_next's node), and
  * exit_node(s, n), which the file defines (always inlined) under whatever names it gives
- * them; the cursor's match and the miss are the same for every mode. */
+ * them; the cursor's match and the miss are the same for every mode. key_ok(n, what): whether
+ * the node the key matched is still the region the adapter's key names (a mode whose nodes
+ * can outlive their key's region checks it; INSTR_CCT_KEY_ANY: every mode else). */
+#define INSTR_CCT_KEY_ANY(n, what) 1
 #define INSTR_CCT_MODE_ENTRY_POINTS(prefix, enter_node, exit_node)                      \
+    INSTR_CCT_MODE_ENTRY_POINTS_KEYED(prefix, enter_node, exit_node, INSTR_CCT_KEY_ANY)
+#define INSTR_CCT_MODE_ENTRY_POINTS_KEYED(prefix, enter_node, exit_node, key_ok)        \
     void instr_cct_##prefix##_enter_key(INSTR_PATH_ENTER_ARGS)                           \
     {                                                                                   \
         instr_pnode *n = instr_cct_next(s, 1, what, sp);                                \
-        if (__builtin_expect(!n, 0)) {                                                  \
+        if (__builtin_expect(!n || !key_ok(n, what), 0)) {                              \
             instr_cyg_enter_miss(ctx, what, s, sp);                                     \
             return;                                                                     \
         }                                                                               \
@@ -126,7 +131,7 @@ void instr_cct_plugins1r_exit_region(INSTR_PATH_EXIT_ARGS);
     void instr_cct_##prefix##_exit_key(INSTR_PATH_EXIT_ARGS)                             \
     {                                                                                   \
         instr_pnode *n = instr_cct_top(s, 1, what);                                     \
-        if (__builtin_expect(!n, 0)) {                                                  \
+        if (__builtin_expect(!n || !key_ok(n, what), 0)) {                              \
             instr_cyg_exit_miss(s, what);                                               \
             return;                                                                     \
         }                                                                               \

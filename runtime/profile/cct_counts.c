@@ -81,46 +81,12 @@ static inline __attribute__((always_inline)) void exit_node(instr_pstate *s, ins
     exit_steps(s, n, instr_clock_tsc());
 }
 
-/* The four functions of the jump table for one mode. By key (cyg), a node's key stays its
- * function's address when throttling changes the function's handle, which only the adapter's
- * table has: the node matches only while the table still gives its region (one lookup). */
+/* By key (cyg), a node's key stays its function's address when throttling changes the
+ * function's handle, which only the adapter's table has: the node matches only while the
+ * table still gives its region (one lookup). */
+#define KEY_STILL_REGION(n, what) ((n)->region == instr_cyg_handle(what))
 #define COUNTS_ENTRY_POINTS(prefix, enter_node, exit_node)                              \
-    void instr_cct_##prefix##_enter_key(INSTR_PATH_ENTER_ARGS)                           \
-    {                                                                                   \
-        instr_pnode *n = instr_cct_next(s, 1, what, sp);                                \
-        if (__builtin_expect(!n || n->region != instr_cyg_handle(what), 0)) {           \
-            instr_cyg_enter_miss(ctx, what, s, sp);                                     \
-            return;                                                                     \
-        }                                                                               \
-        enter_node(s, n, sp);                                                           \
-    }                                                                                   \
-    void instr_cct_##prefix##_exit_key(INSTR_PATH_EXIT_ARGS)                             \
-    {                                                                                   \
-        instr_pnode *n = instr_cct_top(s, 1, what);                                     \
-        if (__builtin_expect(!n || n->region != instr_cyg_handle(what), 0)) {           \
-            instr_cyg_exit_miss(s, what);                                               \
-            return;                                                                     \
-        }                                                                               \
-        exit_node(s, n);                                                                \
-    }                                                                                   \
-    void instr_cct_##prefix##_enter_region(INSTR_PATH_ENTER_ARGS)                        \
-    {                                                                                   \
-        instr_pnode *n = instr_cct_next(s, 0, what, sp);                                \
-        if (__builtin_expect(!n, 0)) {                                                  \
-            instr_hooks_enter_miss(ctx, what, s, sp);                                   \
-            return;                                                                     \
-        }                                                                               \
-        enter_node(s, n, sp);                                                           \
-    }                                                                                   \
-    void instr_cct_##prefix##_exit_region(INSTR_PATH_EXIT_ARGS)                          \
-    {                                                                                   \
-        instr_pnode *n = instr_cct_top(s, 0, what);                                     \
-        if (__builtin_expect(!n, 0)) {                                                  \
-            instr_hooks_exit_miss(s, what);                                             \
-            return;                                                                     \
-        }                                                                               \
-        exit_node(s, n);                                                                \
-    }
+    INSTR_CCT_MODE_ENTRY_POINTS_KEYED(prefix, enter_node, exit_node, KEY_STILL_REGION)
 
 COUNTS_ENTRY_POINTS(counts, enter_node, exit_node)
 

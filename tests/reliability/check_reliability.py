@@ -3,9 +3,10 @@
 written (exit status, stdout, its own stderr) and what was measured is kept or its loss is
 said, under termination signals, a file-size limit, a full disk and a deep recursion.
 Usage: check_reliability.py CASE --bin DIR --work DIR --lib DIR --double LIB --hung LIB
-                            [--trace 0|1] [--sampling 0|1] [--profile-trace 0|1]
+                            [--trace 0|1] [--sampling 0|1] [--profile-trace 0|1] [--critpath 0|1]
 With --sampling 1 every run also samples (INSTR_SAMPLING=1), with --profile-trace 1 every run
-also traces (INSTR_ENABLE_TRACING=1): the same promises hold."""
+also traces (INSTR_ENABLE_TRACING=1), with --critpath 1 every run also measures the critical
+path (INSTR_CRITICAL_PATH=1): the same promises hold."""
 import argparse
 import json
 import os
@@ -28,7 +29,8 @@ class Skip(Exception):
 
 def workdir(name):
     return fresh_dir(os.path.join(A.work, A.case + (".sampling" if A.sampling else "") +
-                                  (".profile_trace" if A.profile_trace else ""), name))
+                                  (".profile_trace" if A.profile_trace else "") +
+                                  (".critpath" if A.critpath else ""), name))
 
 
 def instrumented_visits(prof):
@@ -345,7 +347,15 @@ def main():
     ap.add_argument("--trace", type=int, default=0)
     ap.add_argument("--sampling", type=int, default=0)
     ap.add_argument("--profile-trace", type=int, default=0)
+    ap.add_argument("--critpath", type=int, default=0)
     A = ap.parse_args()
+    if A.critpath:
+        # Every run of the case with the critical path on (with the profile: the cursor path
+        # with events, docs/critical-path.md): the same promises hold.
+        cp_env = clean_env
+
+        def clean_env(extra=None, drop=()):
+            return cp_env(dict({"INSTR_CRITICAL_PATH": "1"}, **(extra or {})), drop)
     if A.profile_trace:
         if not A.trace:
             print("skipped %s: the runtime has no trace" % A.case)
