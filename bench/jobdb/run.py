@@ -40,7 +40,7 @@ def write_side(a, work):
     steps_pat = re.compile(r"steps \(slowest rank each\): unification ([\d.]+) s, broadcast of "
                            r"the union ([\d.]+) s, rows mapped ([\d.]+) s, summary ([\d.]+) s, "
                            r"offsets and file ([\d.]+) s")
-    trace_pat = re.compile(r"trace: definitions of \d+ ranks unified on rank 0 in ([\d.]+) s.*"
+    trace_pat = re.compile(r"trace: definitions of \d+ ranks? unified on rank 0 in ([\d.]+) s.*"
                            r"archive closed in ([\d.]+) s")
     pat = re.compile(r"job database .*: (\d+) ranks \((\d+) present\), (\d+) call paths, "
                      r"(\d+) rows, definitions unified in (\d+) rounds \(([\d.]+) s\), "

@@ -126,9 +126,10 @@ INSTR_EXT_EXPORT void instr_ext_trace_job_report(void *arg, const int *incomplet
         return;
     if (instr_verbose >= 1) {
         uint64_t now = instr_trace_unify_now_ns();
-        instr_info(1, "trace: definitions of %d ranks unified on rank 0 in %.3f s (one rank's "
-                   "at a time, as they arrive), global definitions written and archive closed "
-                   "in %.3f s", u->nranks, (double)(u->unified_ns - u->made_ns) * 1e-9,
+        instr_info(1, "trace: definitions of %d rank%s unified on rank 0 in %.3f s (one "
+                   "rank's at a time, as they arrive), global definitions written and archive "
+                   "closed in %.3f s", u->nranks, u->nranks == 1 ? "" : "s",
+                   (double)(u->unified_ns - u->made_ns) * 1e-9,
                    (double)(now - u->unified_ns) * 1e-9);
     }
     if (nincomplete == 0) {
