@@ -48,6 +48,9 @@ int main(int argc, char **argv)
         double sink = 0;
 #pragma omp parallel reduction(+ : sink)
         {
+            /* every thread has been in work() once before "ready": with more threads than
+             * cores, a worker may otherwise not have run at all when the signal comes */
+            sink += work(sink);
 #pragma omp barrier
 #pragma omp masked
             {
