@@ -30,12 +30,14 @@
 #include "../core/registry.h"
 #include "../util/pages.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define TAG_PROFILE 7301
@@ -265,6 +267,15 @@ static void on_signal_in_job(int sig)
              stage == END_WAITING ? "at the job's end, waiting for the other ranks"
                                   : "before MPI_Finalize", who, own, trace);
     say("%s", msg, 0);
+    /* Open MPI's launcher sends every survivor SIGTERM, and SIGKILL to all that are left as
+     * soon as the first of them has died: the survivor that wrote fastest would take the
+     * others' files and lines with it. Lingering half a second (under Open MPI's one second
+     * between its SIGTERM and SIGKILL) leaves the others the time to write theirs. */
+    if (stage == END_WAITING) {
+        struct timespec linger = {0, 500 * 1000 * 1000};
+        while (nanosleep(&linger, &linger) != 0 && errno == EINTR)
+            ;
+    }
 }
 
 /* atexit, registered in MPI_Init after the runtime's own: runs first. */
