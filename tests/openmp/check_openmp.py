@@ -875,7 +875,14 @@ def case_gomp_exits():
     problems = tr.problems()
     expect(not problems, "signal: trace problems: %s" % problems[:5])
     enters, visits = tr.enters_by_region(), P.visits_by_region(prof)
-    expect(enters == visits, "signal: trace enters %r, profile visits %r"
+    # The workers keep calling work() between the moments the handler writes their profile
+    # and their trace (docs/openmp.md, Limits): there the two may differ by the calls made
+    # meanwhile, within 1 %; every other region's counts are equal
+    loop = [r for r in visits if r.startswith("work(")]
+    near = all(abs(enters.get(r, 0) - visits[r]) <= 0.01 * visits[r] for r in loop)
+    same = {r: c for r, c in enters.items() if r not in loop} == \
+        {r: c for r, c in visits.items() if r not in loop}
+    expect(loop and near and same, "signal: trace enters %r, profile visits %r"
            % (sorted(enters.items()), sorted(visits.items())))
 
 
