@@ -346,6 +346,25 @@ def case_trace():
 NRANKS = 4
 
 
+def mpi_build(prog, tag):
+    """progs/PROG.c built by the wrapper with mpicc in build_TAG: (build dir, executable)."""
+    wd = R.workdir(A, "build_" + tag)
+    exe = os.path.join(wd, prog)
+    R.sh([A.wrapper, A.mpicc, "-O1", os.path.join(A.src, prog + ".c"), "-o", exe], wd)
+    return wd, exe
+
+
+def mpi_run(exe, rd, name, env, n):
+    """exe on n ranks in rd with env, every rank's own profile too (INSTR_RANK_FILES), the
+    experiment in rd/NAME: its path."""
+    exp = os.path.join(rd, name)
+    e = dict(env, INSTR_EXPERIMENT_DIRECTORY=exp, INSTR_RANK_FILES="1")
+    p = subprocess.run([A.mpirun, "--oversubscribe", "--allow-run-as-root", "-np", str(n), exe],
+                       cwd=rd, env=clean_env(e), capture_output=True, text=True, timeout=240)
+    expect(p.returncode == 0, "mpirun: %d %s" % (p.returncode, p.stderr[-3000:]))
+    return exp
+
+
 def case_mpi():
     """A job of 4 ranks with MPI-IO (INSTR_IO=mpiio): each rank's own profile has its call
     paths' exact operations and bytes; the job's sums the ranks' and names the slowest, per
@@ -391,19 +410,12 @@ def check_cube_ranks(exp, what):
 
 
 def mpi_job(summary):
-    wd = R.workdir(A, "build_mpi")
-    exe = os.path.join(wd, "mpi_io")
-    R.sh([A.wrapper, A.mpicc, "-O1", os.path.join(A.src, "mpi_io.c"), "-o", exe], wd)
-    rd = R.workdir(A, "run_mpi")
-    # INSTR_RANK_FILES: each rank's own profile.json, checked below
-    e = {"INSTR_IO": "mpiio", "INSTR_EXPERIMENT_DIRECTORY": os.path.join(rd, "exp"),
-         "INSTR_RANK_FILES": "1"}
+    _, exe = mpi_build("mpi_io", "mpi")
+    # each rank's own profile.json (INSTR_RANK_FILES) is checked below
+    e = {"INSTR_IO": "mpiio"}
     if summary:
         e["INSTR_JOB_PROFILE_MAX_RANKS"] = "2"
-    p = subprocess.run([A.mpirun, "--oversubscribe", "--allow-run-as-root", "-np", str(NRANKS), exe],
-                       cwd=rd, env=clean_env(e), capture_output=True, text=True, timeout=240)
-    expect(p.returncode == 0, "mpirun: %d %s" % (p.returncode, p.stderr[-3000:]))
-    exp = os.path.join(rd, "exp")
+    exp = mpi_run(exe, R.workdir(A, "run_mpi"), "exp", e, NRANKS)
     want = {("MPI_File_open", "mpiio"): (1, 0, 0, 0),
             ("MPI_File_write_at_all", "mpiio"): (1, 0, 0, 4000),
             ("MPI_File_sync", "mpiio"): (1, 0, 0, 0),
@@ -498,17 +510,11 @@ def case_mpi_trace():
     tests a non-blocking read (MPI_Testall) before it can complete: IoOperationTest, then
     IoOperationComplete in MPI_Waitall."""
     n = 4
-    wd = R.workdir(A, "build_mpi_trace")
-    exe = os.path.join(wd, "mpi_io")
-    R.sh([A.wrapper, A.mpicc, "-O1", os.path.join(A.src, "mpi_io.c"), "-o", exe], wd)
+    _, exe = mpi_build("mpi_io", "mpi_trace")
     rd = R.workdir(A, "run_mpi_trace")
-    # INSTR_RANK_FILES: each rank's own profile.json, compared with its trace below
-    e = {"INSTR_IO": "mpiio", "INSTR_ENABLE_TRACING": "1",
-         "INSTR_EXPERIMENT_DIRECTORY": os.path.join(rd, "exp"), "INSTR_RANK_FILES": "1"}
-    p = subprocess.run([A.mpirun, "--oversubscribe", "--allow-run-as-root", "-np", str(n), exe],
-                       cwd=rd, env=clean_env(e), capture_output=True, text=True, timeout=240)
-    expect(p.returncode == 0, "mpirun: %d %s" % (p.returncode, p.stderr[-3000:]))
-    exp = os.path.join(rd, "exp")
+    # each rank's own profile.json (INSTR_RANK_FILES) is compared with its trace below
+    e = {"INSTR_IO": "mpiio", "INSTR_ENABLE_TRACING": "1"}
+    exp = mpi_run(exe, rd, "exp", e, n)
     p = subprocess.run(["otf2-print", "-A", "-Werror", os.path.join(exp, "traces.otf2")],
                        capture_output=True, text=True)
     expect(p.returncode == 0 and "warning" not in p.stderr,
@@ -588,12 +594,8 @@ def case_mpi_trace():
     expect(tot.get("mpiio") == (8 * n, 0, 6040 * n, 4000 * n), "job's totals: %r" % tot)
     # A non-blocking read tested (MPI_Testall) before it can complete, then completed by
     # MPI_Waitall: IoOperationTest, then IoOperationComplete, with its matching id.
-    exe = os.path.join(wd, "mpi_io_test")
-    R.sh([A.wrapper, A.mpicc, "-O1", os.path.join(A.src, "mpi_io_test.c"), "-o", exe], wd)
-    e["INSTR_EXPERIMENT_DIRECTORY"] = os.path.join(rd, "exp_test")
-    p = subprocess.run([A.mpirun, "--oversubscribe", "--allow-run-as-root", "-np", str(n), exe],
-                       cwd=rd, env=clean_env(e), capture_output=True, text=True, timeout=240)
-    expect(p.returncode == 0, "mpirun: %d %s" % (p.returncode, p.stderr[-3000:]))
+    _, exe = mpi_build("mpi_io_test", "mpi_trace")
+    mpi_run(exe, rd, "exp_test", e, n)
     p = subprocess.run(["otf2-print", "-A", "-Werror",
                         os.path.join(rd, "exp_test", "traces.otf2")],
                        capture_output=True, text=True)
@@ -631,16 +633,9 @@ def case_mpi_split():
     its completion, from the status; otf2-print -A -Werror reads the trace, whose operations all
     complete (a split collective's in its _end) with the profile's bytes per rank."""
     n = 4
-    wd = R.workdir(A, "build_mpi_split")
-    exe = os.path.join(wd, "mpi_io_split")
-    R.sh([A.wrapper, A.mpicc, "-O1", os.path.join(A.src, "mpi_io_split.c"), "-o", exe], wd)
-    rd = R.workdir(A, "run_mpi_split")
-    e = {"INSTR_IO": "mpiio", "INSTR_ENABLE_TRACING": "1",
-         "INSTR_EXPERIMENT_DIRECTORY": os.path.join(rd, "exp"), "INSTR_RANK_FILES": "1"}
-    p = subprocess.run([A.mpirun, "--oversubscribe", "--allow-run-as-root", "-np", str(n), exe],
-                       cwd=rd, env=clean_env(e), capture_output=True, text=True, timeout=240)
-    expect(p.returncode == 0, "mpirun: %d %s" % (p.returncode, p.stderr[-3000:]))
-    exp = os.path.join(rd, "exp")
+    _, exe = mpi_build("mpi_io_split", "mpi_split")
+    e = {"INSTR_IO": "mpiio", "INSTR_ENABLE_TRACING": "1"}
+    exp = mpi_run(exe, R.workdir(A, "run_mpi_split"), "exp", e, n)
     want = {("MPI_File_open", "mpiio"): (1, 0, 0, 0),
             ("MPI_File_write_at_all_begin", "mpiio"): (1, 0, 0, 4000),
             ("MPI_File_read_at_all_begin", "mpiio"): (1, 0, 2000, 0),
