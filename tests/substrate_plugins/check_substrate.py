@@ -606,7 +606,11 @@ def case_mpi_events():
     b = subprocess.run([A.instr, A.mpicc, "-O1", src, "-o", exe], capture_output=True,
                        timeout=120)
     expect(b.returncode == 0, "instr mpicc: %s" % b.stderr.decode(errors="replace"))
-    env = env_for("mpiprobe,probe2", {"INSTR_ENABLE_TRACING": "1"})
+    # The window through Open MPI's point-to-point component: its shared-memory one (osc sm)
+    # failed MPI_Win_create twice in a row in a full CI run (open(2) of its backing file in the
+    # session directory: ENOENT), and never alone; what is checked is instr's events and
+    # definitions of the window, the same with either component.
+    env = env_for("mpiprobe,probe2", {"INSTR_ENABLE_TRACING": "1", "OMPI_MCA_osc": "pt2pt"})
     cmd = [A.mpirun, "--oversubscribe", "--allow-run-as-root", "-np", "4"]
     for k in env:
         cmd += ["-x", k]
