@@ -186,6 +186,13 @@ static void on_signal(int sig, siginfo_t *info, void *ucontext)
     /* The watchdog: the same signal again, now with its default action, if the write
      * gets stuck. */
     send_again(sig, INSTR_SIGNAL_WRITE_SECONDS * 1000L, &watchdog, &watchdog_made);
+    /* SA_NODEFER leaves the signal unblocked here, unless a layer between the kernel and
+     * this handler blocks every signal around it (ThreadSanitizer runs handlers so): then
+     * the watchdog's signal would stay pending behind a stuck write for ever. */
+    sigset_t self;
+    sigemptyset(&self);
+    sigaddset(&self, sig);
+    pthread_sigmask(SIG_UNBLOCK, &self, NULL);
     struct sigaction fault;
     memset(&fault, 0, sizeof fault);
     fault.sa_handler = on_fault_while_writing;
