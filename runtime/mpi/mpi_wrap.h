@@ -144,8 +144,14 @@ void instr_mpi_plugins_end(void);
 void instr_mpi_trace_begin(MPI_Comm comm, int rank, int size, const char *jobdir);
 /* After MPI_Finalize, before the runtime ends: the second clock offset (collective). */
 void instr_mpi_trace_measure_end(MPI_Comm comm, int rank, int size);
-/* After the runtime ended: unified definitions, archive closed (collective). */
-void instr_mpi_trace_end(MPI_Comm comm, int rank, int size);
+/* After the runtime ended: 1 when this rank traced and its archive is open; recording
+ * stops, and the job unifies the definitions and closes the archive
+ * (runtime/job/mpi_trace_unify.c: instr_job_trace_end), then calls
+ * instr_mpi_trace_release. */
+int instr_mpi_trace_stop(void);
+void instr_mpi_trace_release(void);
+/* runtime/job/mpi_trace_unify.c: the trace's end (collective). */
+void instr_job_trace_end(MPI_Comm comm, int rank, int size);
 /* A communicator's trace ref; UINT32_MAX when it is not traced. */
 uint32_t instr_mpi_comm_ref(MPI_Comm comm);
 /* A call made a new communicator (collective over *newcomm): gives it its identity
