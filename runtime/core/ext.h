@@ -172,6 +172,9 @@ INSTR_EXT_EXPORT uint32_t instr_ext_trace_comm(uint32_t leader, uint32_t seq, co
                                                uint32_t nmembers, const uint32_t *members);
 INSTR_EXT_EXPORT void instr_ext_trace_clock_offset(uint64_t time, int64_t offset,
                                                    double stddev);
+/* An RMA window (see trace.h: instr_trace_win_add). */
+INSTR_EXT_EXPORT void instr_ext_trace_win(uint32_t leader, uint32_t seq, const char *name,
+                                          uint32_t comm);
 /* The runtime's clock (ticks of the trace's timestamps). */
 INSTR_EXT_EXPORT uint64_t instr_ext_clock_now(void);
 /* The runtime's page allocator (util/pages.h): one per process, since blocks pass between

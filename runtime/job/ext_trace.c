@@ -11,6 +11,7 @@
 #endif
 
 #include <stdint.h>
+#include <stdio.h>
 
 #ifdef INSTR_RT_HAVE_TRACE
 INSTR_EXT_EXPORT int instr_ext_trace_wanted(void)
@@ -60,6 +61,12 @@ INSTR_EXT_EXPORT uint32_t instr_ext_trace_comm(uint32_t leader, uint32_t seq, co
 INSTR_EXT_EXPORT void instr_ext_trace_clock_offset(uint64_t time, int64_t offset, double stddev)
 {
     instr_trace_job_clock_offset(time, offset, stddev);
+}
+
+INSTR_EXT_EXPORT void instr_ext_trace_win(uint32_t leader, uint32_t seq, const char *name,
+                                          uint32_t comm)
+{
+    instr_trace_win_add(leader, seq, name, comm);
 }
 
 INSTR_EXT_EXPORT uint64_t instr_ext_clock_now(void) { return instr_clock_now(); }
@@ -158,10 +165,13 @@ INSTR_EXT_EXPORT void instr_ext_trace_job_report(void *arg, const int *incomplet
                    (double)(now - u->unified_ns) * 1e-9);
     }
     if (nincomplete == 0) {
+        char wins[48] = "";
+        if (u->nwins)
+            snprintf(wins, sizeof wins, ", %u RMA window%s", u->nwins, u->nwins == 1 ? "" : "s");
         instr_warn("trace: %s/traces.otf2: %llu events from %d rank%s, one location group "
-                   "per rank, %u regions, %u communicators (definitions unified)",
+                   "per rank, %u regions, %u communicators%s (definitions unified)",
                    instr_trace_job_dir(), (unsigned long long)u->events, u->nranks,
-                   u->nranks == 1 ? "" : "s", u->nregions, u->ncomms);
+                   u->nranks == 1 ? "" : "s", u->nregions, u->ncomms, wins);
         return;
     }
     char list[256];
@@ -208,6 +218,11 @@ INSTR_EXT_EXPORT uint32_t instr_ext_trace_comm(uint32_t leader, uint32_t seq, co
 INSTR_EXT_EXPORT void instr_ext_trace_clock_offset(uint64_t time, int64_t offset, double stddev)
 {
     (void)time, (void)offset, (void)stddev;
+}
+INSTR_EXT_EXPORT void instr_ext_trace_win(uint32_t leader, uint32_t seq, const char *name,
+                                          uint32_t comm)
+{
+    (void)leader, (void)seq, (void)name, (void)comm;
 }
 INSTR_EXT_EXPORT uint64_t instr_ext_clock_now(void) { return 0; }
 INSTR_EXT_EXPORT void *instr_ext_trace_writer(uint64_t *t)

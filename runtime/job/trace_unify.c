@@ -259,6 +259,48 @@ static uint32_t ctx_global(instr_unifier *u, gctx *c)
     return u->nctxs++;
 }
 
+/* The window (leader, seq): found, or added with name (taken over) and comm (a global ref);
+ * a frozen unifier adds none. */
+static void win_global(instr_unifier *u, uint32_t leader, uint32_t seq, char *name,
+                       uint32_t comm)
+{
+    for (uint32_t i = 0; i < u->nwins; i++) /* windows are few */
+        if (u->wins[i].leader == leader && u->wins[i].seq == seq) {
+            instr_mem_free(name);
+            return;
+        }
+    if (u->frozen || instr_array_grow32(&u->wins, &u->capwins, (size_t)u->nwins + 1,
+                                        sizeof *u->wins, 8) != 0) {
+        instr_mem_free(name);
+        return;
+    }
+    u->wins[u->nwins++] = (gwin){leader, seq, comm, name};
+}
+
+/* Windows from b (absent from the blob of an older writer: none); comms maps the blob's
+ * communicator refs (ncomm of them) to global ones. */
+static void add_wins(instr_unifier *u, rbuf *b, const uint32_t *comms, uint32_t ncomm)
+{
+    if (b->at == b->n)
+        return;
+    uint32_t n = get32(b);
+    if (b->bad || n > (b->n - b->at) / 16) {
+        b->bad = 1;
+        return;
+    }
+    for (uint32_t i = 0; i < n && !b->bad; i++) {
+        uint32_t leader = get32(b), seq = get32(b);
+        char *name = getstr(b);
+        uint32_t comm = get32(b);
+        if (b->bad || !name) {
+            instr_mem_free(name);
+            b->bad = 1;
+            break;
+        }
+        win_global(u, leader, seq, name, comm < ncomm ? comms[comm] : UINT32_MAX);
+    }
+}
+
 /* The rank's calling contexts from b (their regions: local handles, mapped by regs); each
  * one's global ref into m. A parent comes before its children. */
 static void add_contexts(instr_unifier *u, rbuf *b, wbuf *m, const uint32_t *regs,
@@ -378,6 +420,11 @@ int instr_trace_unify_add(instr_unifier *u, int rank, const char *blob, size_t l
     }
     uint32_t ncomm = get32(&b);
     put32(&m, ncomm);
+    uint32_t *cms = NULL;
+    if (!b.bad && ncomm <= (b.n - b.at) / 16)
+        cms = instr_mem_calloc(ncomm ? ncomm : 1, sizeof *cms);
+    if (!cms)
+        b.bad = 1;
     for (uint32_t i = 0; i < ncomm && !b.bad; i++) {
         uint32_t leader = get32(&b), seq = get32(&b);
         char *name = getstr(&b);
@@ -399,10 +446,14 @@ int instr_trace_unify_add(instr_unifier *u, int rank, const char *blob, size_t l
             instr_mem_free(members);
             b.bad = 1;
         }
+        cms[i] = ref;
         put32(&m, ref);
     }
     add_io(u, &b, &m, g->host);
     add_contexts(u, &b, &m, regs, nreg);
+    if (!b.bad)
+        add_wins(u, &b, cms, ncomm);
+    instr_mem_free(cms);
     instr_mem_free(regs);
     if (b.bad || m.failed) {
         instr_mem_free(m.p);
@@ -442,6 +493,9 @@ void instr_trace_unify_free(instr_unifier *u)
     for (uint32_t i = 0; i < u->nctxs; i++)
         instr_mem_free(u->ctxs[i].file);
     instr_mem_free(u->ctxs);
+    for (uint32_t i = 0; i < u->nwins; i++)
+        instr_mem_free(u->wins[i].name);
+    instr_mem_free(u->wins);
     instr_mem_free(u->ctab);
     instr_mem_free(u->hosts);
     instr_mem_free(u->comms);
@@ -503,6 +557,13 @@ int instr_trace_unify_pack(const instr_unifier *u, int with_ranks, char **out, s
         put32(&b, c->line);
         putstr(&b, c->file);
     }
+    put32(&b, u->nwins);
+    for (uint32_t i = 0; i < u->nwins; i++) {
+        put32(&b, u->wins[i].leader);
+        put32(&b, u->wins[i].seq);
+        putstr(&b, u->wins[i].name);
+        put32(&b, u->wins[i].comm);
+    }
     if (with_ranks) {
         put32(&b, u->nhandles);
         for (uint32_t i = 0; i < u->nhandles; i++) {
@@ -548,7 +609,7 @@ static uint32_t get_count(rbuf *b, size_t least)
 static void merge_rest(instr_unifier *u, rbuf *b, int with_ranks, uint32_t first,
                        uint32_t nranks, const uint32_t *hmap, uint32_t nhosts)
 {
-    uint32_t *rmap = NULL, *fmap = NULL, *xmap = NULL;
+    uint32_t *rmap = NULL, *fmap = NULL, *xmap = NULL, *cmap = NULL;
     uint32_t nreg = get_count(b, 24);
     if (!b->bad && !(rmap = instr_mem_calloc(nreg ? nreg : 1, sizeof *rmap)))
         b->bad = 1;
@@ -566,6 +627,8 @@ static void merge_rest(instr_unifier *u, rbuf *b, int with_ranks, uint32_t first
         }
     }
     uint32_t ncomm = get_count(b, 16);
+    if (!b->bad && !(cmap = instr_mem_calloc(ncomm ? ncomm : 1, sizeof *cmap)))
+        b->bad = 1;
     for (uint32_t i = 0; i < ncomm && !b->bad; i++) {
         uint32_t leader = get32(b), seq = get32(b);
         char *name = getstr(b);
@@ -579,7 +642,8 @@ static void merge_rest(instr_unifier *u, rbuf *b, int with_ranks, uint32_t first
                 members[k] = get32(b);
         }
         if (b->bad || !name ||
-            comm_global(u, leader, seq, name, n == UINT32_MAX ? 0 : n, members) == UINT32_MAX) {
+            (cmap[i] = comm_global(u, leader, seq, name, n == UINT32_MAX ? 0 : n, members)) ==
+                UINT32_MAX) {
             if (b->bad || !name) {
                 instr_mem_free(name);
                 instr_mem_free(members);
@@ -616,6 +680,18 @@ static void merge_rest(instr_unifier *u, rbuf *b, int with_ranks, uint32_t first
         gctx c = {parent == UINT32_MAX ? UINT32_MAX : xmap[parent], rmap[region], line, file};
         if ((xmap[i] = ctx_global(u, &c)) == UINT32_MAX)
             b->bad = 1;
+    }
+    uint32_t nwin = get_count(b, 16);
+    for (uint32_t i = 0; i < nwin && !b->bad; i++) {
+        uint32_t leader = get32(b), seq = get32(b);
+        char *name = getstr(b);
+        uint32_t comm = get32(b);
+        if (b->bad || !name) {
+            instr_mem_free(name);
+            b->bad = 1;
+            break;
+        }
+        win_global(u, leader, seq, name, comm < ncomm ? cmap[comm] : UINT32_MAX);
     }
     if (with_ranks && !b->bad) {
         uint32_t nh = get_count(b, 8);
@@ -664,6 +740,7 @@ static void merge_rest(instr_unifier *u, rbuf *b, int with_ranks, uint32_t first
     instr_mem_free(rmap);
     instr_mem_free(fmap);
     instr_mem_free(xmap);
+    instr_mem_free(cmap);
 }
 
 int instr_trace_unify_merge(instr_unifier *u, const char *buf, size_t len)

@@ -46,6 +46,13 @@ typedef struct gctx {
     char *file; /* "" when none */
 } gctx;
 
+/* An RMA window: unified by its job-wide identity, as communicators; comm a global ref
+ * (UINT32_MAX: none). */
+typedef struct gwin {
+    uint32_t leader, seq, comm;
+    char *name;
+} gwin;
+
 typedef struct grank {
     int present;
     uint64_t pid;
@@ -82,6 +89,8 @@ struct instr_unifier {
     uint32_t nhandles, caphandles;
     gctx *ctxs;
     uint32_t nctxs, capctxs;
+    gwin *wins;
+    uint32_t nwins, capwins;
     uint32_t *ctab; /* open addressing: context index + 1, 0 = empty */
     uint32_t ctab_cap;
     uint64_t t_first, t_last, margin;

@@ -168,6 +168,12 @@ void instr_mpi_trace_comm_new(MPI_Comm c, const uint32_t id[2], const char *name
         PMPI_Comm_set_attr(c, keyval, (void *)(uintptr_t)(ref + 1));
 }
 
+void instr_mpi_trace_win_new(const uint32_t id[2], const char *name, uint32_t comm_ref)
+{
+    if (__atomic_load_n(&instr_mpi_tracing, __ATOMIC_ACQUIRE))
+        instr_ext_trace_win(id[0], id[1], name, comm_ref);
+}
+
 uint64_t instr_mpi_request_id(void)
 {
     return __atomic_fetch_add(&next_request, 1, __ATOMIC_RELAXED);
@@ -266,6 +272,10 @@ void instr_mpi_trace_comm_new(MPI_Comm c, const uint32_t id[2], const char *name
                               uint32_t nmembers, const uint32_t *members)
 {
     (void)c, (void)id, (void)name, (void)nmembers, (void)members;
+}
+void instr_mpi_trace_win_new(const uint32_t id[2], const char *name, uint32_t comm_ref)
+{
+    (void)id, (void)name, (void)comm_ref;
 }
 uint64_t instr_mpi_request_id(void) { return 0; }
 void instr_mpi_trace_send(int dest, uint32_t comm, int tag, uint64_t bytes)

@@ -161,6 +161,9 @@ void instr_mpi_comm_new(int rc, const MPI_Comm *newcomm, const char *how);
  * on the communicator's rank 0 only). */
 void instr_mpi_trace_comm_new(MPI_Comm comm, const uint32_t id[2], const char *name,
                               uint32_t nmembers, const uint32_t *members);
+/* mpi_defs.c: an RMA window's identity made (collective over its communicator), for the
+ * trace's definition. */
+void instr_mpi_trace_win_new(const uint32_t id[2], const char *name, uint32_t comm_ref);
 uint64_t instr_mpi_request_id(void);
 void instr_mpi_trace_send(int dest, uint32_t comm, int tag, uint64_t bytes);
 void instr_mpi_trace_isend(int dest, uint32_t comm, int tag, uint64_t bytes, uint64_t req);

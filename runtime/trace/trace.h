@@ -148,6 +148,9 @@ const char *instr_trace_job_dir(void);
  * ref, or UINT32_MAX when out of memory. */
 uint32_t instr_trace_comm_add(uint32_t leader, uint32_t seq, const char *name,
                               uint32_t nmembers, const uint32_t *members);
+/* An RMA window, with a communicator's job-wide identity scheme (its communicator's rank 0's
+ * world rank and own counter) and its communicator's local ref (UINT32_MAX: none). */
+void instr_trace_win_add(uint32_t leader, uint32_t seq, const char *name, uint32_t comm);
 /* A clock offset against rank 0 (global = local + offset), measured at local time `time`. */
 void instr_trace_job_clock_offset(uint64_t time, int64_t offset, double stddev);
 /* write.c at the end: this rank's event writers are closed (t_last: the latest time
