@@ -8,11 +8,11 @@
  *   events       regions use this process's local refs (handle - 1), communicators their
  *                local refs: nothing is translated while the program runs.
  *   the end      write.c closes the event writers. instr_trace_job_blob gives this rank's
- *                definitions (locations, regions, communicators, clock range) as a blob;
- *                rank 0 feeds the ranks' blobs one at a time to a unifier
- *                (runtime/job/trace_unify.c), which keeps only the union of the
- *                definitions, and returns each rank its mapping (local ref -> global ref)
- *                at once.
+ *                definitions (locations, regions, communicators, RMA windows, clock range)
+ *                as a blob; the job unifies them by a binomial tree of unifiers
+ *                (runtime/job/trace_unify.c, mpi_trace_unify.c), which keep only the union
+ *                of the definitions, and each rank maps its own against the union (local
+ *                ref -> global ref).
  *                instr_trace_job_close writes every location's local definitions (OTF2
  *                mapping tables for regions and communicators, the clock offsets measured
  *                against rank 0 at init and at the end) and, on rank 0, the global

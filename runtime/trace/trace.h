@@ -158,8 +158,8 @@ void instr_trace_job_clock_offset(uint64_t time, int64_t offset, double stddev);
 int instr_trace_job_write_local(const instr_run *run, uint64_t t_last);
 /* After the end: this rank's definitions as a blob (instr_mem_alloc). 0 or -1. */
 int instr_trace_job_blob(int rank, char **out, size_t *len);
-/* Rank 0 unifies the ranks' blobs (runtime/job/trace_unify.h); each blob's mapping goes back
- * to its rank as map. Every rank, collectively: local definitions (mapping, clock offsets),
+/* The job unifies the ranks' blobs by a tree (runtime/job/trace_unify.h); each rank maps its
+ * own blob against the union (map). Every rank, collectively: local definitions (mapping, clock offsets),
  * on rank 0 the global ones, written by write_global(a, u); closes the archive. 0, or -1
  * after a message. */
 int instr_trace_job_close(int rank, const char *map, size_t maplen,
