@@ -58,11 +58,16 @@ static char *broadcast_union(void *u, int rank, MPI_Comm comm, size_t *len)
         packed <= INT_MAX)
         n = packed;
     PMPI_Bcast(&n, 1, MPI_UINT64_T, 0, comm);
-    if (rank != 0 && n && !(b = instr_mem_alloc(n)))
-        n = 0; /* still takes part in the broadcast below, into a small buffer */
-    char sink[1];
-    PMPI_Bcast(b ? b : sink, b ? (int)n : 0, MPI_BYTE, 0, comm);
-    if (!n) {
+    /* In pieces, so that a rank without the memory for the union still takes part (into a
+     * sink) and nobody's broadcast is cut short. */
+    static char sink[1 << 16];
+    if (rank != 0 && n)
+        b = instr_mem_alloc(n);
+    for (uint64_t o = 0; o < n; o += sizeof sink) {
+        int piece = (int)(n - o < sizeof sink ? n - o : sizeof sink);
+        PMPI_Bcast(b ? b + o : sink, piece, MPI_BYTE, 0, comm);
+    }
+    if (!n || !b) {
         instr_mem_free(b);
         return NULL;
     }
