@@ -172,6 +172,9 @@ INSTR_EXT_EXPORT uint32_t instr_ext_trace_comm(uint32_t leader, uint32_t seq, co
                                                uint32_t nmembers, const uint32_t *members);
 INSTR_EXT_EXPORT void instr_ext_trace_clock_offset(uint64_t time, int64_t offset,
                                                    double stddev);
+/* An RMA window (see trace.h: instr_trace_win_add). */
+INSTR_EXT_EXPORT void instr_ext_trace_win(uint32_t leader, uint32_t seq, const char *name,
+                                          uint32_t comm);
 /* The runtime's clock (ticks of the trace's timestamps). */
 INSTR_EXT_EXPORT uint64_t instr_ext_clock_now(void);
 /* The runtime's page allocator (util/pages.h): one per process, since blocks pass between
@@ -184,9 +187,18 @@ INSTR_EXT_EXPORT void instr_ext_mem_free(void *p);
 INSTR_EXT_EXPORT void *instr_ext_trace_writer(uint64_t *t);
 /* The end, after instr_ext_finalize (see trace.h for the protocol). */
 INSTR_EXT_EXPORT int instr_ext_trace_blob(int rank, char **out, size_t *len);
-INSTR_EXT_EXPORT void *instr_ext_trace_unify_new(int nranks);
+/* The unifier of the ranks first .. first + nranks - 1 (runtime/job/trace_unify.h). */
+INSTR_EXT_EXPORT void *instr_ext_trace_unify_new(int first, int nranks);
 INSTR_EXT_EXPORT int instr_ext_trace_unify_add(void *u, int rank, const char *blob, size_t len,
                                                char **map, size_t *maplen);
+INSTR_EXT_EXPORT int instr_ext_trace_unify_pack(void *u, int with_ranks, char **out,
+                                                size_t *len);
+INSTR_EXT_EXPORT int instr_ext_trace_unify_merge(void *u, const char *buf, size_t len);
+INSTR_EXT_EXPORT int instr_ext_trace_unify_map(void *u, int rank, const char *blob, size_t len,
+                                               uint32_t handle_base, char **map,
+                                               size_t *maplen);
+/* The I/O handles the unifier holds (after one rank's add: that rank's). */
+INSTR_EXT_EXPORT uint32_t instr_ext_trace_unify_handles(void *u);
 INSTR_EXT_EXPORT void instr_ext_trace_unify_free(void *u);
 /* -1 when this rank's part of the archive is incomplete (a write or the close failed). */
 INSTR_EXT_EXPORT int instr_ext_trace_job_close(int rank, const char *map, size_t maplen,

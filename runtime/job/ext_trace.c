@@ -11,6 +11,7 @@
 #endif
 
 #include <stdint.h>
+#include <stdio.h>
 
 #ifdef INSTR_RT_HAVE_TRACE
 INSTR_EXT_EXPORT int instr_ext_trace_wanted(void)
@@ -62,6 +63,12 @@ INSTR_EXT_EXPORT void instr_ext_trace_clock_offset(uint64_t time, int64_t offset
     instr_trace_job_clock_offset(time, offset, stddev);
 }
 
+INSTR_EXT_EXPORT void instr_ext_trace_win(uint32_t leader, uint32_t seq, const char *name,
+                                          uint32_t comm)
+{
+    instr_trace_win_add(leader, seq, name, comm);
+}
+
 INSTR_EXT_EXPORT uint64_t instr_ext_clock_now(void) { return instr_clock_now(); }
 
 INSTR_EXT_EXPORT void *instr_ext_trace_writer(uint64_t *t)
@@ -91,9 +98,31 @@ INSTR_EXT_EXPORT int instr_ext_trace_blob(int rank, char **out, size_t *len)
     return instr_trace_job_blob(rank, out, len);
 }
 
-INSTR_EXT_EXPORT void *instr_ext_trace_unify_new(int nranks)
+INSTR_EXT_EXPORT void *instr_ext_trace_unify_new(int first, int nranks)
 {
-    return instr_trace_unify_new(nranks);
+    return instr_trace_unify_new(first, nranks);
+}
+
+INSTR_EXT_EXPORT int instr_ext_trace_unify_pack(void *u, int with_ranks, char **out, size_t *len)
+{
+    return u ? instr_trace_unify_pack(u, with_ranks, out, len) : -1;
+}
+
+INSTR_EXT_EXPORT int instr_ext_trace_unify_merge(void *u, const char *buf, size_t len)
+{
+    return instr_trace_unify_merge(u, buf, len);
+}
+
+INSTR_EXT_EXPORT int instr_ext_trace_unify_map(void *u, int rank, const char *blob, size_t len,
+                                               uint32_t handle_base, char **map,
+                                               size_t *maplen)
+{
+    return instr_trace_unify_map(u, rank, blob, len, handle_base, map, maplen);
+}
+
+INSTR_EXT_EXPORT uint32_t instr_ext_trace_unify_handles(void *u)
+{
+    return u ? ((instr_unifier *)u)->nhandles : 0;
 }
 
 INSTR_EXT_EXPORT int instr_ext_trace_unify_add(void *u, int rank, const char *blob, size_t len,
@@ -126,17 +155,23 @@ INSTR_EXT_EXPORT void instr_ext_trace_job_report(void *arg, const int *incomplet
         return;
     if (instr_verbose >= 1) {
         uint64_t now = instr_trace_unify_now_ns();
-        instr_info(1, "trace: definitions of %d rank%s unified on rank 0 in %.3f s (one "
-                   "rank's at a time, as they arrive), global definitions written and archive "
-                   "closed in %.3f s", u->nranks, u->nranks == 1 ? "" : "s",
-                   (double)(u->unified_ns - u->made_ns) * 1e-9,
+        int rounds = 0;
+        while ((1 << rounds) < u->nranks)
+            rounds++;
+        instr_info(1, "trace: definitions of %d rank%s unified on rank 0 in %.3f s (a "
+                   "binomial tree of %d round%s, the union broadcast), global definitions "
+                   "written and archive closed in %.3f s", u->nranks, u->nranks == 1 ? "" : "s",
+                   (double)(u->unified_ns - u->made_ns) * 1e-9, rounds, rounds == 1 ? "" : "s",
                    (double)(now - u->unified_ns) * 1e-9);
     }
     if (nincomplete == 0) {
+        char wins[48] = "";
+        if (u->nwins)
+            snprintf(wins, sizeof wins, ", %u RMA window%s", u->nwins, u->nwins == 1 ? "" : "s");
         instr_warn("trace: %s/traces.otf2: %llu events from %d rank%s, one location group "
-                   "per rank, %u regions, %u communicators (definitions unified)",
+                   "per rank, %u regions, %u communicators%s (definitions unified)",
                    instr_trace_job_dir(), (unsigned long long)u->events, u->nranks,
-                   u->nranks == 1 ? "" : "s", u->nregions, u->ncomms);
+                   u->nranks == 1 ? "" : "s", u->nregions, u->ncomms, wins);
         return;
     }
     char list[256];
@@ -184,6 +219,11 @@ INSTR_EXT_EXPORT void instr_ext_trace_clock_offset(uint64_t time, int64_t offset
 {
     (void)time, (void)offset, (void)stddev;
 }
+INSTR_EXT_EXPORT void instr_ext_trace_win(uint32_t leader, uint32_t seq, const char *name,
+                                          uint32_t comm)
+{
+    (void)leader, (void)seq, (void)name, (void)comm;
+}
 INSTR_EXT_EXPORT uint64_t instr_ext_clock_now(void) { return 0; }
 INSTR_EXT_EXPORT void *instr_ext_trace_writer(uint64_t *t)
 {
@@ -195,10 +235,32 @@ INSTR_EXT_EXPORT int instr_ext_trace_blob(int rank, char **out, size_t *len)
     (void)rank, (void)out, (void)len;
     return -1;
 }
-INSTR_EXT_EXPORT void *instr_ext_trace_unify_new(int nranks)
+INSTR_EXT_EXPORT void *instr_ext_trace_unify_new(int first, int nranks)
 {
-    (void)nranks;
+    (void)first, (void)nranks;
     return NULL;
+}
+INSTR_EXT_EXPORT int instr_ext_trace_unify_pack(void *u, int with_ranks, char **out, size_t *len)
+{
+    (void)u, (void)with_ranks, (void)out, (void)len;
+    return -1;
+}
+INSTR_EXT_EXPORT int instr_ext_trace_unify_merge(void *u, const char *buf, size_t len)
+{
+    (void)u, (void)buf, (void)len;
+    return -1;
+}
+INSTR_EXT_EXPORT int instr_ext_trace_unify_map(void *u, int rank, const char *blob, size_t len,
+                                               uint32_t handle_base, char **map,
+                                               size_t *maplen)
+{
+    (void)u, (void)rank, (void)blob, (void)len, (void)handle_base, (void)map, (void)maplen;
+    return -1;
+}
+INSTR_EXT_EXPORT uint32_t instr_ext_trace_unify_handles(void *u)
+{
+    (void)u;
+    return 0;
 }
 INSTR_EXT_EXPORT int instr_ext_trace_unify_add(void *u, int rank, const char *blob, size_t len,
                                                char **map, size_t *maplen)

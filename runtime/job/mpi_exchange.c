@@ -23,7 +23,8 @@
  * not merged.
  *
  * With INSTR_ENABLE_TRACING=1 the job also writes one OTF2 archive in the job's directory
- * (../mpi/mpi_trace.c): opened in MPI_Init, finished after the profile merge by all ranks together.
+ * (../mpi/mpi_trace.c): opened in MPI_Init, finished after the profile merge by all ranks together
+ * (mpi_trace_unify.c).
  * A rank that ends early or aborts has its event files written, but the archive cannot be
  * finished without every rank; it says so. */
 #include "../mpi/mpi_wrap.h"
@@ -307,7 +308,7 @@ static void job_end(void)
         gather_sections();
         merge_profiles(jdb);
     }
-    instr_mpi_trace_end(job_comm, job_rank, job_size);
+    instr_job_trace_end(job_comm, job_rank, job_size);
     end_stage = END_DONE;
     instr_mem_free(my_blob);
     my_blob = NULL;

@@ -18,6 +18,7 @@
  * written as absent: 0 rows, flag 0; one line names the absent ranks. */
 #include "../mpi/mpi_wrap.h"
 #include "jobdb.h"
+#include "mpi_tree.h"
 #include "../util/pages.h"
 
 #include <limits.h>
@@ -55,59 +56,41 @@ static void say(const char *fmt, ...)
     fflush(stderr);
 }
 
-/* A buffer goes as its length, then pieces of at most CHUNK bytes: a receiver without the
- * memory for it can still take (and drop) it, so that no sender waits forever. */
-#define CHUNK (1 << 20)
-
-static void send_buf(const unsigned char *b, uint64_t len, int to, MPI_Comm comm)
-{
-    PMPI_Send(&len, 1, MPI_UINT64_T, to, TAG_DEFS, comm);
-    for (uint64_t o = 0; o < len; o += CHUNK)
-        PMPI_Send(b + o, (int)(len - o < CHUNK ? len - o : CHUNK), MPI_BYTE, to, TAG_DEFS, comm);
-}
-
-/* The buffer (from instr_mem_alloc, *len bytes), or NULL when empty or without memory. */
-static unsigned char *recv_buf(uint64_t *len, int from, MPI_Comm comm)
-{
-    PMPI_Recv(len, 1, MPI_UINT64_T, from, TAG_DEFS, comm, MPI_STATUS_IGNORE);
-    unsigned char *b = *len ? instr_mem_alloc(*len) : NULL;
-    static unsigned char sink[CHUNK];
-    for (uint64_t o = 0; o < *len; o += CHUNK)
-        PMPI_Recv(b ? b + o : sink, (int)(*len - o < CHUNK ? *len - o : CHUNK), MPI_BYTE, from,
-                  TAG_DEFS, comm, MPI_STATUS_IGNORE);
-    return b;
-}
-
 /* Step 1: the union of every rank's definitions at rank 0 (others: their subtree's, sent).
- * *lost: a subtree's set could not be merged here (its ranks end up absent). */
+ * lost: a subtree's set could not be merged here (its ranks end up absent). */
+struct unify_ctx {
+    instr_jdb_defs *acc;
+    int *lost;
+    unsigned char *out;
+};
+
+static void unify_merge(void *ctx, const void *b, uint64_t len)
+{
+    struct unify_ctx *c = ctx;
+    instr_jdb_defs other;
+    char err[200];
+    if (!b || instr_jdb_defs_deserialize(&other, b, len, err, sizeof err) != 0) {
+        *c->lost = 1;
+        return;
+    }
+    if (instr_jdb_defs_merge(c->acc, &other, NULL) != 0)
+        *c->lost = 1;
+    instr_jdb_defs_free(&other);
+}
+
+static void unify_pack(void *ctx, const void **b, uint64_t *len)
+{
+    struct unify_ctx *c = ctx;
+    if (instr_jdb_defs_serialize(c->acc, &c->out, len) != 0)
+        *len = 0; /* the receiver loses this subtree: its ranks are absent */
+    *b = *len ? c->out : NULL;
+}
+
 static void unify(instr_jdb_defs *acc, int rank, int size, MPI_Comm comm, int *lost)
 {
-    for (uint32_t k = 0; (1u << k) < (uint32_t)size; k++) {
-        int step = 1 << k;
-        if (rank % (2 * step) == step) {
-            unsigned char *b = NULL;
-            uint64_t len = 0;
-            if (instr_jdb_defs_serialize(acc, &b, &len) != 0)
-                len = 0; /* the receiver loses this subtree: its ranks are absent */
-            send_buf(b, len, rank - step, comm);
-            instr_mem_free(b);
-            return;
-        }
-        if (rank % (2 * step) == 0 && rank + step < size) {
-            uint64_t len;
-            unsigned char *b = recv_buf(&len, rank + step, comm);
-            instr_jdb_defs other;
-            char err[200];
-            if (!b || instr_jdb_defs_deserialize(&other, b, len, err, sizeof err) != 0) {
-                *lost = 1;
-            } else {
-                if (instr_jdb_defs_merge(acc, &other, NULL) != 0)
-                    *lost = 1;
-                instr_jdb_defs_free(&other);
-            }
-            instr_mem_free(b);
-        }
-    }
+    struct unify_ctx c = {acc, lost, NULL};
+    instr_job_tree_reduce(rank, size, comm, TAG_DEFS, unify_merge, unify_pack, &c);
+    instr_mem_free(c.out);
 }
 
 /* Step 2: the union from rank 0 to all; 0, or -1 on every rank when it cannot be had. */
@@ -150,38 +133,43 @@ static int entries_valid(const uint64_t *v, uint64_t n, uint64_t e, uint32_t npa
 /* Step 3: *sp (n entries of e words, this rank's own records) becomes its subtree's; at rank
  * 0 the job's. 0, or -1 when records were lost here or below (every message is still
  * taken, so that no sender waits). */
+struct summary_ctx {
+    uint64_t **sp, *n, e, lost_word;
+    int lost;
+    const instr_jdb_defs *u;
+};
+
+static void summary_merge(void *ctx, const void *buf, uint64_t len)
+{
+    struct summary_ctx *c = ctx;
+    const uint64_t *b = buf;
+    uint64_t m = 0, *merged = NULL, head = len / 8 / c->e;
+    if (len % (8 * c->e) != 0 || (len && !b) || !entries_valid(b, head, c->e, c->u->npath))
+        c->lost = 1;
+    else if (!c->lost && instr_jdb_summary_sparse_merge(*c->sp, *c->n, b, head, c->u->col,
+                                                        c->u->ncol, &merged, &m) != 0)
+        c->lost = 1;
+    if (merged) {
+        instr_mem_free(*c->sp);
+        *c->sp = merged;
+        *c->n = m;
+    }
+}
+
+static void summary_pack(void *ctx, const void **b, uint64_t *len)
+{
+    struct summary_ctx *c = ctx;
+    c->lost_word = 0;
+    *b = c->lost ? (const void *)&c->lost_word : (const void *)*c->sp;
+    *len = c->lost ? 8 : *c->n * c->e * 8;
+}
+
 static int reduce_summary(uint64_t **sp, uint64_t *n, int lost, const instr_jdb_defs *u,
                           int rank, int size, MPI_Comm comm)
 {
-    uint64_t e = 1 + instr_jdb_summary_words(u->ncol);
-    for (uint32_t k = 0; (1u << k) < (uint32_t)size; k++) {
-        int step = 1 << k;
-        if (rank % (2 * step) == step) {
-            uint64_t lost_word = 0;
-            if (lost)
-                send_buf((const unsigned char *)&lost_word, 8, rank - step, comm);
-            else
-                send_buf((const unsigned char *)*sp, *n * e * 8, rank - step, comm);
-            return lost ? -1 : 0;
-        }
-        if (rank % (2 * step) == 0 && rank + step < size) {
-            uint64_t len, m = 0;
-            uint64_t *b = (uint64_t *)recv_buf(&len, rank + step, comm), *merged = NULL;
-            uint64_t head = len / 8 / e;
-            if (len % (8 * e) != 0 || (len && !b) || !entries_valid(b, head, e, u->npath))
-                lost = 1;
-            else if (!lost && instr_jdb_summary_sparse_merge(*sp, *n, b, head, u->col, u->ncol,
-                                                              &merged, &m) != 0)
-                lost = 1;
-            if (merged) {
-                instr_mem_free(*sp);
-                *sp = merged;
-                *n = m;
-            }
-            instr_mem_free(b);
-        }
-    }
-    return lost ? -1 : 0;
+    struct summary_ctx c = {sp, n, 1 + instr_jdb_summary_words(u->ncol), 0, lost, u};
+    instr_job_tree_reduce(rank, size, comm, TAG_DEFS, summary_merge, summary_pack, &c);
+    return c.lost ? -1 : 0;
 }
 
 static const char *mpi_err(int rc, char *buf)

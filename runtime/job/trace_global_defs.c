@@ -169,6 +169,15 @@ int instr_trace_unify_write_global(OTF2_Archive *a, void *arg)
         CHECK(OTF2_GlobalDefWriter_WriteComm(w, c, instr_strtab_ref(&st, g->name), group,
                                              OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE));
     }
+    /* RMA windows, each with the communicator that made it. */
+    for (uint32_t i = 0; i < u->nwins; i++)
+        CHECK(OTF2_GlobalDefWriter_WriteRmaWin(
+            w, i, instr_strtab_ref(&st, u->wins[i].name),
+            u->wins[i].comm == UINT32_MAX ? OTF2_UNDEFINED_COMM : u->wins[i].comm
+#if OTF2_VERSION_MAJOR >= 3
+            , OTF2_RMA_WIN_FLAG_NONE /* the flags came with OTF2 3.0 */
+#endif
+            ));
 #undef CHECK
 #undef NAME
     instr_mem_free(members);

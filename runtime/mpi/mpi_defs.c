@@ -20,6 +20,7 @@
 
 int instr_mpi_defs_on;
 static uint32_t comm_seq; /* the communicators this rank led */
+static uint32_t win_seq;  /* the windows this rank led */
 
 typedef struct comm_def {
     char *name;
@@ -188,8 +189,27 @@ void instr_mpi_comm_new(int rc, const MPI_Comm *newcomm, const char *how)
 
 void instr_mpi_win_new(int rc, const MPI_Win *win, MPI_Comm comm, const char *how)
 {
-    if (!__atomic_load_n(&instr_mpi_defs_on, __ATOMIC_ACQUIRE) || rc != MPI_SUCCESS || !win ||
-        *win == MPI_WIN_NULL)
+    int tracing = __atomic_load_n(&instr_mpi_tracing, __ATOMIC_ACQUIRE);
+    if (!(tracing || __atomic_load_n(&instr_mpi_defs_on, __ATOMIC_ACQUIRE)) ||
+        rc != MPI_SUCCESS || !win || *win == MPI_WIN_NULL)
+        return;
+    if (tracing) {
+        /* The window's job-wide identity, as a communicator's: its rank 0's world rank and
+         * that rank's own window counter, broadcast over the communicator (the creating call
+         * is collective over it). */
+        int rank = 0, size = 0, world_rank = 0;
+        PMPI_Comm_rank(comm, &rank);
+        PMPI_Comm_size(comm, &size);
+        PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+        uint32_t id[2] = {(uint32_t)world_rank, 0};
+        if (rank == 0)
+            id[1] = __atomic_fetch_add(&win_seq, 1, __ATOMIC_RELAXED);
+        PMPI_Bcast(id, 2, MPI_UINT32_T, 0, comm);
+        char name[96];
+        snprintf(name, sizeof name, "%s (win %u.%u, %d ranks)", how, id[0], id[1], size);
+        instr_mpi_trace_win_new(id, name, instr_mpi_comm_ref(comm));
+    }
+    if (!__atomic_load_n(&instr_mpi_defs_on, __ATOMIC_ACQUIRE))
         return;
     uint64_t c = instr_mpi_comm_def(comm);
     char *n = instr_mem_strdup(how);

@@ -14,9 +14,9 @@
  *   records       MpiSend/MpiRecv, MpiIsend/MpiIsendComplete, MpiIrecvRequest/MpiIrecv,
  *                 MpiCollectiveBegin/End, NonBlockingCollectiveRequest/Complete, written into
  *                 the calling thread's event writer between the MPI region's Enter and Leave.
- *   the end       (after MPI_Finalize, all ranks) the clock offset again; each rank's
- *                 definitions go to rank 0 one rank at a time and its mapping comes back;
- *                 then the archive is closed collectively. */
+ *   the end       (after MPI_Finalize, all ranks) the clock offset again; recording stops,
+ *                 and the job unifies the ranks' definitions by a tree and closes the
+ *                 archive collectively (runtime/job/mpi_trace_unify.c). */
 #include "mpi_wrap.h"
 #include "../util/pages.h"
 
@@ -37,9 +37,6 @@ int instr_mpi_tracing;
 #pragma GCC diagnostic pop
 
 #define TAG_CLOCK 7302
-#define TAG_DEFS 7303
-#define TAG_MAP 7304
-#define TAG_CLOSED 7309 /* each rank's archive part complete or not, to rank 0 */
 #define PINGS 5
 
 _Static_assert((int)INSTR_COLL_BARRIER == (int)OTF2_COLLECTIVE_OP_BARRIER &&
@@ -132,78 +129,16 @@ void instr_mpi_trace_measure_end(MPI_Comm comm, int rank, int size)
         clock_offset(comm, rank, size);
 }
 
-void instr_mpi_trace_end(MPI_Comm comm, int rank, int size)
+int instr_mpi_trace_stop(void)
 {
     if (!instr_mpi_tracing || !instr_ext_trace_job_is_open())
-        return;
+        return 0;
     instr_mpi_tracing = 0;
-    char *blob = NULL, *map = NULL;
-    size_t len = 0, maplen = 0;
-    if (instr_ext_trace_blob(rank, &blob, &len) != 0) {
-        blob = NULL;
-        len = 0;
-    }
-    void *u = NULL;
-    if (rank == 0) {
-        /* One rank's definitions at a time: the union, never all ranks' raw data. */
-        u = instr_ext_trace_unify_new(size);
-        if (!u || instr_ext_trace_unify_add(u, 0, blob, len, &map, &maplen) != 0)
-            map = NULL;
-        for (int r = 1; r < size; r++) {
-            MPI_Status st;
-            int n = 0;
-            PMPI_Probe(r, TAG_DEFS, comm, &st);
-            PMPI_Get_count(&st, MPI_BYTE, &n);
-            char *buf = instr_mem_alloc(n > 0 ? (size_t)n : 1);
-            PMPI_Recv(buf, buf ? n : 0, MPI_BYTE, r, TAG_DEFS, comm, MPI_STATUS_IGNORE);
-            char *m = NULL;
-            size_t mlen = 0;
-            if (!buf || !u || instr_ext_trace_unify_add(u, r, buf, (size_t)n, &m, &mlen) != 0) {
-                fprintf(stderr, "instr: trace: the definitions of rank %d could not be unified "
-                                "(out of memory or malformed): the archive lacks them\n", r);
-                m = NULL;
-                mlen = 0;
-            }
-            PMPI_Send(m ? m : "", (int)mlen, MPI_BYTE, r, TAG_MAP, comm);
-            instr_mem_free(m);
-            instr_mem_free(buf);
-        }
-    } else {
-        PMPI_Send(blob ? blob : "", (int)len, MPI_BYTE, 0, TAG_DEFS, comm);
-        MPI_Status st;
-        int n = 0;
-        PMPI_Probe(0, TAG_MAP, comm, &st);
-        PMPI_Get_count(&st, MPI_BYTE, &n);
-        map = instr_mem_alloc(n > 0 ? (size_t)n : 1);
-        PMPI_Recv(map, map ? n : 0, MPI_BYTE, 0, TAG_MAP, comm, MPI_STATUS_IGNORE);
-        maplen = n > 0 && map ? (size_t)n : 0;
-        if (!maplen) {
-            instr_mem_free(map);
-            map = NULL;
-        }
-    }
-    instr_mem_free(blob);
-    /* Rank 0 reports the archive only when every rank's close is known: a rank whose writes
-     * failed (a full disk) leaves its files short, and the job's line must name it. */
-    int incomplete = instr_ext_trace_job_close(rank, map, maplen, u) != 0;
-    if (rank == 0) {
-        /* the first ranks by number are named, the rest counted (no allocation here) */
-        int named[32], n = 0, nbad = incomplete;
-        if (incomplete)
-            named[n++] = 0;
-        for (int r = 1; r < size; r++) {
-            int bad = 1;
-            PMPI_Recv(&bad, 1, MPI_INT, r, TAG_CLOSED, comm, MPI_STATUS_IGNORE);
-            nbad += bad != 0;
-            if (bad && n < (int)(sizeof named / sizeof named[0]))
-                named[n++] = r;
-        }
-        instr_ext_trace_job_report(u, named, n, nbad);
-    } else {
-        PMPI_Send(&incomplete, 1, MPI_INT, 0, TAG_CLOSED, comm);
-    }
-    instr_mem_free(map);
-    instr_ext_trace_unify_free(u);
+    return 1;
+}
+
+void instr_mpi_trace_release(void)
+{
     if (keyval != MPI_KEYVAL_INVALID)
         PMPI_Comm_free_keyval(&keyval);
 }
@@ -231,6 +166,12 @@ void instr_mpi_trace_comm_new(MPI_Comm c, const uint32_t id[2], const char *name
     uint32_t ref = instr_ext_trace_comm(id[0], id[1], name, nmembers, members);
     if (ref != UINT32_MAX)
         PMPI_Comm_set_attr(c, keyval, (void *)(uintptr_t)(ref + 1));
+}
+
+void instr_mpi_trace_win_new(const uint32_t id[2], const char *name, uint32_t comm_ref)
+{
+    if (__atomic_load_n(&instr_mpi_tracing, __ATOMIC_ACQUIRE))
+        instr_ext_trace_win(id[0], id[1], name, comm_ref);
 }
 
 uint64_t instr_mpi_request_id(void)
@@ -320,7 +261,8 @@ void instr_mpi_trace_measure_end(MPI_Comm comm, int rank, int size)
 {
     (void)comm, (void)rank, (void)size;
 }
-void instr_mpi_trace_end(MPI_Comm comm, int rank, int size) { (void)comm, (void)rank, (void)size; }
+int instr_mpi_trace_stop(void) { return 0; }
+void instr_mpi_trace_release(void) {}
 uint32_t instr_mpi_comm_ref(MPI_Comm comm)
 {
     (void)comm;
@@ -330,6 +272,10 @@ void instr_mpi_trace_comm_new(MPI_Comm c, const uint32_t id[2], const char *name
                               uint32_t nmembers, const uint32_t *members)
 {
     (void)c, (void)id, (void)name, (void)nmembers, (void)members;
+}
+void instr_mpi_trace_win_new(const uint32_t id[2], const char *name, uint32_t comm_ref)
+{
+    (void)id, (void)name, (void)comm_ref;
 }
 uint64_t instr_mpi_request_id(void) { return 0; }
 void instr_mpi_trace_send(int dest, uint32_t comm, int tag, uint64_t bytes)

@@ -144,8 +144,14 @@ void instr_mpi_plugins_end(void);
 void instr_mpi_trace_begin(MPI_Comm comm, int rank, int size, const char *jobdir);
 /* After MPI_Finalize, before the runtime ends: the second clock offset (collective). */
 void instr_mpi_trace_measure_end(MPI_Comm comm, int rank, int size);
-/* After the runtime ended: unified definitions, archive closed (collective). */
-void instr_mpi_trace_end(MPI_Comm comm, int rank, int size);
+/* After the runtime ended: 1 when this rank traced and its archive is open; recording
+ * stops, and the job unifies the definitions and closes the archive
+ * (runtime/job/mpi_trace_unify.c: instr_job_trace_end), then calls
+ * instr_mpi_trace_release. */
+int instr_mpi_trace_stop(void);
+void instr_mpi_trace_release(void);
+/* runtime/job/mpi_trace_unify.c: the trace's end (collective). */
+void instr_job_trace_end(MPI_Comm comm, int rank, int size);
 /* A communicator's trace ref; UINT32_MAX when it is not traced. */
 uint32_t instr_mpi_comm_ref(MPI_Comm comm);
 /* A call made a new communicator (collective over *newcomm): gives it its identity
@@ -155,6 +161,9 @@ void instr_mpi_comm_new(int rc, const MPI_Comm *newcomm, const char *how);
  * on the communicator's rank 0 only). */
 void instr_mpi_trace_comm_new(MPI_Comm comm, const uint32_t id[2], const char *name,
                               uint32_t nmembers, const uint32_t *members);
+/* mpi_defs.c: an RMA window's identity made (collective over its communicator), for the
+ * trace's definition. */
+void instr_mpi_trace_win_new(const uint32_t id[2], const char *name, uint32_t comm_ref);
 uint64_t instr_mpi_request_id(void);
 void instr_mpi_trace_send(int dest, uint32_t comm, int tag, uint64_t bytes);
 void instr_mpi_trace_isend(int dest, uint32_t comm, int tag, uint64_t bytes, uint64_t req);

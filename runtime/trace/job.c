@@ -8,11 +8,11 @@
  *   events       regions use this process's local refs (handle - 1), communicators their
  *                local refs: nothing is translated while the program runs.
  *   the end      write.c closes the event writers. instr_trace_job_blob gives this rank's
- *                definitions (locations, regions, communicators, clock range) as a blob;
- *                rank 0 feeds the ranks' blobs one at a time to a unifier
- *                (runtime/job/trace_unify.c), which keeps only the union of the
- *                definitions, and returns each rank its mapping (local ref -> global ref)
- *                at once.
+ *                definitions (locations, regions, communicators, RMA windows, clock range)
+ *                as a blob; the job unifies them by a binomial tree of unifiers
+ *                (runtime/job/trace_unify.c, mpi_trace_unify.c), which keep only the union
+ *                of the definitions, and each rank maps its own against the union (local
+ *                ref -> global ref).
  *                instr_trace_job_close writes every location's local definitions (OTF2
  *                mapping tables for regions and communicators, the clock offsets measured
  *                against rank 0 at init and at the end) and, on rank 0, the global
@@ -68,9 +68,17 @@ static struct {
     int noff;
 } job;
 
+/* An RMA window: its job-wide identity (as a communicator's), name, communicator's ref. */
+typedef struct win_def {
+    uint32_t leader, seq, comm;
+    char *name;
+} win_def;
+
 static pthread_mutex_t comm_lock = PTHREAD_MUTEX_INITIALIZER;
 static comm_def *comms;
 static uint32_t ncomms, capcomms;
+static win_def *wins; /* under comm_lock too */
+static uint32_t nwins, capwins;
 
 int instr_trace_job_open(const char *jobdir, int rank, int nranks,
                          int (*setup)(OTF2_Archive *archive, void *arg), void *arg)
@@ -152,6 +160,18 @@ uint32_t instr_trace_comm_add(uint32_t leader, uint32_t seq, const char *name,
 out:
     pthread_mutex_unlock(&comm_lock);
     return ref;
+}
+
+void instr_trace_win_add(uint32_t leader, uint32_t seq, const char *name, uint32_t comm)
+{
+    char *n = instr_mem_strdup(name ? name : "");
+    pthread_mutex_lock(&comm_lock);
+    if (n && instr_array_grow32(&wins, &capwins, (size_t)nwins + 1, sizeof *wins, 8) == 0) {
+        wins[nwins++] = (win_def){leader, seq, comm, n};
+        n = NULL;
+    }
+    pthread_mutex_unlock(&comm_lock);
+    instr_mem_free(n);
 }
 
 void instr_trace_job_clock_offset(uint64_t time, int64_t offset, double stddev)
@@ -292,6 +312,16 @@ int instr_trace_job_blob(int rank, char **out, size_t *len)
     }
     if (sh && sh->job_end)
         sh->job_end();
+    /* RMA windows (last: a reader of the blob before them stops at the contexts). */
+    pthread_mutex_lock(&comm_lock);
+    put32(&b, nwins);
+    for (uint32_t i = 0; i < nwins; i++) {
+        put32(&b, wins[i].leader);
+        put32(&b, wins[i].seq);
+        putstr(&b, wins[i].name);
+        put32(&b, wins[i].comm);
+    }
+    pthread_mutex_unlock(&comm_lock);
     if (b.failed) {
         instr_mem_free(b.p);
         return -1;

@@ -148,6 +148,9 @@ const char *instr_trace_job_dir(void);
  * ref, or UINT32_MAX when out of memory. */
 uint32_t instr_trace_comm_add(uint32_t leader, uint32_t seq, const char *name,
                               uint32_t nmembers, const uint32_t *members);
+/* An RMA window, with a communicator's job-wide identity scheme (its communicator's rank 0's
+ * world rank and own counter) and its communicator's local ref (UINT32_MAX: none). */
+void instr_trace_win_add(uint32_t leader, uint32_t seq, const char *name, uint32_t comm);
 /* A clock offset against rank 0 (global = local + offset), measured at local time `time`. */
 void instr_trace_job_clock_offset(uint64_t time, int64_t offset, double stddev);
 /* write.c at the end: this rank's event writers are closed (t_last: the latest time
@@ -155,8 +158,8 @@ void instr_trace_job_clock_offset(uint64_t time, int64_t offset, double stddev);
 int instr_trace_job_write_local(const instr_run *run, uint64_t t_last);
 /* After the end: this rank's definitions as a blob (instr_mem_alloc). 0 or -1. */
 int instr_trace_job_blob(int rank, char **out, size_t *len);
-/* Rank 0 unifies the ranks' blobs (runtime/job/trace_unify.h); each blob's mapping goes back
- * to its rank as map. Every rank, collectively: local definitions (mapping, clock offsets),
+/* The job unifies the ranks' blobs by a tree (runtime/job/trace_unify.h); each rank maps its
+ * own blob against the union (map). Every rank, collectively: local definitions (mapping, clock offsets),
  * on rank 0 the global ones, written by write_global(a, u); closes the archive. 0, or -1
  * after a message. */
 int instr_trace_job_close(int rank, const char *map, size_t maplen,

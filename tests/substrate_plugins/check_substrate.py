@@ -599,7 +599,8 @@ def case_mpi_events():
     version 2 probe): the MPI definitions (communicators, groups, a window) and the events of
     non-blocking collectives and persistent requests, exact per rank, communicators named by
     definition; the version 2 plugin loads and keeps Fortran handles; the job's trace (same
-    run) reads with otf2-print -A -Werror and has the same operations per rank."""
+    run) reads with otf2-print -A -Werror and has the same operations per rank, and one RMA
+    window definition per window (one per half), each with its half's communicator."""
     work = fresh_dir(os.path.join(A.work, A.case, "build"))
     exe = os.path.join(work, "mpi_events")
     src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "progs", "mpi_events.c")
@@ -681,6 +682,14 @@ def case_mpi_events():
                                     "MPI_Comm_split (comm 1.2, 2 ranks)",
                                     "MPI_Comm_dup (comm 0.3, 4 ranks)"]),
            "trace's communicators %r" % comms)
+    wins = re.findall(r'^RMA_WIN\s+\d+\s+Name: "([^"]*)" <\d+>, Communicator: "([^"]*)" <\d+>',
+                      t.stdout, re.M)
+    expect(sorted(wins) == [("MPI_Win_create (win 0.0, 2 ranks)",
+                             "MPI_Comm_split (comm 0.2, 2 ranks)"),
+                            ("MPI_Win_create (win 1.0, 2 ranks)",
+                             "MPI_Comm_split (comm 1.2, 2 ranks)")],
+           "trace's RMA windows %r:\n%s" % (wins, "\n".join(
+               l for l in t.stdout.splitlines() if l.startswith("RMA_WIN"))))
 
 
 def main():
