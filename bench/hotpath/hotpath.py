@@ -20,7 +20,9 @@ Variants: uninstrumented; -finstrument-functions with empty hooks and with hooks
 read the TSC (bench/empty_hooks.c, bench/clock_hooks.c: the floors); instr with the GCC and
 the LLVM plugins' hooks in profile, trace and both modes, profile with one metric, profile
 with an empty substrate plugin (reentrant, and not declared so: protected), the reentrant one
-alone and no substrate at all (its baseline);
+alone and no substrate at all (its baseline), the profile and the trace with one metric;
+the LLVM plugin's hooks in an OpenMP program on libomp with the OMPT tool active
+(bench/callheavy_omp.c, clang-19 -fopenmp, one thread), trace and profile+trace;
 -finstrument-functions (cyg mode);
 XRay mode patched; and the GCC plugin's hooks with the function excluded by the run-time
 filter (INSTR_FILTERING_FILE).
@@ -32,7 +34,8 @@ filter (INSTR_FILTERING_FILE).
 trace <= 130 instructions per call, GCC and LLVM plugin hooks; and profile with one metric
 <= 175, profile with an empty reentrant substrate plugin <= 100, with the protected one
 <= 110, the reentrant one alone <= 124, profile and trace together <= 150, profile with the
-critical path on <= 150, see BUDGET) and
+critical path on <= 150, profile and trace with one metric <= 255, the trace alone in the
+OpenMP program <= 130, see BUDGET) and
 exits 1 when one is over, 77
 (skipped) when valgrind or a compiler plugin is missing.
 """
