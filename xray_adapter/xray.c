@@ -64,37 +64,57 @@ __attribute__((noinline, cold)) static uint32_t first_entry(uint32_t id)
     return h;
 }
 
+/* A function's ENTRY that is not a region's yet or not recorded (out of line: the common
+ * entry keeps one compare). */
+__attribute__((noinline, cold)) static void enter_other(uint32_t u, uint32_t h)
+{
+    if (h == INSTR_HANDLE_UNREGISTERED) {
+        h = first_entry(u);
+        if (h == INSTR_HANDLE_UNREGISTERED)
+            return;
+        if (h < INSTR_HANDLE_THROTTLING) {
+            instr_event_enter(h);
+            return;
+        }
+    }
+    if (h != INSTR_HANDLE_EXCLUDED)
+        instr_throttle_enter(h & ~INSTR_HANDLE_THROTTLING);
+}
+
+/* The ENTRY of function u, whose handle is h. */
+static inline __attribute__((always_inline)) void entry(uint32_t u, uint32_t h)
+{
+    /* One compare for a region handle: neither 0 (not registered yet) nor at or above
+     * INSTR_HANDLE_THROTTLING (excluded and throttling ones, runtime/throttle/throttle.h). */
+    if (__builtin_expect(h - 1 < INSTR_HANDLE_THROTTLING - 1, 1))
+        instr_event_enter(h);
+    else
+        enter_other(u, h);
+}
+
 static void handler(int32_t id, enum instr_xray_entry_type type)
 {
     uint32_t u = (uint32_t)id;
-    if (__builtin_expect(u == 0 || u > instr_xray.max_id, 0))
+    /* One compare for both: 0 and ids above max_id. */
+    if (__builtin_expect(u - 1 >= instr_xray.max_id, 0))
         return;
     uint32_t h = __atomic_load_n(&instr_xray.handles[u], __ATOMIC_ACQUIRE);
-    switch (type) {
-    case INSTR_XRAY_ENTRY:
-    case INSTR_XRAY_LOG_ARGS_ENTRY:
-        if (__builtin_expect(h == INSTR_HANDLE_UNREGISTERED, 0)) {
-            h = first_entry(u);
-            if (h == INSTR_HANDLE_UNREGISTERED)
-                return;
-        }
-        /* One compare for both: region handles lie below INSTR_HANDLE_THROTTLING, excluded
-         * and throttling ones above (runtime/throttle/throttle.h). */
-        if (__builtin_expect(h < INSTR_HANDLE_THROTTLING, 1))
-            instr_event_enter(h);
-        else if (h != INSTR_HANDLE_EXCLUDED)
-            instr_throttle_enter(h & ~INSTR_HANDLE_THROTTLING);
+    /* ENTRY first (one test), then EXIT and TAIL, then the entry with arguments. */
+    if (__builtin_expect(type == INSTR_XRAY_ENTRY, 1)) {
+        entry(u, h);
         return;
-    case INSTR_XRAY_EXIT:
-    case INSTR_XRAY_TAIL:
+    }
+    if (__builtin_expect(type == INSTR_XRAY_EXIT || type == INSTR_XRAY_TAIL, 1)) {
         /* A function never entered while patched has no open frame: nothing to close. One
-         * compare for a region handle (neither 0 nor at or above INSTR_HANDLE_THROTTLING). */
+         * compare for a region handle, as at ENTRY. */
         if (__builtin_expect(h - 1 < INSTR_HANDLE_THROTTLING - 1, 1))
             instr_event_exit(h);
         else if (instr_handle_throttling(h))
             instr_throttle_exit(h & ~INSTR_HANDLE_THROTTLING);
         return;
     }
+    if (type == INSTR_XRAY_LOG_ARGS_ENTRY)
+        entry(u, h);
     /* custom and typed events are not routed */
 }
 

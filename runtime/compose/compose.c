@@ -92,6 +92,14 @@ static int cursor_with_records(const instr_dispatch *tab, unsigned n)
            (paths_of(&tab[1]) & INSTR_SUBSTRATE_RECORDS);
 }
 
+/* 1 when the dispatch table tab (n entries) holds the metrics (the one that rides before the
+ * cursor), the cursor's substrate and then the records' substrate, nothing else. */
+static int cursor_with_metrics_records(const instr_dispatch *tab, unsigned n)
+{
+    return n == 3 && (paths_of(&tab[0]) & INSTR_SUBSTRATE_CURSOR_BEFORE) &&
+           cursor_with_records(tab + 1, 2);
+}
+
 /* 1 when the dispatch table tab (n entries) holds the counting substrate, the cursor's and
  * perhaps then the records' substrate, nothing else; *records: with the records'. */
 static int cursor_with_counts(const instr_dispatch *tab, unsigned n, int *records)
@@ -149,6 +157,17 @@ static void choose_paths(void)
         __atomic_store_n(&instr_fast, INSTR_FAST_TABLE, __ATOMIC_RELEASE);
     }
 #ifdef INSTR_RT_HAVE_TRACE
+    /* The metrics, the cursor and the records (the profile and the trace with synchronous
+     * metrics) with the TSC, when the metrics substrate has nothing else to do at events:
+     * the cursor path with metrics and records, which appends the values and the events
+     * itself (profile/cct_metrics.c). */
+    else if (instr_clock_use_tsc && cursor_with_metrics_records(instr_enter_tab, instr_n_enter) &&
+             cursor_with_metrics_records(instr_exit_tab, instr_n_exit) &&
+             !instr_metrics_hands_over_at_events()) {
+        instr_cct_path_metrics_trace();
+        instr_info(1, "events: the profile's cursor path with metrics and the trace's records");
+        __atomic_store_n(&instr_fast, INSTR_FAST_TABLE, __ATOMIC_RELEASE);
+    }
     /* The cursor and the records (the profile and the trace) with the TSC: the cursor path
      * with records, which appends the records itself (profile/cct_trace.c). */
     else if (instr_clock_use_tsc && cursor_with_records(instr_enter_tab, instr_n_enter) &&

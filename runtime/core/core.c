@@ -400,6 +400,27 @@ uint64_t instr_core_close_above(instr_location *loc, uint32_t depth, uint64_t t)
     return n;
 }
 
+uint64_t instr_core_close_listed(instr_location *loc, uint32_t depth, const uint32_t *open,
+                                 uint32_t n, uint64_t t)
+{
+    if (!loc->direct)
+        return instr_core_close_above(loc, depth, t);
+    int st = instr_state_get();
+    if (st != INSTR_STATE_RUNNING && st != INSTR_STATE_PAUSED)
+        return 0;
+    /* On the direct trace path the location's records are its only stack: their Leaves,
+     * innermost first, through the trace's exit (its append, which works on another thread's
+     * buffer while that thread waits); whatever else is open above them the conversion
+     * closes at the same time (trace/convert.c). */
+    uint64_t closed = 0;
+    for (uint32_t i = n; i-- > 0;)
+        if (open[i]) {
+            dispatch_exit(loc, open[i], t);
+            closed++;
+        }
+    return closed;
+}
+
 int instr_events_wanted(void)
 {
     int st = instr_state_get();

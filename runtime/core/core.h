@@ -24,10 +24,10 @@ uint64_t instr_core_close_all(instr_location *loc, uint64_t t);
 /* The calling thread's location leaves the direct trace path, if it was on it: its open
  * regions become the core's stack (before the end closes them). */
 void instr_core_leave_direct(void);
-/* For an adapter that closes regions on other threads' locations (the OpenMP master closes
- * its workers' late-ending constructs, runtime/ompt/): every location keeps its stack in the
- * core, so the direct trace path is not taken from now on (locations on it leave it at their
- * next event), nor chosen at start-up if that comes later. */
+/* For an adapter that needs every location's stack in the core: the direct trace path is not
+ * taken from now on (locations on it leave it at their next event), nor chosen at start-up if
+ * that comes later. (The OpenMP master, which closes its workers' late-ending constructs in
+ * their locations, uses instr_core_close_listed instead.) */
 void instr_core_direct_off(void);
 /* 0 once instr_core_direct_off was called. */
 int instr_core_direct_allowed(void);
@@ -49,6 +49,12 @@ instr_location *instr_core_location_self(void);
  * location's thread, which must be parked where the caller's synchronisation orders its
  * earlier and later events (an OpenMP worker in the runtime's barrier). Returns how many. */
 uint64_t instr_core_close_above(instr_location *loc, uint32_t depth, uint64_t t);
+/* The same when the caller also knows the regions it opened there itself: open[0 .. n), the
+ * innermost last (handle 0: not recorded, skipped). A location on the direct trace path keeps
+ * no stack in the core (its depth is not known there): these are then closed, innermost
+ * first, and what is open above them is closed with them by the trace's conversion. */
+uint64_t instr_core_close_listed(instr_location *loc, uint32_t depth, const uint32_t *open,
+                                 uint32_t n, uint64_t t);
 /* Open regions of `loc` (its stack depth), whichever stack it uses. */
 uint32_t instr_core_depth(const instr_location *loc);
 

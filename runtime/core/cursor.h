@@ -128,6 +128,8 @@ typedef struct instr_pstate {
     struct graft_node *grafts;  /* this location's graft frames, newest first (graft.c) */
     uint64_t *mvals;            /* the location's current metric values (runtime/metrics/) */
     uint32_t nm;                /* how many; 0: no metric is on */
+    uint64_t mt;                /* when the slow paths last read them (the time they go to
+                                 * the trace's records with, profile/cct.c) */
     /* With metrics on: how the cursor path reads them (metrics.h), else NULL; with substrate
      * plugins too, the location's own copy whose `flat` is 0 (cct_plugins.c). */
     const struct instr_metric_reader *mread;

@@ -88,4 +88,49 @@ static inline __attribute__((always_inline)) void instr_record_append(struct ins
     __atomic_store_n(&p->w, w, __ATOMIC_RELEASE);
 }
 
+/* instr_record_append_values's way when the chunk has no room for all: one append each (the
+ * records' substrate's slow path takes the next chunk), out of line. */
+static __attribute__((noinline, cold, unused)) void instr_record_append_each(
+    struct instr_tloc *s, const uint64_t *v, uint32_t n, uint32_t w, uint64_t t)
+{
+    for (uint32_t i = 0; i < n; i++)
+        instr_record_append(s, (uint32_t)INSTR_TREC_METRIC << INSTR_TREC_KIND_SHIFT | i, v[i]);
+    instr_record_append(s, w, t);
+}
+
+/* The values v[0 .. n) of the run's synchronous metrics (INSTR_TREC_METRIC records, argument
+ * i for v[i]) and then the event they go with (w at t): n + 1 records reserved by the one
+ * instruction of instr_record_append and written after, each w last, so that a signal
+ * handler's records never come between an event and its values. */
+static inline __attribute__((always_inline)) void instr_record_append_values(
+    struct instr_tloc *s, const uint64_t *v, uint32_t n, uint32_t w, uint64_t t)
+{
+    instr_record_head *h = (instr_record_head *)(void *)s;
+    instr_trec *p;
+    uintptr_t size = ((uintptr_t)n + 1) * sizeof *p;
+    do {
+        p = __atomic_load_n(&h->pos, __ATOMIC_RELAXED);
+        /* Room for n + 1 (none at all in instr_record_none, whose pos and lim are NULL). */
+        if (__builtin_expect((uintptr_t)__atomic_load_n(&h->lim, __ATOMIC_RELAXED) -
+                                     (uintptr_t)p < size, 0)) {
+            instr_record_append_each(s, v, n, w, t);
+            return;
+        }
+    } while (__builtin_expect(!instr_record_commit(&h->pos, p, p + n + 1), 0));
+    const uint32_t value = (uint32_t)INSTR_TREC_METRIC << INSTR_TREC_KIND_SHIFT;
+    /* One metric, the common case: no loop. */
+    if (__builtin_expect(n == 1, 1)) {
+        p->t = v[0];
+        __atomic_store_n(&p->w, value, __ATOMIC_RELEASE);
+        p++;
+    } else {
+        for (uint32_t i = 0; i < n; i++, p++) {
+            p->t = v[i];
+            __atomic_store_n(&p->w, value | i, __ATOMIC_RELEASE);
+        }
+    }
+    p->t = t;
+    __atomic_store_n(&p->w, w, __ATOMIC_RELEASE);
+}
+
 #endif

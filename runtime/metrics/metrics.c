@@ -213,6 +213,8 @@ static int hands_over_at_events(void) { return nat_event > 0 && instr_cfg.enable
 
 int instr_metrics_at_events(void) { return instr_metrics_nsync > 0 || hands_over_at_events(); }
 
+int instr_metrics_hands_over_at_events(void) { return hands_over_at_events(); }
+
 static int init(void)
 {
     const char *v;
@@ -363,6 +365,21 @@ static void on_event(void *data, uint32_t region, uint64_t t)
             continue;
         for (uint32_t k = src->first; k < src->first + src->n; k++)
             values_put(tl, k, s->values[k]);
+    }
+}
+
+void instr_metrics_put_read(const instr_metric_reader *r, const uint64_t *values, uint64_t t,
+                            instr_metric_value_put put, void *data)
+{
+    metrics_loc *s = r->thread;
+    /* As on_event: a synchronous plugin's values only where it was asked. */
+    for (uint32_t i = 0; i < nsources; i++) {
+        instr_metric_source *src = &sources[i];
+        if (!src->n || (src->ops->fresh && (!s->threads[i] ||
+                                            !src->ops->fresh(src, s->threads[i], t))))
+            continue;
+        for (uint32_t k = src->first; k < src->first + src->n; k++)
+            put(data, k, values[k]);
     }
 }
 

@@ -140,6 +140,10 @@ int instr_metrics_at_events(void);
  * put(data, index, value) for each value read, `data` being the location's data of `sub`. */
 typedef void (*instr_metric_value_put)(void *data, uint32_t index, uint64_t value);
 void instr_metrics_record_values(const instr_substrate *sub, instr_metric_value_put put);
+/* 1 when the metrics substrate itself has work at events beyond reading the synchronous
+ * metrics (ASYNC_EVENT plugins hand their values over at the starting thread's events of a
+ * traced run): then the substrate must see every event (the generic path). */
+int instr_metrics_hands_over_at_events(void);
 
 /* A thread's metric readings, flat (the cursor path with metrics, profile/cct_metrics.c):
  * strictly synchronous plugins are called directly (get_current_values once for all their
@@ -160,6 +164,12 @@ typedef struct instr_metric_reader {
 /* The sources read through their read operation, into out (indices of the values array), at
  * t (ticks). */
 void instr_metrics_read_sources(const instr_metric_reader *r, uint64_t *out, uint64_t t);
+/* The cursor path with metrics and records (profile/cct_metrics.c) records the values itself:
+ * put(data, index, value) for each of `values` (the reader's thread's, read at t through r,
+ * as instr_metrics_read reads them) that the trace takes at that event: every strictly
+ * synchronous metric, a synchronous plugin's only when it was asked at t. */
+void instr_metrics_put_read(const instr_metric_reader *r, const uint64_t *values,
+                            uint64_t t, instr_metric_value_put put, void *data);
 
 /* Every synchronous metric's value now into out[0 .. instr_metrics_nsync). */
 static inline void instr_metrics_read(const instr_metric_reader *r, uint64_t *out, uint64_t t)

@@ -211,7 +211,12 @@ static void close_workers(team *t)
         if (!w || !w->open)
             continue;
         if (w->owner->loc) {
-            instr_core_close_above(w->owner->loc, w->core_depth, now);
+            /* The constructs the worker opened in the implicit task, for a location on the
+             * direct trace path, whose stack is its records (the core does not know it). */
+            uint32_t open[OPEN_MAX], n = 0;
+            for (uint32_t k = w->open_depth; k < w->owner->nopen && n < OPEN_MAX; k++)
+                open[n++] = w->owner->open[k].handle;
+            instr_core_close_listed(w->owner->loc, w->core_depth, open, n, now);
             instr_profile_graft_end(w->owner->loc, &w->graft);
         }
         w->owner->nopen = w->open_depth;

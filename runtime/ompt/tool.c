@@ -5,7 +5,6 @@
  * entry points; the constructor below says once when those calls do not reach it. */
 #include "ompt.h"
 #include "model.h"
-#include "../core/core.h"
 #include "../core/event.h"
 #include "../core/log.h"
 
@@ -33,10 +32,9 @@ static int initialize(ompt_function_lookup_t lookup, int initial_device_num,
     if (missing)
         instr_info(1, "OpenMP: %d construct callbacks are not (always) delivered by this "
                       "runtime; those constructs may be missing", missing);
+    /* The master closes its workers' late-ending constructs in their locations (callbacks.c),
+     * also on the direct trace path, where their records are their stacks. */
     instr_ompt_tool_active = 1;
-    /* The master closes its workers' late-ending constructs in their locations
-     * (callbacks.c): that needs their stacks in the event core. */
-    instr_core_direct_off();
     instr_info(1, "OpenMP: recording constructs through OMPT");
     return 1;
 }

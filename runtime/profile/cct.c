@@ -167,8 +167,10 @@ static void enter_below(instr_pstate *s, instr_pnode *p, uint32_t region, uintpt
  * those frames close with the values of their thread's latest exit. */
 static void metrics_now(instr_pstate *s)
 {
-    if (s->mread && instr_metrics_reader_own(s->mread))
-        instr_metrics_read(s->mread, s->mvals, instr_clock_now());
+    if (s->mread && instr_metrics_reader_own(s->mread)) {
+        s->mt = instr_clock_now();
+        instr_metrics_read(s->mread, s->mvals, s->mt);
+    }
 }
 
 /* The values the plugins see with an event of a slow path. */
@@ -178,6 +180,10 @@ static const uint64_t *plugin_metrics(const instr_pstate *s) { return s->nm ? s-
 static void record(instr_pstate *s, uint32_t kind, uint32_t region, uint64_t t)
 {
 #ifdef INSTR_RT_HAVE_TRACE
+    /* With metrics (the cursor path with metrics and records, cct_metrics.c): the values
+     * the slow path read first, as the generic path gives the trace an event's values. */
+    if (s->mread)
+        instr_cct_metrics_record(s, s->mvals, s->mt);
     instr_record_append(s->rec, kind << INSTR_TREC_KIND_SHIFT | region, t);
 #else
     (void)s, (void)kind, (void)region, (void)t;
@@ -236,6 +242,8 @@ int instr_cct_enter_slow(instr_pstate *s, uint32_t region, uintptr_t sp)
         s->lost_depth++;
         /* The records have the frame the profile could not make a node for. */
         if (s->rec || s->xenter) {
+            if (s->rec)
+                metrics_now(s);
             uint64_t now = instr_clock_now();
             if (s->rec)
                 record(s, INSTR_TREC_ENTER, region, now);
@@ -303,6 +311,8 @@ int instr_cct_exit_slow(instr_pstate *s, uint32_t region, uint64_t *unmatched)
         if (--s->lost_depth == 0)
             p = s->lost_parent;
         if (s->rec || s->xexit) {
+            if (s->rec)
+                metrics_now(s);
             uint64_t now = instr_clock_now();
             if (s->rec)
                 record(s, INSTR_TREC_LEAVE, region, now);

@@ -174,9 +174,22 @@ void instr_cct_counts_trace_exit_key(INSTR_PATH_EXIT_ARGS);
 void instr_cct_counts_trace_enter_region(INSTR_PATH_ENTER_ARGS);
 void instr_cct_counts_trace_exit_region(INSTR_PATH_EXIT_ARGS);
 
+/* The same for the cursor path with metrics and records (the profile, the metrics and the
+ * trace; cct_metrics.c): the values read at each event appended as the trace's records before
+ * its Enter or Leave. */
+void instr_cct_metrics_trace_enter_key(INSTR_PATH_ENTER_ARGS);
+void instr_cct_metrics_trace_exit_key(INSTR_PATH_EXIT_ARGS);
+void instr_cct_metrics_trace_enter_region(INSTR_PATH_ENTER_ARGS);
+void instr_cct_metrics_trace_exit_region(INSTR_PATH_EXIT_ARGS);
+/* On that path, the records of the values (of s's reader, read at t) that the trace takes,
+ * before an event's record (the slow paths' too, cct.c). */
+void instr_cct_metrics_record(instr_pstate *s, const uint64_t *values, uint64_t t);
+
 /* The jump table (core/event_path.h) for the cursor path with metrics (and perhaps plugins,
  * cct_metrics.c). */
 void instr_cct_path_metrics(void);
+/* The same for the cursor path with metrics and records. */
+void instr_cct_path_metrics_trace(void);
 /* The same for the cursor path with plugins and no metrics; one_each: every list has one
  * function (then the instr_cct_plugins1_* functions); reentrant: every plugin's function is
  * (the instr_cct_plugins*r_* functions). */

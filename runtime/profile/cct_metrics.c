@@ -15,11 +15,15 @@
  * metrics are read as well; so do sources the plugins' calls do not serve (rusage, perf,
  * PAPI, synchronous plugins) and metrics of other types than uint64, out of line here.
  *
+ * With the trace as well (the cursor path with metrics and records, below): the same steps,
+ * and each event's values and its Enter or Leave appended as the trace's records inline.
+ *
  * Hot: no locks, no allocation, no system call (a plugin's getters must not make one either:
  * instr_metric_plugin.h). */
 #include "profile.h"
 #include "../core/clock.h"
 #include "../core/event.h"
+#include "../core/record.h"
 #include "../metrics/metrics.h"
 
 enum {
@@ -141,3 +145,136 @@ void instr_cct_path_metrics(void)
         .exit_region = instr_cct_metrics_exit_region,
     });
 }
+
+#ifdef INSTR_RT_HAVE_TRACE
+/* ---- with the trace's records too (the cursor path with metrics and records) ----
+ *
+ * The profile, the metrics substrate and the trace, nothing else, with the TSC: the steps
+ * above, and each event's records appended inline (core/record.h) as the generic path gives
+ * them to the trace (trace/metric_events.c): the values read at the event, then its Enter or
+ * Leave at the node's time, reserved at once. The cursor is taken from the claim to the
+ * append, as on the cursor path with records (cct_trace.c), so that a signal handler's
+ * events meanwhile are dropped and counted. */
+
+static void put_metric(void *rec, uint32_t index, uint64_t value)
+{
+    instr_record_append(rec, (uint32_t)INSTR_TREC_METRIC << INSTR_TREC_KIND_SHIFT | index, value);
+}
+
+void instr_cct_metrics_record(instr_pstate *s, const uint64_t *values, uint64_t t)
+{
+    instr_metrics_put_read(s->mread, values, t, put_metric, s->rec);
+}
+
+/* A reader that is not flat (sources read through their read operation, other types than
+ * uint64): its values at t into the node's enter row, and those the trace takes at t (a
+ * synchronous plugin's only where it was asked). The cursor is taken; n becomes it. */
+__attribute__((noinline, cold)) static void enter_read_rec(instr_pstate *s, instr_pnode *n)
+{
+    uint64_t t = instr_clock_tsc();
+    uint64_t *m = n->m + ENTER * s->nm;
+    n->t_enter = t;
+    instr_metrics_read(s->mread, m, t);
+    instr_cct_metrics_record(s, m, t);
+    instr_record_append(s->rec, (uint32_t)INSTR_TREC_ENTER << INSTR_TREC_KIND_SHIFT | n->region, t);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    s->cursor = n;
+}
+
+__attribute__((noinline, cold)) static void exit_read_rec(instr_pstate *s, instr_pnode *n)
+{
+    uint64_t *now = n->m + EXIT * s->nm;
+    uint64_t t_read = instr_clock_tsc();
+    instr_metrics_read(s->mread, now, t_read);
+    uint64_t t = instr_clock_tsc();
+    instr_pnode *parent = n->parent;
+    instr_pnode_metrics_exit_at(n, s->nm, now);
+    instr_cct_close_in(n, parent, t);
+    instr_cct_metrics_record(s, now, t_read);
+    instr_record_append(s->rec, (uint32_t)INSTR_TREC_LEAVE << INSTR_TREC_KIND_SHIFT | n->region, t);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    s->cursor = parent;
+}
+
+/* The first visit of a node, its exit row read: its least and greatest value are the
+ * visit's. */
+__attribute__((noinline, cold)) static void sums_first(uint64_t *m, uint32_t nm)
+{
+    for (uint32_t i = 0; i < nm; i++) {
+        uint64_t d = m[EXIT * nm + i] - m[ENTER * nm + i];
+        m[INCL * nm + i] += d;
+        m[MIN * nm + i] = m[MAX * nm + i] = d;
+    }
+}
+
+static inline __attribute__((always_inline)) void enter_node_rec(instr_pstate *s, instr_pnode *n,
+                                                                 uintptr_t sp)
+{
+    const instr_metric_reader *r = s->mread;
+    s->cursor = &s->busy;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    n->child_ticks = 0;
+    n->sp = sp;
+    if (__builtin_expect(!r->flat, 0)) {
+        enter_read_rec(s, n);
+        return;
+    }
+    n->t_enter = instr_clock_tsc();
+    read_flat(r, n->m + ENTER * s->nm);
+    /* Every metric of a flat reader is strictly synchronous: all go to the trace. Read again
+     * after the plugin's call, which keeps fewer registers across it. */
+    uint32_t nm = s->nm;
+    instr_record_append_values(s->rec, n->m + ENTER * nm, nm,
+                               (uint32_t)INSTR_TREC_ENTER << INSTR_TREC_KIND_SHIFT | n->region,
+                               n->t_enter);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    s->cursor = n;
+}
+
+static inline __attribute__((always_inline)) void exit_node_rec(instr_pstate *s, instr_pnode *n)
+{
+    const instr_metric_reader *r = s->mread;
+    s->cursor = &s->busy;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    if (__builtin_expect(!r->flat, 0)) {
+        exit_read_rec(s, n);
+        return;
+    }
+    read_flat(r, n->m + EXIT * s->nm);
+    /* Read again after the plugin's call, which keeps fewer registers across it. */
+    size_t nm = s->nm; /* at least 1 (s->mread is set) */
+    uint64_t *now = n->m + EXIT * nm;
+    if (__builtin_expect(n->s.visits == 0, 0)) {
+        sums_first(n->m, (uint32_t)nm);
+    } else {
+        uint64_t *v = n->m, *end = v + nm;
+        do {
+            uint64_t d = v[EXIT * nm] - v[ENTER * nm];
+            v[INCL * nm] += d;
+            if (d < v[MIN * nm])
+                v[MIN * nm] = d;
+            if (d > v[MAX * nm])
+                v[MAX * nm] = d;
+        } while (++v < end);
+    }
+    uint64_t t = instr_clock_tsc();
+    instr_pnode *parent = n->parent;
+    instr_cct_close_in(n, parent, t);
+    instr_record_append_values(s->rec, now, (uint32_t)nm,
+                               (uint32_t)INSTR_TREC_LEAVE << INSTR_TREC_KIND_SHIFT | n->region, t);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    s->cursor = parent;
+}
+
+INSTR_CCT_MODE_ENTRY_POINTS(metrics_trace, enter_node_rec, exit_node_rec)
+
+void instr_cct_path_metrics_trace(void)
+{
+    instr_event_path_set(&(instr_event_path_ops){
+        .enter_key = instr_cct_metrics_trace_enter_key,
+        .exit_key = instr_cct_metrics_trace_exit_key,
+        .enter_region = instr_cct_metrics_trace_enter_region,
+        .exit_region = instr_cct_metrics_trace_exit_region,
+    });
+}
+#endif

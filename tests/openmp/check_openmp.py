@@ -5,7 +5,8 @@ check exact per-thread visit counts, the nesting of instrumented functions under
 task of the thread that ran them, source lines in region names, and the OTF2 trace.
 Usage: check_openmp.py CASE --instr WRAPPER --src DIR --work DIR --lib DIR [--cc CC] [--libomp DIR]
 Hybrid cases also take --cxx CLANG++ --mpicxx MPICXX --mpirun MPIRUN.
-Cases: clang (clang -fopenmp, plugin hooks), clang_trace, gcc_libomp (gcc -fopenmp linked with
+Cases: clang (clang -fopenmp, plugin hooks), clang_trace, clang_trace_only (the trace alone),
+gcc_libomp (gcc -fopenmp linked with
 libomp), gcc_preload (gcc -fopenmp on libgomp, run with LD_PRELOAD=libomp), libgomp (gcc
 -fopenmp on libgomp, recorded through the GOMP_* wrappers of runtime/gomp/), gcc_trace,
 libgomp_first (libgomp before libinstr-rt: one notice, functions still recorded), gomp_*
@@ -254,11 +255,28 @@ def case_gcc_trace():
     check_trace(["gcc", "-fopenmp"])
 
 
-def check_trace(compiler):
+def case_clang_trace_only():
+    # The trace alone (no profile): the direct trace path, on which the master closes its
+    # workers' late-ending constructs in their records; the visits compared with a profile
+    # run's.
+    check_trace([A.cc, "-fopenmp"], trace_only=True)
+
+
+def check_trace(compiler, trace_only=False):
     wd, exe = build("constructs.c", compiler, "constructs")
-    rc, out, err, exp = run(wd, exe, {"INSTR_ENABLE_TRACING": "1"})
+    env = {"INSTR_ENABLE_TRACING": "1"}
+    if trace_only:
+        env["INSTR_ENABLE_PROFILING"] = "0"
+    rc, out, err, exp = run(wd, exe, env)
     expect(rc == 0 and out == OUTPUT, "rc %d, output %r" % (rc, out))
-    prof = P.load(exp)
+    if trace_only:
+        expect(not os.path.exists(os.path.join(exp, "profile.json")), "a profile without profiling")
+        prof_exp = os.path.join(wd, "exp_profile")
+        rc, out, err, _ = run(wd, exe, {"INSTR_EXPERIMENT_DIRECTORY": prof_exp})
+        expect(rc == 0 and out == OUTPUT, "profile run: rc %d, output %r" % (rc, out))
+        prof = P.load(prof_exp)
+    else:
+        prof = P.load(exp)
     tr = T.load(exp)
     check_no_outlined(r["name"] for r in tr.regions.values())
     problems = tr.problems()
