@@ -343,6 +343,21 @@ static void hand_over(uint64_t t)
     __atomic_store_n(&handing, 0, __ATOMIC_RELEASE);
 }
 
+/* The values read at an event, passed on per counter; a synchronous plugin's only where it
+ * was asked (its fresh operation). */
+static void put_fresh(metrics_loc *s, const uint64_t *values, uint64_t t,
+                      instr_metric_value_put put, void *data)
+{
+    for (uint32_t i = 0; i < nsources; i++) {
+        instr_metric_source *src = &sources[i];
+        if (!src->n || (src->ops->fresh && (!s->threads[i] ||
+                                            !src->ops->fresh(src, s->threads[i], t))))
+            continue;
+        for (uint32_t k = src->first; k < src->first + src->n; k++)
+            put(data, k, values[k]);
+    }
+}
+
 /* Hot path (the generic path, which is taken whenever a metric is on). */
 static void on_event(void *data, uint32_t region, uint64_t t)
 {
@@ -358,29 +373,14 @@ static void on_event(void *data, uint32_t region, uint64_t t)
     if (!tl)
         return;
     /* A synchronous plugin's values only where it was asked (trace/metric_events.c). */
-    for (uint32_t i = 0; i < nsources; i++) {
-        instr_metric_source *src = &sources[i];
-        if (!src->n || (src->ops->fresh && (!s->threads[i] ||
-                                            !src->ops->fresh(src, s->threads[i], t))))
-            continue;
-        for (uint32_t k = src->first; k < src->first + src->n; k++)
-            values_put(tl, k, s->values[k]);
-    }
+    put_fresh(s, s->values, t, values_put, tl);
 }
 
 void instr_metrics_put_read(const instr_metric_reader *r, const uint64_t *values, uint64_t t,
                             instr_metric_value_put put, void *data)
 {
-    metrics_loc *s = r->thread;
     /* As on_event: a synchronous plugin's values only where it was asked. */
-    for (uint32_t i = 0; i < nsources; i++) {
-        instr_metric_source *src = &sources[i];
-        if (!src->n || (src->ops->fresh && (!s->threads[i] ||
-                                            !src->ops->fresh(src, s->threads[i], t))))
-            continue;
-        for (uint32_t k = src->first; k < src->first + src->n; k++)
-            put(data, k, values[k]);
-    }
+    put_fresh(r->thread, values, t, put, data);
 }
 
 /* A forked child writes no trace: its thread hands nothing over (the values would only pile

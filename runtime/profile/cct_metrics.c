@@ -34,6 +34,21 @@ enum {
     EXIT = INSTR_PNODE_M_EXIT
 };
 
+/* A later visit's exit row (nm >= 1) into the node's sums, minimum and maximum; one pointer
+ * walks all rows of the node. */
+static inline __attribute__((always_inline)) void sums_add(uint64_t *m, size_t nm)
+{
+    uint64_t *v = m, *end = v + nm;
+    do {
+        uint64_t d = v[EXIT * nm] - v[ENTER * nm];
+        v[INCL * nm] += d;
+        if (d < v[MIN * nm])
+            v[MIN * nm] = d;
+        if (d > v[MAX * nm])
+            v[MAX * nm] = d;
+    } while (++v < end);
+}
+
 /* Sources read through their read operation, or types other than uint64; and substrate
  * plugins beside the metrics (s->ploc: the location's reader is a copy whose `flat` is 0,
  * cct_plugins.c, so that the flat path stays as it is without them), which see the values of
@@ -121,16 +136,7 @@ static inline __attribute__((always_inline)) void exit_node(instr_pstate *s, ins
     }
     size_t nm = s->nm; /* at least 1 (s->mread is set) */
     read_flat(r, n->m + EXIT * nm);
-    /* One pointer walks all rows of the node. */
-    uint64_t *v = n->m, *end = v + nm;
-    do {
-        uint64_t d = v[EXIT * nm] - v[ENTER * nm];
-        v[INCL * nm] += d;
-        if (d < v[MIN * nm])
-            v[MIN * nm] = d;
-        if (d > v[MAX * nm])
-            v[MAX * nm] = d;
-    } while (++v < end);
+    sums_add(n->m, nm);
     instr_cct_pop(s, n, instr_clock_tsc());
 }
 
@@ -247,15 +253,7 @@ static inline __attribute__((always_inline)) void exit_node_rec(instr_pstate *s,
     if (__builtin_expect(n->s.visits == 0, 0)) {
         sums_first(n->m, (uint32_t)nm);
     } else {
-        uint64_t *v = n->m, *end = v + nm;
-        do {
-            uint64_t d = v[EXIT * nm] - v[ENTER * nm];
-            v[INCL * nm] += d;
-            if (d < v[MIN * nm])
-                v[MIN * nm] = d;
-            if (d > v[MAX * nm])
-                v[MAX * nm] = d;
-        } while (++v < end);
+        sums_add(n->m, nm);
     }
     uint64_t t = instr_clock_tsc();
     instr_pnode *parent = n->parent;
