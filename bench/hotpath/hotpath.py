@@ -20,7 +20,9 @@ Variants: uninstrumented; -finstrument-functions with empty hooks and with hooks
 read the TSC (bench/empty_hooks.c, bench/clock_hooks.c: the floors); instr with the GCC and
 the LLVM plugins' hooks in profile, trace and both modes, profile with one metric, profile
 with an empty substrate plugin (reentrant, and not declared so: protected), the reentrant one
-alone and no substrate at all (its baseline), the profile and the trace with one metric;
+alone and no substrate at all (its baseline), the profile and the trace with one metric, the
+trace with one metric and without the profile; the profile, the trace and both with another
+timer than the TSC (INSTR_TIMER=monotonic);
 the LLVM plugin's hooks in an OpenMP program on libomp with the OMPT tool active
 (bench/callheavy_omp.c, clang-19 -fopenmp, one thread), trace and profile+trace;
 -finstrument-functions (cyg mode);
@@ -35,7 +37,8 @@ trace <= 130 instructions per call, GCC and LLVM plugin hooks; and profile with 
 <= 175, profile with an empty reentrant substrate plugin <= 100, with the protected one
 <= 110, the reentrant one alone <= 124, profile and trace together <= 150, profile with the
 critical path on <= 150, profile and trace with one metric <= 255, the trace alone in the
-OpenMP program <= 130, see BUDGET) and
+OpenMP program <= 130, the trace with one metric and without the profile <= 240, see
+BUDGET) and
 exits 1 when one is over, 77
 (skipped) when valgrind or a compiler plugin is missing.
 """
@@ -85,6 +88,10 @@ BOTH = {"INSTR_ENABLE_PROFILING": "1", "INSTR_ENABLE_TRACING": "1"}
 # with metrics and records (runtime/profile/cct_metrics.c), which appends the value and the
 # event at once: GCC 242, LLVM 238 when the path was made (755 and 751 on the generic path
 # before it); budget 255, below the parts alone (170 + 95), with a few instructions' margin.
+# trace_metric: the trace with one metric (as `metric`) and without the profile, on the
+# metrics' and the trace's path on the core's stack (runtime/metrics/trace_direct.c): GCC
+# 228, LLVM 224 when the path was made (587 and 583 on the generic path before it); budget
+# 240, with a few instructions' margin.
 # openmp_trace: the trace alone in an OpenMP program on LLVM's libomp, whose OMPT tool is
 # active (bench/callheavy_omp.c: the calls inside a parallel region, clang-19 -fopenmp with
 # the LLVM plugin's hooks; one thread, so that callgrind's count inside main is the master's
@@ -93,13 +100,18 @@ BOTH = {"INSTR_ENABLE_PROFILING": "1", "INSTR_ENABLE_TRACING": "1"}
 # every event took the generic path. Budget: the trace's.
 BUDGET = {"profile": 80, "trace": 130, "metric": 175, "plugin": 100, "plugin_protected": 110,
           "plugin_alone": 124, "profile_trace": 150, "throttle": 100, "throttle_trace": 160,
-          "critpath": 150, "metric_trace": 255, "openmp_trace": 130}
+          "critpath": 150, "metric_trace": 255, "openmp_trace": 130,
+          "trace_metric": 240}
 THROTTLE_ARMED = dict(PROFILE, INSTR_THROTTLE="1000000000000,1")
 THROTTLE_ARMED_TRACE = dict(BOTH, INSTR_THROTTLE="1000000000000,1")
 CRITPATH = dict(PROFILE, INSTR_CRITICAL_PATH="1")
 ONE_METRIC = dict(PROFILE, INSTR_PLUGIN_PATH="@plugins", INSTR_METRIC_PLUGINS="empty",
                   INSTR_METRIC_EMPTY="1")
 ONE_METRIC_TRACE = dict(ONE_METRIC, INSTR_ENABLE_TRACING="1")
+TRACE_METRIC = dict(ONE_METRIC_TRACE, INSTR_ENABLE_PROFILING="0")
+# Another timer than the TSC (clock_gettime's vDSO at every event): the profile, the trace,
+# both.
+MONO = {"INSTR_TIMER": "monotonic"}
 EMPTY_PLUGIN = dict(PROFILE, INSTR_PLUGIN_PATH="@plugins", INSTR_SUBSTRATE_PLUGINS="empty")
 EMPTY_PLUGIN_ALONE = dict(EMPTY_PLUGIN, INSTR_ENABLE_PROFILING="0")
 EMPTY_PROTECTED = dict(EMPTY_PLUGIN, INSTR_SUBSTRATE_PLUGINS="empty_protected")
@@ -140,6 +152,14 @@ def variants(instr):
                          "metric", (cc,)))
         v.append(Variant("instr %s plugin hooks, profile+trace, 1 metric" % plugin, b,
                          ONE_METRIC_TRACE, "metric_trace", (cc,)))
+        v.append(Variant("instr %s plugin hooks, trace, 1 metric" % plugin, b, TRACE_METRIC,
+                         "trace_metric", (cc,)))
+        v.append(Variant("instr %s plugin hooks, profile, monotonic timer" % plugin, b,
+                         dict(PROFILE, **MONO), None, (cc,)))
+        v.append(Variant("instr %s plugin hooks, trace, monotonic timer" % plugin, b,
+                         dict(TRACE, **MONO), None, (cc,)))
+        v.append(Variant("instr %s plugin hooks, profile+trace, monotonic timer" % plugin, b,
+                         dict(BOTH, **MONO), None, (cc,)))
         v.append(Variant("instr %s plugin hooks, profile, empty substrate plugin" % plugin, b,
                          EMPTY_PLUGIN, "plugin", (cc,)))
         v.append(Variant("instr %s plugin hooks, profile, empty protected plugin" % plugin, b,

@@ -100,6 +100,14 @@ static int cursor_with_metrics_records(const instr_dispatch *tab, unsigned n)
            cursor_with_records(tab + 1, 2);
 }
 
+/* 1 when the dispatch table tab (n entries) holds the metrics and then the records'
+ * substrate, nothing else (the trace with metrics, without the profile). */
+static int metrics_with_records(const instr_dispatch *tab, unsigned n)
+{
+    return n == 2 && (int)tab[0].slot == instr_substrate_slot(&instr_metrics_substrate) &&
+           (paths_of(&tab[1]) & INSTR_SUBSTRATE_RECORDS);
+}
+
 /* 1 when the dispatch table tab (n entries) holds the counting substrate, the cursor's and
  * perhaps then the records' substrate, nothing else; *records: with the records'. */
 static int cursor_with_counts(const instr_dispatch *tab, unsigned n, int *records)
@@ -131,9 +139,14 @@ static void choose_paths(void)
     /* The cursor's substrate alone: the cursor is the stack and events take the inline
      * cursor path (event.h); with another timer than the TSC, the same cursor out of line. */
     if (alone(instr_enter_tab, instr_n_enter, INSTR_SUBSTRATE_CURSOR) &&
-        alone(instr_exit_tab, instr_n_exit, INSTR_SUBSTRATE_CURSOR))
+        alone(instr_exit_tab, instr_n_exit, INSTR_SUBSTRATE_CURSOR)) {
+        /* The framed sources jump to the cursor's steps with that clock (profile/cct_clock.c);
+         * the others take the core's slow path, which does the same. */
+        if (!instr_clock_use_tsc)
+            instr_cct_path_clock();
         __atomic_store_n(&instr_fast, instr_clock_use_tsc ? INSTR_FAST_INLINE : INSTR_FAST_CURSOR,
                          __ATOMIC_RELEASE);
+    }
     /* The cursor with the metrics, substrate plugins or both, with the TSC: the cursor path
      * with metrics, which also calls the plugins (profile/cct_metrics.c). */
     else if (instr_clock_use_tsc && cursor_with_extras(instr_enter_tab, instr_n_enter) &&
@@ -174,6 +187,16 @@ static void choose_paths(void)
              cursor_with_records(instr_exit_tab, instr_n_exit)) {
         instr_cct_path_trace();
         instr_info(1, "events: the profile's cursor path with the trace's records");
+        __atomic_store_n(&instr_fast, INSTR_FAST_TABLE, __ATOMIC_RELEASE);
+    }
+    /* The metrics and the records (the trace with synchronous metrics, without the profile)
+     * with the TSC, when the metrics substrate has nothing else to do at events: the core's
+     * stack, and the metrics and the records directly (metrics/trace_direct.c). */
+    else if (instr_clock_use_tsc && metrics_with_records(instr_enter_tab, instr_n_enter) &&
+             metrics_with_records(instr_exit_tab, instr_n_exit) &&
+             !instr_metrics_hands_over_at_events()) {
+        instr_metrics_trace_direct_on();
+        instr_info(1, "events: the metrics and the trace's records on the core's stack");
         __atomic_store_n(&instr_fast, INSTR_FAST_TABLE, __ATOMIC_RELEASE);
     }
 #endif

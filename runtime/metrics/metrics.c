@@ -253,6 +253,15 @@ void instr_metrics_read_sources(const instr_metric_reader *r, uint64_t *out, uin
             sources[i].ops->read(&sources[i], s->threads[i], out + sources[i].first, t);
 }
 
+__attribute__((noinline)) void instr_metrics_read_calls(const instr_metric_reader *r,
+                                                       uint64_t *out)
+{
+    for (const instr_metric_getmany *m = r->many, *end = m + r->nmany; m < end; m++)
+        m->get(m->ids, m->n, out + m->first);
+    for (const instr_metric_getter *g = r->g; g->get; g++)
+        out[g->index] = g->get(g->id);
+}
+
 /* The flat reader of a location: one call or getters where a source has them, else its
  * read. */
 static void reader_init(metrics_loc *s)
@@ -399,6 +408,12 @@ uint64_t *instr_metrics_values_of(instr_location *loc, uint32_t *n)
     metrics_loc *s = slot >= 0 && loc ? loc->sub[slot] : NULL;
     *n = s ? instr_metrics_nsync : 0;
     return s ? s->values : NULL;
+}
+
+void *instr_metrics_values_target(instr_location *loc)
+{
+    int slot = __atomic_load_n(&values_slot, __ATOMIC_RELAXED);
+    return slot >= 0 && loc ? loc->sub[slot] : NULL;
 }
 
 const uint64_t *instr_metrics_thread_values(uint32_t *n)

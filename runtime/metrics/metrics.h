@@ -171,6 +171,24 @@ void instr_metrics_read_sources(const instr_metric_reader *r, uint64_t *out, uin
 void instr_metrics_put_read(const instr_metric_reader *r, const uint64_t *values,
                             uint64_t t, instr_metric_value_put put, void *data);
 
+/* A flat reader's plugins' calls, each (metrics.c). Out of line, so that the usual case, one
+ * plugin that answers in one call, keeps few registers across its call. */
+void instr_metrics_read_calls(const instr_metric_reader *r, uint64_t *out)
+    __attribute__((visibility("hidden")));
+
+/* Every synchronous metric's value now into out[0 .. instr_metrics_nsync), by a flat reader
+ * (r->flat): the paths that read the metrics themselves (profile/cct_metrics.c,
+ * trace_direct.c). With one plugin that answers in one call, a jump to it. */
+static inline __attribute__((always_inline)) void instr_metrics_read_flat(
+    const instr_metric_reader *r, uint64_t *out)
+{
+    const instr_metric_getmany *one = r->one;
+    if (__builtin_expect(one != NULL, 1))
+        one->get(one->ids, one->n, out + one->first);
+    else
+        instr_metrics_read_calls(r, out);
+}
+
 /* Every synchronous metric's value now into out[0 .. instr_metrics_nsync). */
 static inline void instr_metrics_read(const instr_metric_reader *r, uint64_t *out, uint64_t t)
 {
@@ -192,6 +210,14 @@ int instr_metrics_reader_own(const instr_metric_reader *r);
  * values go straight to the profile's nodes, at its latest slow path), and their count; NULL
  * and 0 when no metric is on or the location has none. */
 uint64_t *instr_metrics_values_of(instr_location *loc, uint32_t *n);
+/* The location data of the substrate that records the values at every event (the trace,
+ * instr_metrics_record_values) of loc, or NULL. */
+void *instr_metrics_values_target(instr_location *loc);
+#ifdef INSTR_RT_HAVE_TRACE
+/* The metrics and the trace alone on the core's stack (trace_direct.c): sets
+ * instr_event_path_table to its functions. */
+void instr_metrics_trace_direct_on(void);
+#endif
 /* The same for the calling thread (for substrates that receive events of their own
  * thread). */
 const uint64_t *instr_metrics_thread_values(uint32_t *n);

@@ -2,8 +2,8 @@
  * substrate the only one that wants enter/exit, INSTR_ENABLE_PROFILING=0; core/event.h).
  *
  * The hooks and cyg jump through instr_event_path_table (core/event_path.h) to these functions,
- * which take the generic path's steps on the location's own stack of region handles (the
- * same stack, the same order of stores against signal handlers, the same busy flag) and then
+ * which take the generic path's steps on the location's own stack of region handles
+ * (core/stack_path.h) and then
  * call the plugins' null-terminated lists directly, with the TSC: no dispatch table, no
  * plugins' substrate in between. Reentrant plugins (INSTR_SUBSTRATE_PLUGIN_REENTRANT) are
  * called without the busy flag, after the stack's steps. Everything unusual (the thread's
@@ -15,10 +15,8 @@
  *
  * Hot: no locks, no allocation, no system call. */
 #include "substrate_plugins.h"
-#include "../core/event.h"
+#include "../core/stack_path.h"
 #include "../profile/cct.h"
-#include "../include/instr_abi.h"
-#include "../throttle/throttle.h"
 
 static int slot; /* the plugins' substrate's */
 /* The list's function when it has one, else NULL. */
@@ -56,15 +54,8 @@ static inline __attribute__((always_inline)) int try_enter(int single, int reent
                                                            uint32_t region)
 {
     instr_location *loc = instr_tls_loc;
-    if (__builtin_expect(!loc || loc->busy || instr_loc_depth(loc) == loc->cap ||
-                             instr_state_get() != INSTR_STATE_RUNNING, 0))
+    if (__builtin_expect(!instr_stack_push(loc, region), 0))
         return 0;
-    /* Depth first: a handler arriving in between pushes above this frame, not onto it. */
-    uint32_t d = instr_loc_depth(loc);
-    instr_loc_set_depth(loc, d + 1);
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    instr_loc_set_frame(loc, d, region);
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
     call(loc, single, reent, one_enter, instr_plugins_enter_list, region, instr_clock_tsc());
     return 1;
 }
@@ -74,10 +65,8 @@ static inline __attribute__((always_inline)) int try_exit(int single, int reent,
                                                           uint32_t region)
 {
     instr_location *loc = instr_tls_loc;
-    uint32_t d;
-    if (__builtin_expect(!loc || loc->busy || (d = instr_loc_depth(loc)) == 0 ||
-                             instr_loc_frame(loc, d - 1) != region ||
-                             instr_state_get() != INSTR_STATE_RUNNING, 0))
+    uint32_t d = instr_stack_top_is(loc, region);
+    if (__builtin_expect(d == 0, 0))
         return 0;
     uint64_t t = instr_clock_tsc();
     instr_loc_set_depth(loc, d - 1);
@@ -86,40 +75,18 @@ static inline __attribute__((always_inline)) int try_exit(int single, int reent,
     return 1;
 }
 
-/* A region's handle, not a function not seen yet, excluded or throttled. */
-static inline int recorded(uint32_t h)
-{
-    return h != INSTR_HANDLE_UNREGISTERED && h != INSTR_HANDLE_EXCLUDED &&
-           !instr_handle_throttling(h);
-}
-
 /* The four functions instr_event_path_table gets, for any lists (`single` 0) or one function per
- * list (1), for plugins that are reentrant (`reent` 1) or not. By the hooks' handle; by the
- * function's address (-finstrument-functions) with its handle from the adapter's table. */
+ * list (1), for plugins that are reentrant (`reent` 1) or not. */
 #define DIRECT_ENTRY_POINTS(suffix, single, reent)                                          \
-    static void enter_region##suffix(INSTR_PATH_ENTER_ARGS)                                  \
+    static inline __attribute__((always_inline)) int try_enter##suffix(uint32_t h)          \
     {                                                                                       \
-        uint32_t h = (uint32_t)what;                                                        \
-        if (__builtin_expect(!recorded(h) || !try_enter(single, reent, h), 0))              \
-            instr_hooks_enter_miss(ctx, what, s, sp);                                       \
+        return try_enter(single, reent, h);                                                 \
     }                                                                                       \
-    static void exit_region##suffix(INSTR_PATH_EXIT_ARGS)                                    \
+    static inline __attribute__((always_inline)) int try_exit##suffix(uint32_t h)           \
     {                                                                                       \
-        if (__builtin_expect(!try_exit(single, reent, (uint32_t)what), 0))                  \
-            instr_hooks_exit_miss(s, what);                                                 \
+        return try_exit(single, reent, h);                                                  \
     }                                                                                       \
-    static void enter_key##suffix(INSTR_PATH_ENTER_ARGS)                                     \
-    {                                                                                       \
-        uint32_t h = instr_cyg_handle(what);                                                \
-        if (__builtin_expect(!recorded(h) || !try_enter(single, reent, h), 0))              \
-            instr_cyg_enter_miss(ctx, what, s, sp);                                         \
-    }                                                                                       \
-    static void exit_key##suffix(INSTR_PATH_EXIT_ARGS)                                       \
-    {                                                                                       \
-        uint32_t h = instr_cyg_handle(what);                                                \
-        if (__builtin_expect(!recorded(h) || !try_exit(single, reent, h), 0))               \
-            instr_cyg_exit_miss(s, what);                                                   \
-    }
+    INSTR_STACK_PATH_ENTRY_POINTS(suffix, try_enter##suffix, try_exit##suffix)
 
 DIRECT_ENTRY_POINTS(_lists, 0, 0)
 DIRECT_ENTRY_POINTS(_one, 1, 0)
@@ -134,29 +101,7 @@ void instr_plugins_direct_on(void)
     one_exit = out[0] && !out[1] ? out[0] : NULL;
     int reent = instr_plugins_reentrant;
     if (one_enter && one_exit)
-        instr_event_path_set(reent ? &(instr_event_path_ops){
-                                        .enter_key = enter_key_one_r,
-                                        .exit_key = exit_key_one_r,
-                                        .enter_region = enter_region_one_r,
-                                        .exit_region = exit_region_one_r,
-                                    }
-                                  : &(instr_event_path_ops){
-                                        .enter_key = enter_key_one,
-                                        .exit_key = exit_key_one,
-                                        .enter_region = enter_region_one,
-                                        .exit_region = exit_region_one,
-                                    });
+        instr_event_path_set(reent ? &ops_one_r : &ops_one);
     else
-        instr_event_path_set(reent ? &(instr_event_path_ops){
-                                        .enter_key = enter_key_lists_r,
-                                        .exit_key = exit_key_lists_r,
-                                        .enter_region = enter_region_lists_r,
-                                        .exit_region = exit_region_lists_r,
-                                    }
-                                  : &(instr_event_path_ops){
-                                        .enter_key = enter_key_lists,
-                                        .exit_key = exit_key_lists,
-                                        .enter_region = enter_region_lists,
-                                        .exit_region = exit_region_lists,
-                                    });
+        instr_event_path_set(reent ? &ops_lists_r : &ops_lists);
 }

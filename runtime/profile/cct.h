@@ -76,6 +76,16 @@ int instr_cct_plugins_attach(instr_pstate *s, struct instr_substrate_location *p
                              const instr_cct_plugin_fn *penter, const instr_cct_plugin_fn *pexit,
                              int reentrant);
 
+/* A cursor-path mode's four functions (instr_cct_<prefix>_enter_key, ..._exit_region) and its
+ * jump table of them (instr_cct_<prefix>_ops, for instr_event_path_set), which
+ * INSTR_CCT_MODE_ENTRY_POINTS defines in the mode's file. */
+#define INSTR_CCT_MODE_DECLARE(prefix)                                                  \
+    void instr_cct_##prefix##_enter_key(INSTR_PATH_ENTER_ARGS);                          \
+    void instr_cct_##prefix##_exit_key(INSTR_PATH_EXIT_ARGS);                            \
+    void instr_cct_##prefix##_enter_region(INSTR_PATH_ENTER_ARGS);                       \
+    void instr_cct_##prefix##_exit_region(INSTR_PATH_EXIT_ARGS);                         \
+    extern const instr_event_path_ops instr_cct_##prefix##_ops;
+
 /* The cursor path with metrics (INSTR_FAST_TABLE, core/event.h; cct_metrics.c): the cursor
  * path's steps for the calling thread, whose cursor state the adapter passes (s, as it loaded
  * it for its inline path), by the adapter's key or by region handle, with the metrics read
@@ -84,32 +94,17 @@ int instr_cct_plugins_attach(instr_pstate *s, struct instr_substrate_location *p
  * miss (the node is not the cursor's last child, or not the cursor; also every handle that
  * is not a region's, which no node carries) they call that adapter's slow path
  * (core/event_path.h) with the same arguments. */
-void instr_cct_metrics_enter_key(INSTR_PATH_ENTER_ARGS);
-void instr_cct_metrics_exit_key(INSTR_PATH_EXIT_ARGS);
-void instr_cct_metrics_enter_region(INSTR_PATH_ENTER_ARGS);
-void instr_cct_metrics_exit_region(INSTR_PATH_EXIT_ARGS);
+INSTR_CCT_MODE_DECLARE(metrics)
 /* The same for the profile with substrate plugins and no metrics (cct_plugins.c): any lists
  * of the plugins' functions, and (plugins1) exactly one enter and one exit function. */
-void instr_cct_plugins_enter_key(INSTR_PATH_ENTER_ARGS);
-void instr_cct_plugins_exit_key(INSTR_PATH_EXIT_ARGS);
-void instr_cct_plugins_enter_region(INSTR_PATH_ENTER_ARGS);
-void instr_cct_plugins_exit_region(INSTR_PATH_EXIT_ARGS);
-void instr_cct_plugins1_enter_key(INSTR_PATH_ENTER_ARGS);
-void instr_cct_plugins1_exit_key(INSTR_PATH_EXIT_ARGS);
-void instr_cct_plugins1_enter_region(INSTR_PATH_ENTER_ARGS);
-void instr_cct_plugins1_exit_region(INSTR_PATH_EXIT_ARGS);
+INSTR_CCT_MODE_DECLARE(plugins)
+INSTR_CCT_MODE_DECLARE(plugins1)
 /* The same for reentrant plugins (INSTR_SUBSTRATE_PLUGIN_REENTRANT): the cursor given to the
  * child or the parent first, the plugins' functions called last. */
-void instr_cct_pluginsr_enter_key(INSTR_PATH_ENTER_ARGS);
-void instr_cct_pluginsr_exit_key(INSTR_PATH_EXIT_ARGS);
-void instr_cct_pluginsr_enter_region(INSTR_PATH_ENTER_ARGS);
-void instr_cct_pluginsr_exit_region(INSTR_PATH_EXIT_ARGS);
-void instr_cct_plugins1r_enter_key(INSTR_PATH_ENTER_ARGS);
-void instr_cct_plugins1r_exit_key(INSTR_PATH_EXIT_ARGS);
-void instr_cct_plugins1r_enter_region(INSTR_PATH_ENTER_ARGS);
-void instr_cct_plugins1r_exit_region(INSTR_PATH_EXIT_ARGS);
+INSTR_CCT_MODE_DECLARE(pluginsr)
+INSTR_CCT_MODE_DECLARE(plugins1r)
 
-/* Defines the four functions above for one mode (`prefix`) from the mode's own
+/* Defines the four functions and the jump table (INSTR_CCT_MODE_DECLARE) for one mode (`prefix`) from the mode's own
  * enter_node(s, n, sp), which claims the frame of n (instr_cct_next's node), and
  * exit_node(s, n), which the file defines (always inlined) under whatever names it gives
  * them; the cursor's match and the miss are the same for every mode. key_ok(n, what): whether
@@ -154,33 +149,27 @@ void instr_cct_plugins1r_exit_region(INSTR_PATH_EXIT_ARGS);
             return;                                                                     \
         }                                                                               \
         exit_node(s, n);                                                                \
-    }
+    }                                                                                   \
+    const instr_event_path_ops instr_cct_##prefix##_ops = {                             \
+        .enter_key = instr_cct_##prefix##_enter_key,                                    \
+        .exit_key = instr_cct_##prefix##_exit_key,                                      \
+        .enter_region = instr_cct_##prefix##_enter_region,                              \
+        .exit_region = instr_cct_##prefix##_exit_region,                                \
+    };
 
 /* The same for the profile and the trace (cct_trace.c): the cursor's steps and the trace's
  * record appended inline (core/record.h). */
-void instr_cct_trace_enter_key(INSTR_PATH_ENTER_ARGS);
-void instr_cct_trace_exit_key(INSTR_PATH_EXIT_ARGS);
-void instr_cct_trace_enter_region(INSTR_PATH_ENTER_ARGS);
-void instr_cct_trace_exit_region(INSTR_PATH_EXIT_ARGS);
+INSTR_CCT_MODE_DECLARE(trace)
 
 /* The same for the cursor path with counts (cct_counts.c): the profile with throttling's
  * counts updated inline, and with the trace's records too (counts_trace). */
-void instr_cct_counts_enter_key(INSTR_PATH_ENTER_ARGS);
-void instr_cct_counts_exit_key(INSTR_PATH_EXIT_ARGS);
-void instr_cct_counts_enter_region(INSTR_PATH_ENTER_ARGS);
-void instr_cct_counts_exit_region(INSTR_PATH_EXIT_ARGS);
-void instr_cct_counts_trace_enter_key(INSTR_PATH_ENTER_ARGS);
-void instr_cct_counts_trace_exit_key(INSTR_PATH_EXIT_ARGS);
-void instr_cct_counts_trace_enter_region(INSTR_PATH_ENTER_ARGS);
-void instr_cct_counts_trace_exit_region(INSTR_PATH_EXIT_ARGS);
+INSTR_CCT_MODE_DECLARE(counts)
+INSTR_CCT_MODE_DECLARE(counts_trace)
 
 /* The same for the cursor path with metrics and records (the profile, the metrics and the
  * trace; cct_metrics.c): the values read at each event appended as the trace's records before
  * its Enter or Leave. */
-void instr_cct_metrics_trace_enter_key(INSTR_PATH_ENTER_ARGS);
-void instr_cct_metrics_trace_exit_key(INSTR_PATH_EXIT_ARGS);
-void instr_cct_metrics_trace_enter_region(INSTR_PATH_ENTER_ARGS);
-void instr_cct_metrics_trace_exit_region(INSTR_PATH_EXIT_ARGS);
+INSTR_CCT_MODE_DECLARE(metrics_trace)
 /* On that path, the records of the values (of s's reader, read at t) that the trace takes,
  * before an event's record (the slow paths' too, cct.c). */
 void instr_cct_metrics_record(instr_pstate *s, const uint64_t *values, uint64_t t);
@@ -201,11 +190,12 @@ void instr_cct_path_counts(int records);
 
 /* The same for the cursor path with events (cct_events.c): the profile with the enter and
  * exit of a substrate with INSTR_SUBSTRATE_CURSOR_EVENTS called directly (instr_pstate.xenter). */
-void instr_cct_events_enter_key(INSTR_PATH_ENTER_ARGS);
-void instr_cct_events_exit_key(INSTR_PATH_EXIT_ARGS);
-void instr_cct_events_enter_region(INSTR_PATH_ENTER_ARGS);
-void instr_cct_events_exit_region(INSTR_PATH_EXIT_ARGS);
+INSTR_CCT_MODE_DECLARE(events)
 void instr_cct_path_events(void);
+/* The same for the cursor with another timer than the TSC (cct_clock.c: the inline path's
+ * steps with instr_clock_now), with INSTR_FAST_CURSOR. */
+INSTR_CCT_MODE_DECLARE(clock)
+void instr_cct_path_clock(void);
 /* A plugin function that does nothing: penter1 and pexit1 of a location without plugins. */
 void instr_cct_plugins_none(struct instr_substrate_location *loc, uint64_t t, uint32_t region,
                             const uint64_t *metrics);

@@ -24,23 +24,13 @@ void instr_cct_path_counts(int records)
 {
 #ifdef INSTR_RT_HAVE_TRACE
     if (records) {
-        instr_event_path_set(&(instr_event_path_ops){
-            .enter_key = instr_cct_counts_trace_enter_key,
-            .exit_key = instr_cct_counts_trace_exit_key,
-            .enter_region = instr_cct_counts_trace_enter_region,
-            .exit_region = instr_cct_counts_trace_exit_region,
-        });
+        instr_event_path_set(&instr_cct_counts_trace_ops);
         return;
     }
 #else
     (void)records;
 #endif
-    instr_event_path_set(&(instr_event_path_ops){
-        .enter_key = instr_cct_counts_enter_key,
-        .exit_key = instr_cct_counts_exit_key,
-        .enter_region = instr_cct_counts_enter_region,
-        .exit_region = instr_cct_counts_exit_region,
-    });
+    instr_event_path_set(&instr_cct_counts_ops);
 }
 
 /* The node n, instr_cct_next's: its frame claimed (the cursor first), its time, its enter

@@ -24,12 +24,7 @@
 
 void instr_cct_path_events(void)
 {
-    instr_event_path_set(&(instr_event_path_ops){
-        .enter_key = instr_cct_events_enter_key,
-        .exit_key = instr_cct_events_exit_key,
-        .enter_region = instr_cct_events_enter_region,
-        .exit_region = instr_cct_events_exit_region,
-    });
+    instr_event_path_set(&instr_cct_events_ops);
 }
 
 /* The substrate's own enter or exit, for an event whose charge it does itself (it holds the

@@ -75,32 +75,12 @@ __attribute__((noinline, cold)) static void exit_read(instr_pstate *s, instr_pno
     instr_cct_pop(s, n, t);
 }
 
-/* The plugins' calls only (the reader is flat). Out of line, so that the usual case, one
- * plugin that answers in one call, keeps few registers across its call. */
-__attribute__((noinline)) static void read_calls(const instr_metric_reader *r, uint64_t *out)
-{
-    for (const instr_metric_getmany *m = r->many, *end = m + r->nmany; m < end; m++)
-        m->get(m->ids, m->n, out + m->first);
-    for (const instr_metric_getter *g = r->g; g->get; g++)
-        out[g->index] = g->get(g->id);
-}
-
-static inline __attribute__((always_inline)) void read_flat(const instr_metric_reader *r,
-                                                            uint64_t *out)
-{
-    const instr_metric_getmany *one = r->one;
-    if (__builtin_expect(one != NULL, 1))
-        one->get(one->ids, one->n, out + one->first);
-    else
-        read_calls(r, out);
-}
-
 /* The first visit of a node: its least and greatest value are the visit's. */
 __attribute__((noinline, cold)) static void exit_first(instr_pstate *s, instr_pnode *n)
 {
     uint32_t nm = s->nm;
     uint64_t *m = n->m;
-    read_flat(s->mread, m + EXIT * nm);
+    instr_metrics_read_flat(s->mread, m + EXIT * nm);
     for (uint32_t i = 0; i < nm; i++) {
         uint64_t d = m[EXIT * nm + i] - m[ENTER * nm + i];
         m[INCL * nm + i] += d;
@@ -120,7 +100,7 @@ static inline __attribute__((always_inline)) void enter_node(instr_pstate *s, in
     }
     n->t_enter = instr_clock_tsc();
     /* The last step: with one plugin that answers in one call, a jump to it. */
-    read_flat(r, n->m + ENTER * s->nm);
+    instr_metrics_read_flat(r, n->m + ENTER * s->nm);
 }
 
 static inline __attribute__((always_inline)) void exit_node(instr_pstate *s, instr_pnode *n)
@@ -135,7 +115,7 @@ static inline __attribute__((always_inline)) void exit_node(instr_pstate *s, ins
         return;
     }
     size_t nm = s->nm; /* at least 1 (s->mread is set) */
-    read_flat(r, n->m + EXIT * nm);
+    instr_metrics_read_flat(r, n->m + EXIT * nm);
     sums_add(n->m, nm);
     instr_cct_pop(s, n, instr_clock_tsc());
 }
@@ -144,12 +124,7 @@ INSTR_CCT_MODE_ENTRY_POINTS(metrics, enter_node, exit_node)
 
 void instr_cct_path_metrics(void)
 {
-    instr_event_path_set(&(instr_event_path_ops){
-        .enter_key = instr_cct_metrics_enter_key,
-        .exit_key = instr_cct_metrics_exit_key,
-        .enter_region = instr_cct_metrics_enter_region,
-        .exit_region = instr_cct_metrics_exit_region,
-    });
+    instr_event_path_set(&instr_cct_metrics_ops);
 }
 
 #ifdef INSTR_RT_HAVE_TRACE
@@ -226,7 +201,7 @@ static inline __attribute__((always_inline)) void enter_node_rec(instr_pstate *s
         return;
     }
     n->t_enter = instr_clock_tsc();
-    read_flat(r, n->m + ENTER * s->nm);
+    instr_metrics_read_flat(r, n->m + ENTER * s->nm);
     /* Every metric of a flat reader is strictly synchronous: all go to the trace. Read again
      * after the plugin's call, which keeps fewer registers across it. */
     uint32_t nm = s->nm;
@@ -246,7 +221,7 @@ static inline __attribute__((always_inline)) void exit_node_rec(instr_pstate *s,
         exit_read_rec(s, n);
         return;
     }
-    read_flat(r, n->m + EXIT * s->nm);
+    instr_metrics_read_flat(r, n->m + EXIT * s->nm);
     /* Read again after the plugin's call, which keeps fewer registers across it. */
     size_t nm = s->nm; /* at least 1 (s->mread is set) */
     uint64_t *now = n->m + EXIT * nm;
@@ -268,11 +243,6 @@ INSTR_CCT_MODE_ENTRY_POINTS(metrics_trace, enter_node_rec, exit_node_rec)
 
 void instr_cct_path_metrics_trace(void)
 {
-    instr_event_path_set(&(instr_event_path_ops){
-        .enter_key = instr_cct_metrics_trace_enter_key,
-        .exit_key = instr_cct_metrics_trace_exit_key,
-        .enter_region = instr_cct_metrics_trace_enter_region,
-        .exit_region = instr_cct_metrics_trace_exit_region,
-    });
+    instr_event_path_set(&instr_cct_metrics_trace_ops);
 }
 #endif

@@ -30,33 +30,13 @@
 void instr_cct_path_plugins(int one_each, int reentrant)
 {
     if (reentrant && one_each)
-        instr_event_path_set(&(instr_event_path_ops){
-            .enter_key = instr_cct_plugins1r_enter_key,
-            .exit_key = instr_cct_plugins1r_exit_key,
-            .enter_region = instr_cct_plugins1r_enter_region,
-            .exit_region = instr_cct_plugins1r_exit_region,
-        });
+        instr_event_path_set(&instr_cct_plugins1r_ops);
     else if (reentrant)
-        instr_event_path_set(&(instr_event_path_ops){
-            .enter_key = instr_cct_pluginsr_enter_key,
-            .exit_key = instr_cct_pluginsr_exit_key,
-            .enter_region = instr_cct_pluginsr_enter_region,
-            .exit_region = instr_cct_pluginsr_exit_region,
-        });
+        instr_event_path_set(&instr_cct_pluginsr_ops);
     else if (one_each)
-        instr_event_path_set(&(instr_event_path_ops){
-            .enter_key = instr_cct_plugins1_enter_key,
-            .exit_key = instr_cct_plugins1_exit_key,
-            .enter_region = instr_cct_plugins1_enter_region,
-            .exit_region = instr_cct_plugins1_exit_region,
-        });
+        instr_event_path_set(&instr_cct_plugins1_ops);
     else
-        instr_event_path_set(&(instr_event_path_ops){
-            .enter_key = instr_cct_plugins_enter_key,
-            .exit_key = instr_cct_plugins_exit_key,
-            .enter_region = instr_cct_plugins_enter_region,
-            .exit_region = instr_cct_plugins_exit_region,
-        });
+        instr_event_path_set(&instr_cct_plugins_ops);
 }
 
 void instr_cct_plugins_none(struct instr_substrate_location *loc, uint64_t t, uint32_t region,

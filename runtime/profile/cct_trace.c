@@ -23,12 +23,7 @@
 #ifdef INSTR_RT_HAVE_TRACE
 void instr_cct_path_trace(void)
 {
-    instr_event_path_set(&(instr_event_path_ops){
-        .enter_key = instr_cct_trace_enter_key,
-        .exit_key = instr_cct_trace_exit_key,
-        .enter_region = instr_cct_trace_enter_region,
-        .exit_region = instr_cct_trace_exit_region,
-    });
+    instr_event_path_set(&instr_cct_trace_ops);
 }
 
 /* The node n, instr_cct_next's: the cursor taken (one store: busy is the state's first

@@ -17,8 +17,9 @@ import profile as P  # noqa: E402
 A = None
 
 
-def run(prog, args=(), env=None, name=None):
-    """Runs a test program in a fresh directory; returns (stdout, instr lines, experiment)."""
+def run(prog, args=(), env=None, name=None, profile=True):
+    """Runs a test program in a fresh directory; returns (stdout, instr lines, experiment):
+    the one with profile.json, or without `profile` the one with a trace."""
     work = fresh_dir(os.path.join(A.work, A.case, name or prog))
     p = subprocess.run([os.path.join(A.bin, "metrics_" + prog)] + [str(a) for a in args],
                        cwd=work, env=clean_env(env), capture_output=True, timeout=100)
@@ -29,6 +30,10 @@ def run(prog, args=(), env=None, name=None):
     expect(not other, "the program's stderr changed: %r" % other)
     expect(not any("not a variable instr knows" in l for l in mine),
            "an INSTR_METRIC_* variable was taken for unknown: %r" % mine)
+    if not profile:
+        exps = [d for d, _, files in os.walk(work) if "traces.otf2" in files]
+        expect(len(exps) == 1, "one experiment with a trace in %s, found %r" % (work, exps))
+        return p.stdout.decode(), mine, exps[0]
     return p.stdout.decode(), mine, P.find_experiment(work)
 
 
@@ -386,6 +391,47 @@ def case_trace_sync():
             last = v
     prof = P.load(exp)
     expect(value(prof, "main", "events") == 19, "the profile of a traced run")
+
+
+def case_trace_only():
+    """The trace with one metric and without the profile takes the metrics' and the trace's
+    own path (metrics/trace_direct.c, with the TSC) and gives, event for event, the records
+    the generic path gives (the same run with another timer): each Enter and Leave followed
+    by the metric at its own time, one more event counted each time."""
+    base = count_env("events", {"INSTR_ENABLE_TRACING": "1", "INSTR_ENABLE_PROFILING": "0",
+                                "INSTR_VERBOSE": "1"})
+    runs = {}
+    for name, timer in (("direct", "tsc"), ("generic", "monotonic")):
+        _, mine, exp = run("calls", [2], dict(base, INSTR_TIMER=timer), name=name,
+                           profile=False)
+        on = any("the metrics and the trace's records on the core's stack" in l for l in mine)
+        expect(on == (name == "direct"), "%s run: the path's line %s" % (name, mine))
+        _, evs = trace_events(exp)
+        by_loc = {}
+        for loc, kind, t, detail in evs:
+            by_loc.setdefault(loc, []).append((kind, t, detail))
+        expect(len(by_loc) == 3, "%s run: locations %r" % (name, sorted(by_loc)))
+        seqs = []
+        for loc, es in by_loc.items():
+            expect(len(es) % 2 == 0, "%s run, location %d: %d records" % (name, loc, len(es)))
+            seq, last = [], None
+            for (k1, t1, d1), (k2, t2, d2) in zip(es[0::2], es[1::2]):
+                expect(k1 in ("ENTER", "LEAVE") and k2 == "METRIC" and t1 == t2,
+                       "%s run, location %d: %s at %d then %s at %d" % (name, loc, k1, t1, k2, t2))
+                m = re.search(r'\("events" <\d+>; UINT64; (\d+)\)$', d2)
+                expect(m, "metric record %r" % d2)
+                v = int(m.group(1))
+                expect(last is None or v == last + 1,
+                       "%s run, location %d: events %d after %r" % (name, loc, v, last))
+                last = v
+                r = re.search(r'"([^"]+)"', d1)
+                seq.append((k1, r.group(1) if r else d1, v))
+            expect(len(seq) >= 6, "%s run, location %d: %d events" % (name, loc, len(seq)))
+            seqs.append(seq)
+        runs[name] = sorted(seqs)
+    expect(runs["direct"] == runs["generic"],
+           "the direct path's events differ from the generic path's:\n%r\n%r"
+           % (runs["direct"], runs["generic"]))
 
 
 def case_async_only():
