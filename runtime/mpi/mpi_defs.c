@@ -3,7 +3,9 @@
  *
  * Every new intra-communicator gets a job-wide identity when the trace or a version 3 plugin
  * wants it: the world rank of its rank 0 (the leader) and the leader's own counter, broadcast
- * over the new communicator inside the creating call (which is collective over it). The
+ * over the new communicator inside the creating call (which is collective over it); for
+ * MPI_Comm_idup over the old one before the call, and the definitions are made when a wait
+ * or test completes its request (mpi_msg.c), when the new handle exists. The
  * trace defines it from that (mpi_trace.c); for plugins each process keeps its own table:
  * communicators (0 MPI_COMM_WORLD, 1 MPI_COMM_SELF, then in the order of creation), their
  * groups (the members' world ranks; one definition per distinct member list) and RMA
@@ -155,23 +157,13 @@ uint64_t instr_mpi_comm_def(MPI_Comm comm)
     return (uint64_t)((uintptr_t)v - 1);
 }
 
-void instr_mpi_comm_new(int rc, const MPI_Comm *newcomm, const char *how)
+/* The new intra-communicator c's definitions (the trace's, the plugins'), with its identity
+ * id (its leader's world rank and that rank's counter) agreed by its members. */
+static void define_new(MPI_Comm c, const uint32_t id[2], const char *how, int tracing, int defs)
 {
-    int tracing = __atomic_load_n(&instr_mpi_tracing, __ATOMIC_ACQUIRE);
-    int defs = __atomic_load_n(&instr_mpi_defs_on, __ATOMIC_ACQUIRE);
-    if (!(tracing || defs) || rc != MPI_SUCCESS || !newcomm || *newcomm == MPI_COMM_NULL)
-        return;
-    MPI_Comm c = *newcomm;
-    int inter = 0, rank = 0, size = 0, world_rank = 0;
-    if (PMPI_Comm_test_inter(c, &inter) != MPI_SUCCESS || inter)
-        return; /* inter-communicators are neither traced nor defined (docs/mpi.md) */
+    int rank = 0, size = 0;
     PMPI_Comm_rank(c, &rank);
     PMPI_Comm_size(c, &size);
-    PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
-    uint32_t id[2] = {(uint32_t)world_rank, 0};
-    if (rank == 0)
-        id[1] = 2 + __atomic_fetch_add(&comm_seq, 1, __ATOMIC_RELAXED);
-    PMPI_Bcast(id, 2, MPI_UINT32_T, 0, c);
     /* The members' world ranks: the trace's from the leader only, plugins' on every rank. */
     int32_t *members = rank == 0 || defs ? world_ranks(c, size) : NULL;
     char name[96];
@@ -185,6 +177,56 @@ void instr_mpi_comm_new(int rc, const MPI_Comm *newcomm, const char *how)
             PMPI_Comm_set_attr(c, comm_keyval, (void *)(uintptr_t)(d + 1));
     }
     instr_mem_free(members);
+}
+
+/* The identity of a communicator being made over c (an intra-communicator, whose rank 0 is
+ * the new one's): c's rank 0's world rank and its counter, broadcast over c. */
+static void agree_identity(MPI_Comm c, uint32_t id[2])
+{
+    int rank = 0, world_rank = 0;
+    PMPI_Comm_rank(c, &rank);
+    PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+    id[0] = (uint32_t)world_rank;
+    id[1] = rank == 0 ? 2 + __atomic_fetch_add(&comm_seq, 1, __ATOMIC_RELAXED) : 0;
+    PMPI_Bcast(id, 2, MPI_UINT32_T, 0, c);
+}
+
+void instr_mpi_comm_new(int rc, const MPI_Comm *newcomm, const char *how)
+{
+    int tracing = __atomic_load_n(&instr_mpi_tracing, __ATOMIC_ACQUIRE);
+    int defs = __atomic_load_n(&instr_mpi_defs_on, __ATOMIC_ACQUIRE);
+    if (!(tracing || defs) || rc != MPI_SUCCESS || !newcomm || *newcomm == MPI_COMM_NULL)
+        return;
+    MPI_Comm c = *newcomm;
+    int inter = 0;
+    if (PMPI_Comm_test_inter(c, &inter) != MPI_SUCCESS || inter)
+        return; /* inter-communicators are neither traced nor defined (docs/mpi.md) */
+    uint32_t id[2];
+    agree_identity(c, id);
+    define_new(c, id, how, tracing, defs);
+}
+
+int instr_mpi_comm_idup_begin(MPI_Comm comm, uint32_t id[2])
+{
+    int tracing = __atomic_load_n(&instr_mpi_tracing, __ATOMIC_ACQUIRE);
+    int defs = __atomic_load_n(&instr_mpi_defs_on, __ATOMIC_ACQUIRE);
+    int inter = 0;
+    if (!(tracing || defs) || comm == MPI_COMM_NULL ||
+        PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
+        return 0;
+    /* Over the old communicator, before the call: the new one is not usable before the
+     * request completes, and every member calls MPI_Comm_idup on comm in the same order of
+     * its collective calls, so this broadcast keeps that order. */
+    agree_identity(comm, id);
+    return 1;
+}
+
+void instr_mpi_comm_idup_done(MPI_Comm c, const uint32_t id[2])
+{
+    int tracing = __atomic_load_n(&instr_mpi_tracing, __ATOMIC_ACQUIRE);
+    int defs = __atomic_load_n(&instr_mpi_defs_on, __ATOMIC_ACQUIRE);
+    if ((tracing || defs) && c != MPI_COMM_NULL)
+        define_new(c, id, "MPI_Comm_idup", tracing, defs);
 }
 
 void instr_mpi_win_new(int rc, const MPI_Win *win, MPI_Comm comm, const char *how)

@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { RECV, SEND, COLL, CP_COLL, FILE_IO };
+enum { RECV, SEND, COLL, CP_COLL, FILE_IO, COMM_IDUP };
 
 typedef struct pending {
     MPI_Request req;
@@ -42,6 +42,8 @@ typedef struct pending {
     uint64_t comm_def; /* the communicator's definition for plugins (COLL; persistent) */
     void *cp_state;   /* CP_COLL: the critical path's reduction of a nonblocking collective */
     instr_io_pending io; /* FILE_IO: the operation in the trace */
+    MPI_Comm *newcomm;   /* COMM_IDUP: where MPI writes the new handle at completion */
+    uint32_t idup[2];    /* COMM_IDUP: its identity (mpi_defs.c) */
 } pending;
 
 static pending *table;
@@ -264,6 +266,14 @@ void instr_mpi_io_request(const MPI_Request *request, const instr_io_pending *p)
         add(*request, (pending){.kind = FILE_IO, .comm = UINT32_MAX, .io = *p});
 }
 
+void instr_mpi_comm_idup_posted(int rc, MPI_Comm *newcomm, const MPI_Request *request,
+                                const uint32_t id[2])
+{
+    if (rc == MPI_SUCCESS && newcomm && request && *request != MPI_REQUEST_NULL)
+        add(*request, (pending){.kind = COMM_IDUP, .comm = UINT32_MAX, .newcomm = newcomm,
+                                .idup = {id[0], id[1]}});
+}
+
 void instr_mpi_forget(MPI_Request request)
 {
     if (!__atomic_load_n(&ntracked, __ATOMIC_RELAXED))
@@ -357,6 +367,9 @@ static void finish(const pending *ep, MPI_Status *status)
         break;
     case CP_COLL:
         instr_mpi_cp_icoll_done(e.cp_state);
+        break;
+    case COMM_IDUP:
+        instr_mpi_comm_idup_done(*e.newcomm, e.idup);
         break;
     case FILE_IO: {
         /* Not MPI_Test_cancelled: an MPI-IO request's status need not set that field (Open

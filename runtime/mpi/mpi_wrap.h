@@ -157,6 +157,13 @@ uint32_t instr_mpi_comm_ref(MPI_Comm comm);
 /* A call made a new communicator (collective over *newcomm): gives it its identity
  * (mpi_defs.c), its trace definition and its plugins' one. */
 void instr_mpi_comm_new(int rc, const MPI_Comm *newcomm, const char *how);
+/* MPI_Comm_idup of comm (mpi_defs.c): before the call, the new communicator's identity agreed
+ * over comm (collective over it); 1 when it will be defined. When a wait or test completes the
+ * request (mpi_msg.c, instr_mpi_comm_idup_posted), its definitions (instr_mpi_comm_idup_done). */
+int instr_mpi_comm_idup_begin(MPI_Comm comm, uint32_t id[2]);
+void instr_mpi_comm_idup_posted(int rc, MPI_Comm *newcomm, const MPI_Request *request,
+                                const uint32_t id[2]);
+void instr_mpi_comm_idup_done(MPI_Comm comm, const uint32_t id[2]);
 /* mpi_defs.c: the identity made, the trace's definition (members: the world ranks, given
  * on the communicator's rank 0 only). */
 void instr_mpi_trace_comm_new(MPI_Comm comm, const uint32_t id[2], const char *name,

@@ -638,6 +638,9 @@ def case_mpi_events():
             "seq=2" % (h, r // 2, h),
             "def comm 3 MPI_Comm_dup (comm 0.3, 4 ranks) group=0 size=4 rank=%d leader=0 seq=3"
             % r,
+            # the leader of half 0 (world rank 0) made the dup before; half 1's did not
+            "def comm 4 MPI_Comm_idup (comm %d.%d, 2 ranks) group=2 size=2 rank=%d leader=%d "
+            "seq=%d" % (h, 4 - h, r // 2, h, 4 - h),
             # op (OTF2's numbers) comm root sent received request
             "icoll_begin 0 0 -1 0 0 1", "icoll_end 0 0 -1 0 0 1",
             "icoll_begin 11 2 -1 8 8 2", "icoll_end 11 2 -1 8 8 2",
@@ -680,7 +683,9 @@ def case_mpi_events():
     expect(sorted(comms) == sorted(["MPI_COMM_WORLD", "MPI_COMM_SELF",
                                     "MPI_Comm_split (comm 0.2, 2 ranks)",
                                     "MPI_Comm_split (comm 1.2, 2 ranks)",
-                                    "MPI_Comm_dup (comm 0.3, 4 ranks)"]),
+                                    "MPI_Comm_dup (comm 0.3, 4 ranks)",
+                                    "MPI_Comm_idup (comm 0.4, 2 ranks)",
+                                    "MPI_Comm_idup (comm 1.3, 2 ranks)"]),
            "trace's communicators %r" % comms)
     wins = re.findall(r'^RMA_WIN\s+\d+\s+Name: "([^"]*)" <\d+>, Communicator: "([^"]*)" <\d+>',
                       t.stdout, re.M)

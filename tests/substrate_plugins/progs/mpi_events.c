@@ -1,7 +1,8 @@
 /* mpi_events: the MPI events of substrate plugin interface version 3 with known counts
  * (check_substrate.py, case mpi_events, 4 ranks). On every rank:
  *   - MPI_Comm_split of the world by rank parity (2 ranks each, key = rank), MPI_Comm_dup of
- *     the world: communicators 2 and 3 of the process;
+ *     the world: communicators 2 and 3 of the process; MPI_Comm_idup of the half, completed
+ *     by MPI_Test: communicator 4;
  *   - non-blocking collectives, each completed by MPI_Wait: MPI_Ibarrier on the world,
  *     MPI_Iallreduce of one int on the half, MPI_Ibcast of 2 ints from rank 0 on the dup;
  *   - persistent requests: MPI_Send_init of 4 ints to the right neighbour (tag 7) and
@@ -22,8 +23,12 @@ int main(int argc, char **argv)
     MPI_Comm half, dup;
     MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
     MPI_Comm_dup(MPI_COMM_WORLD, &dup);
-
+    MPI_Comm idup;
     MPI_Request r;
+    MPI_Comm_idup(half, &idup, &r);
+    for (int done = 0; !done;)
+        MPI_Test(&r, &done, MPI_STATUS_IGNORE);
+
     MPI_Ibarrier(MPI_COMM_WORLD, &r);
     MPI_Wait(&r, MPI_STATUS_IGNORE);
     int one = 1, sum = 0;
@@ -66,6 +71,11 @@ int main(int argc, char **argv)
 
     if (sum != 2 || sum2 != 2 || two[0] + two[1] != 42 || in[0] != left)
         fprintf(stderr, "mpi_events: wrong results\n");
+    int idup_size = 0;
+    MPI_Comm_size(idup, &idup_size);
+    if (idup_size != 2)
+        fprintf(stderr, "mpi_events: wrong idup size %d\n", idup_size);
+    MPI_Comm_free(&idup);
     MPI_Comm_free(&dup);
     MPI_Comm_free(&half);
     if (rank == 0)
