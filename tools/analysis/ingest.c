@@ -273,12 +273,23 @@ static void thread_block(size_t n, size_t *begin, size_t *end) {
   *end = n * (t + 1) / nt;
 }
 
+/* A piece read through the mapping where O_DIRECT is not to be had: its pages asked for at
+ * once (the kernel reads them in large requests) rather than faulted in one at a time.
+ * Returns the piece's first byte. */
+static const unsigned char *advise_willneed(const instr_jdb *db, uint64_t off, uint64_t end) {
+  uintptr_t page = (uintptr_t)page_size();
+  uintptr_t start = (uintptr_t)(db->map + off) & ~(page - 1);
+  (void)posix_madvise((void *)start, (size_t)((uintptr_t)(db->map + end) - start),
+                      POSIX_MADV_WILLNEED);
+  return db->map + off;
+}
+
 /* The rows of the i-th selected rank (its first row), from the mapping or the reader's buffer;
  * NULL with the message set when they cannot be read. */
 static const unsigned char *rank_rows(const instr_jdb *db, rows_reader *rd, size_t i) {
   const unsigned char *rec = jdb_rank_rec(db, nth_rank(rd->ranks, i));
   uint64_t off = jdb_u64(rec), bytes = jdb_u64(rec + 8) * db->row_size;
-  if (rd->direct_fd < 0 || !reads_most_pages(rd->npaths_sel, bytes)) return db->map + off;
+  if (!reads_most_pages(rd->npaths_sel, bytes)) return db->map + off;
   if (off >= rd->off && off + bytes <= rd->off + rd->len)
     return rd->mapped ? db->map + off : rd->buf + (off - rd->off);
   uint64_t end = off + bytes; /* checked at open: inside the file, in rank order */
@@ -294,12 +305,13 @@ static const unsigned char *rank_rows(const instr_jdb *db, rows_reader *rd, size
   rd->mapped = 1;
   rd->off = off;
   rd->len = end - off;
-  if (end - off > CHUNK_BYTES || mostly_resident(db, off, end)) return db->map + off;
+  if (rd->direct_fd < 0 || end - off > CHUNK_BYTES) return advise_willneed(db, off, end);
+  if (mostly_resident(db, off, end)) return db->map + off;
   int rc = read_direct(db, rd, off, end);
   if (rc < 0) return NULL;
   if (rc > 0) { /* refused: this reader reads through the mapping from now on */
     rd->direct_fd = -1;
-    return db->map + off;
+    return advise_willneed(db, off, end);
   }
   rd->mapped = 0;
   return rd->buf + (off - rd->off);
