@@ -2,8 +2,9 @@
 """Ingestion benchmark of the job database reader (not in CI; docs/performance.md).
 
 Opens a profile.jdb, prunes to the call paths with time_incl >= 1 % of the run (from the
-summary), loads one metric for those paths over every rank (instr_jdb_rows through the Python
-module: the rank loop in C with OpenMP, a binary search per path in each rank's rows), builds
+summary), loads one metric for those paths over every rank (instr_jdb_rows_load through the
+Python module: the rank loop in C with OpenMP, a binary search per path in each rank's rows,
+the rows read as docs/analysis.md "Access pattern" says), builds
 the DataFrame, and prints the time of each step and the peak resident memory. --unpruned loads
 the metric for every path instead.
 
@@ -12,8 +13,9 @@ the metric for every path instead.
         (--make N: first writes a synthetic database of N ranks with the test double
          tests/lib/jdb_testdouble.py: 100,000 call paths, ~2,000 rows a rank)
 
-The first run after writing reads from the page cache; drop it (echo 3 >
-/proc/sys/vm/drop_caches, as root) for a cold figure. OMP_NUM_THREADS sets the threads.
+The first run after writing reads from the page cache; --cold first writes back and drops the
+file's pages from it (sync, then posix_fadvise POSIX_FADV_DONTNEED: no root needed) for a cold
+figure, as the first read on another node would see. OMP_NUM_THREADS sets the threads.
 """
 import argparse
 import os
@@ -56,6 +58,8 @@ def main():
     ap.add_argument("--full-check", action="store_true",
                     help="check every row at open (reads the whole file) instead of the rows "
                          "the queries read")
+    ap.add_argument("--cold", action="store_true",
+                    help="drop the file's pages from the page cache first (a cold read)")
     a = ap.parse_args()
 
     if a.make:
@@ -66,6 +70,12 @@ def main():
                                               rows_per_rank=a.rows)
         print("made %s: %d ranks, %.1f MiB in %.1f s" % (a.jdb, a.make, size / 2**20,
                                                          time.perf_counter() - t))
+
+    if a.cold:
+        os.sync()
+        fd = os.open(a.jdb, os.O_RDONLY)
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+        os.close(fd)
 
     import instr_analysis as ia
     t0 = time.perf_counter()
@@ -78,6 +88,7 @@ def main():
     t3 = time.perf_counter()
     print("file: %s, %d ranks (%d present), %d call paths, %.1f MiB"
           % (a.jdb, db.nranks, db.nranks_present, db.npaths, os.path.getsize(a.jdb) / 2**20))
+    print("pages: %s" % ("dropped first (cold)" if a.cold else "as found"))
     print("threads: %s" % os.environ.get("OMP_NUM_THREADS", "all cores (%d)" % os.cpu_count()))
     print("open (%s): %.3f s" % ("every row checked" if a.full_check else "rows checked as read",
                                  t1 - t0))

@@ -314,6 +314,96 @@ def check_invariants(db):
     expect((c["diff"] == 0).all() and (c["path_a"] == c["path_b"]).all(), "self-comparison")
 
 
+def case_chunks():
+    """The rows of a selection that reads most of each rank's pages are read with pread in
+    pieces of several ranks (8 MiB: docs/analysis.md, "Access pattern"); a small selection
+    reads through the mapping, and so does a piece already in memory. A database of ~24 MiB
+    of rows (several pieces a thread), an absent rank and ranks of two threads, read cold
+    (its pages dropped) and warm: every row exact, whichever way it was read."""
+    nranks, npaths, absent = 450, 1000, 7
+    db = T.JobDB(nranks=nranks)
+    main_r = db.region("main")
+    work = db.region("work")
+    paths = [db.path(None, main_r)] + [db.path(0, work) for _ in range(npaths - 1)]
+    db.absent.add(absent)
+    want = {}  # (rank, path, thread) -> time_incl
+    for r in range(nranks):
+        if r == absent:
+            continue
+        for p in paths:
+            if (p * 7 + r) % 5 == 0 and p != 0:
+                continue
+            for t in ((0, 1) if r % 11 == 0 and p % 3 == 0 else (0,)):
+                v = r * 100003 + p * 7 + t
+                db.row(r, p, t, visits=1, time_incl=v)
+                want[(r, p, t)] = v
+    filename = os.path.join(A.work, "chunks.jdb")
+    db.write(filename)
+    expect(os.path.getsize(filename) > 2 * (8 << 20), "size %d" % os.path.getsize(filename))
+    for warm in (False, True):
+        check_chunks(filename, warm, nranks, paths, absent, want)
+
+
+def drop_pages(filename):
+    """The file's pages out of the page cache (where the file system lets them go), so that
+    the reader finds them cold and reads the pieces with O_DIRECT."""
+    fd = os.open(filename, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+    finally:
+        os.close(fd)
+
+
+def check_chunks(filename, warm, nranks, paths, absent, want):
+    if warm:
+        with open(filename, "rb") as fh:  # every page resident: read through the mapping
+            while fh.read(1 << 20):
+                pass
+    else:
+        drop_pages(filename)
+    f = ia.open(filename, lazy_rows=True)  # open reads no row: the queries find them cold
+
+    def rows(df):
+        return {(int(x.rank), int(x.path), int(x.thread)): x.time_incl for x in df.itertuples()}
+
+    def subset(ranks, sel):
+        return {k: v for k, v in want.items() if k[0] in ranks and k[1] in sel}
+
+    def cold():  # before each query of the cold round: its pages out again (open's included)
+        if not warm:
+            drop_pages(filename)
+
+    # every path of every rank: read in pieces
+    cold()
+    got = rows(f.query("time_incl", paths="all", per="thread"))
+    expect(got == want, "all rows: %d of %d, first difference %r" % (
+        len(got), len(want), next((k for k in want if got.get(k) != want[k]), None)))
+    # ranks out of order and with gaps, the absent one among them: pieces end at each gap
+    ranks = [449, 150, 3, 4, 5, 9, absent, 200, 201, 230]
+    cold()
+    df = f.query("time_incl", paths="all", ranks=ranks, per="thread")
+    expect(rows(df) == subset(ranks, set(paths)), "ranks %r" % ranks)
+    expect([int(r) for r in dict.fromkeys(df["rank"])] == [r for r in ranks if r != absent],
+           "rank order %r" % list(dict.fromkeys(df["rank"])))
+    # a small selection: through the mapping
+    few = [5, 500, 999]
+    cold()
+    expect(rows(f.query("time_incl", paths=few, per="thread")) == subset(range(nranks), few),
+           "paths %r" % few)
+    # the dense form: sums over threads, 0 without a row, NaN for the absent rank
+    cold()
+    dense = f.rank_values("time_incl", "all")
+    for r in (0, 1, absent, 11, 448, 449):
+        for p in (0, 3, 4, 999):
+            v = dense.loc[r, p]
+            if r == absent:
+                expect(math.isnan(v), "absent rank %d path %d: %r" % (r, p, v))
+            else:
+                w = sum(want.get((r, p, t), 0) for t in (0, 1))
+                expect(v == w, "rank %d path %d: %r, want %r" % (r, p, v, w))
+
+
 def case_invariants():
     check_invariants(ia.open(A.jdb) if A.jdb else sample())
     if not A.jdb:

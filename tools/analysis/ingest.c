@@ -1,14 +1,21 @@
-/* Ingestion of metric values: the ranks in parallel (OpenMP), in each rank's rows (sorted by
- * (path, thread)) a binary search per selected path. Only the pages of the rows searched are
- * read. A failure inside the parallel loop is kept (the lowest rank's) and reported by the
- * calling thread, whose message instr_jdb_error() returns. */
+/* Ingestion of metric values: the ranks in parallel (OpenMP), each thread a contiguous block of
+ * them, in each rank's rows (sorted by (path, thread)) a binary search per selected path. A
+ * selection that touches most of a rank's pages reads the rows with pread in large pieces
+ * (rows_reader); a smaller one reads only the pages of the rows searched, through the mapping.
+ * A failure inside the parallel loop is kept (the lowest rank's) and reported by the calling
+ * thread, whose message instr_jdb_error() returns. */
+#define _GNU_SOURCE /* O_DIRECT, mincore */
 #include "jdb_internal.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #ifdef _OPENMP
 #include <omp.h>
@@ -33,42 +40,44 @@ static int raise_error(const first_error *e) {
   return -1;
 }
 
-int jdb_find_path_rows(const instr_jdb *db, uint32_t rank, uint32_t path, uint64_t lo,
-                       uint64_t *first, uint64_t *end) {
+#define ROW(i) (rows + (uint64_t)(i) * db->row_size)
+
+int jdb_find_path_rows(const instr_jdb *db, uint32_t rank, const unsigned char *rows,
+                       uint32_t path, uint64_t lo, uint64_t *first, uint64_t *end) {
   const unsigned char *rec = jdb_rank_rec(db, rank);
   uint64_t n = jdb_u64(rec + 8), hi = n;
   uint32_t nthreads = jdb_u32(rec + 16);
   /* galloping from lo: the paths of a selection come in ascending order, each usually a few
    * rows after the one before, so the search stays on the pages it just read */
   for (uint64_t step = 1; lo + step < n; step *= 2) {
-    if (jdb_u32(jdb_rank_row(db, rank, lo + step)) >= path) {
+    if (jdb_u32(ROW(lo + step)) >= path) {
       hi = lo + step;
       break;
     }
     lo += step;
   }
-  if (lo < n && jdb_u32(jdb_rank_row(db, rank, lo)) >= path) hi = lo;
+  if (lo < n && jdb_u32(ROW(lo)) >= path) hi = lo;
   while (lo < hi) {
     uint64_t mid = lo + (hi - lo) / 2;
-    if (jdb_u32(jdb_rank_row(db, rank, mid)) < path)
+    if (jdb_u32(ROW(mid)) < path)
       lo = mid + 1;
     else
       hi = mid;
   }
   *first = *end = lo;
-  if (lo == n || jdb_u32(jdb_rank_row(db, rank, lo)) != path) return 1;
+  if (lo == n || jdb_u32(ROW(lo)) != path) return 1;
   uint64_t i = lo, prev = 0;
   if (lo > 0) { /* the row before: below the path (lower bound), so the first row's order holds */
-    const unsigned char *before = jdb_rank_row(db, rank, lo - 1);
+    const unsigned char *before = ROW(lo - 1);
     prev = (uint64_t)jdb_u32(before) << 32 | jdb_u32(before + 4);
   }
   for (; i < n; i++) {
-    const unsigned char *row = jdb_rank_row(db, rank, i);
+    const unsigned char *row = ROW(i);
     if (jdb_u32(row) != path) break;
     /* the rows open did not check (INSTR_JDB_LAZY_ROWS) are checked as they are read */
     if (jdb_check_row(db, rank, i, row, nthreads, &prev)) return -1;
   }
-  if (i < n && jdb_u32(jdb_rank_row(db, rank, i)) < path) {
+  if (i < n && jdb_u32(ROW(i)) < path) {
     jdb_fail("%s: damaged: rank %" PRIu32 " row %" PRIu64
              ": its rows are not sorted by (path, thread)",
              db->file, rank, i);
@@ -143,39 +152,177 @@ static int selection_init(selection *sel, const instr_jdb *db, const uint32_t *p
 
 /* Cold pages (docs/analysis.md, "Access pattern"): a search for a path reads about one page of
  * a rank's rows, so a selection of at least half as many paths as the rank has pages reads
- * most of them. Then the rows of the ranks PREFETCH_BYTES ahead of the walk are asked for at
- * once (posix_madvise WILLNEED: the kernel reads them in large requests while the walk goes
- * on) instead of one page fault and one small read at a time. A smaller selection reads only
- * the pages its searches land on. */
-#define PREFETCH_BYTES (8u << 20)
+ * most of them. Such a rank's rows are taken a piece at a time: the rank's and those of the
+ * ranks after it in the thread's block, up to CHUNK_BYTES. A piece whose pages are mostly in
+ * memory (mincore) is read through the mapping; any other is read from the disk with O_DIRECT
+ * into a buffer of the thread's: the disk's DMA fills it, where faulting the mapping in costs
+ * the kernel a page-table update per page and a read through the page cache a copy per byte,
+ * each as much CPU as the walk itself on a large file. The two threads' reads and walks
+ * overlap each other. A smaller selection reads only the pages its searches land on, through
+ * the mapping; so does everything where O_DIRECT is refused. */
+#define CHUNK_BYTES (8u << 20)
+/* a gap between the rows of two selected ranks (the ranks between them not selected) up to
+ * which the gap is read along rather than starting a new read */
+#define GAP_BYTES (64u << 10)
+/* O_DIRECT's alignment of offsets, lengths and buffers: a page covers every block size */
+#define DIRECT_ALIGN 4096u
 
-static size_t prefetch_window(const instr_jdb *db) {
-  uint64_t rows = db->size > db->rows_offset ? db->size - db->rows_offset : 0;
-  uint64_t per_rank = db->nranks ? rows / db->nranks : 0;
-  return per_rank ? (size_t)(PREFETCH_BYTES / per_rank) + 1 : 1;
-}
+typedef struct {
+  const uint32_t *ranks; /* the selection (NULL: every rank) */
+  size_t end;            /* the thread's block ends before the end-th selected rank */
+  size_t npaths_sel;
+  int direct_fd; /* the file opened with O_DIRECT, -1: read through the mapping */
+  unsigned char *buf;
+  size_t cap;
+  uint64_t off, len; /* the piece [off, off + len) of the file the walk is in */
+  int mapped;        /* whether that piece is read through the mapping (else it is in buf) */
+} rows_reader;
 
-static void prefetch_rank(const instr_jdb *db, const selection *sel, uint32_t rank) {
+static uint32_t nth_rank(const uint32_t *ranks, size_t i) { return ranks ? ranks[i] : (uint32_t)i; }
+
+static long page_size(void) {
   static long page;
   if (!page) page = sysconf(_SC_PAGESIZE) > 0 ? sysconf(_SC_PAGESIZE) : 4096;
-  const unsigned char *rec = jdb_rank_rec(db, rank);
-  uint64_t off = jdb_u64(rec), bytes = jdb_u64(rec + 8) * db->row_size;
-  if (!bytes || (uint64_t)sel->n * 2 * (uint64_t)page < bytes) return;
-  uintptr_t start = (uintptr_t)(db->map + off) & ~((uintptr_t)page - 1);
-  (void)posix_madvise((void *)start, (size_t)((uintptr_t)(db->map + off + bytes) - start),
-                      POSIX_MADV_WILLNEED);
+  return page;
 }
 
-/* Before walking the i-th of nr selected ranks: the rank `window` ahead; from a block's first
- * rank (first != 0) the whole window too. */
-static void prefetch_ahead(const instr_jdb *db, const selection *sel, const uint32_t *ranks,
-                           size_t nr, size_t i, size_t window, int first);
+static int reads_most_pages(size_t npaths_sel, uint64_t bytes) {
+  return bytes && (uint64_t)npaths_sel * 2 * (uint64_t)page_size() >= bytes;
+}
 
-/* Walks one rank's rows of the selected paths: calls visit(ctx, j, thread, value) for every
+/* The file again, with O_DIRECT: the same file as the mapping's (device and inode), else -1.
+ * Shared by the threads of a query (pread does not move the offset). */
+static int open_direct(const instr_jdb *db) {
+#ifdef O_DIRECT
+  char self[64];
+  struct stat a, b;
+  snprintf(self, sizeof self, "/proc/self/fd/%d", db->fd);
+  int fd = open(self, O_RDONLY | O_DIRECT | O_CLOEXEC);
+  if (fd < 0) fd = open(db->file, O_RDONLY | O_DIRECT | O_CLOEXEC);
+  if (fd < 0) return -1;
+  if (fstat(fd, &a) != 0 || fstat(db->fd, &b) != 0 || a.st_dev != b.st_dev ||
+      a.st_ino != b.st_ino) {
+    close(fd);
+    return -1;
+  }
+  return fd;
+#else
+  (void)db;
+  return -1;
+#endif
+}
+
+/* Whether most pages of the file's [off, end) are in memory. */
+static int mostly_resident(const instr_jdb *db, uint64_t off, uint64_t end) {
+  uintptr_t page = (uintptr_t)page_size();
+  uintptr_t start = (uintptr_t)(db->map + off) & ~(page - 1);
+  size_t len = (size_t)((uintptr_t)(db->map + end) - start), npages = (len + page - 1) / page;
+  unsigned char vec[CHUNK_BYTES / 4096 + 2];
+  if (npages > sizeof vec || mincore((void *)start, len, vec) != 0) return 1;
+  size_t resident = 0;
+  for (size_t k = 0; k < npages; k++) resident += vec[k] & 1u;
+  return 2 * resident >= npages;
+}
+
+/* Reads the file's [off, end) into the reader's buffer with O_DIRECT: 0 when read (the data
+ * at rd->buf + (off - rd->off)), 1 when O_DIRECT is refused (read through the mapping), -1
+ * with the message set. */
+static int read_direct(const instr_jdb *db, rows_reader *rd, uint64_t off, uint64_t end) {
+  uint64_t a = off & ~(uint64_t)(DIRECT_ALIGN - 1);
+  uint64_t e = (end + DIRECT_ALIGN - 1) & ~(uint64_t)(DIRECT_ALIGN - 1);
+  if (e - a > rd->cap) {
+    free(rd->buf);
+    rd->buf = NULL;
+    rd->cap = 0;
+    void *grown;
+    if (posix_memalign(&grown, DIRECT_ALIGN, (size_t)(e - a)) != 0) {
+      jdb_fail("%s: out of memory for %" PRIu64 " bytes of rows", db->file, e - a);
+      return -1;
+    }
+    rd->buf = grown;
+    rd->cap = (size_t)(e - a);
+  }
+  uint64_t got = 0;
+  while (a + got < end) {
+    uint64_t want = e - a - got;
+    ssize_t n = pread(rd->direct_fd, rd->buf + got,
+                      want > (1u << 30) ? (1u << 30) : (size_t)want, (off_t)(a + got));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == EINVAL && got == 0) return 1; /* an alignment the file system refuses */
+    if (n <= 0) {
+      jdb_fail("%s: cannot read %" PRIu64 " bytes at offset %" PRIu64 ": %s", db->file,
+               end - off, off, n < 0 ? strerror(errno) : "the file ended (truncated?)");
+      return -1;
+    }
+    got += (uint64_t)n;
+  }
+  rd->off = a;
+  rd->len = got;
+  return 0;
+}
+
+/* The block [*begin, *end) of n selected ranks of the calling thread of a parallel region: the
+ * ranks' rows lie in the file in rank order, so each thread reads forward through the file. */
+static void thread_block(size_t n, size_t *begin, size_t *end) {
+  size_t t = 0, nt = 1;
+#ifdef _OPENMP
+  t = (size_t)omp_get_thread_num();
+  nt = (size_t)omp_get_num_threads();
+#endif
+  *begin = n * t / nt;
+  *end = n * (t + 1) / nt;
+}
+
+/* A piece read through the mapping where O_DIRECT is not to be had: its pages asked for at
+ * once (the kernel reads them in large requests) rather than faulted in one at a time.
+ * Returns the piece's first byte. */
+static const unsigned char *advise_willneed(const instr_jdb *db, uint64_t off, uint64_t end) {
+  uintptr_t page = (uintptr_t)page_size();
+  uintptr_t start = (uintptr_t)(db->map + off) & ~(page - 1);
+  (void)posix_madvise((void *)start, (size_t)((uintptr_t)(db->map + end) - start),
+                      POSIX_MADV_WILLNEED);
+  return db->map + off;
+}
+
+/* The rows of the i-th selected rank (its first row), from the mapping or the reader's buffer;
+ * NULL with the message set when they cannot be read. */
+static const unsigned char *rank_rows(const instr_jdb *db, rows_reader *rd, size_t i) {
+  const unsigned char *rec = jdb_rank_rec(db, nth_rank(rd->ranks, i));
+  uint64_t off = jdb_u64(rec), bytes = jdb_u64(rec + 8) * db->row_size;
+  if (!reads_most_pages(rd->npaths_sel, bytes)) return db->map + off;
+  if (off >= rd->off && off + bytes <= rd->off + rd->len)
+    return rd->mapped ? db->map + off : rd->buf + (off - rd->off);
+  uint64_t end = off + bytes; /* checked at open: inside the file, in rank order */
+  for (size_t k = i + 1; k < rd->end; k++) {
+    const unsigned char *r = jdb_rank_rec(db, nth_rank(rd->ranks, k));
+    uint64_t o = jdb_u64(r), b = jdb_u64(r + 8) * db->row_size;
+    if (!b) continue; /* an absent rank: no rows */
+    if (!reads_most_pages(rd->npaths_sel, b) || o < end || o - end > GAP_BYTES ||
+        o + b - off > CHUNK_BYTES)
+      break;
+    end = o + b;
+  }
+  rd->mapped = 1;
+  rd->off = off;
+  rd->len = end - off;
+  if (rd->direct_fd < 0 || end - off > CHUNK_BYTES) return advise_willneed(db, off, end);
+  if (mostly_resident(db, off, end)) return db->map + off;
+  int rc = read_direct(db, rd, off, end);
+  if (rc < 0) return NULL;
+  if (rc > 0) { /* refused: this reader reads through the mapping from now on */
+    rd->direct_fd = -1;
+    return advise_willneed(db, off, end);
+  }
+  rd->mapped = 0;
+  return rd->buf + (off - rd->off);
+}
+
+/* Walks one rank's rows (at rows) of the selected paths: calls visit(ctx, j, thread, value) for every
  * selected thread's row of the j-th path, in the order of the selection, then of threads. */
 typedef void (*row_visitor)(void *ctx, size_t j, uint32_t thread, double value);
-static int walk_rank(const instr_jdb *db, uint32_t rank, uint32_t col, const selection *sel,
-                     const thread_set *threads, row_visitor visit, void *ctx) {
+static int walk_rank(const instr_jdb *db, uint32_t rank, const unsigned char *rows, uint32_t col,
+                     const selection *sel, const thread_set *threads, row_visitor visit,
+                     void *ctx) {
   uint32_t kind = jdb_column_kind(db, col);
   uint64_t value_off = JDB_ROW_KEY_SIZE + 8ull * col, lo = 0;
   const unsigned char *rec = jdb_rank_rec(db, rank);
@@ -188,7 +335,7 @@ static int walk_rank(const instr_jdb *db, uint32_t rank, uint32_t col, const sel
     uint32_t nthreads = jdb_u32(rec + 16);
     uint64_t prev = 0;
     for (uint64_t i = 0; i < nrows; i++) {
-      const unsigned char *row = jdb_rank_row(db, rank, i);
+      const unsigned char *row = ROW(i);
       if (jdb_check_row(db, rank, i, row, nthreads, &prev)) return -1;
       uint32_t path = jdb_u32(row), thread = jdb_u32(row + 4);
       int32_t j = sel->slot[path];
@@ -199,11 +346,11 @@ static int walk_rank(const instr_jdb *db, uint32_t rank, uint32_t col, const sel
   }
   for (size_t j = 0; j < sel->n; j++) {
     uint64_t first, end;
-    int found = jdb_find_path_rows(db, rank, sel->paths[j], sel->sorted ? lo : 0, &first, &end);
+    int found = jdb_find_path_rows(db, rank, rows, sel->paths[j], sel->sorted ? lo : 0, &first, &end);
     if (found < 0) return -1;
     lo = end;
     for (uint64_t i = first; i < end; i++) {
-      const unsigned char *row = jdb_rank_row(db, rank, i);
+      const unsigned char *row = ROW(i);
       uint32_t thread = jdb_u32(row + 4);
       if (thread_selected(threads, thread)) visit(ctx, j, thread, jdb_value(row + value_off, kind));
     }
@@ -211,86 +358,30 @@ static int walk_rank(const instr_jdb *db, uint32_t rank, uint32_t col, const sel
   return 0;
 }
 
-static uint32_t nth_rank(const uint32_t *ranks, size_t i) { return ranks ? ranks[i] : (uint32_t)i; }
-
-static void prefetch_ahead(const instr_jdb *db, const selection *sel, const uint32_t *ranks,
-                           size_t nr, size_t i, size_t window, int first) {
-  for (size_t k = first ? i : i + window; k <= i + window && k < nr; k++)
-    prefetch_rank(db, sel, nth_rank(ranks, k));
-}
-
-static void count_row(void *ctx, size_t j, uint32_t thread, double value) {
-  (void)j, (void)thread, (void)value;
-  (*(uint64_t *)ctx)++;
-}
-
-typedef struct {
-  uint32_t rank;
-  const uint32_t *paths;
-  uint32_t *path, *rank_out, *thread;
-  double *value;
-  uint64_t at;
-} row_sink;
-
-static void store_row(void *ctx, size_t j, uint32_t thread, double value) {
-  row_sink *s = ctx;
-  s->path[s->at] = s->paths[j];
-  s->rank_out[s->at] = s->rank;
-  s->thread[s->at] = thread;
-  s->value[s->at] = value;
-  s->at++;
-}
-
+/* One walk (instr_jdb_rows_load) whatever the caller's cap: a caller that asks for the count
+ * first and then for the rows reads the rows twice, but a call with enough room reads them
+ * once. */
 long instr_jdb_rows(const instr_jdb *db, uint32_t col, const uint32_t *paths, size_t npaths_sel,
                     const uint32_t *ranks, size_t nranks_sel, const uint32_t *threads,
                     size_t nthreads_sel, uint32_t *out_path, uint32_t *out_rank,
                     uint32_t *out_thread, double *out_value, size_t cap) {
-  jdb_clear_error();
-  if (jdb_check_size(db)) return -1;
-  if (jdb_check_column(db, col) || jdb_check_selection(db, paths, npaths_sel, ranks, nranks_sel))
+  instr_jdb_row_set set;
+  if (instr_jdb_rows_load(db, col, paths, npaths_sel, ranks, nranks_sel, threads, nthreads_sel,
+                          0, &set) != 0)
     return -1;
-  size_t nr = ranks ? nranks_sel : db->nranks;
-  thread_set ts;
-  uint64_t *start = calloc(nr + 1, sizeof *start);
-  if (!start || thread_set_init(&ts, db, threads, nthreads_sel)) {
-    free(start);
-    if (!start) jdb_fail("%s: out of memory for %zu ranks", db->file, nr);
+  if (set.n > (size_t)LONG_MAX) {
+    instr_jdb_row_set_free(&set);
+    jdb_fail("%s: %zu rows do not fit the count's type", db->file, set.n);
     return -1;
   }
-  selection sel;
-  if (selection_init(&sel, db, paths, npaths_sel)) {
-    free(ts.sorted);
-    free(start);
-    return -1;
+  if (cap >= set.n && set.n && out_path && out_rank && out_thread && out_value) {
+    memcpy(out_path, set.path, set.n * sizeof *out_path);
+    memcpy(out_rank, set.rank, set.n * sizeof *out_rank);
+    memcpy(out_thread, set.thread, set.n * sizeof *out_thread);
+    memcpy(out_value, set.value, set.n * sizeof *out_value);
   }
-  first_error err = {.rank = -1};
-  size_t window = prefetch_window(db);
-#pragma omp parallel for schedule(dynamic, 16)
-  for (long i = 0; i < (long)nr; i++) {
-    uint64_t count = 0;
-    prefetch_ahead(db, &sel, ranks, nr, (size_t)i, window, i == 0);
-    if (walk_rank(db, nth_rank(ranks, (size_t)i), col, &sel, &ts, count_row, &count) != 0)
-      note_error(&err, i);
-    start[i + 1] = count;
-  }
-  long total = -1;
-  if (raise_error(&err) == 0) {
-    for (size_t i = 0; i < nr; i++) start[i + 1] += start[i];
-    total = (long)start[nr];
-  }
-  if (total >= 0 && cap >= (size_t)total && out_path && out_rank && out_thread && out_value) {
-#pragma omp parallel for schedule(dynamic, 16)
-    for (long i = 0; i < (long)nr; i++) {
-      row_sink sink = {nth_rank(ranks, (size_t)i), paths, out_path,
-                       out_rank,                   out_thread, out_value, start[i]};
-      if (walk_rank(db, sink.rank, col, &sel, &ts, store_row, &sink) != 0)
-        note_error(&err, i);
-    }
-    if (raise_error(&err)) total = -1;
-  }
-  free(ts.sorted);
-  free(sel.slot);
-  free(start);
+  long total = (long)set.n;
+  instr_jdb_row_set_free(&set);
   return total;
 }
 
@@ -305,17 +396,27 @@ static int rank_values(const instr_jdb *db, uint32_t col, const uint32_t *paths,
   selection sel;
   if (selection_init(&sel, db, paths, np)) return -1;
   first_error err = {.rank = -1};
-  size_t window = prefetch_window(db);
-#pragma omp parallel for schedule(dynamic, 16)
-  for (long i = 0; i < (long)nr; i++) {
-    prefetch_ahead(db, &sel, ranks, nr, (size_t)i, window, i == 0);
-    uint32_t rank = nth_rank(ranks, (size_t)i);
-    double *row = out + (size_t)i * np;
-    int present = jdb_u32(jdb_rank_rec(db, rank) + 20) & 1u;
-    for (size_t j = 0; j < np; j++) row[j] = present ? 0.0 : NAN;
-    if (present && walk_rank(db, rank, col, &sel, ts, add_value, row) != 0)
-      note_error(&err, i);
+  int direct_fd = open_direct(db);
+#pragma omp parallel
+  {
+    size_t begin, end;
+    thread_block(nr, &begin, &end);
+    rows_reader rd = {.ranks = ranks, .end = end, .npaths_sel = np, .direct_fd = direct_fd};
+    for (size_t i = begin; i < end; i++) {
+      uint32_t rank = nth_rank(ranks, i);
+      double *row = out + i * np;
+      int present = jdb_u32(jdb_rank_rec(db, rank) + 20) & 1u;
+      for (size_t j = 0; j < np; j++) row[j] = present ? 0.0 : NAN;
+      if (!present) continue;
+      const unsigned char *rows = rank_rows(db, &rd, i);
+      if (!rows || walk_rank(db, rank, rows, col, &sel, ts, add_value, row) != 0) {
+        note_error(&err, (long)i);
+        break;
+      }
+    }
+    free(rd.buf);
   }
+  if (direct_fd >= 0) close(direct_fd);
   free(sel.slot);
   return raise_error(&err);
 }
@@ -435,7 +536,7 @@ int instr_jdb_rows_load(const instr_jdb *db, uint32_t col, const uint32_t *paths
     return -1;
   }
   first_error err = {.rank = -1};
-  int used = 1;
+  int used = 1, direct_fd = open_direct(db);
 #pragma omp parallel num_threads(nthr)
   {
     int t = 0, n = 1;
@@ -454,19 +555,22 @@ int instr_jdb_rows_load(const instr_jdb *db, uint32_t col, const uint32_t *paths
       if (!b->sums || !b->seen) b->failed = 1;
     }
     size_t begin = nr * (size_t)t / (size_t)n, end = nr * ((size_t)t + 1) / (size_t)n;
-    size_t window = prefetch_window(db);
+    rows_reader rd = {
+        .ranks = ranks, .end = end, .npaths_sel = npaths_sel, .direct_fd = direct_fd};
     for (size_t i = begin; i < end && !b->failed; i++) {
-      prefetch_ahead(db, &sel, ranks, end, i, window, i == begin);
       b->rank = nth_rank(ranks, i);
-      if (walk_rank(db, b->rank, col, &sel, &ts, buffer_row, b) != 0) {
+      const unsigned char *rows = rank_rows(db, &rd, i);
+      if (!rows || walk_rank(db, b->rank, rows, col, &sel, &ts, buffer_row, b) != 0) {
         note_error(&err, (long)i);
         break;
       }
       if (b->sums) buffer_flush_sums(b);
     }
+    free(rd.buf);
     free(b->sums);
     free(b->seen);
   }
+  if (direct_fd >= 0) close(direct_fd);
   free(ts.sorted);
   free(sel.slot);
   int rc = raise_error(&err);

@@ -107,11 +107,12 @@ int jdb_check_selection(const instr_jdb *db, const uint32_t *paths, size_t npath
  * '/') matches the glob as fnmatch(glob, context, 0) would; -1 when out of memory. */
 int jdb_match_contexts(const instr_jdb *db, const char *glob, unsigned char *set);
 
-/* Ingestion (ingest.c): the rows of a rank for a path, [*first, *end) as row indices into the
- * rank's rows; 0 when found, 1 when the rank has no row for it, -1 when the rows are damaged
- * (message set, naming the file and rank). */
-int jdb_find_path_rows(const instr_jdb *db, uint32_t rank, uint32_t path, uint64_t lo,
-                       uint64_t *first, uint64_t *end);
+/* Ingestion (ingest.c): the rows of a rank (its first row at rows: in the mapping or a copy
+ * read from the file) for a path, [*first, *end) as row indices into the rank's rows; 0 when
+ * found, 1 when the rank has no row for it, -1 when the rows are damaged (message set, naming
+ * the file and rank). */
+int jdb_find_path_rows(const instr_jdb *db, uint32_t rank, const unsigned char *rows,
+                       uint32_t path, uint64_t lo, uint64_t *first, uint64_t *end);
 /* Row i of a rank (at row): its path and thread in range and its key after *prev_key (the
  * key of row i - 1); sets *prev_key. -1 with the message naming the file, rank and row. */
 int jdb_check_row(const instr_jdb *db, uint32_t rank, uint64_t i, const unsigned char *row,
