@@ -16,7 +16,8 @@ Usage: bench/jobdb/run.py --build BUILD [--ranks 8,32,64] [--repeat 3] [--codes 
    each run's start and each run's write side time.
    With --trace the same runs also write the OTF2 trace (INSTR_ENABLE_TRACING=1) and rank
    0's line "trace: definitions of P ranks unified on rank 0 in U s ..., global definitions
-   written and archive closed in G s" gives the trace's unification time.
+   written and archive closed in G s" gives the trace's unification time, and "trace: clock
+   offsets of P ranks measured in A s at MPI_Init and B s at the end" their measurement's.
 2. Unless --no-gen: checks the free space of the work directory's file system, runs
    BUILD/bin/instr-jobdb-gen -r GEN_RANKS (defaults: 100,000 call paths, ~2,000 per rank),
    prints its time, the file size and peak memory (/usr/bin/time -v when present), and
@@ -51,13 +52,15 @@ def write_side(a, work):
                          r"offsets and file ([\d.]+) s\)")
     trace_pat = re.compile(r"trace: definitions of \d+ ranks? unified on rank 0 in ([\d.]+) s.*"
                            r"archive closed in ([\d.]+) s")
+    clock_pat = re.compile(r"trace: clock offsets of \d+ ranks? measured in ([\d.]+) s at MPI_Init "
+                           r"and ([\d.]+) s at the end")
     pat = re.compile(r"job database .*: (\d+) ranks \((\d+) present\), (\d+) call paths, "
                      r"(\d+) rows, definitions unified in (\d+) rounds \(([\d.]+) s\), "
                      r"written in ([\d.]+) s")
     print("%6s %7s %10s %8s %14s %14s %12s" % ("ranks", "rounds", "call paths", "rows",
                                                 "unify s (med)", "write s (med)", "file bytes"))
     for np_ in [int(x) for x in a.ranks.split(",")]:
-        unify, write, m, size, steps, traces, cpus, loads = [], [], None, 0, [], [], [], []
+        unify, write, m, size, steps, traces, cpus, loads, clocks = [], [], None, 0, [], [], [], [], []
         for i in range(a.repeat):
             d = os.path.join(work, "run-%d-%d" % (np_, i))
             os.makedirs(d)
@@ -74,6 +77,9 @@ def write_side(a, work):
             cp = cpu_pat.search(p.stderr)
             if cp:
                 cpus.append([float(x) for x in cp.groups()])
+            ck = clock_pat.search(p.stderr)
+            if ck:
+                clocks.append([float(x) for x in ck.groups()])
             tr = trace_pat.search(p.stderr)
             if tr:
                 traces.append([float(x) for x in tr.groups()])
@@ -100,6 +106,10 @@ def write_side(a, work):
             print("       trace (medians of %d): unification on rank 0 %.4f s, global "
                   "definitions and close %.4f s" % ((len(traces),) + tuple(
                       statistics.median(c) for c in zip(*traces))))
+        if clocks:
+            print("       trace's clock offsets (medians of %d, slowest rank): at MPI_Init %.4f s, "
+                  "at the end %.4f s" % ((len(clocks),) + tuple(
+                      statistics.median(c) for c in zip(*clocks))))
         sys.stdout.flush()
 
 

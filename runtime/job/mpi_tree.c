@@ -1,51 +1,11 @@
-/* mpi_tree.c — the job's binomial tree and its patient waits (mpi_tree.h). */
+/* mpi_tree.c — the job's binomial tree (mpi_tree.h). */
 #include "../mpi/mpi_wrap.h"
 #include "mpi_tree.h"
 #include "../util/pages.h"
 
-#include <errno.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define CHUNK (1 << 20)
-#define NAP_FIRST_NS 20000L   /* 20 us */
-#define NAP_LAST_NS 1000000L  /* 1 ms */
-
-/* INSTR_JOB_WAIT: sleep (default) or poll; read once. */
-static int wait_mode = -1;
-
-int instr_job_wait_polls(void)
-{
-    if (wait_mode < 0) {
-        const char *v = getenv("INSTR_JOB_WAIT");
-        wait_mode = 0;
-        if (v && strcmp(v, "poll") == 0)
-            wait_mode = 1;
-        else if (v && *v && strcmp(v, "sleep") != 0)
-            fprintf(stderr, "instr: INSTR_JOB_WAIT=%s is neither sleep nor poll: using sleep\n",
-                    v);
-    }
-    return wait_mode;
-}
-
-int instr_job_waitall(int n, MPI_Request *req)
-{
-    if (instr_job_wait_polls())
-        return PMPI_Waitall(n, req, MPI_STATUSES_IGNORE);
-    long nap = NAP_FIRST_NS;
-    for (;;) {
-        int done = 0, rc = PMPI_Testall(n, req, &done, MPI_STATUSES_IGNORE);
-        if (rc != MPI_SUCCESS || done)
-            return rc;
-        struct timespec ts = {0, nap};
-        while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-            ;
-        nap = nap * 2 > NAP_LAST_NS ? NAP_LAST_NS : nap * 2;
-    }
-}
-
 /* The pieces of a buffer of len bytes: its length word, then at most 1 MiB each. */
 static int pieces(uint64_t len) { return 1 + (int)((len + CHUNK - 1) / CHUNK); }
 
@@ -80,7 +40,7 @@ void instr_job_tree_send_many(const void *const *b, const uint64_t *len, const i
         }
     }
     if (req) {
-        instr_job_waitall(k, req);
+        instr_mpi_waitall_patient(k, req);
         if (req != inline_req)
             instr_mem_free(req);
     }
@@ -90,7 +50,7 @@ void *instr_job_tree_recv(uint64_t *len, int from, int tag, MPI_Comm comm)
 {
     MPI_Request r;
     PMPI_Irecv(len, 1, MPI_UINT64_T, from, tag, comm, &r);
-    instr_job_waitall(1, &r);
+    instr_mpi_waitall_patient(1, &r);
     unsigned char *b = *len ? instr_mem_alloc(*len) : NULL;
     static unsigned char sink[CHUNK];
     int n = pieces(*len) - 1, k = 0;
@@ -103,7 +63,7 @@ void *instr_job_tree_recv(uint64_t *len, int from, int tag, MPI_Comm comm)
             PMPI_Recv(b ? b + o : sink, m, MPI_BYTE, from, tag, comm, MPI_STATUS_IGNORE);
     }
     if (k)
-        instr_job_waitall(k, req);
+        instr_mpi_waitall_patient(k, req);
     if (req && req != inline_req)
         instr_mem_free(req);
     return b;

@@ -4,23 +4,15 @@
  * r mod 2^(k+1) == 2^k sends its subtree's data to r - 2^k, which merges it into its own:
  * rank 0 takes ceil(log2 P) messages, and a rank r's subtree is the ranks r .. r + 2^j - 1
  * (2^j the lowest set bit of r; all ranks for rank 0), merged in rank order. The same tree
- * carries broadcasts and small reductions down and up, waiting patiently (below). */
+ * carries broadcasts and small reductions down and up, waiting patiently. */
 #ifndef INSTR_RT_JOB_MPI_TREE_H
 #define INSTR_RT_JOB_MPI_TREE_H
 
 #include <mpi.h>
 #include <stdint.h>
 
-/* Every wait of the job's end steps (here and in mpi_jobdb.c) is patient: MPI_Testall, then a
- * sleep of 20 us doubling up to 1 ms, again until done (INSTR_JOB_WAIT=sleep, the default);
- * INSTR_JOB_WAIT=poll waits in MPI_Waitall (Open MPI polls). A rank waiting for its children
- * or its parent then leaves the cores to the ranks with work, which matters when ranks share
- * cores (docs/mpi.md, "Waiting"); on one rank per core it costs at most a nap (<= 1 ms) per
- * wait, a few dozen per job. */
-int instr_job_waitall(int n, MPI_Request *req);
-/* 1 with INSTR_JOB_WAIT=poll. */
-int instr_job_wait_polls(void);
-
+/* Every wait here is instr_mpi_waitall_patient's (../mpi/mpi_wrap.h): the ranks waiting for
+ * their children or their parent leave the cores to the ranks with work. */
 /* A buffer goes as its length, then pieces of at most 1 MiB: a receiver without the memory
  * for it can still take (and drop) it, so that no sender waits forever. */
 void instr_job_tree_send(const void *b, uint64_t len, int to, int tag, MPI_Comm comm);
