@@ -3,7 +3,7 @@
 
 Usage: bench/jobdb/run.py --build BUILD [--ranks 8,32,64] [--repeat 3] [--codes 1000]
                           [--gen-ranks 100000] [--no-gen] [--trace] [--workdir DIR]
-                          [--libdir DIR]
+                          [--libdir DIR] [--env VAR=VALUE ...]
 
 1. Builds bench/jobdb/tree.c with BUILD/bin/instr mpicc and runs it under mpirun with each
    number of (oversubscribed) ranks, INSTR_VERBOSE=1, `repeat` times; rank 0's line
@@ -42,6 +42,9 @@ def write_side(a, work):
     env.update(OMPI_MCA_btl="self,vader", INSTR_VERBOSE="2", INSTR_PROFILING_FORMAT="json")
     if a.trace:
         env["INSTR_ENABLE_TRACING"] = "1"
+    for kv in a.env or []:
+        k, _, v = kv.partition("=")
+        env[k] = v
     if a.libdir:  # another build's runtime libraries, for alternating comparisons
         env["LD_LIBRARY_PATH"] = os.path.abspath(a.libdir)
     steps_pat = re.compile(r"steps \(slowest rank each\): unification ([\d.]+) s, broadcast of "
@@ -149,6 +152,8 @@ def main():
     ap.add_argument("--no-mpi", action="store_true")
     ap.add_argument("--trace", action="store_true", help="also write the trace (its unification)")
     ap.add_argument("--workdir")
+    ap.add_argument("--env", action="append", metavar="VAR=VALUE",
+                    help="an environment variable for the runs, e.g. INSTR_JOB_WAIT=poll")
     ap.add_argument("--libdir", help="run with the runtime libraries of this directory "
                     "(LD_LIBRARY_PATH), e.g. a copy of an older build's lib/")
     a = ap.parse_args()
