@@ -185,7 +185,27 @@ struct summary_ctx {
     unsigned char *presence;
     int child[32];
     unsigned char *lost_msg;
+    /* rank 0: the job's summary, union-sized, which the children's records are added to
+     * directly (no merged copy per child); NULL: merged sparse as on the other ranks */
+    uint64_t *dense;
 };
+
+/* Adds n sparse entries to the union-sized summary: a path's first record is copied, the
+ * later ones combined into it, in the order they come (the sums bit for bit those of the
+ * sparse merge, which combines in the same order). */
+static void add_to_dense(uint64_t *dense, const uint64_t *v, uint64_t n, uint64_t e,
+                         const instr_jdb_defs *u)
+{
+    uint64_t w = e - 1;
+    for (uint64_t i = 0; i < n; i++) {
+        const uint64_t *ent = v + i * e;
+        uint64_t *r = dense + ent[0] * w;
+        if (r[0] == 0)
+            memcpy(r, ent + 1, 8 * w);
+        else
+            instr_jdb_summary_combine(r, ent + 1, 1, u->col, u->ncol);
+    }
+}
 
 static void summary_merge(void *ctx, const void *buf, uint64_t len)
 {
@@ -210,6 +230,8 @@ static void summary_merge(void *ctx, const void *buf, uint64_t len)
     uint64_t m = 0, *merged = NULL, head = len / 8 / c->e;
     if (len % (8 * c->e) != 0 || !entries_valid((const uint64_t *)buf, head, c->e, c->u->npath))
         c->lost = 1;
+    else if (!c->lost && c->dense)
+        add_to_dense(c->dense, buf, head, c->e, c->u);
     else if (!c->lost && instr_jdb_summary_sparse_merge(*c->sp, *c->n, buf, head, c->u->col,
                                                         c->u->ncol, &merged, &m) != 0)
         c->lost = 1;
@@ -371,7 +393,7 @@ int instr_mpi_jobdb_write(MPI_Comm comm, int rank, int size, const char *dir)
     uint64_t my_dur = present ? local.duration_ns : 0;
     instr_jdb_rows none = {u.ncol, 0, 0, NULL};
     struct summary_ctx sc = {&sparse, &nsparse, 1 + words, 0, rank, size, 0, 0, &u,
-                             {my_bytes, my_dur, 1}, {{0, 0, 0}}, NULL, {0}, NULL};
+                             {my_bytes, my_dur, 1}, {{0, 0, 0}}, NULL, {0}, NULL, NULL};
     sc.lost = instr_jdb_summary_sparse_of_rank(present ? &rows : &none, u.col, &sparse,
                                                &nsparse) != 0;
     sc.nchild = instr_job_tree_children(rank, size, sc.child);
@@ -379,9 +401,21 @@ int instr_mpi_jobdb_write(MPI_Comm comm, int rank, int size, const char *dir)
         sc.presence[0] = (unsigned char)present;
     else
         sc.info.ok = 0;
+    if (rank == 0 && !sc.lost && (sc.dense = instr_mem_alloc(lay.summary_bytes + 8))) {
+        instr_jdb_summary_init(sc.dense, u.npath, u.col, u.ncol);
+        add_to_dense(sc.dense, sparse, nsparse, 1 + words, &u);
+    }
     instr_job_tree_reduce(rank, size, comm, TAG_DEFS, summary_merge, summary_pack, &sc);
     instr_mem_free(sc.lost_msg);
-    if (rank == 0 && !sc.lost && sc.info.ok && (sum = instr_mem_alloc(lay.summary_bytes + 8))) {
+    if (sc.dense) {
+        if (!sc.lost && sc.info.ok) {
+            sum = sc.dense;
+            instr_jdb_summary_finish(sum, u.npath, u.col, u.ncol);
+        } else {
+            instr_mem_free(sc.dense);
+        }
+    } else if (rank == 0 && !sc.lost && sc.info.ok &&
+               (sum = instr_mem_alloc(lay.summary_bytes + 8))) {
         instr_jdb_summary_init(sum, u.npath, u.col, u.ncol);
         for (uint64_t i = 0; i < nsparse; i++)
             memcpy(sum + sparse[i * (1 + words)] * words, sparse + i * (1 + words) + 1,
