@@ -110,6 +110,9 @@ const instr_config_var instr_config_vars[] = {
     {"INSTR_RANK_FILES", "options", "0", "runtime",
      "an MPI job's ranks that also write files of their own into rank-N/: 0 none (the job "
      "database holds every rank), 1 all, or a list of ranks such as 0,5,8-11 (docs/mpi.md)"},
+    {"INSTR_JOB_WAIT", "word", "sleep", "runtime",
+     "how an MPI job's ranks wait in the job's end steps: sleep (test, then nap 20 us to 1 "
+     "ms) or poll (MPI's blocking waits) (docs/mpi.md)"},
     /* families last: an exact row above wins */
     {"INSTR_METRIC_*", "options", "", "runtime",
      "INSTR_METRIC_<PLUGIN>: the specification of metric plugin <plugin> (docs/metrics.md)"},

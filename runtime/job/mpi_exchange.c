@@ -182,8 +182,10 @@ static void note_arrivals(void)
 {
     int here = 1;
     if (job_rank != 0) {
+        MPI_Request req;
         PMPI_Send(&here, 1, MPI_INT, 0, TAG_ARRIVED, job_comm);
-        PMPI_Recv(&here, 1, MPI_INT, 0, TAG_ARRIVED, job_comm, MPI_STATUS_IGNORE);
+        PMPI_Irecv(&here, 1, MPI_INT, 0, TAG_ARRIVED, job_comm, &req);
+        instr_mpi_waitall_patient(1, &req); /* the last rank may be long in coming */
         return;
     }
     size_t n = job_size > 1 ? (size_t)job_size - 1 : 0;
@@ -201,14 +203,22 @@ static void note_arrivals(void)
         for (size_t r = 0; r < n; r++)
             PMPI_Irecv(&bufs[r], 1, MPI_INT, (int)r + 1, TAG_ARRIVED, job_comm, &req[r]);
         arrived = seen;
+        long nap = 20000; /* patient, as instr_mpi_waitall_patient (INSTR_JOB_WAIT) */
         for (size_t left = n; left > 0;) {
             int got = 0;
-            if (PMPI_Waitsome((int)n, req, &got, done, MPI_STATUSES_IGNORE) != MPI_SUCCESS ||
-                got == MPI_UNDEFINED)
+            int rc = instr_mpi_wait_polls()
+                         ? PMPI_Waitsome((int)n, req, &got, done, MPI_STATUSES_IGNORE)
+                         : PMPI_Testsome((int)n, req, &got, done, MPI_STATUSES_IGNORE);
+            if (rc != MPI_SUCCESS || got == MPI_UNDEFINED)
                 break;
             for (int k = 0; k < got; k++)
                 seen[done[k] + 1] = 1;
             left -= (size_t)got;
+            if (got == 0) {
+                instr_mpi_nap(&nap);
+            } else {
+                nap = 20000;
+            }
         }
         arrived = NULL;
     }
@@ -341,7 +351,10 @@ void instr_mpi_job_begin(void)
     int host_rank = 0;
     if (PMPI_Comm_split_type(job_comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host_comm) ==
         MPI_SUCCESS) {
+        int host_ranks = 1;
         PMPI_Comm_rank(host_comm, &host_rank);
+        PMPI_Comm_size(host_comm, &host_ranks);
+        instr_mpi_wait_sharing(host_ranks);
         PMPI_Comm_free(&host_comm);
     }
     instr_ext_metrics_elect(job_rank, host_rank);

@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define TAG_DEFS 7302
 
@@ -43,6 +44,14 @@ void instr_mpi_jobdb_keep(const void *part, size_t len)
     }
 }
 
+/* This process's CPU time (all its threads), for the steps' CPU line (INSTR_VERBOSE=2). */
+static double cpu_now(void)
+{
+    struct timespec ts;
+    return clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) == 0 ? (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec
+                                                            : 0.0;
+}
+
 static void say(const char *fmt, ...)
 {
     char msg[2048];
@@ -57,10 +66,13 @@ static void say(const char *fmt, ...)
 }
 
 /* Step 1: the union of every rank's definitions at rank 0 (others: their subtree's, sent).
- * lost: a subtree's set could not be merged here (its ranks end up absent). */
+ * A message is the subtree's serialized set, then one word: how many of its ranks are present
+ * (only that word when the set could not be had). lost: a subtree's set could not be merged
+ * here (its ranks end up absent). */
 struct unify_ctx {
     instr_jdb_defs *acc;
     int *lost;
+    uint64_t present;
     unsigned char *out;
 };
 
@@ -69,7 +81,11 @@ static void unify_merge(void *ctx, const void *b, uint64_t len)
     struct unify_ctx *c = ctx;
     instr_jdb_defs other;
     char err[200];
-    if (!b || instr_jdb_defs_deserialize(&other, b, len, err, sizeof err) != 0) {
+    uint64_t present = 0;
+    if (b && len >= 8)
+        memcpy(&present, (const unsigned char *)b + len - 8, 8);
+    c->present += present;
+    if (!b || len <= 8 || instr_jdb_defs_deserialize(&other, b, len - 8, err, sizeof err) != 0) {
         *c->lost = 1;
         return;
     }
@@ -81,46 +97,74 @@ static void unify_merge(void *ctx, const void *b, uint64_t len)
 static void unify_pack(void *ctx, const void **b, uint64_t *len)
 {
     struct unify_ctx *c = ctx;
-    if (instr_jdb_defs_serialize(c->acc, &c->out, len) != 0)
+    unsigned char *set = NULL, *grown;
+    if (instr_jdb_defs_serialize(c->acc, &set, len) != 0)
         *len = 0; /* the receiver loses this subtree: its ranks are absent */
-    *b = *len ? c->out : NULL;
+    if (!(grown = instr_mem_realloc(set, *len + 8))) {
+        instr_mem_free(set);
+        *len = 0;
+        c->out = NULL;
+        *b = NULL; /* the parent takes an empty message: the subtree's ranks are absent */
+        return;
+    }
+    memcpy(grown + *len, &c->present, 8);
+    c->out = grown;
+    *len += 8;
+    *b = grown;
 }
 
-static void unify(instr_jdb_defs *acc, int rank, int size, MPI_Comm comm, int *lost)
+/* How many ranks are present (rank 0 only; the others: their subtree's). */
+static uint64_t unify(instr_jdb_defs *acc, int present, int rank, int size, MPI_Comm comm,
+                      int *lost)
 {
-    struct unify_ctx c = {acc, lost, NULL};
+    struct unify_ctx c = {acc, lost, (uint64_t)present, NULL};
     instr_job_tree_reduce(rank, size, comm, TAG_DEFS, unify_merge, unify_pack, &c);
     instr_mem_free(c.out);
+    return c.present;
 }
 
-/* Step 2: the union from rank 0 to all; 0, or -1 on every rank when it cannot be had. */
-static int broadcast_union(instr_jdb_defs *u, int rank, MPI_Comm comm)
+/* Step 2: the union from rank 0 to all, down the tree, after one word: whether any rank is
+ * present. 0; 1 when no rank is (nothing to write); -1 on every rank below one that cannot
+ * have it (out of memory: as with MPI_Bcast, the job's end then cannot go on gracefully). */
+static int broadcast_union(instr_jdb_defs *u, uint64_t anyone, int rank, int size, MPI_Comm comm)
 {
-    unsigned char *b = NULL;
-    uint64_t len = 0;
-    if (rank == 0 && (instr_jdb_defs_canonical(u) != 0 ||
-                      instr_jdb_defs_serialize(u, &b, &len) != 0 || len > INT_MAX))
-        len = 0;
-    PMPI_Bcast(&len, 1, MPI_UINT64_T, 0, comm);
-    if (!len) {
-        instr_mem_free(b);
-        return -1;
+    unsigned char *b = NULL, *set = NULL;
+    uint64_t len = 0, slen = 0;
+    if (rank == 0) {
+        if (anyone && (instr_jdb_defs_canonical(u) != 0 || instr_jdb_defs_serialize(u, &set, &slen) != 0))
+            slen = 0;
+        if ((b = instr_mem_alloc(8 + slen))) {
+            memcpy(b, &anyone, 8);
+            if (slen)
+                memcpy(b + 8, set, slen);
+            len = 8 + slen;
+        }
+        instr_mem_free(set);
     }
-    if (rank != 0 && !(b = instr_mem_alloc(len)))
-        return -1; /* cannot happen gracefully: the Bcast below needs the buffer */
-    PMPI_Bcast(b, (int)len, MPI_BYTE, 0, comm);
-    int rc = 0;
-    if (rank != 0) {
+    b = instr_job_tree_bcast(b, &len, rank, size, comm, TAG_DEFS);
+    uint64_t any = 0;
+    if (b && len >= 8)
+        memcpy(&any, b, 8);
+    int rc = !b || len < 8 ? -1 : !any ? 1 : len == 8 ? -1 : 0;
+    if (rc == 0 && rank != 0) {
         char err[200];
         instr_jdb_defs_free(u);
-        rc = instr_jdb_defs_deserialize(u, b, len, err, sizeof err);
+        rc = instr_jdb_defs_deserialize(u, b + 8, len - 8, err, sizeof err) == 0 ? 0 : -1;
     }
     instr_mem_free(b);
     return rc;
 }
 
-/* Step 3's message from a subtree: its entries; or, when a part of the subtree's records could
- * not be had, one word (no whole number of entries: an entry has at least 29 words). */
+/* Step 3's message from a subtree: its entries, or, when a part of the subtree's records could
+ * not be had, one word (no whole number of entries: an entry has at least 29 words); then
+ * what step 4 needs of the subtree (struct sub_info: its ranks' row bytes, longest duration,
+ * whether all could keep their parts), then its ranks' presence, one byte each in rank order
+ * (the subtree is the ranks r .. r + span - 1), padded to whole words. */
+struct sub_info {
+    uint64_t bytes, duration, ok;
+};
+
+static uint64_t tail_bytes(int span) { return sizeof(struct sub_info) + (((uint64_t)span + 7) & ~7ull); }
 
 static int entries_valid(const uint64_t *v, uint64_t n, uint64_t e, uint32_t npath)
 {
@@ -131,22 +175,64 @@ static int entries_valid(const uint64_t *v, uint64_t n, uint64_t e, uint32_t npa
 }
 
 /* Step 3: *sp (n entries of e words, this rank's own records) becomes its subtree's; at rank
- * 0 the job's. 0, or -1 when records were lost here or below (every message is still
- * taken, so that no sender waits). */
+ * 0 the job's; info and presence (span bytes) likewise. lost: records were lost here or below
+ * (every message is still taken, so that no sender waits). */
 struct summary_ctx {
-    uint64_t **sp, *n, e, lost_word;
-    int lost;
+    uint64_t **sp, *n, e;
+    int lost, rank, size, nchild, next;
     const instr_jdb_defs *u;
+    struct sub_info info, child_info[32];
+    unsigned char *presence;
+    int child[32];
+    unsigned char *lost_msg;
+    /* rank 0: the job's summary, union-sized, which the children's records are added to
+     * directly (no merged copy per child); NULL: merged sparse as on the other ranks */
+    uint64_t *dense;
 };
+
+/* Adds n sparse entries to the union-sized summary: a path's first record is copied, the
+ * later ones combined into it, in the order they come (the sums bit for bit those of the
+ * sparse merge, which combines in the same order). */
+static void add_to_dense(uint64_t *dense, const uint64_t *v, uint64_t n, uint64_t e,
+                         const instr_jdb_defs *u)
+{
+    uint64_t w = e - 1;
+    for (uint64_t i = 0; i < n; i++) {
+        const uint64_t *ent = v + i * e;
+        uint64_t *r = dense + ent[0] * w;
+        if (r[0] == 0)
+            memcpy(r, ent + 1, 8 * w);
+        else
+            instr_jdb_summary_combine(r, ent + 1, 1, u->col, u->ncol);
+    }
+}
 
 static void summary_merge(void *ctx, const void *buf, uint64_t len)
 {
     struct summary_ctx *c = ctx;
-    const uint64_t *b = buf;
-    uint64_t m = 0, *merged = NULL, head = len / 8 / c->e;
-    if (len % (8 * c->e) != 0 || (len && !b) || !entries_valid(b, head, c->e, c->u->npath))
+    const unsigned char *b = buf;
+    int who = c->child[c->next], span = instr_job_tree_span(who, c->size);
+    struct sub_info *ci = &c->child_info[c->next++];
+    uint64_t tail = tail_bytes(span);
+    if (!b || len < tail) {
         c->lost = 1;
-    else if (!c->lost && instr_jdb_summary_sparse_merge(*c->sp, *c->n, b, head, c->u->col,
+        c->info.ok = 0;
+        memset(ci, 0, sizeof *ci);
+        return;
+    }
+    len -= tail;
+    memcpy(ci, b + len, sizeof *ci);
+    c->info.bytes += ci->bytes;
+    c->info.duration = ci->duration > c->info.duration ? ci->duration : c->info.duration;
+    c->info.ok &= ci->ok;
+    if (c->presence)
+        memcpy(c->presence + (who - c->rank), b + len + sizeof *ci, (size_t)span);
+    uint64_t m = 0, *merged = NULL, head = len / 8 / c->e;
+    if (len % (8 * c->e) != 0 || !entries_valid((const uint64_t *)buf, head, c->e, c->u->npath))
+        c->lost = 1;
+    else if (!c->lost && c->dense)
+        add_to_dense(c->dense, buf, head, c->e, c->u);
+    else if (!c->lost && instr_jdb_summary_sparse_merge(*c->sp, *c->n, buf, head, c->u->col,
                                                         c->u->ncol, &merged, &m) != 0)
         c->lost = 1;
     if (merged) {
@@ -159,17 +245,55 @@ static void summary_merge(void *ctx, const void *buf, uint64_t len)
 static void summary_pack(void *ctx, const void **b, uint64_t *len)
 {
     struct summary_ctx *c = ctx;
-    c->lost_word = 0;
-    *b = c->lost ? (const void *)&c->lost_word : (const void *)*c->sp;
-    *len = c->lost ? 8 : *c->n * c->e * 8;
+    int span = instr_job_tree_span(c->rank, c->size);
+    uint64_t head = c->lost ? 8 : *c->n * c->e * 8, tail = tail_bytes(span);
+    unsigned char *m = c->lost ? (c->lost_msg = instr_mem_calloc(1, head + tail))
+                               : instr_mem_realloc(*c->sp, head + tail);
+    if (!m) { /* the parent takes an empty message: this subtree is lost */
+        *b = NULL;
+        *len = 0;
+        return;
+    }
+    if (!c->lost)
+        *c->sp = (uint64_t *)m;
+    memcpy(m + head, &c->info, sizeof c->info);
+    memset(m + head + sizeof c->info, 0, tail - sizeof c->info);
+    if (c->presence)
+        memcpy(m + head + sizeof c->info, c->presence, (size_t)span);
+    *b = m;
+    *len = head + tail;
 }
 
-static int reduce_summary(uint64_t **sp, uint64_t *n, int lost, const instr_jdb_defs *u,
-                          int rank, int size, MPI_Comm comm)
+/* Step 4's numbers, down the tree from rank 0: whether the file is written, its rows' bytes,
+ * and where this rank's subtree's rows begin. */
+struct sub_place {
+    uint64_t ok, total, offset;
+};
+
+static struct sub_place place_subtrees(const struct summary_ctx *c, struct sub_place mine,
+                                       uint64_t my_bytes, MPI_Comm comm)
 {
-    struct summary_ctx c = {sp, n, 1 + instr_jdb_summary_words(u->ncol), 0, lost, u};
-    instr_job_tree_reduce(rank, size, comm, TAG_DEFS, summary_merge, summary_pack, &c);
-    return c.lost ? -1 : 0;
+    if (c->rank != 0) {
+        uint64_t len = 0;
+        void *b = instr_job_tree_recv(&len, instr_job_tree_parent(c->rank), TAG_DEFS, comm);
+        if (b && len == sizeof mine)
+            memcpy(&mine, b, sizeof mine);
+        else
+            mine.ok = 0;
+        instr_mem_free(b);
+    }
+    struct sub_place to[32];
+    const void *bufs[32];
+    uint64_t lens[32];
+    uint64_t at = mine.offset + my_bytes;
+    for (int i = 0; i < c->nchild; i++) {
+        to[i] = (struct sub_place){mine.ok, mine.total, at};
+        at += c->child_info[i].bytes;
+        bufs[i] = &to[i];
+        lens[i] = sizeof to[i];
+    }
+    instr_job_tree_send_many(bufs, lens, c->child, c->nchild, TAG_DEFS, comm);
+    return mine;
 }
 
 static const char *mpi_err(int rc, char *buf)
@@ -212,7 +336,7 @@ static void say_absent(const unsigned char *present, int size, const char *path)
 int instr_mpi_jobdb_write(MPI_Comm comm, int rank, int size, const char *dir)
 {
     int result = -1;
-    double t0 = PMPI_Wtime();
+    double t0 = PMPI_Wtime(), c[6] = {cpu_now()};
     instr_jdb_local local;
     char err[256];
     int present = 0;
@@ -228,25 +352,26 @@ int instr_mpi_jobdb_write(MPI_Comm comm, int rank, int size, const char *dir)
         memset(&local, 0, sizeof local);
         instr_jdb_defs_init(&local.defs);
     }
-    /* 1: unification */
+    /* 1: unification, and how many ranks are present */
     instr_jdb_defs u;
     int lost = 0;
     if (instr_jdb_defs_init(&u) != 0 || instr_jdb_defs_merge(&u, &local.defs, NULL) != 0)
         lost = 1;
-    unify(&u, rank, size, comm, &lost);
+    uint64_t anyone = unify(&u, present, rank, size, comm, &lost);
     double t_unified = PMPI_Wtime();
+    c[1] = cpu_now();
     /* Nothing to write when no rank has a profile (profiling off): said by nobody. */
-    int any = present, anyone = 0;
-    PMPI_Allreduce(&any, &anyone, 1, MPI_INT, MPI_MAX, comm);
-    if (!anyone || broadcast_union(&u, rank, comm) != 0) {
-        if (anyone && rank == 0)
+    int bc = broadcast_union(&u, anyone, rank, size, comm);
+    if (bc != 0) {
+        if (bc < 0 && rank == 0)
             say("job database %s/profile.jdb is not written: the ranks' call paths could not "
                 "be unified (out of memory); the ranks' own profiles are in %s/rank-*", dir, dir);
         instr_jdb_local_free(&local);
         instr_jdb_defs_free(&u);
-        return anyone ? -1 : 0;
+        return bc < 0 ? -1 : 0;
     }
     double t_bcast = PMPI_Wtime();
+    c[2] = cpu_now();
     /* 2: this rank's rows in union ids */
     instr_jdb_rows rows = {u.ncol, 0, 0, NULL};
     if (present) {
@@ -261,13 +386,36 @@ int instr_mpi_jobdb_write(MPI_Comm comm, int rank, int size, const char *dir)
     instr_jdb_layout lay;
     instr_jdb_layout_of(&u, (uint32_t)size, &lay);
     double t_mapped = PMPI_Wtime();
-    /* 3: the summary */
+    c[3] = cpu_now();
+    /* 3: the summary, with each subtree's row bytes, duration and presence */
     uint64_t words = instr_jdb_summary_words(u.ncol), *sparse = NULL, nsparse = 0, *sum = NULL;
+    uint64_t my_bytes = present ? rows.n * lay.row_bytes : 0;
+    uint64_t my_dur = present ? local.duration_ns : 0;
     instr_jdb_rows none = {u.ncol, 0, 0, NULL};
-    int lost_sum = instr_jdb_summary_sparse_of_rank(present ? &rows : &none, u.col, &sparse,
-                                                    &nsparse) != 0;
-    lost_sum = reduce_summary(&sparse, &nsparse, lost_sum, &u, rank, size, comm) != 0;
-    if (rank == 0 && !lost_sum && (sum = instr_mem_alloc(lay.summary_bytes + 8))) {
+    struct summary_ctx sc = {&sparse, &nsparse, 1 + words, 0, rank, size, 0, 0, &u,
+                             {my_bytes, my_dur, 1}, {{0, 0, 0}}, NULL, {0}, NULL, NULL};
+    sc.lost = instr_jdb_summary_sparse_of_rank(present ? &rows : &none, u.col, &sparse,
+                                               &nsparse) != 0;
+    sc.nchild = instr_job_tree_children(rank, size, sc.child);
+    if ((sc.presence = instr_mem_alloc((size_t)instr_job_tree_span(rank, size))))
+        sc.presence[0] = (unsigned char)present;
+    else
+        sc.info.ok = 0;
+    if (rank == 0 && !sc.lost && (sc.dense = instr_mem_alloc(lay.summary_bytes + 8))) {
+        instr_jdb_summary_init(sc.dense, u.npath, u.col, u.ncol);
+        add_to_dense(sc.dense, sparse, nsparse, 1 + words, &u);
+    }
+    instr_job_tree_reduce(rank, size, comm, TAG_DEFS, summary_merge, summary_pack, &sc);
+    instr_mem_free(sc.lost_msg);
+    if (sc.dense) {
+        if (!sc.lost && sc.info.ok) {
+            sum = sc.dense;
+            instr_jdb_summary_finish(sum, u.npath, u.col, u.ncol);
+        } else {
+            instr_mem_free(sc.dense);
+        }
+    } else if (rank == 0 && !sc.lost && sc.info.ok &&
+               (sum = instr_mem_alloc(lay.summary_bytes + 8))) {
         instr_jdb_summary_init(sum, u.npath, u.col, u.ncol);
         for (uint64_t i = 0; i < nsparse; i++)
             memcpy(sum + sparse[i * (1 + words)] * words, sparse + i * (1 + words) + 1,
@@ -275,34 +423,24 @@ int instr_mpi_jobdb_write(MPI_Comm comm, int rank, int size, const char *dir)
         instr_jdb_summary_finish(sum, u.npath, u.col, u.ncol);
     }
     instr_mem_free(sparse);
-    int ok = rank != 0 || sum != NULL, all_ok = 0;
-    PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
     double t_summary = PMPI_Wtime();
-    uint64_t my_bytes = 0, off = 0, total = 0, duration = 0, my_dur = 0;
-    unsigned char *presence = NULL;
+    c[4] = cpu_now();
+    /* 4: offsets down the tree (an exclusive prefix sum of the row bytes by subtrees) */
+    struct sub_place place = {sum != NULL, sc.info.bytes, 0};
+    place = place_subtrees(&sc, place, my_bytes, comm);
+    uint64_t off = place.offset, total = place.total, duration = sc.info.duration;
+    unsigned char *presence = sc.presence;
     int npresent = 0, failed = 0;
     char path[PATH_MAX + 16], ebuf[MPI_MAX_ERROR_STRING];
     snprintf(path, sizeof path, "%s/profile.jdb", dir);
-    if (!all_ok) {
+    if (!place.ok) {
         if (rank == 0)
             say("job database %s is not written: out of memory for the summary of %u call paths",
                 path, u.npath);
         goto done;
     }
     MPI_Datatype rowtype;
-    /* 4: offsets, presence, duration */
-    my_bytes = present ? rows.n * lay.row_bytes : 0;
-    PMPI_Exscan(&my_bytes, &off, 1, MPI_UINT64_T, MPI_SUM, comm);
     if (rank == 0)
-        off = 0;
-    PMPI_Allreduce(&my_bytes, &total, 1, MPI_UINT64_T, MPI_SUM, comm);
-    my_dur = present ? local.duration_ns : 0;
-    PMPI_Reduce(&my_dur, &duration, 1, MPI_UINT64_T, MPI_MAX, 0, comm);
-    unsigned char me = (unsigned char)present;
-    if (rank == 0)
-        presence = instr_mem_alloc((size_t)size);
-    PMPI_Gather(&me, 1, MPI_BYTE, presence, 1, MPI_BYTE, 0, comm);
-    if (rank == 0 && presence)
         for (int r = 0; r < size; r++)
             npresent += presence[r] != 0;
     /* 5: the file */
@@ -359,8 +497,10 @@ int instr_mpi_jobdb_write(MPI_Comm comm, int rank, int size, const char *dir)
     failed |= rc != MPI_SUCCESS;
     PMPI_Type_free(&rowtype);
     PMPI_File_sync(fh);
-    int any_failed = 0;
-    PMPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, comm);
+    uint64_t failed_any = (uint64_t)failed;
+    const unsigned char max_op = INSTR_JOB_MAX;
+    instr_job_tree_allreduce(&failed_any, &max_op, 1, 1, rank, size, comm, TAG_DEFS);
+    int any_failed = failed_any != 0;
     /* Every rank's rows are written: the file size, last. */
     if (rank == 0 && !any_failed) {
         uint64_t size_field = lay.rows + total;
@@ -369,10 +509,27 @@ int instr_mpi_jobdb_write(MPI_Comm comm, int rank, int size, const char *dir)
     }
     PMPI_File_close(&fh);
     double t_end = PMPI_Wtime();
+    c[5] = cpu_now();
     /* The whole and its steps' times, each the slowest rank's (the steps: INSTR_VERBOSE=2). */
     double steps[6] = {t_end - t0, t_unified - t0, t_bcast - t_unified, t_mapped - t_bcast,
                        t_summary - t_mapped, t_end - t_summary}, steps_max[6] = {0};
-    PMPI_Reduce(steps, steps_max, 6, MPI_DOUBLE, MPI_MAX, 0, comm);
+    /* And each step's CPU time summed over the ranks: against the wall time times the cores,
+     * what the ranks spent computing and what waiting cost. */
+    double cpu[6] = {c[5] - c[0], c[1] - c[0], c[2] - c[1], c[3] - c[2], c[4] - c[3],
+                     c[5] - c[4]}, cpu_sum[6] = {0};
+    uint64_t w[12];
+    unsigned char ops[12];
+    for (int i = 0; i < 6; i++) {
+        memcpy(&w[i], &steps[i], 8);
+        memcpy(&w[6 + i], &cpu[i], 8);
+        ops[i] = INSTR_JOB_FMAX;
+        ops[6 + i] = INSTR_JOB_FSUM;
+    }
+    instr_job_tree_allreduce(w, ops, 12, 0, rank, size, comm, TAG_DEFS);
+    for (int i = 0; i < 6; i++) {
+        memcpy(&steps_max[i], &w[i], 8);
+        memcpy(&cpu_sum[i], &w[6 + i], 8);
+    }
     double slowest = steps_max[0], unif_max = steps_max[1];
     result = any_failed ? -1 : 1;
     if (rank == 0) {
@@ -390,6 +547,10 @@ int instr_mpi_jobdb_write(MPI_Comm comm, int rank, int size, const char *dir)
             say("job database %s steps (slowest rank each): unification %.3f s, broadcast of "
                 "the union %.3f s, rows mapped %.3f s, summary %.3f s, offsets and file %.3f s",
                 path, steps_max[1], steps_max[2], steps_max[3], steps_max[4], steps_max[5]);
+        if (!any_failed && instr_ext_verbose() >= 2)
+            say("job database %s CPU time summed over the ranks: %.3f s (unification %.3f s, "
+                "broadcast %.3f s, mapping %.3f s, summary %.3f s, offsets and file %.3f s)",
+                path, cpu_sum[0], cpu_sum[1], cpu_sum[2], cpu_sum[3], cpu_sum[4], cpu_sum[5]);
     }
 done:
     instr_mem_free(presence);

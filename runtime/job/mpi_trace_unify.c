@@ -48,25 +48,16 @@ static void pack_subtree(void *ctx, const void **buf, uint64_t *len)
     *len = n;
 }
 
-/* The union (without the ranks' own parts) from rank 0 to all; NULL when it cannot be had. */
-static char *broadcast_union(void *u, int rank, MPI_Comm comm, size_t *len)
+/* The union (without the ranks' own parts) from rank 0 to all, down the job's tree (patient
+ * waits); NULL when it cannot be had (here, or on a rank above without the memory for it). */
+static char *broadcast_union(void *u, int rank, int size, MPI_Comm comm, size_t *len)
 {
     char *b = NULL;
-    uint64_t n = 0;
     size_t packed = 0;
-    if (rank == 0 && u && instr_ext_trace_unify_pack(u, 0, &b, &packed) == 0 &&
-        packed <= INT_MAX)
+    uint64_t n = 0;
+    if (rank == 0 && u && instr_ext_trace_unify_pack(u, 0, &b, &packed) == 0)
         n = packed;
-    PMPI_Bcast(&n, 1, MPI_UINT64_T, 0, comm);
-    /* In pieces, so that a rank without the memory for the union still takes part (into a
-     * sink) and nobody's broadcast is cut short. */
-    static char sink[1 << 16];
-    if (rank != 0 && n)
-        b = instr_mem_alloc(n);
-    for (uint64_t o = 0; o < n; o += sizeof sink) {
-        int piece = (int)(n - o < sizeof sink ? n - o : sizeof sink);
-        PMPI_Bcast(b ? b + o : sink, piece, MPI_BYTE, 0, comm);
-    }
+    b = instr_job_tree_bcast(b, &n, rank, size, comm, TAG_DEFS);
     if (!n || !b) {
         instr_mem_free(b);
         return NULL;
@@ -132,7 +123,7 @@ void instr_job_trace_end(MPI_Comm comm, int rank, int size)
     instr_mem_free(c.out);
     /* 2: the union to every rank, each rank's own mapping against it */
     size_t ulen = 0;
-    char *whole = broadcast_union(c.u, rank, comm, &ulen);
+    char *whole = broadcast_union(c.u, rank, size, comm, &ulen);
     PMPI_Exscan(&handles, &base, 1, MPI_UINT64_T, MPI_SUM, comm);
     void *u = c.u;
     if (rank != 0) {
@@ -156,6 +147,21 @@ void instr_job_trace_end(MPI_Comm comm, int rank, int size)
      * rank whose writes failed (a full disk) leaves its files short, and the line names it. */
     int incomplete = instr_ext_trace_job_close(rank, map, map ? maplen : 0, u) != 0;
     report(u, incomplete, rank, comm);
+    /* How long the clock offsets took (slowest rank; docs/mpi.md, "Clocks"). */
+    double clk[2];
+    uint64_t w[2];
+    const unsigned char ops[2] = {INSTR_JOB_FMAX, INSTR_JOB_FMAX};
+    instr_mpi_trace_clock_seconds(clk);
+    memcpy(w, clk, sizeof w);
+    instr_job_tree_allreduce(w, ops, 2, 0, rank, size, comm, TAG_DEFS);
+    memcpy(clk, w, sizeof clk);
+    int rounds = 0;
+    while ((1 << rounds) < size)
+        rounds++;
+    if (rank == 0 && instr_ext_verbose() >= 1)
+        fprintf(stderr, "instr: trace: clock offsets of %d rank%s measured in %.3f s at MPI_Init "
+                        "and %.3f s at the end (slowest rank; a binomial tree of %d round%s)\n",
+                size, size == 1 ? "" : "s", clk[0], clk[1], rounds, rounds == 1 ? "" : "s");
     instr_mem_free(map);
     instr_ext_trace_unify_free(u);
     instr_mpi_trace_release();

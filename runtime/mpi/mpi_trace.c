@@ -56,35 +56,67 @@ static int setup(void *archive, void *arg)
                : -1;
 }
 
-/* Offset of this rank's clock against rank 0's (global = local + offset), by ping-pong with
- * rank 0, one rank after the other; the exchange with the shortest round trip counts. */
+/* Offset of this rank's clock against rank 0's (global = local + offset), measured down the
+ * job's binomial tree (rank r's parent is r minus its lowest set bit): each rank is measured
+ * by ping-pong against its parent, which answers with its own time plus its own offset (its
+ * estimate of rank 0's time) and deviation; the exchange with the shortest round trip counts.
+ * A parent serves its children once it is measured itself, the largest subtree first, so the
+ * job takes ceil(log2 P) rounds instead of P - 1 exchanges with rank 0, and a rank's offset
+ * composes the at most ceil(log2 P) hops of its path to rank 0, its deviation their half
+ * round trips summed (docs/mpi.md, "Clocks"). Each first ping is waited for patiently (a
+ * parent may be late); the 5 round trips that follow it run while both ranks are awake. */
+static double clock_seconds[2]; /* how long this rank took: at MPI_Init, at the end */
+
 static void clock_offset(MPI_Comm comm, int rank, int size)
 {
-    uint64_t t;
-    if (rank == 0) {
-        for (int r = 1; r < size; r++)
-            for (int k = 0; k < PINGS; k++) {
-                PMPI_Recv(NULL, 0, MPI_BYTE, r, TAG_CLOCK, comm, MPI_STATUS_IGNORE);
-                t = instr_ext_clock_now();
-                PMPI_Send(&t, 1, MPI_UINT64_T, r, TAG_CLOCK, comm);
-            }
-        instr_ext_trace_clock_offset(instr_ext_clock_now(), 0, 0.0);
-        return;
-    }
-    uint64_t best = UINT64_MAX, mid = 0;
+    uint64_t msg[2], best = UINT64_MAX, mid = 0;
     int64_t offset = 0;
-    for (int k = 0; k < PINGS; k++) {
-        uint64_t t1 = instr_ext_clock_now();
-        PMPI_Send(NULL, 0, MPI_BYTE, 0, TAG_CLOCK, comm);
-        PMPI_Recv(&t, 1, MPI_UINT64_T, 0, TAG_CLOCK, comm, MPI_STATUS_IGNORE);
-        uint64_t t2 = instr_ext_clock_now();
-        if (t2 - t1 < best) {
-            best = t2 - t1;
-            mid = t1 + (t2 - t1) / 2;
-            offset = (int64_t)(t - mid);
+    double dev = 0.0;
+    if (rank != 0) {
+        int parent = rank - (rank & -rank);
+        for (int k = 0; k < PINGS; k++) {
+            MPI_Request req;
+            uint64_t t1 = instr_ext_clock_now();
+            PMPI_Send(NULL, 0, MPI_BYTE, parent, TAG_CLOCK, comm);
+            PMPI_Irecv(msg, 2, MPI_UINT64_T, parent, TAG_CLOCK, comm, &req);
+            if (k == 0)
+                instr_mpi_waitall_patient(1, &req);
+            else
+                PMPI_Wait(&req, MPI_STATUS_IGNORE);
+            uint64_t t2 = instr_ext_clock_now();
+            if (t2 - t1 < best) {
+                double parent_dev;
+                memcpy(&parent_dev, &msg[1], sizeof parent_dev);
+                best = t2 - t1;
+                mid = t1 + (t2 - t1) / 2;
+                offset = (int64_t)(msg[0] - mid);
+                dev = (double)best / 2 + parent_dev;
+            }
         }
     }
-    instr_ext_trace_clock_offset(mid, offset, (double)best / 2);
+    uint32_t limit = rank == 0 ? UINT32_MAX : (uint32_t)(rank & -rank), top = 1;
+    while (top * 2 < limit && (uint64_t)rank + top * 2 < (uint64_t)size)
+        top *= 2;
+    for (uint32_t step = top; step >= 1; step /= 2) {
+        if (step >= limit || (uint64_t)rank + step >= (uint64_t)size)
+            continue;
+        int child = rank + (int)step;
+        for (int k = 0; k < PINGS; k++) {
+            MPI_Request req;
+            PMPI_Irecv(NULL, 0, MPI_BYTE, child, TAG_CLOCK, comm, &req);
+            if (k == 0)
+                instr_mpi_waitall_patient(1, &req);
+            else
+                PMPI_Wait(&req, MPI_STATUS_IGNORE);
+            msg[0] = (uint64_t)((int64_t)instr_ext_clock_now() + offset);
+            memcpy(&msg[1], &dev, sizeof dev);
+            PMPI_Send(msg, 2, MPI_UINT64_T, child, TAG_CLOCK, comm);
+        }
+    }
+    if (rank == 0)
+        instr_ext_trace_clock_offset(instr_ext_clock_now(), 0, 0.0);
+    else
+        instr_ext_trace_clock_offset(mid, offset, dev);
 }
 
 void instr_mpi_trace_begin(MPI_Comm comm, int rank, int size, const char *jobdir)
@@ -119,14 +151,25 @@ void instr_mpi_trace_begin(MPI_Comm comm, int rank, int size, const char *jobdir
     PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, &keyval, NULL);
     world_ref = instr_ext_trace_comm(UINT32_MAX, 0, "MPI_COMM_WORLD", 0, NULL);
     self_ref = instr_ext_trace_comm(UINT32_MAX, 1, "MPI_COMM_SELF", 0, NULL);
+    double t0 = PMPI_Wtime();
     clock_offset(comm, rank, size);
+    clock_seconds[0] = PMPI_Wtime() - t0;
     __atomic_store_n(&instr_mpi_tracing, 1, __ATOMIC_RELEASE);
 }
 
 void instr_mpi_trace_measure_end(MPI_Comm comm, int rank, int size)
 {
-    if (instr_mpi_tracing)
+    if (instr_mpi_tracing) {
+        double t0 = PMPI_Wtime();
         clock_offset(comm, rank, size);
+        clock_seconds[1] = PMPI_Wtime() - t0;
+    }
+}
+
+void instr_mpi_trace_clock_seconds(double s[2])
+{
+    s[0] = clock_seconds[0];
+    s[1] = clock_seconds[1];
 }
 
 int instr_mpi_trace_stop(void)
@@ -261,6 +304,7 @@ void instr_mpi_trace_measure_end(MPI_Comm comm, int rank, int size)
 {
     (void)comm, (void)rank, (void)size;
 }
+void instr_mpi_trace_clock_seconds(double s[2]) { s[0] = s[1] = 0.0; }
 int instr_mpi_trace_stop(void) { return 0; }
 void instr_mpi_trace_release(void) {}
 uint32_t instr_mpi_comm_ref(MPI_Comm comm)

@@ -11,7 +11,8 @@
  *   mpi_defs.c     communicators' job-wide identities; the definitions of communicators,
  *                  groups and windows for substrate plugins (interface version 3)
  *   mpi_persistent.c  persistent requests (MPI_Send_init ... MPI_Start) for the trace and
- *                  substrate plugins */
+ *                  substrate plugins
+ *   mpi_wait.c     the patient wait of the runtime's own exchanges (job's end, clock offsets) */
 #ifndef INSTR_MPI_WRAP_H
 #define INSTR_MPI_WRAP_H
 
@@ -45,6 +46,22 @@ typedef struct instr_mpi_call {
 
 extern const instr_mpi_call instr_mpi_calls[];
 extern const unsigned instr_mpi_ncalls;
+
+/* Waits for n requests of the runtime's own exchanges without spinning: MPI_Testall, then a
+ * nap of 20 us doubling up to 1 ms (more when ranks share cores: instr_mpi_wait_sharing),
+ * again until done (INSTR_JOB_WAIT=sleep, the default);
+ * with INSTR_JOB_WAIT=poll, MPI_Waitall (Open MPI polls). A rank waiting for another then
+ * leaves the cores to the ranks with work, which matters when ranks share cores; on one rank
+ * per core it costs at most one nap (<= 1 ms) per wait. */
+int instr_mpi_waitall_patient(int n, MPI_Request *req);
+/* 1 with INSTR_JOB_WAIT=poll. */
+int instr_mpi_wait_polls(void);
+/* One nap of *nap ns, and the next one's length (doubled, up to the longest). */
+void instr_mpi_nap(long *nap);
+/* How many ranks share this host (MPI_Init): the longest nap is 1 ms times the ranks per
+ * core (at most 32 ms), so that the waiting ranks' tests together cost about one core's 1 ms
+ * test loop, however oversubscribed. */
+void instr_mpi_wait_sharing(int host_ranks);
 
 /* The region of call `id`, registered on first use; 0 when it is not recorded. */
 uint32_t instr_mpi_region(unsigned id);
@@ -144,6 +161,8 @@ void instr_mpi_plugins_end(void);
 void instr_mpi_trace_begin(MPI_Comm comm, int rank, int size, const char *jobdir);
 /* After MPI_Finalize, before the runtime ends: the second clock offset (collective). */
 void instr_mpi_trace_measure_end(MPI_Comm comm, int rank, int size);
+/* How long this rank's clock offset measurements took (seconds): at MPI_Init, at the end. */
+void instr_mpi_trace_clock_seconds(double s[2]);
 /* After the runtime ended: 1 when this rank traced and its archive is open; recording
  * stops, and the job unifies the definitions and closes the archive
  * (runtime/job/mpi_trace_unify.c: instr_job_trace_end), then calls

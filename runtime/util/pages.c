@@ -213,6 +213,10 @@ static void *alloc_large(size_t size)
     char *m = map(len);
     if (!m)
         return NULL;
+#ifdef MADV_HUGEPAGE
+    if (len >= ((size_t)2 << 20))
+        madvise(m, len, MADV_HUGEPAGE);
+#endif
     if (range_add(m, len) != 0) {
         munmap(m, len);
         return NULL;
