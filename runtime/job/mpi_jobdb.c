@@ -13,14 +13,17 @@
  * 4. Every rank's rows go to rows offset + MPI_Exscan of the ranks' row bytes, written with
  *    collective MPI-IO (MPI_File_write_at_all), with its own rank index record; rank 0 writes
  *    the header, definitions and summary, and the file size last, once every rank's rows are
- *    written and synced: a file whose size field is 0 or wrong is unfinished.
+ *    written and synced: a file whose size field is 0 or wrong is unfinished. It is written
+ *    under a name of the job's own and renamed to profile.jdb once whole (sharedfp below).
  * A rank without a part (profile off, out of memory, a part that does not fit the union) is
  * written as absent: 0 rows, flag 0; one line names the absent ranks. */
 #include "../mpi/mpi_wrap.h"
 #include "jobdb.h"
 #include "mpi_tree.h"
+#include "../util/hash.h"
 #include "../util/pages.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -431,8 +434,14 @@ int instr_mpi_jobdb_write(MPI_Comm comm, int rank, int size, const char *dir)
     uint64_t off = place.offset, total = place.total, duration = sc.info.duration;
     unsigned char *presence = sc.presence;
     int npresent = 0, failed = 0;
-    char path[PATH_MAX + 16], ebuf[MPI_MAX_ERROR_STRING];
+    char path[PATH_MAX + 16], part[PATH_MAX + 48], ebuf[MPI_MAX_ERROR_STRING];
     snprintf(path, sizeof path, "%s/profile.jdb", dir);
+    /* Written under a name of this job's own, then renamed: Open MPI's shared-file-pointer
+     * component (sharedfp sm) names a system-wide semaphore after the file's base name
+     * (/dev/shm/sem.OMPIO_<name>), so two jobs writing profile.jdb on one node at once
+     * would share it, and one killed while it held it would hang every later job's open. */
+    snprintf(part, sizeof part, "%s/.profile.jdb.%016llx", dir,
+             (unsigned long long)instr_fnv1a(INSTR_FNV1A_BASIS, dir, strlen(dir)));
     if (!place.ok) {
         if (rank == 0)
             say("job database %s is not written: out of memory for the summary of %u call paths",
@@ -445,7 +454,7 @@ int instr_mpi_jobdb_write(MPI_Comm comm, int rank, int size, const char *dir)
             npresent += presence[r] != 0;
     /* 5: the file */
     MPI_File fh;
-    int rc = PMPI_File_open(comm, path, MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &fh);
+    int rc = PMPI_File_open(comm, part, MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &fh);
     if (rc != MPI_SUCCESS) {
         if (rank == 0)
             say("job database %s cannot be created: %s; the ranks' own profiles are in "
@@ -508,6 +517,13 @@ int instr_mpi_jobdb_write(MPI_Comm comm, int rank, int size, const char *dir)
         any_failed = rc != MPI_SUCCESS;
     }
     PMPI_File_close(&fh);
+    /* Collective: every rank's writes are done. A database that is not whole keeps its
+     * part's name (its size field 0), and nothing is called profile.jdb. */
+    int unnamed = 0;
+    if (rank == 0 && !any_failed && rename(part, path) != 0) {
+        say("job database %s cannot be named so (%s): it is %s", path, strerror(errno), part);
+        unnamed = 1;
+    }
     double t_end = PMPI_Wtime();
     c[5] = cpu_now();
     /* The whole and its steps' times, each the slowest rank's (the steps: INSTR_VERBOSE=2). */
@@ -531,11 +547,11 @@ int instr_mpi_jobdb_write(MPI_Comm comm, int rank, int size, const char *dir)
         memcpy(&cpu_sum[i], &w[6 + i], 8);
     }
     double slowest = steps_max[0], unif_max = steps_max[1];
-    result = any_failed ? -1 : 1;
+    result = any_failed || unnamed ? -1 : 1;
     if (rank == 0) {
         if (any_failed)
             say("job database %s is unfinished (a write failed: %s); its size field stays 0; the "
-                "ranks' own profiles are in %s/rank-*", path, mpi_err(rc, ebuf), dir);
+                "ranks' own profiles are in %s/rank-*", part, mpi_err(rc, ebuf), dir);
         else if (presence)
             say_absent(presence, size, path);
         if (!any_failed && instr_ext_verbose() >= 1)
