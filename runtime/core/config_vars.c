@@ -110,6 +110,9 @@ const instr_config_var instr_config_vars[] = {
     {"INSTR_RANK_FILES", "options", "0", "runtime",
      "an MPI job's ranks that also write files of their own into rank-N/: 0 none (the job "
      "database holds every rank), 1 all, or a list of ranks such as 0,5,8-11 (docs/mpi.md)"},
+    {"INSTR_TRACE_CONVERT", "word", "end", "runtime",
+     "when the trace's records become OTF2: end (at the end of the run) or thread (full "
+     "buffer chunks on a thread of the runtime's own while the program runs; docs/tracing.md)"},
     /* families last: an exact row above wins */
     {"INSTR_METRIC_*", "options", "", "runtime",
      "INSTR_METRIC_<PLUGIN>: the specification of metric plugin <plugin> (docs/metrics.md)"},

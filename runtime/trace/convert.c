@@ -139,15 +139,21 @@ __attribute__((noinline, cold)) static void samples_until(instr_tloc *s, uint64_
 
 /* Compiled twice: without samples exactly as it always was, and with the sample hook's turn
  * before every record. */
-static inline __attribute__((always_inline)) void convert(instr_tloc *s, const instr_trec *r,
-                                                          size_t n, uint64_t t_max,
-                                                          const int samples)
+static inline __attribute__((always_inline)) size_t convert(instr_tloc *s, const instr_trec *r,
+                                                            size_t n, uint64_t t_max,
+                                                            const int samples)
 {
     uint32_t nregions = instr_registry_count();
     for (size_t i = 0; i < n; i++) {
         uint32_t w = __atomic_load_n(&r[i].w, __ATOMIC_ACQUIRE);
-        if (w == 0)
-            continue; /* reserved, not written: the end came in the middle of an append */
+        if (w == 0) {
+            /* Reserved, not written: the converter thread comes back for it (a handler of
+             * the owning thread interrupted the append); the end came in the middle of an
+             * append, and it is left out. */
+            if (s->partial)
+                return i;
+            continue;
+        }
         uint64_t t = r[i].t;
         unsigned kind = w >> INSTR_TREC_KIND_SHIFT;
         uint32_t arg = w & INSTR_TREC_ARG_MASK;
@@ -162,7 +168,7 @@ static inline __attribute__((always_inline)) void convert(instr_tloc *s, const i
             continue;
         }
         if (t > t_max)
-            break; /* after the end: this and everything later is left out */
+            return n; /* after the end: this and everything later is left out */
         if (samples)
             samples_until(s, t);
         switch (kind) {
@@ -203,6 +209,7 @@ static inline __attribute__((always_inline)) void convert(instr_tloc *s, const i
         default: s->repaired++; break;
         }
     }
+    return n;
 }
 
 const instr_trace_sample_hook *instr_trace_samples;
@@ -213,24 +220,23 @@ void instr_trace_set_sample_hook(const instr_trace_sample_hook *h)
 }
 
 /* The two copies, each a function of its own: neither is laid out as the other's cold part. */
-__attribute__((noinline)) static void convert_sampled(instr_tloc *s, const instr_trec *r,
+__attribute__((noinline)) static size_t convert_sampled(instr_tloc *s, const instr_trec *r,
+                                                        size_t n, uint64_t t_max)
+{
+    return convert(s, r, n, t_max, 1);
+}
+
+__attribute__((noinline)) static size_t convert_plain(instr_tloc *s, const instr_trec *r,
                                                       size_t n, uint64_t t_max)
 {
-    convert(s, r, n, t_max, 1);
+    return convert(s, r, n, t_max, 0);
 }
 
-__attribute__((noinline)) static void convert_plain(instr_tloc *s, const instr_trec *r, size_t n,
-                                                    uint64_t t_max)
-{
-    convert(s, r, n, t_max, 0);
-}
-
-void instr_trace_convert(instr_tloc *s, const instr_trec *r, size_t n, uint64_t t_max)
+size_t instr_trace_convert(instr_tloc *s, const instr_trec *r, size_t n, uint64_t t_max)
 {
     if (instr_trace_samples && instr_trace_samples_wanted(s))
-        convert_sampled(s, r, n, t_max);
-    else
-        convert_plain(s, r, n, t_max);
+        return convert_sampled(s, r, n, t_max);
+    return convert_plain(s, r, n, t_max);
 }
 
 int instr_trace_samples_wanted(instr_tloc *s)

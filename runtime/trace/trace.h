@@ -36,6 +36,10 @@ typedef struct instr_tloc {
     uint64_t dropped_busy;  /* events of signal handlers that could not be recorded */
     uint64_t dropped_full;  /* events lost because no memory or no writer could take them */
     struct instr_tchunk *head, *tail; /* the buffer's chunks, oldest first; tail: current */
+    uint32_t conv_done;     /* records at the head chunk's start converted already (by the
+                             * converter thread, convert_thread.c; 0 without it) */
+    int partial;            /* 1 while the converter thread converts: a record not written
+                             * yet ends the conversion there (instr_trace_convert) */
     /* conversion (convert.c): regions open in what was converted, innermost last */
     uint32_t *open;
     uint32_t nopen, capopen;
@@ -86,10 +90,16 @@ void instr_trace_cut(instr_tloc *s, uint64_t t_end);
  * memory or a working writer. */
 void instr_trace_dropped(uint64_t *busy, uint64_t *full);
 
+/* The converter thread (convert_thread.c): the full chunks of s converted and given back
+ * to the pool, oldest first, up to the current one or a record not written yet. With the
+ * conversion lock held, on the converter thread. */
+void instr_trace_convert_full(instr_tloc *s);
+
 /* convert.c */
 /* Writes records [r, r + n) into s->writer (or, waiting, into early.c), validated and kept
- * properly nested; records after t_max are left out. */
-void instr_trace_convert(instr_tloc *s, const instr_trec *r, size_t n, uint64_t t_max);
+ * properly nested; records after t_max are left out. The records consumed: n, or (s->partial
+ * set) the index of the first record not written yet. */
+size_t instr_trace_convert(instr_tloc *s, const instr_trec *r, size_t n, uint64_t t_max);
 /* A BufferFlush record: the run stopped from t_begin to t_end to convert the buffer. */
 void instr_trace_flush_record(instr_tloc *s, uint64_t t_begin, uint64_t t_end);
 /* Closes the regions still open in what was converted, at t. */
@@ -291,6 +301,28 @@ void instr_tpool_init(int profiling_too);
 OTF2_ErrorCode instr_tpool_attach(OTF2_Archive *archive);
 void instr_tpool_stats_get(instr_tpool_stats *out);
 uint64_t instr_tpool_chunk_size(void);
+
+/* convert_thread.c: INSTR_TRACE_CONVERT=thread, a thread of the runtime's own that converts
+ * full chunks while the program runs (docs/tracing.md, "Converting on a thread"). */
+/* At init: reads INSTR_TRACE_CONVERT and starts the thread when asked. */
+void instr_tconv_init(void);
+/* 1 when the converter thread was started (and the process is not a forked child). */
+extern int instr_tconv_on;
+/* A chunk became full (buffer.c, on the chunk's switch): wakes the converter. No lock, no
+ * allocation: one system call at most (async-signal-safe). */
+void instr_tconv_kick(void);
+/* Every conversion, and every walk of a buffer from its head, holds this lock while the
+ * converter thread runs. 1: taken (give it back with instr_tconv_unlock), 0: not needed or
+ * already held by the calling thread (a fault inside a conversion). */
+int instr_tconv_lock(void);
+void instr_tconv_unlock(int taken);
+/* The end: the converter stops for good (waits until it is out of its conversion), and
+ * says (INSTR_VERBOSE=1) how many chunks it converted. */
+void instr_tconv_stop(void);
+/* Chunks the converter converted and gave back (under the conversion lock). */
+extern uint64_t instr_tconv_chunks;
+/* A forked child: there is no converter thread in it. */
+void instr_tconv_fork_child(void);
 
 /* defs.c: the global definitions. 0, or -1 after a message. */
 int instr_trace_write_defs(OTF2_Archive *archive, const instr_run *run, uint64_t t_last);
