@@ -229,6 +229,17 @@ static uint32_t open_after(instr_tloc *s, uint32_t *out, uint32_t cap)
         for (instr_trec *r = unconverted(s, c); r < end; r++) {
             uint32_t w = __atomic_load_n(&r->w, __ATOMIC_RELAXED);
             uint32_t arg = w & INSTR_TREC_ARG_MASK;
+            /* The common records first (as convert.c's convert_run): an Enter of a defined
+             * region with room, the Leave of the innermost. */
+            if (w == arg && arg - 1u < nregions && n < cap) {
+                out[n++] = arg;
+                continue;
+            }
+            if (w == ((uint32_t)INSTR_TREC_LEAVE << INSTR_TREC_KIND_SHIFT | arg) && n &&
+                out[n - 1] == arg) {
+                n--;
+                continue;
+            }
             if (w == 0)
                 return UINT32_MAX; /* an append of this thread was interrupted */
             switch (w >> INSTR_TREC_KIND_SHIFT) {
@@ -268,7 +279,16 @@ uint32_t instr_trace_open_regions(void *data, uint32_t *out, uint32_t cap)
     uint32_t n = UINT32_MAX;
     if (!__atomic_load_n(&s->cut, __ATOMIC_SEQ_CST)) {
         int taken = instr_tconv_lock();
-        n = open_after(s, out, cap);
+        if (!pending(s)) {
+            /* Converted now (as a drain): the records are read once, where reading their
+             * nesting first and converting them at the end read them twice. */
+            convert_all(s, UINT64_MAX, KEEP_CURRENT);
+            n = s->nopen;
+            if (n && n <= cap)
+                memcpy(out, s->open, n * sizeof *out);
+        } else {
+            n = open_after(s, out, cap); /* a handler interrupted an append: read only */
+        }
         instr_tconv_unlock(taken);
     }
     __atomic_store_n(&s->slow, 0, __ATOMIC_RELEASE);
@@ -339,7 +359,7 @@ void instr_trace_convert_full(instr_tloc *s)
         }
         s->conv_done = 0;
         __atomic_store_n(&s->head, next, __ATOMIC_RELEASE);
-        instr_tpool_give(c);
+        instr_tpool_give_zeroed(c);
         instr_tconv_chunks++;
     }
 }

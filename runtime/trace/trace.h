@@ -78,9 +78,10 @@ void instr_trace_set_self(instr_tloc *s);
  * owning thread (an MPI record follows). */
 void instr_trace_drain(instr_tloc *s);
 /* The substrate's `open_regions` (substrate.h): the regions open in the calling thread's own
- * buffer as its conversion will nest them, outermost first (nothing is converted); above cap
- * when more are open; UINT32_MAX when the buffer is in the middle of an append or conversion
- * of this thread, or was cut. */
+ * buffer as its conversion nests them, outermost first (the buffer is converted first, as by
+ * instr_trace_drain; when a handler interrupted an append, its nesting is only read); above
+ * cap when more are open; UINT32_MAX when the buffer is in the middle of an append or
+ * conversion of this thread, or was cut. */
 uint32_t instr_trace_open_regions(void *data, uint32_t *out, uint32_t cap);
 /* At the end, for a location whose thread may still run: stops it from recording, waits
  * until it is out of the slow path, and converts what it recorded up to t_end, closing
@@ -293,6 +294,8 @@ void instr_tpool_note_flush(uint64_t t_end);
  * lock, no malloc. The chunk's first 8 bytes are the pool's: the user leaves them alone. */
 void *instr_tpool_take(int first);
 void instr_tpool_give(void *chunk);
+/* The same, zeroed here (by the converter thread) so that the next take need not. */
+void instr_tpool_give_zeroed(void *chunk);
 
 /* Chooses the chunk size and the share of INSTR_TOTAL_MEMORY the trace may use. */
 void instr_tpool_init(int profiling_too);
