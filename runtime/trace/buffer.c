@@ -341,25 +341,26 @@ void instr_trace_dropped(uint64_t *busy, uint64_t *full)
     *full = __atomic_load_n(&dropped_full_all, __ATOMIC_RELAXED);
 }
 
-void instr_trace_convert_full(instr_tloc *s)
+int instr_trace_convert_full(instr_tloc *s)
 {
-    chunk *c;
-    while ((c = head_of(s)) != NULL) {
-        chunk *next = __atomic_load_n(&c->next, __ATOMIC_ACQUIRE);
-        if (!next)
-            return; /* the thread's current chunk */
-        instr_trec *from = recs(c) + s->conv_done;
-        size_t n = (size_t)(c->end - from);
-        s->partial = 1;
-        size_t done = instr_trace_convert(s, from, n, UINT64_MAX);
-        s->partial = 0;
-        if (done < n) {
-            s->conv_done += (uint32_t)done; /* a slot not written yet: later */
-            return;
-        }
-        s->conv_done = 0;
-        __atomic_store_n(&s->head, next, __ATOMIC_RELEASE);
-        instr_tpool_give_zeroed(c);
-        instr_tconv_chunks++;
+    chunk *c = head_of(s);
+    if (!c)
+        return 0;
+    chunk *next = __atomic_load_n(&c->next, __ATOMIC_ACQUIRE);
+    if (!next)
+        return 0; /* the thread's current chunk */
+    instr_trec *from = recs(c) + s->conv_done;
+    size_t n = (size_t)(c->end - from);
+    s->partial = 1;
+    size_t done = instr_trace_convert(s, from, n, UINT64_MAX);
+    s->partial = 0;
+    if (done < n) {
+        s->conv_done += (uint32_t)done; /* a slot not written yet: later */
+        return 0;
     }
+    s->conv_done = 0;
+    __atomic_store_n(&s->head, next, __ATOMIC_RELEASE);
+    instr_tpool_give_zeroed(c);
+    instr_tconv_chunks++;
+    return 1;
 }

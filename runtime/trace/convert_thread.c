@@ -28,6 +28,7 @@
 #include "trace.h"
 #include "../core/config.h"
 #include "../core/core.h"
+#include "../core/event.h"
 #include "../core/log.h"
 
 #include <dlfcn.h>
@@ -80,21 +81,37 @@ void instr_tconv_unlock(int taken)
         pthread_mutex_unlock(&lock);
 }
 
-/* 1 when the converter may convert s now; the rest waits for the end. */
+/* 1 when the converter may convert s now; the rest waits for the end. A location that was
+ * cut (the end, or its thread ended: also before it is closed) is the end's. No location
+ * waits for MPI_Init here: an MPI job has no converter. */
 static int convertible(instr_tloc *s)
 {
-    return !__atomic_load_n(&s->cut, __ATOMIC_SEQ_CST) && !s->closed && !s->waiting &&
-           !instr_trace_samples_wanted(s) && !instr_trace_write_failed();
+    return !__atomic_load_n(&s->cut, __ATOMIC_SEQ_CST) && !instr_trace_samples_wanted(s) &&
+           !instr_trace_write_failed();
 }
 
-/* One pass over every location, oldest chunks first; 1 when it stopped for the end. */
+int instr_tconv_going(void)
+{
+    /* The run's end is being written (its end time taken): records after it are the end's
+     * to leave out, so the converter stops before its next chunk. */
+    return !__atomic_load_n(&stopping, __ATOMIC_SEQ_CST) &&
+           instr_state_get() != INSTR_STATE_FINISHED;
+}
+
+/* One pass over every location, oldest chunks first, the lock taken for one chunk at a
+ * time (a thread that waits for it waits one chunk's conversion at most); 1 when it
+ * stopped for the end. */
 static int pass(void)
 {
     for (instr_tloc *s = __atomic_load_n(&instr_trace_locs, __ATOMIC_ACQUIRE); s; s = s->next) {
-        if (__atomic_load_n(&stopping, __ATOMIC_SEQ_CST))
-            return 1;
-        if (convertible(s))
-            instr_trace_convert_full(s);
+        for (int more = 1; more;) {
+            pthread_mutex_lock(&lock);
+            int going = instr_tconv_going();
+            more = going && convertible(s) && instr_trace_convert_full(s);
+            pthread_mutex_unlock(&lock);
+            if (!going)
+                return 1;
+        }
     }
     return 0;
 }
@@ -105,12 +122,9 @@ static void *converter(void *arg)
     instr_core_thread_unmeasured();
     for (;;) {
         uint32_t seen = __atomic_load_n(&seq, __ATOMIC_SEQ_CST);
-        pthread_mutex_lock(&lock);
         /* An MPI job keeps its conversion as without the thread (see above). */
-        int stop = __atomic_load_n(&stopping, __ATOMIC_SEQ_CST) || instr_trace_forked ||
-                   instr_trace_job_pending || instr_trace_job_is_open() || pass();
-        pthread_mutex_unlock(&lock);
-        if (stop)
+        if (!instr_tconv_going() || instr_trace_forked || instr_trace_job_pending ||
+            instr_trace_job_is_open() || pass())
             return NULL;
         __atomic_store_n(&sleeping, 1, __ATOMIC_SEQ_CST);
         if (__atomic_load_n(&seq, __ATOMIC_SEQ_CST) == seen &&
@@ -170,7 +184,7 @@ void instr_tconv_stop(void)
         return;
     __atomic_store_n(&stopping, 1, __ATOMIC_SEQ_CST);
     instr_tconv_kick();
-    /* Out of its pass: from here on it takes the lock only to see `stopping` and end. */
+    /* Out of its chunk: from here on it takes the lock only to see `stopping` and end. */
     int taken = instr_tconv_lock();
     uint64_t chunks = instr_tconv_chunks;
     instr_tconv_unlock(taken);

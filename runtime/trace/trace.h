@@ -91,10 +91,10 @@ void instr_trace_cut(instr_tloc *s, uint64_t t_end);
  * memory or a working writer. */
 void instr_trace_dropped(uint64_t *busy, uint64_t *full);
 
-/* The converter thread (convert_thread.c): the full chunks of s converted and given back
- * to the pool, oldest first, up to the current one or a record not written yet. With the
- * conversion lock held, on the converter thread. */
-void instr_trace_convert_full(instr_tloc *s);
+/* The converter thread (convert_thread.c): the oldest full chunk of s converted and given
+ * back to the pool (1), or nothing (0: none, or it stopped before a record not written yet,
+ * to come back). With the conversion lock held, on the converter thread. */
+int instr_trace_convert_full(instr_tloc *s);
 
 /* convert.c */
 /* Writes records [r, r + n) into s->writer (or, waiting, into early.c), validated and kept
@@ -319,6 +319,8 @@ void instr_tconv_kick(void);
  * already held by the calling thread (a fault inside a conversion). */
 int instr_tconv_lock(void);
 void instr_tconv_unlock(int taken);
+/* 0 once the end began (or stops the converter): the converter converts no further chunk. */
+int instr_tconv_going(void);
 /* The end: the converter stops for good (waits until it is out of its conversion), and
  * says (INSTR_VERBOSE=1) how many chunks it converted. */
 void instr_tconv_stop(void);
