@@ -5,6 +5,7 @@
  *   events.c  the hot path: Enter/Leave records into the location's own compact buffer
  *   buffer.c  the compact buffer's chunks, its slow path, and the cut at the end
  *   convert.c compact records into the location's OTF2 event writer, kept properly nested
+ *   convert_thread.c  INSTR_TRACE_CONVERT=thread: full chunks converted on a thread of its own
  *   pool.c    the INSTR_TOTAL_MEMORY budget for event chunks (OTF2 memory callbacks) and the
  *             flush callbacks that record buffer flushes
  *   defs.c    global definitions at the end: clock, system tree, locations, strings, regions
