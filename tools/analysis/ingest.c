@@ -287,8 +287,16 @@ static const unsigned char *advise_willneed(const instr_jdb *db, uint64_t off, u
 /* The rows of the i-th selected rank (its first row), from the mapping or the reader's buffer;
  * NULL with the message set when they cannot be read. */
 static const unsigned char *rank_rows(const instr_jdb *db, rows_reader *rd, size_t i) {
-  const unsigned char *rec = jdb_rank_rec(db, nth_rank(rd->ranks, i));
-  uint64_t off = jdb_u64(rec), bytes = jdb_u64(rec + 8) * db->row_size;
+  uint32_t rank = nth_rank(rd->ranks, i);
+  const unsigned char *rec = jdb_rank_rec(db, rank);
+  uint64_t off = jdb_u64(rec), nrows = jdb_u64(rec + 8);
+  /* Before any pointer is made from them: a damaged index record may point anywhere. */
+  if (off > db->size || nrows > (db->size - off) / db->row_size) {
+    jdb_fail("%s: damaged: rank %" PRIu32 "'s %" PRIu64 " rows at offset %" PRIu64
+             " lie outside the file (%" PRIu64 " bytes)", db->file, rank, nrows, off, db->size);
+    return NULL;
+  }
+  uint64_t bytes = nrows * db->row_size;
   if (!reads_most_pages(rd->npaths_sel, bytes)) return db->map + off;
   if (off >= rd->off && off + bytes <= rd->off + rd->len)
     return rd->mapped ? db->map + off : rd->buf + (off - rd->off);
