@@ -49,12 +49,18 @@ __attribute__((noinline, cold)) static int take(instr_location *loc)
     return 1;
 }
 
-static inline __attribute__((always_inline)) void record(const direct_loc *c, uint32_t w,
-                                                         uint64_t t)
+/* The event's values read and appended with its record w at t, loc's busy flag set around
+ * both, as around the generic path's substrates. */
+static inline __attribute__((always_inline)) void record(instr_location *loc, const direct_loc *c,
+                                                         uint32_t w, uint64_t t)
 {
+    loc->busy = 1;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
     instr_metrics_read_flat(c->r, c->values);
     /* Read again after the plugin's call, which keeps fewer registers across it. */
     instr_record_append_values(c->rec, c->values, c->nm, w, t);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    loc->busy = 0;
 }
 
 /* 1 when the enter of region was recorded here. */
@@ -68,11 +74,7 @@ static inline __attribute__((always_inline)) int try_enter(uint32_t region)
     if (__builtin_expect(!instr_stack_push(loc, region), 0))
         return 0;
     uint64_t t = instr_clock_tsc();
-    loc->busy = 1;
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    record(c, (uint32_t)INSTR_TREC_ENTER << INSTR_TREC_KIND_SHIFT | region, t);
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    loc->busy = 0;
+    record(loc, c, (uint32_t)INSTR_TREC_ENTER << INSTR_TREC_KIND_SHIFT | region, t);
     return 1;
 }
 
@@ -88,11 +90,7 @@ static inline __attribute__((always_inline)) int try_exit(uint32_t region)
         return 0;
     uint64_t t = instr_clock_tsc();
     instr_loc_set_depth(loc, d - 1);
-    loc->busy = 1;
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    record(c, (uint32_t)INSTR_TREC_LEAVE << INSTR_TREC_KIND_SHIFT | region, t);
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    loc->busy = 0;
+    record(loc, c, (uint32_t)INSTR_TREC_LEAVE << INSTR_TREC_KIND_SHIFT | region, t);
     return 1;
 }
 
