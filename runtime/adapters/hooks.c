@@ -266,6 +266,21 @@ void instr_hooks_trace_exit(instr_pstate *s, uintptr_t h)
     if (__builtin_expect(!instr_event_trace_direct_in(INSTR_FAST_TRACE, (uint32_t)h, 1), 0))
         exit_slow((uint32_t)h);
 }
+
+/* The same with another timer than the TSC (INSTR_FAST_TRACE_CLOCK). */
+void instr_hooks_trace_enter_clock(void *d, uintptr_t h, instr_pstate *s, uintptr_t sp)
+{
+    (void)s;
+    if (__builtin_expect(!instr_event_trace_direct_clock((uint32_t)h, 0), 0))
+        enter_other(d, (uint32_t)h, sp);
+}
+
+void instr_hooks_trace_exit_clock(instr_pstate *s, uintptr_t h)
+{
+    (void)s;
+    if (__builtin_expect(!instr_event_trace_direct_clock((uint32_t)h, 1), 0))
+        exit_slow((uint32_t)h);
+}
 #endif
 
 /* Throttling (sources.h). */

@@ -20,6 +20,9 @@ int instr_hooks_set_handle_locked(const void *addr, uint32_t h);
  * hooks' slow path when the thread is not on the path. */
 void instr_hooks_trace_enter(INSTR_PATH_ENTER_ARGS);
 void instr_hooks_trace_exit(INSTR_PATH_EXIT_ARGS);
+/* The same with another timer than the TSC (INSTR_FAST_TRACE_CLOCK). */
+void instr_hooks_trace_enter_clock(INSTR_PATH_ENTER_ARGS);
+void instr_hooks_trace_exit_clock(INSTR_PATH_EXIT_ARGS);
 
 /* The source (core/sources.h): throttling changes its regions' handles. */
 extern const instr_source instr_hooks_source;

@@ -181,12 +181,13 @@ static void choose_paths(void)
         instr_info(1, "events: the profile's cursor path with metrics and the trace's records");
         __atomic_store_n(&instr_fast, INSTR_FAST_TABLE, __ATOMIC_RELEASE);
     }
-    /* The cursor and the records (the profile and the trace) with the TSC: the cursor path
+    /* The cursor and the records (the profile and the trace), with any timer: the cursor path
      * with records, which appends the records itself (profile/cct_trace.c). */
-    else if (instr_clock_use_tsc && cursor_with_records(instr_enter_tab, instr_n_enter) &&
+    else if (cursor_with_records(instr_enter_tab, instr_n_enter) &&
              cursor_with_records(instr_exit_tab, instr_n_exit)) {
         instr_cct_path_trace();
-        instr_info(1, "events: the profile's cursor path with the trace's records");
+        instr_info(1, "events: the profile's cursor path with the trace's records, timer %s",
+                   instr_clock_name());
         __atomic_store_n(&instr_fast, INSTR_FAST_TABLE, __ATOMIC_RELEASE);
     }
     /* The metrics and the records (the trace with synchronous metrics, without the profile)
@@ -228,27 +229,33 @@ static void choose_paths(void)
         __atomic_store_n(&instr_fast, INSTR_FAST_TABLE, __ATOMIC_RELEASE);
     }
 #ifdef INSTR_RT_HAVE_TRACE
-    /* The records' substrate (the trace) alone with the TSC: the sources append its records
-     * directly (event.h). */
-    else if (instr_clock_use_tsc &&
-             alone(instr_enter_tab, instr_n_enter, INSTR_SUBSTRATE_RECORDS) &&
+    /* The records' substrate (the trace) alone: the sources append its records directly
+     * (event.h), inline with the TSC; with another timer, the hooks through the jump table and
+     * the other sources through their slow paths, with that clock. */
+    else if (alone(instr_enter_tab, instr_n_enter, INSTR_SUBSTRATE_RECORDS) &&
              alone(instr_exit_tab, instr_n_exit, INSTR_SUBSTRATE_RECORDS)) {
         int expected = INSTR_FAST_OFF;
+        int flag = instr_clock_use_tsc ? INSTR_FAST_TRACE : INSTR_FAST_TRACE_CLOCK;
         /* The hooks' way there first: with the flag still off, a thread is not on the direct
          * path (instr_tls_trace is NULL) and its events take the slow path from there. */
         instr_event_path_set(&(instr_event_path_ops){
             .enter_key = instr_cyg_enter_miss,
             .exit_key = instr_cyg_exit_miss,
-            .enter_region = instr_hooks_trace_enter,
-            .exit_region = instr_hooks_trace_exit,
+            .enter_region = instr_clock_use_tsc ? instr_hooks_trace_enter
+                                                : instr_hooks_trace_enter_clock,
+            .exit_region = instr_clock_use_tsc ? instr_hooks_trace_exit
+                                               : instr_hooks_trace_exit_clock,
         });
         if (instr_core_direct_allowed())
-            __atomic_compare_exchange_n(&instr_fast, &expected, INSTR_FAST_TRACE, 0,
-                                        __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+            __atomic_compare_exchange_n(&instr_fast, &expected, flag, 0, __ATOMIC_SEQ_CST,
+                                        __ATOMIC_SEQ_CST);
         if (!instr_core_direct_allowed()) /* refused meanwhile */
             instr_core_direct_off();
-        if (__atomic_load_n(&instr_fast, __ATOMIC_SEQ_CST) != INSTR_FAST_TRACE)
+        if (__atomic_load_n(&instr_fast, __ATOMIC_SEQ_CST) != flag)
             instr_event_path_misses();
+        else
+            instr_info(1, "events: the trace's records appended by the sources, timer %s",
+                       instr_clock_name());
     }
 #endif
 }

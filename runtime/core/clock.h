@@ -26,6 +26,14 @@ static inline uint64_t instr_clock_now(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* The clock_gettime clock, for the paths that run only when the timer is not the TSC. */
+static inline uint64_t instr_clock_other(void)
+{
+    struct timespec ts;
+    clock_gettime(instr_clock_id, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 /* The TSC, for the cursor path, which runs only when the timer is the TSC. */
 static inline uint64_t instr_clock_tsc(void)
 {

@@ -160,8 +160,9 @@ static int direct_refused;
 void instr_core_direct_off(void)
 {
     __atomic_store_n(&direct_refused, 1, __ATOMIC_SEQ_CST);
-    int expected = INSTR_FAST_TRACE;
-    if (__atomic_compare_exchange_n(&instr_fast, &expected, INSTR_FAST_OFF, 0, __ATOMIC_SEQ_CST,
+    int expected = __atomic_load_n(&instr_fast, __ATOMIC_SEQ_CST);
+    if (instr_fast_is_direct(expected) &&
+        __atomic_compare_exchange_n(&instr_fast, &expected, INSTR_FAST_OFF, 0, __ATOMIC_SEQ_CST,
                                     __ATOMIC_SEQ_CST))
         instr_event_path_misses();
 }
@@ -282,7 +283,7 @@ static instr_location *location_create_unguarded(void)
      * the records' substrate is (runtime/compose/). */
     int fast = __atomic_load_n(&instr_fast, __ATOMIC_ACQUIRE);
     int cursor = instr_substrate_slot_with(INSTR_SUBSTRATE_CURSOR);
-    if (fast == INSTR_FAST_TRACE)
+    if (instr_fast_is_direct(fast))
         loc->direct = loc->sub[instr_enter_tab[0].slot] != NULL;
     else if (fast != INSTR_FAST_OFF && cursor >= 0) { /* none: plugins alone */
         loc->cct = loc->sub[cursor];
@@ -450,7 +451,7 @@ static int on_cursor(const instr_location *loc)
 /* 1 while the location takes the direct trace path (instr_pause turns that off for good). */
 static int on_direct(const instr_location *loc)
 {
-    return loc->direct && __atomic_load_n(&instr_fast, __ATOMIC_ACQUIRE) == INSTR_FAST_TRACE;
+    return loc->direct && instr_fast_is_direct(__atomic_load_n(&instr_fast, __ATOMIC_ACQUIRE));
 }
 
 /* The location's generic stack, converting it first if it still used the cursor or the

@@ -31,6 +31,10 @@
  *     (plugins/direct.c).
  *   Other adapters' events take the core's slow path (the cursor's slow paths, which call
  *   the plugins too) or, with the plugins alone, the generic path.
+ * - The direct trace path with another timer than the TSC (INSTR_FAST_TRACE_CLOCK): the
+ *   same records, out of line: the hooks jump through instr_event_path_table to their
+ *   direct path with that clock (adapters/hooks.c), the other adapters' inline tests fail and
+ *   their slow paths append with it (core.c).
  * - Generic path (other combinations, other timers, or after the first pause): the core keeps its
  *   own stack of region handles and calls every substrate that wants the event through the
  *   dispatch table. With the profile alone and another timer than the TSC, the cursor is
@@ -107,10 +111,18 @@ enum {
     INSTR_FAST_INLINE,  /* the cursor path, inline (profile only, TSC) */
     INSTR_FAST_CURSOR,  /* the cursor is the stack, through the slow path (other timers) */
     INSTR_FAST_TRACE,   /* the direct trace path, inline (trace only, TSC) */
-    INSTR_FAST_TABLE    /* hooks and cyg through the jump table instr_event_path_table, other
+    INSTR_FAST_TABLE,   /* hooks and cyg through the jump table instr_event_path_table, other
                          * adapters through the slow paths: the cursor with metrics, plugins
                          * or both, or the plugins alone (TSC) */
+    INSTR_FAST_TRACE_CLOCK /* the direct trace path out of line (trace only, other timers):
+                            * the hooks through instr_event_path_table, other adapters through
+                            * the slow paths, which append with that clock */
 };
+/* 1 for both flags of the direct trace path. */
+static inline int instr_fast_is_direct(int fast)
+{
+    return fast == INSTR_FAST_TRACE || fast == INSTR_FAST_TRACE_CLOCK;
+}
 extern int instr_fast __attribute__((visibility("hidden")));
 /* The calling thread's cursor state: its location's, or instr_cct_idle (whose cursor never
  * matches) before the thread's first event, after its end and on the generic path. */
@@ -178,6 +190,24 @@ static inline __attribute__((always_inline)) int instr_event_trace_direct_in(int
     return 1;
 #else
     (void)fast;
+    (void)region;
+    (void)kind;
+    return 0;
+#endif
+}
+
+/* The same on the direct trace path with another timer than the TSC (INSTR_FAST_TRACE_CLOCK),
+ * for the hooks' functions in instr_event_path_table, which run only with that flag. */
+static inline __attribute__((always_inline)) int instr_event_trace_direct_clock(uint32_t region,
+                                                                              uint32_t kind)
+{
+#ifdef INSTR_RT_HAVE_TRACE
+    struct instr_tloc *s = instr_tls_trace;
+    if (__builtin_expect(!s || region - 1 >= INSTR_TREC_ARG_MASK, 0))
+        return 0;
+    instr_record_put(s, kind << INSTR_TREC_KIND_SHIFT | region, instr_clock_other());
+    return 1;
+#else
     (void)region;
     (void)kind;
     return 0;

@@ -160,6 +160,7 @@ INSTR_CCT_MODE_DECLARE(plugins1r)
 /* The same for the profile and the trace (cct_trace.c): the cursor's steps and the trace's
  * record appended inline (core/record.h). */
 INSTR_CCT_MODE_DECLARE(trace)
+INSTR_CCT_MODE_DECLARE(trace_clock)
 
 /* The same for the cursor path with counts (cct_counts.c): the profile with throttling's
  * counts updated inline, and with the trace's records too (counts_trace). */

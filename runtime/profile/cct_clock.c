@@ -18,12 +18,12 @@ static inline __attribute__((always_inline)) void enter_node(instr_pstate *s, in
                                                              uintptr_t sp)
 {
     instr_cct_claim(s, n, sp);
-    n->t_enter = instr_clock_now();
+    n->t_enter = instr_clock_other();
 }
 
 static inline __attribute__((always_inline)) void exit_node(instr_pstate *s, instr_pnode *n)
 {
-    instr_cct_pop(s, n, instr_clock_now());
+    instr_cct_pop(s, n, instr_clock_other());
 }
 
 INSTR_CCT_MODE_ENTRY_POINTS(clock, enter_node, exit_node)

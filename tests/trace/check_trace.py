@@ -222,22 +222,31 @@ def dropped_by_handlers(mine):
     return 0
 
 
-def check_signals(prog, mode, memory, runs=3):
-    """An instrumented handler at 1 kHz, trace only: the archive reads back, the interrupted
-    code's counts are exact, every handler call is in the trace or counted as dropped."""
+def check_signals(prog, mode, memory, runs=3, env=None, path_line=None):
+    """An instrumented handler at 1 kHz, trace only (or with `env`, e.g. the profile too): the
+    archive reads back, the interrupted code's counts are exact, every handler call is in the
+    trace or counted as dropped. path_line: a line INSTR_VERBOSE must print (the events' path
+    chosen), asked for with it."""
     calls = 100000
+    e = {"INSTR_ENABLE_PROFILING": "0", "INSTR_TOTAL_MEMORY": memory}
+    e.update(env or {})
+    if path_line:
+        e["INSTR_VERBOSE"] = "1"
+    tag = "_".join(v for k, v in sorted((env or {}).items()) if k == "INSTR_TIMER" or
+                   k == "INSTR_ENABLE_PROFILING")
     for i in range(runs):
         rc, out, mine, rest, exp = run(prog, [mode, str(calls)],
-                                       name="%s_%s_%s_%d" % (os.path.basename(prog), mode,
-                                                             memory, i),
-                                       env={"INSTR_ENABLE_PROFILING": "0",
-                                            "INSTR_TOTAL_MEMORY": memory})
+                                       name="%s_%s_%s_%s%d" % (os.path.basename(prog), mode,
+                                                               memory, tag, i),
+                                       env=e)
         expect(rc == 0 and rest == [], "rc %r, stderr %r" % (rc, rest))
+        if path_line:
+            expect(any(path_line in l for l in mine), "no %r in %r" % (path_line, mine))
         m = re.match(r"^work (\d+) handler (\d+)$", out.strip())
         expect(m and int(m.group(1)) >= calls, "output %r" % out)
         made, handled = int(m.group(1)), int(m.group(2))
         expect(handled > 0, "the handler never ran: the case tests nothing")
-        tr, _ = check_archive(exp, mine, profile=False)
+        tr, _ = check_archive(exp, mine, profile=e["INSTR_ENABLE_PROFILING"] == "1")
         got = tr.enters_by_region()
         expect(got.get("work") == made and got.get("inner") == 3 * made,
                "interrupted code's counts %r, want work %d inner %d" % (got, made, 3 * made))
@@ -263,32 +272,55 @@ def case_signals_prof():
     check_signals("signals", "prof", "1M")
 
 
-def case_signals_plugins():
-    # The same program built with the GCC and the LLVM plugin's hooks (instr gcc / clang).
+def signals_plugin_builds(tag):
+    """The signal program built with the GCC and the LLVM plugin's hooks (instr gcc / clang):
+    [(cc, executable)], one at least."""
     src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "progs", "signals.c")
-    built = 0
+    built = []
     for cc in ("gcc", "clang"):
         if not shutil.which(cc):
             continue
-        wd = workdir("build_" + cc)
+        wd = workdir("build_%s_%s" % (tag, cc))
         exe = os.path.join(wd, "signals_" + cc)
         p = subprocess.run([A.wrapper, cc, "-O1", src, "-o", exe], cwd=wd, capture_output=True)
         err = p.stderr.decode(errors="replace")
         expect(p.returncode == 0, "%s: build failed: %s" % (cc, err))
         expect("cyg mode" not in err, "%s: no plugin, the wrapper fell back: %s" % (cc, err))
+        built.append((cc, exe))
+    expect(built, "neither gcc nor clang found")
+    return built
+
+
+def case_signals_plugins():
+    for cc, exe in signals_plugin_builds("tsc"):
         for mode in ("alrm", "prof"):
             check_signals(exe, mode, "256M", runs=2)
             check_signals(exe, mode, "1M", runs=2)
-        built += 1
-    expect(built > 0, "neither gcc nor clang found")
+
+
+def case_signals_plugins_clock():
+    # Another timer than the TSC: the hooks' direct path with that clock through the jump
+    # table, alone and with the profile (the cursor path with records).
+    for cc, exe in signals_plugin_builds("clock"):
+        for mode in ("alrm", "prof"):
+            check_signals(exe, mode, "1M", runs=1, env={"INSTR_TIMER": "monotonic"},
+                          path_line="events: the trace's records appended by the sources, "
+                                    "timer monotonic")
+            check_signals(exe, mode, "1M", runs=1,
+                          env={"INSTR_TIMER": "monotonic", "INSTR_ENABLE_PROFILING": "1"},
+                          path_line="events: the profile's cursor path with the trace's "
+                                    "records, timer monotonic")
 
 
 def check_ending(how, runs, want_out):
     """The process ends while four threads call instrumented code: every run's archive reads
-    back complete and properly nested, with the program's own output and status."""
+    back complete and properly nested, with the program's own output and status. The last
+    run with another timer than the TSC (the direct path through the slow paths)."""
     for i in range(runs):
-        rc, out, mine, rest, exp = run("ending", [how], name="%s_%d" % (how, i),
-                                       env={"INSTR_ENABLE_PROFILING": "0"})
+        env = {"INSTR_ENABLE_PROFILING": "0"}
+        if i == runs - 1:
+            env["INSTR_TIMER"] = "monotonic"
+        rc, out, mine, rest, exp = run("ending", [how], name="%s_%d" % (how, i), env=env)
         expect(rc == 0 and rest == [], "run %d: rc %r, stderr %r" % (i, rc, rest))
         expect(out == want_out, "run %d: output %r" % (i, out))
         tr, _ = check_archive(exp, mine, profile=False)
