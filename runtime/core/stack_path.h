@@ -3,8 +3,14 @@
  * (event_path.h): the substrate plugins alone (plugins/direct.c), the metrics with the trace
  * (metrics/trace_direct.c). The same stack, the same order of stores against signal
  * handlers, the same busy flag as the generic path, which is where every event goes that
- * such a path does not take (a miss): the thread's first event, a full stack, pause, an exit
- * that is not the innermost open region's, a signal handler inside the runtime.
+ * such a path does not take (a miss): the thread's first event, a full stack, an exit that is
+ * not the innermost open region's, a signal handler inside the runtime.
+ *
+ * No test of the run's state: these functions are in the table only while it is running.
+ * instr_pause and the end set the table to the misses before the state leaves
+ * INSTR_STATE_RUNNING (and the flag off: the path is never taken again), and before the start
+ * no thread has a location, whose absence is a miss. An event that still saw the table
+ * before belongs to the time before, as with the flag (event_path.h).
  *
  * Hot: inlined into those paths' functions. */
 #ifndef INSTR_RT_STACK_PATH_H
@@ -23,11 +29,12 @@ static inline int instr_stack_recorded(uint32_t h) { return h - 1u < 0x7fffffffu
 static inline __attribute__((always_inline)) int instr_stack_push(instr_location *loc,
                                                                   uint32_t region)
 {
-    if (__builtin_expect(!loc || loc->busy || instr_loc_depth(loc) == loc->cap ||
-                             instr_state_get() != INSTR_STATE_RUNNING, 0))
+    if (__builtin_expect(!loc || loc->busy, 0))
+        return 0;
+    uint32_t d = instr_loc_depth(loc);
+    if (__builtin_expect(d == loc->cap, 0))
         return 0;
     /* Depth first: a handler arriving in between pushes above this frame, not onto it. */
-    uint32_t d = instr_loc_depth(loc);
     instr_loc_set_depth(loc, d + 1);
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     instr_loc_set_frame(loc, d, region);
@@ -42,8 +49,7 @@ static inline __attribute__((always_inline)) uint32_t instr_stack_top_is(instr_l
 {
     uint32_t d;
     if (__builtin_expect(!loc || loc->busy || (d = instr_loc_depth(loc)) == 0 ||
-                             instr_loc_frame(loc, d - 1) != region ||
-                             instr_state_get() != INSTR_STATE_RUNNING, 0))
+                             instr_loc_frame(loc, d - 1) != region, 0))
         return 0;
     return d;
 }

@@ -32,7 +32,11 @@ typedef struct direct_loc {
     struct instr_tloc *rec;  /* the trace's location data */
     uint32_t nm;
 } direct_loc;
-static _Thread_local direct_loc tls_direct __attribute__((tls_model("initial-exec")));
+/* Its loc is never NULL (before the first take, a location no thread has), so that a thread
+ * without a location misses at the cache's compare, and a match names a location. */
+static instr_location no_location;
+static _Thread_local direct_loc tls_direct __attribute__((tls_model("initial-exec"))) = {
+    .loc = &no_location};
 
 /* 1 when loc's events can take this path (and tls_direct is loc's). */
 __attribute__((noinline, cold)) static int take(instr_location *loc)
@@ -68,9 +72,10 @@ static inline __attribute__((always_inline)) int try_enter(uint32_t region)
 {
     instr_location *loc = instr_tls_loc;
     const direct_loc *c = &tls_direct;
-    /* loc NULL with the cache still empty: instr_stack_push misses. */
     if (__builtin_expect(c->loc != loc, 0) && !take(loc))
         return 0;
+    if (!loc) /* never: the cache's loc is not NULL, nor is a location take() took */
+        __builtin_unreachable();
     if (__builtin_expect(!instr_stack_push(loc, region), 0))
         return 0;
     uint64_t t = instr_clock_tsc();
@@ -85,6 +90,8 @@ static inline __attribute__((always_inline)) int try_exit(uint32_t region)
     const direct_loc *c = &tls_direct;
     if (__builtin_expect(c->loc != loc, 0) && !take(loc))
         return 0;
+    if (!loc) /* never, as above */
+        __builtin_unreachable();
     uint32_t d = instr_stack_top_is(loc, region);
     if (__builtin_expect(d == 0, 0))
         return 0;
