@@ -60,7 +60,7 @@ void instr_mpi_coll_begin(MPI_Comm comm)
 }
 
 /* A blocking call's End follows its Begin whatever happened (sizes 0 on error), so that the
- * pair stays balanced; an untraced communicator (inter-communicators) gets neither. */
+ * pair stays balanced; an untraced communicator (one of dynamic processes) gets neither. */
 static void finish(int rc, int op, MPI_Comm comm, int root, uint64_t sent, uint64_t recvd,
                    const MPI_Request *request)
 {

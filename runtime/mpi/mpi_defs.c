@@ -244,6 +244,18 @@ static uint32_t leader_of(MPI_Comm c, int remote)
     return w;
 }
 
+/* 0 for an inter-communicator whose groups are not in MPI_COMM_WORLD (dynamic processes:
+ * MPI_Comm_spawn, _accept, _connect, _join), which the other side sees alike: no
+ * identity, no definitions; 1 otherwise. */
+static int definable(MPI_Comm c)
+{
+    int inter = 0;
+    if (PMPI_Comm_test_inter(c, &inter) != MPI_SUCCESS)
+        return 0;
+    return !inter || (leader_of(c, 0) != (uint32_t)MPI_UNDEFINED &&
+                      leader_of(c, 1) != (uint32_t)MPI_UNDEFINED);
+}
+
 /* The identity of a communicator being made over c (collective over c): for an
  * intra-communicator c (whose rank 0 is the new one's), c's rank 0's world rank and its
  * counter, broadcast over c; for an inter-communicator c (whose groups are the new one's),
@@ -277,6 +289,8 @@ void instr_mpi_comm_new(int rc, const MPI_Comm *newcomm, const char *how)
     if (!(tracing || defs) || rc != MPI_SUCCESS || !newcomm || *newcomm == MPI_COMM_NULL)
         return;
     MPI_Comm c = *newcomm;
+    if (!definable(c))
+        return;
     uint32_t id[2];
     agree_identity(c, id);
     define_new(c, id, how, tracing, defs);
@@ -286,7 +300,7 @@ int instr_mpi_comm_idup_begin(MPI_Comm comm, uint32_t id[2])
 {
     int tracing = __atomic_load_n(&instr_mpi_tracing, __ATOMIC_ACQUIRE);
     int defs = __atomic_load_n(&instr_mpi_defs_on, __ATOMIC_ACQUIRE);
-    if (!(tracing || defs) || comm == MPI_COMM_NULL)
+    if (!(tracing || defs) || comm == MPI_COMM_NULL || !definable(comm))
         return 0;
     /* Over the old communicator, before the call: the new one is not usable before the
      * request completes, and every member calls MPI_Comm_idup on comm in the same order of
