@@ -285,9 +285,11 @@ void instr_mpi_cp_persistent(int rc, const MPI_Request *request, int send, int p
 void instr_mpi_cp_start(int rc, int count, const MPI_Request *requests);
 void instr_mpi_cp_forget(MPI_Request request);
 /* Matched probes: the communicator of a probed message, remembered until its MPI_Mrecv or
- * MPI_Imrecv takes it (MPI_COMM_NULL when unknown or the path is off). */
-void instr_mpi_cp_mprobe(MPI_Message message, MPI_Comm comm);
-MPI_Comm instr_mpi_cp_message_comm(MPI_Message message);
+ * MPI_Imrecv takes it (MPI_COMM_NULL when unknown, or when neither the critical path nor
+ * the trace nor a plugin's receive events want it), so that the receive is recorded like
+ * MPI_Recv's and MPI_Irecv's. */
+void instr_mpi_mprobe(MPI_Message message, MPI_Comm comm);
+MPI_Comm instr_mpi_message_comm(MPI_Message message);
 /* mpi_msg.c: a started persistent receive, completed by a wait/test like a nonblocking one
  * (its piggyback only: persistent receives are not counted in the profile). */
 void instr_mpi_cp_irecv(const MPI_Request *request, MPI_Comm comm);

@@ -701,7 +701,8 @@ def case_mpi_intercomm():
     """4 ranks, interface version 3 (progs/mpi_intercomm.c, the mpiprobe test double):
     inter-communicators (MPI_Intercomm_create, and MPI_Comm_dup, _split, _create and _idup of
     one) defined by local and remote group, the same leader and counter on both sides;
-    point-to-point partners as ranks in the remote group, a broadcast's MPI_ROOT and
+    point-to-point partners as ranks in the remote group (MPI_Mrecv's and MPI_Imrecv's too,
+    their communicator remembered from the matched probe), a broadcast's MPI_ROOT and
     MPI_PROC_NULL as ROOT_SELF and ROOT_THIS_GROUP; an MPI_Comm_idup whose MPI_Request_free
     MPI refused, defined by its wait; MPI_Intercomm_merge's intra-communicator. The job's trace (same
     run) reads with otf2-print -A -Werror, has the same operations per rank, the
@@ -749,6 +750,9 @@ def case_mpi_intercomm():
             # partners: ranks in the remote group (l: world rank r ^ 1)
             "send %d 3 3 8" % l, "recv %d 3 3 8" % l,
             "isend %d 3 4 4 2" % l, "irecv %d 3 4 4 1" % l,
+            # MPI_Mrecv and MPI_Imrecv: the communicator remembered from the matched probe
+            "send %d 3 6 4" % l, "recv %d 3 6 4" % l, "send %d 3 7 4" % l,
+            "irecv %d 3 7 4 3" % l,
             "coll_end 0 3", "coll_end 1 3 %s" % bcast,
             inter(4, "MPI_Comm_dup"), "coll_end 0 4",
             inter(5, "MPI_Comm_split"), "coll_end 0 5",
@@ -776,8 +780,8 @@ def case_mpi_intercomm():
             counts[(m.group(1), int(m.group(2)) >> 32)] += 1
     # barriers on inter, dup, split, create and the two idups; the broadcast; the merged
     # one's allreduce
-    per_rank = {"MPI_SEND": 1, "MPI_RECV": 1, "MPI_ISEND": 1, "MPI_ISEND_COMPLETE": 1,
-                "MPI_IRECV_REQUEST": 1, "MPI_IRECV": 1, "MPI_COLLECTIVE_BEGIN": 8,
+    per_rank = {"MPI_SEND": 3, "MPI_RECV": 2, "MPI_ISEND": 1, "MPI_ISEND_COMPLETE": 1,
+                "MPI_IRECV_REQUEST": 2, "MPI_IRECV": 2, "MPI_COLLECTIVE_BEGIN": 8,
                 "MPI_COLLECTIVE_END": 8}
     want_counts = {(k, r): v for k, v in per_rank.items() for r in range(4)}
     expect(dict(counts) == want_counts, "trace's MPI events per rank %r, expected %r"
@@ -801,7 +805,7 @@ def case_mpi_intercomm():
     # resolves it through the InterComm to the partner's location (world rank r ^ 1).
     p2p = re.findall(r"^MPI_I?(?:SEND|RECV)\s+(\d+)\s+\d+\s+(?:Receiver|Sender): (\d+) "
                      r"\(\"[^\"]*\" <(\d+)>\)", t.stdout, re.M)
-    expect(len(p2p) == 16 and all(int(rk) == int(loc) // 2 ** 32 // 2 and
+    expect(len(p2p) == 32 and all(int(rk) == int(loc) // 2 ** 32 // 2 and
                                   int(peer) // 2 ** 32 == (int(loc) // 2 ** 32) ^ 1
                                   for loc, rk, peer in p2p),
            "trace's point-to-point partners %r" % p2p)

@@ -5,7 +5,9 @@
  *   - MPI_Intercomm_create of the two halves (local leader 0, the other half's leader by its
  *     world rank, tag 5): communicator 3;
  *   - on it: MPI_Sendrecv of 2 ints with the remote rank l (tag 3); MPI_Irecv and MPI_Isend of
- *     1 int with the remote rank l (tag 4), completed by MPI_Waitall; MPI_Barrier; MPI_Bcast
+ *     1 int with the remote rank l (tag 4), completed by MPI_Waitall; MPI_Send of 1 int to
+ *     the remote rank l (tag 6) received by MPI_Mprobe and MPI_Mrecv, and one (tag 7) by
+ *     MPI_Improbe (until it matched) and MPI_Imrecv, completed by MPI_Wait; MPI_Barrier; MPI_Bcast
  *     of 2 ints from half 0's rank 0 (MPI_ROOT there, MPI_PROC_NULL at half 0's other rank,
  *     root 0 in half 1);
  *   - MPI_Comm_dup, MPI_Comm_split (one color) and MPI_Comm_create (the local group) of the
@@ -38,6 +40,19 @@ int main(int argc, char **argv)
     MPI_Irecv(&got, 1, MPI_INT, l, 4, inter, &r[0]);
     MPI_Isend(&one, 1, MPI_INT, l, 4, inter, &r[1]);
     MPI_Waitall(2, r, MPI_STATUSES_IGNORE);
+    bad |= got != (rank ^ 1);
+    MPI_Message m;
+    MPI_Status st;
+    MPI_Send(&one, 1, MPI_INT, l, 6, inter);
+    MPI_Mprobe(l, 6, inter, &m, &st);
+    MPI_Mrecv(&got, 1, MPI_INT, &m, MPI_STATUS_IGNORE);
+    bad |= got != (rank ^ 1);
+    MPI_Send(&one, 1, MPI_INT, l, 7, inter);
+    for (int flag = 0; !flag;)
+        MPI_Improbe(l, 7, inter, &flag, &m, &st);
+    got = -1;
+    MPI_Imrecv(&got, 1, MPI_INT, &m, &r[0]);
+    MPI_Wait(&r[0], MPI_STATUS_IGNORE);
     bad |= got != (rank ^ 1);
     MPI_Barrier(inter);
     int two[2] = {rank == 0 ? 40 : 0, rank == 0 ? 2 : 0};
