@@ -6,7 +6,7 @@
  *                 (OTF2_MPI_Collectives.h, calling PMPI_*, on a private communicator);
  *                 MPI_COMM_WORLD and MPI_COMM_SELF get their refs; the clock offset against
  *                 rank 0 is measured.
- *   communicators every new intra-communicator gets a job-wide identity (mpi_defs.c: the
+ *   communicators every new communicator gets a job-wide identity (mpi_defs.c: the
  *                 world rank of its rank 0, the leader, and the leader's own counter); the
  *                 leader also records the members' world ranks. The local ref is cached as
  *                 an MPI attribute, so a freed and reused handle never finds a stale ref.
