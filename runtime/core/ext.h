@@ -167,7 +167,10 @@ INSTR_EXT_EXPORT void instr_ext_trace_job_abandon(void);
  * rank must have alike; and, before instr_ext_trace_job_open, whether they all have it. */
 INSTR_EXT_EXPORT uint64_t instr_ext_trace_metrics_signature(void);
 INSTR_EXT_EXPORT void instr_ext_trace_metrics_agreed(int agreed);
-/* A communicator's local ref (see trace.h: instr_trace_comm_add); UINT32_MAX: none. */
+/* A communicator's local ref (see trace.h: instr_trace_comm_add); UINT32_MAX: none. An
+ * inter-communicator has INSTR_EXT_TRACE_INTERCOMM in its seq, and its leader gives as
+ * members the size of group A (the leader's), then A's world ranks, then group B's. */
+#define INSTR_EXT_TRACE_INTERCOMM 0x80000000u
 INSTR_EXT_EXPORT uint32_t instr_ext_trace_comm(uint32_t leader, uint32_t seq, const char *name,
                                                uint32_t nmembers, const uint32_t *members);
 INSTR_EXT_EXPORT void instr_ext_trace_clock_offset(uint64_t time, int64_t offset,

@@ -78,15 +78,18 @@ enum instr_substrate_definition {
 };
 
 /* Version 3: an MPI communicator's definition. Ids are the process's own: 0 is
- * MPI_COMM_WORLD, 1 MPI_COMM_SELF, then 2, 3, ... in the order the process's calls made them
- * (intra-communicators; inter-communicators are not defined). leader and seq name the same
- * communicator on every rank of it: the world rank of its rank 0 and that rank's own counter
- * (world: UINT32_MAX and 0, self: UINT32_MAX and 1). */
+ * MPI_COMM_WORLD, 1 MPI_COMM_SELF, then 2, 3, ... in the order the process's calls made them.
+ * leader and seq name the same communicator on every rank of it: the world rank of its rank
+ * 0 and that rank's own counter (world: UINT32_MAX and 0, self: UINT32_MAX and 1). An
+ * inter-communicator (MPI_Intercomm_create, and MPI_Comm_dup, _idup, _split, _create of one)
+ * is defined by its local group here (group, size, rank) and its remote group
+ * (mpi_comm_remote_group); its leader is rank 0 of the group whose rank 0 has the lower
+ * world rank, the same on both sides. */
 typedef struct instr_substrate_mpi_comm_def {
     const char *name;  /* "MPI_COMM_WORLD", "MPI_COMM_SELF", or the creating call's name */
-    uint32_t group;    /* its members: a group's id (mpi_group_def) */
-    uint32_t size;     /* number of ranks */
-    int32_t rank;      /* this process's rank in it */
+    uint32_t group;    /* its members (an inter-communicator's local group): a group's id */
+    uint32_t size;     /* number of ranks (an inter-communicator's local group's) */
+    int32_t rank;      /* this process's rank in it (in the local group) */
     uint32_t leader, seq;
 } instr_substrate_mpi_comm_def;
 
@@ -175,6 +178,10 @@ typedef struct instr_substrate_callbacks {
     int32_t (*mpi_comm_def)(uint32_t comm, instr_substrate_mpi_comm_def *out);
     int32_t (*mpi_group_def)(uint32_t group, instr_substrate_mpi_group_def *out);
     int32_t (*mpi_window_def)(uint32_t window, instr_substrate_mpi_window_def *out);
+    /* Version 3, present when size covers it: an inter-communicator's remote group (0 and
+     * *group set; -1 for an intra-communicator or an id not defined). The partner of a
+     * message on an inter-communicator is a rank in this group. */
+    int32_t (*mpi_comm_remote_group)(uint32_t comm, uint32_t *group);
 } instr_substrate_callbacks;
 
 /* What initialize gets. */
@@ -199,9 +206,10 @@ enum instr_substrate_collective {
  * clock ticks. */
 typedef void (*instr_substrate_region_fn)(instr_substrate_location *loc, uint64_t timestamp,
                                           uint32_t region, const uint64_t *metric_values);
-/* A message: partner (rank in the communicator), communicator (version 3: its definition's
- * id, INSTR_SUBSTRATE_DEF_MPI_COMM, UINT64_MAX when it has none, as an inter-communicator;
- * versions 1 and 2: its Fortran handle, MPI_Comm_c2f), tag, bytes. */
+/* A message: partner (rank in the communicator; on an inter-communicator, in its remote
+ * group, as MPI has it), communicator (version 3: its definition's id,
+ * INSTR_SUBSTRATE_DEF_MPI_COMM, UINT64_MAX when it has none; versions 1 and 2: its Fortran
+ * handle, MPI_Comm_c2f), tag, bytes. */
 typedef void (*instr_substrate_mpi_msg_fn)(instr_substrate_location *loc, uint64_t timestamp,
                                            int32_t partner, uint64_t comm, int32_t tag,
                                            uint64_t bytes);
@@ -218,7 +226,14 @@ typedef void (*instr_substrate_mpi_req_msg_fn)(instr_substrate_location *loc,
                                                uint64_t timestamp, int32_t partner,
                                                uint64_t comm, int32_t tag, uint64_t bytes,
                                                uint64_t request);
-/* op: enum instr_substrate_collective; root: rank in the communicator, -1 when none. */
+/* op: enum instr_substrate_collective; root: rank in the communicator, -1 when none; on an
+ * inter-communicator the root's rank in the remote group, or at the root's own group
+ * INSTR_SUBSTRATE_ROOT_SELF (the root, MPI_ROOT) and INSTR_SUBSTRATE_ROOT_THIS_GROUP (its
+ * other ranks, MPI_PROC_NULL). */
+enum instr_substrate_root {
+    INSTR_SUBSTRATE_ROOT_NONE = -1, INSTR_SUBSTRATE_ROOT_SELF = -2,
+    INSTR_SUBSTRATE_ROOT_THIS_GROUP = -3
+};
 typedef void (*instr_substrate_mpi_coll_end_fn)(instr_substrate_location *loc,
                                                 uint64_t timestamp, uint32_t op, uint64_t comm,
                                                 int32_t root, uint64_t bytes_sent,

@@ -2,6 +2,7 @@
  * rank 0 from the union of the ranks' definitions (trace_unify.h). */
 #include "trace_unify.h"
 #include "../core/clock.h"
+#include "../core/ext.h"
 #include "../core/log.h"
 #include "../core/registry.h"
 #include "../util/pages.h"
@@ -10,6 +11,36 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
+
+/* An inter-communicator (ref c; members: group A's size, A's world ranks, B's; see
+ * INSTR_EXT_TRACE_INTERCOMM): its two groups, and an InterComm of them (OTF2 3.0, which the
+ * communicators' definitions need anyway). */
+static OTF2_ErrorCode write_intercomm(OTF2_GlobalDefWriter *w, instr_strtab *st, uint32_t c,
+                                      const gcomm *g, OTF2_GroupRef *next_group)
+{
+    uint32_t n = g->nmembers ? g->nmembers - 1 : 0;
+    uint32_t na = g->nmembers && g->members[0] <= n ? g->members[0] : 0;
+    if (na == 0)
+        n = 0; /* the leader's members did not come: empty groups rather than wrong ones */
+    uint64_t *m = instr_mem_calloc(n ? n : 1, sizeof *m);
+    if (!m)
+        return OTF2_ERROR_MEM_ALLOC_FAILED;
+    for (uint32_t k = 0; k < n; k++)
+        m[k] = g->members[1 + k];
+    OTF2_StringRef name = instr_strtab_ref(st, g->name);
+    OTF2_GroupRef a = (*next_group)++, b = (*next_group)++;
+    OTF2_ErrorCode rc = OTF2_GlobalDefWriter_WriteGroup(w, a, name, OTF2_GROUP_TYPE_COMM_GROUP,
+                                         OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, na, m);
+    if (rc == OTF2_SUCCESS)
+        rc = OTF2_GlobalDefWriter_WriteGroup(w, b, name, OTF2_GROUP_TYPE_COMM_GROUP,
+                                             OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, n - na,
+                                             m + na);
+    if (rc == OTF2_SUCCESS)
+        rc = OTF2_GlobalDefWriter_WriteInterComm(w, c, name, a, b, OTF2_UNDEFINED_COMM,
+                                                 OTF2_COMM_FLAG_NONE);
+    instr_mem_free(m);
+    return rc;
+}
 
 /* Rank 0: the global definitions of the whole job from the union. */
 int instr_trace_unify_write_global(OTF2_Archive *a, void *arg)
@@ -144,6 +175,10 @@ int instr_trace_unify_write_global(OTF2_Archive *a, void *arg)
     OTF2_GroupRef next_group = 2; /* OTF2 wants group refs dense and in order */
     for (uint32_t c = 0; c < u->ncomms; c++) {
         gcomm *g = &u->comms[c];
+        if (g->leader != UINT32_MAX && (g->seq & INSTR_EXT_TRACE_INTERCOMM)) {
+            CHECK(write_intercomm(w, &st, c, g, &next_group));
+            continue;
+        }
         OTF2_GroupRef group = 1;
         if (!(g->leader == UINT32_MAX && g->seq == 1)) {
             group = next_group++;

@@ -36,6 +36,12 @@ static int myrank(MPI_Comm comm)
     return r;
 }
 
+static int inter(MPI_Comm comm)
+{
+    int flag = 0;
+    return PMPI_Comm_test_inter(comm, &flag) == MPI_SUCCESS && flag;
+}
+
 static uint64_t sum(const int *counts, int n, MPI_Datatype t)
 {
     uint64_t total = 0;
@@ -54,10 +60,15 @@ void instr_mpi_coll_begin(MPI_Comm comm)
 }
 
 /* A blocking call's End follows its Begin whatever happened (sizes 0 on error), so that the
- * pair stays balanced; an untraced communicator (inter-communicators) gets neither. */
+ * pair stays balanced; an untraced communicator (one of dynamic processes) gets neither. */
 static void finish(int rc, int op, MPI_Comm comm, int root, uint64_t sent, uint64_t recvd,
                    const MPI_Request *request)
 {
+    /* An inter-communicator's root group: the interface's own numbers (OTF2's meaning). */
+    if (root == MPI_ROOT)
+        root = INSTR_SUBSTRATE_ROOT_SELF;
+    else if (root == MPI_PROC_NULL)
+        root = INSTR_SUBSTRATE_ROOT_THIS_GROUP;
     if (rc == MPI_SUCCESS) /* a nonblocking one counts where it starts, as its bytes do */
         instr_ext_messages(sent, recvd, 0, 0, 1);
     if (!request && (instr_mpi_plugin_events & INSTR_EXT_PLUGINS_COLL))
@@ -96,6 +107,13 @@ void instr_mpi_coll_bcast(int rc, int count, MPI_Datatype t, int root, MPI_Comm 
                           const MPI_Request *request)
 {
     uint64_t b = bytes(count, t);
+    if (inter(comm)) { /* the root sends to every rank of the other group */
+        int remote = 0;
+        PMPI_Comm_remote_size(comm, &remote);
+        finish(rc, INSTR_COLL_BCAST, comm, root, root == MPI_ROOT ? (uint64_t)remote * b : 0,
+               root >= 0 ? b : 0, request);
+        return;
+    }
     uint64_t sent = myrank(comm) == root ? (uint64_t)nprocs(comm) * b : 0;
     finish(rc, INSTR_COLL_BCAST, comm, root, sent, b, request);
 }

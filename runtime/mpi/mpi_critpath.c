@@ -266,7 +266,8 @@ void instr_mpi_cp_icoll_done(void *state)
     instr_mem_free(c);
 }
 
-/* Matched probes: message handle -> communicator, from MPI_(I)mprobe to MPI_(I)mrecv. A
+/* Matched probes: message handle -> communicator, from MPI_(I)mprobe to MPI_(I)mrecv, for
+ * the critical path's piggyback and the trace's and plugins' receive records (mpi_msg.c). A
  * short list: a program holds few probed messages at a time. */
 typedef struct probed {
     MPI_Message msg;
@@ -275,26 +276,31 @@ typedef struct probed {
 static probed *mlist;
 static size_t mn, mcap;
 
-void instr_mpi_cp_mprobe(MPI_Message message, MPI_Comm comm)
+void instr_mpi_mprobe(MPI_Message message, MPI_Comm comm)
 {
-    if (!instr_mpi_cp || message == MPI_MESSAGE_NULL || message == MPI_MESSAGE_NO_PROC)
+    int wanted = instr_mpi_cp || __atomic_load_n(&instr_mpi_tracing, __ATOMIC_RELAXED) ||
+                 (instr_mpi_plugin_events & (INSTR_EXT_PLUGINS_RECV | INSTR_EXT_PLUGINS_IRECV));
+    if (!wanted || message == MPI_MESSAGE_NULL || message == MPI_MESSAGE_NO_PROC)
         return;
     pthread_mutex_lock(&plock);
-    if (instr_array_grow(&mlist, &mcap, mn + 1, sizeof *mlist, 16) == 0)
-        mlist[mn++] = (probed){message, comm};
+    if (instr_array_grow(&mlist, &mcap, mn + 1, sizeof *mlist, 16) == 0) {
+        mlist[mn] = (probed){message, comm};
+        __atomic_store_n(&mn, mn + 1, __ATOMIC_RELAXED); /* read without the lock as a hint */
+    }
     pthread_mutex_unlock(&plock);
 }
 
-MPI_Comm instr_mpi_cp_message_comm(MPI_Message message)
+MPI_Comm instr_mpi_message_comm(MPI_Message message)
 {
     MPI_Comm c = MPI_COMM_NULL;
-    if (!instr_mpi_cp || !__atomic_load_n(&mn, __ATOMIC_RELAXED))
+    if (!__atomic_load_n(&mn, __ATOMIC_RELAXED))
         return c;
     pthread_mutex_lock(&plock);
     for (size_t i = 0; i < mn; i++)
         if (memcmp(&mlist[i].msg, &message, sizeof message) == 0) {
             c = mlist[i].comm;
-            mlist[i] = mlist[--mn];
+            mlist[i] = mlist[mn - 1];
+            __atomic_store_n(&mn, mn - 1, __ATOMIC_RELAXED);
             break;
         }
     pthread_mutex_unlock(&plock);

@@ -1,17 +1,21 @@
 /* mpi_defs.c — communicators' identities, and the MPI definitions substrate plugins of
  * interface version 3 get (docs/plugins.md, "MPI definitions").
  *
- * Every new intra-communicator gets a job-wide identity when the trace or a version 3 plugin
+ * Every new communicator gets a job-wide identity when the trace or a version 3 plugin
  * wants it: the world rank of its rank 0 (the leader) and the leader's own counter, broadcast
  * over the new communicator inside the creating call (which is collective over it); for
  * MPI_Comm_idup over the old one before the call, and the definitions are made when a wait
- * or test completes its request (mpi_msg.c), when the new handle exists. The
- * trace defines it from that (mpi_trace.c); for plugins each process keeps its own table:
- * communicators (0 MPI_COMM_WORLD, 1 MPI_COMM_SELF, then in the order of creation), their
- * groups (the members' world ranks; one definition per distinct member list) and RMA
- * windows. A communicator's or window's id is cached as an MPI attribute, so a freed and
- * reused handle never finds a stale id. Definitions are never freed: an event may name them
- * until the end. The tables are guarded by a mutex; the calls that add to them are
+ * or test completes its request (mpi_msg.c), when the new handle exists. An
+ * inter-communicator's leader is the rank 0 of its group whose rank 0 has the lower world
+ * rank (group A; the other is group B), its counter sent to B and back to A by two
+ * broadcasts over the inter-communicator. The trace defines it from that (mpi_trace.c; an
+ * inter-communicator as an OTF2 InterComm of groups A and B); for plugins each process keeps
+ * its own table: communicators (0 MPI_COMM_WORLD, 1 MPI_COMM_SELF, then in the order of
+ * creation), their groups (the members' world ranks; one definition per distinct member
+ * list; an inter-communicator has its local and its remote group) and RMA windows. A
+ * communicator's or window's id is cached as an MPI attribute, so a freed and reused handle
+ * never finds a stale id. Definitions are never freed: an event may name them until the
+ * end. The tables are guarded by a mutex; the calls that add to them are
  * collective MPI calls, which cost far more. */
 #include "mpi_wrap.h"
 #include "../util/pages.h"
@@ -28,6 +32,7 @@ typedef struct comm_def {
     char *name;
     uint32_t group, size, leader, seq;
     int32_t rank;
+    uint32_t remote_group; /* an inter-communicator's remote group; UINT32_MAX: intra */
 } comm_def;
 typedef struct group_def {
     uint32_t size;
@@ -78,47 +83,64 @@ static uint32_t group_of(const int32_t *ranks, uint32_t size, int *made)
     return ngroups++;
 }
 
-/* A communicator's definition, and its group's when new, announced to the plugins (after
- * the lock: their new_definition may ask for them); its id or UINT32_MAX. */
+/* A communicator's definition, and its groups' when new, announced to the plugins (after
+ * the lock: their new_definition may ask for them); its id or UINT32_MAX. remote: an
+ * inter-communicator's remote group (rsize world ranks), NULL for an intra-communicator. */
 static uint32_t define_comm(const char *name, const int32_t *ranks, uint32_t size, int32_t rank,
-                            uint32_t leader, uint32_t seq)
+                            uint32_t leader, uint32_t seq, const int32_t *remote, uint32_t rsize)
 {
     pthread_mutex_lock(&lock);
-    int made;
+    int made = 0, rmade = 0;
     uint32_t g = group_of(ranks, size, &made), id = UINT32_MAX;
+    uint32_t rg = remote && g != UINT32_MAX ? group_of(remote, rsize, &rmade) : UINT32_MAX;
     char *n = instr_mem_strdup(name);
-    if (g == UINT32_MAX || !n || room((void **)&comms, ncomms, &capcomms, sizeof *comms) != 0) {
+    if (g == UINT32_MAX || (remote && rg == UINT32_MAX) || !n ||
+        room((void **)&comms, ncomms, &capcomms, sizeof *comms) != 0) {
         instr_mem_free(n);
     } else {
-        comms[ncomms] = (comm_def){n, g, size, leader, seq, rank};
+        comms[ncomms] = (comm_def){n, g, size, leader, seq, rank, rg};
         id = ncomms++;
     }
     pthread_mutex_unlock(&lock);
     if (made)
         instr_ext_plugins_mpi_def(INSTR_SUBSTRATE_DEF_MPI_GROUP, g);
+    if (rmade)
+        instr_ext_plugins_mpi_def(INSTR_SUBSTRATE_DEF_MPI_GROUP, rg);
     if (id != UINT32_MAX)
         instr_ext_plugins_mpi_def(INSTR_SUBSTRATE_DEF_MPI_COMM, id);
     return id;
 }
 
-/* The world ranks of comm's members, in its rank order (size entries), or NULL. */
-static int32_t *world_ranks(MPI_Comm c, int size)
+/* The world ranks of group g's members, in its rank order (size entries), or NULL. */
+static int32_t *group_world_ranks(MPI_Group g, int size)
 {
     int *in = instr_mem_alloc((size_t)size * 2 * sizeof(int) + 1);
     if (!in)
         return NULL;
     int *out = in + size;
-    MPI_Group g, world;
-    PMPI_Comm_group(c, &g);
+    MPI_Group world;
     PMPI_Comm_group(MPI_COMM_WORLD, &world);
     for (int i = 0; i < size; i++)
         in[i] = i;
     PMPI_Group_translate_ranks(g, size, in, world, out);
-    PMPI_Group_free(&g);
     PMPI_Group_free(&world);
     memmove(in, out, (size_t)size * sizeof(int));
     return (int32_t *)in;
 }
+
+/* The world ranks of c's members (an inter-communicator's local group), in its rank order
+ * (size entries), or NULL; remote: an inter-communicator's remote group instead. */
+static int32_t *comm_world_ranks(MPI_Comm c, int size, int remote)
+{
+    MPI_Group g;
+    if ((remote ? PMPI_Comm_remote_group(c, &g) : PMPI_Comm_group(c, &g)) != MPI_SUCCESS)
+        return NULL;
+    int32_t *r = group_world_ranks(g, size);
+    PMPI_Group_free(&g);
+    return r;
+}
+
+static int32_t *world_ranks(MPI_Comm c, int size) { return comm_world_ranks(c, size, 0); }
 
 void instr_mpi_defs_begin(MPI_Comm job)
 {
@@ -135,8 +157,10 @@ void instr_mpi_defs_begin(MPI_Comm job)
     PMPI_Comm_size(MPI_COMM_WORLD, &size);
     int32_t *world = world_ranks(MPI_COMM_WORLD, size), me = rank;
     /* ids 0 and 1, before any other (nothing else defines before defs_on) */
-    if (world && define_comm("MPI_COMM_WORLD", world, (uint32_t)size, rank, UINT32_MAX, 0) == 0 &&
-        define_comm("MPI_COMM_SELF", &me, 1, 0, UINT32_MAX, 1) == 1)
+    if (world &&
+        define_comm("MPI_COMM_WORLD", world, (uint32_t)size, rank, UINT32_MAX, 0, NULL, 0) ==
+            0 &&
+        define_comm("MPI_COMM_SELF", &me, 1, 0, UINT32_MAX, 1, NULL, 0) == 1)
         __atomic_store_n(&instr_mpi_defs_on, 1, __ATOMIC_RELEASE);
     instr_mem_free(world);
 }
@@ -157,38 +181,105 @@ uint64_t instr_mpi_comm_def(MPI_Comm comm)
     return (uint64_t)((uintptr_t)v - 1);
 }
 
-/* The new intra-communicator c's definitions (the trace's, the plugins'), with its identity
- * id (its leader's world rank and that rank's counter) agreed by its members. */
+/* The new communicator c's definitions (the trace's, the plugins'), with its identity id
+ * (its leader's world rank and that rank's counter) agreed by its members. */
 static void define_new(MPI_Comm c, const uint32_t id[2], const char *how, int tracing, int defs)
 {
-    int rank = 0, size = 0;
+    int rank = 0, size = 0, inter = 0, rsize = 0;
     PMPI_Comm_rank(c, &rank);
     PMPI_Comm_size(c, &size);
-    /* The members' world ranks: the trace's from the leader only, plugins' on every rank. */
-    int32_t *members = rank == 0 || defs ? world_ranks(c, size) : NULL;
+    if (PMPI_Comm_test_inter(c, &inter) != MPI_SUCCESS)
+        inter = 0;
+    if (inter)
+        PMPI_Comm_remote_size(c, &rsize);
+    /* The members' world ranks: the trace's from the leader only, plugins' on every rank;
+     * an inter-communicator's groups on every rank (local calls: which group is A). */
+    int32_t *members = rank == 0 || defs || inter ? world_ranks(c, size) : NULL;
+    int32_t *remote = inter ? comm_world_ranks(c, rsize, 1) : NULL;
+    if (inter && (!members || !remote)) {
+        instr_mem_free(members);
+        instr_mem_free(remote);
+        return;
+    }
+    /* An inter-communicator: group A holds the leader (id[0]), the trace's definition has
+     * A's size and both groups' world ranks, A's first (INSTR_EXT_TRACE_INTERCOMM). */
+    int in_a = inter && (uint32_t)members[0] == id[0];
     char name[96];
-    snprintf(name, sizeof name, "%s (comm %u.%u, %d ranks)", how, id[0], id[1], size);
-    if (tracing)
+    if (inter)
+        snprintf(name, sizeof name, "%s (intercomm %u.%u, %d+%d ranks)", how, id[0], id[1],
+                 in_a ? size : rsize, in_a ? rsize : size);
+    else
+        snprintf(name, sizeof name, "%s (comm %u.%u, %d ranks)", how, id[0], id[1], size);
+    if (tracing && inter) {
+        uint32_t n = 1 + (uint32_t)size + (uint32_t)rsize;
+        uint32_t *both = in_a && rank == 0 ? instr_mem_alloc(n * sizeof *both) : NULL;
+        if (both) {
+            both[0] = (uint32_t)size;
+            memcpy(both + 1, members, (size_t)size * sizeof *both);
+            memcpy(both + 1 + size, remote, (size_t)rsize * sizeof *both);
+        }
+        uint32_t tid[2] = {id[0], id[1] | INSTR_EXT_TRACE_INTERCOMM};
+        instr_mpi_trace_comm_new(c, tid, name, both ? n : 0, both);
+        instr_mem_free(both);
+    } else if (tracing) {
         instr_mpi_trace_comm_new(c, id, name, rank == 0 && members ? (uint32_t)size : 0,
                                  rank == 0 ? (const uint32_t *)members : NULL);
+    }
     if (defs && members) {
-        uint32_t d = define_comm(name, members, (uint32_t)size, rank, id[0], id[1]);
+        uint32_t d = define_comm(name, members, (uint32_t)size, rank, id[0], id[1], remote,
+                                 (uint32_t)rsize);
         if (d != UINT32_MAX)
             PMPI_Comm_set_attr(c, comm_keyval, (void *)(uintptr_t)(d + 1));
     }
     instr_mem_free(members);
+    instr_mem_free(remote);
 }
 
-/* The identity of a communicator being made over c (an intra-communicator, whose rank 0 is
- * the new one's): c's rank 0's world rank and its counter, broadcast over c. */
+/* The world rank of rank 0 of c's local group (remote 0) or remote group (1). */
+static uint32_t leader_of(MPI_Comm c, int remote)
+{
+    int32_t *r = comm_world_ranks(c, 1, remote);
+    uint32_t w = r ? (uint32_t)r[0] : UINT32_MAX;
+    instr_mem_free(r);
+    return w;
+}
+
+/* 0 for an inter-communicator whose groups are not in MPI_COMM_WORLD (dynamic processes:
+ * MPI_Comm_spawn, _accept, _connect, _join), which the other side sees alike: no
+ * identity, no definitions; 1 otherwise. */
+static int definable(MPI_Comm c)
+{
+    int inter = 0;
+    if (PMPI_Comm_test_inter(c, &inter) != MPI_SUCCESS)
+        return 0;
+    return !inter || (leader_of(c, 0) != (uint32_t)MPI_UNDEFINED &&
+                      leader_of(c, 1) != (uint32_t)MPI_UNDEFINED);
+}
+
+/* The identity of a communicator being made over c (collective over c): for an
+ * intra-communicator c (whose rank 0 is the new one's), c's rank 0's world rank and its
+ * counter, broadcast over c; for an inter-communicator c (whose groups are the new one's),
+ * group A's rank 0's (the group whose rank 0 has the lower world rank), broadcast from it to
+ * group B and from B's rank 0 back to A. */
 static void agree_identity(MPI_Comm c, uint32_t id[2])
 {
-    int rank = 0, world_rank = 0;
+    int rank = 0, world_rank = 0, inter = 0;
     PMPI_Comm_rank(c, &rank);
     PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
-    id[0] = (uint32_t)world_rank;
-    id[1] = rank == 0 ? 2 + __atomic_fetch_add(&comm_seq, 1, __ATOMIC_RELAXED) : 0;
-    PMPI_Bcast(id, 2, MPI_UINT32_T, 0, c);
+    if (PMPI_Comm_test_inter(c, &inter) != MPI_SUCCESS || !inter) {
+        id[0] = (uint32_t)world_rank;
+        id[1] = rank == 0 ? 2 + __atomic_fetch_add(&comm_seq, 1, __ATOMIC_RELAXED) : 0;
+        PMPI_Bcast(id, 2, MPI_UINT32_T, 0, c);
+        return;
+    }
+    uint32_t mine = leader_of(c, 0), theirs = leader_of(c, 1);
+    int in_a = mine < theirs;
+    id[0] = in_a ? mine : theirs;
+    id[1] = in_a && rank == 0 ? 2 + __atomic_fetch_add(&comm_seq, 1, __ATOMIC_RELAXED) : 0;
+    /* On an inter-communicator the root passes MPI_ROOT, its group's other ranks
+     * MPI_PROC_NULL, and the other group the root's rank in it. */
+    PMPI_Bcast(id, 2, MPI_UINT32_T, in_a ? (rank == 0 ? MPI_ROOT : MPI_PROC_NULL) : 0, c);
+    PMPI_Bcast(id, 2, MPI_UINT32_T, in_a ? 0 : (rank == 0 ? MPI_ROOT : MPI_PROC_NULL), c);
 }
 
 void instr_mpi_comm_new(int rc, const MPI_Comm *newcomm, const char *how)
@@ -198,9 +289,8 @@ void instr_mpi_comm_new(int rc, const MPI_Comm *newcomm, const char *how)
     if (!(tracing || defs) || rc != MPI_SUCCESS || !newcomm || *newcomm == MPI_COMM_NULL)
         return;
     MPI_Comm c = *newcomm;
-    int inter = 0;
-    if (PMPI_Comm_test_inter(c, &inter) != MPI_SUCCESS || inter)
-        return; /* inter-communicators are neither traced nor defined (docs/mpi.md) */
+    if (!definable(c))
+        return;
     uint32_t id[2];
     agree_identity(c, id);
     define_new(c, id, how, tracing, defs);
@@ -210,9 +300,7 @@ int instr_mpi_comm_idup_begin(MPI_Comm comm, uint32_t id[2])
 {
     int tracing = __atomic_load_n(&instr_mpi_tracing, __ATOMIC_ACQUIRE);
     int defs = __atomic_load_n(&instr_mpi_defs_on, __ATOMIC_ACQUIRE);
-    int inter = 0;
-    if (!(tracing || defs) || comm == MPI_COMM_NULL ||
-        PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
+    if (!(tracing || defs) || comm == MPI_COMM_NULL || !definable(comm))
         return 0;
     /* Over the old communicator, before the call: the new one is not usable before the
      * request completes, and every member calls MPI_Comm_idup on comm in the same order of
@@ -277,6 +365,16 @@ int instr_mpi_defs_comm(uint32_t id, instr_substrate_mpi_comm_def *out)
     if (ok)
         *out = (instr_substrate_mpi_comm_def){comms[id].name, comms[id].group, comms[id].size,
                                               comms[id].rank, comms[id].leader, comms[id].seq};
+    pthread_mutex_unlock(&lock);
+    return ok ? 0 : -1;
+}
+
+int instr_mpi_defs_remote_group(uint32_t id, uint32_t *group)
+{
+    pthread_mutex_lock(&lock);
+    int ok = id < ncomms && comms[id].remote_group != UINT32_MAX;
+    if (ok)
+        *group = comms[id].remote_group;
     pthread_mutex_unlock(&lock);
     return ok ? 0 : -1;
 }

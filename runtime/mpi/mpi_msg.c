@@ -274,6 +274,26 @@ void instr_mpi_comm_idup_posted(int rc, MPI_Comm *newcomm, const MPI_Request *re
                                 .idup = {id[0], id[1]}});
 }
 
+instr_mpi_idup_t instr_mpi_comm_idup_freeing(MPI_Request request)
+{
+    instr_mpi_idup_t d = {MPI_REQUEST_NULL, NULL, {0, 0}};
+    if (request == MPI_REQUEST_NULL || !__atomic_load_n(&ntracked, __ATOMIC_RELAXED))
+        return d;
+    pthread_mutex_lock(&lock);
+    pending *p = find(request), e;
+    if (p && p->kind == COMM_IDUP && take(request, &e))
+        d = (instr_mpi_idup_t){request, e.newcomm, {e.idup[0], e.idup[1]}};
+    pthread_mutex_unlock(&lock);
+    return d;
+}
+
+void instr_mpi_comm_idup_not_freed(int rc, const instr_mpi_idup_t *d)
+{
+    /* Refused: the request is still the program's, to be completed by a wait or test. */
+    if (rc != MPI_SUCCESS && d->req != MPI_REQUEST_NULL)
+        instr_mpi_comm_idup_posted(MPI_SUCCESS, d->newcomm, &d->req, d->id);
+}
+
 void instr_mpi_forget(MPI_Request request)
 {
     if (!__atomic_load_n(&ntracked, __ATOMIC_RELAXED))

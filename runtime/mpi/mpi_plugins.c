@@ -73,7 +73,7 @@ static const instr_plugins_comm functions = {
     .rank = c_rank, .size = c_size, .barrier = c_barrier,
     .bcast = c_bcast, .gather = c_gather, .reduce = c_reduce,
     .comm_def = instr_mpi_defs_comm, .group_def = instr_mpi_defs_group,
-    .window_def = instr_mpi_defs_window,
+    .window_def = instr_mpi_defs_window, .remote_group = instr_mpi_defs_remote_group,
 };
 
 void instr_mpi_plugins_begin(void)

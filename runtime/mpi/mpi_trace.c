@@ -6,11 +6,12 @@
  *                 (OTF2_MPI_Collectives.h, calling PMPI_*, on a private communicator);
  *                 MPI_COMM_WORLD and MPI_COMM_SELF get their refs; the clock offset against
  *                 rank 0 is measured.
- *   communicators every new intra-communicator gets a job-wide identity (mpi_defs.c: the
+ *   communicators every new communicator gets a job-wide identity (mpi_defs.c: the
  *                 world rank of its rank 0, the leader, and the leader's own counter); the
  *                 leader also records the members' world ranks. The local ref is cached as
  *                 an MPI attribute, so a freed and reused handle never finds a stale ref.
- *                 Inter-communicators are not traced.
+ *                 An inter-communicator is an OTF2 InterComm: its records' partners are
+ *                 ranks in the remote group, as MPI's are.
  *   records       MpiSend/MpiRecv, MpiIsend/MpiIsendComplete, MpiIrecvRequest/MpiIrecv,
  *                 MpiCollectiveBegin/End, NonBlockingCollectiveRequest/Complete, written into
  *                 the calling thread's event writer between the MPI region's Enter and Leave.
@@ -217,6 +218,18 @@ void instr_mpi_trace_win_new(const uint32_t id[2], const char *name, uint32_t co
         instr_ext_trace_win(id[0], id[1], name, comm_ref);
 }
 
+/* A collective's root for OTF2 (mpi_coll.c: INSTR_SUBSTRATE_ROOT_*). */
+static uint32_t otf2_root(int root)
+{
+#if OTF2_VERSION_MAJOR < 3 /* no inter-communicators before OTF2 3.0 */
+    root = root < 0 ? -1 : root;
+#endif
+    return root >= 0                               ? (uint32_t)root
+           : root == INSTR_SUBSTRATE_ROOT_SELF       ? (uint32_t)OTF2_COLLECTIVE_ROOT_SELF
+           : root == INSTR_SUBSTRATE_ROOT_THIS_GROUP ? (uint32_t)OTF2_COLLECTIVE_ROOT_THIS_GROUP
+                                                     : OTF2_UNDEFINED_UINT32;
+}
+
 uint64_t instr_mpi_request_id(void)
 {
     return __atomic_fetch_add(&next_request, 1, __ATOMIC_RELAXED);
@@ -274,9 +287,8 @@ void instr_mpi_trace_coll_begin(void)
 void instr_mpi_trace_coll_end(int op, uint32_t comm, int root, uint64_t sent, uint64_t recvd)
 {
     WRITER(w, t);
-    OTF2_EvtWriter_MpiCollectiveEnd(w, NULL, t, (OTF2_CollectiveOp)op, comm,
-                                    root < 0 ? OTF2_UNDEFINED_UINT32 : (uint32_t)root, sent,
-                                    recvd);
+    OTF2_EvtWriter_MpiCollectiveEnd(w, NULL, t, (OTF2_CollectiveOp)op, comm, otf2_root(root),
+                                    sent, recvd);
 }
 
 void instr_mpi_trace_icoll_request(uint64_t req)
@@ -290,8 +302,7 @@ void instr_mpi_trace_icoll_complete(int op, uint32_t comm, int root, uint64_t se
 {
     WRITER(w, t);
     OTF2_EvtWriter_NonBlockingCollectiveComplete(
-        w, NULL, t, (OTF2_CollectiveOp)op, comm,
-        root < 0 ? OTF2_UNDEFINED_UINT32 : (uint32_t)root, sent, recvd, req);
+        w, NULL, t, (OTF2_CollectiveOp)op, comm, otf2_root(root), sent, recvd, req);
 }
 
 #else /* a runtime without OTF2: no trace records, the same interface */

@@ -119,6 +119,7 @@ void instr_mpi_defs_begin(MPI_Comm job);
 int instr_mpi_defs_comm(uint32_t id, instr_substrate_mpi_comm_def *out);
 int instr_mpi_defs_group(uint32_t id, instr_substrate_mpi_group_def *out);
 int instr_mpi_defs_window(uint32_t id, instr_substrate_mpi_window_def *out);
+int instr_mpi_defs_remote_group(uint32_t id, uint32_t *group);
 /* A call made an RMA window over comm. */
 void instr_mpi_win_new(int rc, const MPI_Win *win, MPI_Comm comm, const char *how);
 
@@ -183,6 +184,17 @@ int instr_mpi_comm_idup_begin(MPI_Comm comm, uint32_t id[2]);
 void instr_mpi_comm_idup_posted(int rc, MPI_Comm *newcomm, const MPI_Request *request,
                                 const uint32_t id[2]);
 void instr_mpi_comm_idup_done(MPI_Comm comm, const uint32_t id[2]);
+/* MPI_Request_free of an MPI_Comm_idup's request (mpi_msg.c), which MPI forbids (a
+ * non-blocking collective's; Open MPI refuses it with MPI_ERR_REQUEST): before the call the
+ * request's tracking is taken out (freeing), and put back when MPI refused (not_freed), so
+ * that the request's completion still defines the new communicator. */
+typedef struct instr_mpi_idup_t {
+    MPI_Request req;   /* MPI_REQUEST_NULL: not an MPI_Comm_idup's */
+    MPI_Comm *newcomm;
+    uint32_t id[2];
+} instr_mpi_idup_t;
+instr_mpi_idup_t instr_mpi_comm_idup_freeing(MPI_Request request);
+void instr_mpi_comm_idup_not_freed(int rc, const instr_mpi_idup_t *idup);
 /* mpi_defs.c: the identity made, the trace's definition (members: the world ranks, given
  * on the communicator's rank 0 only). */
 void instr_mpi_trace_comm_new(MPI_Comm comm, const uint32_t id[2], const char *name,
@@ -273,9 +285,11 @@ void instr_mpi_cp_persistent(int rc, const MPI_Request *request, int send, int p
 void instr_mpi_cp_start(int rc, int count, const MPI_Request *requests);
 void instr_mpi_cp_forget(MPI_Request request);
 /* Matched probes: the communicator of a probed message, remembered until its MPI_Mrecv or
- * MPI_Imrecv takes it (MPI_COMM_NULL when unknown or the path is off). */
-void instr_mpi_cp_mprobe(MPI_Message message, MPI_Comm comm);
-MPI_Comm instr_mpi_cp_message_comm(MPI_Message message);
+ * MPI_Imrecv takes it (MPI_COMM_NULL when unknown, or when neither the critical path nor
+ * the trace nor a plugin's receive events want it), so that the receive is recorded like
+ * MPI_Recv's and MPI_Irecv's. */
+void instr_mpi_mprobe(MPI_Message message, MPI_Comm comm);
+MPI_Comm instr_mpi_message_comm(MPI_Message message);
 /* mpi_msg.c: a started persistent receive, completed by a wait/test like a nonblocking one
  * (its piggyback only: persistent receives are not counted in the profile). */
 void instr_mpi_cp_irecv(const MPI_Request *request, MPI_Comm comm);

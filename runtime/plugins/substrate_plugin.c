@@ -233,6 +233,11 @@ static int32_t cb_mpi_window_def(uint32_t id, instr_substrate_mpi_window_def *ou
     return comm && comm->window_def && out ? comm->window_def(id, out) : -1;
 }
 
+static int32_t cb_mpi_comm_remote_group(uint32_t id, uint32_t *group)
+{
+    return comm && comm->remote_group && group ? comm->remote_group(id, group) : -1;
+}
+
 static const instr_substrate_callbacks callbacks = {
     .size = sizeof(instr_substrate_callbacks),
     .region_name = cb_region_name,
@@ -269,6 +274,7 @@ static const instr_substrate_callbacks callbacks = {
     .mpi_comm_def = cb_mpi_comm_def,
     .mpi_group_def = cb_mpi_group_def,
     .mpi_window_def = cb_mpi_window_def,
+    .mpi_comm_remote_group = cb_mpi_comm_remote_group,
 };
 
 INSTR_EXT_EXPORT int instr_ext_plugins_active(void)

@@ -41,6 +41,8 @@ struct instr_plugins_comm {
     int (*comm_def)(uint32_t id, instr_substrate_mpi_comm_def *out);
     int (*group_def)(uint32_t id, instr_substrate_mpi_group_def *out);
     int (*window_def)(uint32_t id, instr_substrate_mpi_window_def *out);
+    /* An inter-communicator's remote group (mpi_comm_remote_group): 0, or -1. */
+    int (*remote_group)(uint32_t id, uint32_t *group);
 };
 typedef struct instr_plugins_comm instr_plugins_comm;
 

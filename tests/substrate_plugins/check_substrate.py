@@ -697,6 +697,125 @@ def case_mpi_events():
                l for l in t.stdout.splitlines() if l.startswith("RMA_WIN"))))
 
 
+def case_mpi_intercomm():
+    """4 ranks, interface version 3 (progs/mpi_intercomm.c, the mpiprobe test double):
+    inter-communicators (MPI_Intercomm_create, and MPI_Comm_dup, _split, _create and _idup of
+    one) defined by local and remote group, the same leader and counter on both sides;
+    point-to-point partners as ranks in the remote group (MPI_Mrecv's and MPI_Imrecv's too,
+    their communicator remembered from the matched probe), a broadcast's MPI_ROOT and
+    MPI_PROC_NULL as ROOT_SELF and ROOT_THIS_GROUP; an MPI_Comm_idup whose MPI_Request_free
+    MPI refused, defined by its wait; MPI_Intercomm_merge's intra-communicator. The job's trace (same
+    run) reads with otf2-print -A -Werror, has the same operations per rank, the
+    inter-communicators as InterComm definitions of both halves, and its point-to-point
+    records name the remote rank."""
+    work = fresh_dir(os.path.join(A.work, A.case, "build"))
+    exe = os.path.join(work, "mpi_intercomm")
+    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "progs", "mpi_intercomm.c")
+    b = subprocess.run([A.instr, A.mpicc, "-O1", src, "-o", exe], capture_output=True,
+                       timeout=120)
+    expect(b.returncode == 0, "instr mpicc: %s" % b.stderr.decode(errors="replace"))
+    env = env_for("mpiprobe", {"INSTR_ENABLE_TRACING": "1"})
+    cmd = [A.mpirun, "--oversubscribe", "--allow-run-as-root", "-np", "4"]
+    for k in env:
+        cmd += ["-x", k]
+    run_dir = fresh_dir(os.path.join(A.work, A.case, "run"))
+    p = subprocess.run(cmd + [exe], cwd=run_dir, env=clean_env(env), capture_output=True,
+                       timeout=240)
+    err = p.stderr.decode(errors="replace")
+    expect(p.returncode == 0, "mpirun: %s" % err[-2000:])
+    expect(p.stdout.decode() == "ok\n" and "wrong" not in err, "stdout %r %r" % (p.stdout, err))
+    job = experiment(run_dir)
+    for r in range(4):
+        h, l = r % 2, r // 2
+        half, other = ("0,2", "1,3") if h == 0 else ("1,3", "0,2")
+        with open(os.path.join(job, "rank-%d" % r, "mpiprobe.txt")) as f:
+            got = f.read().splitlines()
+
+        def inter(comm, how):
+            return ("def comm %d %s (intercomm 0.%d, 2+2 ranks) group=2 size=2 rank=%d "
+                    "leader=0 seq=%d remote=3" % (comm, how, comm, l, comm))
+        # half 0's rank 0 is the root (MPI_ROOT), its other rank passes MPI_PROC_NULL
+        bcast = {0: "root=-2 sent=16 recvd=0", 2: "root=-3 sent=0 recvd=0"}.get(
+            r, "root=0 sent=0 recvd=8")
+        want = [
+            "def group 0 0,1,2,3",
+            "def comm 0 MPI_COMM_WORLD group=0 size=4 rank=%d leader=-1 seq=0" % r,
+            "def group 1 %d" % r,
+            "def comm 1 MPI_COMM_SELF group=1 size=1 rank=0 leader=-1 seq=1",
+            "def group 2 %s" % half,
+            "def comm 2 MPI_Comm_split (comm %d.2, 2 ranks) group=2 size=2 rank=%d leader=%d "
+            "seq=2" % (h, l, h),
+            "def group 3 %s" % other,
+            inter(3, "MPI_Intercomm_create"),
+            # partners: ranks in the remote group (l: world rank r ^ 1)
+            "send %d 3 3 8" % l, "recv %d 3 3 8" % l,
+            "isend %d 3 4 4 2" % l, "irecv %d 3 4 4 1" % l,
+            # MPI_Mrecv and MPI_Imrecv: the communicator remembered from the matched probe
+            "send %d 3 6 4" % l, "recv %d 3 6 4" % l, "send %d 3 7 4" % l,
+            "irecv %d 3 7 4 3" % l,
+            "coll_end 0 3", "coll_end 1 3 %s" % bcast,
+            inter(4, "MPI_Comm_dup"), "coll_end 0 4",
+            inter(5, "MPI_Comm_split"), "coll_end 0 5",
+            inter(6, "MPI_Comm_create"), "coll_end 0 6",
+            inter(7, "MPI_Comm_idup"), "coll_end 0 7",
+            # MPI_Request_free of an MPI_Comm_idup's request refused: its wait defines it
+            inter(8, "MPI_Comm_idup"), "coll_end 0 8",
+            "def group 4 0,2,1,3",
+            "def comm 9 MPI_Intercomm_merge (comm 0.9, 4 ranks) group=4 size=4 rank=%d "
+            "leader=0 seq=9" % (h * 2 + l),
+            "coll_end 11 9",
+            "bad_defs 0",
+        ]
+        expect(got == want, "rank %d mpiprobe.txt:\n%s\nexpected:\n%s"
+               % (r, "\n".join(got), "\n".join(want)))
+    trace = os.path.join(job, "traces.otf2")
+    t = subprocess.run(["otf2-print", "-A", "-Werror", trace], capture_output=True, text=True)
+    expect(t.returncode == 0 and "warning" not in t.stderr.lower(),
+           "otf2-print: %d %s" % (t.returncode, t.stderr[-2000:]))
+    open(os.path.join(run_dir, "otf2-print.txt"), "w").write(t.stdout)
+    counts = collections.Counter()
+    for line in t.stdout.splitlines():
+        m = re.match(r"^(\w+)\s+(\d+)\s+\d+", line)
+        if m and m.group(1).startswith(("MPI_", "NON_BLOCKING")):
+            counts[(m.group(1), int(m.group(2)) >> 32)] += 1
+    # barriers on inter, dup, split, create and the two idups; the broadcast; the merged
+    # one's allreduce
+    per_rank = {"MPI_SEND": 3, "MPI_RECV": 2, "MPI_ISEND": 1, "MPI_ISEND_COMPLETE": 1,
+                "MPI_IRECV_REQUEST": 2, "MPI_IRECV": 2, "MPI_COLLECTIVE_BEGIN": 8,
+                "MPI_COLLECTIVE_END": 8}
+    want_counts = {(k, r): v for k, v in per_rank.items() for r in range(4)}
+    expect(dict(counts) == want_counts, "trace's MPI events per rank %r, expected %r"
+           % (dict(counts), want_counts))
+    # The inter-communicators: InterComm definitions, group A (the halves' leader, world rank
+    # 0, is in it) and group B by their members' world ranks.
+    groups = {int(m.group(1)): [int(x) for x in re.findall(r"(\d+) \(\"", m.group(2))]
+              for m in re.finditer(r"^GROUP\s+(\d+)\s+Name: .*?Members:?(.*)$", t.stdout, re.M)}
+    inters = re.findall(r'^INTER_COMM\s+\d+\s+name: "([^"]*)" <\d+>, Group A: "[^"]*" <(\d+)>, '
+                        r'Group B: "[^"]*" <(\d+)>', t.stdout, re.M)
+    expect(sorted((n, groups.get(int(a)), groups.get(int(b))) for n, a, b in inters) ==
+           sorted(("%s (intercomm 0.%d, 2+2 ranks)" % (how, c), [0, 2], [1, 3]) for c, how in
+                  [(3, "MPI_Intercomm_create"), (4, "MPI_Comm_dup"), (5, "MPI_Comm_split"),
+                   (6, "MPI_Comm_create"), (7, "MPI_Comm_idup"), (8, "MPI_Comm_idup")]),
+           "trace's inter-communicators %r (groups %r)" % (inters, groups))
+    comms = re.findall(r'^COMM\s+\d+\s+Name: "([^"]*)" <\d+>, Group: "[^"]*" <(\d+)>',
+                       t.stdout, re.M)
+    merged = [groups.get(int(g)) for n, g in comms if n.startswith("MPI_Intercomm_merge")]
+    expect(merged == [[0, 2, 1, 3]], "trace's merged communicator %r" % comms)
+    # Point-to-point records name the partner by its rank in the remote group: otf2-print
+    # resolves it through the InterComm to the partner's location (world rank r ^ 1).
+    p2p = re.findall(r"^MPI_I?(?:SEND|RECV)\s+(\d+)\s+\d+\s+(?:Receiver|Sender): (\d+) "
+                     r"\(\"[^\"]*\" <(\d+)>\)", t.stdout, re.M)
+    expect(len(p2p) == 32 and all(int(rk) == int(loc) // 2 ** 32 // 2 and
+                                  int(peer) // 2 ** 32 == (int(loc) // 2 ** 32) ^ 1
+                                  for loc, rk, peer in p2p),
+           "trace's point-to-point partners %r" % p2p)
+    roots = sorted((int(loc) // 2 ** 32, root) for loc, root in re.findall(
+        r"^MPI_COLLECTIVE_END\s+(\d+)\s+\d+\s+Operation: BCAST, .*?Root: (\w+)", t.stdout,
+        re.M))
+    expect(roots == [(0, "SELF"), (1, "0"), (2, "THIS_GROUP"), (3, "0")],
+           "trace's broadcast roots %r" % roots)
+
+
 def main():
     global A
     ap = argparse.ArgumentParser()

@@ -1,13 +1,18 @@
 /* libinstr_substrate_mpiprobe.so — a test double of interface version 3: writes, at the end,
  * mpiprobe.txt into the experiment directory with what it was given, in order:
- *   def comm <id> <name> group=<g> size=<n> rank=<r> leader=<l> seq=<s>
+ *   def comm <id> <name> group=<g> size=<n> rank=<r> leader=<l> seq=<s>[ remote=<group>]
+ *            (remote: an inter-communicator's remote group, mpi_comm_remote_group)
  *   def group <id> <world ranks, comma-separated>
  *   def window <id> <name> comm=<c>
  *   icoll_begin|icoll_end <op> <comm> <root> <sent> <received> <request>
  *   pinit <send|recv> <partner> <comm> <tag> <bytes> <request>
  *   pstart|pfree <request>
  *   pcomplete <partner> <comm> <tag> <bytes> <request>
- *   coll_end <op> <comm>   (a blocking collective: its communicator by definition)
+ *   coll_end <op> <comm>[ root=<r> sent=<s> recvd=<d>]   (a blocking collective: its
+ *            communicator by definition; root and sizes when it has a root)
+ *   send|recv <partner> <comm> <tag> <bytes>   (blocking point-to-point)
+ *   isend|irecv <partner> <comm> <tag> <bytes> <request>   (non-blocking: at the post, at the
+ *            completion)
  * (the first 256 lines), and a line "bad_defs <n>" counting definitions announced whose
  * callback did not answer, or announced twice. */
 #define _GNU_SOURCE
@@ -61,8 +66,12 @@ static void new_definition(uint32_t kind, uint32_t id)
             bad_defs++;
             return;
         }
-        put("def comm %u %s group=%u size=%u rank=%d leader=%d seq=%u", id, d.name, d.group,
-            d.size, (int)d.rank, (int)d.leader, d.seq);
+        uint32_t remote = UINT32_MAX;
+        char r[32] = "";
+        if (cb->mpi_comm_remote_group(id, &remote) == 0)
+            snprintf(r, sizeof r, " remote=%u", remote);
+        put("def comm %u %s group=%u size=%u rank=%d leader=%d seq=%u%s", id, d.name, d.group,
+            d.size, (int)d.rank, (int)d.leader, d.seq, r);
     } else if (k == 1) {
         instr_substrate_mpi_group_def g;
         if (cb->mpi_group_def(id, &g) != 0) {
@@ -138,8 +147,53 @@ static void on_pcomplete(instr_substrate_location *loc, uint64_t t, int32_t part
 static void on_coll_end(instr_substrate_location *loc, uint64_t t, uint32_t op, uint64_t comm,
                         int32_t root, uint64_t sent, uint64_t recvd)
 {
-    (void)loc, (void)t, (void)root, (void)sent, (void)recvd;
-    put("coll_end %u %llu", op, (unsigned long long)comm);
+    (void)loc, (void)t;
+    if (root == INSTR_SUBSTRATE_ROOT_NONE)
+        put("coll_end %u %llu", op, (unsigned long long)comm);
+    else
+        put("coll_end %u %llu root=%d sent=%llu recvd=%llu", op, (unsigned long long)comm,
+            (int)root, (unsigned long long)sent, (unsigned long long)recvd);
+}
+
+static void msg(const char *what, int32_t partner, uint64_t comm, int32_t tag, uint64_t bytes)
+{
+    put("%s %d %llu %d %llu", what, (int)partner, (unsigned long long)comm, (int)tag,
+        (unsigned long long)bytes);
+}
+
+static void on_send(instr_substrate_location *loc, uint64_t t, int32_t partner, uint64_t comm,
+                    int32_t tag, uint64_t bytes)
+{
+    (void)loc, (void)t;
+    msg("send", partner, comm, tag, bytes);
+}
+
+static void on_recv(instr_substrate_location *loc, uint64_t t, int32_t partner, uint64_t comm,
+                    int32_t tag, uint64_t bytes)
+{
+    (void)loc, (void)t;
+    msg("recv", partner, comm, tag, bytes);
+}
+
+static void req_msg(const char *what, int32_t partner, uint64_t comm, int32_t tag,
+                    uint64_t bytes, uint64_t req)
+{
+    put("%s %d %llu %d %llu %llu", what, (int)partner, (unsigned long long)comm, (int)tag,
+        (unsigned long long)bytes, (unsigned long long)req);
+}
+
+static void on_isend(instr_substrate_location *loc, uint64_t t, int32_t partner, uint64_t comm,
+                     int32_t tag, uint64_t bytes, uint64_t req)
+{
+    (void)loc, (void)t;
+    req_msg("isend", partner, comm, tag, bytes, req);
+}
+
+static void on_irecv(instr_substrate_location *loc, uint64_t t, int32_t partner, uint64_t comm,
+                     int32_t tag, uint64_t bytes, uint64_t req)
+{
+    (void)loc, (void)t;
+    req_msg("irecv", partner, comm, tag, bytes, req);
 }
 
 static int32_t write_data(const char *dir)
@@ -163,7 +217,8 @@ INSTR_SUBSTRATE_PLUGIN_ENTRY
         .initialize = initialize,
         .new_definition = new_definition,
         .write_data = write_data,
-        .events = {.mpi_collective_end = on_coll_end},
+        .events = {.mpi_collective_end = on_coll_end, .mpi_send = on_send, .mpi_recv = on_recv,
+                   .mpi_isend = on_isend, .mpi_irecv = on_irecv},
         .mpi = {.mpi_icollective_begin = on_icoll_begin, .mpi_icollective_end = on_icoll_end,
                 .mpi_persistent_init = on_pinit, .mpi_persistent_start = on_pstart,
                 .mpi_persistent_complete = on_pcomplete, .mpi_persistent_free = on_pfree},

@@ -1,0 +1,110 @@
+/* mpi_intercomm: inter-communicators for substrate plugin interface version 3 and the trace
+ * (check_substrate.py, case mpi_intercomm, 4 ranks). On every rank (h = rank % 2, the half;
+ * l = rank / 2, the rank in it):
+ *   - MPI_Comm_split of the world by h (key = rank): communicator 2, the half;
+ *   - MPI_Intercomm_create of the two halves (local leader 0, the other half's leader by its
+ *     world rank, tag 5): communicator 3;
+ *   - on it: MPI_Sendrecv of 2 ints with the remote rank l (tag 3); MPI_Irecv and MPI_Isend of
+ *     1 int with the remote rank l (tag 4), completed by MPI_Waitall; MPI_Send of 1 int to
+ *     the remote rank l (tag 6) received by MPI_Mprobe and MPI_Mrecv, and one (tag 7) by
+ *     MPI_Improbe (until it matched) and MPI_Imrecv, completed by MPI_Wait; MPI_Barrier; MPI_Bcast
+ *     of 2 ints from half 0's rank 0 (MPI_ROOT there, MPI_PROC_NULL at half 0's other rank,
+ *     root 0 in half 1);
+ *   - MPI_Comm_dup, MPI_Comm_split (one color) and MPI_Comm_create (the local group) of the
+ *     inter-communicator, MPI_Comm_idup of it completed by MPI_Wait: communicators 4 to 7,
+ *     one MPI_Barrier on each;
+ *   - MPI_Comm_idup of it whose request the program tries to free with MPI_Request_free (with
+ *     MPI_ERRORS_RETURN: MPI forbids it, Open MPI refuses it) and then completes by MPI_Wait:
+ *     communicator 8, one MPI_Barrier on it;
+ *   - MPI_Intercomm_merge (high = h: half 0 first): communicator 9, an intra-communicator of
+ *     4 ranks (world ranks 0, 2, 1, 3), one MPI_Allreduce of 1 int on it. */
+#include <mpi.h>
+#include <stdio.h>
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank, size, bad = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    int h = rank % 2, l = rank / 2;
+    MPI_Comm half, inter;
+    MPI_Comm_split(MPI_COMM_WORLD, h, rank, &half);
+    MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, 1 - h, 5, &inter);
+
+    int out[2] = {rank, rank}, in[2] = {-1, -1};
+    MPI_Sendrecv(out, 2, MPI_INT, l, 3, in, 2, MPI_INT, l, 3, inter, MPI_STATUS_IGNORE);
+    bad |= in[0] != (rank ^ 1);
+    int one = rank, got = -1;
+    MPI_Request r[2];
+    MPI_Irecv(&got, 1, MPI_INT, l, 4, inter, &r[0]);
+    MPI_Isend(&one, 1, MPI_INT, l, 4, inter, &r[1]);
+    MPI_Waitall(2, r, MPI_STATUSES_IGNORE);
+    bad |= got != (rank ^ 1);
+    MPI_Message m;
+    MPI_Status st;
+    MPI_Send(&one, 1, MPI_INT, l, 6, inter);
+    MPI_Mprobe(l, 6, inter, &m, &st);
+    MPI_Mrecv(&got, 1, MPI_INT, &m, MPI_STATUS_IGNORE);
+    bad |= got != (rank ^ 1);
+    MPI_Send(&one, 1, MPI_INT, l, 7, inter);
+    for (int flag = 0; !flag;)
+        MPI_Improbe(l, 7, inter, &flag, &m, &st);
+    got = -1;
+    MPI_Imrecv(&got, 1, MPI_INT, &m, &r[0]);
+    MPI_Wait(&r[0], MPI_STATUS_IGNORE);
+    bad |= got != (rank ^ 1);
+    MPI_Barrier(inter);
+    int two[2] = {rank == 0 ? 40 : 0, rank == 0 ? 2 : 0};
+    MPI_Bcast(two, 2, MPI_INT, h == 0 ? (l == 0 ? MPI_ROOT : MPI_PROC_NULL) : 0, inter);
+    bad |= h == 1 && two[0] + two[1] != 42;
+
+    MPI_Comm dup, split, created, idup, idup2;
+    MPI_Comm_dup(inter, &dup);
+    MPI_Barrier(dup);
+    MPI_Comm_split(inter, 0, rank, &split);
+    MPI_Barrier(split);
+    MPI_Group local;
+    MPI_Comm_group(inter, &local);
+    MPI_Comm_create(inter, local, &created);
+    MPI_Group_free(&local);
+    MPI_Barrier(created);
+    MPI_Request q;
+    MPI_Comm_idup(inter, &idup, &q);
+    MPI_Wait(&q, MPI_STATUS_IGNORE);
+    MPI_Barrier(idup);
+
+    MPI_Comm_idup(inter, &idup2, &q);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    if (MPI_Request_free(&q) != MPI_SUCCESS) /* refused: the request is still ours */
+        MPI_Wait(&q, MPI_STATUS_IGNORE);
+    else /* an MPI that accepts it: done once a collective on the parent is */
+        MPI_Barrier(inter);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    MPI_Barrier(idup2);
+
+    MPI_Comm merged;
+    MPI_Intercomm_merge(inter, h, &merged);
+    int mrank = -1, sum = 0;
+    MPI_Comm_rank(merged, &mrank);
+    MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, merged);
+    bad |= mrank != h * 2 + l || sum != 6;
+
+    int remote = 0;
+    MPI_Comm_remote_size(idup2, &remote);
+    bad |= remote != 2;
+    if (bad)
+        fprintf(stderr, "mpi_intercomm: wrong results on rank %d\n", rank);
+    MPI_Comm_free(&merged);
+    MPI_Comm_free(&idup2);
+    MPI_Comm_free(&idup);
+    MPI_Comm_free(&created);
+    MPI_Comm_free(&split);
+    MPI_Comm_free(&dup);
+    MPI_Comm_free(&inter);
+    MPI_Comm_free(&half);
+    if (rank == 0)
+        printf("ok\n");
+    MPI_Finalize();
+    return 0;
+}
