@@ -10,11 +10,15 @@
  *    subtree's message holds only the paths its ranks visited (each rank's own records are
  *    of its rows' size, not the union's), merged by path with instr_jdb_summary_combine
  *    (sums, minima, maxima, sums of squares); rank 0 alone lays them out union-sized.
- * 4. Every rank's rows go to rows offset + MPI_Exscan of the ranks' row bytes, written with
- *    collective MPI-IO (MPI_File_write_at_all), with its own rank index record; rank 0 writes
- *    the header, definitions and summary, and the file size last, once every rank's rows are
- *    written and synced: a file whose size field is 0 or wrong is unfinished. It is written
- *    under a name of the job's own and renamed to profile.jdb once whole (sharedfp below).
+ * 4. Rank 0 creates the file; down the tree every rank learns its rows' offset (rows offset
+ *    + the row bytes of the ranks before it, an exclusive prefix sum by subtrees), opens the
+ *    file and writes its rows and its own rank index record there with pwrite, rank 0 the
+ *    header, definitions and summary; each syncs its writes (fdatasync). Once every rank's
+ *    writes are done (a reduction up and down the tree), rank 0 writes the file size last: a
+ *    file whose size field is 0 or wrong is unfinished. No collective MPI-IO: each rank's
+ *    pieces are contiguous at known offsets, and Open MPI's OMPIO spent more CPU in its
+ *    collective open, writes and close than the rest of the step together. It is written
+ *    under a name of the job's own and renamed to profile.jdb once whole.
  * A rank without a part (profile off, out of memory, a part that does not fit the union) is
  * written as absent: 0 rows, flag 0; one line names the absent ranks. */
 #include "../mpi/mpi_wrap.h"
@@ -24,12 +28,14 @@
 #include "../util/pages.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #define TAG_DEFS 7302
 
@@ -299,12 +305,21 @@ static struct sub_place place_subtrees(const struct summary_ctx *c, struct sub_p
     return mine;
 }
 
-static const char *mpi_err(int rc, char *buf)
+/* n bytes at offset at, in pieces (a write may be short): 0, or the errno. */
+static int write_at(int fd, const void *p, uint64_t n, uint64_t at)
 {
-    int n = 0;
-    if (PMPI_Error_string(rc, buf, &n) != MPI_SUCCESS)
-        snprintf(buf, MPI_MAX_ERROR_STRING, "MPI error %d", rc);
-    return buf;
+    const unsigned char *b = p;
+    while (n > 0) {
+        ssize_t w = pwrite(fd, b, n > (1u << 30) ? (1u << 30) : (size_t)n, (off_t)at);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return w < 0 ? errno : EIO;
+        b += w;
+        n -= (uint64_t)w;
+        at += (uint64_t)w;
+    }
+    return 0;
 }
 
 /* Names the absent ranks in one line (ranges: 3-7). */
@@ -428,95 +443,76 @@ int instr_mpi_jobdb_write(MPI_Comm comm, int rank, int size, const char *dir)
     instr_mem_free(sparse);
     double t_summary = PMPI_Wtime();
     c[4] = cpu_now();
-    /* 4: offsets down the tree (an exclusive prefix sum of the row bytes by subtrees) */
-    struct sub_place place = {sum != NULL, sc.info.bytes, 0};
+    /* 4: the file, created by rank 0 before the offsets go down the tree, so that every
+     * rank that learns its offset can open it. Written under a name of this job's own,
+     * then renamed once whole: a file called profile.jdb is always finished. */
+    char path[PATH_MAX + 16], part[PATH_MAX + 48];
+    snprintf(path, sizeof path, "%s/profile.jdb", dir);
+    snprintf(part, sizeof part, "%s/.profile.jdb.%016llx", dir,
+             (unsigned long long)instr_fnv1a(INSTR_FNV1A_BASIS, dir, strlen(dir)));
+    int fd = -1, failed = 0, err_no = 0, npresent = 0;
+    if (rank == 0 && sum) {
+        fd = open(part, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+        if (fd < 0)
+            say("job database %s cannot be created: %s; the ranks' own profiles are in "
+                "%s/rank-*", path, strerror(errno), dir);
+    } else if (rank == 0) {
+        say("job database %s is not written: out of memory for the summary of %u call paths",
+            path, u.npath);
+    }
+    /* offsets down the tree (an exclusive prefix sum of the row bytes by subtrees) */
+    struct sub_place place = {rank != 0 || fd >= 0, sc.info.bytes, 0};
     place = place_subtrees(&sc, place, my_bytes, comm);
     uint64_t off = place.offset, total = place.total, duration = sc.info.duration;
     unsigned char *presence = sc.presence;
-    int npresent = 0, failed = 0;
-    char path[PATH_MAX + 16], part[PATH_MAX + 48], ebuf[MPI_MAX_ERROR_STRING];
-    snprintf(path, sizeof path, "%s/profile.jdb", dir);
-    /* Written under a name of this job's own, then renamed: Open MPI's shared-file-pointer
-     * component (sharedfp sm) names a system-wide semaphore after the file's base name
-     * (/dev/shm/sem.OMPIO_<name>), so two jobs writing profile.jdb on one node at once
-     * would share it, and one killed while it held it would hang every later job's open. */
-    snprintf(part, sizeof part, "%s/.profile.jdb.%016llx", dir,
-             (unsigned long long)instr_fnv1a(INSTR_FNV1A_BASIS, dir, strlen(dir)));
-    if (!place.ok) {
-        if (rank == 0)
-            say("job database %s is not written: out of memory for the summary of %u call paths",
-                path, u.npath);
+    if (!place.ok)
         goto done;
-    }
-    MPI_Datatype rowtype;
     if (rank == 0)
         for (int r = 0; r < size; r++)
             npresent += presence[r] != 0;
-    /* 5: the file */
-    MPI_File fh;
-    int rc = PMPI_File_open(comm, part, MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &fh);
-    if (rc != MPI_SUCCESS) {
-        if (rank == 0)
-            say("job database %s cannot be created: %s; the ranks' own profiles are in "
-                "%s/rank-*", path, mpi_err(rc, ebuf), dir);
-        goto done;
-    }
+    if (rank != 0 && (fd = open(part, O_WRONLY | O_CLOEXEC)) < 0)
+        failed = errno;
+    /* 5: every rank writes its own index record and rows at their offsets, rank 0 the
+     * header, definitions and summary: plain positioned writes into one file, no collective
+     * I/O (each rank's pieces are contiguous and their offsets known). */
     instr_jdb_header_info hi = {(uint32_t)size, (uint32_t)npresent, instr_jdb_rounds((uint32_t)size),
                                 duration, 0};
-    unsigned char hdr[INSTR_JDB_HEADER_SIZE];
-    if (rank == 0) {
-        instr_jdb_header_encode(hdr, &u, &lay, &hi);
-        struct { uint64_t at; const void *p; uint64_t n; } parts[] = {
-            {0, hdr, sizeof hdr},
-            {lay.strings, u.str, u.slen},
-            {lay.regions, u.reg, 32ull * u.nreg},
-            {lay.paths, u.path, 8ull * u.npath},
-            {lay.columns, u.col, 16ull * u.ncol},
-            {lay.summary, sum, lay.summary_bytes},
-        };
-        for (size_t i = 0; i < sizeof parts / sizeof parts[0] && !failed; i++) {
-            /* in pieces of at most 1 GiB: counts are int */
-            for (uint64_t done = 0; done < parts[i].n && !failed;) {
-                uint64_t n = parts[i].n - done > (1u << 30) ? (1u << 30) : parts[i].n - done;
-                rc = PMPI_File_write_at(fh, (MPI_Offset)(parts[i].at + done),
-                                        (const unsigned char *)parts[i].p + done, (int)n, MPI_BYTE,
-                                        MPI_STATUS_IGNORE);
-                failed = rc != MPI_SUCCESS;
-                done += n;
-            }
-        }
-    }
-    unsigned char idx[32];
+    unsigned char hdr[INSTR_JDB_HEADER_SIZE], idx[32];
     instr_jdb_index_encode(idx, lay.rows + off, present ? rows.n : 0,
                            present ? local.nthreads : 0, present ? INSTR_JDB_RANK_PRESENT : 0,
                            my_dur);
-    if (!failed)
-        rc = PMPI_File_write_at_all(fh, (MPI_Offset)(lay.index + 32ull * (uint64_t)rank), idx, 32,
-                                    MPI_BYTE, MPI_STATUS_IGNORE);
-    else
-        rc = PMPI_File_write_at_all(fh, 0, idx, 0, MPI_BYTE, MPI_STATUS_IGNORE);
-    failed |= rc != MPI_SUCCESS;
-    PMPI_Type_contiguous((int)lay.row_bytes, MPI_BYTE, &rowtype);
-    PMPI_Type_commit(&rowtype);
-    uint64_t nrows = my_bytes / lay.row_bytes;
-    int nr = nrows > INT_MAX ? 0 : (int)nrows;
-    failed |= nrows > INT_MAX;
-    rc = PMPI_File_write_at_all(fh, (MPI_Offset)(lay.rows + off), rows.v, failed ? 0 : nr, rowtype,
-                                MPI_STATUS_IGNORE);
-    failed |= rc != MPI_SUCCESS;
-    PMPI_Type_free(&rowtype);
-    PMPI_File_sync(fh);
-    uint64_t failed_any = (uint64_t)failed;
+    if (rank == 0)
+        instr_jdb_header_encode(hdr, &u, &lay, &hi);
+    struct { uint64_t at; const void *p; uint64_t n; } parts[] = {
+        {lay.index + 32ull * (uint64_t)rank, idx, sizeof idx},
+        {lay.rows + off, rows.v, my_bytes},
+        {0, hdr, rank == 0 ? sizeof hdr : 0},
+        {lay.strings, u.str, rank == 0 ? u.slen : 0},
+        {lay.regions, u.reg, rank == 0 ? 32ull * u.nreg : 0},
+        {lay.paths, u.path, rank == 0 ? 8ull * u.npath : 0},
+        {lay.columns, u.col, rank == 0 ? 16ull * u.ncol : 0},
+        {lay.summary, sum, rank == 0 ? lay.summary_bytes : 0},
+    };
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0] && !failed; i++)
+        failed = write_at(fd, parts[i].p, parts[i].n, parts[i].at);
+    /* Every rank's rows on storage before the size field says the file is whole. */
+    if (!failed && fdatasync(fd) != 0)
+        failed = errno;
+    if (fd >= 0 && rank != 0 && close(fd) != 0 && !failed)
+        failed = errno;
+    err_no = failed;
+    uint64_t failed_any = (uint64_t)(failed != 0);
     const unsigned char max_op = INSTR_JOB_MAX;
     instr_job_tree_allreduce(&failed_any, &max_op, 1, 1, rank, size, comm, TAG_DEFS);
     int any_failed = failed_any != 0;
     /* Every rank's rows are written: the file size, last. */
     if (rank == 0 && !any_failed) {
         uint64_t size_field = lay.rows + total;
-        rc = PMPI_File_write_at(fh, 16, &size_field, 8, MPI_BYTE, MPI_STATUS_IGNORE);
-        any_failed = rc != MPI_SUCCESS;
+        if ((err_no = write_at(fd, &size_field, 8, 16)) != 0)
+            any_failed = 1;
     }
-    PMPI_File_close(&fh);
+    if (rank == 0 && fd >= 0 && close(fd) != 0 && !any_failed)
+        any_failed = 1, err_no = errno;
     /* Collective: every rank's writes are done. A database that is not whole keeps its
      * part's name (its size field 0), and nothing is called profile.jdb. */
     int unnamed = 0;
@@ -551,7 +547,8 @@ int instr_mpi_jobdb_write(MPI_Comm comm, int rank, int size, const char *dir)
     if (rank == 0) {
         if (any_failed)
             say("job database %s is unfinished (a write failed: %s); its size field stays 0; the "
-                "ranks' own profiles are in %s/rank-*", part, mpi_err(rc, ebuf), dir);
+                "ranks' own profiles are in %s/rank-*", part,
+                err_no ? strerror(err_no) : "on another rank", dir);
         else if (presence)
             say_absent(presence, size, path);
         if (!any_failed && instr_ext_verbose() >= 1)
