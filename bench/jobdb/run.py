@@ -73,8 +73,14 @@ def write_side(a, work):
                                 "none", "-np", str(np_), exe, str(a.codes)], env=env, cwd=d,
                                capture_output=True, text=True, timeout=600)
             m = pat.search(p.stderr)
-            if p.returncode != 0 or not m:
+            if not m:
                 sys.exit("run with %d ranks failed:\n%s" % (np_, p.stderr[-3000:]))
+            if p.returncode != 0:
+                # Open MPI 4.1's mpirun at 128 oversubscribed ranks on a loaded machine
+                # sometimes says a rank "with PID 0" exited improperly after the job's end
+                # (the database and the job's files written): counted, and said
+                print("       run %d: mpirun exit code %d after the database was written"
+                      % (i, p.returncode))
             st = steps_pat.search(p.stderr)
             if st:
                 steps.append([float(x) for x in st.groups()])

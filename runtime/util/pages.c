@@ -81,7 +81,7 @@ static void *map(size_t len)
 #define HUGE ((size_t)2 << 20)
 #define HUGE_MIN ((size_t)1 << 20) /* large blocks from here on are whole huge pages */
 
-/* len (a multiple of HUGE) bytes at an address aligned to HUGE. */
+/* len bytes (whole pages) at an address aligned to HUGE. */
 static void *map_aligned(size_t len)
 {
     char *m = map(len);
@@ -233,12 +233,14 @@ static void *alloc_large(size_t size)
     char *m;
 #ifdef MADV_HUGEPAGE
     if (len >= HUGE_MIN) {
-        /* Whole, aligned huge pages: the kernel backs only the aligned 2 MiB stretches of a
-         * mapping with them, and aligns a mapping itself only when its length is a multiple
-         * of 2 MiB. A fresh 4 KiB page costs tens of microseconds in a virtual machine, a
-         * 2 MiB one about as much as 10 of them: a 1.4 MB block in 4 KiB pages costs 13 ms,
-         * in one huge page 0.3 ms. At most a doubling of a block's mapping. */
-        len = (len + HUGE - 1) & ~(HUGE - 1);
+        /* Aligned huge pages: the kernel backs only the aligned 2 MiB stretches of a mapping
+         * with them, and aligns a mapping itself only when its length is a multiple of 2 MiB.
+         * A fresh 4 KiB page costs tens of microseconds in a virtual machine, a 2 MiB one
+         * about as much as 10 of them: a 1.4 MB block in 4 KiB pages costs 13 ms, in one
+         * huge page 0.3 ms. A block under 2 MiB becomes one (at most a doubling, under 1 MiB
+         * more); a larger one keeps its length, its tail in 4 KiB pages. */
+        if (len < HUGE)
+            len = HUGE;
         if ((m = map_aligned(len)) != NULL)
             madvise(m, len, MADV_HUGEPAGE);
     } else
