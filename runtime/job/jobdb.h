@@ -122,6 +122,9 @@ int instr_jdb_defs_find(const instr_jdb_defs *in, const instr_jdb_defs *from, in
 /* Renumbers d as the file wants it: regions sorted by (name, mangled, file, paradigm),
  * paths in pre-order of the tree with children ordered by region (so by name, then id). */
 int instr_jdb_defs_canonical(instr_jdb_defs *d);
+/* The same, and each path's new id at its old one in path_newid (npath entries; NULL: not
+ * wanted). Columns keep their ids. */
+int instr_jdb_defs_canonical_map(instr_jdb_defs *d, uint32_t *path_newid);
 
 /* One rank's rows: n rows of 1 + ncols words, word 0 = path | thread << 32 (the file's
  * u32 path, u32 thread), then the values. */

@@ -33,7 +33,9 @@ static int path_order(const void *a, const void *b)
     return (x->region > y->region) - (x->region < y->region);
 }
 
-int instr_jdb_defs_canonical(instr_jdb_defs *d)
+int instr_jdb_defs_canonical(instr_jdb_defs *d) { return instr_jdb_defs_canonical_map(d, NULL); }
+
+int instr_jdb_defs_canonical_map(instr_jdb_defs *d, uint32_t *path_newid)
 {
     uint32_t nr = d->nreg, np = d->npath;
     uint32_t *order = instr_mem_alloc(((size_t)(nr > np ? nr : np) + 1) * sizeof *order);
@@ -95,6 +97,8 @@ int instr_jdb_defs_canonical(instr_jdb_defs *d)
     for (uint32_t i = 0; i < np; i++)
         if (path[i].parent != NONE)
             path[i].parent = newid[path[i].parent];
+    if (path_newid)
+        memcpy(path_newid, newid, (size_t)np * sizeof *newid);
     memcpy(d->path, path, (size_t)np * sizeof *path);
     /* Strings in the order of their first use by the columns, then the regions: the same
      * bytes whatever order the sets were merged in. */

@@ -4,17 +4,22 @@
  * 1. Definitions are unified by a binomial reduction tree: in round k (k = 0 ..
  *    ceil(log2 P) - 1) a rank r with r mod 2^(k+1) == 2^k sends its set to r - 2^k, which
  *    merges it into its own; a rank holds at most the union of its subtree plus its own data.
- * 2. Rank 0 numbers the union canonically and broadcasts it; every rank maps its rows to the
- *    union's ids.
+ * 2. Rank 0 numbers the union canonically; down the same tree each rank learns the union's
+ *    ids of its own paths and columns (through the maps each parent kept of its children's
+ *    sets in step 1) and maps its rows to them: no rank but 0 holds the union itself.
  * 3. The summary goes to rank 0 by the same binomial tree as step 1, as sparse records: a
  *    subtree's message holds only the paths its ranks visited (each rank's own records are
  *    of its rows' size, not the union's), merged by path with instr_jdb_summary_combine
  *    (sums, minima, maxima, sums of squares); rank 0 alone lays them out union-sized.
- * 4. Every rank's rows go to rows offset + MPI_Exscan of the ranks' row bytes, written with
- *    collective MPI-IO (MPI_File_write_at_all), with its own rank index record; rank 0 writes
- *    the header, definitions and summary, and the file size last, once every rank's rows are
- *    written and synced: a file whose size field is 0 or wrong is unfinished. It is written
- *    under a name of the job's own and renamed to profile.jdb once whole (sharedfp below).
+ * 4. Rank 0 creates the file; down the tree every rank learns its rows' offset (rows offset
+ *    + the row bytes of the ranks before it, an exclusive prefix sum by subtrees), opens the
+ *    file and writes its rows and its own rank index record there with pwrite, rank 0 the
+ *    header, definitions and summary; each syncs its writes (fdatasync). Once every rank's
+ *    writes are done (a reduction up and down the tree), rank 0 writes the file size last: a
+ *    file whose size field is 0 or wrong is unfinished. No collective MPI-IO: each rank's
+ *    pieces are contiguous at known offsets, and Open MPI's OMPIO spent more CPU in its
+ *    collective open, writes and close than the rest of the step together. It is written
+ *    under a name of the job's own and renamed to profile.jdb once whole.
  * A rank without a part (profile off, out of memory, a part that does not fit the union) is
  * written as absent: 0 rows, flag 0; one line names the absent ranks. */
 #include "../mpi/mpi_wrap.h"
@@ -24,12 +29,14 @@
 #include "../util/pages.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #define TAG_DEFS 7302
 
@@ -70,30 +77,34 @@ static void say(const char *fmt, ...)
 
 /* Step 1: the union of every rank's definitions at rank 0 (others: their subtree's, sent).
  * A message is the subtree's serialized set, then one word: how many of its ranks are present
- * (only that word when the set could not be had). lost: a subtree's set could not be merged
- * here (its ranks end up absent). */
+ * (only that word when the set could not be had). Each child's set is merged with its map
+ * (the child's ids in this rank's set), kept for step 2; a child without one is lost (its
+ * subtree's ranks end up absent). */
 struct unify_ctx {
     instr_jdb_defs *acc;
-    int *lost;
     uint64_t present;
     unsigned char *out;
+    int next;
+    instr_jdb_map map[32];          /* path and col NULL: that child's subtree is lost */
+    uint32_t npath[32], ncol[32];   /* the sizes of each child's set (its map's) */
 };
 
 static void unify_merge(void *ctx, const void *b, uint64_t len)
 {
     struct unify_ctx *c = ctx;
+    int i = c->next++;
     instr_jdb_defs other;
     char err[200];
     uint64_t present = 0;
     if (b && len >= 8)
         memcpy(&present, (const unsigned char *)b + len - 8, 8);
     c->present += present;
-    if (!b || len <= 8 || instr_jdb_defs_deserialize(&other, b, len - 8, err, sizeof err) != 0) {
-        *c->lost = 1;
+    if (!b || len <= 8 || instr_jdb_defs_deserialize(&other, b, len - 8, err, sizeof err) != 0)
         return;
+    if (instr_jdb_defs_merge(c->acc, &other, &c->map[i]) == 0) {
+        c->npath[i] = other.npath;
+        c->ncol[i] = other.ncol;
     }
-    if (instr_jdb_defs_merge(c->acc, &other, NULL) != 0)
-        *c->lost = 1;
     instr_jdb_defs_free(&other);
 }
 
@@ -116,45 +127,168 @@ static void unify_pack(void *ctx, const void **b, uint64_t *len)
     *b = grown;
 }
 
-/* How many ranks are present (rank 0 only; the others: their subtree's). */
-static uint64_t unify(instr_jdb_defs *acc, int present, int rank, int size, MPI_Comm comm,
-                      int *lost)
+/* Step 2: no rank but rank 0 needs the union itself, only where its own ids went: down the
+ * tree each rank receives the union's ids of its set's paths and columns (its subtree's
+ * union, what it sent up), gives each child the same of the child's set through the child's
+ * map, and maps its own rows through its own. A rank's work and message are of its
+ * subtree's union, not the job's: every rank deserializing the whole union and building its
+ * hash tables cost more CPU than any other step.
+ *
+ * A message: struct down_head, the union's columns (ncol records), then the union ids of the
+ * receiver's set's columns and paths (u32 each). */
+enum { DOWN_OK, DOWN_NOBODY, DOWN_FAILED, DOWN_LOST };
+struct down_head {
+    uint64_t status, slen;
+    uint32_t npath, nreg, ncol, set_ncol, set_npath, pad;
+};
+
+/* The message for a set whose ids in the union are col[set_ncol], path[set_npath]; NULL
+ * without memory. */
+static unsigned char *down_message(const struct down_head *h, const instr_jdb_column *cols,
+                                   const uint32_t *col, const uint32_t *path, uint64_t *len)
 {
-    struct unify_ctx c = {acc, lost, (uint64_t)present, NULL};
-    instr_job_tree_reduce(rank, size, comm, TAG_DEFS, unify_merge, unify_pack, &c);
-    instr_mem_free(c.out);
-    return c.present;
+    uint64_t n = sizeof *h + 16ull * h->ncol + 4ull * h->set_ncol + 4ull * h->set_npath;
+    unsigned char *m = instr_mem_alloc(n);
+    if (!m)
+        return NULL;
+    memcpy(m, h, sizeof *h);
+    if (h->ncol)
+        memcpy(m + sizeof *h, cols, 16ull * h->ncol);
+    if (h->set_ncol)
+        memcpy(m + sizeof *h + 16ull * h->ncol, col, 4ull * h->set_ncol);
+    if (h->set_npath)
+        memcpy(m + sizeof *h + 16ull * h->ncol + 4ull * h->set_ncol, path, 4ull * h->set_npath);
+    *len = n;
+    return m;
 }
 
-/* Step 2: the union from rank 0 to all, down the tree, after one word: whether any rank is
- * present. 0; 1 when no rank is (nothing to write); -1 on every rank below one that cannot
- * have it (out of memory: as with MPI_Bcast, the job's end then cannot go on gracefully). */
-static int broadcast_union(instr_jdb_defs *u, uint64_t anyone, int rank, int size, MPI_Comm comm)
+/* 0: *map holds this rank's own ids (own: its definitions in its set) in the union, and on
+ * ranks other than 0, u is the union's skeleton (its counts and columns: the file's layout and
+ * the summary need no more); 1 when no rank is present (nothing to write); 2 when this rank's
+ * definitions are not in the union (it is absent); -1 on every rank below one that could not
+ * go on (out of memory: as with MPI_Bcast, the job's end then cannot go on gracefully). */
+static int map_down(instr_jdb_defs *u, struct unify_ctx *uc, const instr_jdb_map *own,
+                    uint32_t own_npath, uint32_t own_ncol, uint64_t anyone, instr_jdb_map *map,
+                    int rank, int size, MPI_Comm comm)
 {
-    unsigned char *b = NULL, *set = NULL;
-    uint64_t len = 0, slen = 0;
+    struct down_head h = {DOWN_FAILED, 0, 0, 0, 0, 0, 0, 0};
+    unsigned char *in = NULL;
+    uint32_t *col = NULL, *path = NULL; /* this rank's set's ids in the union */
+    instr_jdb_column *cols = NULL;
+    uint32_t set_npath = u->npath, set_ncol = u->ncol;
     if (rank == 0) {
-        if (anyone && (instr_jdb_defs_canonical(u) != 0 || instr_jdb_defs_serialize(u, &set, &slen) != 0))
-            slen = 0;
-        if ((b = instr_mem_alloc(8 + slen))) {
-            memcpy(b, &anyone, 8);
-            if (slen)
-                memcpy(b + 8, set, slen);
-            len = 8 + slen;
+        h.status = !anyone ? DOWN_NOBODY : DOWN_FAILED;
+        if (anyone && (path = instr_mem_alloc(4ull * set_npath + 4)) &&
+            (col = instr_mem_alloc(4ull * set_ncol + 4)) &&
+            instr_jdb_defs_canonical_map(u, path) == 0) {
+            for (uint32_t i = 0; i < set_ncol; i++)
+                col[i] = i;
+            h = (struct down_head){DOWN_OK, u->slen, u->npath, u->nreg, u->ncol, 0, 0, 0};
+            cols = u->col;
         }
-        instr_mem_free(set);
+    } else {
+        uint64_t len = 0;
+        in = instr_job_tree_recv(&len, instr_job_tree_parent(rank), TAG_DEFS, comm);
+        struct down_head g;
+        if (in && len >= sizeof g) {
+            memcpy(&g, in, sizeof g);
+            if (g.status == DOWN_OK && g.set_npath == set_npath && g.set_ncol == set_ncol &&
+                len == sizeof g + 16ull * g.ncol + 4ull * set_ncol + 4ull * set_npath) {
+                h = g;
+                cols = (instr_jdb_column *)(in + sizeof g);
+                col = (uint32_t *)(in + sizeof g + 16ull * g.ncol);
+                path = col + set_ncol;
+            } else if (g.status == DOWN_LOST && !g.set_npath && !g.set_ncol &&
+                       len == sizeof g + 16ull * g.ncol) {
+                h = g;
+                cols = (instr_jdb_column *)(in + sizeof g);
+            } else if (g.status == DOWN_NOBODY) {
+                h.status = g.status;
+            }
+        }
     }
-    b = instr_job_tree_bcast(b, &len, rank, size, comm, TAG_DEFS);
-    uint64_t any = 0;
-    if (b && len >= 8)
-        memcpy(&any, b, 8);
-    int rc = !b || len < 8 ? -1 : !any ? 1 : len == 8 ? -1 : 0;
-    if (rc == 0 && rank != 0) {
-        char err[200];
+    /* the children's, the largest subtree first: it has the most rounds left */
+    int child[32], n = instr_job_tree_children(rank, size, child);
+    const void *bufs[32];
+    uint64_t lens[32];
+    int to[32];
+    unsigned char *msg[32] = {NULL};
+    for (int k = 0; k < n; k++) {
+        int i = n - 1 - k;
+        struct down_head ch = h;
+        const instr_jdb_map *cm = &uc->map[i];
+        uint32_t *cc = NULL, *cp = NULL;
+        if (h.status == DOWN_OK && !(cm->path && cm->col))
+            ch.status = DOWN_LOST;
+        ch.set_npath = ch.set_ncol = 0;
+        if (ch.status == DOWN_OK) {
+            ch.set_npath = uc->npath[i];
+            ch.set_ncol = uc->ncol[i];
+            cc = instr_mem_alloc(4ull * ch.set_ncol + 4);
+            cp = instr_mem_alloc(4ull * ch.set_npath + 4);
+            if (cc && cp) {
+                for (uint32_t j = 0; j < ch.set_ncol; j++)
+                    cc[j] = col[cm->col[j]];
+                for (uint32_t j = 0; j < ch.set_npath; j++)
+                    cp[j] = path[cm->path[j]];
+            } else {
+                ch.status = DOWN_FAILED;
+            }
+        }
+        if (ch.status != DOWN_OK)
+            ch.set_ncol = ch.set_npath = 0;
+        if (ch.status != DOWN_OK && ch.status != DOWN_LOST)
+            ch.ncol = 0;
+        msg[k] = down_message(&ch, cols, cc, cp, &lens[k]);
+        instr_mem_free(cc);
+        instr_mem_free(cp);
+        bufs[k] = msg[k];
+        if (!msg[k])
+            lens[k] = 0; /* an empty message: the child cannot go on */
+        to[k] = child[i];
+    }
+    instr_job_tree_send_many(bufs, lens, to, n, TAG_DEFS, comm);
+    for (int k = 0; k < n; k++)
+        instr_mem_free(msg[k]);
+    int rc = h.status == DOWN_OK ? 0 : h.status == DOWN_NOBODY ? 1 : h.status == DOWN_LOST ? 2 : -1;
+    /* this rank's own ids */
+    memset(map, 0, sizeof *map);
+    if (rc == 0 && own->path && own->col) {
+        map->path = instr_mem_alloc(4ull * own_npath + 4);
+        map->col = instr_mem_alloc(4ull * own_ncol + 4);
+        if (map->path && map->col) {
+            for (uint32_t j = 0; j < own_npath; j++)
+                map->path[j] = path[own->path[j]];
+            for (uint32_t j = 0; j < own_ncol; j++)
+                map->col[j] = col[own->col[j]];
+        } else {
+            instr_jdb_map_free(map);
+        }
+    }
+    if (rc == 0 && !map->path)
+        rc = 2;
+    if (rank == 0) {
+        instr_mem_free(col);
+        instr_mem_free(path);
+    } else if (rc >= 0 && rc != 1) {
+        /* the union's skeleton: its counts and columns */
+        instr_jdb_column *c = instr_mem_alloc(16ull * h.ncol + 16);
         instr_jdb_defs_free(u);
-        rc = instr_jdb_defs_deserialize(u, b + 8, len - 8, err, sizeof err) == 0 ? 0 : -1;
+        memset(u, 0, sizeof *u);
+        if (!c) {
+            instr_jdb_map_free(map);
+            rc = -1;
+        } else {
+            if (h.ncol)
+                memcpy(c, cols, 16ull * h.ncol);
+            u->col = c;
+            u->ncol = u->capcol = h.ncol;
+            u->npath = h.npath;
+            u->nreg = h.nreg;
+            u->slen = h.slen;
+        }
     }
-    instr_mem_free(b);
+    instr_mem_free(in);
     return rc;
 }
 
@@ -299,12 +433,21 @@ static struct sub_place place_subtrees(const struct summary_ctx *c, struct sub_p
     return mine;
 }
 
-static const char *mpi_err(int rc, char *buf)
+/* n bytes at offset at, in pieces (a write may be short): 0, or the errno. */
+static int write_at(int fd, const void *p, uint64_t n, uint64_t at)
 {
-    int n = 0;
-    if (PMPI_Error_string(rc, buf, &n) != MPI_SUCCESS)
-        snprintf(buf, MPI_MAX_ERROR_STRING, "MPI error %d", rc);
-    return buf;
+    const unsigned char *b = p;
+    while (n > 0) {
+        ssize_t w = pwrite(fd, b, n > (1u << 30) ? (1u << 30) : (size_t)n, (off_t)at);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return w < 0 ? errno : EIO;
+        b += w;
+        n -= (uint64_t)w;
+        at += (uint64_t)w;
+    }
+    return 0;
 }
 
 /* Names the absent ranks in one line (ranges: 3-7). */
@@ -357,15 +500,26 @@ int instr_mpi_jobdb_write(MPI_Comm comm, int rank, int size, const char *dir)
     }
     /* 1: unification, and how many ranks are present */
     instr_jdb_defs u;
-    int lost = 0;
-    if (instr_jdb_defs_init(&u) != 0 || instr_jdb_defs_merge(&u, &local.defs, NULL) != 0)
-        lost = 1;
-    uint64_t anyone = unify(&u, present, rank, size, comm, &lost);
+    instr_jdb_map own = {NULL, NULL, NULL};
+    uint32_t own_npath = local.defs.npath, own_ncol = local.defs.ncol;
+    struct unify_ctx uc;
+    memset(&uc, 0, sizeof uc);
+    uc.acc = &u;
+    uc.present = (uint64_t)present;
+    if (instr_jdb_defs_init(&u) != 0 || instr_jdb_defs_merge(&u, &local.defs, &own) != 0)
+        memset(&own, 0, sizeof own); /* this rank's own definitions are not in the union */
+    instr_job_tree_reduce(rank, size, comm, TAG_DEFS, unify_merge, unify_pack, &uc);
+    instr_mem_free(uc.out);
+    uint64_t anyone = uc.present;
     double t_unified = PMPI_Wtime();
     c[1] = cpu_now();
-    /* Nothing to write when no rank has a profile (profiling off): said by nobody. */
-    int bc = broadcast_union(&u, anyone, rank, size, comm);
-    if (bc != 0) {
+    /* 2: the union's ids of this rank's own, down the tree */
+    instr_jdb_map map;
+    int bc = map_down(&u, &uc, &own, own_npath, own_ncol, anyone, &map, rank, size, comm);
+    for (int i = 0; i < 32; i++)
+        instr_jdb_map_free(&uc.map[i]);
+    instr_jdb_map_free(&own);
+    if (bc == 1 || bc < 0) { /* nothing to write when no rank has a profile: said by nobody */
         if (bc < 0 && rank == 0)
             say("job database %s/profile.jdb is not written: the ranks' call paths could not "
                 "be unified (out of memory); the ranks' own profiles are in %s/rank-*", dir, dir);
@@ -375,17 +529,14 @@ int instr_mpi_jobdb_write(MPI_Comm comm, int rank, int size, const char *dir)
     }
     double t_bcast = PMPI_Wtime();
     c[2] = cpu_now();
-    /* 2: this rank's rows in union ids */
+    /* this rank's rows in union ids */
     instr_jdb_rows rows = {u.ncol, 0, 0, NULL};
-    if (present) {
-        instr_jdb_map map;
-        if (instr_jdb_defs_find(&u, &local.defs, &map) != 0 ||
-            instr_jdb_rows_remap(&local.rows, &map, u.ncol, &rows) != 0)
-            present = 0;
-        if (present)
-            instr_jdb_map_free(&map);
-        instr_jdb_rows_free(&local.rows); /* the union-id copy is the one written */
-    }
+    if (bc == 2)
+        present = 0;
+    if (present && instr_jdb_rows_remap(&local.rows, &map, u.ncol, &rows) != 0)
+        present = 0;
+    instr_jdb_map_free(&map);
+    instr_jdb_rows_free(&local.rows); /* the union-id copy is the one written */
     instr_jdb_layout lay;
     instr_jdb_layout_of(&u, (uint32_t)size, &lay);
     double t_mapped = PMPI_Wtime();
@@ -428,95 +579,76 @@ int instr_mpi_jobdb_write(MPI_Comm comm, int rank, int size, const char *dir)
     instr_mem_free(sparse);
     double t_summary = PMPI_Wtime();
     c[4] = cpu_now();
-    /* 4: offsets down the tree (an exclusive prefix sum of the row bytes by subtrees) */
-    struct sub_place place = {sum != NULL, sc.info.bytes, 0};
+    /* 4: the file, created by rank 0 before the offsets go down the tree, so that every
+     * rank that learns its offset can open it. Written under a name of this job's own,
+     * then renamed once whole: a file called profile.jdb is always finished. */
+    char path[PATH_MAX + 16], part[PATH_MAX + 48];
+    snprintf(path, sizeof path, "%s/profile.jdb", dir);
+    snprintf(part, sizeof part, "%s/.profile.jdb.%016llx", dir,
+             (unsigned long long)instr_fnv1a(INSTR_FNV1A_BASIS, dir, strlen(dir)));
+    int fd = -1, failed = 0, err_no = 0, npresent = 0;
+    if (rank == 0 && sum) {
+        fd = open(part, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+        if (fd < 0)
+            say("job database %s cannot be created: %s; the ranks' own profiles are in "
+                "%s/rank-*", path, strerror(errno), dir);
+    } else if (rank == 0) {
+        say("job database %s is not written: out of memory for the summary of %u call paths",
+            path, u.npath);
+    }
+    /* offsets down the tree (an exclusive prefix sum of the row bytes by subtrees) */
+    struct sub_place place = {rank != 0 || fd >= 0, sc.info.bytes, 0};
     place = place_subtrees(&sc, place, my_bytes, comm);
     uint64_t off = place.offset, total = place.total, duration = sc.info.duration;
     unsigned char *presence = sc.presence;
-    int npresent = 0, failed = 0;
-    char path[PATH_MAX + 16], part[PATH_MAX + 48], ebuf[MPI_MAX_ERROR_STRING];
-    snprintf(path, sizeof path, "%s/profile.jdb", dir);
-    /* Written under a name of this job's own, then renamed: Open MPI's shared-file-pointer
-     * component (sharedfp sm) names a system-wide semaphore after the file's base name
-     * (/dev/shm/sem.OMPIO_<name>), so two jobs writing profile.jdb on one node at once
-     * would share it, and one killed while it held it would hang every later job's open. */
-    snprintf(part, sizeof part, "%s/.profile.jdb.%016llx", dir,
-             (unsigned long long)instr_fnv1a(INSTR_FNV1A_BASIS, dir, strlen(dir)));
-    if (!place.ok) {
-        if (rank == 0)
-            say("job database %s is not written: out of memory for the summary of %u call paths",
-                path, u.npath);
+    if (!place.ok)
         goto done;
-    }
-    MPI_Datatype rowtype;
     if (rank == 0)
         for (int r = 0; r < size; r++)
             npresent += presence[r] != 0;
-    /* 5: the file */
-    MPI_File fh;
-    int rc = PMPI_File_open(comm, part, MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &fh);
-    if (rc != MPI_SUCCESS) {
-        if (rank == 0)
-            say("job database %s cannot be created: %s; the ranks' own profiles are in "
-                "%s/rank-*", path, mpi_err(rc, ebuf), dir);
-        goto done;
-    }
+    if (rank != 0 && (fd = open(part, O_WRONLY | O_CLOEXEC)) < 0)
+        failed = errno;
+    /* 5: every rank writes its own index record and rows at their offsets, rank 0 the
+     * header, definitions and summary: plain positioned writes into one file, no collective
+     * I/O (each rank's pieces are contiguous and their offsets known). */
     instr_jdb_header_info hi = {(uint32_t)size, (uint32_t)npresent, instr_jdb_rounds((uint32_t)size),
                                 duration, 0};
-    unsigned char hdr[INSTR_JDB_HEADER_SIZE];
-    if (rank == 0) {
-        instr_jdb_header_encode(hdr, &u, &lay, &hi);
-        struct { uint64_t at; const void *p; uint64_t n; } parts[] = {
-            {0, hdr, sizeof hdr},
-            {lay.strings, u.str, u.slen},
-            {lay.regions, u.reg, 32ull * u.nreg},
-            {lay.paths, u.path, 8ull * u.npath},
-            {lay.columns, u.col, 16ull * u.ncol},
-            {lay.summary, sum, lay.summary_bytes},
-        };
-        for (size_t i = 0; i < sizeof parts / sizeof parts[0] && !failed; i++) {
-            /* in pieces of at most 1 GiB: counts are int */
-            for (uint64_t done = 0; done < parts[i].n && !failed;) {
-                uint64_t n = parts[i].n - done > (1u << 30) ? (1u << 30) : parts[i].n - done;
-                rc = PMPI_File_write_at(fh, (MPI_Offset)(parts[i].at + done),
-                                        (const unsigned char *)parts[i].p + done, (int)n, MPI_BYTE,
-                                        MPI_STATUS_IGNORE);
-                failed = rc != MPI_SUCCESS;
-                done += n;
-            }
-        }
-    }
-    unsigned char idx[32];
+    unsigned char hdr[INSTR_JDB_HEADER_SIZE], idx[32];
     instr_jdb_index_encode(idx, lay.rows + off, present ? rows.n : 0,
                            present ? local.nthreads : 0, present ? INSTR_JDB_RANK_PRESENT : 0,
                            my_dur);
-    if (!failed)
-        rc = PMPI_File_write_at_all(fh, (MPI_Offset)(lay.index + 32ull * (uint64_t)rank), idx, 32,
-                                    MPI_BYTE, MPI_STATUS_IGNORE);
-    else
-        rc = PMPI_File_write_at_all(fh, 0, idx, 0, MPI_BYTE, MPI_STATUS_IGNORE);
-    failed |= rc != MPI_SUCCESS;
-    PMPI_Type_contiguous((int)lay.row_bytes, MPI_BYTE, &rowtype);
-    PMPI_Type_commit(&rowtype);
-    uint64_t nrows = my_bytes / lay.row_bytes;
-    int nr = nrows > INT_MAX ? 0 : (int)nrows;
-    failed |= nrows > INT_MAX;
-    rc = PMPI_File_write_at_all(fh, (MPI_Offset)(lay.rows + off), rows.v, failed ? 0 : nr, rowtype,
-                                MPI_STATUS_IGNORE);
-    failed |= rc != MPI_SUCCESS;
-    PMPI_Type_free(&rowtype);
-    PMPI_File_sync(fh);
-    uint64_t failed_any = (uint64_t)failed;
+    if (rank == 0)
+        instr_jdb_header_encode(hdr, &u, &lay, &hi);
+    struct { uint64_t at; const void *p; uint64_t n; } parts[] = {
+        {lay.index + 32ull * (uint64_t)rank, idx, sizeof idx},
+        {lay.rows + off, rows.v, my_bytes},
+        {0, hdr, rank == 0 ? sizeof hdr : 0},
+        {lay.strings, u.str, rank == 0 ? u.slen : 0},
+        {lay.regions, u.reg, rank == 0 ? 32ull * u.nreg : 0},
+        {lay.paths, u.path, rank == 0 ? 8ull * u.npath : 0},
+        {lay.columns, u.col, rank == 0 ? 16ull * u.ncol : 0},
+        {lay.summary, sum, rank == 0 ? lay.summary_bytes : 0},
+    };
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0] && !failed; i++)
+        failed = write_at(fd, parts[i].p, parts[i].n, parts[i].at);
+    /* Every rank's rows on storage before the size field says the file is whole. */
+    if (!failed && fdatasync(fd) != 0)
+        failed = errno;
+    if (fd >= 0 && rank != 0 && close(fd) != 0 && !failed)
+        failed = errno;
+    err_no = failed;
+    uint64_t failed_any = (uint64_t)(failed != 0);
     const unsigned char max_op = INSTR_JOB_MAX;
     instr_job_tree_allreduce(&failed_any, &max_op, 1, 1, rank, size, comm, TAG_DEFS);
     int any_failed = failed_any != 0;
     /* Every rank's rows are written: the file size, last. */
     if (rank == 0 && !any_failed) {
         uint64_t size_field = lay.rows + total;
-        rc = PMPI_File_write_at(fh, 16, &size_field, 8, MPI_BYTE, MPI_STATUS_IGNORE);
-        any_failed = rc != MPI_SUCCESS;
+        if ((err_no = write_at(fd, &size_field, 8, 16)) != 0)
+            any_failed = 1;
     }
-    PMPI_File_close(&fh);
+    if (rank == 0 && fd >= 0 && close(fd) != 0 && !any_failed)
+        any_failed = 1, err_no = errno;
     /* Collective: every rank's writes are done. A database that is not whole keeps its
      * part's name (its size field 0), and nothing is called profile.jdb. */
     int unnamed = 0;
@@ -551,7 +683,8 @@ int instr_mpi_jobdb_write(MPI_Comm comm, int rank, int size, const char *dir)
     if (rank == 0) {
         if (any_failed)
             say("job database %s is unfinished (a write failed: %s); its size field stays 0; the "
-                "ranks' own profiles are in %s/rank-*", part, mpi_err(rc, ebuf), dir);
+                "ranks' own profiles are in %s/rank-*", part,
+                err_no ? strerror(err_no) : "on another rank", dir);
         else if (presence)
             say_absent(presence, size, path);
         if (!any_failed && instr_ext_verbose() >= 1)
@@ -560,12 +693,12 @@ int instr_mpi_jobdb_write(MPI_Comm comm, int rank, int size, const char *dir)
                 path, size, npresent, u.npath, (unsigned long long)(total / lay.row_bytes),
                 hi.rounds, unif_max, slowest);
         if (!any_failed && instr_ext_verbose() >= 2)
-            say("job database %s steps (slowest rank each): unification %.3f s, broadcast of "
-                "the union %.3f s, rows mapped %.3f s, summary %.3f s, offsets and file %.3f s",
+            say("job database %s steps (slowest rank each): unification %.3f s, union's ids "
+                "down the tree %.3f s, rows mapped %.3f s, summary %.3f s, offsets and file %.3f s",
                 path, steps_max[1], steps_max[2], steps_max[3], steps_max[4], steps_max[5]);
         if (!any_failed && instr_ext_verbose() >= 2)
             say("job database %s CPU time summed over the ranks: %.3f s (unification %.3f s, "
-                "broadcast %.3f s, mapping %.3f s, summary %.3f s, offsets and file %.3f s)",
+                "ids down %.3f s, mapping %.3f s, summary %.3f s, offsets and file %.3f s)",
                 path, cpu_sum[0], cpu_sum[1], cpu_sum[2], cpu_sum[3], cpu_sum[4], cpu_sum[5]);
     }
 done:

@@ -78,6 +78,26 @@ static void *map(size_t len)
     return p == MAP_FAILED ? NULL : p;
 }
 
+#define HUGE ((size_t)2 << 20)
+#define HUGE_MIN ((size_t)1 << 20) /* large blocks from here on are whole huge pages */
+
+/* len bytes (whole pages) at an address aligned to HUGE. */
+static void *map_aligned(size_t len)
+{
+    char *m = map(len);
+    if (!m || ((uintptr_t)m & (HUGE - 1)) == 0)
+        return m;
+    munmap(m, len);
+    if (!(m = map(len + HUGE)))
+        return NULL;
+    char *a = (char *)(((uintptr_t)m + HUGE - 1) & ~(uintptr_t)(HUGE - 1));
+    if (a > m)
+        munmap(m, (size_t)(a - m));
+    if (a + len < m + len + HUGE)
+        munmap(a + len, (size_t)(m + len + HUGE - (a + len)));
+    return a;
+}
+
 static size_t page_round(size_t n)
 {
     size_t pg = (size_t)sysconf(_SC_PAGESIZE);
@@ -210,13 +230,24 @@ static void *alloc_large(size_t size)
     if (size > SIZE_MAX / 2)
         return NULL;
     size_t len = page_round(size + HDR);
-    char *m = map(len);
+    char *m;
+#ifdef MADV_HUGEPAGE
+    if (len >= HUGE_MIN) {
+        /* Aligned huge pages: the kernel backs only the aligned 2 MiB stretches of a mapping
+         * with them, and aligns a mapping itself only when its length is a multiple of 2 MiB.
+         * A fresh 4 KiB page costs tens of microseconds in a virtual machine, a 2 MiB one
+         * about as much as 10 of them: a 1.4 MB block in 4 KiB pages costs 13 ms, in one
+         * huge page 0.3 ms. A block under 2 MiB becomes one (at most a doubling, under 1 MiB
+         * more); a larger one keeps its length, its tail in 4 KiB pages. */
+        if (len < HUGE)
+            len = HUGE;
+        if ((m = map_aligned(len)) != NULL)
+            madvise(m, len, MADV_HUGEPAGE);
+    } else
+#endif
+        m = map(len);
     if (!m)
         return NULL;
-#ifdef MADV_HUGEPAGE
-    if (len >= ((size_t)2 << 20))
-        madvise(m, len, MADV_HUGEPAGE);
-#endif
     if (range_add(m, len) != 0) {
         munmap(m, len);
         return NULL;

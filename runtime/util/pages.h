@@ -19,7 +19,8 @@
 #include <stddef.h>
 
 /* Blocks above this size are mappings of their own: zero when they come, and untouched
- * (no page of them is committed before its first use). */
+ * (no page of them is committed before its first use; from 1 MiB on they are whole 2 MiB
+ * huge pages where the kernel has them, committed 2 MiB at a time). */
 #define INSTR_MEM_SMALL_MAX (((size_t)1 << 16) - 16)
 
 void *instr_mem_alloc(size_t size);
