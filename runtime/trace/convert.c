@@ -154,26 +154,27 @@ static size_t convert_run(instr_tloc *s, const instr_trec *r, size_t n, uint64_t
     size_t i = 0;
     for (; i < n; i++) {
         uint32_t w = __atomic_load_n(&r[i].w, __ATOMIC_ACQUIRE);
-        uint64_t t = r[i].t;
         uint32_t arg = w & INSTR_TREC_ARG_MASK;
+        int enter = w == arg; /* an Enter (kind 0), or 0: not written yet (no region 0) */
+        if (enter ? arg - 1u >= nregions || nopen == cap
+                  : w != ((uint32_t)INSTR_TREC_LEAVE << INSTR_TREC_KIND_SHIFT | arg) ||
+                        !nopen || open[nopen - 1] != arg)
+            break;
+        /* The time only once w is there: the slot of a record not written yet is the owning
+         * thread's (its append writes t before w, w with release). */
+        uint64_t t = r[i].t;
         if (t > t_max)
             break;
         if (t < last)
             t = last;
+        last = t;
         OTF2_ErrorCode rc;
-        if (w == arg) { /* an Enter (kind 0), or 0: not written yet */
-            if (arg - 1u >= nregions || nopen == cap)
-                break;
+        if (enter) {
             open[nopen++] = arg;
-            last = t;
             rc = OTF2_EvtWriter_Enter(wr, NULL, t, arg - 1);
-        } else if (w == ((uint32_t)INSTR_TREC_LEAVE << INSTR_TREC_KIND_SHIFT | arg) && nopen &&
-                   open[nopen - 1] == arg) {
-            nopen--;
-            last = t;
-            rc = OTF2_EvtWriter_Leave(wr, NULL, t, arg - 1);
         } else {
-            break;
+            nopen--;
+            rc = OTF2_EvtWriter_Leave(wr, NULL, t, arg - 1);
         }
         if (__builtin_expect(rc != OTF2_SUCCESS, 0)) {
             s->nopen = nopen;

@@ -17,10 +17,11 @@
  * for a program thread, so a thread that waits for it waits one chunk's conversion at most.
  *
  * The thread is invisible to the measurement: it blocks every signal (a termination signal
- * goes to a program thread, whose handler writes the results), it is started with the C
- * library's pthread_create (not the runtime's interposed one, which registers threads for
- * sampling), and the event core ignores its events (instr_core_thread_unmeasured: OTF2 calls
- * malloc, which the memory recorder would see).
+ * goes to a program thread, whose handler writes the results), it is started as a thread of
+ * the runtime's own (util/own_thread.c: through the process's pthread_create, so that a
+ * sanitizer's runtime sets it up, but never registered for sampling), and the event core
+ * ignores its events (instr_core_thread_unmeasured: OTF2 calls malloc, which the memory
+ * recorder would see).
  *
  * Left to the end, as without the thread: an MPI job (its threads write MPI records into their
  * writers themselves, and its locations wait for MPI_Init), locations with samples in their
@@ -30,8 +31,8 @@
 #include "../core/core.h"
 #include "../core/event.h"
 #include "../core/log.h"
+#include "../util/own_thread.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <linux/futex.h>
 #include <pthread.h>
@@ -134,8 +135,6 @@ static void *converter(void *arg)
     }
 }
 
-typedef int (*create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
-
 void instr_tconv_init(void)
 {
     const char *v = instr_env("INSTR_TRACE_CONVERT");
@@ -156,25 +155,16 @@ void instr_tconv_init(void)
     pthread_mutexattr_settype(&ma, PTHREAD_MUTEX_ERRORCHECK);
     pthread_mutex_init(&lock, &ma);
     pthread_mutexattr_destroy(&ma);
-    create_fn create = (create_fn)dlsym(RTLD_NEXT, "pthread_create");
-    if (!create)
-        create = pthread_create;
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_BLOCK, &all, &old); /* the thread starts with every signal blocked */
-    pthread_attr_t a;
-    pthread_attr_init(&a);
-    pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
-    pthread_t t;
-    int rc = create(&t, &a, converter, NULL);
-    pthread_attr_destroy(&a);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    /* On before the thread starts: from its first chunk on, every other conversion takes the
+     * lock. */
+    __atomic_store_n(&instr_tconv_on, 1, __ATOMIC_RELEASE);
+    int rc = instr_own_thread_start(converter, NULL);
     if (rc != 0) {
+        __atomic_store_n(&instr_tconv_on, 0, __ATOMIC_RELEASE);
         instr_warn("trace: INSTR_TRACE_CONVERT=thread: no thread (%s): converting at the end",
                    strerror(rc));
         return;
     }
-    __atomic_store_n(&instr_tconv_on, 1, __ATOMIC_RELEASE);
     instr_info(1, "trace: converting full buffer chunks on a thread of the runtime's own");
 }
 
