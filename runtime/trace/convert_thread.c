@@ -49,6 +49,9 @@ static pthread_mutex_t lock;
 static uint32_t seq;      /* bumped for every chunk handed over (futex word) */
 static int sleeping;      /* 1 while the converter waits on seq */
 static int stopping;      /* the end came: the converter converts no more */
+static int pausing;       /* a fork: the converter ends, and starts again in the parent */
+static pthread_t tid;
+static int started;       /* tid is a thread not joined or detached yet */
 
 static void futex_wake(uint32_t *w)
 {
@@ -96,6 +99,7 @@ int instr_tconv_going(void)
     /* The run's end is being written (its end time taken): records after it are the end's
      * to leave out, so the converter stops before its next chunk. */
     return !__atomic_load_n(&stopping, __ATOMIC_SEQ_CST) &&
+           !__atomic_load_n(&pausing, __ATOMIC_SEQ_CST) &&
            instr_state_get() != INSTR_STATE_FINISHED;
 }
 
@@ -129,10 +133,35 @@ static void *converter(void *arg)
             return NULL;
         __atomic_store_n(&sleeping, 1, __ATOMIC_SEQ_CST);
         if (__atomic_load_n(&seq, __ATOMIC_SEQ_CST) == seen &&
-            !__atomic_load_n(&stopping, __ATOMIC_SEQ_CST))
+            !__atomic_load_n(&stopping, __ATOMIC_SEQ_CST) &&
+            !__atomic_load_n(&pausing, __ATOMIC_SEQ_CST))
             futex_wait(&seq, seen);
         __atomic_store_n(&sleeping, 0, __ATOMIC_SEQ_CST);
     }
+}
+
+/* No thread of the runtime's own crosses a fork: the child would inherit the sanitizers'
+ * (and any tool's) record of a thread that does not exist there (LeakSanitizer said the
+ * child's end could not suspend it). The parent waits for the converter's current chunk,
+ * ends it, and starts it again after the fork. */
+static void fork_prepare(void)
+{
+    if (__atomic_load_n(&stopping, __ATOMIC_SEQ_CST) ||
+        !__atomic_exchange_n(&started, 0, __ATOMIC_SEQ_CST))
+        return;
+    __atomic_store_n(&pausing, 1, __ATOMIC_SEQ_CST);
+    instr_tconv_kick();
+    pthread_join(tid, NULL);
+}
+
+static void fork_parent(void)
+{
+    if (!__atomic_load_n(&pausing, __ATOMIC_SEQ_CST))
+        return;
+    __atomic_store_n(&pausing, 0, __ATOMIC_SEQ_CST);
+    /* No thread (it could not start): the end converts what is left, as without it. */
+    if (instr_own_thread_start(&tid, converter, NULL) == 0)
+        __atomic_store_n(&started, 1, __ATOMIC_SEQ_CST);
 }
 
 void instr_tconv_init(void)
@@ -158,7 +187,11 @@ void instr_tconv_init(void)
     /* On before the thread starts: from its first chunk on, every other conversion takes the
      * lock. */
     __atomic_store_n(&instr_tconv_on, 1, __ATOMIC_RELEASE);
-    int rc = instr_own_thread_start(converter, NULL);
+    int rc = instr_own_thread_start(&tid, converter, NULL);
+    if (rc == 0) {
+        __atomic_store_n(&started, 1, __ATOMIC_SEQ_CST);
+        pthread_atfork(fork_prepare, fork_parent, NULL);
+    }
     if (rc != 0) {
         __atomic_store_n(&instr_tconv_on, 0, __ATOMIC_RELEASE);
         instr_warn("trace: INSTR_TRACE_CONVERT=thread: no thread (%s): converting at the end",
@@ -178,6 +211,8 @@ void instr_tconv_stop(void)
     int taken = instr_tconv_lock();
     uint64_t chunks = instr_tconv_chunks;
     instr_tconv_unlock(taken);
+    if (__atomic_exchange_n(&started, 0, __ATOMIC_SEQ_CST))
+        pthread_detach(tid); /* it ends by itself; the process does not wait for it */
     instr_info(1, "trace: the converter thread converted %llu full chunk(s) of %llu KiB while the "
                   "program ran", (unsigned long long)chunks,
                (unsigned long long)(instr_tpool_chunk_size() >> 10));

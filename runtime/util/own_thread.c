@@ -12,19 +12,14 @@
 
 static _Thread_local int starting __attribute__((tls_model("initial-exec")));
 
-int instr_own_thread_start(void *(*fn)(void *), void *arg)
+int instr_own_thread_start(pthread_t *t, void *(*fn)(void *), void *arg)
 {
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, &old); /* the new thread inherits this mask */
-    pthread_attr_t a;
-    pthread_attr_init(&a);
-    pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
-    pthread_t t;
     starting = 1;
-    int rc = pthread_create(&t, &a, fn, arg);
+    int rc = pthread_create(t, NULL, fn, arg);
     starting = 0;
-    pthread_attr_destroy(&a);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     return rc;
 }
