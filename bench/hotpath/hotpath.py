@@ -13,7 +13,8 @@ N measured ones). Every variant is built from it and measured two ways:
   end/record  trace variants: the work the end of the run does per trace record (conversion
               of the compact records to OTF2 and writing them), counted the same way over the
               whole process minus the count inside main, divided by the 2 records per call.
-              It is moved off the hot path, not removed: the program pays it at exit.
+              It is moved off the hot path, not removed: the program pays it at exit (with
+              INSTR_TRACE_CONVERT=thread, its converter thread mostly, all threads counted).
   ns/call     the program's own time per loop iteration with N calls (best of REPS runs)
 
 Variants: uninstrumented; -finstrument-functions with empty hooks and with hooks that only
@@ -148,6 +149,9 @@ def variants(instr):
         plugin = "GCC" if cc == "gcc" else "LLVM"
         v.append(Variant("instr %s plugin hooks, profile" % plugin, b, PROFILE, "profile", (cc,)))
         v.append(Variant("instr %s plugin hooks, trace" % plugin, b, TRACE, "trace", (cc,)))
+        # the same with the converter thread (docs/tracing.md): end/record counts all threads
+        v.append(Variant("instr %s plugin hooks, trace, converter thread" % plugin, b,
+                         dict(TRACE, INSTR_TRACE_CONVERT="thread"), None, (cc,)))
         v.append(Variant("instr %s plugin hooks, profile+trace" % plugin, b, BOTH,
                          "profile_trace", (cc,)))
         v.append(Variant("instr %s plugin hooks, profile, 1 metric" % plugin, b, ONE_METRIC,

@@ -113,6 +113,9 @@ const instr_config_var instr_config_vars[] = {
     {"INSTR_JOB_WAIT", "word", "sleep", "runtime",
      "how an MPI job's ranks wait in the job's end steps: sleep (test, then nap 20 us to 1 "
      "ms) or poll (MPI's blocking waits) (docs/mpi.md)"},
+    {"INSTR_TRACE_CONVERT", "word", "end", "runtime",
+     "when the trace's records become OTF2: end (at the end of the run) or thread (full "
+     "buffer chunks on a thread of the runtime's own while the program runs; docs/tracing.md)"},
     /* families last: an exact row above wins */
     {"INSTR_METRIC_*", "options", "", "runtime",
      "INSTR_METRIC_<PLUGIN>: the specification of metric plugin <plugin> (docs/metrics.md)"},

@@ -221,6 +221,8 @@ static void location_end(void *p)
 
 int instr_core_init_locations(void) { return pthread_key_create(&loc_key, location_end); }
 
+void instr_core_thread_unmeasured(void) { tls_ended = 1; }
+
 instr_location *const *instr_core_locations(uint32_t *n)
 {
     *n = nlocs;

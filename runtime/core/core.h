@@ -31,6 +31,9 @@ void instr_core_leave_direct(void);
 void instr_core_direct_off(void);
 /* 0 once instr_core_direct_off was called. */
 int instr_core_direct_allowed(void);
+/* A thread of the runtime's own (the trace's converter): its events, if any (the memory
+ * recorder sees a library's malloc), are ignored and it never becomes a location. */
+void instr_core_thread_unmeasured(void);
 /* Forked child: only the calling thread's location survives; it becomes location 0. */
 void instr_core_fork_child(uint64_t t);
 

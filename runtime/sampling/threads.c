@@ -4,6 +4,7 @@
  * preloaded, sampling alone) nothing else would register it; with hooks it only registers
  * earlier than its first event. With sampling off the call goes straight to the C library. */
 #include "sampling.h"
+#include "../util/own_thread.h"
 #include "../util/pages.h"
 
 #include <dlfcn.h>
@@ -54,7 +55,8 @@ EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
             return EAGAIN; /* no C library pthread_create to forward to */
         __atomic_store_n(&real, c, __ATOMIC_RELEASE);
     }
-    if (!instr_sampling_active() || UNDER_TSAN)
+    /* A thread of the runtime's own (util/own_thread.c) is never sampled. */
+    if (!instr_sampling_active() || UNDER_TSAN || instr_own_thread_starting())
         return c(thread, attr, fn, arg);
     start *s = instr_mem_alloc(sizeof *s);
     if (!s)

@@ -12,7 +12,15 @@
  * path sees `cut`, or the end sees `slow`); from then on the thread never converts or changes
  * its chunk list again, so the records up to `pos` (stored with release after each record) are
  * final and are converted by the ending thread. What the thread appends after that lies beyond
- * `pos` or after the end time and is left out; its open regions are closed at the end time. */
+ * `pos` or after the end time and is left out; its open regions are closed at the end time.
+ *
+ * With the converter thread (INSTR_TRACE_CONVERT=thread, convert_thread.c) a chunk that the
+ * slow path leaves full is handed to it: the chunk's `end` is set before its `next` (release),
+ * and the converter takes only chunks whose `next` is set, from the head, so the owning thread
+ * and the converter never touch the same chunk's records (but for a slot a handler left
+ * reserved: the converter stops before it and comes back). The owner changes only the tail;
+ * the converter only the head (and `conv_done`). Every conversion and every walk of the chunks
+ * from the head holds the conversion lock (instr_tconv_lock) meanwhile. */
 #include "trace.h"
 #include "../core/clock.h"
 #include "../core/event.h"
@@ -38,6 +46,15 @@ static uint64_t dropped_busy_all, dropped_full_all;
 
 static instr_trec *recs(chunk *c) { return (instr_trec *)(c + 1); }
 
+/* The chunk's first record not converted yet: the head chunk may be converted in part by the
+ * converter thread. */
+static instr_trec *unconverted(instr_tloc *s, chunk *c)
+{
+    return recs(c) + (c == s->head ? s->conv_done : 0);
+}
+
+static chunk *head_of(instr_tloc *s) { return __atomic_load_n(&s->head, __ATOMIC_ACQUIRE); }
+
 static instr_trec *limit(chunk *c)
 {
     return recs(c) + (instr_tpool_chunk_size() - sizeof *c) / sizeof(instr_trec);
@@ -52,9 +69,9 @@ enum after { KEEP_CURRENT, FREE_ALL, LEAVE_ALONE };
 static int pending(instr_tloc *s)
 {
     instr_trec *pos = s->rec.pos;
-    for (chunk *c = s->head; c; c = c == s->tail ? NULL : c->next) {
+    for (chunk *c = head_of(s); c; c = c == s->tail ? NULL : c->next) {
         instr_trec *end = c == s->tail ? pos : c->end;
-        for (instr_trec *r = recs(c); r < end; r++)
+        for (instr_trec *r = unconverted(s, c); r < end; r++)
             if (__atomic_load_n(&r->w, __ATOMIC_RELAXED) == 0)
                 return 1;
     }
@@ -68,20 +85,24 @@ static int pending(instr_tloc *s)
 static void convert_all(instr_tloc *s, uint64_t t_max, enum after after)
 {
     instr_trec *pos = __atomic_load_n(&s->rec.pos, __ATOMIC_ACQUIRE);
-    for (chunk *c = s->head, *next; c; c = next) {
+    for (chunk *c = head_of(s), *next; c; c = next) {
         next = c == s->tail ? NULL : c->next;
         instr_trec *end = c == s->tail ? pos : c->end;
-        instr_trace_convert(s, recs(c), (size_t)(end - recs(c)), t_max);
+        instr_trec *from = unconverted(s, c);
+        instr_trace_convert(s, from, (size_t)(end - from), t_max);
         if (after == FREE_ALL || (after == KEEP_CURRENT && c != s->tail))
             instr_tpool_give(c);
     }
+    if (after != LEAVE_ALONE)
+        s->conv_done = 0;
     if (after == KEEP_CURRENT && s->tail) {
-        s->head = s->tail;
+        __atomic_store_n(&s->head, s->tail, __ATOMIC_RELEASE);
         s->tail->next = NULL;
         memset(recs(s->tail), 0, (size_t)((char *)pos - (char *)recs(s->tail)));
         __atomic_store_n(&s->rec.pos, recs(s->tail), __ATOMIC_RELEASE);
     } else if (after == FREE_ALL) {
-        s->head = s->tail = NULL;
+        __atomic_store_n(&s->head, NULL, __ATOMIC_RELEASE);
+        s->tail = NULL;
         __atomic_store_n(&s->rec.lim, NULL, __ATOMIC_RELAXED);
         __atomic_store_n(&s->rec.pos, NULL, __ATOMIC_RELEASE);
     }
@@ -112,21 +133,28 @@ static void append_slow(instr_tloc *s, uint32_t w, uint64_t t)
         chunk *c = instr_tpool_take(s->tail == NULL);
         if (c) {
             /* zeroed: a reserved slot reads as unwritten until its record is there */
-            if (s->tail) {
-                s->tail->end = s->rec.pos;
-                s->tail->next = c;
+            chunk *full = s->tail;
+            if (full) {
+                full->end = s->rec.pos;
+                /* the chunk is the converter's from here on (its end first) */
+                __atomic_store_n(&full->next, c, __ATOMIC_RELEASE);
             } else {
-                s->head = c;
+                __atomic_store_n(&s->head, c, __ATOMIC_RELEASE);
             }
             s->tail = c;
             __atomic_store_n(&s->rec.pos, recs(c), __ATOMIC_RELEASE);
             __atomic_store_n(&s->rec.lim, limit(c), __ATOMIC_RELAXED);
-        } else if (s->tail && pending(s)) {
-            /* The budget is spent, and this is a signal handler that interrupted an append
-             * whose slot is not written yet: the buffer cannot be converted now. */
-            s->dropped_busy++;
-            return;
+            if (full && __atomic_load_n(&instr_tconv_on, __ATOMIC_RELAXED))
+                instr_tconv_kick();
         } else if (s->tail) {
+            int taken = instr_tconv_lock();
+            if (pending(s)) {
+                /* The budget is spent, and this is a signal handler that interrupted an
+                 * append whose slot is not written yet: the buffer cannot be converted now. */
+                instr_tconv_unlock(taken);
+                s->dropped_busy++;
+                return;
+            }
             /* The budget is spent: everything recorded so far goes to OTF2 (and so to disk),
              * and the current chunk is used again. */
             convert_all(s, UINT64_MAX, KEEP_CURRENT);
@@ -135,6 +163,7 @@ static void append_slow(instr_tloc *s, uint32_t w, uint64_t t)
             instr_trace_flush_record(s, kind == INSTR_TREC_METRIC || kind == INSTR_TREC_ATTR
                                             ? s->last : t,
                                      instr_clock_now());
+            instr_tconv_unlock(taken);
         }
     }
     instr_trec *p = s->rec.pos;
@@ -174,8 +203,12 @@ void instr_trace_drain(instr_tloc *s)
     sigset_t old;
     block_signals(&old);
     __atomic_store_n(&s->slow, 1, __ATOMIC_SEQ_CST);
-    if (!__atomic_load_n(&s->cut, __ATOMIC_SEQ_CST) && !pending(s))
-        convert_all(s, UINT64_MAX, KEEP_CURRENT);
+    if (!__atomic_load_n(&s->cut, __ATOMIC_SEQ_CST)) {
+        int taken = instr_tconv_lock();
+        if (!pending(s))
+            convert_all(s, UINT64_MAX, KEEP_CURRENT);
+        instr_tconv_unlock(taken);
+    }
     __atomic_store_n(&s->slow, 0, __ATOMIC_RELEASE);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
@@ -191,11 +224,22 @@ static uint32_t open_after(instr_tloc *s, uint32_t *out, uint32_t cap)
     if (n)
         memcpy(out, s->open, n * sizeof *out);
     instr_trec *pos = s->rec.pos;
-    for (chunk *c = s->head; c; c = c == s->tail ? NULL : c->next) {
+    for (chunk *c = head_of(s); c; c = c == s->tail ? NULL : c->next) {
         instr_trec *end = c == s->tail ? pos : c->end;
-        for (instr_trec *r = recs(c); r < end; r++) {
+        for (instr_trec *r = unconverted(s, c); r < end; r++) {
             uint32_t w = __atomic_load_n(&r->w, __ATOMIC_RELAXED);
             uint32_t arg = w & INSTR_TREC_ARG_MASK;
+            /* The common records first (as convert.c's convert_run): an Enter of a defined
+             * region with room, the Leave of the innermost. */
+            if (w == arg && arg - 1u < nregions && n < cap) {
+                out[n++] = arg;
+                continue;
+            }
+            if (w == ((uint32_t)INSTR_TREC_LEAVE << INSTR_TREC_KIND_SHIFT | arg) && n &&
+                out[n - 1] == arg) {
+                n--;
+                continue;
+            }
             if (w == 0)
                 return UINT32_MAX; /* an append of this thread was interrupted */
             switch (w >> INSTR_TREC_KIND_SHIFT) {
@@ -232,7 +276,21 @@ uint32_t instr_trace_open_regions(void *data, uint32_t *out, uint32_t cap)
     sigset_t old;
     block_signals(&old);
     __atomic_store_n(&s->slow, 1, __ATOMIC_SEQ_CST);
-    uint32_t n = __atomic_load_n(&s->cut, __ATOMIC_SEQ_CST) ? UINT32_MAX : open_after(s, out, cap);
+    uint32_t n = UINT32_MAX;
+    if (!__atomic_load_n(&s->cut, __ATOMIC_SEQ_CST)) {
+        int taken = instr_tconv_lock();
+        if (!pending(s)) {
+            /* Converted now (as a drain): the records are read once, where reading their
+             * nesting first and converting them at the end read them twice. */
+            convert_all(s, UINT64_MAX, KEEP_CURRENT);
+            n = s->nopen;
+            if (n && n <= cap)
+                memcpy(out, s->open, n * sizeof *out);
+        } else {
+            n = open_after(s, out, cap); /* a handler interrupted an append: read only */
+        }
+        instr_tconv_unlock(taken);
+    }
     __atomic_store_n(&s->slow, 0, __ATOMIC_RELEASE);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     return n;
@@ -246,7 +304,10 @@ void instr_trace_cut(instr_tloc *s, uint64_t t_end)
     if (own && __atomic_load_n(&s->slow, __ATOMIC_ACQUIRE)) {
         /* exit() from a signal handler that interrupted this thread's own slow path: the chunk
          * list may be half changed; what was converted before stays, the rest is lost. */
-        s->head = s->tail = NULL;
+        int taken = instr_tconv_lock();
+        __atomic_store_n(&s->head, NULL, __ATOMIC_RELEASE);
+        s->tail = NULL;
+        instr_tconv_unlock(taken);
         instr_warn("trace: the program ended inside the trace's own buffer work on thread %u "
                    "(exit from a signal handler): its latest events are missing", s->id);
     }
@@ -266,8 +327,10 @@ void instr_trace_cut(instr_tloc *s, uint64_t t_end)
     }
     /* A thread that ended, or this one, writes no more: its chunks go back to the pool. */
     int gone = own || (s->loc && s->loc->ended == INSTR_LOC_THREAD_EXIT) || instr_trace_forked;
+    int taken = instr_tconv_lock(); /* the converter thread may be converting its chunks */
     convert_all(s, t_end, gone ? FREE_ALL : LEAVE_ALONE);
     instr_trace_close_open(s, t_end != UINT64_MAX && t_end > s->last ? t_end : s->last);
+    instr_tconv_unlock(taken);
     __atomic_add_fetch(&dropped_busy_all, s->dropped_busy, __ATOMIC_RELAXED);
     __atomic_add_fetch(&dropped_full_all, s->dropped_full, __ATOMIC_RELAXED);
 }
@@ -276,4 +339,28 @@ void instr_trace_dropped(uint64_t *busy, uint64_t *full)
 {
     *busy = __atomic_load_n(&dropped_busy_all, __ATOMIC_RELAXED);
     *full = __atomic_load_n(&dropped_full_all, __ATOMIC_RELAXED);
+}
+
+int instr_trace_convert_full(instr_tloc *s)
+{
+    chunk *c = head_of(s);
+    if (!c)
+        return 0;
+    chunk *next = __atomic_load_n(&c->next, __ATOMIC_ACQUIRE);
+    if (!next)
+        return 0; /* the thread's current chunk */
+    instr_trec *from = recs(c) + s->conv_done;
+    size_t n = (size_t)(c->end - from);
+    s->partial = 1;
+    size_t done = instr_trace_convert(s, from, n, UINT64_MAX);
+    s->partial = 0;
+    if (done < n) {
+        s->conv_done += (uint32_t)done; /* a slot not written yet: later */
+        return 0;
+    }
+    s->conv_done = 0;
+    __atomic_store_n(&s->head, next, __ATOMIC_RELEASE);
+    instr_tpool_give_zeroed(c);
+    instr_tconv_chunks++;
+    return 1;
 }

@@ -137,17 +137,80 @@ __attribute__((noinline, cold)) static void samples_until(instr_tloc *s, uint64_
     instr_trace_samples->until(s, t);
 }
 
+/* The common run of records, in a loop of its own: an Enter of a defined region with room on
+ * the stack of open regions, and the Leave of the innermost open region, before t_max, on a
+ * location whose writer works and that has nothing pending (no metric values, attributes or
+ * I/O values for the next record). The state it needs stays in registers (the OTF2 call
+ * would make the compiler reload it from `s` every record). Everything else (a record of
+ * another kind, one not written yet, a repair of the nesting, a failed write) stops it: the
+ * general loop below takes that record, then this one goes on. The records it consumed. */
+static size_t convert_run(instr_tloc *s, const instr_trec *r, size_t n, uint64_t t_max,
+                          uint32_t nregions)
+{
+    OTF2_EvtWriter *wr = s->writer;
+    uint32_t *open = s->open;
+    uint32_t nopen = s->nopen, cap = s->capopen;
+    uint64_t last = s->last;
+    size_t i = 0;
+    for (; i < n; i++) {
+        uint32_t w = __atomic_load_n(&r[i].w, __ATOMIC_ACQUIRE);
+        uint32_t arg = w & INSTR_TREC_ARG_MASK;
+        int enter = w == arg; /* an Enter (kind 0), or 0: not written yet (no region 0) */
+        if (enter ? arg - 1u >= nregions || nopen == cap
+                  : w != ((uint32_t)INSTR_TREC_LEAVE << INSTR_TREC_KIND_SHIFT | arg) ||
+                        !nopen || open[nopen - 1] != arg)
+            break;
+        /* The time only once w is there: the slot of a record not written yet is the owning
+         * thread's (its append writes t before w, w with release). */
+        uint64_t t = r[i].t;
+        if (t > t_max)
+            break;
+        if (t < last)
+            t = last;
+        last = t;
+        OTF2_ErrorCode rc;
+        if (enter) {
+            open[nopen++] = arg;
+            rc = OTF2_EvtWriter_Enter(wr, NULL, t, arg - 1);
+        } else {
+            nopen--;
+            rc = OTF2_EvtWriter_Leave(wr, NULL, t, arg - 1);
+        }
+        if (__builtin_expect(rc != OTF2_SUCCESS, 0)) {
+            s->nopen = nopen;
+            s->last = last;
+            emit_failed(s); /* the general loop counts the rest as lost */
+            return i + 1;
+        }
+    }
+    s->nopen = nopen;
+    s->last = last;
+    return i;
+}
+
 /* Compiled twice: without samples exactly as it always was, and with the sample hook's turn
- * before every record. */
-static inline __attribute__((always_inline)) void convert(instr_tloc *s, const instr_trec *r,
-                                                          size_t n, uint64_t t_max,
-                                                          const int samples)
+ * before every record. Without samples, runs of common records go through convert_run. */
+static inline __attribute__((always_inline)) size_t convert(instr_tloc *s, const instr_trec *r,
+                                                            size_t n, uint64_t t_max,
+                                                            const int samples)
 {
     uint32_t nregions = instr_registry_count();
     for (size_t i = 0; i < n; i++) {
+        if (!samples && s->writer && !s->aset && !s->mpend_n &&
+            !__atomic_load_n(&failed_errno, __ATOMIC_RELAXED)) {
+            i += convert_run(s, r + i, n - i, t_max, nregions);
+            if (i >= n)
+                break;
+        }
         uint32_t w = __atomic_load_n(&r[i].w, __ATOMIC_ACQUIRE);
-        if (w == 0)
-            continue; /* reserved, not written: the end came in the middle of an append */
+        if (w == 0) {
+            /* Reserved, not written: the converter thread comes back for it (a handler of
+             * the owning thread interrupted the append); the end came in the middle of an
+             * append, and it is left out. */
+            if (s->partial)
+                return i;
+            continue;
+        }
         uint64_t t = r[i].t;
         unsigned kind = w >> INSTR_TREC_KIND_SHIFT;
         uint32_t arg = w & INSTR_TREC_ARG_MASK;
@@ -162,7 +225,7 @@ static inline __attribute__((always_inline)) void convert(instr_tloc *s, const i
             continue;
         }
         if (t > t_max)
-            break; /* after the end: this and everything later is left out */
+            return n; /* after the end: this and everything later is left out */
         if (samples)
             samples_until(s, t);
         switch (kind) {
@@ -203,6 +266,7 @@ static inline __attribute__((always_inline)) void convert(instr_tloc *s, const i
         default: s->repaired++; break;
         }
     }
+    return n;
 }
 
 const instr_trace_sample_hook *instr_trace_samples;
@@ -213,24 +277,23 @@ void instr_trace_set_sample_hook(const instr_trace_sample_hook *h)
 }
 
 /* The two copies, each a function of its own: neither is laid out as the other's cold part. */
-__attribute__((noinline)) static void convert_sampled(instr_tloc *s, const instr_trec *r,
+__attribute__((noinline)) static size_t convert_sampled(instr_tloc *s, const instr_trec *r,
+                                                        size_t n, uint64_t t_max)
+{
+    return convert(s, r, n, t_max, 1);
+}
+
+__attribute__((noinline)) static size_t convert_plain(instr_tloc *s, const instr_trec *r,
                                                       size_t n, uint64_t t_max)
 {
-    convert(s, r, n, t_max, 1);
+    return convert(s, r, n, t_max, 0);
 }
 
-__attribute__((noinline)) static void convert_plain(instr_tloc *s, const instr_trec *r, size_t n,
-                                                    uint64_t t_max)
-{
-    convert(s, r, n, t_max, 0);
-}
-
-void instr_trace_convert(instr_tloc *s, const instr_trec *r, size_t n, uint64_t t_max)
+size_t instr_trace_convert(instr_tloc *s, const instr_trec *r, size_t n, uint64_t t_max)
 {
     if (instr_trace_samples && instr_trace_samples_wanted(s))
-        convert_sampled(s, r, n, t_max);
-    else
-        convert_plain(s, r, n, t_max);
+        return convert_sampled(s, r, n, t_max);
+    return convert_plain(s, r, n, t_max);
 }
 
 int instr_trace_samples_wanted(instr_tloc *s)

@@ -75,30 +75,33 @@ void instr_tpool_init(int profiling_too)
  * reads memory that is still there (and the exchange fails). */
 #define TAG_MASK ((uint64_t)0xfff)
 static uint64_t free_top;
+/* Chunks the converter thread zeroed before it gave them back (convert_thread.c): taken
+ * first, without zeroing them again on the program's thread. */
+static uint64_t zeroed_top;
 
-static void *pop_free(void)
+static void *pop_from(uint64_t *list)
 {
-    uint64_t top = __atomic_load_n(&free_top, __ATOMIC_ACQUIRE);
+    uint64_t top = __atomic_load_n(list, __ATOMIC_ACQUIRE);
     for (;;) {
         void *c = (void *)(uintptr_t)(top & ~TAG_MASK);
         if (!c)
             return NULL;
         uint64_t next = __atomic_load_n((uint64_t *)c, __ATOMIC_RELAXED);
         uint64_t want = (next & ~TAG_MASK) | ((top + 1) & TAG_MASK);
-        if (__atomic_compare_exchange_n(&free_top, &top, want, 1, __ATOMIC_ACQUIRE,
+        if (__atomic_compare_exchange_n(list, &top, want, 1, __ATOMIC_ACQUIRE,
                                         __ATOMIC_ACQUIRE))
             return c;
     }
 }
 
-static void push_free(void *c)
+static void push_to(uint64_t *list, void *c)
 {
-    uint64_t top = __atomic_load_n(&free_top, __ATOMIC_RELAXED);
+    uint64_t top = __atomic_load_n(list, __ATOMIC_RELAXED);
     uint64_t want;
     do {
         __atomic_store_n((uint64_t *)c, top & ~TAG_MASK, __ATOMIC_RELAXED);
         want = (uint64_t)(uintptr_t)c | ((top + 1) & TAG_MASK);
-    } while (!__atomic_compare_exchange_n(&free_top, &top, want, 1, __ATOMIC_RELEASE,
+    } while (!__atomic_compare_exchange_n(list, &top, want, 1, __ATOMIC_RELEASE,
                                           __ATOMIC_RELAXED));
 }
 
@@ -112,7 +115,12 @@ static void *map_chunk(void)
 /* No lock and no malloc: a signal handler's event may need a chunk (buffer.c). */
 static void *pool_take(int first)
 {
-    void *c = pop_free();
+    void *c = pop_from(&zeroed_top);
+    if (c) {
+        __atomic_store_n((uint64_t *)c, 0, __ATOMIC_RELAXED); /* the link word, as below */
+        return c;
+    }
+    c = pop_from(&free_top);
     if (c) {
         /* the link word may still be read by a thread that lost the race for this chunk */
         __atomic_store_n((uint64_t *)c, 0, __ATOMIC_RELAXED);
@@ -135,7 +143,13 @@ static void *pool_take(int first)
 
 void *instr_tpool_take(int first) { return pool_take(first); }
 
-void instr_tpool_give(void *chunk) { push_free(chunk); }
+void instr_tpool_give(void *chunk) { push_to(&free_top, chunk); }
+
+void instr_tpool_give_zeroed(void *chunk)
+{
+    memset((uint64_t *)chunk + 1, 0, chunk_size - sizeof(uint64_t));
+    push_to(&zeroed_top, chunk);
+}
 
 static void *event_chunk(tbuf *b)
 {

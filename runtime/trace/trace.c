@@ -92,6 +92,7 @@ static int init(void)
     OTF2_Error_RegisterCallback(otf2_error, NULL);
     instr_trace_metrics_ask();
     instr_trace_job_pending = instr_core_mpi_linked();
+    instr_tconv_init();
     return 0;
 }
 
@@ -255,15 +256,12 @@ static void *location_begin(instr_location *loc)
     s->ref = instr_trace_job_rank >= 0 ? ((uint64_t)instr_trace_job_rank << 32) | loc->id
                                        : loc->id;
     instr_trace_set_self(s);
-    if (wait) {
+    if (wait)
         s->waiting = 1;
-        s->next = instr_trace_locs;
-        instr_trace_locs = s;
-        return s;
-    }
-    /* Its OTF2 writer comes with the first conversion of its records (convert.c). */
+    /* Its OTF2 writer comes with the first conversion of its records (convert.c). Published
+     * with release: the converter thread walks the list without instr_loc_lock. */
     s->next = instr_trace_locs;
-    instr_trace_locs = s;
+    __atomic_store_n(&instr_trace_locs, s, __ATOMIC_RELEASE);
     return s;
 }
 
@@ -274,6 +272,7 @@ static void fork_child(void *data, uint64_t t)
      * them. It records nothing into the trace (docs/tracing.md). */
     instr_tloc *s = data;
     instr_trace_forked = 1;
+    instr_tconv_fork_child();
     if (s) {
         s->writer = NULL;
         s->waiting = 0;

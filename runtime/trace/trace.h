@@ -5,6 +5,7 @@
  *   events.c  the hot path: Enter/Leave records into the location's own compact buffer
  *   buffer.c  the compact buffer's chunks, its slow path, and the cut at the end
  *   convert.c compact records into the location's OTF2 event writer, kept properly nested
+ *   convert_thread.c  INSTR_TRACE_CONVERT=thread: full chunks converted on a thread of its own
  *   pool.c    the INSTR_TOTAL_MEMORY budget for event chunks (OTF2 memory callbacks) and the
  *             flush callbacks that record buffer flushes
  *   defs.c    global definitions at the end: clock, system tree, locations, strings, regions
@@ -36,6 +37,10 @@ typedef struct instr_tloc {
     uint64_t dropped_busy;  /* events of signal handlers that could not be recorded */
     uint64_t dropped_full;  /* events lost because no memory or no writer could take them */
     struct instr_tchunk *head, *tail; /* the buffer's chunks, oldest first; tail: current */
+    uint32_t conv_done;     /* records at the head chunk's start converted already (by the
+                             * converter thread, convert_thread.c; 0 without it) */
+    int partial;            /* 1 while the converter thread converts: a record not written
+                             * yet ends the conversion there (instr_trace_convert) */
     /* conversion (convert.c): regions open in what was converted, innermost last */
     uint32_t *open;
     uint32_t nopen, capopen;
@@ -74,9 +79,10 @@ void instr_trace_set_self(instr_tloc *s);
  * owning thread (an MPI record follows). */
 void instr_trace_drain(instr_tloc *s);
 /* The substrate's `open_regions` (substrate.h): the regions open in the calling thread's own
- * buffer as its conversion will nest them, outermost first (nothing is converted); above cap
- * when more are open; UINT32_MAX when the buffer is in the middle of an append or conversion
- * of this thread, or was cut. */
+ * buffer as its conversion nests them, outermost first (the buffer is converted first, as by
+ * instr_trace_drain; when a handler interrupted an append, its nesting is only read); above
+ * cap when more are open; UINT32_MAX when the buffer is in the middle of an append or
+ * conversion of this thread, or was cut. */
 uint32_t instr_trace_open_regions(void *data, uint32_t *out, uint32_t cap);
 /* At the end, for a location whose thread may still run: stops it from recording, waits
  * until it is out of the slow path, and converts what it recorded up to t_end, closing
@@ -86,10 +92,16 @@ void instr_trace_cut(instr_tloc *s, uint64_t t_end);
  * memory or a working writer. */
 void instr_trace_dropped(uint64_t *busy, uint64_t *full);
 
+/* The converter thread (convert_thread.c): the oldest full chunk of s converted and given
+ * back to the pool (1), or nothing (0: none, or it stopped before a record not written yet,
+ * to come back). With the conversion lock held, on the converter thread. */
+int instr_trace_convert_full(instr_tloc *s);
+
 /* convert.c */
 /* Writes records [r, r + n) into s->writer (or, waiting, into early.c), validated and kept
- * properly nested; records after t_max are left out. */
-void instr_trace_convert(instr_tloc *s, const instr_trec *r, size_t n, uint64_t t_max);
+ * properly nested; records after t_max are left out. The records consumed: n, or (s->partial
+ * set) the index of the first record not written yet. */
+size_t instr_trace_convert(instr_tloc *s, const instr_trec *r, size_t n, uint64_t t_max);
 /* A BufferFlush record: the run stopped from t_begin to t_end to convert the buffer. */
 void instr_trace_flush_record(instr_tloc *s, uint64_t t_begin, uint64_t t_end);
 /* Closes the regions still open in what was converted, at t. */
@@ -283,6 +295,8 @@ void instr_tpool_note_flush(uint64_t t_end);
  * lock, no malloc. The chunk's first 8 bytes are the pool's: the user leaves them alone. */
 void *instr_tpool_take(int first);
 void instr_tpool_give(void *chunk);
+/* The same, zeroed here (by the converter thread) so that the next take need not. */
+void instr_tpool_give_zeroed(void *chunk);
 
 /* Chooses the chunk size and the share of INSTR_TOTAL_MEMORY the trace may use. */
 void instr_tpool_init(int profiling_too);
@@ -291,6 +305,30 @@ void instr_tpool_init(int profiling_too);
 OTF2_ErrorCode instr_tpool_attach(OTF2_Archive *archive);
 void instr_tpool_stats_get(instr_tpool_stats *out);
 uint64_t instr_tpool_chunk_size(void);
+
+/* convert_thread.c: INSTR_TRACE_CONVERT=thread, a thread of the runtime's own that converts
+ * full chunks while the program runs (docs/tracing.md, "Converting on a thread"). */
+/* At init: reads INSTR_TRACE_CONVERT and starts the thread when asked. */
+void instr_tconv_init(void);
+/* 1 when the converter thread was started (and the process is not a forked child). */
+extern int instr_tconv_on;
+/* A chunk became full (buffer.c, on the chunk's switch): wakes the converter. No lock, no
+ * allocation: one system call at most (async-signal-safe). */
+void instr_tconv_kick(void);
+/* Every conversion, and every walk of a buffer from its head, holds this lock while the
+ * converter thread runs. 1: taken (give it back with instr_tconv_unlock), 0: not needed or
+ * already held by the calling thread (a fault inside a conversion). */
+int instr_tconv_lock(void);
+void instr_tconv_unlock(int taken);
+/* 0 once the end began (or stops the converter): the converter converts no further chunk. */
+int instr_tconv_going(void);
+/* The end: the converter stops for good (waits until it is out of its conversion), and
+ * says (INSTR_VERBOSE=1) how many chunks it converted. */
+void instr_tconv_stop(void);
+/* Chunks the converter converted and gave back (under the conversion lock). */
+extern uint64_t instr_tconv_chunks;
+/* A forked child: there is no converter thread in it. */
+void instr_tconv_fork_child(void);
 
 /* defs.c: the global definitions. 0, or -1 after a message. */
 int instr_trace_write_defs(OTF2_Archive *archive, const instr_run *run, uint64_t t_last);

@@ -75,6 +75,7 @@ static void report_dropped(const instr_run *run)
 
 int instr_trace_write(const instr_run *run, char *files, size_t size)
 {
+    instr_tconv_stop(); /* the rest is converted here, as without the converter thread */
     if (instr_trace_forked) {
         instr_warn("trace: forked child %d records no trace (only the process that started "
                    "the measurement is traced; see docs/tracing.md)", run->pid);

@@ -349,6 +349,8 @@ void instr_mem_fork_parent(void) { pthread_mutex_unlock(&lock); }
 
 void instr_mem_fork_child(void)
 {
-    pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
-    memcpy(&lock, &fresh, sizeof lock);
+    /* Held by this thread since instr_mem_fork_prepare: given back as the core gives back
+     * instr_loc_lock (made fresh instead, it stayed held for ThreadSanitizer, whose lock order
+     * then had it before instr_loc_lock in the child's end, against location_create's). */
+    pthread_mutex_unlock(&lock);
 }

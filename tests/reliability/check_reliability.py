@@ -4,8 +4,10 @@ written (exit status, stdout, its own stderr) and what was measured is kept or i
 said, under termination signals, a file-size limit, a full disk and a deep recursion.
 Usage: check_reliability.py CASE --bin DIR --work DIR --lib DIR --double LIB --hung LIB
                             [--trace 0|1] [--sampling 0|1] [--profile-trace 0|1] [--critpath 0|1]
+                            [--convert-thread 0|1]
 With --sampling 1 every run also samples (INSTR_SAMPLING=1), with --profile-trace 1 every run
-also traces (INSTR_ENABLE_TRACING=1), with --critpath 1 every run also measures the critical
+also traces (INSTR_ENABLE_TRACING=1), with --convert-thread 1 every run also traces and
+converts on the converter thread (INSTR_TRACE_CONVERT=thread), with --critpath 1 every run also measures the critical
 path (INSTR_CRITICAL_PATH=1): the same promises hold."""
 import argparse
 import json
@@ -30,6 +32,7 @@ class Skip(Exception):
 def workdir(name):
     return fresh_dir(os.path.join(A.work, A.case + (".sampling" if A.sampling else "") +
                                   (".profile_trace" if A.profile_trace else "") +
+                                  (".convert_thread" if A.convert_thread else "") +
                                   (".critpath" if A.critpath else ""), name))
 
 
@@ -348,6 +351,7 @@ def main():
     ap.add_argument("--sampling", type=int, default=0)
     ap.add_argument("--profile-trace", type=int, default=0)
     ap.add_argument("--critpath", type=int, default=0)
+    ap.add_argument("--convert-thread", type=int, default=0)
     A = ap.parse_args()
     if A.critpath:
         # Every run of the case with the critical path on (with the profile: the cursor path
@@ -366,6 +370,17 @@ def main():
 
         def clean_env(extra=None, drop=()):
             return base_env(dict({"INSTR_ENABLE_TRACING": "1"}, **(extra or {})), drop)
+    if A.convert_thread:
+        if not A.trace:
+            print("skipped %s: the runtime has no trace" % A.case)
+            return SKIP
+        # Every run with the trace converted on the runtime's converter thread
+        # (INSTR_TRACE_CONVERT=thread, docs/tracing.md): the same promises hold.
+        conv_env = clean_env
+
+        def clean_env(extra=None, drop=()):
+            return conv_env(dict({"INSTR_ENABLE_TRACING": "1", "INSTR_TRACE_CONVERT": "thread"},
+                                 **(extra or {})), drop)
     if A.sampling:
         # Every run of the case with hybrid sampling on too (docs/sampling.md), at a short
         # period so that signals meet the runtime's own work often.

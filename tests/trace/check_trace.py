@@ -24,7 +24,8 @@ CALLS = {"main": 1, "early": 1, "mid": 15, "leaf": 56, "rec": 7}
 
 
 def workdir(name):
-    return fresh_dir(os.path.join(A.work, A.case, name))
+    return fresh_dir(os.path.join(A.work, A.case + (".convert_" + A.convert if A.convert else ""),
+                                  name))
 
 
 def run(prog, args=(), env=None, name="run", timeout=600):
@@ -35,6 +36,8 @@ def run(prog, args=(), env=None, name="run", timeout=600):
     exe = prog if os.path.isabs(prog) else os.path.join(A.bin, "trace_" + prog)
     e = {k: v for k, v in os.environ.items() if not k.startswith("INSTR_")}
     e.update({"INSTR_ENABLE_TRACING": "1", "INSTR_EXPERIMENT_DIRECTORY": os.path.join(wd, "exp")})
+    if A.convert:
+        e["INSTR_TRACE_CONVERT"] = A.convert
     e.update(env or {})
     p = subprocess.run([exe] + list(args), cwd=wd, env=e,
                        capture_output=True, timeout=timeout)
@@ -201,6 +204,45 @@ def threads_case(threads, waves, iters, memory):
     # more events than the budget holds: buffers were flushed, and said so
     expect(flushes > 0, "no buffer flush with INSTR_TOTAL_MEMORY=%s" % memory)
     expect(any("INSTR_TOTAL_MEMORY=%s was full" % memory in l for l in mine), mine)
+
+
+def case_convert_thread():
+    # INSTR_TRACE_CONVERT=thread against the conversion at the end: 4 threads at once, each
+    # with records for two chunks (the smallest, with a 4 MiB budget) that the budget holds
+    # all of, so that the converter thread converts full chunks while they run and the end
+    # flushes no buffer; the same events, and no location of its own.
+    threads, iters = 4, 5000
+    got = {}
+    for mode in ("end", "thread"):
+        rc, out, mine, rest, exp = run("threads", [str(threads), "1", str(iters)], name=mode,
+                                       env={"INSTR_TOTAL_MEMORY": "4M", "INSTR_VERBOSE": "1",
+                                            "INSTR_TRACE_CONVERT": mode})
+        expect(rc == 0 and rest == [], "%s: rc %r, stderr %r" % (mode, rc, rest))
+        tr, flushes = check_archive(exp, mine)
+        expect(flushes == 0, "%s: %d buffer flushes" % (mode, flushes))
+        expect(len(tr.locations) == threads + 1, "%s: %d locations" % (mode, len(tr.locations)))
+        on = any("converting full buffer chunks on a thread" in l for l in mine)
+        expect(on == (mode == "thread"), "%s: converter thread said %r: %r" % (mode, on, mine))
+        if mode == "thread":
+            conv = [re.search(r"converter thread converted (\d+) full chunk", l) for l in mine]
+            conv = [int(m.group(1)) for m in conv if m]
+            expect(conv and conv[0] > 0, "the converter converted no chunk: %r" % mine)
+        got[mode] = (tr.enters_by_region(), tr.total_events(),
+                     sorted(sum(1 for e in tr.events[l] if e[0] in ("ENTER", "LEAVE"))
+                            for l in tr.events))
+    want = {"main": 1, "worker": threads, "outer": threads * iters, "inner": 3 * threads * iters}
+    expect(got["thread"][0] == want, "Enter counts %r, want %r" % (got["thread"][0], want))
+    expect(got["thread"] == got["end"], "thread %r != end %r" % (got["thread"][1:],
+                                                                  got["end"][1:]))
+
+
+def case_convert_invalid():
+    rc, out, mine, rest, exp = run("calls", env={"INSTR_TRACE_CONVERT": "later"})
+    expect(rc == 0 and rest == [], "rc %r, stderr %r" % (rc, rest))
+    expect(any("INSTR_TRACE_CONVERT=later" in l and "use end" in l and "thread" in l
+               for l in mine), "no message naming the variable and its values: %r" % mine)
+    tr, _ = check_archive(exp, [l for l in mine if "INSTR_TRACE_CONVERT" not in l])
+    expect(subset(tr.enters_by_region(), CALLS) == CALLS, tr.enters_by_region())
 
 
 def case_threads():
@@ -425,6 +467,7 @@ def main():
     ap.add_argument("--lib", required=True)
     ap.add_argument("--wrapper", help="the instr compiler wrapper (signals_plugins)")
     ap.add_argument("--double", help="the full-disk test double, enospc_double (disk_full)")
+    ap.add_argument("--convert", help="INSTR_TRACE_CONVERT for every run (thread)")
     A = ap.parse_args()
     sys.path.insert(0, A.lib)
     import profile as prof_mod
