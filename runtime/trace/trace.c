@@ -228,6 +228,7 @@ void instr_trace_close_location(instr_tloc *s, uint64_t t_end)
         instr_warn("trace: closing the event writer of thread %u failed (%s): its events may be "
                    "incomplete", s->id, OTF2_Error_GetName(rc));
         s->refused += n;
+        s->unclosed = w;
     }
 }
 

@@ -57,6 +57,9 @@ typedef struct instr_tloc {
     uint64_t io_match;       /* the last I/O operation's matching id */
 
     OTF2_EvtWriter *writer; /* NULL: no writer (yet, or anymore) */
+    /* A writer OTF2 failed to close (a full disk): OTF2 no longer owns it and it cannot be
+     * freed, so it is kept here, reachable like the archive left open, and never used. */
+    OTF2_EvtWriter *unclosed;
     uint64_t last;          /* last timestamp written: records never go back in time */
     uint64_t refused;       /* records the OTF2 library refused (reported at the end) */
     instr_location *loc;
