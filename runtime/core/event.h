@@ -178,22 +178,33 @@ static inline int instr_state_get(void) { return __atomic_load_n(&instr_state, _
  * off, and an event that still sees it on belongs to the time before). */
 static inline int instr_fast_get(void) { return __atomic_load_n(&instr_fast, __ATOMIC_RELAXED); }
 
+/* The direct trace path's append when `on` (the caller's test of its flag): the record of
+ * region's event (`kind`) at now(), the clock's read inlined; 0 when the thread is not on
+ * the path or the handle is not a region's. */
+static inline __attribute__((always_inline)) int instr_event_trace_put(int on, uint32_t region,
+                                                                     uint32_t kind,
+                                                                     uint64_t (*now)(void))
+{
+#ifdef INSTR_RT_HAVE_TRACE
+    struct instr_tloc *s = instr_tls_trace;
+    if (__builtin_expect(!on || !s || region - 1 >= INSTR_TREC_ARG_MASK, 0))
+        return 0;
+    instr_record_put(s, kind << INSTR_TREC_KIND_SHIFT | region, now());
+    return 1;
+#else
+    (void)on;
+    (void)region;
+    (void)kind;
+    (void)now;
+    return 0;
+#endif
+}
+
 /* instr_event_trace_direct with the flag the caller read (`fast`). Always inlined, also into
  * cold callers (cyg's slow paths), which gcc would otherwise give a call of it. */
 static inline __attribute__((always_inline)) int instr_event_trace_direct_in(int fast, uint32_t region, uint32_t kind)
 {
-#ifdef INSTR_RT_HAVE_TRACE
-    struct instr_tloc *s = instr_tls_trace;
-    if (__builtin_expect(fast != INSTR_FAST_TRACE || !s || region - 1 >= INSTR_TREC_ARG_MASK, 0))
-        return 0;
-    instr_record_put(s, kind << INSTR_TREC_KIND_SHIFT | region, instr_clock_tsc());
-    return 1;
-#else
-    (void)fast;
-    (void)region;
-    (void)kind;
-    return 0;
-#endif
+    return instr_event_trace_put(fast == INSTR_FAST_TRACE, region, kind, instr_clock_tsc);
 }
 
 /* The same on the direct trace path with another timer than the TSC (INSTR_FAST_TRACE_CLOCK),
@@ -201,17 +212,7 @@ static inline __attribute__((always_inline)) int instr_event_trace_direct_in(int
 static inline __attribute__((always_inline)) int instr_event_trace_direct_clock(uint32_t region,
                                                                               uint32_t kind)
 {
-#ifdef INSTR_RT_HAVE_TRACE
-    struct instr_tloc *s = instr_tls_trace;
-    if (__builtin_expect(!s || region - 1 >= INSTR_TREC_ARG_MASK, 0))
-        return 0;
-    instr_record_put(s, kind << INSTR_TREC_KIND_SHIFT | region, instr_clock_other());
-    return 1;
-#else
-    (void)region;
-    (void)kind;
-    return 0;
-#endif
+    return instr_event_trace_put(1, region, kind, instr_clock_other);
 }
 
 /* 1 when the event was recorded by the direct trace path: `kind` is INSTR_TREC_ENTER or
