@@ -531,22 +531,35 @@ def case_eventflow():
     expect(per_location(callcount(exp))[1] == {"worker": 1, "a": 3, "b": 6}, "callcount")
 
 
-def case_mpi():
-    """4 ranks: callcount's per-location counts in every rank's directory, the job's sums on
-    rank 0 through the communication callbacks; the probe's reduce over the job."""
+def build_mpi_program(name):
+    """progs/<name>.c built with `instr mpicc -O1` in the case's build directory; its path."""
     work = fresh_dir(os.path.join(A.work, A.case, "build"))
-    exe = os.path.join(work, "mpi_calls")
-    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "progs", "mpi_calls.c")
+    exe = os.path.join(work, name)
+    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "progs", name + ".c")
     b = subprocess.run([A.instr, A.mpicc, "-O1", src, "-o", exe], capture_output=True,
                        timeout=120)
     expect(b.returncode == 0, "instr mpicc: %s" % b.stderr.decode(errors="replace"))
-    env = env_for("callcount,probe,eventflow")
+    return exe
+
+
+def run_mpi_job(exe, env):
+    """exe on 4 oversubscribed ranks with env (exported to every rank), in a fresh run
+    directory; (the completed process, the run directory)."""
     cmd = [A.mpirun, "--oversubscribe", "--allow-run-as-root", "-np", "4"]
     for k in env:
         cmd += ["-x", k]
     run_dir = fresh_dir(os.path.join(A.work, A.case, "run"))
     p = subprocess.run(cmd + [exe], cwd=run_dir, env=clean_env(env), capture_output=True,
                        timeout=240)
+    return p, run_dir
+
+
+def case_mpi():
+    """4 ranks: callcount's per-location counts in every rank's directory, the job's sums on
+    rank 0 through the communication callbacks; the probe's reduce over the job."""
+    exe = build_mpi_program("mpi_calls")
+    env = env_for("callcount,probe,eventflow")
+    p, run_dir = run_mpi_job(exe, env)
     expect(p.returncode == 0, "mpirun: %s" % p.stderr.decode(errors="replace")[-2000:])
     # sink per rank: 6 + 2 (rank + 1); over 4 ranks 24 + 20.
     expect(p.stdout.decode() == "sum=44\n", "stdout %r" % p.stdout.decode())
@@ -601,23 +614,13 @@ def case_mpi_events():
     definition; the version 2 plugin loads and keeps Fortran handles; the job's trace (same
     run) reads with otf2-print -A -Werror and has the same operations per rank, and one RMA
     window definition per window (one per half), each with its half's communicator."""
-    work = fresh_dir(os.path.join(A.work, A.case, "build"))
-    exe = os.path.join(work, "mpi_events")
-    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "progs", "mpi_events.c")
-    b = subprocess.run([A.instr, A.mpicc, "-O1", src, "-o", exe], capture_output=True,
-                       timeout=120)
-    expect(b.returncode == 0, "instr mpicc: %s" % b.stderr.decode(errors="replace"))
+    exe = build_mpi_program("mpi_events")
     # The window through Open MPI's point-to-point component: its shared-memory one (osc sm)
     # failed MPI_Win_create twice in a row in a full CI run (open(2) of its backing file in the
     # session directory: ENOENT), and never alone; what is checked is instr's events and
     # definitions of the window, the same with either component.
     env = env_for("mpiprobe,probe2", {"INSTR_ENABLE_TRACING": "1", "OMPI_MCA_osc": "pt2pt"})
-    cmd = [A.mpirun, "--oversubscribe", "--allow-run-as-root", "-np", "4"]
-    for k in env:
-        cmd += ["-x", k]
-    run_dir = fresh_dir(os.path.join(A.work, A.case, "run"))
-    p = subprocess.run(cmd + [exe], cwd=run_dir, env=clean_env(env), capture_output=True,
-                       timeout=240)
+    p, run_dir = run_mpi_job(exe, env)
     err = p.stderr.decode(errors="replace")
     expect(p.returncode == 0, "mpirun: %s" % err[-2000:])
     expect(p.stdout.decode() == "ok\n" and "wrong" not in err, "stdout %r %r" % (p.stdout, err))
@@ -708,19 +711,9 @@ def case_mpi_intercomm():
     run) reads with otf2-print -A -Werror, has the same operations per rank, the
     inter-communicators as InterComm definitions of both halves, and its point-to-point
     records name the remote rank."""
-    work = fresh_dir(os.path.join(A.work, A.case, "build"))
-    exe = os.path.join(work, "mpi_intercomm")
-    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "progs", "mpi_intercomm.c")
-    b = subprocess.run([A.instr, A.mpicc, "-O1", src, "-o", exe], capture_output=True,
-                       timeout=120)
-    expect(b.returncode == 0, "instr mpicc: %s" % b.stderr.decode(errors="replace"))
+    exe = build_mpi_program("mpi_intercomm")
     env = env_for("mpiprobe", {"INSTR_ENABLE_TRACING": "1"})
-    cmd = [A.mpirun, "--oversubscribe", "--allow-run-as-root", "-np", "4"]
-    for k in env:
-        cmd += ["-x", k]
-    run_dir = fresh_dir(os.path.join(A.work, A.case, "run"))
-    p = subprocess.run(cmd + [exe], cwd=run_dir, env=clean_env(env), capture_output=True,
-                       timeout=240)
+    p, run_dir = run_mpi_job(exe, env)
     err = p.stderr.decode(errors="replace")
     expect(p.returncode == 0, "mpirun: %s" % err[-2000:])
     expect(p.stdout.decode() == "ok\n" and "wrong" not in err, "stdout %r %r" % (p.stdout, err))
