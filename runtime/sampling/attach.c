@@ -180,7 +180,7 @@ uint64_t instr_sampling_attach(const instr_run *run)
     int slot = instr_substrate_slot_with(INSTR_SUBSTRATE_CURSOR);
     uint64_t period = (uint64_t)((double)instr_sampling_period_ns * instr_clock_hz() / 1e9 + 0.5);
     uint64_t taken = 0, dropped = 0, attached = 0, unplaced = 0, handled = 0, hticks = 0;
-    uint64_t fast = 0, slow = 0, stretched = 0;
+    uint64_t fast = 0, slow = 0, stretched = 0, in_fork = 0;
     uint32_t stretch_max = 1;
     size_t bytes = 0;
     uint64_t t0 = instr_clock_now();
@@ -188,6 +188,7 @@ uint64_t instr_sampling_attach(const instr_run *run)
     for (instr_sampler *t = instr_samplers(); t; t = t->next) {
         taken += t->taken;
         dropped += t->dropped;
+        in_fork += t->in_fork;
         handled += t->handled;
         hticks += t->handler_ticks;
         fast += t->steps_fast;
@@ -252,6 +253,10 @@ uint64_t instr_sampling_attach(const instr_run *run)
                       "meanwhile (the samples weigh as many periods)",
                    (unsigned long long)stretched, stretch_max,
                    (unsigned long long)instr_sampling_period_ns);
+    if (in_fork)
+        instr_info(1, "sampling: %llu samples not taken while a fork was under way (no thread "
+                      "unwinds while the process is copied)",
+                   (unsigned long long)in_fork);
     if (dropped)
         instr_warn("sampling: %llu of %llu samples were dropped because a thread's buffer was "
                    "full; raise INSTR_SAMPLING_BUFFER",

@@ -50,6 +50,12 @@ static int enabled;
 static size_t buffer_bytes = (size_t)8 << 20;
 static uint64_t period_ticks; /* the configured period in the event clock's ticks */
 static int sampling_on; /* 0: the handler returns at once */
+/* A fork is under way (fork_prepare to the end of the fork): handlers return at once, so that
+ * no thread is inside libunwind or the dynamic loader's dl_iterate_phdr when the process is
+ * copied; a lock held there would stay held in the child, whose handlers would then wait on
+ * it forever. in_handlers counts the handlers running on every thread. */
+static int forking;
+static int in_handlers;
 static instr_sampler *all; /* newest first; linked with a CAS, never unlinked */
 static _Thread_local instr_sampler *tls_sampler __attribute__((tls_model("initial-exec")));
 
@@ -312,13 +318,8 @@ static void pace(instr_sampler *t, uint64_t gap, uint64_t spent)
     }
 }
 
-static void on_sample(int sig, siginfo_t *si, void *ucv)
+static void take_sample(instr_sampler *t, siginfo_t *si, void *ucv)
 {
-    (void)sig;
-    instr_sampler *t = tls_sampler;
-    if (!t || !__atomic_load_n(&sampling_on, __ATOMIC_RELAXED) ||
-        __atomic_load_n(&t->stopped, __ATOMIC_ACQUIRE))
-        return;
     /* Only our timer's signal: the POSIX timer's, or the task clock's overflow (F_SETSIG). */
     if (si->si_code != SI_TIMER && !(t->fd >= 0 && si->si_fd == t->fd))
         return;
@@ -406,6 +407,24 @@ static void on_sample(int sig, siginfo_t *si, void *ucv)
     pace(t, t->last_exit && t0 > t->last_exit ? t0 - t->last_exit : UINT64_MAX, spent);
     t->last_exit = instr_clock_now();
     errno = saved;
+}
+
+static void on_sample(int sig, siginfo_t *si, void *ucv)
+{
+    (void)sig;
+    instr_sampler *t = tls_sampler;
+    if (!t || !__atomic_load_n(&sampling_on, __ATOMIC_RELAXED) ||
+        __atomic_load_n(&t->stopped, __ATOMIC_ACQUIRE))
+        return;
+    /* Counted before the test of forking, which fork_prepare sets before it reads the count
+     * (both sequentially consistent): either fork_prepare waits for this handler, or this
+     * handler sees the fork and returns. */
+    __atomic_add_fetch(&in_handlers, 1, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&forking, __ATOMIC_SEQ_CST))
+        t->in_fork += t->stretch;
+    else
+        take_sample(t, si, ucv);
+    __atomic_sub_fetch(&in_handlers, 1, __ATOMIC_RELEASE);
 }
 
 /* The thread's task clock as a perf_event software event whose overflow, every period of
@@ -552,19 +571,37 @@ static void fork_prepare(void)
 {
     if (tls_sampler)
         disarm(tls_sampler);
+    __atomic_store_n(&forking, 1, __ATOMIC_SEQ_CST);
+    /* A handler takes microseconds; one preempted on a loaded machine, a time slice or a few.
+     * After a second the fork goes ahead regardless (a handler that never ends is a hang of
+     * its own, not to be made worse by a fork that never happens). */
+    struct timespec nap = {0, 20000};
+    for (int i = 0; i < 50000 && __atomic_load_n(&in_handlers, __ATOMIC_SEQ_CST); i++)
+        nanosleep(&nap, NULL);
 }
 
 static void fork_parent(void)
 {
+    __atomic_store_n(&forking, 0, __ATOMIC_RELEASE);
     instr_sampler *t = tls_sampler;
     if (t && __atomic_load_n(&sampling_on, __ATOMIC_ACQUIRE) && !t->stopped)
         arm(t);
+}
+
+/* In the child, the other threads and their handlers do not exist. Also an atfork child
+ * handler of its own: the forking thread may have no sampler (fork_child_thread is then not
+ * called), and before that handler its timer may already fire (it is armed anew there). */
+static void fork_child_handlers(void)
+{
+    __atomic_store_n(&in_handlers, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&forking, 0, __ATOMIC_RELEASE);
 }
 
 static void fork_child_thread(void *data, uint64_t t0)
 {
     (void)t0;
     instr_sampler *t = data;
+    fork_child_handlers();
     /* The other threads' samplers stay mapped but their threads do not exist here. */
     for (instr_sampler *o = instr_samplers(); o; o = o->next) {
         /* The parent's task clocks: our copies of their descriptors are closed, never
@@ -580,7 +617,7 @@ static void fork_child_thread(void *data, uint64_t t0)
     /* The parent's samples stay with the parent's profile. */
     t->cur = t->traced = t->buf;
     t->trace_prev = t->trace_prev_open = 0;
-    t->taken = t->dropped = t->unwound_none = t->stretched = 0;
+    t->taken = t->dropped = t->in_fork = t->unwound_none = t->stretched = 0;
     t->stretch_max = 0;
     t->tid = (int)syscall(SYS_gettid);
     if (__atomic_load_n(&sampling_on, __ATOMIC_ACQUIRE))
@@ -638,7 +675,7 @@ static int init(void)
                    strerror(errno));
         return -1;
     }
-    pthread_atfork(fork_prepare, fork_parent, NULL);
+    pthread_atfork(fork_prepare, fork_parent, fork_child_handlers);
     instr_sampling_trace_init();
     __atomic_store_n(&sampling_on, 1, __ATOMIC_RELEASE);
     instr_info(1, "sampling: every %llu ns of %s time, SIGPROF, %zu bytes of buffer per thread",

@@ -47,6 +47,7 @@ typedef struct instr_sampler {
     char *buf, *cur, *end;  /* records; cur is published with release after each record */
     uint64_t taken;         /* periods recorded */
     uint64_t dropped;       /* periods not recorded: buffer full */
+    uint64_t in_fork;       /* periods not recorded: a fork was under way (sampler.c) */
     uint64_t unwound_none;  /* samples whose unwinding failed at the first frame */
     uint64_t handled;       /* signals handled, and the ticks spent in the handler for them */
     uint64_t handler_ticks;
