@@ -614,7 +614,7 @@ def trace_coll_ends(out):
     ends = collections.defaultdict(list)
     for m in re.finditer(r"^(?:MPI_COLLECTIVE_END|NON_BLOCKING_COLLECTIVE_COMPLETE)\s+(\d+)\s+"
                          r"\d+\s+Operation: (\w+), Communicator: (?:\"[^\"]*\" )?<(\d+)>, "
-                         r"Root: (\w+), Sent: (\d+), Received: (\d+)", out, re.M):
+                         r"Root: (\w+)(?: \([^)]*\))?, Sent: (\d+), Received: (\d+)", out, re.M):
         ends[int(m.group(1)) >> 32].append((m.group(2), names.get(m.group(3), m.group(3)),
                                             m.group(4), int(m.group(5)), int(m.group(6))))
     return dict(ends)
@@ -709,17 +709,17 @@ def case_mpi_events():
     ends = trace_coll_ends(t.stdout)
     for r in range(4):
         half = "MPI_Comm_split (comm %d.2, 2 ranks)" % (r % 2)
-        idup = "MPI_Comm_idup (comm %d, 2 ranks)" % ("0.4" if r % 2 == 0 else "1.3")
-        want = [("CREATE_HANDLE", "MPI_COMM_WORLD", "UNDEFINED", 0, 0),
-                ("CREATE_HANDLE", "MPI_COMM_WORLD", "UNDEFINED", 0, 0),
-                ("CREATE_HANDLE", half, "UNDEFINED", 0, 0),
-                ("BARRIER", "MPI_COMM_WORLD", "UNDEFINED", 0, 0),
-                ("ALLREDUCE", half, "UNDEFINED", 8, 8),
+        idup = "MPI_Comm_idup (comm %s, 2 ranks)" % ("0.4" if r % 2 == 0 else "1.3")
+        want = [("CREATE_HANDLE", "MPI_COMM_WORLD", "NONE", 0, 0),
+                ("CREATE_HANDLE", "MPI_COMM_WORLD", "NONE", 0, 0),
+                ("CREATE_HANDLE", half, "NONE", 0, 0),
+                ("BARRIER", "MPI_COMM_WORLD", "NONE", 0, 0),
+                ("ALLREDUCE", half, "NONE", 8, 8),
                 ("BCAST", "MPI_Comm_dup (comm 0.3, 4 ranks)", "0", 32 if r == 0 else 0, 8),
-                ("ALLREDUCE", half, "UNDEFINED", 8, 8),
-                ("DESTROY_HANDLE", idup, "UNDEFINED", 0, 0),
-                ("DESTROY_HANDLE", "MPI_Comm_dup (comm 0.3, 4 ranks)", "UNDEFINED", 0, 0),
-                ("DESTROY_HANDLE", half, "UNDEFINED", 0, 0)]
+                ("ALLREDUCE", half, "NONE", 8, 8),
+                ("DESTROY_HANDLE", idup, "NONE", 0, 0),
+                ("DESTROY_HANDLE", "MPI_Comm_dup (comm 0.3, 4 ranks)", "NONE", 0, 0),
+                ("DESTROY_HANDLE", half, "NONE", 0, 0)]
         expect(ends.get(r) == want, "rank %d trace's collectives %r, expected %r"
                % (r, ends.get(r), want))
     # Communicators with their parents: the one each was made from
@@ -866,21 +866,21 @@ def case_mpi_intercomm():
 
         def ic_of(c, how):
             return "%s (intercomm 0.%d, 2+2 ranks)" % (how, c)
-        made = ("CREATE_HANDLE", ic, "UNDEFINED", 0, 0)
-        want = [("CREATE_HANDLE", "MPI_COMM_WORLD", "UNDEFINED", 0, 0),
-                ("CREATE_HANDLE", half, "UNDEFINED", 0, 0),
-                ("BARRIER", ic, "UNDEFINED", 0, 0),
+        made = ("CREATE_HANDLE", ic, "NONE", 0, 0)
+        want = [("CREATE_HANDLE", "MPI_COMM_WORLD", "NONE", 0, 0),
+                ("CREATE_HANDLE", half, "NONE", 0, 0),
+                ("BARRIER", ic, "NONE", 0, 0),
                 ("BCAST", ic, root, 16 if r == 0 else 0, 8 if h else 0)]
         for op, sizes in inter_colls(r):
             d = dict(kv.split("=") for kv in sizes.split())
-            want.append((ops[op], ic, root if "root" in d else "UNDEFINED", int(d["sent"]),
+            want.append((ops[op], ic, root if "root" in d else "NONE", int(d["sent"]),
                          int(d["recvd"])))
         for c, how in [(4, "MPI_Comm_dup"), (5, "MPI_Comm_split"), (6, "MPI_Comm_create"),
                        (7, "MPI_Comm_idup"), (8, "MPI_Comm_idup")]:
-            want += [made, ("BARRIER", ic_of(c, how), "UNDEFINED", 0, 0)]
+            want += [made, ("BARRIER", ic_of(c, how), "NONE", 0, 0)]
         merged = "MPI_Intercomm_merge (comm 0.9, 4 ranks)"
-        want += [made, ("ALLREDUCE", merged, "UNDEFINED", 16, 16)]
-        want += [("DESTROY_HANDLE", n, "UNDEFINED", 0, 0) for n in
+        want += [made, ("ALLREDUCE", merged, "NONE", 16, 16)]
+        want += [("DESTROY_HANDLE", n, "NONE", 0, 0) for n in
                  [merged, ic_of(8, "MPI_Comm_idup"), ic_of(7, "MPI_Comm_idup"),
                   ic_of(6, "MPI_Comm_create"), ic_of(5, "MPI_Comm_split"),
                   ic_of(4, "MPI_Comm_dup"), ic, half]]
