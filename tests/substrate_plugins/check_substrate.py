@@ -431,7 +431,7 @@ def case_bad_plugins():
          "INSTR_PLUGIN_PATH")
     line(mine, "INSTR_SUBSTRATE_PLUGINS=bad_no_entry", "no entry point",
          "instr_substrate_plugin_get_info")
-    line(mine, "INSTR_SUBSTRATE_PLUGINS=bad_version", "version 99", "versions 1 to 3")
+    line(mine, "INSTR_SUBSTRATE_PLUGINS=bad_version", "version 99", "versions 1 to 4")
     line(mine, "INSTR_SUBSTRATE_PLUGINS=bad_init", "failed to initialise", "-7")
     line(mine, "INSTR_SUBSTRATE_PLUGINS", "'../x'", "not a plugin name")
     expect(len(mine) == 6, "one line each and the summary:\n%s" % "\n".join(mine))
