@@ -769,6 +769,32 @@ def inter_colls(r):
             (11, "sent=8 recvd=8"), (6, "sent=8 recvd=8"), (8, "sent=8 recvd=8")]
 
 
+def uneven_lines(r):
+    """The mpiprobe lines of progs/mpi_intercomm.c's uneven inter-communicator at world rank
+    r: world rank 0 (group A; its group {0} is MPI_COMM_SELF's there) against ranks 1 to 3
+    (their group {1,2,3} is new, group 5); rank 0 leads comm 0.10 and the inter-communicator
+    0.11, rank 1 the three's comm 1.3. Allreduce, Allgather, Alltoall of 1 int (4 bytes) per
+    rank of the other group: rank 0 sends and receives 3 blocks, the others 1."""
+    if r == 0:
+        lone = ["def comm 10 MPI_Comm_split (comm 0.10, 1 ranks) group=1 size=1 rank=0 leader=0 "
+                "seq=10"]
+        ic = ["def group 5 1,2,3",
+              "def comm 11 MPI_Intercomm_create (intercomm 0.11, 1+3 ranks) group=1 size=1 "
+              "rank=0 leader=0 seq=11 remote=5"]
+        b = 12
+    else:
+        lone = ["def group 5 1,2,3",
+                "def comm 10 MPI_Comm_split (comm 1.3, 3 ranks) group=5 size=3 rank=%d leader=1 "
+                "seq=3" % (r - 1)]
+        ic = ["def group 6 0",
+              "def comm 11 MPI_Intercomm_create (intercomm 0.11, 1+3 ranks) group=5 size=3 "
+              "rank=%d leader=0 seq=11 remote=6" % (r - 1)]
+        b = 4
+    return (lone + ["coll_end 17 0"] + ic + ["coll_end 17 10"] +
+            ["coll_end %d 11 sent=%d recvd=%d" % (op, b, b) for op in (11, 6, 8)] +
+            ["coll_end 18 11", "coll_end 18 10"])
+
+
 def case_mpi_intercomm():
     """4 ranks, interface version 3 (progs/mpi_intercomm.c, the mpiprobe test double):
     inter-communicators (MPI_Intercomm_create, and MPI_Comm_dup, _split, _create and _idup of
@@ -830,7 +856,8 @@ def case_mpi_intercomm():
             "def comm 9 MPI_Intercomm_merge (comm 0.9, 4 ranks) group=4 size=4 rank=%d "
             "leader=0 seq=9" % (h * 2 + l), "coll_end 17 3",
             "coll_end 11 9 sent=16 recvd=16",
-        ] + ["coll_end 18 %d" % c for c in (9, 8, 7, 6, 5, 4, 3, 2)] + ["bad_defs 0"]
+        ] + uneven_lines(r) + ["coll_end 18 %d" % c for c in (9, 8, 7, 6, 5, 4, 3, 2)] + [
+            "bad_defs 0"]
         expect(got == want, "rank %d mpiprobe.txt:\n%s\nexpected:\n%s"
                % (r, "\n".join(got), "\n".join(want)))
     trace = os.path.join(job, "traces.otf2")
@@ -846,10 +873,11 @@ def case_mpi_intercomm():
     # barriers on inter, dup, split, create and the two idups; the broadcast; the six rooted
     # and all-to-all ones on inter; the merged one's allreduce; the split, the
     # MPI_Intercomm_create, dup, split, create and merge of inter (CREATE_HANDLE) and the
-    # eight MPI_Comm_free (DESTROY_HANDLE); the two idups non-blocking (CREATE_HANDLE)
+    # eight MPI_Comm_free (DESTROY_HANDLE); the two idups non-blocking (CREATE_HANDLE); the
+    # uneven inter-communicator: 2 made, 3 collectives, 2 freed
     per_rank = {"MPI_SEND": 3, "MPI_RECV": 2, "MPI_ISEND": 1, "MPI_ISEND_COMPLETE": 1,
-                "MPI_IRECV_REQUEST": 2, "MPI_IRECV": 2, "MPI_COLLECTIVE_BEGIN": 28,
-                "MPI_COLLECTIVE_END": 28, "NON_BLOCKING_COLLECTIVE_REQUEST": 2,
+                "MPI_IRECV_REQUEST": 2, "MPI_IRECV": 2, "MPI_COLLECTIVE_BEGIN": 35,
+                "MPI_COLLECTIVE_END": 35, "NON_BLOCKING_COLLECTIVE_REQUEST": 2,
                 "NON_BLOCKING_COLLECTIVE_COMPLETE": 2}
     want_counts = {(k, r): v for k, v in per_rank.items() for r in range(4)}
     expect(dict(counts) == want_counts, "trace's MPI events per rank %r, expected %r"
@@ -880,6 +908,14 @@ def case_mpi_intercomm():
             want += [made, ("BARRIER", ic_of(c, how), "NONE", 0, 0)]
         merged = "MPI_Intercomm_merge (comm 0.9, 4 ranks)"
         want += [made, ("ALLREDUCE", merged, "NONE", 16, 16)]
+        lone = ("MPI_Comm_split (comm 0.10, 1 ranks)" if r == 0 else
+                "MPI_Comm_split (comm 1.3, 3 ranks)")
+        uneven = "MPI_Intercomm_create (intercomm 0.11, 1+3 ranks)"
+        b = 12 if r == 0 else 4
+        want += [("CREATE_HANDLE", "MPI_COMM_WORLD", "NONE", 0, 0),
+                 ("CREATE_HANDLE", lone, "NONE", 0, 0)]
+        want += [(op, uneven, "NONE", b, b) for op in ("ALLREDUCE", "ALLGATHER", "ALLTOALL")]
+        want += [("DESTROY_HANDLE", uneven, "NONE", 0, 0), ("DESTROY_HANDLE", lone, "NONE", 0, 0)]
         want += [("DESTROY_HANDLE", n, "NONE", 0, 0) for n in
                  [merged, ic_of(8, "MPI_Comm_idup"), ic_of(7, "MPI_Comm_idup"),
                   ic_of(6, "MPI_Comm_create"), ic_of(5, "MPI_Comm_split"),
@@ -889,13 +925,14 @@ def case_mpi_intercomm():
     # The inter-communicators: InterComm definitions, group A (the halves' leader, world rank
     # 0, is in it) and group B by their members' world ranks.
     groups = {int(m.group(1)): [int(x) for x in re.findall(r"(\d+) \(\"", m.group(2))]
-              for m in re.finditer(r"^GROUP\s+(\d+)\s+Name: .*?Members:?(.*)$", t.stdout, re.M)}
+              for m in re.finditer(r"^GROUP\s+(\d+)\s+Name: .*?Members?:?(.*)$", t.stdout, re.M)}
     inters = re.findall(r'^INTER_COMM\s+\d+\s+name: "([^"]*)" <\d+>, Group A: "[^"]*" <(\d+)>, '
                         r'Group B: "[^"]*" <(\d+)>', t.stdout, re.M)
     expect(sorted((n, groups.get(int(a)), groups.get(int(b))) for n, a, b in inters) ==
-           sorted(("%s (intercomm 0.%d, 2+2 ranks)" % (how, c), [0, 2], [1, 3]) for c, how in
-                  [(3, "MPI_Intercomm_create"), (4, "MPI_Comm_dup"), (5, "MPI_Comm_split"),
-                   (6, "MPI_Comm_create"), (7, "MPI_Comm_idup"), (8, "MPI_Comm_idup")]),
+           sorted([("%s (intercomm 0.%d, 2+2 ranks)" % (how, c), [0, 2], [1, 3]) for c, how in
+                   [(3, "MPI_Intercomm_create"), (4, "MPI_Comm_dup"), (5, "MPI_Comm_split"),
+                    (6, "MPI_Comm_create"), (7, "MPI_Comm_idup"), (8, "MPI_Comm_idup")]] +
+                  [("MPI_Intercomm_create (intercomm 0.11, 1+3 ranks)", [0], [1, 2, 3])]),
            "trace's inter-communicators %r (groups %r)" % (inters, groups))
     comms = re.findall(r'^COMM\s+\d+\s+Name: "([^"]*)" <\d+>, Group: "[^"]*" <(\d+)>',
                        t.stdout, re.M)
@@ -908,6 +945,8 @@ def case_mpi_intercomm():
     expect(parents == {"MPI_COMM_WORLD": "", "MPI_COMM_SELF": "",
                        "MPI_Comm_split (comm 0.2, 2 ranks)": "MPI_COMM_WORLD",
                        "MPI_Comm_split (comm 1.2, 2 ranks)": "MPI_COMM_WORLD",
+                       "MPI_Comm_split (comm 0.10, 1 ranks)": "MPI_COMM_WORLD",
+                       "MPI_Comm_split (comm 1.3, 3 ranks)": "MPI_COMM_WORLD",
                        "MPI_Intercomm_merge (comm 0.9, 4 ranks)":
                            "MPI_Intercomm_create (intercomm 0.3, 2+2 ranks)"},
            "trace's communicators' parents %r" % parents)

@@ -19,7 +19,11 @@
  *     MPI_ERRORS_RETURN: MPI forbids it, Open MPI refuses it) and then completes by MPI_Wait:
  *     communicator 8, one MPI_Barrier on it;
  *   - MPI_Intercomm_merge (high = h: half 0 first): communicator 9, an intra-communicator of
- *     4 ranks (world ranks 0, 2, 1, 3), one MPI_Allreduce of 1 int on it. */
+ *     4 ranks (world ranks 0, 2, 1, 3), one MPI_Allreduce of 1 int on it;
+ *   - MPI_Comm_split of the world into world rank 0 and ranks 1 to 3 (communicator 10),
+ *     MPI_Intercomm_create of the two (tag 8; communicator 11, groups of 1 and 3 ranks),
+ *     MPI_Allreduce, MPI_Allgather and MPI_Alltoall of 1 int per rank of the other group on
+ *     it, both freed. */
 #include <mpi.h>
 #include <stdio.h>
 
@@ -106,6 +110,21 @@ int main(int argc, char **argv)
     MPI_Comm_rank(merged, &mrank);
     MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, merged);
     bad |= mrank != h * 2 + l || sum != 6;
+
+    /* Groups of unequal size, where the other group's size is not the own one: world rank 0
+     * alone against ranks 1 to 3. */
+    MPI_Comm lone, uneven;
+    MPI_Comm_split(MPI_COMM_WORLD, rank == 0, rank, &lone);
+    MPI_Intercomm_create(lone, 0, MPI_COMM_WORLD, rank == 0 ? 1 : 0, 8, &uneven);
+    int three[3] = {-1, -1, -1}, outs[3] = {rank, rank, rank};
+    MPI_Allreduce(&one, &v, 1, MPI_INT, MPI_SUM, uneven);
+    bad |= v != (rank == 0 ? 6 : 0);
+    MPI_Allgather(&one, 1, MPI_INT, three, 1, MPI_INT, uneven);
+    bad |= rank == 0 ? three[0] != 1 || three[2] != 3 : three[0] != 0;
+    MPI_Alltoall(outs, 1, MPI_INT, three, 1, MPI_INT, uneven);
+    bad |= rank == 0 ? three[0] != 1 || three[2] != 3 : three[0] != 0;
+    MPI_Comm_free(&uneven);
+    MPI_Comm_free(&lone);
 
     int remote = 0;
     MPI_Comm_remote_size(idup2, &remote);
