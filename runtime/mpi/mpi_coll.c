@@ -12,9 +12,9 @@
  * from the arguments MPI uses instead. On an inter-communicator the data goes to the other
  * group (R ranks): a rooted call's root (MPI_ROOT) sends or receives R blocks, the other
  * group's ranks one each, the root's group's other ranks (MPI_PROC_NULL) nothing; an
- * all-to-all call sends and receives R blocks per rank (Reduce_scatter: its whole vector
- * out, its own block from each of the R ranks in), so that the job's sent and received bytes
- * stay equal. Neighbourhood collectives are not covered (region only; docs/mpi.md).
+ * all-to-all call sends and receives R blocks per rank (Reduce_scatter and _block: its
+ * whole vector out, its own block from each of the R ranks in), so that the job's sent and
+ * received bytes stay equal. Neighbourhood collectives are not covered (region only; docs/mpi.md).
  *
  * Communicator creation and MPI_Comm_free are collectives too, as Score-P records them
  * (instr_mpi_comm_coll_begin/_end): MpiCollectiveBegin/End with OTF2's CREATE_HANDLE or
@@ -233,10 +233,15 @@ void instr_mpi_coll_reduce(int rc, int op, int count, const int *rcounts, MPI_Da
             recvd = root == MPI_ROOT ? rn * b : 0;
             break;
         case INSTR_COLL_ALLREDUCE:
-        case INSTR_COLL_REDUCE_SCATTER_BLOCK:
             sent = recvd = rn * b;
             break;
-        case INSTR_COLL_REDUCE_SCATTER: /* recvcounts: the local group's blocks */
+        /* The local group's blocks make the vector (both groups' vectors are as long), the
+         * other group's vectors reduce into the rank's own block. */
+        case INSTR_COLL_REDUCE_SCATTER_BLOCK:
+            sent = n * b;
+            recvd = rn * b;
+            break;
+        case INSTR_COLL_REDUCE_SCATTER:
             sent = sum(rcounts, (int)n, t);
             recvd = rcounts ? rn * bytes(rcounts[me], t) : 0;
             break;
