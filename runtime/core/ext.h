@@ -115,7 +115,9 @@ enum {
     INSTR_EXT_PLUGINS_ISEND = 8, INSTR_EXT_PLUGINS_IRECV = 16,
     /* interface version 3: non-blocking collectives, persistent requests, and the MPI
      * definitions (a version 3 plugin is loaded: communicators are named by definition) */
-    INSTR_EXT_PLUGINS_ICOLL = 32, INSTR_EXT_PLUGINS_PERSISTENT = 64, INSTR_EXT_PLUGINS_DEFS = 128
+    INSTR_EXT_PLUGINS_ICOLL = 32, INSTR_EXT_PLUGINS_PERSISTENT = 64, INSTR_EXT_PLUGINS_DEFS = 128,
+    /* interface version 4: communicator creation and MPI_Comm_free as collectives */
+    INSTR_EXT_PLUGINS_HANDLE = 256
 };
 INSTR_EXT_EXPORT unsigned instr_ext_plugins_mpi_events(void);
 /* A communicator for plugins: its Fortran handle (versions 1 and 2) and its definition's id
@@ -129,7 +131,10 @@ INSTR_EXT_EXPORT void instr_ext_plugins_mpi_msg(unsigned kind, int partner,
                                                 uint64_t bytes, uint64_t request);
 /* A non-blocking send completed (ISEND) or a receive was posted (IRECV). */
 INSTR_EXT_EXPORT void instr_ext_plugins_mpi_request(unsigned kind, uint64_t request);
-INSTR_EXT_EXPORT void instr_ext_plugins_mpi_coll_begin(void);
+/* handle: the begin of a collective on communicator handles (version 4 plugins only);
+ * coll_end gives those to them alone by their op (INSTR_SUBSTRATE_COLL_CREATE_HANDLE, ...),
+ * and so does mpi_event for a non-blocking one. */
+INSTR_EXT_EXPORT void instr_ext_plugins_mpi_coll_begin(int handle);
 INSTR_EXT_EXPORT void instr_ext_plugins_mpi_coll_end(uint32_t op, instr_ext_plugins_comm_id comm,
                                                      int root, uint64_t sent, uint64_t recvd);
 /* Version 3 events (instr_substrate_mpi_events). */
@@ -169,10 +174,12 @@ INSTR_EXT_EXPORT uint64_t instr_ext_trace_metrics_signature(void);
 INSTR_EXT_EXPORT void instr_ext_trace_metrics_agreed(int agreed);
 /* A communicator's local ref (see trace.h: instr_trace_comm_add); UINT32_MAX: none. An
  * inter-communicator has INSTR_EXT_TRACE_INTERCOMM in its seq, and its leader gives as
- * members the size of group A (the leader's), then A's world ranks, then group B's. */
+ * members the size of group A (the leader's), then A's world ranks, then group B's. parent:
+ * the local ref of the communicator it was made from (UINT32_MAX: none). */
 #define INSTR_EXT_TRACE_INTERCOMM 0x80000000u
 INSTR_EXT_EXPORT uint32_t instr_ext_trace_comm(uint32_t leader, uint32_t seq, const char *name,
-                                               uint32_t nmembers, const uint32_t *members);
+                                               uint32_t nmembers, const uint32_t *members,
+                                               uint32_t parent);
 INSTR_EXT_EXPORT void instr_ext_trace_clock_offset(uint64_t time, int64_t offset,
                                                    double stddev);
 /* An RMA window (see trace.h: instr_trace_win_add). */

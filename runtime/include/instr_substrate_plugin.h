@@ -1,5 +1,5 @@
 /* instr_substrate_plugin.h — the substrate (event consumer) plugin interface of libinstr-rt,
- * version 3.
+ * version 4.
  *
  * A substrate plugin is a shared object libinstr_substrate_<name>.so, loaded when <name> is
  * listed in INSTR_SUBSTRATE_PLUGINS (searched in INSTR_PLUGIN_PATH, then the library path).
@@ -33,8 +33,11 @@ extern "C" {
  * communicator in every MPI event by its definition. The runtime still loads version 1 and 2
  * plugins: it reads their description only up to `events` (1) or `flags` (2), never calls
  * new_definition with an MPI definition for them, and their MPI events name a communicator
- * by its Fortran handle as before. */
-#define INSTR_SUBSTRATE_PLUGIN_VERSION 3u
+ * by its Fortran handle as before. Version 4 changed no structure: it added two collective
+ * operations (INSTR_SUBSTRATE_COLL_CREATE_HANDLE, _DESTROY_HANDLE: communicator creation and
+ * MPI_Comm_free as collectives), which only plugins of version 4 get; a version 3 plugin
+ * gets every other event as before and never sees an operation it does not know. */
+#define INSTR_SUBSTRATE_PLUGIN_VERSION 4u
 #define INSTR_SUBSTRATE_PLUGIN_VERSION_MIN 1u
 
 /* instr_substrate_plugin_info.flags (version 2). */
@@ -191,7 +194,8 @@ typedef struct instr_substrate_init {
     const instr_substrate_callbacks *cb;
 } instr_substrate_init;
 
-/* MPI collective operations (mpi_collective_end), numbered as OTF2's. */
+/* MPI collective operations (mpi_collective_end), numbered as OTF2's. New operations are
+ * appended with OTF2's numbers, never renumbered; a plugin gets only those of its version. */
 enum instr_substrate_collective {
     INSTR_SUBSTRATE_COLL_BARRIER = 0, INSTR_SUBSTRATE_COLL_BCAST, INSTR_SUBSTRATE_COLL_GATHER,
     INSTR_SUBSTRATE_COLL_GATHERV, INSTR_SUBSTRATE_COLL_SCATTER, INSTR_SUBSTRATE_COLL_SCATTERV,
@@ -199,7 +203,11 @@ enum instr_substrate_collective {
     INSTR_SUBSTRATE_COLL_ALLTOALL, INSTR_SUBSTRATE_COLL_ALLTOALLV,
     INSTR_SUBSTRATE_COLL_ALLTOALLW, INSTR_SUBSTRATE_COLL_ALLREDUCE, INSTR_SUBSTRATE_COLL_REDUCE,
     INSTR_SUBSTRATE_COLL_REDUCE_SCATTER, INSTR_SUBSTRATE_COLL_SCAN, INSTR_SUBSTRATE_COLL_EXSCAN,
-    INSTR_SUBSTRATE_COLL_REDUCE_SCATTER_BLOCK
+    INSTR_SUBSTRATE_COLL_REDUCE_SCATTER_BLOCK,
+    /* Version 4: a call that makes communicators (MPI_Comm_dup, _split, _create, ...; root
+     * NONE, sizes 0) on the communicator it is collective over (MPI_Comm_create_group: the
+     * new one), MPI_Comm_idup as a non-blocking one; MPI_Comm_free on the freed one. */
+    INSTR_SUBSTRATE_COLL_CREATE_HANDLE = 17, INSTR_SUBSTRATE_COLL_DESTROY_HANDLE = 18
 };
 
 /* Application events. Every one carries the location (of the calling thread) and the time in

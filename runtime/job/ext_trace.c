@@ -53,9 +53,10 @@ INSTR_EXT_EXPORT void instr_ext_trace_metrics_agreed(int agreed)
 }
 
 INSTR_EXT_EXPORT uint32_t instr_ext_trace_comm(uint32_t leader, uint32_t seq, const char *name,
-                                               uint32_t nmembers, const uint32_t *members)
+                                               uint32_t nmembers, const uint32_t *members,
+                                               uint32_t parent)
 {
-    return instr_trace_comm_add(leader, seq, name, nmembers, members);
+    return instr_trace_comm_add(leader, seq, name, nmembers, members, parent);
 }
 
 INSTR_EXT_EXPORT void instr_ext_trace_clock_offset(uint64_t time, int64_t offset, double stddev)
@@ -210,9 +211,10 @@ INSTR_EXT_EXPORT void instr_ext_trace_job_abandon(void) {}
 INSTR_EXT_EXPORT uint64_t instr_ext_trace_metrics_signature(void) { return 0; }
 INSTR_EXT_EXPORT void instr_ext_trace_metrics_agreed(int agreed) { (void)agreed; }
 INSTR_EXT_EXPORT uint32_t instr_ext_trace_comm(uint32_t leader, uint32_t seq, const char *name,
-                                               uint32_t nmembers, const uint32_t *members)
+                                               uint32_t nmembers, const uint32_t *members,
+                                               uint32_t parent)
 {
-    (void)leader, (void)seq, (void)name, (void)nmembers, (void)members;
+    (void)leader, (void)seq, (void)name, (void)nmembers, (void)members, (void)parent;
     return UINT32_MAX;
 }
 INSTR_EXT_EXPORT void instr_ext_trace_clock_offset(uint64_t time, int64_t offset, double stddev)

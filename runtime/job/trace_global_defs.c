@@ -201,8 +201,12 @@ int instr_trace_unify_write_global(OTF2_Archive *a, void *arg)
                                                   OTF2_GROUP_FLAG_NONE, n, m));
             instr_mem_free(own);
         }
-        CHECK(OTF2_GlobalDefWriter_WriteComm(w, c, instr_strtab_ref(&st, g->name), group,
-                                             OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE));
+        /* Its parent, the communicator it was made from (a lower ref: written before it);
+         * no CommCreate/CommDestroy events (their flag): the creating call's collective
+         * (CREATE_HANDLE) is in the trace instead, as Score-P has it. */
+        CHECK(OTF2_GlobalDefWriter_WriteComm(
+            w, c, instr_strtab_ref(&st, g->name), group,
+            g->parent < c ? g->parent : OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE));
     }
     /* RMA windows, each with the communicator that made it. */
     for (uint32_t i = 0; i < u->nwins; i++)

@@ -115,8 +115,35 @@ static uint32_t comm_global(instr_unifier *u, uint32_t leader, uint32_t seq, cha
         u->comms = c;
         u->capcomms = cap;
     }
-    u->comms[u->ncomms] = (gcomm){leader, seq, name, members ? nmembers : 0, members};
+    u->comms[u->ncomms] = (gcomm){leader, seq, name, members ? nmembers : 0, members, UINT32_MAX};
     return u->ncomms++;
+}
+
+/* Communicator c (a global ref) was made from parent (one): kept when it is a lower ref, as
+ * the parent of a communicator always is (every member of the new one is one of the parent,
+ * which it defined first), so that a reader meets the parent first. */
+static void comm_parent(instr_unifier *u, uint32_t c, uint32_t parent)
+{
+    if (c < u->ncomms && parent < c && u->comms[c].parent == UINT32_MAX)
+        u->comms[c].parent = parent;
+}
+
+/* The communicators' parents from b (absent from the blob of an older writer: none), local
+ * refs mapped by comms (ncomm of them). */
+static void add_parents(instr_unifier *u, rbuf *b, const uint32_t *comms, uint32_t ncomm)
+{
+    if (b->at == b->n)
+        return;
+    uint32_t n = get32(b);
+    if (b->bad || n != ncomm) {
+        b->bad = 1;
+        return;
+    }
+    for (uint32_t i = 0; i < n && !b->bad; i++) {
+        uint32_t p = get32(b);
+        if (!b->bad && p < ncomm && comms[i] != UINT32_MAX && comms[p] != UINT32_MAX)
+            comm_parent(u, comms[i], comms[p]);
+    }
 }
 
 static uint32_t host_index(instr_unifier *u, char *host)
@@ -453,6 +480,8 @@ int instr_trace_unify_add(instr_unifier *u, int rank, const char *blob, size_t l
     add_contexts(u, &b, &m, regs, nreg);
     if (!b.bad)
         add_wins(u, &b, cms, ncomm);
+    if (!b.bad)
+        add_parents(u, &b, cms, ncomm);
     instr_mem_free(cms);
     instr_mem_free(regs);
     if (b.bad || m.failed) {
@@ -543,6 +572,7 @@ int instr_trace_unify_pack(const instr_unifier *u, int with_ranks, char **out, s
         put32(&b, c->members ? c->nmembers : UINT32_MAX);
         for (uint32_t k = 0; c->members && k < c->nmembers; k++)
             put32(&b, c->members[k]);
+        put32(&b, c->parent);
     }
     put32(&b, u->nfiles);
     for (uint32_t i = 0; i < u->nfiles; i++) {
@@ -641,6 +671,7 @@ static void merge_rest(instr_unifier *u, rbuf *b, int with_ranks, uint32_t first
             for (uint32_t k = 0; k < n && !b->bad; k++)
                 members[k] = get32(b);
         }
+        uint32_t parent = get32(b); /* an index into this packed list, a lower one */
         if (b->bad || !name ||
             (cmap[i] = comm_global(u, leader, seq, name, n == UINT32_MAX ? 0 : n, members)) ==
                 UINT32_MAX) {
@@ -649,6 +680,8 @@ static void merge_rest(instr_unifier *u, rbuf *b, int with_ranks, uint32_t first
                 instr_mem_free(members);
             }
             b->bad = 1;
+        } else if (parent < i) {
+            comm_parent(u, cmap[i], cmap[parent]);
         }
     }
     uint32_t nf = get_count(b, 8);

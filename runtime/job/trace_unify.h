@@ -25,6 +25,8 @@ typedef struct gcomm {
     char *name;
     uint32_t nmembers;
     uint32_t *members; /* NULL until the leader's blob came */
+    uint32_t parent;   /* the global ref it was made from (always a lower one); UINT32_MAX:
+                        * none */
 } gcomm;
 
 /* An I/O file: the same name on any rank is one file; host: the node of the ranks that

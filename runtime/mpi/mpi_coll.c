@@ -9,9 +9,23 @@
  * (Bcast: the root sends N blocks, each rank receives one; Gather: each rank sends one, the
  * root receives N), an all-to-all call N blocks per rank, Scan rank r sends N - r blocks and
  * receives r + 1 (Exscan N - r - 1 and r). With MPI_IN_PLACE the rank's own block is taken
- * from the arguments MPI uses instead. Neighbourhood collectives are not covered (region
- * only; docs/mpi.md). */
+ * from the arguments MPI uses instead. On an inter-communicator the data goes to the other
+ * group (R ranks): a rooted call's root (MPI_ROOT) sends or receives R blocks, the other
+ * group's ranks one each, the root's group's other ranks (MPI_PROC_NULL) nothing; an
+ * all-to-all call sends and receives R blocks per rank (Reduce_scatter and _block: its
+ * whole vector out, its own block from each of the R ranks in), so that the job's sent and
+ * received bytes stay equal. Neighbourhood collectives are not covered (region only; docs/mpi.md).
+ *
+ * Communicator creation and MPI_Comm_free are collectives too, as Score-P records them
+ * (instr_mpi_comm_coll_begin/_end): MpiCollectiveBegin/End with OTF2's CREATE_HANDLE or
+ * DESTROY_HANDLE, root undefined, sizes 0; not in the profile's collectives. */
 #include "mpi_wrap.h"
+
+_Static_assert((int)INSTR_COLL_CREATE_HANDLE == (int)INSTR_SUBSTRATE_COLL_CREATE_HANDLE &&
+                   (int)INSTR_COLL_DESTROY_HANDLE == (int)INSTR_SUBSTRATE_COLL_DESTROY_HANDLE &&
+                   (int)INSTR_COLL_REDUCE_SCATTER_BLOCK ==
+                       (int)INSTR_SUBSTRATE_COLL_REDUCE_SCATTER_BLOCK,
+               "INSTR_COLL_* are the plugin interface's collective operations");
 
 static uint64_t bytes(int count, MPI_Datatype t)
 {
@@ -42,6 +56,15 @@ static int inter(MPI_Comm comm)
     return PMPI_Comm_test_inter(comm, &flag) == MPI_SUCCESS && flag;
 }
 
+/* An inter-communicator's remote group size; 0 for an intra-communicator. */
+static int remote_size(MPI_Comm comm)
+{
+    int n = 0;
+    if (!inter(comm) || PMPI_Comm_remote_size(comm, &n) != MPI_SUCCESS || n < 0)
+        return 0;
+    return n;
+}
+
 static uint64_t sum(const int *counts, int n, MPI_Datatype t)
 {
     uint64_t total = 0;
@@ -53,7 +76,7 @@ static uint64_t sum(const int *counts, int n, MPI_Datatype t)
 void instr_mpi_coll_begin(MPI_Comm comm)
 {
     if (instr_mpi_plugin_events & INSTR_EXT_PLUGINS_COLL)
-        instr_ext_plugins_mpi_coll_begin();
+        instr_ext_plugins_mpi_coll_begin(0);
     if (__atomic_load_n(&instr_mpi_tracing, __ATOMIC_RELAXED) &&
         instr_mpi_comm_ref(comm) != UINT32_MAX)
         instr_mpi_trace_coll_begin();
@@ -122,6 +145,14 @@ void instr_mpi_coll_gather(int rc, int op, const void *sendbuf, int scount, MPI_
                            int rcount, const int *rcounts, MPI_Datatype rt, int root,
                            MPI_Comm comm, const MPI_Request *request)
 {
+    int rn = remote_size(comm);
+    if (rn) { /* no MPI_IN_PLACE on an inter-communicator */
+        uint64_t recvd = 0;
+        if (root == MPI_ROOT)
+            recvd = rcounts ? sum(rcounts, rn, rt) : (uint64_t)rn * bytes(rcount, rt);
+        finish(rc, op, comm, root, root >= 0 ? bytes(scount, st) : 0, recvd, request);
+        return;
+    }
     int n = nprocs(comm), me = myrank(comm);
     uint64_t sent = sendbuf == MPI_IN_PLACE ? bytes(rcounts ? rcounts[me] : rcount, rt)
                                             : bytes(scount, st);
@@ -135,6 +166,14 @@ void instr_mpi_coll_scatter(int rc, int op, int scount, const int *scounts, MPI_
                             const void *recvbuf, int rcount, MPI_Datatype rt, int root,
                             MPI_Comm comm, const MPI_Request *request)
 {
+    int rn = remote_size(comm);
+    if (rn) {
+        uint64_t sent = 0;
+        if (root == MPI_ROOT)
+            sent = scounts ? sum(scounts, rn, st) : (uint64_t)rn * bytes(scount, st);
+        finish(rc, op, comm, root, sent, root >= 0 ? bytes(rcount, rt) : 0, request);
+        return;
+    }
     int n = nprocs(comm), me = myrank(comm);
     uint64_t sent = 0;
     if (me == root)
@@ -148,9 +187,11 @@ void instr_mpi_coll_allgather(int rc, int op, const void *sendbuf, int scount, M
                               int rcount, const int *rcounts, MPI_Datatype rt, MPI_Comm comm,
                               const MPI_Request *request)
 {
-    int n = nprocs(comm), me = myrank(comm);
-    uint64_t block = sendbuf == MPI_IN_PLACE ? bytes(rcounts ? rcounts[me] : rcount, rt)
-                                             : bytes(scount, st);
+    int rn = remote_size(comm); /* an inter-communicator: to and from the other group */
+    int n = rn ? rn : nprocs(comm), me = myrank(comm);
+    uint64_t block = sendbuf == MPI_IN_PLACE && !rn
+                         ? bytes(rcounts ? rcounts[me] : rcount, rt)
+                         : bytes(scount, st);
     uint64_t recvd = rcounts ? sum(rcounts, n, rt) : (uint64_t)n * bytes(rcount, rt);
     finish(rc, op, comm, -1, (uint64_t)n * block, recvd, request);
 }
@@ -160,7 +201,8 @@ void instr_mpi_coll_alltoall(int rc, int op, const void *sendbuf, int scount,
                              int rcount, const int *rcounts, const MPI_Datatype *rts,
                              MPI_Datatype rt, MPI_Comm comm, const MPI_Request *request)
 {
-    int n = nprocs(comm);
+    int rn = remote_size(comm); /* an inter-communicator: to and from the other group */
+    int n = rn ? rn : nprocs(comm);
     uint64_t sent = 0, recvd = 0;
     if (rts) {
         for (int i = 0; rcounts && i < n; i++)
@@ -183,7 +225,30 @@ void instr_mpi_coll_reduce(int rc, int op, int count, const int *rcounts, MPI_Da
                            int root, MPI_Comm comm, const MPI_Request *request)
 {
     uint64_t n = (uint64_t)nprocs(comm), me = (uint64_t)myrank(comm), b = bytes(count, t);
-    uint64_t sent = 0, recvd = 0;
+    uint64_t sent = 0, recvd = 0, rn = (uint64_t)remote_size(comm);
+    if (rn) { /* no scans on an inter-communicator */
+        switch (op) {
+        case INSTR_COLL_REDUCE:
+            sent = root >= 0 ? b : 0;
+            recvd = root == MPI_ROOT ? rn * b : 0;
+            break;
+        case INSTR_COLL_ALLREDUCE:
+            sent = recvd = rn * b;
+            break;
+        /* The local group's blocks make the vector (both groups' vectors are as long), the
+         * other group's vectors reduce into the rank's own block. */
+        case INSTR_COLL_REDUCE_SCATTER_BLOCK:
+            sent = n * b;
+            recvd = rn * b;
+            break;
+        case INSTR_COLL_REDUCE_SCATTER:
+            sent = sum(rcounts, (int)n, t);
+            recvd = rcounts ? rn * bytes(rcounts[me], t) : 0;
+            break;
+        }
+        finish(rc, op, comm, op == INSTR_COLL_REDUCE ? root : -1, sent, recvd, request);
+        return;
+    }
     switch (op) {
     case INSTR_COLL_REDUCE:
         sent = b;
@@ -207,4 +272,40 @@ void instr_mpi_coll_reduce(int rc, int op, int count, const int *rcounts, MPI_Da
         break;
     }
     finish(rc, op, comm, op == INSTR_COLL_REDUCE ? root : -1, sent, recvd, request);
+}
+
+instr_mpi_handle_t instr_mpi_comm_coll_begin(MPI_Comm comm, int on_new)
+{
+    instr_mpi_handle_t h = {UINT32_MAX, UINT64_MAX, 0, on_new};
+    if (comm == MPI_COMM_NULL)
+        return h;
+    if (instr_mpi_plugin_events & INSTR_EXT_PLUGINS_HANDLE) {
+        h.def = instr_mpi_comm_def(comm);
+        h.on |= 2;
+        instr_ext_plugins_mpi_coll_begin(1);
+    }
+    /* An untraced communicator (one of dynamic processes) gets neither record. */
+    if (__atomic_load_n(&instr_mpi_tracing, __ATOMIC_RELAXED) &&
+        (h.ref = instr_mpi_comm_ref(comm)) != UINT32_MAX) {
+        h.on |= 1;
+        instr_mpi_trace_coll_begin();
+    }
+    return h;
+}
+
+void instr_mpi_comm_coll_end(const instr_mpi_handle_t *h, int op, MPI_Comm made)
+{
+    uint32_t ref = h->ref;
+    uint64_t def = h->def;
+    if (h->on_new && made != MPI_COMM_NULL) { /* MPI_Comm_create_group: over the new one */
+        uint32_t r = h->on & 1 ? instr_mpi_comm_ref(made) : UINT32_MAX;
+        uint64_t d = h->on & 2 ? instr_mpi_comm_def(made) : UINT64_MAX;
+        ref = r != UINT32_MAX ? r : ref;
+        def = d != UINT64_MAX ? d : def;
+    }
+    if (h->on & 2)
+        instr_ext_plugins_mpi_coll_end((uint32_t)op, (instr_ext_plugins_comm_id){0, def}, -1, 0,
+                                       0);
+    if (h->on & 1)
+        instr_mpi_trace_coll_end(op, ref, -1, 0, 0);
 }

@@ -183,7 +183,8 @@ uint64_t instr_mpi_comm_def(MPI_Comm comm)
 
 /* The new communicator c's definitions (the trace's, the plugins'), with its identity id
  * (its leader's world rank and that rank's counter) agreed by its members. */
-static void define_new(MPI_Comm c, const uint32_t id[2], const char *how, int tracing, int defs)
+static void define_new(MPI_Comm c, const uint32_t id[2], const char *how, int tracing, int defs,
+                       uint32_t parent)
 {
     int rank = 0, size = 0, inter = 0, rsize = 0;
     PMPI_Comm_rank(c, &rank);
@@ -219,11 +220,11 @@ static void define_new(MPI_Comm c, const uint32_t id[2], const char *how, int tr
             memcpy(both + 1 + size, remote, (size_t)rsize * sizeof *both);
         }
         uint32_t tid[2] = {id[0], id[1] | INSTR_EXT_TRACE_INTERCOMM};
-        instr_mpi_trace_comm_new(c, tid, name, both ? n : 0, both);
+        instr_mpi_trace_comm_new(c, tid, name, both ? n : 0, both, UINT32_MAX);
         instr_mem_free(both);
     } else if (tracing) {
         instr_mpi_trace_comm_new(c, id, name, rank == 0 && members ? (uint32_t)size : 0,
-                                 rank == 0 ? (const uint32_t *)members : NULL);
+                                 rank == 0 ? (const uint32_t *)members : NULL, parent);
     }
     if (defs && members) {
         uint32_t d = define_comm(name, members, (uint32_t)size, rank, id[0], id[1], remote,
@@ -282,18 +283,21 @@ static void agree_identity(MPI_Comm c, uint32_t id[2])
     PMPI_Bcast(id, 2, MPI_UINT32_T, in_a ? 0 : (rank == 0 ? MPI_ROOT : MPI_PROC_NULL), c);
 }
 
-void instr_mpi_comm_new(int rc, const MPI_Comm *newcomm, const char *how)
+void instr_mpi_comm_new(int rc, const MPI_Comm *newcomm, const char *how,
+                        const instr_mpi_handle_t *h)
 {
     int tracing = __atomic_load_n(&instr_mpi_tracing, __ATOMIC_ACQUIRE);
     int defs = __atomic_load_n(&instr_mpi_defs_on, __ATOMIC_ACQUIRE);
-    if (!(tracing || defs) || rc != MPI_SUCCESS || !newcomm || *newcomm == MPI_COMM_NULL)
-        return;
-    MPI_Comm c = *newcomm;
-    if (!definable(c))
-        return;
-    uint32_t id[2];
-    agree_identity(c, id);
-    define_new(c, id, how, tracing, defs);
+    MPI_Comm c = rc == MPI_SUCCESS && newcomm ? *newcomm : MPI_COMM_NULL;
+    if ((tracing || defs) && c != MPI_COMM_NULL && definable(c)) {
+        uint32_t id[2];
+        agree_identity(c, id);
+        /* The parent: the communicator the call was made on (the trace's ref). */
+        define_new(c, id, how, tracing, defs, h->ref);
+    }
+    /* After the definition, as Score-P: the record names the new communicator's parent,
+     * and a reader meets the new one before its first use. */
+    instr_mpi_comm_coll_end(h, INSTR_COLL_CREATE_HANDLE, c);
 }
 
 int instr_mpi_comm_idup_begin(MPI_Comm comm, uint32_t id[2])
@@ -309,12 +313,12 @@ int instr_mpi_comm_idup_begin(MPI_Comm comm, uint32_t id[2])
     return 1;
 }
 
-void instr_mpi_comm_idup_done(MPI_Comm c, const uint32_t id[2])
+void instr_mpi_comm_idup_done(MPI_Comm c, const uint32_t id[2], uint32_t parent_ref)
 {
     int tracing = __atomic_load_n(&instr_mpi_tracing, __ATOMIC_ACQUIRE);
     int defs = __atomic_load_n(&instr_mpi_defs_on, __ATOMIC_ACQUIRE);
     if ((tracing || defs) && c != MPI_COMM_NULL)
-        define_new(c, id, "MPI_Comm_idup", tracing, defs);
+        define_new(c, id, "MPI_Comm_idup", tracing, defs, parent_ref);
 }
 
 void instr_mpi_win_new(int rc, const MPI_Win *win, MPI_Comm comm, const char *how)

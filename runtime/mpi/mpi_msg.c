@@ -44,6 +44,7 @@ typedef struct pending {
     instr_io_pending io; /* FILE_IO: the operation in the trace */
     MPI_Comm *newcomm;   /* COMM_IDUP: where MPI writes the new handle at completion */
     uint32_t idup[2];    /* COMM_IDUP: its identity (mpi_defs.c) */
+    int define;          /* COMM_IDUP: the new communicator gets its definitions */
 } pending;
 
 static pending *table;
@@ -266,32 +267,54 @@ void instr_mpi_io_request(const MPI_Request *request, const instr_io_pending *p)
         add(*request, (pending){.kind = FILE_IO, .comm = UINT32_MAX, .io = *p});
 }
 
-void instr_mpi_comm_idup_posted(int rc, MPI_Comm *newcomm, const MPI_Request *request,
-                                const uint32_t id[2])
+void instr_mpi_comm_idup_posted(int rc, MPI_Comm comm, MPI_Comm *newcomm,
+                                const MPI_Request *request, const uint32_t id[2], int define)
 {
-    if (rc == MPI_SUCCESS && newcomm && request && *request != MPI_REQUEST_NULL)
-        add(*request, (pending){.kind = COMM_IDUP, .comm = UINT32_MAX, .newcomm = newcomm,
-                                .idup = {id[0], id[1]}});
+    if (rc != MPI_SUCCESS || !newcomm || !request || *request == MPI_REQUEST_NULL ||
+        comm == MPI_COMM_NULL)
+        return;
+    pending e = {.kind = COMM_IDUP, .comm = UINT32_MAX, .newcomm = newcomm,
+                 .idup = {id ? id[0] : 0, id ? id[1] : 0}, .define = define && id,
+                 .op = INSTR_COLL_CREATE_HANDLE, .root = -1, .comm_def = UINT64_MAX};
+    /* A non-blocking collective on comm (an untraced one, of dynamic processes: none). */
+    if (tracing() && (e.comm = instr_mpi_comm_ref(comm)) != UINT32_MAX) {
+        e.id = instr_mpi_request_id();
+        instr_mpi_trace_icoll_request(e.id);
+    }
+    if (instr_mpi_plugin_events & INSTR_EXT_PLUGINS_HANDLE) {
+        e.plugin_request = instr_mpi_plugins_request_id();
+        e.comm_def = instr_mpi_comm_def(comm);
+        instr_mpi_plugins_event(&(instr_ext_plugins_mpi_ev){
+            .what = INSTR_EXT_PLUGINS_ICOLL_BEGIN, .op = INSTR_COLL_CREATE_HANDLE, .root = -1,
+            .comm = e.comm_def, .request = e.plugin_request});
+    }
+    if (e.define || e.comm != UINT32_MAX || e.plugin_request)
+        add(*request, e);
 }
 
 instr_mpi_idup_t instr_mpi_comm_idup_freeing(MPI_Request request)
 {
-    instr_mpi_idup_t d = {MPI_REQUEST_NULL, NULL, {0, 0}};
+    instr_mpi_idup_t d = {.req = MPI_REQUEST_NULL};
     if (request == MPI_REQUEST_NULL || !__atomic_load_n(&ntracked, __ATOMIC_RELAXED))
         return d;
     pthread_mutex_lock(&lock);
     pending *p = find(request), e;
     if (p && p->kind == COMM_IDUP && take(request, &e))
-        d = (instr_mpi_idup_t){request, e.newcomm, {e.idup[0], e.idup[1]}};
+        d = (instr_mpi_idup_t){request,  e.newcomm, {e.idup[0], e.idup[1]}, e.define,
+                               e.comm,   e.id,      e.plugin_request,       e.comm_def};
     pthread_mutex_unlock(&lock);
     return d;
 }
 
 void instr_mpi_comm_idup_not_freed(int rc, const instr_mpi_idup_t *d)
 {
-    /* Refused: the request is still the program's, to be completed by a wait or test. */
+    /* Refused: the request is still the program's, to be completed by a wait or test (its
+     * begin records were written when it was posted). */
     if (rc != MPI_SUCCESS && d->req != MPI_REQUEST_NULL)
-        instr_mpi_comm_idup_posted(MPI_SUCCESS, d->newcomm, &d->req, d->id);
+        add(d->req, (pending){.kind = COMM_IDUP, .comm = d->comm, .newcomm = d->newcomm,
+                              .idup = {d->id[0], d->id[1]}, .define = d->define,
+                              .op = INSTR_COLL_CREATE_HANDLE, .root = -1, .id = d->trace_id,
+                              .plugin_request = d->plugin_request, .comm_def = d->comm_def});
 }
 
 void instr_mpi_forget(MPI_Request request)
@@ -389,7 +412,14 @@ static void finish(const pending *ep, MPI_Status *status)
         instr_mpi_cp_icoll_done(e.cp_state);
         break;
     case COMM_IDUP:
-        instr_mpi_comm_idup_done(*e.newcomm, e.idup);
+        if (e.define)
+            instr_mpi_comm_idup_done(*e.newcomm, e.idup, e.comm);
+        if (e.comm != UINT32_MAX && tracing())
+            instr_mpi_trace_icoll_complete(e.op, e.comm, e.root, 0, 0, e.id);
+        if (e.plugin_request)
+            instr_mpi_plugins_event(&(instr_ext_plugins_mpi_ev){
+                .what = INSTR_EXT_PLUGINS_ICOLL_END, .op = (uint32_t)e.op, .root = e.root,
+                .comm = e.comm_def, .request = e.plugin_request});
         break;
     case FILE_IO: {
         /* Not MPI_Test_cancelled: an MPI-IO request's status need not set that field (Open

@@ -13,7 +13,8 @@
  *                 An inter-communicator is an OTF2 InterComm: its records' partners are
  *                 ranks in the remote group, as MPI's are.
  *   records       MpiSend/MpiRecv, MpiIsend/MpiIsendComplete, MpiIrecvRequest/MpiIrecv,
- *                 MpiCollectiveBegin/End, NonBlockingCollectiveRequest/Complete, written into
+ *                 MpiCollectiveBegin/End, NonBlockingCollectiveRequest/Complete (communicator
+ *                 creation and MPI_Comm_free too: CREATE_HANDLE, DESTROY_HANDLE), written into
  *                 the calling thread's event writer between the MPI region's Enter and Leave.
  *   the end       (after MPI_Finalize, all ranks) the clock offset again; recording stops,
  *                 and the job unifies the ranks' definitions by a tree and closes the
@@ -43,6 +44,9 @@ int instr_mpi_tracing;
 _Static_assert((int)INSTR_COLL_BARRIER == (int)OTF2_COLLECTIVE_OP_BARRIER &&
                    (int)INSTR_COLL_REDUCE_SCATTER_BLOCK ==
                        (int)OTF2_COLLECTIVE_OP_REDUCE_SCATTER_BLOCK,
+               "INSTR_COLL_* are OTF2's collective operations");
+_Static_assert((int)INSTR_COLL_CREATE_HANDLE == (int)OTF2_COLLECTIVE_OP_CREATE_HANDLE &&
+                   (int)INSTR_COLL_DESTROY_HANDLE == (int)OTF2_COLLECTIVE_OP_DESTROY_HANDLE,
                "INSTR_COLL_* are OTF2's collective operations");
 
 static int keyval = MPI_KEYVAL_INVALID;
@@ -150,8 +154,8 @@ void instr_mpi_trace_begin(MPI_Comm comm, int rank, int size, const char *jobdir
         return;
     }
     PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, &keyval, NULL);
-    world_ref = instr_ext_trace_comm(UINT32_MAX, 0, "MPI_COMM_WORLD", 0, NULL);
-    self_ref = instr_ext_trace_comm(UINT32_MAX, 1, "MPI_COMM_SELF", 0, NULL);
+    world_ref = instr_ext_trace_comm(UINT32_MAX, 0, "MPI_COMM_WORLD", 0, NULL, UINT32_MAX);
+    self_ref = instr_ext_trace_comm(UINT32_MAX, 1, "MPI_COMM_SELF", 0, NULL, UINT32_MAX);
     double t0 = PMPI_Wtime();
     clock_offset(comm, rank, size);
     clock_seconds[0] = PMPI_Wtime() - t0;
@@ -203,11 +207,11 @@ uint32_t instr_mpi_comm_ref(MPI_Comm comm)
 }
 
 void instr_mpi_trace_comm_new(MPI_Comm c, const uint32_t id[2], const char *name,
-                              uint32_t nmembers, const uint32_t *members)
+                              uint32_t nmembers, const uint32_t *members, uint32_t parent)
 {
     if (!__atomic_load_n(&instr_mpi_tracing, __ATOMIC_ACQUIRE))
         return;
-    uint32_t ref = instr_ext_trace_comm(id[0], id[1], name, nmembers, members);
+    uint32_t ref = instr_ext_trace_comm(id[0], id[1], name, nmembers, members, parent);
     if (ref != UINT32_MAX)
         PMPI_Comm_set_attr(c, keyval, (void *)(uintptr_t)(ref + 1));
 }
@@ -324,9 +328,9 @@ uint32_t instr_mpi_comm_ref(MPI_Comm comm)
     return UINT32_MAX;
 }
 void instr_mpi_trace_comm_new(MPI_Comm c, const uint32_t id[2], const char *name,
-                              uint32_t nmembers, const uint32_t *members)
+                              uint32_t nmembers, const uint32_t *members, uint32_t parent)
 {
-    (void)c, (void)id, (void)name, (void)nmembers, (void)members;
+    (void)c, (void)id, (void)name, (void)nmembers, (void)members, (void)parent;
 }
 void instr_mpi_trace_win_new(const uint32_t id[2], const char *name, uint32_t comm_ref)
 {

@@ -27,6 +27,14 @@
 /* The library exports the MPI_* wrappers (default visibility); its helpers stay inside. */
 #pragma GCC visibility push(hidden)
 
+/* A collective on communicator handles in progress (mpi_coll.c: instr_mpi_comm_coll_begin). */
+typedef struct instr_mpi_handle_t {
+    uint32_t ref;  /* the communicator's trace ref */
+    uint64_t def;  /* its definition for plugins */
+    unsigned on;   /* 1: the trace's begin written, 2: the plugins' */
+    int on_new;
+} instr_mpi_handle_t;
+
 /* Calls from mpi_calls.txt come first (ids 0..instr_mpi_ncalls-1), then the hand-written
  * ones. */
 #define INSTR_MPI_MAX_GENERATED 400
@@ -175,15 +183,22 @@ void instr_job_trace_end(MPI_Comm comm, int rank, int size);
 /* A communicator's trace ref; UINT32_MAX when it is not traced. */
 uint32_t instr_mpi_comm_ref(MPI_Comm comm);
 /* A call made a new communicator (collective over *newcomm): gives it its identity
- * (mpi_defs.c), its trace definition and its plugins' one. */
-void instr_mpi_comm_new(int rc, const MPI_Comm *newcomm, const char *how);
+ * (mpi_defs.c), its trace definition (its parent: the communicator h begun on, when the new
+ * one is an intra-communicator; MPI_Intercomm_create's inter-communicator has none) and its
+ * plugins' one; then the collective's end (instr_mpi_comm_coll_end). */
+void instr_mpi_comm_new(int rc, const MPI_Comm *newcomm, const char *how,
+                        const instr_mpi_handle_t *h);
 /* MPI_Comm_idup of comm (mpi_defs.c): before the call, the new communicator's identity agreed
  * over comm (collective over it); 1 when it will be defined. When a wait or test completes the
  * request (mpi_msg.c, instr_mpi_comm_idup_posted), its definitions (instr_mpi_comm_idup_done). */
 int instr_mpi_comm_idup_begin(MPI_Comm comm, uint32_t id[2]);
-void instr_mpi_comm_idup_posted(int rc, MPI_Comm *newcomm, const MPI_Request *request,
-                                const uint32_t id[2]);
-void instr_mpi_comm_idup_done(MPI_Comm comm, const uint32_t id[2]);
+/* After the call: the request tracked until it completes; a non-blocking collective on comm
+ * (trace: NonBlockingCollectiveRequest now, ...Complete with INSTR_COLL_CREATE_HANDLE at the
+ * completion; version 4 plugins: mpi_icollective_begin and _end); define: 1 when
+ * instr_mpi_comm_idup_begin said the new communicator will be defined. */
+void instr_mpi_comm_idup_posted(int rc, MPI_Comm comm, MPI_Comm *newcomm,
+                                const MPI_Request *request, const uint32_t id[2], int define);
+void instr_mpi_comm_idup_done(MPI_Comm comm, const uint32_t id[2], uint32_t parent_ref);
 /* MPI_Request_free of an MPI_Comm_idup's request (mpi_msg.c), which MPI forbids (a
  * non-blocking collective's; Open MPI refuses it with MPI_ERR_REQUEST): before the call the
  * request's tracking is taken out (freeing), and put back when MPI refused (not_freed), so
@@ -192,13 +207,16 @@ typedef struct instr_mpi_idup_t {
     MPI_Request req;   /* MPI_REQUEST_NULL: not an MPI_Comm_idup's */
     MPI_Comm *newcomm;
     uint32_t id[2];
+    int define;
+    uint32_t comm;          /* the parent's trace ref, UINT32_MAX: not traced */
+    uint64_t trace_id, plugin_request, comm_def;
 } instr_mpi_idup_t;
 instr_mpi_idup_t instr_mpi_comm_idup_freeing(MPI_Request request);
 void instr_mpi_comm_idup_not_freed(int rc, const instr_mpi_idup_t *idup);
 /* mpi_defs.c: the identity made, the trace's definition (members: the world ranks, given
  * on the communicator's rank 0 only). */
 void instr_mpi_trace_comm_new(MPI_Comm comm, const uint32_t id[2], const char *name,
-                              uint32_t nmembers, const uint32_t *members);
+                              uint32_t nmembers, const uint32_t *members, uint32_t parent);
 /* mpi_defs.c: an RMA window's identity made (collective over its communicator), for the
  * trace's definition. */
 void instr_mpi_trace_win_new(const uint32_t id[2], const char *name, uint32_t comm_ref);
@@ -222,8 +240,16 @@ enum {
     INSTR_COLL_SCATTER, INSTR_COLL_SCATTERV, INSTR_COLL_ALLGATHER, INSTR_COLL_ALLGATHERV,
     INSTR_COLL_ALLTOALL, INSTR_COLL_ALLTOALLV, INSTR_COLL_ALLTOALLW, INSTR_COLL_ALLREDUCE,
     INSTR_COLL_REDUCE, INSTR_COLL_REDUCE_SCATTER, INSTR_COLL_SCAN, INSTR_COLL_EXSCAN,
-    INSTR_COLL_REDUCE_SCATTER_BLOCK
+    INSTR_COLL_REDUCE_SCATTER_BLOCK, INSTR_COLL_CREATE_HANDLE, INSTR_COLL_DESTROY_HANDLE
 };
+/* Communicator creation and MPI_Comm_free as collectives (Score-P's convention): begin
+ * before the call on the communicator it is collective over (trace: MpiCollectiveBegin;
+ * version 4 plugins: mpi_collective_begin), end after it (op INSTR_COLL_CREATE_HANDLE or
+ * _DESTROY_HANDLE, root undefined, sizes 0) on that communicator, by what begin saw of it
+ * (MPI_Comm_free leaves only MPI_COMM_NULL); on_new: on the new one instead
+ * (MPI_Comm_create_group, collective over the new communicator's members only). */
+instr_mpi_handle_t instr_mpi_comm_coll_begin(MPI_Comm comm, int on_new);
+void instr_mpi_comm_coll_end(const instr_mpi_handle_t *h, int op, MPI_Comm made);
 /* In the `before:` clause of a blocking collective: MpiCollectiveBegin. */
 void instr_mpi_coll_begin(MPI_Comm comm);
 /* In the `after:` clause (request NULL: blocking; else the nonblocking call's request).

@@ -71,6 +71,13 @@ static instr_substrate_mpi_persistent_fn p_init_list[MAX_PLUGINS + 1];
 static instr_substrate_id_fn p_start_list[MAX_PLUGINS + 1], p_free_list[MAX_PLUGINS + 1];
 static instr_substrate_mpi_req_msg_fn p_complete_list[MAX_PLUGINS + 1];
 static int have_v3; /* a version 3 plugin is loaded */
+/* Version 4: the collectives on communicator handles (INSTR_SUBSTRATE_COLL_CREATE_HANDLE,
+ * _DESTROY_HANDLE), which plugins of older versions do not know: their own lists, of the
+ * version 4 plugins' functions only. */
+static instr_substrate_mpi_coll_begin_fn handle_begin_list[MAX_PLUGINS + 1];
+static instr_substrate_mpi_coll_end_fn handle_end_list[MAX_PLUGINS + 1];
+static instr_substrate_mpi_icoll_fn handle_ibegin_list[MAX_PLUGINS + 1];
+static instr_substrate_mpi_icoll_fn handle_iend_list[MAX_PLUGINS + 1];
 static instr_substrate_plain_fn thread_begin_list[MAX_PLUGINS + 1];
 static instr_substrate_plain_fn thread_end_list[MAX_PLUGINS + 1];
 static instr_substrate_plain_fn join_list[MAX_PLUGINS + 1];
@@ -332,7 +339,11 @@ INSTR_EXT_EXPORT unsigned instr_ext_plugins_mpi_events(void)
            (icoll_begin_list[0] || icoll_end_list[0] ? INSTR_EXT_PLUGINS_ICOLL : 0) |
            (p_init_list[0] || p_start_list[0] || p_complete_list[0] || p_free_list[0]
                 ? INSTR_EXT_PLUGINS_PERSISTENT : 0) |
-           (have_v3 ? INSTR_EXT_PLUGINS_DEFS : 0);
+           (have_v3 ? INSTR_EXT_PLUGINS_DEFS : 0) |
+           (handle_begin_list[0] || handle_end_list[0] || handle_ibegin_list[0] ||
+                    handle_iend_list[0]
+                ? INSTR_EXT_PLUGINS_HANDLE
+                : 0);
 }
 
 INSTR_EXT_EXPORT void instr_ext_plugins_mpi_msg(unsigned kind, int partner,
@@ -367,13 +378,17 @@ INSTR_EXT_EXPORT void instr_ext_plugins_mpi_event(const instr_ext_plugins_mpi_ev
     uint64_t t = instr_clock_now();
     switch (e->what) {
     case INSTR_EXT_PLUGINS_ICOLL_BEGIN:
-    case INSTR_EXT_PLUGINS_ICOLL_END:
-        for (instr_substrate_mpi_icoll_fn *f = e->what == INSTR_EXT_PLUGINS_ICOLL_BEGIN
-                                                   ? icoll_begin_list
-                                                   : icoll_end_list;
-             *f; f++)
+    case INSTR_EXT_PLUGINS_ICOLL_END: {
+        int handle = e->op >= INSTR_SUBSTRATE_COLL_CREATE_HANDLE;
+        instr_substrate_mpi_icoll_fn *f =
+            e->what == INSTR_EXT_PLUGINS_ICOLL_BEGIN ? (handle ? handle_ibegin_list
+                                                               : icoll_begin_list)
+                                                     : (handle ? handle_iend_list
+                                                               : icoll_end_list);
+        for (; *f; f++)
             (*f)(l, t, e->op, e->comm, e->root, e->sent, e->recvd, e->request);
         break;
+    }
     case INSTR_EXT_PLUGINS_P_INIT:
         for (instr_substrate_mpi_persistent_fn *f = p_init_list; *f; f++)
             (*f)(l, t, e->op, e->partner, e->comm, e->tag, e->bytes, e->request);
@@ -411,13 +426,14 @@ INSTR_EXT_EXPORT void instr_ext_plugins_mpi_request(unsigned kind, uint64_t requ
         (*f)(l, t, request);
 }
 
-INSTR_EXT_EXPORT void instr_ext_plugins_mpi_coll_begin(void)
+INSTR_EXT_EXPORT void instr_ext_plugins_mpi_coll_begin(int handle)
 {
     instr_substrate_location *l = self();
     if (!l)
         return;
     uint64_t t = instr_clock_now();
-    for (instr_substrate_mpi_coll_begin_fn *f = coll_begin_list; *f; f++)
+    for (instr_substrate_mpi_coll_begin_fn *f = handle ? handle_begin_list : coll_begin_list;
+         *f; f++)
         (*f)(l, t);
 }
 
@@ -428,6 +444,11 @@ INSTR_EXT_EXPORT void instr_ext_plugins_mpi_coll_end(uint32_t op, instr_ext_plug
     if (!l)
         return;
     uint64_t t = instr_clock_now();
+    if (op >= INSTR_SUBSTRATE_COLL_CREATE_HANDLE) {
+        for (instr_substrate_mpi_coll_end_fn *f = handle_end_list; *f; f++)
+            (*f)(l, t, op, comm.def, root, sent, recvd);
+        return;
+    }
     for (int v = 0; v < 2; v++)
         for (instr_substrate_mpi_coll_end_fn *f = coll_end_list[v]; *f; f++)
             (*f)(l, t, op, v ? comm.def : comm.handle, root, sent, recvd);
@@ -564,6 +585,12 @@ static int sp_init(void)
         const instr_substrate_mpi_events *m = &plugins[i].info->mpi;
         PUT(icoll_begin_list, m->mpi_icollective_begin);
         PUT(icoll_end_list, m->mpi_icollective_end);
+        if (plugins[i].version >= 4) {
+            PUT(handle_begin_list, e->mpi_collective_begin);
+            PUT(handle_end_list, e->mpi_collective_end);
+            PUT(handle_ibegin_list, m->mpi_icollective_begin);
+            PUT(handle_iend_list, m->mpi_icollective_end);
+        }
         PUT(p_init_list, m->mpi_persistent_init);
         PUT(p_start_list, m->mpi_persistent_start);
         PUT(p_complete_list, m->mpi_persistent_complete);

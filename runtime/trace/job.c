@@ -51,6 +51,7 @@ typedef struct comm_def {
     char *name;
     uint32_t nmembers;    /* the leader only: world ranks of the members */
     uint32_t *members;
+    uint32_t parent;      /* the local ref of the one it was made from; UINT32_MAX: none */
 } comm_def;
 
 static struct {
@@ -135,7 +136,7 @@ void instr_trace_job_abandon(void)
 int instr_trace_job_is_open(void) { return job.open; }
 
 uint32_t instr_trace_comm_add(uint32_t leader, uint32_t seq, const char *name,
-                              uint32_t nmembers, const uint32_t *members)
+                              uint32_t nmembers, const uint32_t *members, uint32_t parent)
 {
     uint32_t ref = UINT32_MAX;
     pthread_mutex_lock(&comm_lock);
@@ -145,6 +146,7 @@ uint32_t instr_trace_comm_add(uint32_t leader, uint32_t seq, const char *name,
     memset(c, 0, sizeof *c);
     c->leader = leader;
     c->seq = seq;
+    c->parent = parent < ncomms ? parent : UINT32_MAX; /* made before it, or none */
     c->name = instr_mem_strdup(name ? name : "");
     if (members && nmembers) {
         c->members = instr_mem_alloc(nmembers * sizeof *c->members);
@@ -321,6 +323,11 @@ int instr_trace_job_blob(int rank, char **out, size_t *len)
         putstr(&b, wins[i].name);
         put32(&b, wins[i].comm);
     }
+    /* The communicators' parents (local refs, UINT32_MAX: none), after the windows for the
+     * same reason. */
+    put32(&b, ncomms);
+    for (uint32_t i = 0; i < ncomms; i++)
+        put32(&b, comms[i].parent);
     pthread_mutex_unlock(&comm_lock);
     if (b.failed) {
         instr_mem_free(b.p);

@@ -159,10 +159,11 @@ void instr_trace_job_abandon(void);
 int instr_trace_job_is_open(void);
 const char *instr_trace_job_dir(void);
 /* A communicator; its job-wide identity is (leader, seq) (leader UINT32_MAX: seq 0 is
- * MPI_COMM_WORLD, 1 MPI_COMM_SELF); members (world ranks) from the leader only. The local
- * ref, or UINT32_MAX when out of memory. */
+ * MPI_COMM_WORLD, 1 MPI_COMM_SELF); members (world ranks) from the leader only; parent: the
+ * local ref of the communicator it was made from (UINT32_MAX: none). The local ref, or
+ * UINT32_MAX when out of memory. */
 uint32_t instr_trace_comm_add(uint32_t leader, uint32_t seq, const char *name,
-                              uint32_t nmembers, const uint32_t *members);
+                              uint32_t nmembers, const uint32_t *members, uint32_t parent);
 /* An RMA window, with a communicator's job-wide identity scheme (its communicator's rank 0's
  * world rank and own counter) and its communicator's local ref (UINT32_MAX: none). */
 void instr_trace_win_add(uint32_t leader, uint32_t seq, const char *name, uint32_t comm);

@@ -14,8 +14,10 @@ check(exp, np_, visits, p2p_messages) fails (returns a list of problems) unless:
   - blocking collectives: Begin/End alternate per location; per communicator every member
     location has the same sequence of (operation, root), as many members as the
     communicator's group; per instance the bytes sent equal the bytes received; the number
-    of ends per operation equals the visits of its MPI region; nonblocking collectives:
-    one request and one completion each, as many as their regions' visits;
+    of ends per operation equals the visits of its MPI region (CREATE_HANDLE: of the calls
+    that make communicators, DESTROY_HANDLE: of MPI_Comm_free); nonblocking collectives:
+    one request and one completion each, as many as their regions' visits (MPI_Comm_idup's
+    as CREATE_HANDLE);
   - every location has two clock offsets (MPI_Init and the end), rank 0's are zero.
 Python 3 standard library only.
 """
@@ -31,6 +33,11 @@ import otf2check as T  # noqa: E402
 OPS = ("BARRIER", "BCAST", "GATHER", "GATHERV", "SCATTER", "SCATTERV", "ALLGATHER",
        "ALLGATHERV", "ALLTOALL", "ALLTOALLV", "ALLTOALLW", "ALLREDUCE", "REDUCE",
        "REDUCE_SCATTER", "SCAN", "EXSCAN", "REDUCE_SCATTER_BLOCK")
+# The calls that make communicators (blocking; MPI_Comm_idup is a nonblocking one).
+CREATES = ("MPI_Comm_dup", "MPI_Comm_dup_with_info", "MPI_Comm_split", "MPI_Comm_split_type",
+           "MPI_Comm_create", "MPI_Comm_create_group", "MPI_Cart_create", "MPI_Cart_sub",
+           "MPI_Graph_create", "MPI_Dist_graph_create", "MPI_Dist_graph_create_adjacent",
+           "MPI_Intercomm_create", "MPI_Intercomm_merge")
 _REC = re.compile(r"^(MPI_\w+|NON_BLOCKING_COLLECTIVE_\w+)\s+(\d+)\s+(\d+)\s*(.*)$")
 _FIELD = re.compile(r'(\w+): (?:(\d+) \("[^"]*" <(\d+)>\)|"[^"]*" <(\d+)>|(\w+))')
 _GROUP = re.compile(r"^GROUP\s+(\d+)\s+Name: .*?, Type: (\w+), .*?, (\d+) Members")
@@ -168,6 +175,12 @@ def check(exp, np_, visits, p2p_messages):
                                 % (comms[comm][0], i, ops[next(iter(ops))][i][0], sent, rcvd))
     ends = collections.Counter(op for s in seq.values() for _, op, _, _, _ in s)
     want = {r[4:].upper(): v for r, v in visits.items() if r[4:].upper() in OPS}
+    # Communicator creation and MPI_Comm_free: collectives CREATE_HANDLE and DESTROY_HANDLE
+    made = sum(v for r, v in visits.items() if r in CREATES)
+    if made:
+        want["CREATE_HANDLE"] = made
+    if visits.get("MPI_Comm_free"):
+        want["DESTROY_HANDLE"] = visits["MPI_Comm_free"]
     if dict(ends) != want:
         problems.append("MpiCollectiveEnd per operation %r, expected (region visits) %r"
                         % (dict(ends), want))
@@ -182,6 +195,8 @@ def check(exp, np_, visits, p2p_messages):
             nb_ops[f["Operation"]] += 1
     want_nb = {r[5:].upper(): v for r, v in visits.items()
                if r.startswith("MPI_I") and r[5:].upper() in OPS}
+    if visits.get("MPI_Comm_idup"):
+        want_nb["CREATE_HANDLE"] = visits["MPI_Comm_idup"]
     if nb_req != nb_done or dict(nb_ops) != want_nb:
         problems.append("nonblocking collectives: %d requests, %d completions %r, expected %r"
                         % (sum(nb_req.values()), sum(nb_done.values()), dict(nb_ops), want_nb))

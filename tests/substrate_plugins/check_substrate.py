@@ -431,7 +431,7 @@ def case_bad_plugins():
          "INSTR_PLUGIN_PATH")
     line(mine, "INSTR_SUBSTRATE_PLUGINS=bad_no_entry", "no entry point",
          "instr_substrate_plugin_get_info")
-    line(mine, "INSTR_SUBSTRATE_PLUGINS=bad_version", "version 99", "versions 1 to 3")
+    line(mine, "INSTR_SUBSTRATE_PLUGINS=bad_version", "version 99", "versions 1 to 4")
     line(mine, "INSTR_SUBSTRATE_PLUGINS=bad_init", "failed to initialise", "-7")
     line(mine, "INSTR_SUBSTRATE_PLUGINS", "'../x'", "not a plugin name")
     expect(len(mine) == 6, "one line each and the summary:\n%s" % "\n".join(mine))
@@ -607,6 +607,19 @@ def case_mpi():
            "job MPI rows %r" % jobrows)
 
 
+def trace_coll_ends(out):
+    """otf2-print's collective ends (blocking and non-blocking), in each rank's order:
+    {rank: [(operation, communicator's name, root, sent, received)]}."""
+    names = dict(re.findall(r'^(?:INTER_)?COMM\s+(\d+)\s+[Nn]ame: "([^"]*)"', out, re.M))
+    ends = collections.defaultdict(list)
+    for m in re.finditer(r"^(?:MPI_COLLECTIVE_END|NON_BLOCKING_COLLECTIVE_COMPLETE)\s+(\d+)\s+"
+                         r"\d+\s+Operation: (\w+), Communicator: (?:\"[^\"]*\" )?<(\d+)>, "
+                         r"Root: (\w+)(?: \([^)]*\))?, Sent: (\d+), Received: (\d+)", out, re.M):
+        ends[int(m.group(1)) >> 32].append((m.group(2), names.get(m.group(3), m.group(3)),
+                                            m.group(4), int(m.group(5)), int(m.group(6))))
+    return dict(ends)
+
+
 def case_mpi_events():
     """4 ranks, interface version 3 (progs/mpi_events.c, the mpiprobe test double next to the
     version 2 probe): the MPI definitions (communicators, groups, a window) and the events of
@@ -639,26 +652,35 @@ def case_mpi_events():
             "def group 2 %s" % half,
             "def comm 2 MPI_Comm_split (comm %d.2, 2 ranks) group=2 size=2 rank=%d leader=%d "
             "seq=2" % (h, r // 2, h),
+            # version 4: a communicator made, a collective (op 17, CREATE_HANDLE) on the one
+            # it was made from, after the new one's definition
+            "coll_end 17 0",
             "def comm 3 MPI_Comm_dup (comm 0.3, 4 ranks) group=0 size=4 rank=%d leader=0 seq=3"
-            % r,
+            % r, "coll_end 17 0",
+            # MPI_Comm_idup: a non-blocking one (request 1), ended where MPI_Test completed it;
             # the leader of half 0 (world rank 0) made the dup before; half 1's did not
+            "icoll_begin 17 2 -1 0 0 1",
             "def comm 4 MPI_Comm_idup (comm %d.%d, 2 ranks) group=2 size=2 rank=%d leader=%d "
             "seq=%d" % (h, 4 - h, r // 2, h, 4 - h),
+            "icoll_end 17 2 -1 0 0 1",
             # op (OTF2's numbers) comm root sent received request
-            "icoll_begin 0 0 -1 0 0 1", "icoll_end 0 0 -1 0 0 1",
-            "icoll_begin 11 2 -1 8 8 2", "icoll_end 11 2 -1 8 8 2",
-            "icoll_begin 1 3 0 %d 8 3" % bcast_sent, "icoll_end 1 3 0 %d 8 3" % bcast_sent,
-            "pinit recv %d 0 7 16 4" % left, "pinit send %d 0 7 16 5" % right,
+            "icoll_begin 0 0 -1 0 0 2", "icoll_end 0 0 -1 0 0 2",
+            "icoll_begin 11 2 -1 8 8 3", "icoll_end 11 2 -1 8 8 3",
+            "icoll_begin 1 3 0 %d 8 4" % bcast_sent, "icoll_end 1 3 0 %d 8 4" % bcast_sent,
+            "pinit recv %d 0 7 16 5" % left, "pinit send %d 0 7 16 6" % right,
         ]
         for _ in range(3):
-            want += ["pstart 4", "pstart 5", "pcomplete %d 0 7 16 4" % left,
-                     "pcomplete %d 0 7 16 5" % right]
-        want += ["pstart 4", "pstart 5", "pcomplete %d 0 7 16 4" % left,
-                 "pcomplete %d 0 7 16 5" % right, "pfree 4", "pfree 5",
-                 "coll_end 11 2", "def window 0 MPI_Win_create comm=2", "bad_defs 0"]
+            want += ["pstart 5", "pstart 6", "pcomplete %d 0 7 16 5" % left,
+                     "pcomplete %d 0 7 16 6" % right]
+        want += ["pstart 5", "pstart 6", "pcomplete %d 0 7 16 5" % left,
+                 "pcomplete %d 0 7 16 6" % right, "pfree 5", "pfree 6",
+                 "coll_end 11 2 sent=8 recvd=8", "def window 0 MPI_Win_create comm=2",
+                 # MPI_Comm_free of the idup, the dup, the half: op 18, DESTROY_HANDLE
+                 "coll_end 18 4", "coll_end 18 3", "coll_end 18 2", "bad_defs 0"]
         expect(got == want, "rank %d mpiprobe.txt:\n%s\nexpected:\n%s"
                % (r, "\n".join(got), "\n".join(want)))
-        # The version 2 probe: loaded, the blocking collective only, its communicator by
+        # The version 2 probe: loaded, the blocking collective only (not the version 4
+        # collectives of communicator creation and MPI_Comm_free), its communicator by
         # Fortran handle (the program wrote MPI_Comm_c2f of its half into half-<rank>.txt).
         with open(os.path.join(run_dir, "half-%d.txt" % r)) as f:
             handle = int(f.read())
@@ -676,20 +698,43 @@ def case_mpi_events():
         m = re.match(r"^(\w+)\s+(\d+)\s+\d+", line)
         if m and m.group(1).startswith(("MPI_", "NON_BLOCKING")):
             counts[(m.group(1), int(m.group(2)) >> 32)] += 1
+    # the MPI_Comm_idup: a non-blocking collective; the split, the dup and the three
+    # MPI_Comm_free: blocking ones
     per_rank = {"MPI_ISEND": 4, "MPI_ISEND_COMPLETE": 4, "MPI_IRECV_REQUEST": 4, "MPI_IRECV": 4,
-                "NON_BLOCKING_COLLECTIVE_REQUEST": 3, "NON_BLOCKING_COLLECTIVE_COMPLETE": 3,
-                "MPI_COLLECTIVE_BEGIN": 1, "MPI_COLLECTIVE_END": 1}
+                "NON_BLOCKING_COLLECTIVE_REQUEST": 4, "NON_BLOCKING_COLLECTIVE_COMPLETE": 4,
+                "MPI_COLLECTIVE_BEGIN": 6, "MPI_COLLECTIVE_END": 6}
     want_counts = {(k, r): v for k, v in per_rank.items() for r in range(4)}
     expect(dict(counts) == want_counts, "trace's MPI events per rank %r, expected %r"
            % (dict(counts), want_counts))
-    comms = re.findall(r'^COMM\s+\d+\s+Name: "([^"]*)"', t.stdout, re.M)
-    expect(sorted(comms) == sorted(["MPI_COMM_WORLD", "MPI_COMM_SELF",
-                                    "MPI_Comm_split (comm 0.2, 2 ranks)",
-                                    "MPI_Comm_split (comm 1.2, 2 ranks)",
-                                    "MPI_Comm_dup (comm 0.3, 4 ranks)",
-                                    "MPI_Comm_idup (comm 0.4, 2 ranks)",
-                                    "MPI_Comm_idup (comm 1.3, 2 ranks)"]),
-           "trace's communicators %r" % comms)
+    ends = trace_coll_ends(t.stdout)
+    for r in range(4):
+        half = "MPI_Comm_split (comm %d.2, 2 ranks)" % (r % 2)
+        idup = "MPI_Comm_idup (comm %s, 2 ranks)" % ("0.4" if r % 2 == 0 else "1.3")
+        want = [("CREATE_HANDLE", "MPI_COMM_WORLD", "NONE", 0, 0),
+                ("CREATE_HANDLE", "MPI_COMM_WORLD", "NONE", 0, 0),
+                ("CREATE_HANDLE", half, "NONE", 0, 0),
+                ("BARRIER", "MPI_COMM_WORLD", "NONE", 0, 0),
+                ("ALLREDUCE", half, "NONE", 8, 8),
+                ("BCAST", "MPI_Comm_dup (comm 0.3, 4 ranks)", "0", 32 if r == 0 else 0, 8),
+                ("ALLREDUCE", half, "NONE", 8, 8),
+                ("DESTROY_HANDLE", idup, "NONE", 0, 0),
+                ("DESTROY_HANDLE", "MPI_Comm_dup (comm 0.3, 4 ranks)", "NONE", 0, 0),
+                ("DESTROY_HANDLE", half, "NONE", 0, 0)]
+        expect(ends.get(r) == want, "rank %d trace's collectives %r, expected %r"
+               % (r, ends.get(r), want))
+    # Communicators with their parents: the one each was made from
+    comms = re.findall(r'^COMM\s+\d+\s+Name: "([^"]*)" <\d+>, Group: "[^"]*" <\d+>, '
+                       r'Parent: (?:"([^"]*)" <\d+>|UNDEFINED)', t.stdout, re.M)
+    expect(sorted(comms) == sorted([("MPI_COMM_WORLD", ""), ("MPI_COMM_SELF", ""),
+                                    ("MPI_Comm_split (comm 0.2, 2 ranks)", "MPI_COMM_WORLD"),
+                                    ("MPI_Comm_split (comm 1.2, 2 ranks)", "MPI_COMM_WORLD"),
+                                    ("MPI_Comm_dup (comm 0.3, 4 ranks)", "MPI_COMM_WORLD"),
+                                    ("MPI_Comm_idup (comm 0.4, 2 ranks)",
+                                     "MPI_Comm_split (comm 0.2, 2 ranks)"),
+                                    ("MPI_Comm_idup (comm 1.3, 2 ranks)",
+                                     "MPI_Comm_split (comm 1.2, 2 ranks)")]),
+           "trace's communicators and parents %r:\n%s" % (comms, "\n".join(
+               l for l in t.stdout.splitlines() if l.startswith("COMM"))))
     wins = re.findall(r'^RMA_WIN\s+\d+\s+Name: "([^"]*)" <\d+>, Communicator: "([^"]*)" <\d+>',
                       t.stdout, re.M)
     expect(sorted(wins) == [("MPI_Win_create (win 0.0, 2 ranks)",
@@ -698,6 +743,56 @@ def case_mpi_events():
                              "MPI_Comm_split (comm 1.2, 2 ranks)")],
            "trace's RMA windows %r:\n%s" % (wins, "\n".join(
                l for l in t.stdout.splitlines() if l.startswith("RMA_WIN"))))
+
+
+def inter_colls(r):
+    """progs/mpi_intercomm.c's rooted and all-to-all collectives on the inter-communicator
+    at world rank r: [(op, the probe's root and sizes)]. Half 0's rank 0 (world rank 0) is
+    the root (MPI_ROOT: ROOT_SELF, -2), its other rank passes MPI_PROC_NULL (ROOT_THIS_GROUP,
+    -3), half 1 the root's rank 0; 1 int (4 bytes) per rank, 2 ranks per half: the root
+    receives (Gather, Reduce) or sends (Scatter) one block per rank of the other half, each of
+    those sends or receives one, MPI_PROC_NULL nothing; Allreduce, Allgather and Alltoall
+    send and receive one block per rank of the other half."""
+    h = r % 2
+    root = {0: -2, 2: -3}.get(r, 0)
+
+    def rooted(to_root):
+        if root == -2:
+            sent, recvd = (0, 8) if to_root else (8, 0)
+        elif root == -3:
+            sent, recvd = 0, 0
+        else:
+            sent, recvd = (4, 0) if to_root else (0, 4)
+        return "root=%d sent=%d recvd=%d" % (root, sent, recvd)
+    assert h in (0, 1)
+    return [(2, rooted(True)), (4, rooted(False)), (12, rooted(True)),
+            (11, "sent=8 recvd=8"), (6, "sent=8 recvd=8"), (8, "sent=8 recvd=8")]
+
+
+def uneven_lines(r):
+    """The mpiprobe lines of progs/mpi_intercomm.c's uneven inter-communicator at world rank
+    r: world rank 0 (group A; its group {0} is MPI_COMM_SELF's there) against ranks 1 to 3
+    (their group {1,2,3} is new, group 5); rank 0 leads comm 0.10 and the inter-communicator
+    0.11, rank 1 the three's comm 1.3. Allreduce, Allgather, Alltoall of 1 int (4 bytes) per
+    rank of the other group: rank 0 sends and receives 3 blocks, the others 1."""
+    if r == 0:
+        lone = ["def comm 10 MPI_Comm_split (comm 0.10, 1 ranks) group=1 size=1 rank=0 leader=0 "
+                "seq=10"]
+        ic = ["def group 5 1,2,3",
+              "def comm 11 MPI_Intercomm_create (intercomm 0.11, 1+3 ranks) group=1 size=1 "
+              "rank=0 leader=0 seq=11 remote=5"]
+        b = 12
+    else:
+        lone = ["def group 5 1,2,3",
+                "def comm 10 MPI_Comm_split (comm 1.3, 3 ranks) group=5 size=3 rank=%d leader=1 "
+                "seq=3" % (r - 1)]
+        ic = ["def group 6 0",
+              "def comm 11 MPI_Intercomm_create (intercomm 0.11, 1+3 ranks) group=5 size=3 "
+              "rank=%d leader=0 seq=11 remote=6" % (r - 1)]
+        b = 4
+    return (lone + ["coll_end 17 0"] + ic + ["coll_end 17 10"] +
+            ["coll_end %d 11 sent=%d recvd=%d" % (op, b, b) for op in (11, 6, 8)] +
+            ["coll_end 18 11", "coll_end 18 10"])
 
 
 def case_mpi_intercomm():
@@ -737,9 +832,10 @@ def case_mpi_intercomm():
             "def comm 1 MPI_COMM_SELF group=1 size=1 rank=0 leader=-1 seq=1",
             "def group 2 %s" % half,
             "def comm 2 MPI_Comm_split (comm %d.2, 2 ranks) group=2 size=2 rank=%d leader=%d "
-            "seq=2" % (h, l, h),
+            "seq=2" % (h, l, h), "coll_end 17 0",
             "def group 3 %s" % other,
-            inter(3, "MPI_Intercomm_create"),
+            # collective over the local communicator
+            inter(3, "MPI_Intercomm_create"), "coll_end 17 2",
             # partners: ranks in the remote group (l: world rank r ^ 1)
             "send %d 3 3 8" % l, "recv %d 3 3 8" % l,
             "isend %d 3 4 4 2" % l, "irecv %d 3 4 4 1" % l,
@@ -747,18 +843,21 @@ def case_mpi_intercomm():
             "send %d 3 6 4" % l, "recv %d 3 6 4" % l, "send %d 3 7 4" % l,
             "irecv %d 3 7 4 3" % l,
             "coll_end 0 3", "coll_end 1 3 %s" % bcast,
-            inter(4, "MPI_Comm_dup"), "coll_end 0 4",
-            inter(5, "MPI_Comm_split"), "coll_end 0 5",
-            inter(6, "MPI_Comm_create"), "coll_end 0 6",
-            inter(7, "MPI_Comm_idup"), "coll_end 0 7",
+        ] + ["coll_end %d 3 %s" % (op, sizes) for op, sizes in inter_colls(r)] + [
+            inter(4, "MPI_Comm_dup"), "coll_end 17 3", "coll_end 0 4",
+            inter(5, "MPI_Comm_split"), "coll_end 17 3", "coll_end 0 5",
+            inter(6, "MPI_Comm_create"), "coll_end 17 3", "coll_end 0 6",
+            "icoll_begin 17 3 -1 0 0 4", inter(7, "MPI_Comm_idup"), "icoll_end 17 3 -1 0 0 4",
+            "coll_end 0 7",
             # MPI_Request_free of an MPI_Comm_idup's request refused: its wait defines it
-            inter(8, "MPI_Comm_idup"), "coll_end 0 8",
+            "icoll_begin 17 3 -1 0 0 5", inter(8, "MPI_Comm_idup"), "icoll_end 17 3 -1 0 0 5",
+            "coll_end 0 8",
             "def group 4 0,2,1,3",
             "def comm 9 MPI_Intercomm_merge (comm 0.9, 4 ranks) group=4 size=4 rank=%d "
-            "leader=0 seq=9" % (h * 2 + l),
-            "coll_end 11 9",
-            "bad_defs 0",
-        ]
+            "leader=0 seq=9" % (h * 2 + l), "coll_end 17 3",
+            "coll_end 11 9 sent=16 recvd=16",
+        ] + uneven_lines(r) + ["coll_end 18 %d" % c for c in (9, 8, 7, 6, 5, 4, 3, 2)] + [
+            "bad_defs 0"]
         expect(got == want, "rank %d mpiprobe.txt:\n%s\nexpected:\n%s"
                % (r, "\n".join(got), "\n".join(want)))
     trace = os.path.join(job, "traces.otf2")
@@ -771,29 +870,86 @@ def case_mpi_intercomm():
         m = re.match(r"^(\w+)\s+(\d+)\s+\d+", line)
         if m and m.group(1).startswith(("MPI_", "NON_BLOCKING")):
             counts[(m.group(1), int(m.group(2)) >> 32)] += 1
-    # barriers on inter, dup, split, create and the two idups; the broadcast; the merged
-    # one's allreduce
+    # barriers on inter, dup, split, create and the two idups; the broadcast; the six rooted
+    # and all-to-all ones on inter; the merged one's allreduce; the split, the
+    # MPI_Intercomm_create, dup, split, create and merge of inter (CREATE_HANDLE) and the
+    # eight MPI_Comm_free (DESTROY_HANDLE); the two idups non-blocking (CREATE_HANDLE); the
+    # uneven inter-communicator: 2 made, 3 collectives, 2 freed
     per_rank = {"MPI_SEND": 3, "MPI_RECV": 2, "MPI_ISEND": 1, "MPI_ISEND_COMPLETE": 1,
-                "MPI_IRECV_REQUEST": 2, "MPI_IRECV": 2, "MPI_COLLECTIVE_BEGIN": 8,
-                "MPI_COLLECTIVE_END": 8}
+                "MPI_IRECV_REQUEST": 2, "MPI_IRECV": 2, "MPI_COLLECTIVE_BEGIN": 35,
+                "MPI_COLLECTIVE_END": 35, "NON_BLOCKING_COLLECTIVE_REQUEST": 2,
+                "NON_BLOCKING_COLLECTIVE_COMPLETE": 2}
     want_counts = {(k, r): v for k, v in per_rank.items() for r in range(4)}
     expect(dict(counts) == want_counts, "trace's MPI events per rank %r, expected %r"
            % (dict(counts), want_counts))
+    # The collectives in order: operation, communicator, root, bytes as the plugin had them.
+    ends = trace_coll_ends(t.stdout)
+    ops = {0: "BARRIER", 1: "BCAST", 2: "GATHER", 4: "SCATTER", 6: "ALLGATHER",
+           8: "ALLTOALL", 11: "ALLREDUCE", 12: "REDUCE"}
+    for r in range(4):
+        h, l = r % 2, r // 2
+        half = "MPI_Comm_split (comm %d.2, 2 ranks)" % h
+        ic = "MPI_Intercomm_create (intercomm 0.3, 2+2 ranks)"
+        root = {0: "SELF", 2: "THIS_GROUP"}.get(r, "0")
+
+        def ic_of(c, how):
+            return "%s (intercomm 0.%d, 2+2 ranks)" % (how, c)
+        made = ("CREATE_HANDLE", ic, "NONE", 0, 0)
+        want = [("CREATE_HANDLE", "MPI_COMM_WORLD", "NONE", 0, 0),
+                ("CREATE_HANDLE", half, "NONE", 0, 0),
+                ("BARRIER", ic, "NONE", 0, 0),
+                ("BCAST", ic, root, 16 if r == 0 else 0, 8 if h else 0)]
+        for op, sizes in inter_colls(r):
+            d = dict(kv.split("=") for kv in sizes.split())
+            want.append((ops[op], ic, root if "root" in d else "NONE", int(d["sent"]),
+                         int(d["recvd"])))
+        for c, how in [(4, "MPI_Comm_dup"), (5, "MPI_Comm_split"), (6, "MPI_Comm_create"),
+                       (7, "MPI_Comm_idup"), (8, "MPI_Comm_idup")]:
+            want += [made, ("BARRIER", ic_of(c, how), "NONE", 0, 0)]
+        merged = "MPI_Intercomm_merge (comm 0.9, 4 ranks)"
+        want += [made, ("ALLREDUCE", merged, "NONE", 16, 16)]
+        lone = ("MPI_Comm_split (comm 0.10, 1 ranks)" if r == 0 else
+                "MPI_Comm_split (comm 1.3, 3 ranks)")
+        uneven = "MPI_Intercomm_create (intercomm 0.11, 1+3 ranks)"
+        b = 12 if r == 0 else 4
+        want += [("CREATE_HANDLE", "MPI_COMM_WORLD", "NONE", 0, 0),
+                 ("CREATE_HANDLE", lone, "NONE", 0, 0)]
+        want += [(op, uneven, "NONE", b, b) for op in ("ALLREDUCE", "ALLGATHER", "ALLTOALL")]
+        want += [("DESTROY_HANDLE", uneven, "NONE", 0, 0), ("DESTROY_HANDLE", lone, "NONE", 0, 0)]
+        want += [("DESTROY_HANDLE", n, "NONE", 0, 0) for n in
+                 [merged, ic_of(8, "MPI_Comm_idup"), ic_of(7, "MPI_Comm_idup"),
+                  ic_of(6, "MPI_Comm_create"), ic_of(5, "MPI_Comm_split"),
+                  ic_of(4, "MPI_Comm_dup"), ic, half]]
+        expect(ends.get(r) == want, "rank %d trace's collectives:\n%s\nexpected:\n%s"
+               % (r, "\n".join(map(str, ends.get(r, []))), "\n".join(map(str, want))))
     # The inter-communicators: InterComm definitions, group A (the halves' leader, world rank
     # 0, is in it) and group B by their members' world ranks.
     groups = {int(m.group(1)): [int(x) for x in re.findall(r"(\d+) \(\"", m.group(2))]
-              for m in re.finditer(r"^GROUP\s+(\d+)\s+Name: .*?Members:?(.*)$", t.stdout, re.M)}
+              for m in re.finditer(r"^GROUP\s+(\d+)\s+Name: .*?Members?:?(.*)$", t.stdout, re.M)}
     inters = re.findall(r'^INTER_COMM\s+\d+\s+name: "([^"]*)" <\d+>, Group A: "[^"]*" <(\d+)>, '
                         r'Group B: "[^"]*" <(\d+)>', t.stdout, re.M)
     expect(sorted((n, groups.get(int(a)), groups.get(int(b))) for n, a, b in inters) ==
-           sorted(("%s (intercomm 0.%d, 2+2 ranks)" % (how, c), [0, 2], [1, 3]) for c, how in
-                  [(3, "MPI_Intercomm_create"), (4, "MPI_Comm_dup"), (5, "MPI_Comm_split"),
-                   (6, "MPI_Comm_create"), (7, "MPI_Comm_idup"), (8, "MPI_Comm_idup")]),
+           sorted([("%s (intercomm 0.%d, 2+2 ranks)" % (how, c), [0, 2], [1, 3]) for c, how in
+                   [(3, "MPI_Intercomm_create"), (4, "MPI_Comm_dup"), (5, "MPI_Comm_split"),
+                    (6, "MPI_Comm_create"), (7, "MPI_Comm_idup"), (8, "MPI_Comm_idup")]] +
+                  [("MPI_Intercomm_create (intercomm 0.11, 1+3 ranks)", [0], [1, 2, 3])]),
            "trace's inter-communicators %r (groups %r)" % (inters, groups))
     comms = re.findall(r'^COMM\s+\d+\s+Name: "([^"]*)" <\d+>, Group: "[^"]*" <(\d+)>',
                        t.stdout, re.M)
     merged = [groups.get(int(g)) for n, g in comms if n.startswith("MPI_Intercomm_merge")]
     expect(merged == [[0, 2, 1, 3]], "trace's merged communicator %r" % comms)
+    # Parents: the halves' is MPI_COMM_WORLD, the merged one's the inter-communicator
+    # (InterComm definitions have none: OTF2 gives them a common communicator instead)
+    parents = dict(re.findall(r'^COMM\s+\d+\s+Name: "([^"]*)" <\d+>, Group: "[^"]*" <\d+>, '
+                              r'Parent: (?:"([^"]*)" <\d+>|UNDEFINED)', t.stdout, re.M))
+    expect(parents == {"MPI_COMM_WORLD": "", "MPI_COMM_SELF": "",
+                       "MPI_Comm_split (comm 0.2, 2 ranks)": "MPI_COMM_WORLD",
+                       "MPI_Comm_split (comm 1.2, 2 ranks)": "MPI_COMM_WORLD",
+                       "MPI_Comm_split (comm 0.10, 1 ranks)": "MPI_COMM_WORLD",
+                       "MPI_Comm_split (comm 1.3, 3 ranks)": "MPI_COMM_WORLD",
+                       "MPI_Intercomm_merge (comm 0.9, 4 ranks)":
+                           "MPI_Intercomm_create (intercomm 0.3, 2+2 ranks)"},
+           "trace's communicators' parents %r" % parents)
     # Point-to-point records name the partner by its rank in the remote group: otf2-print
     # resolves it through the InterComm to the partner's location (world rank r ^ 1).
     p2p = re.findall(r"^MPI_I?(?:SEND|RECV)\s+(\d+)\s+\d+\s+(?:Receiver|Sender): (\d+) "

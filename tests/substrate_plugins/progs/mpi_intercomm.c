@@ -9,7 +9,9 @@
  *     the remote rank l (tag 6) received by MPI_Mprobe and MPI_Mrecv, and one (tag 7) by
  *     MPI_Improbe (until it matched) and MPI_Imrecv, completed by MPI_Wait; MPI_Barrier; MPI_Bcast
  *     of 2 ints from half 0's rank 0 (MPI_ROOT there, MPI_PROC_NULL at half 0's other rank,
- *     root 0 in half 1);
+ *     root 0 in half 1); with the same roots MPI_Gather, MPI_Scatter and MPI_Reduce of 1
+ *     int per rank; MPI_Allreduce, MPI_Allgather and MPI_Alltoall of 1 int per rank of the
+ *     other half;
  *   - MPI_Comm_dup, MPI_Comm_split (one color) and MPI_Comm_create (the local group) of the
  *     inter-communicator, MPI_Comm_idup of it completed by MPI_Wait: communicators 4 to 7,
  *     one MPI_Barrier on each;
@@ -17,7 +19,11 @@
  *     MPI_ERRORS_RETURN: MPI forbids it, Open MPI refuses it) and then completes by MPI_Wait:
  *     communicator 8, one MPI_Barrier on it;
  *   - MPI_Intercomm_merge (high = h: half 0 first): communicator 9, an intra-communicator of
- *     4 ranks (world ranks 0, 2, 1, 3), one MPI_Allreduce of 1 int on it. */
+ *     4 ranks (world ranks 0, 2, 1, 3), one MPI_Allreduce of 1 int on it;
+ *   - MPI_Comm_split of the world into world rank 0 and ranks 1 to 3 (communicator 10),
+ *     MPI_Intercomm_create of the two (tag 8; communicator 11, groups of 1 and 3 ranks),
+ *     MPI_Allreduce, MPI_Allgather and MPI_Alltoall of 1 int per rank of the other group on
+ *     it, both freed. */
 #include <mpi.h>
 #include <stdio.h>
 
@@ -58,6 +64,21 @@ int main(int argc, char **argv)
     int two[2] = {rank == 0 ? 40 : 0, rank == 0 ? 2 : 0};
     MPI_Bcast(two, 2, MPI_INT, h == 0 ? (l == 0 ? MPI_ROOT : MPI_PROC_NULL) : 0, inter);
     bad |= h == 1 && two[0] + two[1] != 42;
+    /* Rooted and all-to-all collectives between the halves: half 0's rank 0 is the root. */
+    int root = h == 0 ? (l == 0 ? MPI_ROOT : MPI_PROC_NULL) : 0;
+    int pair[2] = {-1, -1}, mine[2] = {rank * 10, rank * 10 + 1}, v = -1;
+    MPI_Gather(&one, 1, MPI_INT, pair, 1, MPI_INT, root, inter);
+    bad |= rank == 0 && (pair[0] != 1 || pair[1] != 3);
+    MPI_Scatter(mine, 1, MPI_INT, &v, 1, MPI_INT, root, inter);
+    bad |= h == 1 && v != l;
+    MPI_Reduce(&one, &v, 1, MPI_INT, MPI_SUM, root, inter);
+    bad |= rank == 0 && v != 4;
+    MPI_Allreduce(&one, &v, 1, MPI_INT, MPI_SUM, inter);
+    bad |= v != (h == 0 ? 4 : 2);
+    MPI_Allgather(&one, 1, MPI_INT, pair, 1, MPI_INT, inter);
+    bad |= pair[0] != 1 - h || pair[1] != 3 - h;
+    MPI_Alltoall(mine, 1, MPI_INT, pair, 1, MPI_INT, inter);
+    bad |= pair[0] != (1 - h) * 10 + l || pair[1] != (3 - h) * 10 + l;
 
     MPI_Comm dup, split, created, idup, idup2;
     MPI_Comm_dup(inter, &dup);
@@ -89,6 +110,21 @@ int main(int argc, char **argv)
     MPI_Comm_rank(merged, &mrank);
     MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, merged);
     bad |= mrank != h * 2 + l || sum != 6;
+
+    /* Groups of unequal size, where the other group's size is not the own one: world rank 0
+     * alone against ranks 1 to 3. */
+    MPI_Comm lone, uneven;
+    MPI_Comm_split(MPI_COMM_WORLD, rank == 0, rank, &lone);
+    MPI_Intercomm_create(lone, 0, MPI_COMM_WORLD, rank == 0 ? 1 : 0, 8, &uneven);
+    int three[3] = {-1, -1, -1}, outs[3] = {rank, rank, rank};
+    MPI_Allreduce(&one, &v, 1, MPI_INT, MPI_SUM, uneven);
+    bad |= v != (rank == 0 ? 6 : 0);
+    MPI_Allgather(&one, 1, MPI_INT, three, 1, MPI_INT, uneven);
+    bad |= rank == 0 ? three[0] != 1 || three[2] != 3 : three[0] != 0;
+    MPI_Alltoall(outs, 1, MPI_INT, three, 1, MPI_INT, uneven);
+    bad |= rank == 0 ? three[0] != 1 || three[2] != 3 : three[0] != 0;
+    MPI_Comm_free(&uneven);
+    MPI_Comm_free(&lone);
 
     int remote = 0;
     MPI_Comm_remote_size(idup2, &remote);

@@ -1,4 +1,4 @@
-/* libinstr_substrate_mpiprobe.so — a test double of interface version 3: writes, at the end,
+/* libinstr_substrate_mpiprobe.so — a test double of interface version 4: writes, at the end,
  * mpiprobe.txt into the experiment directory with what it was given, in order:
  *   def comm <id> <name> group=<g> size=<n> rank=<r> leader=<l> seq=<s>[ remote=<group>]
  *            (remote: an inter-communicator's remote group, mpi_comm_remote_group)
@@ -8,8 +8,9 @@
  *   pinit <send|recv> <partner> <comm> <tag> <bytes> <request>
  *   pstart|pfree <request>
  *   pcomplete <partner> <comm> <tag> <bytes> <request>
- *   coll_end <op> <comm>[ root=<r> sent=<s> recvd=<d>]   (a blocking collective: its
- *            communicator by definition; root and sizes when it has a root)
+ *   coll_end <op> <comm>[ root=<r>][ sent=<s> recvd=<d>]   (a blocking collective: its
+ *            communicator by definition; root when it has one, sizes when it has a root or
+ *            moved bytes; op 17 and 18: a communicator made or freed, version 4)
  *   send|recv <partner> <comm> <tag> <bytes>   (blocking point-to-point)
  *   isend|irecv <partner> <comm> <tag> <bytes> <request>   (non-blocking: at the post, at the
  *            completion)
@@ -148,11 +149,13 @@ static void on_coll_end(instr_substrate_location *loc, uint64_t t, uint32_t op, 
                         int32_t root, uint64_t sent, uint64_t recvd)
 {
     (void)loc, (void)t;
-    if (root == INSTR_SUBSTRATE_ROOT_NONE)
-        put("coll_end %u %llu", op, (unsigned long long)comm);
-    else
-        put("coll_end %u %llu root=%d sent=%llu recvd=%llu", op, (unsigned long long)comm,
-            (int)root, (unsigned long long)sent, (unsigned long long)recvd);
+    char r[24] = "", sz[64] = "";
+    if (root != INSTR_SUBSTRATE_ROOT_NONE)
+        snprintf(r, sizeof r, " root=%d", (int)root);
+    if (root != INSTR_SUBSTRATE_ROOT_NONE || sent || recvd)
+        snprintf(sz, sizeof sz, " sent=%llu recvd=%llu", (unsigned long long)sent,
+                 (unsigned long long)recvd);
+    put("coll_end %u %llu%s%s", op, (unsigned long long)comm, r, sz);
 }
 
 static void msg(const char *what, int32_t partner, uint64_t comm, int32_t tag, uint64_t bytes)
