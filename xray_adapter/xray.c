@@ -64,58 +64,63 @@ __attribute__((noinline, cold)) static uint32_t first_entry(uint32_t id)
     return h;
 }
 
-/* A function's ENTRY that is not a region's yet or not recorded (out of line: the common
- * entry keeps one compare). */
-__attribute__((noinline, cold)) static void enter_other(uint32_t u, uint32_t h)
+/* An ENTRY the inline paths did not take (out of line, so that the handler needs no stack
+ * frame of its own): id 0 (no function; handles[0] stays INSTR_HANDLE_UNREGISTERED), a
+ * function's first entry, an excluded or throttling handle, or a region the cursor has no
+ * node for yet (or another mode than the inline ones). */
+__attribute__((noinline, cold)) static void enter_miss(uint32_t u, uint32_t h)
 {
     if (h == INSTR_HANDLE_UNREGISTERED) {
+        if (u == 0)
+            return;
         h = first_entry(u);
         if (h == INSTR_HANDLE_UNREGISTERED)
             return;
-        if (h < INSTR_HANDLE_THROTTLING) {
-            instr_event_enter(h);
-            return;
-        }
     }
-    if (h != INSTR_HANDLE_EXCLUDED)
+    if (__builtin_expect(instr_handle_throttling(h), 0))
         instr_throttle_enter(h & ~INSTR_HANDLE_THROTTLING);
-}
-
-/* The ENTRY of function u, whose handle is h. */
-static inline __attribute__((always_inline)) void entry(uint32_t u, uint32_t h)
-{
-    /* One compare for a region handle: neither 0 (not registered yet) nor at or above
-     * INSTR_HANDLE_THROTTLING (excluded and throttling ones, runtime/throttle/throttle.h). */
-    if (__builtin_expect(h - 1 < INSTR_HANDLE_THROTTLING - 1, 1))
+    else if (h != INSTR_HANDLE_EXCLUDED)
         instr_event_enter(h);
-    else
-        enter_other(u, h);
 }
 
+/* An EXIT or TAIL the inline paths did not take. A function never entered while patched
+ * (INSTR_HANDLE_UNREGISTERED) has no open frame: nothing to close. */
+__attribute__((noinline, cold)) static void exit_miss(uint32_t h)
+{
+    if (__builtin_expect(instr_handle_throttling(h), 0))
+        instr_throttle_exit(h & ~INSTR_HANDLE_THROTTLING);
+    else if (h != INSTR_HANDLE_UNREGISTERED && h != INSTR_HANDLE_EXCLUDED)
+        instr_event_exit_generic_out(h);
+}
+
+/* The handler, as the hooks' __instr_enter/__instr_exit: the handle goes straight to the
+ * inline paths (the cursor path, the direct trace path), which take only region handles:
+ * no cursor node carries INSTR_HANDLE_UNREGISTERED, INSTR_HANDLE_EXCLUDED or a throttling
+ * handle, and the trace's range check refuses them, so they miss and go out of line with
+ * everything else. What the hooks do not pay: the id's range check (XRay ids are not
+ * checked by anyone else; ids of other objects, LLVM 20's packed objId << 24 | fnId, are
+ * above max_id), the handle table's base, and the event type's test. */
 static void handler(int32_t id, enum instr_xray_entry_type type)
 {
     uint32_t u = (uint32_t)id;
-    /* One compare for both: 0 and ids above max_id. */
-    if (__builtin_expect(u - 1 >= instr_xray.max_id, 0))
+    /* One compare: ids above max_id; id 0 reads handles[0], never set, and misses. */
+    if (__builtin_expect(u > instr_xray.max_id, 0))
         return;
     uint32_t h = __atomic_load_n(&instr_xray.handles[u], __ATOMIC_ACQUIRE);
-    /* ENTRY first (one test), then EXIT and TAIL, then the entry with arguments. */
+    /* ENTRY first (one test), then EXIT and TAIL (one compare), then the entry with
+     * arguments; custom and typed events have handlers of their own, never this one. */
     if (__builtin_expect(type == INSTR_XRAY_ENTRY, 1)) {
-        entry(u, h);
+        if (__builtin_expect(!instr_event_enter_fast(h, 0), 0))
+            enter_miss(u, h);
         return;
     }
-    if (__builtin_expect(type == INSTR_XRAY_EXIT || type == INSTR_XRAY_TAIL, 1)) {
-        /* A function never entered while patched has no open frame: nothing to close. One
-         * compare for a region handle, as at ENTRY. */
-        if (__builtin_expect(h - 1 < INSTR_HANDLE_THROTTLING - 1, 1))
-            instr_event_exit(h);
-        else if (instr_handle_throttling(h))
-            instr_throttle_exit(h & ~INSTR_HANDLE_THROTTLING);
+    if (__builtin_expect((unsigned)type <= INSTR_XRAY_TAIL, 1)) {
+        if (__builtin_expect(!instr_event_exit_fast(h), 0))
+            exit_miss(h);
         return;
     }
-    if (type == INSTR_XRAY_LOG_ARGS_ENTRY)
-        entry(u, h);
-    /* custom and typed events are not routed */
+    if (type == INSTR_XRAY_LOG_ARGS_ENTRY && !instr_event_enter_fast(h, 0))
+        enter_miss(u, h);
 }
 
 /* Throttling (runtime/throttle/), from an event of the function, so only try-locks: the
