@@ -84,10 +84,16 @@ __attribute__((noinline, cold)) static void enter_miss(uint32_t u, uint32_t h)
 }
 
 /* An EXIT or TAIL the inline paths did not take. A function never entered while patched
- * (INSTR_HANDLE_UNREGISTERED) has no open frame: nothing to close. */
-__attribute__((noinline, cold)) static void exit_miss(uint32_t h)
+ * (INSTR_HANDLE_UNREGISTERED) has no open frame: nothing to close. A LOG_ARGS_ENTRY reaches
+ * the main handler only when the program replaced handler_arg1 (below) with
+ * __xray_remove_handler_arg1; it is an entry, found here, unless the cursor is the function
+ * itself (direct recursion), when it is taken for the exit it is not. */
+__attribute__((noinline, cold)) static void exit_miss(uint32_t u, uint32_t h,
+                                                      enum instr_xray_entry_type type)
 {
-    if (__builtin_expect(instr_handle_throttling(h), 0))
+    if (type == INSTR_XRAY_LOG_ARGS_ENTRY)
+        enter_miss(u, h);
+    else if (__builtin_expect(instr_handle_throttling(h), 0))
         instr_throttle_exit(h & ~INSTR_HANDLE_THROTTLING);
     else if (h != INSTR_HANDLE_UNREGISTERED && h != INSTR_HANDLE_EXCLUDED)
         instr_event_exit_generic_out(h);
@@ -99,7 +105,8 @@ __attribute__((noinline, cold)) static void exit_miss(uint32_t h)
  * handle, and the trace's range check refuses them, so they miss and go out of line with
  * everything else. What the hooks do not pay: the id's range check (XRay ids are not
  * checked by anyone else; ids of other objects, LLVM 20's packed objId << 24 | fnId, are
- * above max_id), the handle table's base, and the event type's test. */
+ * above max_id), the handle table's base, the id's zero extension and the test of the event
+ * type (docs/performance.md). */
 static void handler(int32_t id, enum instr_xray_entry_type type)
 {
     uint32_t u = (uint32_t)id;
@@ -107,19 +114,28 @@ static void handler(int32_t id, enum instr_xray_entry_type type)
     if (__builtin_expect(u > instr_xray.max_id, 0))
         return;
     uint32_t h = __atomic_load_n(&instr_xray.handles[u], __ATOMIC_ACQUIRE);
-    /* ENTRY first (one test), then EXIT and TAIL (one compare), then the entry with
-     * arguments; custom and typed events have handlers of their own, never this one. */
     if (__builtin_expect(type == INSTR_XRAY_ENTRY, 1)) {
         if (__builtin_expect(!instr_event_enter_fast(h, 0), 0))
             enter_miss(u, h);
         return;
     }
-    if (__builtin_expect((unsigned)type <= INSTR_XRAY_TAIL, 1)) {
-        if (__builtin_expect(!instr_event_exit_fast(h), 0))
-            exit_miss(h);
+    /* EXIT or TAIL: LOG_ARGS_ENTRY has a handler of its own (handler_arg1), custom and typed
+     * events theirs. */
+    if (__builtin_expect(!instr_event_exit_fast(h), 0))
+        exit_miss(u, h, type);
+}
+
+/* LOG_ARGS_ENTRY, the entry of a function with xray_log_args (its argument is not
+ * recorded). */
+static void handler_arg1(int32_t id, enum instr_xray_entry_type type, uint64_t arg1)
+{
+    (void)type;
+    (void)arg1;
+    uint32_t u = (uint32_t)id;
+    if (__builtin_expect(u > instr_xray.max_id, 0))
         return;
-    }
-    if (type == INSTR_XRAY_LOG_ARGS_ENTRY && !instr_event_enter_fast(h, 0))
+    uint32_t h = __atomic_load_n(&instr_xray.handles[u], __ATOMIC_ACQUIRE);
+    if (__builtin_expect(!instr_event_enter_fast(h, 0), 0))
         enter_miss(u, h);
 }
 
@@ -344,6 +360,7 @@ EXPORT void __instr_xray_attach(const struct instr_xray_glue *g)
     instr_xray.recording = instr_events_wanted();
     uint32_t patched = 0;
     if (instr_xray.recording && instr_xray.n_functions) {
+        instr_xray.api.set_handler_arg1(handler_arg1);
         instr_xray.api.set_handler(handler);
         if (instr_xray.patch_mode == XRAY_PATCH_STARTUP)
             patched = patch_at_startup();

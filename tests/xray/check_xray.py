@@ -22,7 +22,7 @@ T = None  # tests/lib/otf2check.py
 # xprog.c "run": phase(5) then tail_caller(7), which tail-calls work_a.
 RUN_ALL = {"main": 1, "phase": 1, "work_a": 6, "work_b": 5, "work_c": 5, "tail_caller": 1}
 XPROG_FUNCTIONS = {"main", "phase", "work_a", "work_b", "work_c", "self_unpatch", "outer",
-                   "tail_caller"}
+                   "tail_caller", "with_args"}
 
 
 def workdir(name):
@@ -204,6 +204,22 @@ def case_startup():
            head["ever_patched"] == n and head["ever_entered"] == len(RUN_ALL), head)
     expect({k for k, f in fns.items() if f["entered"]} == set(RUN_ALL), fns)
     expect(any("xray.txt" in l and "written to" in l for l in mine), "summary: %r" % mine)
+
+
+def case_log_args():
+    """A function with xray_log_args enters through XRay's LOG_ARGS_ENTRY, which goes to the
+    adapter's handler of arguments: recorded as any other entry, its callee inside it."""
+    exe = build("xprog", "xprog.c", "plugin")
+    ref = build("xprog_ref", "xprog.c", "none")
+    out, mine, exp = same_output(exe, ref, ["args"])
+    expect(b"__xray_ArgLoggerEntry" in open(exe, "rb").read(), "no argument-logging sled")
+    prof = checked_profile(exp)
+    want = {"main": 1, "with_args": 3, "work_b": 3, "work_c": 1}
+    expect(P.visits_by_region(prof) == want, "visits %r" % P.visits_by_region(prof))
+    paths = P.visits_by_path(prof)
+    expect(paths.get("main;with_args;work_b") == 3 and paths.get("main;work_c") == 1,
+           "call paths %r" % paths)
+    checked_trace(exp, prof)
 
 
 def case_filter_file():

@@ -44,6 +44,14 @@ NOINLINE void tail_caller(int i)
     work_a(i);
 }
 
+/* Its entry sled is a LOG_ARGS_ENTRY one (clang emits it with xray_always_instrument only):
+ * XRay calls the handler of arguments, not the main one. */
+NOINLINE __attribute__((xray_always_instrument, xray_log_args(1))) void with_args(int i)
+{
+    work_b(i);
+    sink += i;
+}
+
 int main(int argc, char **argv)
 {
     const char *scenario = argc > 1 ? argv[1] : "run";
@@ -62,6 +70,10 @@ int main(int argc, char **argv)
         outer();
         printf("patch(work_*)=%d\n", instr_xray_patch("work_*"));
         phase(2);
+    } else if (strcmp(scenario, "args") == 0) {
+        for (int i = 0; i < 3; i++)
+            with_args(i);
+        work_c(1);
     } else if (strcmp(scenario, "bad") == 0) {
         printf("patch([)=%d\n", instr_xray_patch("work_["));
         printf("patch(NULL)=%d\n", instr_xray_patch(NULL));
