@@ -125,6 +125,84 @@ static void handler(int32_t id, enum instr_xray_entry_type type)
         exit_miss(u, h, type);
 }
 
+/* The handlers of the inline paths, installed while the run's path flag is theirs
+ * (install_handler), as the hooks' functions in instr_event_path_table are: without the test
+ * of the flag, the handler being the test. One that still runs after the flag went off (its
+ * trampoline loaded it before instr_xray_path_off put the general one back) belongs to the
+ * time before, as an event of the hooks that read the flag before it changed; a thread that
+ * left the path already has the idle cursor (no node matches) and no trace state, so its
+ * events miss and take the slow paths. */
+static void handler_profile(int32_t id, enum instr_xray_entry_type type)
+{
+    uint32_t u = (uint32_t)id;
+    if (__builtin_expect(u > instr_xray.max_id, 0))
+        return;
+    uint32_t h = __atomic_load_n(&instr_xray.handles[u], __ATOMIC_ACQUIRE);
+    instr_pstate *s = instr_tls_cct;
+    if (__builtin_expect(type == INSTR_XRAY_ENTRY, 1)) {
+        instr_pnode *n = instr_cct_push(s, 0, h, 0);
+        if (__builtin_expect(!n, 0)) {
+            enter_miss(u, h);
+            return;
+        }
+        n->t_enter = instr_clock_tsc();
+        return;
+    }
+    instr_pnode *n = instr_cct_top(s, 0, h);
+    if (__builtin_expect(!n, 0)) {
+        exit_miss(u, h, type);
+        return;
+    }
+    instr_cct_pop(s, n, instr_clock_tsc());
+}
+
+static void handler_trace(int32_t id, enum instr_xray_entry_type type)
+{
+    uint32_t u = (uint32_t)id;
+    if (__builtin_expect(u > instr_xray.max_id, 0))
+        return;
+    uint32_t h = __atomic_load_n(&instr_xray.handles[u], __ATOMIC_ACQUIRE);
+    if (__builtin_expect(type == INSTR_XRAY_ENTRY, 1)) {
+        if (__builtin_expect(!instr_event_trace_direct_in(INSTR_FAST_TRACE, h, 0), 0))
+            enter_miss(u, h);
+        return;
+    }
+    if (__builtin_expect(!instr_event_trace_direct_in(INSTR_FAST_TRACE, h, 1), 0))
+        exit_miss(u, h, type);
+}
+
+/* 1 while a mode's handler may be installed (instr_xray_path_off puts the general one back). */
+static int mode_handler;
+
+/* At attach: the handler of the path the run's modes took (compose.c), else the general one.
+ * The mode's is installed first and the flag read again after it: a change in between has
+ * called (or will call) instr_xray_path_off, and the general one is installed last either
+ * way. */
+static void install_handler(void)
+{
+    int fast = instr_fast_get();
+    instr_xray_handler mine = fast == INSTR_FAST_INLINE ? handler_profile
+                              : fast == INSTR_FAST_TRACE ? handler_trace
+                                                         : handler;
+    if (mine != handler) {
+        __atomic_store_n(&mode_handler, 1, __ATOMIC_SEQ_CST);
+        instr_xray.api.set_handler(mine);
+        if (__atomic_load_n(&instr_fast, __ATOMIC_SEQ_CST) == fast)
+            return;
+        __atomic_store_n(&mode_handler, 0, __ATOMIC_SEQ_CST);
+    }
+    instr_xray.api.set_handler(handler);
+}
+
+/* The path flag went off (pause, the end of the run, the direct trace path refused): the
+ * general handler, which tests the flag at every event. An atomic store in compiler-rt, so
+ * also from where the flag goes off in a signal handler. */
+void instr_xray_path_off(void)
+{
+    if (__atomic_exchange_n(&mode_handler, 0, __ATOMIC_SEQ_CST))
+        instr_xray.api.set_handler(handler);
+}
+
 /* LOG_ARGS_ENTRY, the entry of a function with xray_log_args (its argument is not
  * recorded). */
 static void handler_arg1(int32_t id, enum instr_xray_entry_type type, uint64_t arg1)
@@ -361,7 +439,7 @@ EXPORT void __instr_xray_attach(const struct instr_xray_glue *g)
     uint32_t patched = 0;
     if (instr_xray.recording && instr_xray.n_functions) {
         instr_xray.api.set_handler_arg1(handler_arg1);
-        instr_xray.api.set_handler(handler);
+        install_handler();
         if (instr_xray.patch_mode == XRAY_PATCH_STARTUP)
             patched = patch_at_startup();
     }

@@ -222,6 +222,35 @@ def case_log_args():
     checked_trace(exp, prof)
 
 
+def case_modes():
+    """The profile alone and the trace alone, whose handlers are their modes' own (xray.c,
+    install_handler), and the general handler that pause puts back: the run, patching while
+    running and pause/resume record the same as with both (the other cases)."""
+    exe = build("xprog", "xprog.c", "plugin")
+    unpatch = {"phase": 4, "work_a": 5, "work_b": 5, "work_c": 5, "outer": 1, "self_unpatch": 1}
+    paused = {"main": 1, "phase": 2, "work_a": 6, "work_b": 6, "work_c": 6}
+    scenarios = (("run", {}, RUN_ALL), ("unpatch", {"INSTR_XRAY_PATCH": "manual"}, unpatch),
+                 ("pause", {}, paused))
+    modes = [("profile", {"INSTR_ENABLE_PROFILING": "1", "INSTR_ENABLE_TRACING": "0"})]
+    if A.trace:
+        modes.append(("trace", {"INSTR_ENABLE_PROFILING": "0", "INSTR_ENABLE_TRACING": "1"}))
+    for mode, menv in modes:
+        for scenario, senv, want in scenarios:
+            rc, out, mine, rest, exp = run(exe, [scenario], dict(menv, **senv),
+                                           name="%s-%s" % (mode, scenario))
+            expect(rc == 0 and not rest, "%s %s: %r" % (mode, scenario, rest))
+            if mode == "profile":
+                prof = checked_profile(exp)
+                got = P.visits_by_region(prof)
+            else:
+                tr = T.load(exp)
+                problems = tr.problems()
+                expect(not problems, "%s %s: trace invalid:\n  %s" %
+                       (mode, scenario, "\n  ".join(problems[:20])))
+                got = tr.enters_by_region()
+            expect(got == want, "%s %s: visits %r, expected %r" % (mode, scenario, got, want))
+
+
 def case_filter_file():
     exe = build("xprog", "xprog.c", "plugin")
     wd = workdir("spec")

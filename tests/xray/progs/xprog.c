@@ -74,6 +74,12 @@ int main(int argc, char **argv)
         for (int i = 0; i < 3; i++)
             with_args(i);
         work_c(1);
+    } else if (strcmp(scenario, "pause") == 0) {
+        phase(2);
+        instr_pause(); /* the second phase is not recorded */
+        phase(3);
+        instr_resume();
+        phase(4);
     } else if (strcmp(scenario, "bad") == 0) {
         printf("patch([)=%d\n", instr_xray_patch("work_["));
         printf("patch(NULL)=%d\n", instr_xray_patch(NULL));
