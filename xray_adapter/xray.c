@@ -12,8 +12,10 @@
  * (the program asked for it explicitly).
  *
  * The handler is the hot path: a bounds check, one acquire load from a dense array of
- * handles, and the event core's inline fast path. It never allocates after the first entry
- * of a function. libinstr-rt is never compiled with -fxray-instrument, so nothing the
+ * handles, and the event core's inline fast path; with the profile alone or the trace alone
+ * that path's own handler, installed while the path flag is theirs (install_handler), as the
+ * hooks jump to their mode's functions. It never allocates after the first entry of a
+ * function. libinstr-rt is never compiled with -fxray-instrument, so nothing the
  * handler reaches has sleds. */
 #include "xray_internal.h"
 #include "xray_throttle.h"
