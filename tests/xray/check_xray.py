@@ -22,7 +22,7 @@ T = None  # tests/lib/otf2check.py
 # xprog.c "run": phase(5) then tail_caller(7), which tail-calls work_a.
 RUN_ALL = {"main": 1, "phase": 1, "work_a": 6, "work_b": 5, "work_c": 5, "tail_caller": 1}
 XPROG_FUNCTIONS = {"main", "phase", "work_a", "work_b", "work_c", "self_unpatch", "outer",
-                   "tail_caller", "with_args"}
+                   "tail_caller", "with_args", "worker"}
 
 
 def workdir(name):
@@ -225,12 +225,13 @@ def case_log_args():
 def case_modes():
     """The profile alone and the trace alone, whose handlers are their modes' own (xray.c,
     install_handler), and the general handler that pause puts back: the run, patching while
-    running and pause/resume record the same as with both (the other cases)."""
+    running, pause/resume and three threads record the same as with both (the other cases)."""
     exe = build("xprog", "xprog.c", "plugin")
     unpatch = {"phase": 4, "work_a": 5, "work_b": 5, "work_c": 5, "outer": 1, "self_unpatch": 1}
     paused = {"main": 1, "phase": 2, "work_a": 6, "work_b": 6, "work_c": 6}
+    threads = {"main": 1, "worker": 3, "phase": 3, "work_a": 15, "work_b": 15, "work_c": 15}
     scenarios = (("run", {}, RUN_ALL), ("unpatch", {"INSTR_XRAY_PATCH": "manual"}, unpatch),
-                 ("pause", {}, paused))
+                 ("pause", {}, paused), ("threads", {}, threads))
     modes = [("profile", {"INSTR_ENABLE_PROFILING": "1", "INSTR_ENABLE_TRACING": "0"})]
     if A.trace:
         modes.append(("trace", {"INSTR_ENABLE_PROFILING": "0", "INSTR_ENABLE_TRACING": "1"}))
