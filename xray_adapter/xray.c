@@ -12,8 +12,10 @@
  * (the program asked for it explicitly).
  *
  * The handler is the hot path: a bounds check, one acquire load from a dense array of
- * handles, and the event core's inline fast path. It never allocates after the first entry
- * of a function. libinstr-rt is never compiled with -fxray-instrument, so nothing the
+ * handles, and the event core's inline fast path; with the profile alone or the trace alone
+ * that path's own handler, installed while the path flag is theirs (install_handler), as the
+ * hooks jump to their mode's functions. It never allocates after the first entry of a
+ * function. libinstr-rt is never compiled with -fxray-instrument, so nothing the
  * handler reaches has sleds. */
 #include "xray_internal.h"
 #include "xray_throttle.h"
@@ -64,58 +66,157 @@ __attribute__((noinline, cold)) static uint32_t first_entry(uint32_t id)
     return h;
 }
 
-/* A function's ENTRY that is not a region's yet or not recorded (out of line: the common
- * entry keeps one compare). */
-__attribute__((noinline, cold)) static void enter_other(uint32_t u, uint32_t h)
+/* An ENTRY the inline paths did not take (out of line, so that the handler needs no stack
+ * frame of its own): id 0 (no function; handles[0] stays INSTR_HANDLE_UNREGISTERED), a
+ * function's first entry, an excluded or throttling handle, or a region the cursor has no
+ * node for yet (or another mode than the inline ones). */
+__attribute__((noinline, cold)) static void enter_miss(uint32_t u, uint32_t h)
 {
     if (h == INSTR_HANDLE_UNREGISTERED) {
+        if (u == 0)
+            return;
         h = first_entry(u);
         if (h == INSTR_HANDLE_UNREGISTERED)
             return;
-        if (h < INSTR_HANDLE_THROTTLING) {
-            instr_event_enter(h);
-            return;
-        }
     }
-    if (h != INSTR_HANDLE_EXCLUDED)
+    if (__builtin_expect(instr_handle_throttling(h), 0))
         instr_throttle_enter(h & ~INSTR_HANDLE_THROTTLING);
-}
-
-/* The ENTRY of function u, whose handle is h. */
-static inline __attribute__((always_inline)) void entry(uint32_t u, uint32_t h)
-{
-    /* One compare for a region handle: neither 0 (not registered yet) nor at or above
-     * INSTR_HANDLE_THROTTLING (excluded and throttling ones, runtime/throttle/throttle.h). */
-    if (__builtin_expect(h - 1 < INSTR_HANDLE_THROTTLING - 1, 1))
+    else if (h != INSTR_HANDLE_EXCLUDED)
         instr_event_enter(h);
-    else
-        enter_other(u, h);
 }
 
+/* An EXIT or TAIL the inline paths did not take. A function never entered while patched
+ * (INSTR_HANDLE_UNREGISTERED) has no open frame: nothing to close. A LOG_ARGS_ENTRY reaches
+ * the main handler only when the program replaced handler_arg1 (below) with
+ * __xray_remove_handler_arg1; it is an entry, found here, unless the cursor is the function
+ * itself (direct recursion), when it is taken for the exit it is not. */
+__attribute__((noinline, cold)) static void exit_miss(uint32_t u, uint32_t h,
+                                                      enum instr_xray_entry_type type)
+{
+    if (type == INSTR_XRAY_LOG_ARGS_ENTRY)
+        enter_miss(u, h);
+    else if (__builtin_expect(instr_handle_throttling(h), 0))
+        instr_throttle_exit(h & ~INSTR_HANDLE_THROTTLING);
+    else if (h != INSTR_HANDLE_UNREGISTERED && h != INSTR_HANDLE_EXCLUDED)
+        instr_event_exit_generic_out(h);
+}
+
+/* The handler, as the hooks' __instr_enter/__instr_exit: the handle goes straight to the
+ * inline paths (the cursor path, the direct trace path), which take only region handles:
+ * no cursor node carries INSTR_HANDLE_UNREGISTERED, INSTR_HANDLE_EXCLUDED or a throttling
+ * handle, and the trace's range check refuses them, so they miss and go out of line with
+ * everything else. What the hooks do not pay: the id's range check (XRay ids are not
+ * checked by anyone else; ids of other objects, LLVM 20's packed objId << 24 | fnId, are
+ * above max_id), the handle table's base, the id's zero extension and the test of the event
+ * type (docs/performance.md). */
 static void handler(int32_t id, enum instr_xray_entry_type type)
 {
     uint32_t u = (uint32_t)id;
-    /* One compare for both: 0 and ids above max_id. */
-    if (__builtin_expect(u - 1 >= instr_xray.max_id, 0))
+    /* One compare: ids above max_id; id 0 reads handles[0], never set, and misses. */
+    if (__builtin_expect(u > instr_xray.max_id, 0))
         return;
     uint32_t h = __atomic_load_n(&instr_xray.handles[u], __ATOMIC_ACQUIRE);
-    /* ENTRY first (one test), then EXIT and TAIL, then the entry with arguments. */
     if (__builtin_expect(type == INSTR_XRAY_ENTRY, 1)) {
-        entry(u, h);
+        if (__builtin_expect(!instr_event_enter_fast(h, 0), 0))
+            enter_miss(u, h);
         return;
     }
-    if (__builtin_expect(type == INSTR_XRAY_EXIT || type == INSTR_XRAY_TAIL, 1)) {
-        /* A function never entered while patched has no open frame: nothing to close. One
-         * compare for a region handle, as at ENTRY. */
-        if (__builtin_expect(h - 1 < INSTR_HANDLE_THROTTLING - 1, 1))
-            instr_event_exit(h);
-        else if (instr_handle_throttling(h))
-            instr_throttle_exit(h & ~INSTR_HANDLE_THROTTLING);
+    /* EXIT or TAIL: LOG_ARGS_ENTRY has a handler of its own (handler_arg1), custom and typed
+     * events theirs. */
+    if (__builtin_expect(!instr_event_exit_fast(h), 0))
+        exit_miss(u, h, type);
+}
+
+/* The handlers of the inline paths, installed while the run's path flag is theirs
+ * (install_handler), as the hooks' functions in instr_event_path_table are: without the test
+ * of the flag, the handler being the test. One that still runs after the flag went off (its
+ * trampoline loaded it before instr_xray_path_off put the general one back) belongs to the
+ * time before, as an event of the hooks that read the flag before it changed; a thread that
+ * left the path already has the idle cursor (no node matches) and no trace state, so its
+ * events miss and take the slow paths. */
+static void handler_profile(int32_t id, enum instr_xray_entry_type type)
+{
+    uint32_t u = (uint32_t)id;
+    if (__builtin_expect(u > instr_xray.max_id, 0))
+        return;
+    uint32_t h = __atomic_load_n(&instr_xray.handles[u], __ATOMIC_ACQUIRE);
+    instr_pstate *s = instr_tls_cct;
+    if (__builtin_expect(type == INSTR_XRAY_ENTRY, 1)) {
+        instr_pnode *n = instr_cct_push(s, 0, h, 0);
+        if (__builtin_expect(!n, 0)) {
+            enter_miss(u, h);
+            return;
+        }
+        n->t_enter = instr_clock_tsc();
         return;
     }
-    if (type == INSTR_XRAY_LOG_ARGS_ENTRY)
-        entry(u, h);
-    /* custom and typed events are not routed */
+    instr_pnode *n = instr_cct_top(s, 0, h);
+    if (__builtin_expect(!n, 0)) {
+        exit_miss(u, h, type);
+        return;
+    }
+    instr_cct_pop(s, n, instr_clock_tsc());
+}
+
+static void handler_trace(int32_t id, enum instr_xray_entry_type type)
+{
+    uint32_t u = (uint32_t)id;
+    if (__builtin_expect(u > instr_xray.max_id, 0))
+        return;
+    uint32_t h = __atomic_load_n(&instr_xray.handles[u], __ATOMIC_ACQUIRE);
+    if (__builtin_expect(type == INSTR_XRAY_ENTRY, 1)) {
+        if (__builtin_expect(!instr_event_trace_direct_in(INSTR_FAST_TRACE, h, 0), 0))
+            enter_miss(u, h);
+        return;
+    }
+    if (__builtin_expect(!instr_event_trace_direct_in(INSTR_FAST_TRACE, h, 1), 0))
+        exit_miss(u, h, type);
+}
+
+/* 1 while a mode's handler may be installed (instr_xray_path_off puts the general one back). */
+static int mode_handler;
+
+/* At attach: the handler of the path the run's modes took (compose.c), else the general one.
+ * The mode's is installed first and the flag read again after it: a change in between has
+ * called (or will call) instr_xray_path_off, and the general one is installed last either
+ * way. */
+static void install_handler(void)
+{
+    int fast = instr_fast_get();
+    instr_xray_handler mine = fast == INSTR_FAST_INLINE ? handler_profile
+                              : fast == INSTR_FAST_TRACE ? handler_trace
+                                                         : handler;
+    if (mine != handler) {
+        __atomic_store_n(&mode_handler, 1, __ATOMIC_SEQ_CST);
+        instr_xray.api.set_handler(mine);
+        if (__atomic_load_n(&instr_fast, __ATOMIC_SEQ_CST) == fast)
+            return;
+        __atomic_store_n(&mode_handler, 0, __ATOMIC_SEQ_CST);
+    }
+    instr_xray.api.set_handler(handler);
+}
+
+/* The path flag went off (pause, the end of the run, the direct trace path refused): the
+ * general handler, which tests the flag at every event. An atomic store in compiler-rt, so
+ * also from where the flag goes off in a signal handler. */
+void instr_xray_path_off(void)
+{
+    if (__atomic_exchange_n(&mode_handler, 0, __ATOMIC_SEQ_CST))
+        instr_xray.api.set_handler(handler);
+}
+
+/* LOG_ARGS_ENTRY, the entry of a function with xray_log_args (its argument is not
+ * recorded). */
+static void handler_arg1(int32_t id, enum instr_xray_entry_type type, uint64_t arg1)
+{
+    (void)type;
+    (void)arg1;
+    uint32_t u = (uint32_t)id;
+    if (__builtin_expect(u > instr_xray.max_id, 0))
+        return;
+    uint32_t h = __atomic_load_n(&instr_xray.handles[u], __ATOMIC_ACQUIRE);
+    if (__builtin_expect(!instr_event_enter_fast(h, 0), 0))
+        enter_miss(u, h);
 }
 
 /* Throttling (runtime/throttle/), from an event of the function, so only try-locks: the
@@ -339,7 +440,8 @@ EXPORT void __instr_xray_attach(const struct instr_xray_glue *g)
     instr_xray.recording = instr_events_wanted();
     uint32_t patched = 0;
     if (instr_xray.recording && instr_xray.n_functions) {
-        instr_xray.api.set_handler(handler);
+        instr_xray.api.set_handler_arg1(handler_arg1);
+        install_handler();
         if (instr_xray.patch_mode == XRAY_PATCH_STARTUP)
             patched = patch_at_startup();
     }

@@ -19,7 +19,7 @@
 extern "C" {
 #endif
 
-#define INSTR_XRAY_GLUE_VERSION 1
+#define INSTR_XRAY_GLUE_VERSION 2
 
 struct instr_region;
 
@@ -35,12 +35,18 @@ enum instr_xray_entry_type {
 #define INSTR_XRAY_PATCH_SUCCESS 1
 
 typedef void (*instr_xray_handler)(int32_t id, enum instr_xray_entry_type type);
+/* The handler of LOG_ARGS_ENTRY (functions with xray_log_args), with the first argument. */
+typedef void (*instr_xray_handler_arg1)(int32_t id, enum instr_xray_entry_type type,
+                                        uint64_t arg1);
 
 struct instr_xray_glue {
     uint32_t version;    /* INSTR_XRAY_GLUE_VERSION */
     uint32_t size;       /* sizeof(struct instr_xray_glue) */
     int (*set_handler)(instr_xray_handler handler);
     int (*remove_handler)(void);
+    /* __xray_set_handler_arg1: LOG_ARGS_ENTRY goes to its own handler, so that the main one
+     * sees only ENTRY, EXIT and TAIL (its test of the type is one compare). */
+    int (*set_handler_arg1)(instr_xray_handler_arg1 handler);
     int (*patch_all)(void);   /* XRayPatchingStatus */
     int (*unpatch_all)(void);
     int (*patch_function)(int32_t id);

@@ -36,4 +36,5 @@ void instr_event_path_misses(void)
         .enter_region = instr_hooks_enter_miss,
         .exit_region = instr_hooks_exit_miss,
     });
+    instr_xray_path_off();
 }

@@ -48,5 +48,9 @@ void instr_hooks_exit_miss(INSTR_PATH_EXIT_ARGS);
 void instr_cyg_enter_miss(INSTR_PATH_ENTER_ARGS);
 void instr_cyg_exit_miss(INSTR_PATH_EXIT_ARGS);
 uint32_t instr_cyg_handle(uintptr_t fn);
+/* The XRay adapter's handler for a mode (xray_adapter/xray.c) is that mode's own, as this
+ * table is: instr_event_path_misses, which every change of the flag to off calls, puts its
+ * general handler back. */
+void instr_xray_path_off(void);
 
 #endif

@@ -22,7 +22,7 @@ T = None  # tests/lib/otf2check.py
 # xprog.c "run": phase(5) then tail_caller(7), which tail-calls work_a.
 RUN_ALL = {"main": 1, "phase": 1, "work_a": 6, "work_b": 5, "work_c": 5, "tail_caller": 1}
 XPROG_FUNCTIONS = {"main", "phase", "work_a", "work_b", "work_c", "self_unpatch", "outer",
-                   "tail_caller"}
+                   "tail_caller", "with_args", "worker"}
 
 
 def workdir(name):
@@ -204,6 +204,52 @@ def case_startup():
            head["ever_patched"] == n and head["ever_entered"] == len(RUN_ALL), head)
     expect({k for k, f in fns.items() if f["entered"]} == set(RUN_ALL), fns)
     expect(any("xray.txt" in l and "written to" in l for l in mine), "summary: %r" % mine)
+
+
+def case_log_args():
+    """A function with xray_log_args enters through XRay's LOG_ARGS_ENTRY, which goes to the
+    adapter's handler of arguments: recorded as any other entry, its callee inside it."""
+    exe = build("xprog", "xprog.c", "plugin")
+    ref = build("xprog_ref", "xprog.c", "none")
+    out, mine, exp = same_output(exe, ref, ["args"])
+    expect(b"__xray_ArgLoggerEntry" in open(exe, "rb").read(), "no argument-logging sled")
+    prof = checked_profile(exp)
+    want = {"main": 1, "with_args": 3, "work_b": 3, "work_c": 1}
+    expect(P.visits_by_region(prof) == want, "visits %r" % P.visits_by_region(prof))
+    paths = P.visits_by_path(prof)
+    expect(paths.get("main;with_args;work_b") == 3 and paths.get("main;work_c") == 1,
+           "call paths %r" % paths)
+    checked_trace(exp, prof)
+
+
+def case_modes():
+    """The profile alone and the trace alone, whose handlers are their modes' own (xray.c,
+    install_handler), and the general handler that pause puts back: the run, patching while
+    running, pause/resume and three threads record the same as with both (the other cases)."""
+    exe = build("xprog", "xprog.c", "plugin")
+    unpatch = {"phase": 4, "work_a": 5, "work_b": 5, "work_c": 5, "outer": 1, "self_unpatch": 1}
+    paused = {"main": 1, "phase": 2, "work_a": 6, "work_b": 6, "work_c": 6}
+    threads = {"main": 1, "worker": 3, "phase": 3, "work_a": 15, "work_b": 15, "work_c": 15}
+    scenarios = (("run", {}, RUN_ALL), ("unpatch", {"INSTR_XRAY_PATCH": "manual"}, unpatch),
+                 ("pause", {}, paused), ("threads", {}, threads))
+    modes = [("profile", {"INSTR_ENABLE_PROFILING": "1", "INSTR_ENABLE_TRACING": "0"})]
+    if A.trace:
+        modes.append(("trace", {"INSTR_ENABLE_PROFILING": "0", "INSTR_ENABLE_TRACING": "1"}))
+    for mode, menv in modes:
+        for scenario, senv, want in scenarios:
+            rc, out, mine, rest, exp = run(exe, [scenario], dict(menv, **senv),
+                                           name="%s-%s" % (mode, scenario))
+            expect(rc == 0 and not rest, "%s %s: %r" % (mode, scenario, rest))
+            if mode == "profile":
+                prof = checked_profile(exp)
+                got = P.visits_by_region(prof)
+            else:
+                tr = T.load(exp)
+                problems = tr.problems()
+                expect(not problems, "%s %s: trace invalid:\n  %s" %
+                       (mode, scenario, "\n  ".join(problems[:20])))
+                got = tr.enters_by_region()
+            expect(got == want, "%s %s: visits %r, expected %r" % (mode, scenario, got, want))
 
 
 def case_filter_file():

@@ -18,6 +18,7 @@
 /* compiler-rt's XRay API (xray/xray_interface.h), with C types: the enums are ints. */
 extern int __xray_set_handler(instr_xray_handler) WEAK_HIDDEN;
 extern int __xray_remove_handler(void) WEAK_HIDDEN;
+extern int __xray_set_handler_arg1(instr_xray_handler_arg1) WEAK_HIDDEN;
 extern int __xray_patch(void) WEAK_HIDDEN;
 extern int __xray_unpatch(void) WEAK_HIDDEN;
 extern int __xray_patch_function(int32_t) WEAK_HIDDEN;
@@ -37,12 +38,14 @@ INSTR_GLUE_QUIET __attribute__((constructor)) static void instr_xray_glue_init(v
     static struct instr_xray_glue glue;
     if (!__instr_xray_attach || !__xray_set_handler || !__xray_patch_function ||
         !__xray_unpatch_function || !__xray_function_address || !__xray_max_function_id ||
-        !__xray_patch || !__xray_unpatch || !__xray_remove_handler)
+        !__xray_patch || !__xray_unpatch || !__xray_remove_handler ||
+        !__xray_set_handler_arg1)
         return;
     glue.version = INSTR_XRAY_GLUE_VERSION;
     glue.size = sizeof glue;
     glue.set_handler = __xray_set_handler;
     glue.remove_handler = __xray_remove_handler;
+    glue.set_handler_arg1 = __xray_set_handler_arg1;
     glue.patch_all = __xray_patch;
     glue.unpatch_all = __xray_unpatch;
     glue.patch_function = __xray_patch_function;

@@ -2,6 +2,7 @@
  * sleds; the scenario (argv[1]) decides what the program patches while it runs, and it
  * prints what the patching API returned so that the test can check those numbers too. */
 #include <instr.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -44,6 +45,21 @@ NOINLINE void tail_caller(int i)
     work_a(i);
 }
 
+/* Its entry sled is a LOG_ARGS_ENTRY one (clang emits it with xray_always_instrument only):
+ * XRay calls the handler of arguments, not the main one. */
+NOINLINE __attribute__((xray_always_instrument, xray_log_args(1))) void with_args(int i)
+{
+    work_b(i);
+    sink += i;
+}
+
+/* A thread of the "threads" scenario. */
+NOINLINE void *worker(void *arg)
+{
+    phase(5);
+    return arg;
+}
+
 int main(int argc, char **argv)
 {
     const char *scenario = argc > 1 ? argv[1] : "run";
@@ -62,6 +78,22 @@ int main(int argc, char **argv)
         outer();
         printf("patch(work_*)=%d\n", instr_xray_patch("work_*"));
         phase(2);
+    } else if (strcmp(scenario, "args") == 0) {
+        for (int i = 0; i < 3; i++)
+            with_args(i);
+        work_c(1);
+    } else if (strcmp(scenario, "pause") == 0) {
+        phase(2);
+        instr_pause(); /* the second phase is not recorded */
+        phase(3);
+        instr_resume();
+        phase(4);
+    } else if (strcmp(scenario, "threads") == 0) {
+        pthread_t t[3];
+        for (int i = 0; i < 3; i++)
+            pthread_create(&t[i], NULL, worker, NULL);
+        for (int i = 0; i < 3; i++)
+            pthread_join(t[i], NULL);
     } else if (strcmp(scenario, "bad") == 0) {
         printf("patch([)=%d\n", instr_xray_patch("work_["));
         printf("patch(NULL)=%d\n", instr_xray_patch(NULL));
