@@ -1,15 +1,16 @@
 #!/usr/bin/env python3
 """check_gen.py — instr-jobdb-gen writes a valid job database of the asked shape: 64 ranks over
 a synthetic tree of 5,000 call paths, checked by tests/lib/jobdb.py (every section, rows sorted,
-summary == reduction of the rows); the same seed gives the same bytes, another seed another
-file; the structure is there (paths on every rank, paths on some only, imbalance growing with
+summary == reduction of the rows, the pruned section == the rule and the ranks' rows); the
+same seed gives the same bytes, another seed another file; the structure is there (paths on every rank, paths on some only, imbalance growing with
 the rank, outlier ranks); bad options are refused with a message.
 
   check_gen.py <instr-jobdb-gen> <workdir> [<python3 with numpy and pandas> <PYTHONPATH>]
 
 With the last two, the analysis module's invariants are checked on the generated file too
 (tests/analysis/check_analysis.py invariants --jdb: the summary is the reduction of the rows,
-the queries, contexts, stats and a self-comparison agree).
+the queries, contexts, stats and a self-comparison agree; a pruned query's DataFrame from the
+pruned section == the one from the rows area; a damaged pruned index is refused).
 """
 import os
 import shutil
@@ -58,7 +59,7 @@ def main():
     gen(exe, a, "-s", "7")
     gen(exe, b, "-s", "7")
     gen(exe, c, "-s", "8")
-    if jobdb.main(["jobdb.py", "check", a, "--ranks", "64"]) != 0:
+    if jobdb.main(["jobdb.py", "check", a, "--ranks", "64", "--pruned", "1"]) != 0:
         fail("the generated database is wrong")
     if open(a, "rb").read() != open(b, "rb").read():
         fail("the same seed gave two different files")

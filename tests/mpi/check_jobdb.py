@@ -3,7 +3,10 @@
 different call trees, 1-3 threads each) compiled with `instr mpicc`, run under mpirun with NP
 oversubscribed ranks; tests/lib/jobdb.py then checks that the file is valid, that every rank's
 rows equal its own rank-N/profile.json exactly, that the summary equals the reduction of the
-rows, and that a truncated copy is refused.
+rows, that the pruned section is there and holds exactly the rows of the paths with time_incl
+>= 1 % (with --api-python, check_analysis.py invariants: a pruned query's DataFrame from it ==
+the one from the rows area, and a damaged pruned index is refused), and that a truncated copy
+is refused.
 
   check_jobdb.py --np N --source progs/jobdb.c --workdir DIR --instr <bin/instr>
                  --mpicc <mpicc> --mpirun <mpirun> [--absent R] [--env NAME=VALUE ...]
@@ -309,7 +312,8 @@ def main():
         if args.np - r - 1:
             cmd += [":", "-np", str(args.np - r - 1), exe]
     p, exp = run_job(cmd, env, work, args.np)
-    opts = [sys.argv[0], "check-job", exp, "--ranks", str(args.np)]
+    # the pruned section is always written (jobdb.py checks it against the rule and the rows)
+    opts = [sys.argv[0], "check-job", exp, "--ranks", str(args.np), "--pruned", "1"]
     if args.absent is not None:
         opts += ["--absent", str(args.absent)]
         # The job's one line names it (the database's own line only with INSTR_VERBOSE).
