@@ -24,7 +24,8 @@ module's compare() of the two databases is checked too.
 call path and thread by thread (the job runs with INSTR_RANK_FILES=1 so that the ranks' own
 files exist to compare with).
 --damage BIN: tests/analysis' test_damage, whose group rows_cut opens copies of the database
-cut inside its rows with the C library and checks its message.
+cut inside its rows with the C library and checks its message, and whose group pruned damages
+every field of its pruned section in turn (each must be refused naming the file).
 Every case checks the job's profile.cubex against the ranks' profiles, call path by call path
 and thread by thread (check_cube). --no-rank-files: the job runs without INSTR_RANK_FILES;
 its directory must hold only the job's constant set of files, and the ranks' profiles are made
@@ -94,15 +95,17 @@ def check_api(args, env, work, exp, second):
 
 def check_damage_c(binary, jdb, work):
     """The C library on copies of the real database cut inside its rows (test_damage
-    rows_cut: its message names the copy and says truncated)."""
+    rows_cut: its message names the copy and says truncated) and with its pruned section
+    damaged field by field (test_damage pruned: each refused naming the copy)."""
     d = os.path.join(work, "damage")
     os.makedirs(d, exist_ok=True)
-    r = subprocess.run([binary, "rows_cut", jdb], cwd=d, capture_output=True, text=True,
-                       timeout=120)
-    sys.stdout.write(r.stdout)
-    sys.stderr.write(r.stderr)
-    if r.returncode != 0:
-        fail("test_damage rows_cut %s failed (status %d)" % (jdb, r.returncode))
+    for group in ("rows_cut", "pruned"):
+        r = subprocess.run([binary, group, jdb], cwd=d, capture_output=True, text=True,
+                           timeout=240)
+        sys.stdout.write(r.stdout)
+        sys.stderr.write(r.stderr)
+        if r.returncode != 0:
+            fail("test_damage %s %s failed (status %d)" % (group, jdb, r.returncode))
 
 
 def _export_values(prof):
