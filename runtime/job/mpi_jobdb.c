@@ -579,9 +579,10 @@ int instr_mpi_jobdb_write(MPI_Comm comm, int rank, int size, const char *dir)
     }
     instr_mem_free(sparse);
     /* the pruned section: its set from rank 0's summary, every rank's rows of it and their
-     * offsets (mpi_jobdb_pruned.c); the rows area moves behind it */
+     * offsets (mpi_jobdb_pruned.c); the rows area moves behind it. Its time counts to the
+     * summary step of INSTR_VERBOSE=2. */
     instr_mpi_pruned pr;
-    instr_jdb_pruned_layout pl;
+    instr_jdb_pruned_layout pl = {0, 0, 0, 0, 0, 0};
     instr_mpi_jobdb_pruned(&pr, sum, &u, present ? &rows : &none, rank, size, comm, TAG_DEFS);
     if (pr.on)
         instr_jdb_pruned_place(&lay, (uint32_t)size, pr.nset, pr.total,

@@ -302,7 +302,7 @@ static void pruned(void) {
   /* another threshold may give the same set (undetectable then): no crash either way */
   corrupt(140, 4, 50, 0, "threshold 0.5 %");
   corrupt(140, 4, 200, 0, "threshold 2 %");
-  for (uint32_t k = 0; k < nset; k++) {
+  for (uint32_t k = 0; k < nset && k < 16; k++) {
     corrupt(set + 4ull * k, 4, npaths, 1, "set entry out of range");
     if (k > 0) corrupt(set + 4ull * k, 4, get(good, set + 4ull * (k - 1), 4), 1, "set repeat");
   }
@@ -315,8 +315,8 @@ static void pruned(void) {
     corrupt(rec, 8, UINT64_MAX - 7, 1, "pruned index offset max");
     corrupt(rec + 8, 8, n + 1, 1, "pruned index rows + 1");
     corrupt(rec + 8, 8, UINT64_MAX, 1, "pruned index rows max");
-    if (r < 4)
-      for (uint64_t i = 0; i < n; i++) {
+    if (r < 2) /* the rows of two ranks: every corruption opens the whole file twice */
+      for (uint64_t i = 0; i < n && i < 8; i++) {
         size_t row = (size_t)(off + i * row_size);
         corrupt(row, 4, npaths, 1, "pruned row path out of range");
         corrupt(row + 4, 4, 0xFFFF, 1, "pruned row thread out of range");
