@@ -6,7 +6,8 @@ summary), loads one metric for those paths over every rank (instr_jdb_rows_load 
 Python module: the rank loop in C with OpenMP, a binary search per path in each rank's rows,
 the rows read as docs/analysis.md "Access pattern" says), builds
 the DataFrame, and prints the time of each step and the peak resident memory. --unpruned loads
-the metric for every path instead.
+the metric for every path instead. A file with a pruned section is read there when the
+selection is all in it; --rows-area reads the rows area instead.
 
     PYTHONPATH=build/lib/python python3 bench/jobdb/ingest.py profile.jdb
     PYTHONPATH=build/lib/python python3 bench/jobdb/ingest.py --make 10000 big.jdb
@@ -58,6 +59,9 @@ def main():
     ap.add_argument("--full-check", action="store_true",
                     help="check every row at open (reads the whole file) instead of the rows "
                          "the queries read")
+    ap.add_argument("--rows-area", action="store_true",
+                    help="read the rows area even where the file's pruned section holds the "
+                         "query's rows (open(rows_area=True)): the read before the section")
     ap.add_argument("--cold", action="store_true",
                     help="drop the file's pages from the page cache first (a cold read)")
     a = ap.parse_args()
@@ -79,7 +83,7 @@ def main():
 
     import instr_analysis as ia
     t0 = time.perf_counter()
-    db = ia.open(a.jdb, lazy_rows=not a.full_check)
+    db = ia.open(a.jdb, lazy_rows=not a.full_check, rows_area=a.rows_area)
     t1 = time.perf_counter()
     query = "all" if a.unpruned else "time_incl >= %s" % a.threshold
     paths = db.select(query)
@@ -89,6 +93,13 @@ def main():
     print("file: %s, %d ranks (%d present), %d call paths, %.1f MiB"
           % (a.jdb, db.nranks, db.nranks_present, db.npaths, os.path.getsize(a.jdb) / 2**20))
     print("pages: %s" % ("dropped first (cold)" if a.cold else "as found"))
+    pr = db.pruned()
+    print("rows read from: %s" % (
+        "the rows area (--rows-area)" if a.rows_area or pr is None else
+        "the pruned section (%d paths, time_incl >= %g %%, %.1f MiB)"
+        % (len(pr["paths"]), pr["threshold_percent"], pr["rows_bytes"] / 2**20)
+        if set(paths.tolist()) <= set(pr["paths"].tolist()) and len(paths) else
+        "the rows area (the selection is not all in the pruned section)"))
     print("threads: %s" % os.environ.get("OMP_NUM_THREADS", "all cores (%d)" % os.cpu_count()))
     print("open (%s): %.3f s" % ("every row checked" if a.full_check else "rows checked as read",
                                  t1 - t0))

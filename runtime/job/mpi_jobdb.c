@@ -25,6 +25,7 @@
 #include "../mpi/mpi_wrap.h"
 #include "jobdb.h"
 #include "mpi_tree.h"
+#include "mpi_jobdb_pruned.h"
 #include "../util/hash.h"
 #include "../util/pages.h"
 
@@ -577,6 +578,15 @@ int instr_mpi_jobdb_write(MPI_Comm comm, int rank, int size, const char *dir)
         instr_jdb_summary_finish(sum, u.npath, u.col, u.ncol);
     }
     instr_mem_free(sparse);
+    /* the pruned section: its set from rank 0's summary, every rank's rows of it and their
+     * offsets (mpi_jobdb_pruned.c); the rows area moves behind it. Its time counts to the
+     * summary step of INSTR_VERBOSE=2. */
+    instr_mpi_pruned pr;
+    instr_jdb_pruned_layout pl = {0, 0, 0, 0, 0, 0};
+    instr_mpi_jobdb_pruned(&pr, sum, &u, present ? &rows : &none, rank, size, comm, TAG_DEFS);
+    if (pr.on)
+        instr_jdb_pruned_place(&lay, (uint32_t)size, pr.nset, pr.total,
+                               INSTR_JDB_PRUNED_THRESHOLD, &pl);
     double t_summary = PMPI_Wtime();
     c[4] = cpu_now();
     /* 4: the file, created by rank 0 before the offsets go down the tree, so that every
@@ -613,12 +623,17 @@ int instr_mpi_jobdb_write(MPI_Comm comm, int rank, int size, const char *dir)
      * I/O (each rank's pieces are contiguous and their offsets known). */
     instr_jdb_header_info hi = {(uint32_t)size, (uint32_t)npresent, instr_jdb_rounds((uint32_t)size),
                                 duration, 0};
-    unsigned char hdr[INSTR_JDB_HEADER_SIZE], idx[32];
+    unsigned char hdr[INSTR_JDB_HEADER_SIZE], idx[32], pidx[16];
     instr_jdb_index_encode(idx, lay.rows + off, present ? rows.n : 0,
                            present ? local.nthreads : 0, present ? INSTR_JDB_RANK_PRESENT : 0,
                            my_dur);
     if (rank == 0)
         instr_jdb_header_encode(hdr, &u, &lay, &hi);
+    if (rank == 0 && pr.on)
+        instr_jdb_pruned_header(hdr, &pl);
+    if (pr.on)
+        instr_jdb_pruned_index_encode(pidx, pl.rows + pr.offset, pr.rows.n);
+    uint64_t pbytes = pr.on ? pr.rows.n * lay.row_bytes : 0;
     struct { uint64_t at; const void *p; uint64_t n; } parts[] = {
         {lay.index + 32ull * (uint64_t)rank, idx, sizeof idx},
         {lay.rows + off, rows.v, my_bytes},
@@ -628,7 +643,12 @@ int instr_mpi_jobdb_write(MPI_Comm comm, int rank, int size, const char *dir)
         {lay.paths, u.path, rank == 0 ? 8ull * u.npath : 0},
         {lay.columns, u.col, rank == 0 ? 16ull * u.ncol : 0},
         {lay.summary, sum, rank == 0 ? lay.summary_bytes : 0},
+        {pr.on ? pl.index + 16ull * (uint64_t)rank : 0, pidx, pr.on ? sizeof pidx : 0},
+        {pr.on ? pl.rows + pr.offset : 0, pr.rows.v, pbytes},
+        {pr.on ? pl.set : 0, pr.set, rank == 0 && pr.on ? 4ull * pr.nset : 0},
     };
+    if (pr.lost)
+        failed = EIO;
     for (size_t i = 0; i < sizeof parts / sizeof parts[0] && !failed; i++)
         failed = write_at(fd, parts[i].p, parts[i].n, parts[i].at);
     /* Every rank's rows on storage before the size field says the file is whole. */
@@ -702,6 +722,7 @@ int instr_mpi_jobdb_write(MPI_Comm comm, int rank, int size, const char *dir)
                 path, cpu_sum[0], cpu_sum[1], cpu_sum[2], cpu_sum[3], cpu_sum[4], cpu_sum[5]);
     }
 done:
+    instr_mpi_jobdb_pruned_free(&pr);
     instr_mem_free(presence);
     instr_mem_free(sum);
     instr_jdb_rows_free(&rows);

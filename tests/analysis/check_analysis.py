@@ -312,6 +312,104 @@ def check_invariants(db):
            np.allclose(st["std"], dense.std(axis=0, ddof=0)), "stats vs the per-rank values")
     c = ia.compare(db, db)
     expect((c["diff"] == 0).all() and (c["path_a"] == c["path_b"]).all(), "self-comparison")
+    if db.pruned() is not None:
+        check_pruned(db)
+
+
+def check_pruned(db):
+    """A database with a pruned section (docs/profile-format.md): its set is the query's
+    time_incl >= T%; a pruned query gives exactly the same DataFrame from the section as from
+    the rows area (rows_area=True), per rank and per thread, lazily checked or not; the section
+    is what such a query reads (a value changed in a copy's pruned rows shows in its answer,
+    and the full check refuses the copy); a damaged pruned index or set is refused with the
+    file's name and the fault."""
+    import struct
+    pr = db.pruned()
+    t = pr["threshold_percent"]
+    expect(list(pr["paths"]) == list(db.select("time_incl >= %g%%" % t)),
+           "the pruned set is not select(time_incl >= %g%%)" % t)
+    queries = ["time_incl >= %g%%" % t, "time_incl >= %g%%" % (5 * t),
+               "time_incl >= %g%% and not paradigm(mpi)" % t]
+    for lazy in (False, True):
+        a = ia.open(db.path, lazy_rows=lazy)
+        b = ia.open(db.path, lazy_rows=lazy, rows_area=True)
+        for q in queries:
+            for metric in ("time_incl", "visits", "time_excl"):
+                for per in ("rank", "thread"):
+                    x = a.query(metric, paths=q, per=per)
+                    y = b.query(metric, paths=q, per=per)
+                    expect(x.equals(y), "%s %s per %s (lazy %s): the pruned section's answer "
+                           "differs from the rows area's:\n%r\n%r" % (q, metric, per, lazy, x, y))
+        expect(a.stats("time_incl", paths=queries[0]).equals(
+            b.stats("time_incl", paths=queries[0])), "stats from the section and the area")
+        expect(a.rank_values("time_excl", paths=queries[0]).equals(
+            b.rank_values("time_excl", paths=queries[0])), "rank_values from the section")
+        a.close()
+        b.close()
+    good = open(db.path, "rb").read()
+    (set_off, nset, _thr, pidx, prows, prows_len) = struct.unpack_from("<QIIQQQ", good, 128)
+    if not prows_len:
+        return
+    ncols = struct.unpack_from("<I", good, 40)[0]
+    r0 = next(r for r in range(db.nranks) if struct.unpack_from("<Q", good, pidx + 16 * r + 8)[0])
+    first = struct.unpack_from("<Q", good, pidx + 16 * r0)[0]
+    p0, t0 = struct.unpack_from("<II", good, first)
+    col = db.column("time_incl")
+
+    def copy(name, mutate):
+        data = bytearray(good)
+        mutate(data)
+        path = os.path.join(A.work, name)
+        with open(path, "wb") as f:
+            f.write(data)
+        return path
+
+    # the section is read: a value changed in a pruned row shows in the pruned query only
+    old = struct.unpack_from("<Q", good, first + 8 + 8 * col)[0]
+    changed = copy("pruned_value.jdb", lambda d: struct.pack_into("<Q", d, first + 8 + 8 * col,
+                                                                   old + 12345))
+    a = ia.open(changed, lazy_rows=True)
+    b = ia.open(changed, lazy_rows=True, rows_area=True)
+    x = a.query("time_incl", paths=[p0], ranks=[r0], per="thread")
+    y = b.query("time_incl", paths=[p0], ranks=[r0], per="thread")
+    xv = dict(zip(x["thread"], x["time_incl"]))
+    yv = dict(zip(y["thread"], y["time_incl"]))
+    expect(xv[t0] == old + 12345 and yv[t0] == old, "a pruned query does not read the pruned "
+           "section: %r from it, %r from the rows area, %d written" % (xv, yv, old + 12345))
+    a.close()
+    b.close()
+    expect_error(lambda: ia.open(changed), changed + ": damaged: rank %d pruned row 0 is not its "
+                 "row" % r0, "full check of a changed pruned row")
+    # a damaged pruned index, set or header field: refused at open, lazily too
+    rows_r0 = struct.unpack_from("<Q", good, pidx + 16 * r0 + 8)[0]
+    cases = [
+        ("pruned index offset", lambda d: struct.pack_into("<Q", d, pidx + 16 * r0, first + 8),
+         "damaged: pruned index of rank %d: %d rows at offset %d" % (r0, rows_r0, first + 8)),
+        ("pruned index rows", lambda d: struct.pack_into("<Q", d, pidx + 16 * r0 + 8, 1 << 40),
+         "damaged: pruned index of rank %d: %d rows at offset %d" % (r0, 1 << 40, first)),
+        ("pruned index offset outside", lambda d: struct.pack_into(
+            "<Q", d, pidx + 16 * r0, (1 << 64) - 8), "damaged: pruned index of rank %d" % r0),
+        ("pruned set order", lambda d: struct.pack_into("<I", d, set_off, db.npaths),
+         "damaged: pruned set entry 0: path %d is not after" % db.npaths),
+        ("pruned set member", lambda d: struct.pack_into("<I", d, 136, nset - 1),
+         "damaged: path "),
+        ("pruned rows length", lambda d: struct.pack_into("<Q", d, 160, prows_len + 1),
+         "damaged: the pruned rows"),
+        ("pruned index in the rows area", lambda d: struct.pack_into(
+            "<Q", d, 144, struct.unpack_from("<Q", good, 112)[0]), "damaged: the pruned index"),
+    ]
+    for name, mutate, message in cases:
+        path = copy(name.replace(" ", "_") + ".jdb", mutate)
+        for lazy in (False, True):
+            expect_error(lambda: ia.open(path, lazy_rows=lazy), path + ": " + message, name)
+    # a pruned row whose path is not in the set: reported by the query that reads it
+    outside = next(p for p in range(db.npaths) if p not in set(pr["paths"].tolist()))
+    path = copy("pruned_row_path.jdb", lambda d: struct.pack_into("<I", d, first, outside))
+    lz = ia.open(path, lazy_rows=True)
+    expect_error(lambda: lz.query("time_incl", paths=pr["paths"], ranks=[r0]),
+                 path + ": damaged: rank %d pruned row 0" % r0, "a lazily read pruned row")
+    expect_error(lambda: ia.open(path), path + ": damaged: rank %d pruned row 0" % r0,
+                 "a fully checked pruned row")
 
 
 def case_chunks():

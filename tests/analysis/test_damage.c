@@ -3,8 +3,9 @@
  * byte flipped. A damage the format lets a reader see must fail open with a message that
  * starts with the file's name; whatever opens must answer every query without a crash (run
  * under ASan in the sanitizer tree).
- * Usage: test_damage GROUP SAMPLE.jdb   (groups: fields, truncation, flips, rows_cut; rows_cut
- * takes any database, e.g. a real job's profile.jdb: tests/mpi/check_jobdb.py) */
+ * Usage: test_damage GROUP SAMPLE.jdb   (groups: fields, truncation, flips, rows_cut, pruned;
+ * rows_cut takes any database, e.g. a real job's profile.jdb: tests/mpi/check_jobdb.py; pruned
+ * one with a pruned section: the generator's, a real job's) */
 #include "check.h"
 #include "instr_analysis.h"
 
@@ -262,6 +263,70 @@ static void rows_cut(void) {
   }
 }
 
+/* A database with a pruned section (a generator's or a real job's): every field of the
+ * section damaged in turn must be refused with the file's name, lazily or not (the pruned
+ * index, the set, the header's fields); a pruned row's key and value damaged: refused by the
+ * full check (the pruned rows must equal the rows area's), answered without a crash lazily. */
+static void pruned(void) {
+  CHECK(get(good, 124, 4) == 1);
+  if (get(good, 124, 4) != 1) return;
+  uint64_t set = get(good, 128, 8), pidx = get(good, 144, 8), prows = get(good, 152, 8),
+           plen = get(good, 160, 8), rows = get(good, 112, 8);
+  uint32_t nset = (uint32_t)get(good, 136, 4), nranks = (uint32_t)get(good, 24, 4),
+           npaths = (uint32_t)get(good, 36, 4);
+  uint64_t row_size = get(good, 44, 4);
+  const struct {
+    size_t off;
+    int width;
+    uint64_t value;
+    const char *what;
+  } header[] = {
+      {124, 4, 3, "flags 3"},
+      {128, 8, set + 4, "set offset unaligned"},
+      {128, 8, 8, "set offset in the header"},
+      {128, 8, rows, "set offset at the rows area"},
+      {136, 4, nset + 1, "set + 1"},
+      {136, 4, npaths + 1, "set larger than the paths"},
+      {140, 4, 0, "threshold 0"},
+      {144, 8, pidx + 8, "pruned index offset + 8"},
+      {144, 8, UINT64_MAX - 7, "pruned index offset max"},
+      {152, 8, prows + 8, "pruned rows offset + 8"},
+      {152, 8, rows, "pruned rows offset at the rows area"},
+      {160, 8, plen + row_size, "pruned rows + 1 row"},
+      {160, 8, plen + 1, "pruned rows not whole rows"},
+      {160, 8, UINT64_MAX, "pruned rows max"},
+      {168, 1, 1, "reserved byte 168"},
+  };
+  for (size_t i = 0; i < sizeof header / sizeof header[0]; i++)
+    corrupt(header[i].off, header[i].width, header[i].value, 1, header[i].what);
+  /* another threshold may give the same set (undetectable then): no crash either way */
+  corrupt(140, 4, 50, 0, "threshold 0.5 %");
+  corrupt(140, 4, 200, 0, "threshold 2 %");
+  for (uint32_t k = 0; k < nset && k < 16; k++) {
+    corrupt(set + 4ull * k, 4, npaths, 1, "set entry out of range");
+    if (k > 0) corrupt(set + 4ull * k, 4, get(good, set + 4ull * (k - 1), 4), 1, "set repeat");
+  }
+  uint64_t at = prows;
+  for (uint32_t r = 0; r < nranks; r++) {
+    size_t rec = (size_t)(pidx + 16ull * r);
+    uint64_t off = get(good, rec, 8), n = get(good, rec + 8, 8);
+    CHECK(off == at);
+    corrupt(rec, 8, off + 8, 1, "pruned index offset + 8");
+    corrupt(rec, 8, UINT64_MAX - 7, 1, "pruned index offset max");
+    corrupt(rec + 8, 8, n + 1, 1, "pruned index rows + 1");
+    corrupt(rec + 8, 8, UINT64_MAX, 1, "pruned index rows max");
+    if (r < 2) /* the rows of two ranks: every corruption opens the whole file twice */
+      for (uint64_t i = 0; i < n && i < 8; i++) {
+        size_t row = (size_t)(off + i * row_size);
+        corrupt(row, 4, npaths, 1, "pruned row path out of range");
+        corrupt(row + 4, 4, 0xFFFF, 1, "pruned row thread out of range");
+        corrupt(row + 8, 8, UINT64_MAX, 1, "pruned row value");
+      }
+    at = off + n * row_size;
+  }
+  CHECK(at == prows + plen);
+}
+
 static void flips(void) {
   unsigned char *copy = malloc(good_size);
   for (size_t i = 0; i < good_size; i++) {
@@ -275,7 +340,7 @@ static void flips(void) {
 
 int main(int argc, char **argv) {
   if (argc != 3) {
-    fprintf(stderr, "usage: test_damage fields|truncation|flips|rows_cut SAMPLE.jdb\n");
+    fprintf(stderr, "usage: test_damage fields|truncation|flips|rows_cut|pruned SAMPLE.jdb\n");
     return 2;
   }
   FILE *f = fopen(argv[2], "rb");
@@ -295,6 +360,7 @@ int main(int argc, char **argv) {
   else if (!strcmp(argv[1], "truncation")) truncation();
   else if (!strcmp(argv[1], "flips")) flips();
   else if (!strcmp(argv[1], "rows_cut")) rows_cut();
+  else if (!strcmp(argv[1], "pruned")) pruned();
   else {
     fprintf(stderr, "unknown group %s\n", argv[1]);
     return 2;

@@ -1,15 +1,19 @@
 #!/usr/bin/env python3
 """check_gen.py — instr-jobdb-gen writes a valid job database of the asked shape: 64 ranks over
 a synthetic tree of 5,000 call paths, checked by tests/lib/jobdb.py (every section, rows sorted,
-summary == reduction of the rows); the same seed gives the same bytes, another seed another
-file; the structure is there (paths on every rank, paths on some only, imbalance growing with
+summary == reduction of the rows, the pruned section == the rule and the ranks' rows); the
+same seed gives the same bytes, another seed another file; the structure is there (paths on every rank, paths on some only, imbalance growing with
 the rank, outlier ranks); bad options are refused with a message.
 
   check_gen.py <instr-jobdb-gen> <workdir> [<python3 with numpy and pandas> <PYTHONPATH>]
+               [--damage <test_damage>]
 
 With the last two, the analysis module's invariants are checked on the generated file too
 (tests/analysis/check_analysis.py invariants --jdb: the summary is the reduction of the rows,
-the queries, contexts, stats and a self-comparison agree).
+the queries, contexts, stats and a self-comparison agree; a pruned query's DataFrame from the
+pruned section == the one from the rows area; a damaged pruned index is refused). With
+--damage, tests/analysis' test_damage (group pruned) damages every field of a small generated
+file's pruned section in turn: the C library must refuse each with the file's name.
 """
 import os
 import shutil
@@ -50,7 +54,26 @@ def check_invariants(python, pythonpath, jdb, work):
         fail("the analysis module's invariants do not hold on %s" % jdb)
 
 
+def check_damage(binary, exe, work):
+    small = os.path.join(work, "small.jdb")
+    gen(exe, small, "-r", "8", "-p", "300", "-k", "40")
+    d = os.path.join(work, "damage")
+    os.makedirs(d, exist_ok=True)
+    print("$ %s pruned %s" % (binary, small), flush=True)
+    p = subprocess.run([binary, "pruned", small], cwd=d, capture_output=True, text=True)
+    print(p.stdout + p.stderr, end="")
+    if p.returncode != 0:
+        fail("test_damage pruned: a damaged pruned section was not refused")
+
+
 def main():
+    args = sys.argv[1:]
+    damage = None
+    if "--damage" in args:
+        i = args.index("--damage")
+        damage = args[i + 1]
+        del args[i:i + 2]
+    sys.argv[1:] = args
     exe, work = sys.argv[1], os.path.abspath(sys.argv[2])
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
@@ -58,7 +81,7 @@ def main():
     gen(exe, a, "-s", "7")
     gen(exe, b, "-s", "7")
     gen(exe, c, "-s", "8")
-    if jobdb.main(["jobdb.py", "check", a, "--ranks", "64"]) != 0:
+    if jobdb.main(["jobdb.py", "check", a, "--ranks", "64", "--pruned", "1"]) != 0:
         fail("the generated database is wrong")
     if open(a, "rb").read() != open(b, "rb").read():
         fail("the same seed gave two different files")
@@ -101,6 +124,8 @@ def main():
         fail("-r 0 accepted or unclear: %d %r" % (p.returncode, p.stderr))
     if len(sys.argv) > 3:
         check_invariants(sys.argv[3], sys.argv[4], a, work)
+    if damage:
+        check_damage(damage, exe, work)
     print("generator: valid, deterministic, %d call paths, %d-%d per rank, outlier ranks %r"
           % (len(db["paths"]), min(per_rank), max(per_rank), outliers))
 

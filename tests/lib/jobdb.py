@@ -2,7 +2,10 @@
 """jobdb.py — the tests' own reader and checker of a job database (profile.jdb, format of
 docs/profile-format.md "Job database"), standard library only.
 
-  jobdb.py check FILE [--ranks N]        validate; the summary == the reduction of the rows
+  jobdb.py check FILE [--ranks N] [--pruned 0|1]
+                                         validate; the summary == the reduction of the rows;
+                                         the pruned section, when present, == the rule and the
+                                         rows (--pruned 1: it must be there, 0: not)
   jobdb.py check-job EXPDIR --ranks N [--absent R,R] [--summary 1] [--rank-dirs DIR]
                                          the same for EXPDIR/profile.jdb, and every present
                                          rank's rows == its own EXPDIR/rank-N/profile.json
@@ -54,7 +57,13 @@ def read(path):
     (nranks, npresent, nregions, npaths, ncols, rowsize, duration, soff, slen, roff, poff,
      coff, sumoff, ioff, rowsoff, rounds, flags) = struct.unpack_from("<IIIIIIQQQQQQQQQII",
                                                                         data, 24)
-    if any(data[128:256]):
+    if flags & ~1:
+        raise JdbError("%s: header flags 0x%x: only bit 0 (the pruned section) is known"
+                       % (path, flags))
+    pruned_hdr = None
+    if flags & 1:
+        pruned_hdr = struct.unpack_from("<QIIQQQ", data, 128)
+    if any(data[168 if flags & 1 else 128:256]):
         raise JdbError("%s: reserved header bytes are not zero" % path)
     if rowsize != 8 + 8 * ncols:
         raise JdbError("%s: row size %d is not 8 + 8 * %d" % (path, rowsize, ncols))
@@ -127,9 +136,78 @@ def read(path):
     if sum(1 for e in index if e["flags"] & 1) != npresent:
         raise JdbError("%s: header says %d ranks present, the index %d"
                        % (path, npresent, sum(1 for e in index if e["flags"] & 1)))
-    return {"path": path, "nranks": nranks, "present": npresent, "duration": duration,
+    pruned = None
+    if pruned_hdr:
+        pruned = _read_pruned(path, data, pruned_hdr, summary, paths, cols, index, rows,
+                              rowsize, ncols, rowsoff,
+                              [(soff, slen), (roff, 32 * nregions), (poff, 8 * npaths),
+                               (coff, 16 * ncols), (sumoff, sumrec * npaths),
+                               (ioff, 32 * nranks)])
+    return {"path": path, "nranks": nranks, "pruned": pruned, "present": npresent, "duration": duration,
             "rounds": rounds, "regions": regions, "paths": paths, "cols": cols,
             "summary": summary, "index": index, "rows": rows, "size": len(data)}
+
+
+def pruned_set_of(summary, paths, cols, threshold):
+    """The paths whose summary sum of time_incl is at least threshold / 100 % of the run's,
+    with the reader's doubles in its order (select: the total over the top-level paths in id
+    order for an inclusive column, every path's otherwise; X / 100.0 * total)."""
+    def value(p):
+        return float(summary[p][1][1][0])
+    inclusive = cols[1]["flags"] & 1
+    total = 0.0
+    for p in range(len(paths)):
+        if not inclusive or paths[p][0] == NONE:
+            total += value(p)
+    bound = threshold / 100.0 / 100.0 * total
+    return [p for p in range(len(paths)) if value(p) >= bound]
+
+
+def _read_pruned(path, data, hdr, summary, paths, cols, index, rows, rowsize, ncols, rowsoff,
+                 others):
+    """The pruned section (header flags bit 0): every field as the format promises, the set
+    == the rule over the summary, each rank's pruned rows == its rows of the set, in order."""
+    set_off, nset, threshold, pidx_off, prows_off, prows_len = hdr
+    nranks = len(index)
+    secs = [("pruned set", set_off, 4 * nset), ("pruned index", pidx_off, 16 * nranks),
+            ("pruned rows", prows_off, prows_len)]
+    for name, off, size in secs:
+        if off % 8 or off < HEADER or off + size > rowsoff:
+            raise JdbError("%s: section %s at %d (+%d) is not 8-aligned after the header and "
+                           "before the rows area (%d)" % (path, name, off, size, rowsoff))
+        for o, n in others:
+            if size and n and off < o + n and o < off + size:
+                raise JdbError("%s: section %s at %d (+%d) overlaps another at %d (+%d)"
+                               % (path, name, off, size, o, n))
+    spans = sorted((o, n) for _, o, n in secs if n)
+    for (o1, n1), (o2, _) in zip(spans, spans[1:]):
+        if o1 + n1 > o2:
+            raise JdbError("%s: the pruned section's parts overlap at %d" % (path, o2))
+    if prows_len % rowsize:
+        raise JdbError("%s: pruned rows of %d bytes are not whole rows" % (path, prows_len))
+    pset = list(struct.unpack_from("<%dI" % nset, data, set_off))
+    want = pruned_set_of(summary, paths, cols, threshold)
+    if pset != want:
+        raise JdbError("%s: pruned set %r is not the paths with time_incl >= %g %% %r"
+                       % (path, pset[:10], threshold / 100.0, want[:10]))
+    inset = set(pset)
+    at, per_rank = prows_off, {}
+    for r in range(nranks):
+        off, n = struct.unpack_from("<QQ", data, pidx_off + 16 * r)
+        if off != at:
+            raise JdbError("%s: pruned index of rank %d: offset %d, the previous rank's rows "
+                           "end at %d" % (path, r, off, at))
+        got = [struct.unpack_from("<II%dQ" % ncols, data, off + k * rowsize) for k in range(n)]
+        wantrows = [row for row in rows.get(r, []) if row[0] in inset]
+        if got != wantrows:
+            raise JdbError("%s: rank %d: its %d pruned rows are not its %d rows of the pruned "
+                           "set" % (path, r, n, len(wantrows)))
+        per_rank[r] = got
+        at += n * rowsize
+    if at != prows_off + prows_len:
+        raise JdbError("%s: the pruned index's rows end at %d, the pruned rows at %d"
+                       % (path, at, prows_off + prows_len))
+    return {"set": pset, "threshold": threshold, "rows": per_rank}
 
 
 def _f(bits):
@@ -351,6 +429,10 @@ def main(argv):
             problems.append("rank %d is %s, expected %s" % (
                 r, "present" if db["index"][r]["flags"] & 1 else "absent",
                 "absent" if r in absent else "present"))
+    if "pruned" in opts and bool(db["pruned"]) != (opts["pruned"] == "1"):
+        problems.append("pruned section %s, expected %s" % (
+            "present" if db["pruned"] else "absent", "present" if opts["pruned"] == "1" else
+            "absent"))
     problems += check_summary(db)
     nrows = sum(len(rr) for rr in db["rows"].values())
     if argv[1] == "check-job":
@@ -370,9 +452,13 @@ def main(argv):
         print("FAIL: %s: %d problem(s):\n  %s" % (path, len(problems), "\n  ".join(problems[:30])))
         return 1
     print("%s: %d ranks (%d present), %d regions, %d call paths, %d columns, %d rows, %d rounds, "
-          "%d bytes: valid; summary == reduction of the rows%s"
+          "%d bytes: valid; summary == reduction of the rows%s%s"
           % (path, db["nranks"], db["present"], len(db["regions"]), len(db["paths"]),
              len(db["cols"]), nrows, db["rounds"], db["size"],
+             "; pruned section: %d paths (time_incl >= %g %%), %d rows == the rows area's"
+             % (len(db["pruned"]["set"]), db["pruned"]["threshold"] / 100.0,
+                sum(len(v) for v in db["pruned"]["rows"].values()))
+             if db["pruned"] else "; no pruned section",
              "; every rank == its own profile.json" if argv[1] == "check-job" else ""))
     return 0
 

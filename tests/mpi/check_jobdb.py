@@ -3,7 +3,10 @@
 different call trees, 1-3 threads each) compiled with `instr mpicc`, run under mpirun with NP
 oversubscribed ranks; tests/lib/jobdb.py then checks that the file is valid, that every rank's
 rows equal its own rank-N/profile.json exactly, that the summary equals the reduction of the
-rows, and that a truncated copy is refused.
+rows, that the pruned section is there and holds exactly the rows of the paths with time_incl
+>= 1 % (with --api-python, check_analysis.py invariants: a pruned query's DataFrame from it ==
+the one from the rows area, and a damaged pruned index is refused), and that a truncated copy
+is refused.
 
   check_jobdb.py --np N --source progs/jobdb.c --workdir DIR --instr <bin/instr>
                  --mpicc <mpicc> --mpirun <mpirun> [--absent R] [--env NAME=VALUE ...]
@@ -21,7 +24,8 @@ module's compare() of the two databases is checked too.
 call path and thread by thread (the job runs with INSTR_RANK_FILES=1 so that the ranks' own
 files exist to compare with).
 --damage BIN: tests/analysis' test_damage, whose group rows_cut opens copies of the database
-cut inside its rows with the C library and checks its message.
+cut inside its rows with the C library and checks its message, and whose group pruned damages
+every field of its pruned section in turn (each must be refused naming the file).
 Every case checks the job's profile.cubex against the ranks' profiles, call path by call path
 and thread by thread (check_cube). --no-rank-files: the job runs without INSTR_RANK_FILES;
 its directory must hold only the job's constant set of files, and the ranks' profiles are made
@@ -91,15 +95,17 @@ def check_api(args, env, work, exp, second):
 
 def check_damage_c(binary, jdb, work):
     """The C library on copies of the real database cut inside its rows (test_damage
-    rows_cut: its message names the copy and says truncated)."""
+    rows_cut: its message names the copy and says truncated) and with its pruned section
+    damaged field by field (test_damage pruned: each refused naming the copy)."""
     d = os.path.join(work, "damage")
     os.makedirs(d, exist_ok=True)
-    r = subprocess.run([binary, "rows_cut", jdb], cwd=d, capture_output=True, text=True,
-                       timeout=120)
-    sys.stdout.write(r.stdout)
-    sys.stderr.write(r.stderr)
-    if r.returncode != 0:
-        fail("test_damage rows_cut %s failed (status %d)" % (jdb, r.returncode))
+    for group in ("rows_cut", "pruned"):
+        r = subprocess.run([binary, group, jdb], cwd=d, capture_output=True, text=True,
+                           timeout=240)
+        sys.stdout.write(r.stdout)
+        sys.stderr.write(r.stderr)
+        if r.returncode != 0:
+            fail("test_damage %s %s failed (status %d)" % (group, jdb, r.returncode))
 
 
 def _export_values(prof):
@@ -309,7 +315,8 @@ def main():
         if args.np - r - 1:
             cmd += [":", "-np", str(args.np - r - 1), exe]
     p, exp = run_job(cmd, env, work, args.np)
-    opts = [sys.argv[0], "check-job", exp, "--ranks", str(args.np)]
+    # the pruned section is always written (jobdb.py checks it against the rule and the rows)
+    opts = [sys.argv[0], "check-job", exp, "--ranks", str(args.np), "--pruned", "1"]
     if args.absent is not None:
         opts += ["--absent", str(args.absent)]
         # The job's one line names it (the database's own line only with INSTR_VERBOSE).

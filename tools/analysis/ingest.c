@@ -42,11 +42,13 @@ static int raise_error(const first_error *e) {
 
 #define ROW(i) (rows + (uint64_t)(i) * db->row_size)
 
-int jdb_find_path_rows(const instr_jdb *db, uint32_t rank, const unsigned char *rows,
-                       uint32_t path, uint64_t lo, uint64_t *first, uint64_t *end) {
-  const unsigned char *rec = jdb_rank_rec(db, rank);
-  uint64_t n = jdb_u64(rec + 8), hi = n;
-  uint32_t nthreads = jdb_u32(rec + 16);
+int jdb_find_path_rows(const instr_jdb *db, uint32_t rank, int pruned,
+                       const unsigned char *rows, uint32_t path, uint64_t lo, uint64_t *first,
+                       uint64_t *end) {
+  uint64_t off, n;
+  jdb_rank_extent(db, rank, pruned, &off, &n);
+  uint64_t hi = n;
+  uint32_t nthreads = jdb_u32(jdb_rank_rec(db, rank) + 16);
   /* galloping from lo: the paths of a selection come in ascending order, each usually a few
    * rows after the one before, so the search stays on the pages it just read */
   for (uint64_t step = 1; lo + step < n; step *= 2) {
@@ -75,12 +77,12 @@ int jdb_find_path_rows(const instr_jdb *db, uint32_t rank, const unsigned char *
     const unsigned char *row = ROW(i);
     if (jdb_u32(row) != path) break;
     /* the rows open did not check (INSTR_JDB_LAZY_ROWS) are checked as they are read */
-    if (jdb_check_row(db, rank, i, row, nthreads, &prev)) return -1;
+    if (jdb_check_row(db, rank, i, row, nthreads, &prev, pruned)) return -1;
   }
   if (i < n && jdb_u32(ROW(i)) < path) {
-    jdb_fail("%s: damaged: rank %" PRIu32 " row %" PRIu64
+    jdb_fail("%s: damaged: rank %" PRIu32 " %s %" PRIu64
              ": its rows are not sorted by (path, thread)",
-             db->file, rank, i);
+             db->file, rank, pruned ? "pruned row" : "row", i);
     return -1;
   }
   *end = i;
@@ -132,13 +134,25 @@ typedef struct {
   size_t n;
   int sorted;
   int32_t *slot;
+  int pruned; /* the rows are read from the pruned section */
 } selection;
+
+/* Whether the selection's rows are all in the pruned section: every selected path is in the
+ * pruned set (docs/analysis.md, "Access pattern"), and the caller did not ask for the rows
+ * area (INSTR_JDB_ROWS_AREA). */
+static int reads_pruned(const instr_jdb *db, const uint32_t *paths, size_t n) {
+  if (!db->has_pruned || (db->flags & INSTR_JDB_ROWS_AREA) || n == 0) return 0;
+  for (size_t j = 0; j < n; j++)
+    if (!db->in_pruned[paths[j]]) return 0;
+  return 1;
+}
 
 static int selection_init(selection *sel, const instr_jdb *db, const uint32_t *paths, size_t n) {
   sel->paths = paths;
   sel->n = n;
   sel->sorted = ascending(paths, n);
   sel->slot = NULL;
+  sel->pruned = reads_pruned(db, paths, n);
   if (!sel->sorted || n == 0 || n > INT32_MAX) return 0;
   sel->slot = malloc((size_t)db->npaths * sizeof *sel->slot);
   if (!sel->slot) {
@@ -171,6 +185,7 @@ typedef struct {
   const uint32_t *ranks; /* the selection (NULL: every rank) */
   size_t end;            /* the thread's block ends before the end-th selected rank */
   size_t npaths_sel;
+  int pruned; /* the ranks' rows in the pruned section */
   int direct_fd; /* the file opened with O_DIRECT, -1: read through the mapping */
   unsigned char *buf;
   size_t cap;
@@ -288,12 +303,13 @@ static const unsigned char *advise_willneed(const instr_jdb *db, uint64_t off, u
  * NULL with the message set when they cannot be read. */
 static const unsigned char *rank_rows(const instr_jdb *db, rows_reader *rd, size_t i) {
   uint32_t rank = nth_rank(rd->ranks, i);
-  const unsigned char *rec = jdb_rank_rec(db, rank);
-  uint64_t off = jdb_u64(rec), nrows = jdb_u64(rec + 8);
+  uint64_t off, nrows;
+  jdb_rank_extent(db, rank, rd->pruned, &off, &nrows);
   /* Before any pointer is made from them: a damaged index record may point anywhere. */
   if (off > db->size || nrows > (db->size - off) / db->row_size) {
-    jdb_fail("%s: damaged: rank %" PRIu32 "'s %" PRIu64 " rows at offset %" PRIu64
-             " lie outside the file (%" PRIu64 " bytes)", db->file, rank, nrows, off, db->size);
+    jdb_fail("%s: damaged: rank %" PRIu32 "'s %" PRIu64 " %s at offset %" PRIu64
+             " lie outside the file (%" PRIu64 " bytes)", db->file, rank, nrows,
+             rd->pruned ? "pruned rows" : "rows", off, db->size);
     return NULL;
   }
   uint64_t bytes = nrows * db->row_size;
@@ -302,8 +318,9 @@ static const unsigned char *rank_rows(const instr_jdb *db, rows_reader *rd, size
     return rd->mapped ? db->map + off : rd->buf + (off - rd->off);
   uint64_t end = off + bytes; /* checked at open: inside the file, in rank order */
   for (size_t k = i + 1; k < rd->end; k++) {
-    const unsigned char *r = jdb_rank_rec(db, nth_rank(rd->ranks, k));
-    uint64_t o = jdb_u64(r), b = jdb_u64(r + 8) * db->row_size;
+    uint64_t o, b;
+    jdb_rank_extent(db, nth_rank(rd->ranks, k), rd->pruned, &o, &b);
+    b *= db->row_size;
     if (!b) continue; /* an absent rank: no rows */
     if (!reads_most_pages(rd->npaths_sel, b) || o < end || o - end > GAP_BYTES ||
         o + b - off > CHUNK_BYTES)
@@ -334,7 +351,8 @@ static int walk_rank(const instr_jdb *db, uint32_t rank, const unsigned char *ro
   uint32_t kind = jdb_column_kind(db, col);
   uint64_t value_off = JDB_ROW_KEY_SIZE + 8ull * col, lo = 0;
   const unsigned char *rec = jdb_rank_rec(db, rank);
-  uint64_t nrows = jdb_u64(rec + 8);
+  uint64_t off, nrows;
+  jdb_rank_extent(db, rank, sel->pruned, &off, &nrows);
   unsigned log2_rows = 1;
   while (log2_rows < 64 && (nrows >> log2_rows) != 0) log2_rows++;
   /* a search per path costs about log2(rows) reads, a scan one per row */
@@ -344,7 +362,7 @@ static int walk_rank(const instr_jdb *db, uint32_t rank, const unsigned char *ro
     uint64_t prev = 0;
     for (uint64_t i = 0; i < nrows; i++) {
       const unsigned char *row = ROW(i);
-      if (jdb_check_row(db, rank, i, row, nthreads, &prev)) return -1;
+      if (jdb_check_row(db, rank, i, row, nthreads, &prev, sel->pruned)) return -1;
       uint32_t path = jdb_u32(row), thread = jdb_u32(row + 4);
       int32_t j = sel->slot[path];
       if (j >= 0 && thread_selected(threads, thread))
@@ -354,7 +372,8 @@ static int walk_rank(const instr_jdb *db, uint32_t rank, const unsigned char *ro
   }
   for (size_t j = 0; j < sel->n; j++) {
     uint64_t first, end;
-    int found = jdb_find_path_rows(db, rank, rows, sel->paths[j], sel->sorted ? lo : 0, &first, &end);
+    int found = jdb_find_path_rows(db, rank, sel->pruned, rows, sel->paths[j],
+                                   sel->sorted ? lo : 0, &first, &end);
     if (found < 0) return -1;
     lo = end;
     for (uint64_t i = first; i < end; i++) {
@@ -409,7 +428,8 @@ static int rank_values(const instr_jdb *db, uint32_t col, const uint32_t *paths,
   {
     size_t begin, end;
     thread_block(nr, &begin, &end);
-    rows_reader rd = {.ranks = ranks, .end = end, .npaths_sel = np, .direct_fd = direct_fd};
+    rows_reader rd = {.ranks = ranks, .end = end, .npaths_sel = np, .pruned = sel.pruned,
+                      .direct_fd = direct_fd};
     for (size_t i = begin; i < end; i++) {
       uint32_t rank = nth_rank(ranks, i);
       double *row = out + i * np;
@@ -563,8 +583,8 @@ int instr_jdb_rows_load(const instr_jdb *db, uint32_t col, const uint32_t *paths
       if (!b->sums || !b->seen) b->failed = 1;
     }
     size_t begin = nr * (size_t)t / (size_t)n, end = nr * ((size_t)t + 1) / (size_t)n;
-    rows_reader rd = {
-        .ranks = ranks, .end = end, .npaths_sel = npaths_sel, .direct_fd = direct_fd};
+    rows_reader rd = {.ranks = ranks, .end = end, .npaths_sel = npaths_sel,
+                      .pruned = sel.pruned, .direct_fd = direct_fd};
     for (size_t i = begin; i < end && !b->failed; i++) {
       b->rank = nth_rank(ranks, i);
       const unsigned char *rows = rank_rows(db, &rd, i);

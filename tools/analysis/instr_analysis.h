@@ -31,6 +31,12 @@ typedef struct instr_jdb instr_jdb;
  * reads it (its path and thread in range, the order of what the search visits), so a query
  * reads only the pages it needs. A query never reads outside the file either way. */
 #define INSTR_JDB_LAZY_ROWS 1u
+/* A database may hold a pruned section (docs/profile-format.md): every rank's rows of the
+ * call paths whose time_incl is at least a threshold (1 %) of the run's. A query whose paths
+ * are all in that set reads their rows there (a few per cent of the rows area) instead of
+ * the rows area; the answers are the same. INSTR_JDB_ROWS_AREA makes every query read the
+ * rows area (to compare, or where the section is not trusted). */
+#define INSTR_JDB_ROWS_AREA 2u
 
 /* The message of the last failure on this thread ("" when none). */
 const char *instr_jdb_error(void);
@@ -108,6 +114,19 @@ typedef struct {
   uint64_t duration_ns;
 } instr_jdb_rank;
 int instr_jdb_get_rank(const instr_jdb *db, uint32_t rank, instr_jdb_rank *out);
+
+/* The pruned section: present (0: the file has none; the rest is then 0), its threshold (a
+ * per cent of the run's time_incl, instr_jdb_total: the set is select("time_incl >= T%")),
+ * the number of its paths and the bytes of its rows. Writes at most cap path ids (ascending)
+ * into paths (NULL: not wanted). */
+typedef struct {
+  uint32_t present;
+  uint32_t npaths;
+  double threshold_percent;
+  uint64_t rows_bytes;
+} instr_jdb_pruned_info;
+int instr_jdb_get_pruned(const instr_jdb *db, instr_jdb_pruned_info *out, uint32_t *paths,
+                         size_t cap);
 
 /* Selection of call paths by a query (docs/analysis.md#queries):
  *   function(GLOB)   paths whose region name matches the shell glob (MPI_*)

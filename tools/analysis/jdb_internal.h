@@ -21,7 +21,10 @@ enum {
   JDB_ROW_KEY_SIZE = 8,
   JDB_SUMMARY_HEAD = 8,
   JDB_SUMMARY_COLUMN = 32,
+  JDB_PRUNED_INDEX_SIZE = 16,
 };
+/* Header flags: bit 0, the pruned section (set, index, rows) is present. */
+#define JDB_FLAG_PRUNED 1u
 
 struct instr_jdb {
   char *file; /* the name errors use */
@@ -40,6 +43,13 @@ struct instr_jdb {
   uint32_t *child_start; /* npaths + 2 entries: children of path p at [start[p], start[p+1]),
                             the top-level ones at index npaths */
   uint32_t *child;
+  /* The pruned section (header flags bit 0; docs/profile-format.md "Pruned section"), else
+   * has_pruned 0. in_pruned: per path, whether it is in the pruned set. */
+  int has_pruned;
+  uint32_t npruned, pruned_threshold; /* threshold in hundredths of a per cent */
+  const unsigned char *pruned_set, *pruned_index;
+  uint64_t pruned_rows_offset, pruned_rows_len;
+  unsigned char *in_pruned;
 };
 
 /* Little-endian loads from the mapping (any alignment). */
@@ -71,6 +81,9 @@ static inline const unsigned char *jdb_path_rec(const instr_jdb *db, uint32_t p)
 }
 static inline const unsigned char *jdb_rank_rec(const instr_jdb *db, uint32_t r) {
   return db->rank_index + (uint64_t)r * JDB_RANK_SIZE;
+}
+static inline const unsigned char *jdb_pruned_rec(const instr_jdb *db, uint32_t r) {
+  return db->pruned_index + (uint64_t)r * JDB_PRUNED_INDEX_SIZE;
 }
 static inline uint32_t jdb_path_parent(const instr_jdb *db, uint32_t p) {
   return jdb_u32(jdb_path_rec(db, p));
@@ -107,16 +120,22 @@ int jdb_check_selection(const instr_jdb *db, const uint32_t *paths, size_t npath
  * '/') matches the glob as fnmatch(glob, context, 0) would; -1 when out of memory. */
 int jdb_match_contexts(const instr_jdb *db, const char *glob, unsigned char *set);
 
-/* Ingestion (ingest.c): the rows of a rank (its first row at rows: in the mapping or a copy
+/* Ingestion (ingest.c): the rows of a rank (its first row at rows, pruned: those of the
+ * pruned section: in the mapping or a copy
  * read from the file) for a path, [*first, *end) as row indices into the rank's rows; 0 when
  * found, 1 when the rank has no row for it, -1 when the rows are damaged (message set, naming
  * the file and rank). */
-int jdb_find_path_rows(const instr_jdb *db, uint32_t rank, const unsigned char *rows,
-                       uint32_t path, uint64_t lo, uint64_t *first, uint64_t *end);
+int jdb_find_path_rows(const instr_jdb *db, uint32_t rank, int pruned,
+                       const unsigned char *rows, uint32_t path, uint64_t lo, uint64_t *first,
+                       uint64_t *end);
+/* Where a rank's rows are: in the rows area (pruned 0) or the pruned section (pruned 1). */
+void jdb_rank_extent(const instr_jdb *db, uint32_t rank, int pruned, uint64_t *offset,
+                     uint64_t *nrows);
 /* Row i of a rank (at row): its path and thread in range and its key after *prev_key (the
- * key of row i - 1); sets *prev_key. -1 with the message naming the file, rank and row. */
+ * key of row i - 1); sets *prev_key. pruned: a row of the pruned section, whose path must be
+ * in the pruned set too. -1 with the message naming the file, rank and row. */
 int jdb_check_row(const instr_jdb *db, uint32_t rank, uint64_t i, const unsigned char *row,
-                  uint32_t nthreads, uint64_t *prev_key);
+                  uint32_t nthreads, uint64_t *prev_key, int pruned);
 /* A rank's rows: the address of row i. */
 const unsigned char *jdb_rank_row(const instr_jdb *db, uint32_t rank, uint64_t i);
 

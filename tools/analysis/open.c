@@ -129,13 +129,16 @@ static int check_header(instr_jdb *db) {
              db->npaths);
     return -1;
   }
-  if (jdb_u32(h + 124) != 0) {
-    jdb_fail("%s: flags 0x%" PRIx32 " in the header are unknown to this reader (version 1 "
-             "writes 0)",
-             db->file, jdb_u32(h + 124));
+  uint32_t hflags = jdb_u32(h + 124);
+  if (hflags & ~JDB_FLAG_PRUNED) {
+    jdb_fail("%s: flags 0x%" PRIx32 " in the header are unknown to this reader (it knows bit "
+             "0, the pruned section)",
+             db->file, hflags);
     return -1;
   }
-  for (unsigned i = 128; i < JDB_HEADER_SIZE; i++)
+  db->has_pruned = (hflags & JDB_FLAG_PRUNED) != 0;
+  /* bytes 128..167 are the pruned section's fields when it is present */
+  for (unsigned i = db->has_pruned ? 168 : 128; i < JDB_HEADER_SIZE; i++)
     if (h[i] != 0) {
       jdb_fail("%s: damaged: reserved header byte %u is %u, not 0", db->file, i, h[i]);
       return -1;
@@ -144,7 +147,8 @@ static int check_header(instr_jdb *db) {
 }
 
 static int check_sections(instr_jdb *db) {
-  section s[7];
+  section s[10];
+  int ns = 7;
   uint64_t sl = jdb_u64(db->map + 64);
   db->summary_size = JDB_SUMMARY_HEAD + (uint64_t)JDB_SUMMARY_COLUMN * db->ncols;
   if (check_section(db, &s[0], "strings", 56, sl, 1) ||
@@ -157,10 +161,42 @@ static int check_sections(instr_jdb *db) {
   db->rows_offset = jdb_u64(db->map + 112);
   if (check_section(db, &s[6], "rows", 112, 0, 1)) return -1;
   s[6].length = db->size - db->rows_offset;
-  section sorted[7];
+  if (db->has_pruned) {
+    db->npruned = jdb_u32(db->map + 136);
+    db->pruned_threshold = jdb_u32(db->map + 140);
+    db->pruned_rows_len = jdb_u64(db->map + 160);
+    if (db->npruned > db->npaths) {
+      jdb_fail("%s: damaged: the pruned set has %" PRIu32 " paths of %" PRIu32, db->file,
+               db->npruned, db->npaths);
+      return -1;
+    }
+    if (check_section(db, &s[7], "pruned set", 128, db->npruned, 4) ||
+        check_section(db, &s[8], "pruned index", 144, db->nranks, JDB_PRUNED_INDEX_SIZE) ||
+        check_section(db, &s[9], "pruned rows", 152, db->pruned_rows_len, 1))
+      return -1;
+    if (db->pruned_rows_len % db->row_size != 0) {
+      jdb_fail("%s: damaged: the pruned rows' %" PRIu64 " bytes (header byte 160) are not "
+               "whole rows of %" PRIu32 " bytes",
+               db->file, db->pruned_rows_len, db->row_size);
+      return -1;
+    }
+    /* the rows area runs to the end of the file: every other section lies before it */
+    for (int i = 7; i < 10; i++)
+      if (s[i].offset + s[i].length > db->rows_offset) {
+        jdb_fail("%s: damaged: the %s section (offset %" PRIu64 ", %" PRIu64
+                 " bytes) does not end before the rows area (offset %" PRIu64 ")",
+                 db->file, s[i].name, s[i].offset, s[i].length, db->rows_offset);
+        return -1;
+      }
+    db->pruned_set = db->map + s[7].offset;
+    db->pruned_index = db->map + s[8].offset;
+    db->pruned_rows_offset = s[9].offset;
+    ns = 10;
+  }
+  section sorted[10];
   memcpy(sorted, s, sizeof s);
-  qsort(sorted, 7, sizeof sorted[0], by_offset);
-  for (int i = 1; i < 7; i++)
+  qsort(sorted, (size_t)ns, sizeof sorted[0], by_offset);
+  for (int i = 1; i < ns; i++)
     if (sorted[i - 1].length > 0 && sorted[i].length > 0 &&
         sorted[i - 1].offset + sorted[i - 1].length > sorted[i].offset) {
       jdb_fail("%s: damaged: the %s section (offset %" PRIu64 ", %" PRIu64
@@ -278,32 +314,61 @@ static int check_rank_index(instr_jdb *db) {
 }
 
 int jdb_check_row(const instr_jdb *db, uint32_t rank, uint64_t i, const unsigned char *row,
-                  uint32_t nthreads, uint64_t *prev_key) {
+                  uint32_t nthreads, uint64_t *prev_key, int pruned) {
   uint32_t path = jdb_u32(row), thread = jdb_u32(row + 4);
   uint64_t key = (uint64_t)path << 32 | thread;
+  const char *what = pruned ? "pruned row" : "row";
   if (path >= db->npaths || thread >= nthreads) {
-    jdb_fail("%s: damaged: rank %" PRIu32 " row %" PRIu64 ": path %" PRIu32 " of %" PRIu32
+    jdb_fail("%s: damaged: rank %" PRIu32 " %s %" PRIu64 ": path %" PRIu32 " of %" PRIu32
              ", thread %" PRIu32 " of the rank's %" PRIu32,
-             db->file, rank, i, path, db->npaths, thread, nthreads);
+             db->file, rank, what, i, path, db->npaths, thread, nthreads);
     return -1;
   }
   if (i > 0 && key <= *prev_key) {
-    jdb_fail("%s: damaged: rank %" PRIu32 " row %" PRIu64 " (path %" PRIu32 ", thread %" PRIu32
+    jdb_fail("%s: damaged: rank %" PRIu32 " %s %" PRIu64 " (path %" PRIu32 ", thread %" PRIu32
              ") is not after the row before it: rows must be sorted by (path, thread)",
-             db->file, rank, i, path, thread);
+             db->file, rank, what, i, path, thread);
+    return -1;
+  }
+  if (pruned && !db->in_pruned[path]) {
+    jdb_fail("%s: damaged: rank %" PRIu32 " pruned row %" PRIu64 ": path %" PRIu32
+             " is not in the pruned set",
+             db->file, rank, i, path);
     return -1;
   }
   *prev_key = key;
   return 0;
 }
 
-/* One rank's rows: sorted by (path, thread) without repeats, paths and threads in range. */
+/* One rank's rows: sorted by (path, thread) without repeats, paths and threads in range; and
+ * its pruned rows exactly its rows of the pruned set's paths, in the same order. */
 static int check_rank_rows(const instr_jdb *db, uint32_t r) {
   const unsigned char *rec = jdb_rank_rec(db, r);
   uint64_t nrows = jdb_u64(rec + 8), prev = 0;
   uint32_t nthreads = jdb_u32(rec + 16);
   for (uint64_t i = 0; i < nrows; i++)
-    if (jdb_check_row(db, r, i, jdb_rank_row(db, r, i), nthreads, &prev)) return -1;
+    if (jdb_check_row(db, r, i, jdb_rank_row(db, r, i), nthreads, &prev, 0)) return -1;
+  if (!db->has_pruned) return 0;
+  uint64_t poff, np, j = 0;
+  jdb_rank_extent(db, r, 1, &poff, &np);
+  for (uint64_t i = 0; i < nrows; i++) {
+    const unsigned char *row = jdb_rank_row(db, r, i);
+    if (!db->in_pruned[jdb_u32(row)]) continue;
+    if (j == np || memcmp(db->map + poff + j * db->row_size, row, db->row_size) != 0) {
+      jdb_fail("%s: damaged: rank %" PRIu32 " pruned row %" PRIu64 " is not its row %" PRIu64
+               " (path %" PRIu32 ", thread %" PRIu32 ") of the rows area: the pruned rows "
+               "must be the rank's rows of the pruned set's paths",
+               db->file, r, j, i, jdb_u32(row), jdb_u32(row + 4));
+      return -1;
+    }
+    j++;
+  }
+  if (j != np) {
+    jdb_fail("%s: damaged: rank %" PRIu32 " has %" PRIu64 " pruned rows, its rows of the "
+             "pruned set's paths are %" PRIu64,
+             db->file, r, np, j);
+    return -1;
+  }
   return 0;
 }
 
@@ -324,6 +389,91 @@ static int check_rows(const instr_jdb *db) {
     jdb_fail("%s", first);
     return -1;
   }
+  return 0;
+}
+
+/* The pruned set: ascending path ids, exactly the paths whose summary sum of time_incl is at
+ * least the threshold of the run's total as select() computes it (instr_jdb_total, the same
+ * doubles in the same order), so that "time_incl >= X%" with X at least the threshold selects
+ * a subset of it. The pruned index: every rank's pruned rows back to back in rank order from
+ * the pruned rows' start to their end, at most the rank's rows (none for an absent rank). */
+static int check_pruned(instr_jdb *db) {
+  if (!db->has_pruned) return 0;
+  db->in_pruned = calloc(db->npaths ? db->npaths : 1, 1);
+  if (!db->in_pruned) {
+    jdb_fail("%s: out of memory for the pruned set of %" PRIu32 " paths", db->file, db->npaths);
+    return -1;
+  }
+  for (uint32_t k = 0; k < db->npruned; k++) {
+    uint32_t p = jdb_u32(db->pruned_set + 4ull * k);
+    if (p >= db->npaths || (k > 0 && p <= jdb_u32(db->pruned_set + 4ull * (k - 1)))) {
+      jdb_fail("%s: damaged: pruned set entry %" PRIu32 ": path %" PRIu32 " is not after the one "
+               "before it and below %" PRIu32,
+               db->file, k, p, db->npaths);
+      return -1;
+    }
+    db->in_pruned[p] = 1;
+  }
+  int inclusive = jdb_u32(db->columns + 1ull * JDB_COLUMN_SIZE + 12) & INSTR_JDB_INCLUSIVE;
+  double total = 0;
+  instr_jdb_summary s;
+  for (uint32_t p = 0; p < db->npaths; p++)
+    if (!inclusive || jdb_path_parent(db, p) == INSTR_JDB_NO_PARENT) {
+      jdb_read_summary(db, p, 1, &s);
+      total += s.sum;
+    }
+  double bound = db->pruned_threshold / 100.0 / 100.0 * total;
+  for (uint32_t p = 0; p < db->npaths; p++) {
+    jdb_read_summary(db, p, 1, &s);
+    if ((s.sum >= bound) != (db->in_pruned[p] != 0)) {
+      jdb_fail("%s: damaged: path %" PRIu32 " is %s the pruned set, but its time_incl (%.17g) "
+               "is %s %g %% of the run's (%.17g)",
+               db->file, p, db->in_pruned[p] ? "in" : "not in", s.sum,
+               s.sum >= bound ? "at least" : "below", db->pruned_threshold / 100.0, total);
+      return -1;
+    }
+  }
+  uint64_t at = db->pruned_rows_offset;
+  for (uint32_t r = 0; r < db->nranks; r++) {
+    const unsigned char *rec = jdb_pruned_rec(db, r);
+    uint64_t off = jdb_u64(rec), n = jdb_u64(rec + 8), all = jdb_u64(jdb_rank_rec(db, r) + 8);
+    uint64_t left = db->pruned_rows_offset + db->pruned_rows_len - at;
+    if (off != at || n > all || n > left / db->row_size) {
+      jdb_fail("%s: damaged: pruned index of rank %" PRIu32 ": %" PRIu64 " rows at offset %" PRIu64
+               ": they must follow the previous rank's (at %" PRIu64 "), be at most the rank's %" PRIu64
+               " rows and lie inside the pruned rows [%" PRIu64 ", %" PRIu64 ")",
+               db->file, r, n, off, at, all, db->pruned_rows_offset,
+               db->pruned_rows_offset + db->pruned_rows_len);
+      return -1;
+    }
+    at += n * db->row_size;
+  }
+  if (at != db->pruned_rows_offset + db->pruned_rows_len) {
+    jdb_fail("%s: damaged: the pruned index's rows end at %" PRIu64 ", the pruned rows at %" PRIu64,
+             db->file, at, db->pruned_rows_offset + db->pruned_rows_len);
+    return -1;
+  }
+  return 0;
+}
+
+void jdb_rank_extent(const instr_jdb *db, uint32_t rank, int pruned, uint64_t *offset,
+                     uint64_t *nrows) {
+  const unsigned char *rec = pruned ? jdb_pruned_rec(db, rank) : jdb_rank_rec(db, rank);
+  *offset = jdb_u64(rec);
+  *nrows = jdb_u64(rec + 8);
+}
+
+int instr_jdb_get_pruned(const instr_jdb *db, instr_jdb_pruned_info *out, uint32_t *paths,
+                         size_t cap) {
+  memset(out, 0, sizeof *out);
+  if (!db->has_pruned) return 0;
+  if (jdb_check_size(db)) return -1;
+  out->present = 1;
+  out->npaths = db->npruned;
+  out->threshold_percent = db->pruned_threshold / 100.0;
+  out->rows_bytes = db->pruned_rows_len;
+  for (uint32_t k = 0; paths && k < db->npruned && k < cap; k++)
+    paths[k] = jdb_u32(db->pruned_set + 4ull * k);
   return 0;
 }
 
@@ -409,7 +559,8 @@ instr_jdb *instr_jdb_open(const char *path, unsigned flags) {
   }
   db->map = map;
   if (check_header(db) || check_sections(db) || check_definitions(db) ||
-      check_rank_index(db) || (!(flags & INSTR_JDB_LAZY_ROWS) && check_rows(db)) ||
+      check_rank_index(db) || check_pruned(db) ||
+      (!(flags & INSTR_JDB_LAZY_ROWS) && check_rows(db)) ||
       derive_tree(db)) {
     instr_jdb_close(db);
     return NULL;
@@ -424,6 +575,7 @@ void instr_jdb_close(instr_jdb *db) {
   free(db->depth);
   free(db->child_start);
   free(db->child);
+  free(db->in_pruned);
   free(db->file);
   free(db);
 }

@@ -28,6 +28,7 @@ __all__ = ["Error", "Database", "open", "compare", "NO_PARENT", "PARADIGMS", "Co
 NO_PARENT = 0xFFFFFFFF
 PARADIGMS = ("user", "mpi", "openmp", "manual", "other")
 LAZY_ROWS = 1
+ROWS_AREA = 2
 _STATS = {"sum": 0, "mean": 1, "min": 2, "max": 3}
 
 
@@ -131,6 +132,14 @@ _get_rank = _sig("instr_jdb_get_rank", ctypes.c_int, _vp, ctypes.c_uint32, ctype
 _select = _sig("instr_jdb_select", ctypes.c_long, _vp, ctypes.c_char_p, _u32p)
 
 
+class _Pruned(ctypes.Structure):
+    _fields_ = [("present", ctypes.c_uint32), ("npaths", ctypes.c_uint32),
+                ("threshold_percent", ctypes.c_double), ("rows_bytes", ctypes.c_uint64)]
+
+
+_get_pruned = _sig("instr_jdb_get_pruned", ctypes.c_int, _vp, ctypes.POINTER(_Pruned), _u32p, _sz)
+
+
 class _RowSet(ctypes.Structure):
     _fields_ = [("n", ctypes.c_size_t), ("path", _u32p), ("rank", _u32p), ("thread", _u32p),
                 ("value", _f64p)]
@@ -181,9 +190,10 @@ def _decode(b):
 class Database:
     """An open job database. Use open(path) to make one; close() or a with block ends it."""
 
-    def __init__(self, path, lazy_rows=False):
+    def __init__(self, path, lazy_rows=False, rows_area=False):
         self.path = os.fspath(path)
-        self._db = _open(os.fsencode(self.path), LAZY_ROWS if lazy_rows else 0)
+        self._db = _open(os.fsencode(self.path), (LAZY_ROWS if lazy_rows else 0) |
+                         (ROWS_AREA if rows_area else 0))
         if not self._db:
             _raise()
         info = _Info()
@@ -351,6 +361,22 @@ class Database:
                 "duration_ns": r.duration_ns}
 
     # --- selection and values ----------------------------------------------------------
+    def pruned(self):
+        """The file's pruned section (docs/profile-format.md): None when it has none, else
+        {"threshold_percent": T, "paths": ascending ids (select("time_incl >= T%")),
+        "rows_bytes": N}. A query whose paths are all in it reads its rows there."""
+        info = _Pruned()
+        if _get_pruned(self._handle(), ctypes.byref(info), None, 0) != 0:
+            _raise()
+        if not info.present:
+            return None
+        out = np.zeros(max(info.npaths, 1), dtype=np.uint32)
+        if _get_pruned(self._handle(), ctypes.byref(info), out.ctypes.data_as(_u32p),
+                       out.size) != 0:
+            _raise()
+        return {"threshold_percent": info.threshold_percent, "paths": out[:info.npaths],
+                "rows_bytes": info.rows_bytes}
+
     def select(self, paths=None):
         """Path ids (ascending numpy array) for a query string (docs/analysis.md#queries), a
         single id or a list of ids; None selects every path."""
@@ -456,10 +482,12 @@ class Database:
                                            "outliers"]).set_index("path")
 
 
-def open(path, lazy_rows=False):  # noqa: A001  the module's entry point, as docs/analysis.md
+def open(path, lazy_rows=False, rows_area=False):  # noqa: A001  the module's entry point
     """Opens and checks a job database; raises Error naming the file and what is wrong.
-    lazy_rows=True checks the rows as queries read them instead of all at open."""
-    return Database(path, lazy_rows)
+    lazy_rows=True checks the rows as queries read them instead of all at open; rows_area=True
+    reads every query's rows from the rows area, never from the pruned section (the answers
+    are the same: to compare, or where the section is not trusted)."""
+    return Database(path, lazy_rows, rows_area)
 
 
 def compare(a, b, metric="time_incl", stat="mean"):
