@@ -127,12 +127,24 @@ uint32_t instr_mpi_bell_seen(void)
     return my_bell ? __atomic_load_n(my_bell, __ATOMIC_SEQ_CST) : 0;
 }
 
+/* How the naps on the doorbell ended, for INSTR_VERBOSE=2 (instr_mpi_wait_counts). */
+static uint64_t naps_rung, naps_timed;
+
+void instr_mpi_wait_counts(uint64_t *rung, uint64_t *timed)
+{
+    *rung = naps_rung;
+    *timed = naps_timed;
+}
+
 void instr_mpi_nap(long *nap, uint32_t seen)
 {
     struct timespec ts = {0, *nap};
-    if (my_bell) /* until a ring (or at once if one came since seen), at most the nap */
-        syscall(SYS_futex, my_bell, FUTEX_WAIT, seen, &ts, NULL, 0);
-    else
+    if (my_bell) { /* until a ring (or at once if one came since seen), at most the nap */
+        if (syscall(SYS_futex, my_bell, FUTEX_WAIT, seen, &ts, NULL, 0) == 0 || errno == EAGAIN)
+            naps_rung++;
+        else if (errno == ETIMEDOUT)
+            naps_timed++;
+    } else
         while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
             ;
     *nap = *nap * 2 > nap_last ? nap_last : *nap * 2;

@@ -73,6 +73,9 @@ void instr_mpi_ring(int r);
  * 1 ms test loop, however oversubscribed; and the doorbells, one word per rank of the host
  * in an MPI shared-memory window (without it, or with INSTR_JOB_WAIT=poll, none). */
 void instr_mpi_wait_sharing(MPI_Comm host_comm, int host_rank, int host_ranks, int job_rank);
+/* How many of this rank's naps so far a ring cut short, and how many ended at their
+ * timeout (the doorbells at work: INSTR_VERBOSE=2's line of the job database). */
+void instr_mpi_wait_counts(uint64_t *rung, uint64_t *timed);
 /* Before MPI_Finalize, collective on the host: the doorbells' window freed. */
 void instr_mpi_bells_close(void);
 
