@@ -50,12 +50,13 @@ void instr_mpi_wait_sharing(MPI_Comm host_comm, int host_rank, int host_ranks, i
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     long per_core = cores > 0 && host_ranks > cores ? (host_ranks + cores - 1) / cores : 1;
     nap_last = NAP_LAST_NS * (per_core > 32 ? 32 : per_core);
-    if (instr_mpi_wait_polls() || host_ranks < 2)
+    if (host_ranks < 2)
         return;
-    /* Collective on the host: every rank takes the same branches (the same environment and
-     * host_ranks); a failure leaves the naps alone. */
+    /* Collective on the host: every rank takes the same branches, agreed by reductions (a
+     * rank with INSTR_JOB_WAIT=poll or without memory: no doorbells on the host); a failure
+     * leaves the naps alone. */
     PMPI_Comm_set_errhandler(host_comm, MPI_ERRORS_RETURN);
-    int *jobs = instr_mem_alloc(sizeof *jobs * (size_t)host_ranks);
+    int *jobs = instr_mpi_wait_polls() ? NULL : instr_mem_alloc(sizeof *jobs * (size_t)host_ranks);
     int ok = jobs != NULL, all = 0;
     PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, host_comm);
     if (!all) {
