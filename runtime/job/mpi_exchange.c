@@ -184,6 +184,7 @@ static void note_arrivals(void)
     if (job_rank != 0) {
         MPI_Request req;
         PMPI_Send(&here, 1, MPI_INT, 0, TAG_ARRIVED, job_comm);
+        instr_mpi_ring(0);
         PMPI_Irecv(&here, 1, MPI_INT, 0, TAG_ARRIVED, job_comm, &req);
         instr_mpi_waitall_patient(1, &req); /* the last rank may be long in coming */
         return;
@@ -206,6 +207,7 @@ static void note_arrivals(void)
         long nap = 20000; /* patient, as instr_mpi_waitall_patient (INSTR_JOB_WAIT) */
         for (size_t left = n; left > 0;) {
             int got = 0;
+            uint32_t bell = instr_mpi_bell_seen();
             int rc = instr_mpi_wait_polls()
                          ? PMPI_Waitsome((int)n, req, &got, done, MPI_STATUSES_IGNORE)
                          : PMPI_Testsome((int)n, req, &got, done, MPI_STATUSES_IGNORE);
@@ -215,15 +217,17 @@ static void note_arrivals(void)
                 seen[done[k] + 1] = 1;
             left -= (size_t)got;
             if (got == 0) {
-                instr_mpi_nap(&nap);
+                instr_mpi_nap(&nap, bell);
             } else {
                 nap = 20000;
             }
         }
         arrived = NULL;
     }
-    for (int r = 1; r < job_size; r++)
+    for (int r = 1; r < job_size; r++) {
         PMPI_Send(&here, 1, MPI_INT, r, TAG_ARRIVED, job_comm);
+        instr_mpi_ring(r);
+    }
     instr_mem_free(seen);
     instr_mem_free(bufs);
     instr_mem_free(done);
@@ -325,6 +329,7 @@ static void job_end(void)
     if (job_comm != MPI_COMM_NULL)
         PMPI_Comm_free(&job_comm);
     instr_mpi_plugins_end();
+    instr_mpi_bells_close();
     PMPI_Finalize();
 }
 
@@ -354,7 +359,7 @@ void instr_mpi_job_begin(void)
         int host_ranks = 1;
         PMPI_Comm_rank(host_comm, &host_rank);
         PMPI_Comm_size(host_comm, &host_ranks);
-        instr_mpi_wait_sharing(host_ranks);
+        instr_mpi_wait_sharing(host_comm, host_rank, host_ranks, job_rank);
         PMPI_Comm_free(&host_comm);
     }
     instr_ext_metrics_elect(job_rank, host_rank);

@@ -685,15 +685,18 @@ int instr_mpi_jobdb_write(MPI_Comm comm, int rank, int size, const char *dir)
      * what the ranks spent computing and what waiting cost. */
     double cpu[6] = {c[5] - c[0], c[1] - c[0], c[2] - c[1], c[3] - c[2], c[4] - c[3],
                      c[5] - c[4]}, cpu_sum[6] = {0};
-    uint64_t w[12];
-    unsigned char ops[12];
+    uint64_t w[14];
+    unsigned char ops[14];
     for (int i = 0; i < 6; i++) {
         memcpy(&w[i], &steps[i], 8);
         memcpy(&w[6 + i], &cpu[i], 8);
         ops[i] = INSTR_JOB_FMAX;
         ops[6 + i] = INSTR_JOB_FSUM;
     }
-    instr_job_tree_allreduce(w, ops, 12, 0, rank, size, comm, TAG_DEFS);
+    /* and how the ranks' naps ended so far: by a doorbell's ring or at their timeout */
+    instr_mpi_wait_counts(&w[12], &w[13]);
+    ops[12] = ops[13] = INSTR_JOB_SUM;
+    instr_job_tree_allreduce(w, ops, 14, 0, rank, size, comm, TAG_DEFS);
     for (int i = 0; i < 6; i++) {
         memcpy(&steps_max[i], &w[i], 8);
         memcpy(&cpu_sum[i], &w[6 + i], 8);
@@ -720,6 +723,10 @@ int instr_mpi_jobdb_write(MPI_Comm comm, int rank, int size, const char *dir)
             say("job database %s CPU time summed over the ranks: %.3f s (unification %.3f s, "
                 "ids down %.3f s, mapping %.3f s, summary %.3f s, offsets and file %.3f s)",
                 path, cpu_sum[0], cpu_sum[1], cpu_sum[2], cpu_sum[3], cpu_sum[4], cpu_sum[5]);
+        if (!any_failed && instr_ext_verbose() >= 2)
+            say("job database %s waits of the job's end so far, all ranks: %llu naps cut short "
+                "by a doorbell, %llu ended at their timeout", path, (unsigned long long)w[12],
+                (unsigned long long)w[13]);
     }
 done:
     instr_mpi_jobdb_pruned_free(&pr);

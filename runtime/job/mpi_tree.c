@@ -39,6 +39,10 @@ void instr_job_tree_send_many(const void *const *b, const uint64_t *len, const i
                 PMPI_Send(p, m, MPI_BYTE, to[i], tag, comm);
         }
     }
+    /* the receivers, woken: their messages are there to be matched */
+    for (int i = 0; i < n; i++)
+        if (i == 0 || to[i] != to[i - 1])
+            instr_mpi_ring(to[i]);
     if (req) {
         instr_mpi_waitall_patient(k, req);
         if (req != inline_req)
@@ -66,6 +70,7 @@ void *instr_job_tree_recv(uint64_t *len, int from, int tag, MPI_Comm comm)
         instr_mpi_waitall_patient(k, req);
     if (req && req != inline_req)
         instr_mem_free(req);
+    instr_mpi_ring(from); /* the sender, woken: its sends are complete when it tests them */
     return b;
 }
 

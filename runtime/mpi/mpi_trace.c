@@ -83,6 +83,7 @@ static void clock_offset(MPI_Comm comm, int rank, int size)
             MPI_Request req;
             uint64_t t1 = instr_ext_clock_now();
             PMPI_Send(NULL, 0, MPI_BYTE, parent, TAG_CLOCK, comm);
+            instr_mpi_ring(parent);
             PMPI_Irecv(msg, 2, MPI_UINT64_T, parent, TAG_CLOCK, comm, &req);
             if (k == 0)
                 instr_mpi_waitall_patient(1, &req);
@@ -116,6 +117,7 @@ static void clock_offset(MPI_Comm comm, int rank, int size)
             msg[0] = (uint64_t)((int64_t)instr_ext_clock_now() + offset);
             memcpy(&msg[1], &dev, sizeof dev);
             PMPI_Send(msg, 2, MPI_UINT64_T, child, TAG_CLOCK, comm);
+            instr_mpi_ring(child);
         }
     }
     if (rank == 0)

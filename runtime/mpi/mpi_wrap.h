@@ -57,19 +57,35 @@ extern const unsigned instr_mpi_ncalls;
 
 /* Waits for n requests of the runtime's own exchanges without spinning: MPI_Testall, then a
  * nap of 20 us doubling up to 1 ms (more when ranks share cores: instr_mpi_wait_sharing),
- * again until done (INSTR_JOB_WAIT=sleep, the default);
- * with INSTR_JOB_WAIT=poll, MPI_Waitall (Open MPI polls). A rank waiting for another then
- * leaves the cores to the ranks with work, which matters when ranks share cores; on one rank
- * per core it costs at most one nap (<= 1 ms) per wait. */
+ * again until done (INSTR_JOB_WAIT=sleep, the default); a nap ends early when another rank
+ * of this host rings this rank's doorbell (instr_mpi_ring), which the runtime's exchanges do
+ * for every message they post and every one they take. With INSTR_JOB_WAIT=poll,
+ * MPI_Waitall (Open MPI polls). A rank waiting for another then leaves the cores to the
+ * ranks with work, which matters when ranks share cores, and wakes when its message comes:
+ * a wait costs no nap's latency on the ranks of one host, at most one nap (<= 1 ms on one
+ * rank per core) between hosts. */
 int instr_mpi_waitall_patient(int n, MPI_Request *req);
 /* 1 with INSTR_JOB_WAIT=poll. */
 int instr_mpi_wait_polls(void);
-/* One nap of *nap ns, and the next one's length (doubled, up to the longest). */
-void instr_mpi_nap(long *nap);
-/* How many ranks share this host (MPI_Init): the longest nap is 1 ms times the ranks per
- * core (at most 32 ms), so that the waiting ranks' tests together cost about one core's 1 ms
- * test loop, however oversubscribed. */
-void instr_mpi_wait_sharing(int host_ranks);
+/* This rank's doorbell (0 without doorbells), read before a test: a nap after the test then
+ * ends at once when a ring came since. */
+uint32_t instr_mpi_bell_seen(void);
+/* One nap of *nap ns or until a ring since seen, and the next one's length (doubled, up to
+ * the longest). */
+void instr_mpi_nap(long *nap, uint32_t seen);
+/* Wakes job rank r from its nap when it is on this host (its doorbell), after a message to
+ * it was posted or one from it taken (a send completes when its receiver took it). */
+void instr_mpi_ring(int r);
+/* MPI_Init, collective on the host's communicator: the longest nap is 1 ms times the ranks
+ * per core (at most 32 ms), so that the waiting ranks' tests together cost about one core's
+ * 1 ms test loop, however oversubscribed; and the doorbells, one word per rank of the host
+ * in an MPI shared-memory window (without it, or with INSTR_JOB_WAIT=poll, none). */
+void instr_mpi_wait_sharing(MPI_Comm host_comm, int host_rank, int host_ranks, int job_rank);
+/* How many of this rank's naps so far a ring cut short, and how many ended at their
+ * timeout (the doorbells at work: INSTR_VERBOSE=2's line of the job database). */
+void instr_mpi_wait_counts(uint64_t *rung, uint64_t *timed);
+/* Before MPI_Finalize, collective on the host: the doorbells' window freed. */
+void instr_mpi_bells_close(void);
 
 /* The region of call `id`, registered on first use; 0 when it is not recorded. */
 uint32_t instr_mpi_region(unsigned id);

@@ -283,6 +283,10 @@ def main():
     ap.add_argument("--compare", action="store_true")
     ap.add_argument("--damage")
     ap.add_argument("--no-rank-files", action="store_true")
+    # with --env INSTR_VERBOSE=2: some of the ranks' naps were cut short by a doorbell (a
+    # ring from the rank that sent or took a message: docs/mpi.md, "Waiting in the job's
+    # end steps"), which no rank does when the doorbells do not work
+    ap.add_argument("--doorbells", action="store_true")
     args = ap.parse_args()
     work = os.path.abspath(args.workdir)
     shutil.rmtree(work, ignore_errors=True)
@@ -323,6 +327,13 @@ def main():
         line = "; rank %d missing from it (1 of %d:" % (args.absent, args.np)
         if line not in p.stderr:
             fail("no line naming the absent rank %d on stderr" % args.absent)
+    if args.doorbells:
+        m = re.search(r"waits of the job's end so far, all ranks: (\d+) naps cut short by a "
+                      r"doorbell, (\d+) ended at their timeout", p.stderr)
+        if not m:
+            fail("no line counting the naps of the job's end (INSTR_VERBOSE=2)")
+        if int(m.group(1)) == 0:
+            fail("no nap was cut short by a doorbell (%s ended at their timeout)" % m.group(2))
     summary = env.get("INSTR_JOB_PROFILE_MAX_RANKS") and \
         args.np > int(env["INSTR_JOB_PROFILE_MAX_RANKS"])
     if summary:
