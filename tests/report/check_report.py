@@ -132,14 +132,23 @@ def case_html_single(args):
     _, reqs = browser.render(chromium, "file://" + bait, os.path.dirname(bait))
     expect(reqs == ["http://127.0.0.1:9/x.png"], "the network check missed a page's request: %r"
            % reqs)
-    run([os.path.join(args.bin, "report_tree")], cwd=fresh(os.path.join(args.work, "run")))
-    exp = experiment(os.path.join(args.work, "run"))
-    prof = json.load(open(os.path.join(exp, "profile.json")))
-    tree, total = prof["tree"], sum(n["inclusive"] for n in prof["tree"] if n["parent"] is None)
-    expect(len(tree) == 7, "report_tree has 7 call paths, the profile %d" % len(tree))
-    small = [n for n in tree if n["inclusive"] < total / 100]
-    expect(not small, "call paths below 1 %% of the run, too small to be sure they are drawn: "
-           "%r (progs/tree.c must give each path more work)" % small)
+    # The times are wall-clock: on a loaded machine a thread that waits long for a core can
+    # make another path's fixed work fall below 1 % of the run. That is the machine, not the
+    # report: the run is taken again (at most 5 runs) before the shape counts as wrong.
+    for attempt in range(5):
+        run([os.path.join(args.bin, "report_tree")], cwd=fresh(os.path.join(args.work, "run")))
+        exp = experiment(os.path.join(args.work, "run"))
+        prof = json.load(open(os.path.join(exp, "profile.json")))
+        tree = prof["tree"]
+        total = sum(n["inclusive"] for n in tree if n["parent"] is None)
+        expect(len(tree) == 7, "report_tree has 7 call paths, the profile %d" % len(tree))
+        small = [n for n in tree if n["inclusive"] < total / 100]
+        if not small:
+            break
+        print("run %d: call paths below 1 %% of the run (a thread waited for a core?): %r"
+              % (attempt + 1, [(n["id"], n["inclusive"], total) for n in small]))
+    expect(not small, "call paths below 1 %% of the run in 5 runs, too small to be sure they "
+           "are drawn: %r (progs/tree.c must give each path more work)" % small)
     d = render(args, os.path.join(exp, "profile.html"), "profile")
     drawn, aggregated, elements = frames(d)
     print("frames drawn %d, aggregated %d, frame elements %d; call paths %d"
