@@ -18,6 +18,12 @@
 #error "the job database writer keeps records in the file's (little-endian) layout"
 #endif
 
+#include <string.h>
+
+/* A field of a record in the file's (little-endian, unaligned) layout. */
+static inline void instr_jdb_put32(unsigned char *p, uint32_t v) { memcpy(p, &v, 4); }
+static inline void instr_jdb_put64(unsigned char *p, uint64_t v) { memcpy(p, &v, 8); }
+
 #define INSTR_JDB_MAGIC "INSTRJDB"
 #define INSTR_JDB_VERSION 1u
 #define INSTR_JDB_HEADER_SIZE 256u

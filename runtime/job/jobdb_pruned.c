@@ -87,25 +87,23 @@ void instr_jdb_pruned_place(instr_jdb_layout *l, uint32_t nranks, uint32_t nset,
     l->rows = p->rows + rows_bytes; /* rows are whole words: aligned */
 }
 
-static void put32(unsigned char *p, uint32_t v) { memcpy(p, &v, 4); }
-static void put64(unsigned char *p, uint64_t v) { memcpy(p, &v, 8); }
 
 void instr_jdb_pruned_header(unsigned char hdr[INSTR_JDB_HEADER_SIZE],
                              const instr_jdb_pruned_layout *p)
 {
     uint32_t flags;
     memcpy(&flags, hdr + 124, 4);
-    put32(hdr + 124, flags | INSTR_JDB_FLAG_PRUNED);
-    put64(hdr + 128, p->set);
-    put32(hdr + 136, p->nset);
-    put32(hdr + 140, p->threshold);
-    put64(hdr + 144, p->index);
-    put64(hdr + 152, p->rows);
-    put64(hdr + 160, p->rows_bytes);
+    instr_jdb_put32(hdr + 124, flags | INSTR_JDB_FLAG_PRUNED);
+    instr_jdb_put64(hdr + 128, p->set);
+    instr_jdb_put32(hdr + 136, p->nset);
+    instr_jdb_put32(hdr + 140, p->threshold);
+    instr_jdb_put64(hdr + 144, p->index);
+    instr_jdb_put64(hdr + 152, p->rows);
+    instr_jdb_put64(hdr + 160, p->rows_bytes);
 }
 
 void instr_jdb_pruned_index_encode(unsigned char out[16], uint64_t offset, uint64_t nrows)
 {
-    put64(out, offset);
-    put64(out + 8, nrows);
+    instr_jdb_put64(out, offset);
+    instr_jdb_put64(out + 8, nrows);
 }

@@ -303,44 +303,42 @@ void instr_jdb_layout_of(const instr_jdb_defs *d, uint32_t nranks, instr_jdb_lay
     l->rows = l->index + 32ull * nranks;
 }
 
-static void put32(unsigned char *p, uint32_t v) { memcpy(p, &v, 4); }
-static void put64(unsigned char *p, uint64_t v) { memcpy(p, &v, 8); }
 
 void instr_jdb_header_encode(unsigned char out[INSTR_JDB_HEADER_SIZE], const instr_jdb_defs *d,
                              const instr_jdb_layout *l, const instr_jdb_header_info *h)
 {
     memset(out, 0, INSTR_JDB_HEADER_SIZE);
     memcpy(out, INSTR_JDB_MAGIC, 8);
-    put32(out + 8, INSTR_JDB_VERSION);
-    put32(out + 12, INSTR_JDB_HEADER_SIZE);
-    put64(out + 16, h->file_size);
-    put32(out + 24, h->nranks);
-    put32(out + 28, h->present);
-    put32(out + 32, d->nreg);
-    put32(out + 36, d->npath);
-    put32(out + 40, d->ncol);
-    put32(out + 44, (uint32_t)l->row_bytes);
-    put64(out + 48, h->duration_ns);
-    put64(out + 56, l->strings);
-    put64(out + 64, l->strings_len);
-    put64(out + 72, l->regions);
-    put64(out + 80, l->paths);
-    put64(out + 88, l->columns);
-    put64(out + 96, l->summary);
-    put64(out + 104, l->index);
-    put64(out + 112, l->rows);
-    put32(out + 120, h->rounds);
-    put32(out + 124, 0);
+    instr_jdb_put32(out + 8, INSTR_JDB_VERSION);
+    instr_jdb_put32(out + 12, INSTR_JDB_HEADER_SIZE);
+    instr_jdb_put64(out + 16, h->file_size);
+    instr_jdb_put32(out + 24, h->nranks);
+    instr_jdb_put32(out + 28, h->present);
+    instr_jdb_put32(out + 32, d->nreg);
+    instr_jdb_put32(out + 36, d->npath);
+    instr_jdb_put32(out + 40, d->ncol);
+    instr_jdb_put32(out + 44, (uint32_t)l->row_bytes);
+    instr_jdb_put64(out + 48, h->duration_ns);
+    instr_jdb_put64(out + 56, l->strings);
+    instr_jdb_put64(out + 64, l->strings_len);
+    instr_jdb_put64(out + 72, l->regions);
+    instr_jdb_put64(out + 80, l->paths);
+    instr_jdb_put64(out + 88, l->columns);
+    instr_jdb_put64(out + 96, l->summary);
+    instr_jdb_put64(out + 104, l->index);
+    instr_jdb_put64(out + 112, l->rows);
+    instr_jdb_put32(out + 120, h->rounds);
+    instr_jdb_put32(out + 124, 0);
 }
 
 void instr_jdb_index_encode(unsigned char out[32], uint64_t offset, uint64_t nrows,
                             uint32_t nthreads, uint32_t flags, uint64_t duration_ns)
 {
-    put64(out, offset);
-    put64(out + 8, nrows);
-    put32(out + 16, nthreads);
-    put32(out + 20, flags);
-    put64(out + 24, duration_ns);
+    instr_jdb_put64(out, offset);
+    instr_jdb_put64(out + 8, nrows);
+    instr_jdb_put32(out + 16, nthreads);
+    instr_jdb_put32(out + 20, flags);
+    instr_jdb_put64(out + 24, duration_ns);
 }
 
 uint32_t instr_jdb_rounds(uint32_t n)
@@ -373,11 +371,11 @@ int instr_jdb_local_serialize(const instr_jdb_local *l, unsigned char **buf, uin
         instr_mem_free(defs);
         return -1;
     }
-    put64(b, dlen);
-    put32(b + 8, l->nthreads);
-    put32(b + 12, l->rows.ncols);
-    put64(b + 16, l->duration_ns);
-    put64(b + 24, l->rows.n);
+    instr_jdb_put64(b, dlen);
+    instr_jdb_put32(b + 8, l->nthreads);
+    instr_jdb_put32(b + 12, l->rows.ncols);
+    instr_jdb_put64(b + 16, l->duration_ns);
+    instr_jdb_put64(b + 24, l->rows.n);
     memcpy(b + 32, defs, dlen);
     if (rbytes)
         memcpy(b + 32 + dlen, l->rows.v, rbytes);
