@@ -70,8 +70,9 @@ int instr_mpi_wait_polls(void);
 /* This rank's doorbell (0 without doorbells), read before a test: a nap after the test then
  * ends at once when a ring came since. */
 uint32_t instr_mpi_bell_seen(void);
-/* One nap of *nap ns or until a ring since seen, and the next one's length (doubled, up to
- * the longest). */
+/* One nap of *nap ns or until a ring since seen, and the next one's length: doubled, up to
+ * the longest, or the shortest again after a ring (the rung message is mostly not complete
+ * at the first test after the wake-up). */
 void instr_mpi_nap(long *nap, uint32_t seen);
 /* Wakes job rank r from its nap when it is on this host (its doorbell), after a message to
  * it was posted or one from it taken (a send completes when its receiver took it). */
