@@ -7,7 +7,8 @@ phases spend most of their time in code the hooks do not see: a function the spe
 Cases:
   perf_gcc, perf_clang  the wrapper's hooks at -O2 -g: the sampled share of each kernel under
                         its phase agrees with `perf record -e cpu-clock` on the same run
-                        within 5 percentage points; inlined frames are named with file and
+                        within 5 percentage points (a run in which perf missed part of a
+                        phase is taken again, at most 3); inlined frames are named with file and
                         line. Fails (never skips) when perf cannot record here.
   visits                instrumented visits are exactly the same with and without sampling
                         (3 threads); sampled nodes are marked and consistent
@@ -70,7 +71,11 @@ def cube_agrees(exp):
 # the period below, so that sampling noise stays well inside it.
 TOLERANCE = 5.0
 PERIOD = "250us"
-PERF_FREQ = "4000"
+# perf samples at the runtime's own fixed period (ns of the thread's clock), not at a
+# frequency: in frequency mode perf raises its period after the virtual machine stalls the
+# thread (the clock jumps), and lost 200-250 samples of the phase running then, which moved
+# its share by 7-9 points in about 1 run of 20; with a fixed period both lose one sample.
+PERF_PERIOD_NS = "250000"
 SCALE = "3"
 KERNELS = {"phase_excluded": "excluded_kernel", "phase_inlined": "inlined_kernel",
            "phase_libm": "libm"}
@@ -149,7 +154,7 @@ def perf_shares(exe, name, exp):
     data = os.path.join(wd, "perf.data")
     env = {"INSTR_EXPERIMENT_DIRECTORY": exp, "INSTR_SAMPLING": "1",
            "INSTR_SAMPLING_PERIOD": PERIOD}
-    p = subprocess.run([A.perf, "record", "-q", "-e", "cpu-clock", "-F", PERF_FREQ, "-o", data,
+    p = subprocess.run([A.perf, "record", "-q", "-e", "cpu-clock", "-c", PERF_PERIOD_NS, "-o", data,
                         "--", exe, SCALE], cwd=wd, env=clean_env(env), capture_output=True,
                        text=True, timeout=300)
     if p.returncode != 0:
@@ -205,23 +210,42 @@ def inlined_counts(exe, addrs):
     return c
 
 
+# perf is the reference only where it recorded the phase whole: at the same fixed period
+# on the same run, perf's and the runtime's samples of a phase agree within 1 % when it did.
+# Now and then perf misses a stretch of one phase (a phase's own loop: 200-500 samples, with
+# no LOST record; the runtime's samples of the same run are all there), and that phase's
+# share is then perf's loss, not a difference of attribution. Such a run is taken again.
+REFERENCE_LOSS = 0.05
+ATTEMPTS = 3
+
+
 def compare(cc):
     expect(A.perf, "no perf program found: this comparison needs linux-perf")
     exe = build(cc, "perf-" + os.path.basename(cc))
-    exp = os.path.join(workdir("run-perf-" + os.path.basename(cc)), "exp")
-    theirs = perf_shares(exe, os.path.basename(cc), exp)
-    prof = P.load(exp)
-    expect(P.check_consistency(prof) == [], "profile: %s" % P.check_consistency(prof))
-    lines, bad = [], []
-    for phase, kernel in KERNELS.items():
-        ours, n_ours = share_ours(prof, phase, kernel)
-        perf, n_perf = theirs[phase]
-        expect(n_perf >= 200, "perf: only %d samples in %s" % (n_perf, phase))
-        lines.append("%s > %s: sampled %.1f %% of %d, perf %.1f %% of %d" %
-                     (phase, kernel, ours, n_ours, perf, n_perf))
-        if abs(ours - perf) > TOLERANCE:
-            bad.append(phase)
-    print("\n".join(lines))
+    for attempt in range(1, ATTEMPTS + 1):
+        exp = os.path.join(workdir("run-perf-" + os.path.basename(cc)), "exp")
+        theirs = perf_shares(exe, os.path.basename(cc), exp)
+        prof = P.load(exp)
+        expect(P.check_consistency(prof) == [], "profile: %s" % P.check_consistency(prof))
+        lines, bad, lost = [], [], []
+        for phase, kernel in KERNELS.items():
+            ours, n_ours = share_ours(prof, phase, kernel)
+            perf, n_perf = theirs[phase]
+            expect(n_perf >= 200, "perf: only %d samples in %s" % (n_perf, phase))
+            lines.append("%s > %s: sampled %.1f %% of %d, perf %.1f %% of %d" %
+                         (phase, kernel, ours, n_ours, perf, n_perf))
+            if n_perf < (1 - REFERENCE_LOSS) * n_ours:
+                lost.append(phase)
+            if abs(ours - perf) > TOLERANCE:
+                bad.append(phase)
+        print("\n".join(lines))
+        if not lost:
+            break
+        print("run %d: perf recorded under %.0f %% of the runtime's samples of %s in the same "
+              "run (a stretch of perf's samples is missing): not a reference; run again"
+              % (attempt, 100 * (1 - REFERENCE_LOSS), ", ".join(lost)))
+    expect(not lost, "perf missed part of %s in %d runs: no reference to compare with"
+           % (", ".join(lost), ATTEMPTS))
     expect(not bad, "shares differ by more than %.0f points: %s" % (TOLERANCE, ", ".join(bad)))
     # Inlined frames named with file and line.
     names = [r["name"] for r in prof["regions"] if r["source"] == "sampled"]
