@@ -675,6 +675,9 @@ def case_mpi_events():
         want += ["pstart 5", "pstart 6", "pcomplete %d 0 7 16 5" % left,
                  "pcomplete %d 0 7 16 6" % right, "pfree 5", "pfree 6",
                  "coll_end 11 2 sent=8 recvd=8", "def window 0 MPI_Win_create comm=2",
+                 # version 4: the window's creation and MPI_Win_free, collectives on the
+                 # window's communicator (the half), after the window's definition
+                 "coll_end 17 2", "coll_end 18 2",
                  # MPI_Comm_free of the idup, the dup, the half: op 18, DESTROY_HANDLE
                  "coll_end 18 4", "coll_end 18 3", "coll_end 18 2", "bad_defs 0"]
         expect(got == want, "rank %d mpiprobe.txt:\n%s\nexpected:\n%s"
@@ -698,11 +701,11 @@ def case_mpi_events():
         m = re.match(r"^(\w+)\s+(\d+)\s+\d+", line)
         if m and m.group(1).startswith(("MPI_", "NON_BLOCKING")):
             counts[(m.group(1), int(m.group(2)) >> 32)] += 1
-    # the MPI_Comm_idup: a non-blocking collective; the split, the dup and the three
-    # MPI_Comm_free: blocking ones
+    # the MPI_Comm_idup: a non-blocking collective; the split, the dup, the window's
+    # MPI_Win_create and MPI_Win_free and the three MPI_Comm_free: blocking ones
     per_rank = {"MPI_ISEND": 4, "MPI_ISEND_COMPLETE": 4, "MPI_IRECV_REQUEST": 4, "MPI_IRECV": 4,
                 "NON_BLOCKING_COLLECTIVE_REQUEST": 4, "NON_BLOCKING_COLLECTIVE_COMPLETE": 4,
-                "MPI_COLLECTIVE_BEGIN": 6, "MPI_COLLECTIVE_END": 6}
+                "MPI_COLLECTIVE_BEGIN": 8, "MPI_COLLECTIVE_END": 8}
     want_counts = {(k, r): v for k, v in per_rank.items() for r in range(4)}
     expect(dict(counts) == want_counts, "trace's MPI events per rank %r, expected %r"
            % (dict(counts), want_counts))
@@ -717,6 +720,8 @@ def case_mpi_events():
                 ("ALLREDUCE", half, "NONE", 8, 8),
                 ("BCAST", "MPI_Comm_dup (comm 0.3, 4 ranks)", "0", 32 if r == 0 else 0, 8),
                 ("ALLREDUCE", half, "NONE", 8, 8),
+                ("CREATE_HANDLE", half, "NONE", 0, 0),  # MPI_Win_create over the half
+                ("DESTROY_HANDLE", half, "NONE", 0, 0),  # MPI_Win_free
                 ("DESTROY_HANDLE", idup, "NONE", 0, 0),
                 ("DESTROY_HANDLE", "MPI_Comm_dup (comm 0.3, 4 ranks)", "NONE", 0, 0),
                 ("DESTROY_HANDLE", half, "NONE", 0, 0)]
