@@ -626,7 +626,8 @@ def case_mpi_events():
     non-blocking collectives and persistent requests, exact per rank, communicators named by
     definition; the version 2 plugin loads and keeps Fortran handles; the job's trace (same
     run) reads with otf2-print -A -Werror and has the same operations per rank, and one RMA
-    window definition per window (one per half), each with its half's communicator."""
+    window definition per window (one per half, each with its half's communicator; two over
+    the world), whose creation and MPI_Win_free are collectives on that communicator."""
     exe = build_mpi_program("mpi_events")
     # The window through Open MPI's point-to-point component: its shared-memory one (osc sm)
     # failed MPI_Win_create twice in a row in a full CI run (open(2) of its backing file in the
@@ -678,6 +679,11 @@ def case_mpi_events():
                  # version 4: the window's creation and MPI_Win_free, collectives on the
                  # window's communicator (the half), after the window's definition
                  "coll_end 17 2", "coll_end 18 2",
+                 # MPI_Win_allocate and MPI_Win_create_dynamic over the world, freed in
+                 # reverse order
+                 "def window 1 MPI_Win_allocate comm=0", "coll_end 17 0",
+                 "def window 2 MPI_Win_create_dynamic comm=0", "coll_end 17 0",
+                 "coll_end 18 0", "coll_end 18 0",
                  # MPI_Comm_free of the idup, the dup, the half: op 18, DESTROY_HANDLE
                  "coll_end 18 4", "coll_end 18 3", "coll_end 18 2", "bad_defs 0"]
         expect(got == want, "rank %d mpiprobe.txt:\n%s\nexpected:\n%s"
@@ -702,10 +708,10 @@ def case_mpi_events():
         if m and m.group(1).startswith(("MPI_", "NON_BLOCKING")):
             counts[(m.group(1), int(m.group(2)) >> 32)] += 1
     # the MPI_Comm_idup: a non-blocking collective; the split, the dup, the window's
-    # MPI_Win_create and MPI_Win_free and the three MPI_Comm_free: blocking ones
+    # three windows' creation and MPI_Win_free and the three MPI_Comm_free: blocking ones
     per_rank = {"MPI_ISEND": 4, "MPI_ISEND_COMPLETE": 4, "MPI_IRECV_REQUEST": 4, "MPI_IRECV": 4,
                 "NON_BLOCKING_COLLECTIVE_REQUEST": 4, "NON_BLOCKING_COLLECTIVE_COMPLETE": 4,
-                "MPI_COLLECTIVE_BEGIN": 8, "MPI_COLLECTIVE_END": 8}
+                "MPI_COLLECTIVE_BEGIN": 12, "MPI_COLLECTIVE_END": 12}
     want_counts = {(k, r): v for k, v in per_rank.items() for r in range(4)}
     expect(dict(counts) == want_counts, "trace's MPI events per rank %r, expected %r"
            % (dict(counts), want_counts))
@@ -722,6 +728,11 @@ def case_mpi_events():
                 ("ALLREDUCE", half, "NONE", 8, 8),
                 ("CREATE_HANDLE", half, "NONE", 0, 0),  # MPI_Win_create over the half
                 ("DESTROY_HANDLE", half, "NONE", 0, 0),  # MPI_Win_free
+                # MPI_Win_allocate, MPI_Win_create_dynamic, both freed
+                ("CREATE_HANDLE", "MPI_COMM_WORLD", "NONE", 0, 0),
+                ("CREATE_HANDLE", "MPI_COMM_WORLD", "NONE", 0, 0),
+                ("DESTROY_HANDLE", "MPI_COMM_WORLD", "NONE", 0, 0),
+                ("DESTROY_HANDLE", "MPI_COMM_WORLD", "NONE", 0, 0),
                 ("DESTROY_HANDLE", idup, "NONE", 0, 0),
                 ("DESTROY_HANDLE", "MPI_Comm_dup (comm 0.3, 4 ranks)", "NONE", 0, 0),
                 ("DESTROY_HANDLE", half, "NONE", 0, 0)]
@@ -742,10 +753,12 @@ def case_mpi_events():
                l for l in t.stdout.splitlines() if l.startswith("COMM"))))
     wins = re.findall(r'^RMA_WIN\s+\d+\s+Name: "([^"]*)" <\d+>, Communicator: "([^"]*)" <\d+>',
                       t.stdout, re.M)
-    expect(sorted(wins) == [("MPI_Win_create (win 0.0, 2 ranks)",
+    expect(sorted(wins) == [("MPI_Win_allocate (win 0.1, 4 ranks)", "MPI_COMM_WORLD"),
+                            ("MPI_Win_create (win 0.0, 2 ranks)",
                              "MPI_Comm_split (comm 0.2, 2 ranks)"),
                             ("MPI_Win_create (win 1.0, 2 ranks)",
-                             "MPI_Comm_split (comm 1.2, 2 ranks)")],
+                             "MPI_Comm_split (comm 1.2, 2 ranks)"),
+                            ("MPI_Win_create_dynamic (win 0.2, 4 ranks)", "MPI_COMM_WORLD")],
            "trace's RMA windows %r:\n%s" % (wins, "\n".join(
                l for l in t.stdout.splitlines() if l.startswith("RMA_WIN"))))
 
