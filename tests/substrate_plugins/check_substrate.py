@@ -983,6 +983,79 @@ def case_mpi_intercomm():
            "trace's broadcast roots %r" % roots)
 
 
+def case_mpi_dynamic():
+    """4 ranks, interface version 3 (progs/mpi_dynamic.c, the mpiprobe test double): the
+    inter-communicator MPI_Comm_accept and MPI_Comm_connect make between the two halves of
+    the job, defined by its local and remote group like MPI_Intercomm_create's (named after
+    the process's own call), its creation a collective on the half each side called it on,
+    MPI_Comm_disconnect one on it. The job's trace (same run) reads with otf2-print -A
+    -Werror and has the same collectives, the inter-communicator as an InterComm of both
+    halves."""
+    exe = build_mpi_program("mpi_dynamic")
+    env = env_for("mpiprobe", {"INSTR_ENABLE_TRACING": "1"})
+    p, run_dir = run_mpi_job(exe, env)
+    err = p.stderr.decode(errors="replace")
+    expect(p.returncode == 0, "mpirun: %s" % err[-2000:])
+    expect(p.stdout.decode() == "ok\n" and "wrong" not in err, "stdout %r %r" % (p.stdout, err))
+    job = experiment(run_dir)
+    port = 1024  # MPI_MAX_PORT_NAME of Open MPI
+    for r in range(4):
+        h, l = r % 2, r // 2
+        half, other = ("0,2", "1,3") if h == 0 else ("1,3", "0,2")
+        with open(os.path.join(job, "rank-%d" % r, "mpiprobe.txt")) as f:
+            got = f.read().splitlines()
+        how = "MPI_Comm_accept" if h == 0 else "MPI_Comm_connect"
+        want = [
+            "def group 0 0,1,2,3",
+            "def comm 0 MPI_COMM_WORLD group=0 size=4 rank=%d leader=-1 seq=0" % r,
+            "def group 1 %d" % r,
+            "def comm 1 MPI_COMM_SELF group=1 size=1 rank=0 leader=-1 seq=1",
+            "def group 2 %s" % half,
+            "def comm 2 MPI_Comm_split (comm %d.2, 2 ranks) group=2 size=2 rank=%d leader=%d "
+            "seq=2" % (h, l, h), "coll_end 17 0",
+            "coll_end 1 0 root=0 sent=%d recvd=%d" % (4 * port if r == 0 else 0, port),
+            "def group 3 %s" % other,
+            # half 0 (world rank 0's) is group A: its rank 0 leads, with its counter 3
+            "def comm 3 %s (intercomm 0.3, 2+2 ranks) group=2 size=2 rank=%d leader=0 seq=3 "
+            "remote=3" % (how, l),
+            "coll_end 17 2",
+            "send %d 3 3 8" % l, "recv %d 3 3 8" % l,
+            "coll_end 11 3 sent=8 recvd=8",
+            "coll_end 18 3", "coll_end 18 2", "bad_defs 0"]
+        expect(got == want, "rank %d mpiprobe.txt:\n%s\nexpected:\n%s"
+               % (r, "\n".join(got), "\n".join(want)))
+    trace = os.path.join(job, "traces.otf2")
+    t = subprocess.run(["otf2-print", "-A", "-Werror", trace], capture_output=True, text=True)
+    expect(t.returncode == 0 and "warning" not in t.stderr.lower(),
+           "otf2-print: %d %s" % (t.returncode, t.stderr[-2000:]))
+    ends = trace_coll_ends(t.stdout)
+    # the trace's definition is group A's: named after half 0's MPI_Comm_accept
+    ic = "MPI_Comm_accept (intercomm 0.3, 2+2 ranks)"
+    for r in range(4):
+        half = "MPI_Comm_split (comm %d.2, 2 ranks)" % (r % 2)
+        want = [("CREATE_HANDLE", "MPI_COMM_WORLD", "NONE", 0, 0),
+                ("BCAST", "MPI_COMM_WORLD", "0", 4 * port if r == 0 else 0, port),
+                ("CREATE_HANDLE", half, "NONE", 0, 0),
+                ("ALLREDUCE", ic, "NONE", 8, 8),
+                ("DESTROY_HANDLE", ic, "NONE", 0, 0),
+                ("DESTROY_HANDLE", half, "NONE", 0, 0)]
+        expect(ends.get(r) == want, "rank %d trace's collectives:\n%s\nexpected:\n%s"
+               % (r, "\n".join(map(str, ends.get(r, []))), "\n".join(map(str, want))))
+    groups = {int(m.group(1)): [int(x) for x in re.findall(r"(\d+) \(\"", m.group(2))]
+              for m in re.finditer(r"^GROUP\s+(\d+)\s+Name: .*?Members?:?(.*)$", t.stdout, re.M)}
+    inters = re.findall(r'^INTER_COMM\s+\d+\s+name: "([^"]*)" <\d+>, Group A: "[^"]*" <(\d+)>, '
+                        r'Group B: "[^"]*" <(\d+)>', t.stdout, re.M)
+    expect([(n, groups.get(int(a)), groups.get(int(b))) for n, a, b in inters] ==
+           [(ic, [0, 2], [1, 3])], "trace's inter-communicators %r (groups %r)"
+           % (inters, groups))
+    p2p = re.findall(r"^MPI_(?:SEND|RECV)\s+(\d+)\s+\d+\s+(?:Receiver|Sender): (\d+) "
+                     r"\(\"[^\"]*\" <(\d+)>\)", t.stdout, re.M)
+    expect(len(p2p) == 8 and all(int(rk) == int(loc) // 2 ** 32 // 2 and
+                                 int(peer) // 2 ** 32 == (int(loc) // 2 ** 32) ^ 1
+                                 for loc, rk, peer in p2p),
+           "trace's point-to-point partners %r" % p2p)
+
+
 def main():
     global A
     ap = argparse.ArgumentParser()
