@@ -1056,6 +1056,52 @@ def case_mpi_dynamic():
            "trace's point-to-point partners %r" % p2p)
 
 
+def case_mpi_spawn():
+    """4 ranks, interface version 3 (progs/mpi_spawn.c, the mpiprobe test double): the world
+    spawns one process (progs/mpi_spawn_child.c, built without instr). MPI_Comm_spawn is a
+    collective on the world (CREATE_HANDLE) in plugins and the trace; its inter-communicator
+    has no definition (its remote group is not in the job's MPI_COMM_WORLD): the broadcast
+    over it and MPI_Comm_disconnect's collective name UINT64_MAX to plugins, and the trace
+    has no record of either."""
+    exe = build_mpi_program("mpi_spawn")
+    child = os.path.join(os.path.dirname(exe), "mpi_spawn_child")
+    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "progs", "mpi_spawn_child.c")
+    b = subprocess.run([A.mpicc, "-O1", src, "-o", child], capture_output=True, timeout=120)
+    expect(b.returncode == 0, "mpicc: %s" % b.stderr.decode(errors="replace"))
+    env = env_for("mpiprobe", {"INSTR_ENABLE_TRACING": "1"})
+    cmd = [A.mpirun, "--oversubscribe", "--allow-run-as-root", "-np", "4"]
+    for k in env:
+        cmd += ["-x", k]
+    run_dir = fresh_dir(os.path.join(A.work, A.case, "run"))
+    p = subprocess.run(cmd + [exe, child], cwd=run_dir, env=clean_env(env),
+                       capture_output=True, timeout=240)
+    err = p.stderr.decode(errors="replace")
+    expect(p.returncode == 0, "mpirun: %s" % err[-2000:])
+    expect(p.stdout.decode() == "ok\n" and "wrong" not in err, "stdout %r %r" % (p.stdout, err))
+    job = experiment(run_dir)
+    none = 2 ** 64 - 1
+    for r in range(4):
+        with open(os.path.join(job, "rank-%d" % r, "mpiprobe.txt")) as f:
+            got = f.read().splitlines()
+        bcast = "root=-2 sent=8 recvd=0" if r == 0 else "root=-3 sent=0 recvd=0"
+        want = [
+            "def group 0 0,1,2,3",
+            "def comm 0 MPI_COMM_WORLD group=0 size=4 rank=%d leader=-1 seq=0" % r,
+            "def group 1 %d" % r,
+            "def comm 1 MPI_COMM_SELF group=1 size=1 rank=0 leader=-1 seq=1",
+            "coll_end 17 0", "coll_end 1 %d %s" % (none, bcast), "coll_end 18 %d" % none,
+            "bad_defs 0"]
+        expect(got == want, "rank %d mpiprobe.txt:\n%s\nexpected:\n%s"
+               % (r, "\n".join(got), "\n".join(want)))
+    trace = os.path.join(job, "traces.otf2")
+    t = subprocess.run(["otf2-print", "-A", "-Werror", trace], capture_output=True, text=True)
+    expect(t.returncode == 0 and "warning" not in t.stderr.lower(),
+           "otf2-print: %d %s" % (t.returncode, t.stderr[-2000:]))
+    ends = trace_coll_ends(t.stdout)
+    want = {r: [("CREATE_HANDLE", "MPI_COMM_WORLD", "NONE", 0, 0)] for r in range(4)}
+    expect(ends == want, "trace's collectives %r, expected %r" % (ends, want))
+
+
 def main():
     global A
     ap = argparse.ArgumentParser()
