@@ -988,9 +988,9 @@ def case_mpi_dynamic():
     inter-communicator MPI_Comm_accept and MPI_Comm_connect make between the two halves of
     the job, defined by its local and remote group like MPI_Intercomm_create's (named after
     the process's own call), its creation a collective on the half each side called it on,
-    MPI_Comm_disconnect one on it. The job's trace (same run) reads with otf2-print -A
-    -Werror and has the same collectives, the inter-communicator as an InterComm of both
-    halves."""
+    MPI_Comm_disconnect one on it; MPI_Comm_join of world ranks 0 and 1 the same way, on
+    MPI_COMM_SELF. The job's trace (same run) reads with otf2-print -A -Werror and has the
+    same collectives, the inter-communicators as InterComm definitions of their groups."""
     exe = build_mpi_program("mpi_dynamic")
     env = env_for("mpiprobe", {"INSTR_ENABLE_TRACING": "1"})
     p, run_dir = run_mpi_job(exe, env)
@@ -1021,7 +1021,17 @@ def case_mpi_dynamic():
             "coll_end 17 2",
             "send %d 3 3 8" % l, "recv %d 3 3 8" % l,
             "coll_end 11 3 sent=8 recvd=8",
-            "coll_end 18 3", "coll_end 18 2", "bad_defs 0"]
+            "coll_end 18 3",
+            "coll_end 1 0 root=0 sent=%d recvd=4" % (16 if r == 0 else 0)]
+        if r < 2:
+            # MPI_Comm_join of world ranks 0 and 1: on MPI_COMM_SELF, the local group the
+            # rank's self's (group 1), the remote one the other rank (new: group 4); world
+            # rank 0 leads, its counter 4
+            want += ["def group 4 %d" % (1 - r),
+                     "def comm 4 MPI_Comm_join (intercomm 0.4, 1+1 ranks) group=1 size=1 "
+                     "rank=0 leader=0 seq=4 remote=4", "coll_end 17 1",
+                     "coll_end 11 4 sent=4 recvd=4", "coll_end 18 4"]
+        want += ["coll_end 18 2", "bad_defs 0"]
         expect(got == want, "rank %d mpiprobe.txt:\n%s\nexpected:\n%s"
                % (r, "\n".join(got), "\n".join(want)))
     trace = os.path.join(job, "traces.otf2")
@@ -1038,15 +1048,22 @@ def case_mpi_dynamic():
                 ("CREATE_HANDLE", half, "NONE", 0, 0),
                 ("ALLREDUCE", ic, "NONE", 8, 8),
                 ("DESTROY_HANDLE", ic, "NONE", 0, 0),
-                ("DESTROY_HANDLE", half, "NONE", 0, 0)]
+                ("BCAST", "MPI_COMM_WORLD", "0", 16 if r == 0 else 0, 4)]
+        if r < 2:
+            joined = "MPI_Comm_join (intercomm 0.4, 1+1 ranks)"
+            want += [("CREATE_HANDLE", "MPI_COMM_SELF", "NONE", 0, 0),
+                     ("ALLREDUCE", joined, "NONE", 4, 4),
+                     ("DESTROY_HANDLE", joined, "NONE", 0, 0)]
+        want += [("DESTROY_HANDLE", half, "NONE", 0, 0)]
         expect(ends.get(r) == want, "rank %d trace's collectives:\n%s\nexpected:\n%s"
                % (r, "\n".join(map(str, ends.get(r, []))), "\n".join(map(str, want))))
     groups = {int(m.group(1)): [int(x) for x in re.findall(r"(\d+) \(\"", m.group(2))]
               for m in re.finditer(r"^GROUP\s+(\d+)\s+Name: .*?Members?:?(.*)$", t.stdout, re.M)}
     inters = re.findall(r'^INTER_COMM\s+\d+\s+name: "([^"]*)" <\d+>, Group A: "[^"]*" <(\d+)>, '
                         r'Group B: "[^"]*" <(\d+)>', t.stdout, re.M)
-    expect([(n, groups.get(int(a)), groups.get(int(b))) for n, a, b in inters] ==
-           [(ic, [0, 2], [1, 3])], "trace's inter-communicators %r (groups %r)"
+    expect(sorted((n, groups.get(int(a)), groups.get(int(b))) for n, a, b in inters) ==
+           [(ic, [0, 2], [1, 3]), ("MPI_Comm_join (intercomm 0.4, 1+1 ranks)", [0], [1])],
+           "trace's inter-communicators %r (groups %r)"
            % (inters, groups))
     p2p = re.findall(r"^MPI_(?:SEND|RECV)\s+(\d+)\s+\d+\s+(?:Receiver|Sender): (\d+) "
                      r"\(\"[^\"]*\" <(\d+)>\)", t.stdout, re.M)

@@ -7,9 +7,18 @@
  *   - half 0 MPI_Comm_accept on it, half 1 MPI_Comm_connect (root 0 of the half, each on
  *     its half): communicator 3, an inter-communicator of the two halves;
  *   - on it: MPI_Sendrecv of 2 ints with the remote rank l (tag 3), MPI_Allreduce of 1 int;
- *   - MPI_Comm_disconnect of it; the port closed; the half freed. */
+ *   - MPI_Comm_disconnect of it; the port closed;
+ *   - world rank 0 listens on a TCP socket of the loopback interface, MPI_Bcast of its port
+ *     number (1 int) over the world; world rank 1 connects to it, and both MPI_Comm_join
+ *     over the connection: communicator 4 there, an inter-communicator of 1+1 ranks;
+ *     MPI_Allreduce of 1 int on it, MPI_Comm_disconnect;
+ *   - the half freed. */
+#define _GNU_SOURCE
 #include <mpi.h>
+#include <netinet/in.h>
 #include <stdio.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 int main(int argc, char **argv)
 {
@@ -40,6 +49,42 @@ int main(int argc, char **argv)
     MPI_Comm_disconnect(&ic);
     if (rank == 0)
         MPI_Close_port(port);
+    /* MPI_Comm_join of world ranks 0 and 1 over a socket of theirs. */
+    int lfd = -1, fd = -1, tcp = 0;
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t alen = sizeof a;
+    if (rank == 0) {
+        lfd = socket(AF_INET, SOCK_STREAM, 0);
+        if (lfd < 0 || bind(lfd, (struct sockaddr *)&a, sizeof a) != 0 || listen(lfd, 1) != 0 ||
+            getsockname(lfd, (struct sockaddr *)&a, &alen) != 0)
+            MPI_Abort(MPI_COMM_WORLD, 3);
+        tcp = ntohs(a.sin_port);
+    }
+    MPI_Bcast(&tcp, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (rank == 0) {
+        fd = accept(lfd, NULL, NULL);
+    } else if (rank == 1) {
+        a.sin_port = htons((unsigned short)tcp);
+        fd = socket(AF_INET, SOCK_STREAM, 0);
+        if (fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
+            close(fd);
+            fd = -1;
+        }
+    }
+    if (rank < 2) {
+        if (fd < 0)
+            MPI_Abort(MPI_COMM_WORLD, 4);
+        MPI_Comm joined;
+        MPI_Comm_join(fd, &joined);
+        MPI_Comm_remote_size(joined, &remote);
+        bad |= remote != 1;
+        MPI_Allreduce(&one, &v, 1, MPI_INT, MPI_SUM, joined);
+        bad |= v != 1 - rank;
+        MPI_Comm_disconnect(&joined);
+        close(fd);
+    }
+    if (lfd >= 0)
+        close(lfd);
     MPI_Comm_free(&half);
     if (bad)
         fprintf(stderr, "mpi_dynamic: wrong results on rank %d\n", rank);
