@@ -787,6 +787,24 @@ def inter_colls(r):
             (11, "sent=8 recvd=8"), (6, "sent=8 recvd=8"), (8, "sent=8 recvd=8")]
 
 
+def uneven_vw(r):
+    """progs/mpi_intercomm.c's v and w collectives on the uneven inter-communicator at world
+    rank r: [(op, root or None, sent, received)]. World rank 0 (group A, alone; MPI_ROOT of
+    the rooted ones: ROOT_SELF, -2) against ranks 1 to 3 (group B; the root is rank 0 of the
+    remote group); 4 bytes per int, k = 4 r the bytes of b + 1 ints at rank b + 1 of B. By the
+    remote group's size: Gatherv's root receives 1 + 2 + 3 ints, Scatterv's sends them;
+    Allgatherv sends the rank's block to each of the other group (world rank 0: 1 int to 3
+    ranks); Alltoallv and Alltoallw the counts per remote rank; Reduce_scatter sends the
+    rank's vector (3 ints) and receives its own block from each remote rank (world rank 0: 3
+    ints from 3 ranks)."""
+    if r == 0:
+        return [(3, -2, 0, 24), (5, -2, 24, 0), (7, None, 12, 24), (9, None, 24, 12),
+                (10, None, 24, 24), (13, None, 12, 36)]
+    k = 4 * r
+    return [(3, 0, k, 0), (5, 0, 0, k), (7, None, k, 4), (9, None, 4, k), (10, None, k, 8),
+            (13, None, 12, 4)]
+
+
 def uneven_lines(r):
     """The mpiprobe lines of progs/mpi_intercomm.c's uneven inter-communicator at world rank
     r: world rank 0 (group A; its group {0} is MPI_COMM_SELF's there) against ranks 1 to 3
@@ -810,6 +828,9 @@ def uneven_lines(r):
         b = 4
     return (lone + ["coll_end 17 0"] + ic + ["coll_end 17 10"] +
             ["coll_end %d 11 sent=%d recvd=%d" % (op, b, b) for op in (11, 6, 8)] +
+            ["coll_end %d 11%s sent=%d recvd=%d" % (op, "" if root is None else
+                                                    " root=%d" % root, sent, recvd)
+             for op, root, sent, recvd in uneven_vw(r)] +
             ["coll_end 18 11", "coll_end 18 10"])
 
 
@@ -820,10 +841,11 @@ def case_mpi_intercomm():
     point-to-point partners as ranks in the remote group (MPI_Mrecv's and MPI_Imrecv's too,
     their communicator remembered from the matched probe), a broadcast's MPI_ROOT and
     MPI_PROC_NULL as ROOT_SELF and ROOT_THIS_GROUP; an MPI_Comm_idup whose MPI_Request_free
-    MPI refused, defined by its wait; MPI_Intercomm_merge's intra-communicator. The job's trace (same
-    run) reads with otf2-print -A -Werror, has the same operations per rank, the
-    inter-communicators as InterComm definitions of both halves, and its point-to-point
-    records name the remote rank."""
+    MPI refused, defined by its wait; MPI_Intercomm_merge's intra-communicator; the v and w
+    collectives' bytes on an inter-communicator of 1 + 3 ranks, by the remote group's size.
+    The job's trace (same run) reads with otf2-print -A -Werror, has the same operations
+    per rank, the inter-communicators as InterComm definitions of both halves, and its
+    point-to-point records name the remote rank."""
     exe = build_mpi_program("mpi_intercomm")
     env = env_for("mpiprobe", {"INSTR_ENABLE_TRACING": "1"})
     p, run_dir = run_mpi_job(exe, env)
@@ -892,18 +914,19 @@ def case_mpi_intercomm():
     # and all-to-all ones on inter; the merged one's allreduce; the split, the
     # MPI_Intercomm_create, dup, split, create and merge of inter (CREATE_HANDLE) and the
     # eight MPI_Comm_free (DESTROY_HANDLE); the two idups non-blocking (CREATE_HANDLE); the
-    # uneven inter-communicator: 2 made, 3 collectives, 2 freed
+    # uneven inter-communicator: 2 made, 3 + 6 collectives, 2 freed
     per_rank = {"MPI_SEND": 3, "MPI_RECV": 2, "MPI_ISEND": 1, "MPI_ISEND_COMPLETE": 1,
-                "MPI_IRECV_REQUEST": 2, "MPI_IRECV": 2, "MPI_COLLECTIVE_BEGIN": 35,
-                "MPI_COLLECTIVE_END": 35, "NON_BLOCKING_COLLECTIVE_REQUEST": 2,
+                "MPI_IRECV_REQUEST": 2, "MPI_IRECV": 2, "MPI_COLLECTIVE_BEGIN": 41,
+                "MPI_COLLECTIVE_END": 41, "NON_BLOCKING_COLLECTIVE_REQUEST": 2,
                 "NON_BLOCKING_COLLECTIVE_COMPLETE": 2}
     want_counts = {(k, r): v for k, v in per_rank.items() for r in range(4)}
     expect(dict(counts) == want_counts, "trace's MPI events per rank %r, expected %r"
            % (dict(counts), want_counts))
     # The collectives in order: operation, communicator, root, bytes as the plugin had them.
     ends = trace_coll_ends(t.stdout)
-    ops = {0: "BARRIER", 1: "BCAST", 2: "GATHER", 4: "SCATTER", 6: "ALLGATHER",
-           8: "ALLTOALL", 11: "ALLREDUCE", 12: "REDUCE"}
+    ops = {0: "BARRIER", 1: "BCAST", 2: "GATHER", 3: "GATHERV", 4: "SCATTER", 5: "SCATTERV",
+           6: "ALLGATHER", 7: "ALLGATHERV", 8: "ALLTOALL", 9: "ALLTOALLV", 10: "ALLTOALLW",
+           11: "ALLREDUCE", 12: "REDUCE", 13: "REDUCE_SCATTER"}
     for r in range(4):
         h, l = r % 2, r // 2
         half = "MPI_Comm_split (comm %d.2, 2 ranks)" % h
@@ -933,6 +956,8 @@ def case_mpi_intercomm():
         want += [("CREATE_HANDLE", "MPI_COMM_WORLD", "NONE", 0, 0),
                  ("CREATE_HANDLE", lone, "NONE", 0, 0)]
         want += [(op, uneven, "NONE", b, b) for op in ("ALLREDUCE", "ALLGATHER", "ALLTOALL")]
+        want += [(ops[op], uneven, {None: "NONE", -2: "SELF"}.get(root, str(root)), sent,
+                  recvd) for op, root, sent, recvd in uneven_vw(r)]
         want += [("DESTROY_HANDLE", uneven, "NONE", 0, 0), ("DESTROY_HANDLE", lone, "NONE", 0, 0)]
         want += [("DESTROY_HANDLE", n, "NONE", 0, 0) for n in
                  [merged, ic_of(8, "MPI_Comm_idup"), ic_of(7, "MPI_Comm_idup"),
