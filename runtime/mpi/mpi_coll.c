@@ -85,7 +85,8 @@ void instr_mpi_coll_begin(MPI_Comm comm)
 }
 
 /* A blocking call's End follows its Begin whatever happened (sizes 0 on error), so that the
- * pair stays balanced; an untraced communicator (one of dynamic processes) gets neither. */
+ * pair stays balanced; an untraced communicator (one reaching outside the job, e.g. MPI_Comm_spawn's)
+ * gets neither. */
 static void finish(int rc, int op, MPI_Comm comm, int root, uint64_t sent, uint64_t recvd,
                    const MPI_Request *request)
 {
@@ -286,7 +287,8 @@ instr_mpi_handle_t instr_mpi_comm_coll_begin(MPI_Comm comm, int on_new)
         h.on |= 2;
         instr_ext_plugins_mpi_coll_begin(1);
     }
-    /* An untraced communicator (one of dynamic processes) gets neither record. */
+    /* An untraced communicator (one reaching outside the job: MPI_Comm_spawn's) gets
+     * neither record. */
     if (__atomic_load_n(&instr_mpi_tracing, __ATOMIC_RELAXED) &&
         (h.ref = instr_mpi_comm_ref(comm)) != UINT32_MAX) {
         h.on |= 1;

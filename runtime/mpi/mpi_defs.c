@@ -245,9 +245,11 @@ static uint32_t leader_of(MPI_Comm c, int remote)
     return w;
 }
 
-/* 0 for an inter-communicator whose groups are not in MPI_COMM_WORLD (dynamic processes:
- * MPI_Comm_spawn, _accept, _connect, _join), which the other side sees alike: no
- * identity, no definitions; 1 otherwise. */
+/* 0 for an inter-communicator whose remote group is not in MPI_COMM_WORLD (dynamic
+ * processes of another job: MPI_Comm_spawn's, the children's parent, MPI_Comm_accept,
+ * _connect or _join with another job), which the other side sees alike: no identity, no
+ * definitions (definitions name processes by world rank); 1 otherwise, also for
+ * MPI_Comm_accept, _connect and _join between processes of this job. */
 static int definable(MPI_Comm c)
 {
     int inter = 0;
