@@ -751,6 +751,15 @@ def case_mpi_events():
                                      "MPI_Comm_split (comm 1.2, 2 ranks)")]),
            "trace's communicators and parents %r:\n%s" % (comms, "\n".join(
                l for l in t.stdout.splitlines() if l.startswith("COMM"))))
+    # The MPI trace's general checks (tests/mpi/check_trace.py) too: among them, collective
+    # ends per operation as many as the calls (CREATE_HANDLE: of the communicators' and
+    # windows' creation, DESTROY_HANDLE: of MPI_Comm_free and MPI_Win_free), the visits
+    # taken from the job's profile; 4 starts of a persistent send per rank.
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "mpi"))
+    import check_trace  # noqa: E402
+    visits = P.visits_by_region(P.load(job))
+    problems = check_trace.check(job, 4, visits, 16)
+    expect(not problems, "check_trace.py: %s" % problems)
     wins = re.findall(r'^RMA_WIN\s+\d+\s+Name: "([^"]*)" <\d+>, Communicator: "([^"]*)" <\d+>',
                       t.stdout, re.M)
     expect(sorted(wins) == [("MPI_Win_allocate (win 0.1, 4 ranks)", "MPI_COMM_WORLD"),
