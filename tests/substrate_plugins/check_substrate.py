@@ -1109,8 +1109,9 @@ def case_mpi_dynamic():
 
 def case_mpi_spawn():
     """4 ranks, interface version 3 (progs/mpi_spawn.c, the mpiprobe test double): the world
-    spawns one process (progs/mpi_spawn_child.c, built without instr). MPI_Comm_spawn is a
-    collective on the world (CREATE_HANDLE) in plugins and the trace; its inter-communicator
+    spawns one process (progs/mpi_spawn_child.c, built without instr), then two with
+    MPI_Comm_spawn_multiple. Each is a collective on the world (CREATE_HANDLE) in plugins and
+    the trace; its inter-communicator
     has no definition (its remote group is not in the job's MPI_COMM_WORLD): the broadcast
     over it and MPI_Comm_disconnect's collective name UINT64_MAX to plugins, and the trace
     has no record of either."""
@@ -1134,14 +1135,19 @@ def case_mpi_spawn():
     for r in range(4):
         with open(os.path.join(job, "rank-%d" % r, "mpiprobe.txt")) as f:
             got = f.read().splitlines()
-        bcast = "root=-2 sent=8 recvd=0" if r == 0 else "root=-3 sent=0 recvd=0"
+
+        def bcast(sent):  # from world rank 0 to the spawned processes
+            return "root=-2 sent=%d recvd=0" % sent if r == 0 else "root=-3 sent=0 recvd=0"
         want = [
             "def group 0 0,1,2,3",
             "def comm 0 MPI_COMM_WORLD group=0 size=4 rank=%d leader=-1 seq=0" % r,
             "def group 1 %d" % r,
             "def comm 1 MPI_COMM_SELF group=1 size=1 rank=0 leader=-1 seq=1",
-            "coll_end 17 0", "coll_end 1 %d %s" % (none, bcast), "coll_end 18 %d" % none,
-            "bad_defs 0"]
+            # MPI_Comm_spawn: 1 process, MPI_Comm_spawn_multiple: 2
+            "coll_end 17 0", "coll_end 1 %d %s" % (none, bcast(8)),
+            "coll_end 18 %d" % none,
+            "coll_end 17 0", "coll_end 1 %d %s" % (none, bcast(16)),
+            "coll_end 18 %d" % none, "bad_defs 0"]
         expect(got == want, "rank %d mpiprobe.txt:\n%s\nexpected:\n%s"
                % (r, "\n".join(got), "\n".join(want)))
     trace = os.path.join(job, "traces.otf2")
@@ -1149,7 +1155,7 @@ def case_mpi_spawn():
     expect(t.returncode == 0 and "warning" not in t.stderr.lower(),
            "otf2-print: %d %s" % (t.returncode, t.stderr[-2000:]))
     ends = trace_coll_ends(t.stdout)
-    want = {r: [("CREATE_HANDLE", "MPI_COMM_WORLD", "NONE", 0, 0)] for r in range(4)}
+    want = {r: [("CREATE_HANDLE", "MPI_COMM_WORLD", "NONE", 0, 0)] * 2 for r in range(4)}
     expect(ends == want, "trace's collectives %r, expected %r" % (ends, want))
 
 

@@ -2,7 +2,8 @@
  * (check_substrate.py, case mpi_spawn, 4 ranks). The world spawns one process of argv[1]
  * (root 0; progs/mpi_spawn_child.c, built without instr), MPI_Bcast of 2 ints from world
  * rank 0 (MPI_ROOT; the others MPI_PROC_NULL) to it over the new inter-communicator, then
- * MPI_Comm_disconnect of it. */
+ * MPI_Comm_disconnect of it; the same with MPI_Comm_spawn_multiple of two commands (argv[1]
+ * twice, one process each). */
 #include <mpi.h>
 #include <stdio.h>
 
@@ -22,6 +23,14 @@ int main(int argc, char **argv)
     MPI_Comm_remote_size(ic, &remote);
     bad |= remote != 1 || (rank == 0 && err != MPI_SUCCESS);
     int two[2] = {40, 2};
+    MPI_Bcast(two, 2, MPI_INT, rank == 0 ? MPI_ROOT : MPI_PROC_NULL, ic);
+    MPI_Comm_disconnect(&ic);
+    char *cmds[2] = {argv[1], argv[1]};
+    int procs[2] = {1, 1}, errs[2] = {-1, -1};
+    MPI_Info infos[2] = {MPI_INFO_NULL, MPI_INFO_NULL};
+    MPI_Comm_spawn_multiple(2, cmds, NULL, procs, infos, 0, MPI_COMM_WORLD, &ic, errs);
+    MPI_Comm_remote_size(ic, &remote);
+    bad |= remote != 2 || (rank == 0 && (errs[0] != MPI_SUCCESS || errs[1] != MPI_SUCCESS));
     MPI_Bcast(two, 2, MPI_INT, rank == 0 ? MPI_ROOT : MPI_PROC_NULL, ic);
     MPI_Comm_disconnect(&ic);
     if (bad)
