@@ -34,8 +34,9 @@ extern "C" {
  * plugins: it reads their description only up to `events` (1) or `flags` (2), never calls
  * new_definition with an MPI definition for them, and their MPI events name a communicator
  * by its Fortran handle as before. Version 4 changed no structure: it added two collective
- * operations (INSTR_SUBSTRATE_COLL_CREATE_HANDLE, _DESTROY_HANDLE: communicator creation and
- * MPI_Comm_free as collectives), which only plugins of version 4 get; a version 3 plugin
+ * operations (INSTR_SUBSTRATE_COLL_CREATE_HANDLE, _DESTROY_HANDLE: the creation and free of
+ * communicators and RMA windows as collectives, on the communicator concerned; a window's on
+ * its communicator), which only plugins of version 4 get; a version 3 plugin
  * gets every other event as before and never sees an operation it does not know. */
 #define INSTR_SUBSTRATE_PLUGIN_VERSION 4u
 #define INSTR_SUBSTRATE_PLUGIN_VERSION_MIN 1u
@@ -206,7 +207,10 @@ enum instr_substrate_collective {
     INSTR_SUBSTRATE_COLL_REDUCE_SCATTER_BLOCK,
     /* Version 4: a call that makes communicators (MPI_Comm_dup, _split, _create, ...; root
      * NONE, sizes 0) on the communicator it is collective over (MPI_Comm_create_group: the
-     * new one), MPI_Comm_idup as a non-blocking one; MPI_Comm_free on the freed one. */
+     * new one), MPI_Comm_idup as a non-blocking one; MPI_Comm_free and MPI_Comm_disconnect
+     * on the freed one; MPI_Comm_accept, _connect, _spawn on their comm argument,
+     * MPI_Comm_join on MPI_COMM_SELF; an RMA window's creation and MPI_Win_free on the
+     * window's communicator. */
     INSTR_SUBSTRATE_COLL_CREATE_HANDLE = 17, INSTR_SUBSTRATE_COLL_DESTROY_HANDLE = 18
 };
 

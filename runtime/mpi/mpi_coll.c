@@ -18,7 +18,9 @@
  *
  * Communicator creation and MPI_Comm_free are collectives too, as Score-P records them
  * (instr_mpi_comm_coll_begin/_end): MpiCollectiveBegin/End with OTF2's CREATE_HANDLE or
- * DESTROY_HANDLE, root undefined, sizes 0; not in the profile's collectives. */
+ * DESTROY_HANDLE, root undefined, sizes 0; not in the profile's collectives. So are an RMA
+ * window's creation and MPI_Win_free, on the window's communicator
+ * (instr_mpi_win_coll_begin). */
 #include "mpi_wrap.h"
 
 _Static_assert((int)INSTR_COLL_CREATE_HANDLE == (int)INSTR_SUBSTRATE_COLL_CREATE_HANDLE &&
@@ -83,7 +85,8 @@ void instr_mpi_coll_begin(MPI_Comm comm)
 }
 
 /* A blocking call's End follows its Begin whatever happened (sizes 0 on error), so that the
- * pair stays balanced; an untraced communicator (one of dynamic processes) gets neither. */
+ * pair stays balanced; an untraced communicator (one reaching outside the job, e.g. MPI_Comm_spawn's)
+ * gets neither. */
 static void finish(int rc, int op, MPI_Comm comm, int root, uint64_t sent, uint64_t recvd,
                    const MPI_Request *request)
 {
@@ -284,9 +287,31 @@ instr_mpi_handle_t instr_mpi_comm_coll_begin(MPI_Comm comm, int on_new)
         h.on |= 2;
         instr_ext_plugins_mpi_coll_begin(1);
     }
-    /* An untraced communicator (one of dynamic processes) gets neither record. */
+    /* An untraced communicator (one reaching outside the job: MPI_Comm_spawn's) gets
+     * neither record. */
     if (__atomic_load_n(&instr_mpi_tracing, __ATOMIC_RELAXED) &&
         (h.ref = instr_mpi_comm_ref(comm)) != UINT32_MAX) {
+        h.on |= 1;
+        instr_mpi_trace_coll_begin();
+    }
+    return h;
+}
+
+instr_mpi_handle_t instr_mpi_win_coll_begin(MPI_Win win)
+{
+    instr_mpi_handle_t h = {UINT32_MAX, UINT64_MAX, 0, 0};
+    if (win == MPI_WIN_NULL)
+        return h;
+    uint32_t ref;
+    uint64_t def;
+    instr_mpi_win_comm(win, &ref, &def);
+    if (instr_mpi_plugin_events & INSTR_EXT_PLUGINS_HANDLE) {
+        h.def = def;
+        h.on |= 2;
+        instr_ext_plugins_mpi_coll_begin(1);
+    }
+    if (__atomic_load_n(&instr_mpi_tracing, __ATOMIC_RELAXED) && ref != UINT32_MAX) {
+        h.ref = ref;
         h.on |= 1;
         instr_mpi_trace_coll_begin();
     }

@@ -13,8 +13,9 @@
  * its own table: communicators (0 MPI_COMM_WORLD, 1 MPI_COMM_SELF, then in the order of
  * creation), their groups (the members' world ranks; one definition per distinct member
  * list; an inter-communicator has its local and its remote group) and RMA windows. A
- * communicator's or window's id is cached as an MPI attribute, so a freed and reused handle
- * never finds a stale id. Definitions are never freed: an event may name them until the
+ * communicator's id is cached as an MPI attribute, so a freed and reused handle never finds
+ * a stale id; a window's attribute holds its communicator's (for MPI_Win_free's
+ * collective). Definitions are never freed: an event may name them until the
  * end. The tables are guarded by a mutex; the calls that add to them are
  * collective MPI calls, which cost far more. */
 #include "mpi_wrap.h"
@@ -151,7 +152,6 @@ void instr_mpi_defs_begin(MPI_Comm job)
         PMPI_Allreduce(&want, &all, 1, MPI_INT, MPI_MIN, job) != MPI_SUCCESS || !all)
         return;
     PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, &comm_keyval, NULL);
-    PMPI_Win_create_keyval(MPI_WIN_NULL_COPY_FN, MPI_WIN_NULL_DELETE_FN, &win_keyval, NULL);
     int rank = 0, size = 0;
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -245,9 +245,11 @@ static uint32_t leader_of(MPI_Comm c, int remote)
     return w;
 }
 
-/* 0 for an inter-communicator whose groups are not in MPI_COMM_WORLD (dynamic processes:
- * MPI_Comm_spawn, _accept, _connect, _join), which the other side sees alike: no
- * identity, no definitions; 1 otherwise. */
+/* 0 for an inter-communicator whose remote group is not in MPI_COMM_WORLD (dynamic
+ * processes of another job: MPI_Comm_spawn's, the children's parent, MPI_Comm_accept,
+ * _connect or _join with another job), which the other side sees alike: no identity, no
+ * definitions (definitions name processes by world rank); 1 otherwise, also for
+ * MPI_Comm_accept, _connect and _join between processes of this job. */
 static int definable(MPI_Comm c)
 {
     int inter = 0;
@@ -321,12 +323,42 @@ void instr_mpi_comm_idup_done(MPI_Comm c, const uint32_t id[2], uint32_t parent_
         define_new(c, id, "MPI_Comm_idup", tracing, defs, parent_ref);
 }
 
-void instr_mpi_win_new(int rc, const MPI_Win *win, MPI_Comm comm, const char *how)
+/* A window's communicator, kept as the window's attribute (win_keyval): its trace ref in the
+ * high half, its definition for plugins in the low one (UINT32_MAX: none), as they were
+ * when the window was made, so that MPI_Win_free names the communicator its creation did,
+ * even when the program freed that communicator since (the window keeps its group). */
+_Static_assert(sizeof(void *) >= sizeof(uint64_t), "a window's attribute holds 64 bits");
+
+/* The window keyval, made by the first window to be recorded (under the lock). */
+static int win_key(void)
+{
+    int k = __atomic_load_n(&win_keyval, __ATOMIC_ACQUIRE);
+    if (k != MPI_KEYVAL_INVALID)
+        return k;
+    pthread_mutex_lock(&lock);
+    if (win_keyval == MPI_KEYVAL_INVALID &&
+        PMPI_Win_create_keyval(MPI_WIN_NULL_COPY_FN, MPI_WIN_NULL_DELETE_FN, &k, NULL) ==
+            MPI_SUCCESS)
+        __atomic_store_n(&win_keyval, k, __ATOMIC_RELEASE);
+    k = win_keyval;
+    pthread_mutex_unlock(&lock);
+    return k;
+}
+
+/* The identity and definitions of a window made over comm. */
+static void define_win(int rc, const MPI_Win *win, MPI_Comm comm, const char *how)
 {
     int tracing = __atomic_load_n(&instr_mpi_tracing, __ATOMIC_ACQUIRE);
-    if (!(tracing || __atomic_load_n(&instr_mpi_defs_on, __ATOMIC_ACQUIRE)) ||
-        rc != MPI_SUCCESS || !win || *win == MPI_WIN_NULL)
+    int defs = __atomic_load_n(&instr_mpi_defs_on, __ATOMIC_ACQUIRE);
+    if (!(tracing || defs) || rc != MPI_SUCCESS || !win || *win == MPI_WIN_NULL)
         return;
+    uint32_t ref = tracing ? instr_mpi_comm_ref(comm) : UINT32_MAX;
+    uint64_t c = instr_mpi_comm_def(comm);
+    int key = win_key();
+    if (key != MPI_KEYVAL_INVALID) {
+        uint64_t v = (uint64_t)ref << 32 | (c == UINT64_MAX ? UINT32_MAX : (uint32_t)c);
+        PMPI_Win_set_attr(*win, key, (void *)(uintptr_t)v);
+    }
     if (tracing) {
         /* The window's job-wide identity, as a communicator's: its rank 0's world rank and
          * that rank's own window counter, broadcast over the communicator (the creating call
@@ -341,11 +373,10 @@ void instr_mpi_win_new(int rc, const MPI_Win *win, MPI_Comm comm, const char *ho
         PMPI_Bcast(id, 2, MPI_UINT32_T, 0, comm);
         char name[96];
         snprintf(name, sizeof name, "%s (win %u.%u, %d ranks)", how, id[0], id[1], size);
-        instr_mpi_trace_win_new(id, name, instr_mpi_comm_ref(comm));
+        instr_mpi_trace_win_new(id, name, ref);
     }
-    if (!__atomic_load_n(&instr_mpi_defs_on, __ATOMIC_ACQUIRE))
+    if (!defs)
         return;
-    uint64_t c = instr_mpi_comm_def(comm);
     char *n = instr_mem_strdup(how);
     pthread_mutex_lock(&lock);
     uint32_t d = UINT32_MAX;
@@ -356,10 +387,30 @@ void instr_mpi_win_new(int rc, const MPI_Win *win, MPI_Comm comm, const char *ho
         instr_mem_free(n);
     }
     pthread_mutex_unlock(&lock);
-    if (d == UINT32_MAX)
+    if (d != UINT32_MAX)
+        instr_ext_plugins_mpi_def(INSTR_SUBSTRATE_DEF_MPI_WINDOW, d);
+}
+
+void instr_mpi_win_new(int rc, const MPI_Win *win, MPI_Comm comm, const char *how,
+                       const instr_mpi_handle_t *h)
+{
+    define_win(rc, win, comm, how);
+    /* After the definition, as for a communicator: on the window's communicator. */
+    instr_mpi_comm_coll_end(h, INSTR_COLL_CREATE_HANDLE, MPI_COMM_NULL);
+}
+
+void instr_mpi_win_comm(MPI_Win win, uint32_t *ref, uint64_t *def)
+{
+    *ref = UINT32_MAX;
+    *def = UINT64_MAX;
+    int key = __atomic_load_n(&win_keyval, __ATOMIC_ACQUIRE), flag = 0;
+    void *v = NULL;
+    if (win == MPI_WIN_NULL || key == MPI_KEYVAL_INVALID ||
+        PMPI_Win_get_attr(win, key, &v, &flag) != MPI_SUCCESS || !flag)
         return;
-    PMPI_Win_set_attr(*win, win_keyval, (void *)(uintptr_t)(d + 1));
-    instr_ext_plugins_mpi_def(INSTR_SUBSTRATE_DEF_MPI_WINDOW, d);
+    uint64_t u = (uint64_t)(uintptr_t)v;
+    *ref = (uint32_t)(u >> 32);
+    *def = (uint32_t)u == UINT32_MAX ? UINT64_MAX : (uint32_t)u;
 }
 
 int instr_mpi_defs_comm(uint32_t id, instr_substrate_mpi_comm_def *out)

@@ -276,7 +276,7 @@ void instr_mpi_comm_idup_posted(int rc, MPI_Comm comm, MPI_Comm *newcomm,
     pending e = {.kind = COMM_IDUP, .comm = UINT32_MAX, .newcomm = newcomm,
                  .idup = {id ? id[0] : 0, id ? id[1] : 0}, .define = define && id,
                  .op = INSTR_COLL_CREATE_HANDLE, .root = -1, .comm_def = UINT64_MAX};
-    /* A non-blocking collective on comm (an untraced one, of dynamic processes: none). */
+    /* A non-blocking collective on comm (an untraced one, reaching outside the job: none). */
     if (tracing() && (e.comm = instr_mpi_comm_ref(comm)) != UINT32_MAX) {
         e.id = instr_mpi_request_id();
         instr_mpi_trace_icoll_request(e.id);

@@ -145,8 +145,15 @@ int instr_mpi_defs_comm(uint32_t id, instr_substrate_mpi_comm_def *out);
 int instr_mpi_defs_group(uint32_t id, instr_substrate_mpi_group_def *out);
 int instr_mpi_defs_window(uint32_t id, instr_substrate_mpi_window_def *out);
 int instr_mpi_defs_remote_group(uint32_t id, uint32_t *group);
-/* A call made an RMA window over comm. */
-void instr_mpi_win_new(int rc, const MPI_Win *win, MPI_Comm comm, const char *how);
+/* A call made an RMA window over comm (collective over it): its identity, its trace and
+ * plugins' definitions, its communicator kept with it (for MPI_Win_free); then the
+ * collective's end (CREATE_HANDLE on comm; h: instr_mpi_comm_coll_begin(comm, 0) before the
+ * call). */
+void instr_mpi_win_new(int rc, const MPI_Win *win, MPI_Comm comm, const char *how,
+                       const instr_mpi_handle_t *h);
+/* The trace ref and plugins' definition of the communicator win was made over (UINT32_MAX,
+ * UINT64_MAX: none, or not recorded). */
+void instr_mpi_win_comm(MPI_Win win, uint32_t *ref, uint64_t *def);
 
 /* Both names of a communicator for plugins: its Fortran handle, its definition. */
 static inline instr_ext_plugins_comm_id instr_mpi_plugins_comm(MPI_Comm comm)
@@ -266,6 +273,9 @@ enum {
  * (MPI_Comm_free leaves only MPI_COMM_NULL); on_new: on the new one instead
  * (MPI_Comm_create_group, collective over the new communicator's members only). */
 instr_mpi_handle_t instr_mpi_comm_coll_begin(MPI_Comm comm, int on_new);
+/* MPI_Win_free as a collective (DESTROY_HANDLE, ended by instr_mpi_comm_coll_end) on the
+ * communicator the window was made over (instr_mpi_win_comm). */
+instr_mpi_handle_t instr_mpi_win_coll_begin(MPI_Win win);
 void instr_mpi_comm_coll_end(const instr_mpi_handle_t *h, int op, MPI_Comm made);
 /* In the `before:` clause of a blocking collective: MpiCollectiveBegin. */
 void instr_mpi_coll_begin(MPI_Comm comm);

@@ -15,7 +15,8 @@ check(exp, np_, visits, p2p_messages) fails (returns a list of problems) unless:
     location has the same sequence of (operation, root), as many members as the
     communicator's group; per instance the bytes sent equal the bytes received; the number
     of ends per operation equals the visits of its MPI region (CREATE_HANDLE: of the calls
-    that make communicators, DESTROY_HANDLE: of MPI_Comm_free); nonblocking collectives:
+    that make communicators and RMA windows, DESTROY_HANDLE: of MPI_Comm_free,
+    MPI_Comm_disconnect and MPI_Win_free); nonblocking collectives:
     one request and one completion each, as many as their regions' visits (MPI_Comm_idup's
     as CREATE_HANDLE);
   - every location has two clock offsets (MPI_Init and the end), rank 0's are zero.
@@ -37,7 +38,11 @@ OPS = ("BARRIER", "BCAST", "GATHER", "GATHERV", "SCATTER", "SCATTERV", "ALLGATHE
 CREATES = ("MPI_Comm_dup", "MPI_Comm_dup_with_info", "MPI_Comm_split", "MPI_Comm_split_type",
            "MPI_Comm_create", "MPI_Comm_create_group", "MPI_Cart_create", "MPI_Cart_sub",
            "MPI_Graph_create", "MPI_Dist_graph_create", "MPI_Dist_graph_create_adjacent",
-           "MPI_Intercomm_create", "MPI_Intercomm_merge")
+           "MPI_Intercomm_create", "MPI_Intercomm_merge", "MPI_Comm_accept", "MPI_Comm_connect",
+           "MPI_Comm_join", "MPI_Comm_spawn", "MPI_Comm_spawn_multiple", "MPI_Win_create",
+           "MPI_Win_allocate", "MPI_Win_allocate_shared", "MPI_Win_create_dynamic")
+# The calls that free them (DESTROY_HANDLE).
+DESTROYS = ("MPI_Comm_free", "MPI_Comm_disconnect", "MPI_Win_free")
 _REC = re.compile(r"^(MPI_\w+|NON_BLOCKING_COLLECTIVE_\w+)\s+(\d+)\s+(\d+)\s*(.*)$")
 _FIELD = re.compile(r'(\w+): (?:(\d+) \("[^"]*" <(\d+)>\)|"[^"]*" <(\d+)>|(\w+))')
 _GROUP = re.compile(r"^GROUP\s+(\d+)\s+Name: .*?, Type: (\w+), .*?, (\d+) Members")
@@ -175,12 +180,14 @@ def check(exp, np_, visits, p2p_messages):
                                 % (comms[comm][0], i, ops[next(iter(ops))][i][0], sent, rcvd))
     ends = collections.Counter(op for s in seq.values() for _, op, _, _, _ in s)
     want = {r[4:].upper(): v for r, v in visits.items() if r[4:].upper() in OPS}
-    # Communicator creation and MPI_Comm_free: collectives CREATE_HANDLE and DESTROY_HANDLE
+    # Communicators' and windows' creation and free: collectives CREATE_HANDLE and
+    # DESTROY_HANDLE
     made = sum(v for r, v in visits.items() if r in CREATES)
     if made:
         want["CREATE_HANDLE"] = made
-    if visits.get("MPI_Comm_free"):
-        want["DESTROY_HANDLE"] = visits["MPI_Comm_free"]
+    freed = sum(v for r, v in visits.items() if r in DESTROYS)
+    if freed:
+        want["DESTROY_HANDLE"] = freed
     if dict(ends) != want:
         problems.append("MpiCollectiveEnd per operation %r, expected (region visits) %r"
                         % (dict(ends), want))

@@ -626,7 +626,8 @@ def case_mpi_events():
     non-blocking collectives and persistent requests, exact per rank, communicators named by
     definition; the version 2 plugin loads and keeps Fortran handles; the job's trace (same
     run) reads with otf2-print -A -Werror and has the same operations per rank, and one RMA
-    window definition per window (one per half), each with its half's communicator."""
+    window definition per window (one per half, each with its half's communicator; two over
+    the world), whose creation and MPI_Win_free are collectives on that communicator."""
     exe = build_mpi_program("mpi_events")
     # The window through Open MPI's point-to-point component: its shared-memory one (osc sm)
     # failed MPI_Win_create twice in a row in a full CI run (open(2) of its backing file in the
@@ -675,6 +676,14 @@ def case_mpi_events():
         want += ["pstart 5", "pstart 6", "pcomplete %d 0 7 16 5" % left,
                  "pcomplete %d 0 7 16 6" % right, "pfree 5", "pfree 6",
                  "coll_end 11 2 sent=8 recvd=8", "def window 0 MPI_Win_create comm=2",
+                 # version 4: the window's creation and MPI_Win_free, collectives on the
+                 # window's communicator (the half), after the window's definition
+                 "coll_end 17 2", "coll_end 18 2",
+                 # MPI_Win_allocate and MPI_Win_create_dynamic over the world, freed in
+                 # reverse order
+                 "def window 1 MPI_Win_allocate comm=0", "coll_end 17 0",
+                 "def window 2 MPI_Win_create_dynamic comm=0", "coll_end 17 0",
+                 "coll_end 18 0", "coll_end 18 0",
                  # MPI_Comm_free of the idup, the dup, the half: op 18, DESTROY_HANDLE
                  "coll_end 18 4", "coll_end 18 3", "coll_end 18 2", "bad_defs 0"]
         expect(got == want, "rank %d mpiprobe.txt:\n%s\nexpected:\n%s"
@@ -698,11 +707,11 @@ def case_mpi_events():
         m = re.match(r"^(\w+)\s+(\d+)\s+\d+", line)
         if m and m.group(1).startswith(("MPI_", "NON_BLOCKING")):
             counts[(m.group(1), int(m.group(2)) >> 32)] += 1
-    # the MPI_Comm_idup: a non-blocking collective; the split, the dup and the three
-    # MPI_Comm_free: blocking ones
+    # the MPI_Comm_idup: a non-blocking collective; the split, the dup, the window's
+    # three windows' creation and MPI_Win_free and the three MPI_Comm_free: blocking ones
     per_rank = {"MPI_ISEND": 4, "MPI_ISEND_COMPLETE": 4, "MPI_IRECV_REQUEST": 4, "MPI_IRECV": 4,
                 "NON_BLOCKING_COLLECTIVE_REQUEST": 4, "NON_BLOCKING_COLLECTIVE_COMPLETE": 4,
-                "MPI_COLLECTIVE_BEGIN": 6, "MPI_COLLECTIVE_END": 6}
+                "MPI_COLLECTIVE_BEGIN": 12, "MPI_COLLECTIVE_END": 12}
     want_counts = {(k, r): v for k, v in per_rank.items() for r in range(4)}
     expect(dict(counts) == want_counts, "trace's MPI events per rank %r, expected %r"
            % (dict(counts), want_counts))
@@ -717,6 +726,13 @@ def case_mpi_events():
                 ("ALLREDUCE", half, "NONE", 8, 8),
                 ("BCAST", "MPI_Comm_dup (comm 0.3, 4 ranks)", "0", 32 if r == 0 else 0, 8),
                 ("ALLREDUCE", half, "NONE", 8, 8),
+                ("CREATE_HANDLE", half, "NONE", 0, 0),  # MPI_Win_create over the half
+                ("DESTROY_HANDLE", half, "NONE", 0, 0),  # MPI_Win_free
+                # MPI_Win_allocate, MPI_Win_create_dynamic, both freed
+                ("CREATE_HANDLE", "MPI_COMM_WORLD", "NONE", 0, 0),
+                ("CREATE_HANDLE", "MPI_COMM_WORLD", "NONE", 0, 0),
+                ("DESTROY_HANDLE", "MPI_COMM_WORLD", "NONE", 0, 0),
+                ("DESTROY_HANDLE", "MPI_COMM_WORLD", "NONE", 0, 0),
                 ("DESTROY_HANDLE", idup, "NONE", 0, 0),
                 ("DESTROY_HANDLE", "MPI_Comm_dup (comm 0.3, 4 ranks)", "NONE", 0, 0),
                 ("DESTROY_HANDLE", half, "NONE", 0, 0)]
@@ -735,12 +751,23 @@ def case_mpi_events():
                                      "MPI_Comm_split (comm 1.2, 2 ranks)")]),
            "trace's communicators and parents %r:\n%s" % (comms, "\n".join(
                l for l in t.stdout.splitlines() if l.startswith("COMM"))))
+    # The MPI trace's general checks (tests/mpi/check_trace.py) too: among them, collective
+    # ends per operation as many as the calls (CREATE_HANDLE: of the communicators' and
+    # windows' creation, DESTROY_HANDLE: of MPI_Comm_free and MPI_Win_free), the visits
+    # taken from the job's profile; 4 starts of a persistent send per rank.
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "mpi"))
+    import check_trace  # noqa: E402
+    visits = P.visits_by_region(P.load(job))
+    problems = check_trace.check(job, 4, visits, 16)
+    expect(not problems, "check_trace.py: %s" % problems)
     wins = re.findall(r'^RMA_WIN\s+\d+\s+Name: "([^"]*)" <\d+>, Communicator: "([^"]*)" <\d+>',
                       t.stdout, re.M)
-    expect(sorted(wins) == [("MPI_Win_create (win 0.0, 2 ranks)",
+    expect(sorted(wins) == [("MPI_Win_allocate (win 0.1, 4 ranks)", "MPI_COMM_WORLD"),
+                            ("MPI_Win_create (win 0.0, 2 ranks)",
                              "MPI_Comm_split (comm 0.2, 2 ranks)"),
                             ("MPI_Win_create (win 1.0, 2 ranks)",
-                             "MPI_Comm_split (comm 1.2, 2 ranks)")],
+                             "MPI_Comm_split (comm 1.2, 2 ranks)"),
+                            ("MPI_Win_create_dynamic (win 0.2, 4 ranks)", "MPI_COMM_WORLD")],
            "trace's RMA windows %r:\n%s" % (wins, "\n".join(
                l for l in t.stdout.splitlines() if l.startswith("RMA_WIN"))))
 
@@ -769,6 +796,24 @@ def inter_colls(r):
             (11, "sent=8 recvd=8"), (6, "sent=8 recvd=8"), (8, "sent=8 recvd=8")]
 
 
+def uneven_vw(r):
+    """progs/mpi_intercomm.c's v and w collectives on the uneven inter-communicator at world
+    rank r: [(op, root or None, sent, received)]. World rank 0 (group A, alone; MPI_ROOT of
+    the rooted ones: ROOT_SELF, -2) against ranks 1 to 3 (group B; the root is rank 0 of the
+    remote group); 4 bytes per int, k = 4 r the bytes of b + 1 ints at rank b + 1 of B. By the
+    remote group's size: Gatherv's root receives 1 + 2 + 3 ints, Scatterv's sends them;
+    Allgatherv sends the rank's block to each of the other group (world rank 0: 1 int to 3
+    ranks); Alltoallv and Alltoallw the counts per remote rank; Reduce_scatter sends the
+    rank's vector (3 ints) and receives its own block from each remote rank (world rank 0: 3
+    ints from 3 ranks)."""
+    if r == 0:
+        return [(3, -2, 0, 24), (5, -2, 24, 0), (7, None, 12, 24), (9, None, 24, 12),
+                (10, None, 24, 24), (13, None, 12, 36)]
+    k = 4 * r
+    return [(3, 0, k, 0), (5, 0, 0, k), (7, None, k, 4), (9, None, 4, k), (10, None, k, 8),
+            (13, None, 12, 4)]
+
+
 def uneven_lines(r):
     """The mpiprobe lines of progs/mpi_intercomm.c's uneven inter-communicator at world rank
     r: world rank 0 (group A; its group {0} is MPI_COMM_SELF's there) against ranks 1 to 3
@@ -792,6 +837,9 @@ def uneven_lines(r):
         b = 4
     return (lone + ["coll_end 17 0"] + ic + ["coll_end 17 10"] +
             ["coll_end %d 11 sent=%d recvd=%d" % (op, b, b) for op in (11, 6, 8)] +
+            ["coll_end %d 11%s sent=%d recvd=%d" % (op, "" if root is None else
+                                                    " root=%d" % root, sent, recvd)
+             for op, root, sent, recvd in uneven_vw(r)] +
             ["coll_end 18 11", "coll_end 18 10"])
 
 
@@ -802,10 +850,11 @@ def case_mpi_intercomm():
     point-to-point partners as ranks in the remote group (MPI_Mrecv's and MPI_Imrecv's too,
     their communicator remembered from the matched probe), a broadcast's MPI_ROOT and
     MPI_PROC_NULL as ROOT_SELF and ROOT_THIS_GROUP; an MPI_Comm_idup whose MPI_Request_free
-    MPI refused, defined by its wait; MPI_Intercomm_merge's intra-communicator. The job's trace (same
-    run) reads with otf2-print -A -Werror, has the same operations per rank, the
-    inter-communicators as InterComm definitions of both halves, and its point-to-point
-    records name the remote rank."""
+    MPI refused, defined by its wait; MPI_Intercomm_merge's intra-communicator; the v and w
+    collectives' bytes on an inter-communicator of 1 + 3 ranks, by the remote group's size.
+    The job's trace (same run) reads with otf2-print -A -Werror, has the same operations
+    per rank, the inter-communicators as InterComm definitions of both halves, and its
+    point-to-point records name the remote rank."""
     exe = build_mpi_program("mpi_intercomm")
     env = env_for("mpiprobe", {"INSTR_ENABLE_TRACING": "1"})
     p, run_dir = run_mpi_job(exe, env)
@@ -874,18 +923,19 @@ def case_mpi_intercomm():
     # and all-to-all ones on inter; the merged one's allreduce; the split, the
     # MPI_Intercomm_create, dup, split, create and merge of inter (CREATE_HANDLE) and the
     # eight MPI_Comm_free (DESTROY_HANDLE); the two idups non-blocking (CREATE_HANDLE); the
-    # uneven inter-communicator: 2 made, 3 collectives, 2 freed
+    # uneven inter-communicator: 2 made, 3 + 6 collectives, 2 freed
     per_rank = {"MPI_SEND": 3, "MPI_RECV": 2, "MPI_ISEND": 1, "MPI_ISEND_COMPLETE": 1,
-                "MPI_IRECV_REQUEST": 2, "MPI_IRECV": 2, "MPI_COLLECTIVE_BEGIN": 35,
-                "MPI_COLLECTIVE_END": 35, "NON_BLOCKING_COLLECTIVE_REQUEST": 2,
+                "MPI_IRECV_REQUEST": 2, "MPI_IRECV": 2, "MPI_COLLECTIVE_BEGIN": 41,
+                "MPI_COLLECTIVE_END": 41, "NON_BLOCKING_COLLECTIVE_REQUEST": 2,
                 "NON_BLOCKING_COLLECTIVE_COMPLETE": 2}
     want_counts = {(k, r): v for k, v in per_rank.items() for r in range(4)}
     expect(dict(counts) == want_counts, "trace's MPI events per rank %r, expected %r"
            % (dict(counts), want_counts))
     # The collectives in order: operation, communicator, root, bytes as the plugin had them.
     ends = trace_coll_ends(t.stdout)
-    ops = {0: "BARRIER", 1: "BCAST", 2: "GATHER", 4: "SCATTER", 6: "ALLGATHER",
-           8: "ALLTOALL", 11: "ALLREDUCE", 12: "REDUCE"}
+    ops = {0: "BARRIER", 1: "BCAST", 2: "GATHER", 3: "GATHERV", 4: "SCATTER", 5: "SCATTERV",
+           6: "ALLGATHER", 7: "ALLGATHERV", 8: "ALLTOALL", 9: "ALLTOALLV", 10: "ALLTOALLW",
+           11: "ALLREDUCE", 12: "REDUCE", 13: "REDUCE_SCATTER"}
     for r in range(4):
         h, l = r % 2, r // 2
         half = "MPI_Comm_split (comm %d.2, 2 ranks)" % h
@@ -915,6 +965,8 @@ def case_mpi_intercomm():
         want += [("CREATE_HANDLE", "MPI_COMM_WORLD", "NONE", 0, 0),
                  ("CREATE_HANDLE", lone, "NONE", 0, 0)]
         want += [(op, uneven, "NONE", b, b) for op in ("ALLREDUCE", "ALLGATHER", "ALLTOALL")]
+        want += [(ops[op], uneven, {None: "NONE", -2: "SELF"}.get(root, str(root)), sent,
+                  recvd) for op, root, sent, recvd in uneven_vw(r)]
         want += [("DESTROY_HANDLE", uneven, "NONE", 0, 0), ("DESTROY_HANDLE", lone, "NONE", 0, 0)]
         want += [("DESTROY_HANDLE", n, "NONE", 0, 0) for n in
                  [merged, ic_of(8, "MPI_Comm_idup"), ic_of(7, "MPI_Comm_idup"),
@@ -963,6 +1015,148 @@ def case_mpi_intercomm():
         re.M))
     expect(roots == [(0, "SELF"), (1, "0"), (2, "THIS_GROUP"), (3, "0")],
            "trace's broadcast roots %r" % roots)
+
+
+def case_mpi_dynamic():
+    """4 ranks, interface version 3 (progs/mpi_dynamic.c, the mpiprobe test double): the
+    inter-communicator MPI_Comm_accept and MPI_Comm_connect make between the two halves of
+    the job, defined by its local and remote group like MPI_Intercomm_create's (named after
+    the process's own call), its creation a collective on the half each side called it on,
+    MPI_Comm_disconnect one on it; MPI_Comm_join of world ranks 0 and 1 the same way, on
+    MPI_COMM_SELF. The job's trace (same run) reads with otf2-print -A -Werror and has the
+    same collectives, the inter-communicators as InterComm definitions of their groups."""
+    exe = build_mpi_program("mpi_dynamic")
+    env = env_for("mpiprobe", {"INSTR_ENABLE_TRACING": "1"})
+    p, run_dir = run_mpi_job(exe, env)
+    err = p.stderr.decode(errors="replace")
+    expect(p.returncode == 0, "mpirun: %s" % err[-2000:])
+    expect(p.stdout.decode() == "ok\n" and "wrong" not in err, "stdout %r %r" % (p.stdout, err))
+    job = experiment(run_dir)
+    port = 1024  # MPI_MAX_PORT_NAME of Open MPI
+    for r in range(4):
+        h, l = r % 2, r // 2
+        half, other = ("0,2", "1,3") if h == 0 else ("1,3", "0,2")
+        with open(os.path.join(job, "rank-%d" % r, "mpiprobe.txt")) as f:
+            got = f.read().splitlines()
+        how = "MPI_Comm_accept" if h == 0 else "MPI_Comm_connect"
+        want = [
+            "def group 0 0,1,2,3",
+            "def comm 0 MPI_COMM_WORLD group=0 size=4 rank=%d leader=-1 seq=0" % r,
+            "def group 1 %d" % r,
+            "def comm 1 MPI_COMM_SELF group=1 size=1 rank=0 leader=-1 seq=1",
+            "def group 2 %s" % half,
+            "def comm 2 MPI_Comm_split (comm %d.2, 2 ranks) group=2 size=2 rank=%d leader=%d "
+            "seq=2" % (h, l, h), "coll_end 17 0",
+            "coll_end 1 0 root=0 sent=%d recvd=%d" % (4 * port if r == 0 else 0, port),
+            "def group 3 %s" % other,
+            # half 0 (world rank 0's) is group A: its rank 0 leads, with its counter 3
+            "def comm 3 %s (intercomm 0.3, 2+2 ranks) group=2 size=2 rank=%d leader=0 seq=3 "
+            "remote=3" % (how, l),
+            "coll_end 17 2",
+            "send %d 3 3 8" % l, "recv %d 3 3 8" % l,
+            "coll_end 11 3 sent=8 recvd=8",
+            "coll_end 18 3",
+            "coll_end 1 0 root=0 sent=%d recvd=4" % (16 if r == 0 else 0)]
+        if r < 2:
+            # MPI_Comm_join of world ranks 0 and 1: on MPI_COMM_SELF, the local group the
+            # rank's self's (group 1), the remote one the other rank (new: group 4); world
+            # rank 0 leads, its counter 4
+            want += ["def group 4 %d" % (1 - r),
+                     "def comm 4 MPI_Comm_join (intercomm 0.4, 1+1 ranks) group=1 size=1 "
+                     "rank=0 leader=0 seq=4 remote=4", "coll_end 17 1",
+                     "coll_end 11 4 sent=4 recvd=4", "coll_end 18 4"]
+        want += ["coll_end 18 2", "bad_defs 0"]
+        expect(got == want, "rank %d mpiprobe.txt:\n%s\nexpected:\n%s"
+               % (r, "\n".join(got), "\n".join(want)))
+    trace = os.path.join(job, "traces.otf2")
+    t = subprocess.run(["otf2-print", "-A", "-Werror", trace], capture_output=True, text=True)
+    expect(t.returncode == 0 and "warning" not in t.stderr.lower(),
+           "otf2-print: %d %s" % (t.returncode, t.stderr[-2000:]))
+    ends = trace_coll_ends(t.stdout)
+    # the trace's definition is group A's: named after half 0's MPI_Comm_accept
+    ic = "MPI_Comm_accept (intercomm 0.3, 2+2 ranks)"
+    for r in range(4):
+        half = "MPI_Comm_split (comm %d.2, 2 ranks)" % (r % 2)
+        want = [("CREATE_HANDLE", "MPI_COMM_WORLD", "NONE", 0, 0),
+                ("BCAST", "MPI_COMM_WORLD", "0", 4 * port if r == 0 else 0, port),
+                ("CREATE_HANDLE", half, "NONE", 0, 0),
+                ("ALLREDUCE", ic, "NONE", 8, 8),
+                ("DESTROY_HANDLE", ic, "NONE", 0, 0),
+                ("BCAST", "MPI_COMM_WORLD", "0", 16 if r == 0 else 0, 4)]
+        if r < 2:
+            joined = "MPI_Comm_join (intercomm 0.4, 1+1 ranks)"
+            want += [("CREATE_HANDLE", "MPI_COMM_SELF", "NONE", 0, 0),
+                     ("ALLREDUCE", joined, "NONE", 4, 4),
+                     ("DESTROY_HANDLE", joined, "NONE", 0, 0)]
+        want += [("DESTROY_HANDLE", half, "NONE", 0, 0)]
+        expect(ends.get(r) == want, "rank %d trace's collectives:\n%s\nexpected:\n%s"
+               % (r, "\n".join(map(str, ends.get(r, []))), "\n".join(map(str, want))))
+    groups = {int(m.group(1)): [int(x) for x in re.findall(r"(\d+) \(\"", m.group(2))]
+              for m in re.finditer(r"^GROUP\s+(\d+)\s+Name: .*?Members?:?(.*)$", t.stdout, re.M)}
+    inters = re.findall(r'^INTER_COMM\s+\d+\s+name: "([^"]*)" <\d+>, Group A: "[^"]*" <(\d+)>, '
+                        r'Group B: "[^"]*" <(\d+)>', t.stdout, re.M)
+    expect(sorted((n, groups.get(int(a)), groups.get(int(b))) for n, a, b in inters) ==
+           [(ic, [0, 2], [1, 3]), ("MPI_Comm_join (intercomm 0.4, 1+1 ranks)", [0], [1])],
+           "trace's inter-communicators %r (groups %r)"
+           % (inters, groups))
+    p2p = re.findall(r"^MPI_(?:SEND|RECV)\s+(\d+)\s+\d+\s+(?:Receiver|Sender): (\d+) "
+                     r"\(\"[^\"]*\" <(\d+)>\)", t.stdout, re.M)
+    expect(len(p2p) == 8 and all(int(rk) == int(loc) // 2 ** 32 // 2 and
+                                 int(peer) // 2 ** 32 == (int(loc) // 2 ** 32) ^ 1
+                                 for loc, rk, peer in p2p),
+           "trace's point-to-point partners %r" % p2p)
+
+
+def case_mpi_spawn():
+    """4 ranks, interface version 3 (progs/mpi_spawn.c, the mpiprobe test double): the world
+    spawns one process (progs/mpi_spawn_child.c, built without instr), then two with
+    MPI_Comm_spawn_multiple. Each is a collective on the world (CREATE_HANDLE) in plugins and
+    the trace; its inter-communicator
+    has no definition (its remote group is not in the job's MPI_COMM_WORLD): the broadcast
+    over it and MPI_Comm_disconnect's collective name UINT64_MAX to plugins, and the trace
+    has no record of either."""
+    exe = build_mpi_program("mpi_spawn")
+    child = os.path.join(os.path.dirname(exe), "mpi_spawn_child")
+    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "progs", "mpi_spawn_child.c")
+    b = subprocess.run([A.mpicc, "-O1", src, "-o", child], capture_output=True, timeout=120)
+    expect(b.returncode == 0, "mpicc: %s" % b.stderr.decode(errors="replace"))
+    env = env_for("mpiprobe", {"INSTR_ENABLE_TRACING": "1"})
+    cmd = [A.mpirun, "--oversubscribe", "--allow-run-as-root", "-np", "4"]
+    for k in env:
+        cmd += ["-x", k]
+    run_dir = fresh_dir(os.path.join(A.work, A.case, "run"))
+    p = subprocess.run(cmd + [exe, child], cwd=run_dir, env=clean_env(env),
+                       capture_output=True, timeout=240)
+    err = p.stderr.decode(errors="replace")
+    expect(p.returncode == 0, "mpirun: %s" % err[-2000:])
+    expect(p.stdout.decode() == "ok\n" and "wrong" not in err, "stdout %r %r" % (p.stdout, err))
+    job = experiment(run_dir)
+    none = 2 ** 64 - 1
+    for r in range(4):
+        with open(os.path.join(job, "rank-%d" % r, "mpiprobe.txt")) as f:
+            got = f.read().splitlines()
+
+        def bcast(sent):  # from world rank 0 to the spawned processes
+            return "root=-2 sent=%d recvd=0" % sent if r == 0 else "root=-3 sent=0 recvd=0"
+        want = [
+            "def group 0 0,1,2,3",
+            "def comm 0 MPI_COMM_WORLD group=0 size=4 rank=%d leader=-1 seq=0" % r,
+            "def group 1 %d" % r,
+            "def comm 1 MPI_COMM_SELF group=1 size=1 rank=0 leader=-1 seq=1",
+            # MPI_Comm_spawn: 1 process, MPI_Comm_spawn_multiple: 2
+            "coll_end 17 0", "coll_end 1 %d %s" % (none, bcast(8)),
+            "coll_end 18 %d" % none,
+            "coll_end 17 0", "coll_end 1 %d %s" % (none, bcast(16)),
+            "coll_end 18 %d" % none, "bad_defs 0"]
+        expect(got == want, "rank %d mpiprobe.txt:\n%s\nexpected:\n%s"
+               % (r, "\n".join(got), "\n".join(want)))
+    trace = os.path.join(job, "traces.otf2")
+    t = subprocess.run(["otf2-print", "-A", "-Werror", trace], capture_output=True, text=True)
+    expect(t.returncode == 0 and "warning" not in t.stderr.lower(),
+           "otf2-print: %d %s" % (t.returncode, t.stderr[-2000:]))
+    ends = trace_coll_ends(t.stdout)
+    want = {r: [("CREATE_HANDLE", "MPI_COMM_WORLD", "NONE", 0, 0)] * 2 for r in range(4)}
+    expect(ends == want, "trace's collectives %r, expected %r" % (ends, want))
 
 
 def main():

@@ -10,7 +10,9 @@
  *     MPI_Waitall, then one MPI_Start each completed by MPI_Wait (receive first), then freed;
  *   - a blocking MPI_Allreduce of one int on the half (its Fortran handle written into
  *     half-<rank>.txt first);
- *   - an RMA window of 64 bytes over the half (MPI_Win_create), one fence, freed. */
+ *   - an RMA window of 64 bytes over the half (MPI_Win_create), one fence, freed;
+ *   - over the world, a window of 16 bytes from MPI_Win_allocate and a dynamic one
+ *     (MPI_Win_create_dynamic), one fence each, freed in reverse order. */
 #include <mpi.h>
 #include <stdio.h>
 
@@ -68,6 +70,14 @@ int main(int argc, char **argv)
     MPI_Win_create(mem, sizeof mem, 1, MPI_INFO_NULL, half, &win);
     MPI_Win_fence(0, win);
     MPI_Win_free(&win);
+    void *base = NULL;
+    MPI_Win alloc, dyn;
+    MPI_Win_allocate(16, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &alloc);
+    MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &dyn);
+    MPI_Win_fence(0, alloc);
+    MPI_Win_fence(0, dyn);
+    MPI_Win_free(&dyn);
+    MPI_Win_free(&alloc);
 
     if (sum != 2 || sum2 != 2 || two[0] + two[1] != 42 || in[0] != left)
         fprintf(stderr, "mpi_events: wrong results\n");

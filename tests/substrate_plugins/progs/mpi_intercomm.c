@@ -23,7 +23,13 @@
  *   - MPI_Comm_split of the world into world rank 0 and ranks 1 to 3 (communicator 10),
  *     MPI_Intercomm_create of the two (tag 8; communicator 11, groups of 1 and 3 ranks),
  *     MPI_Allreduce, MPI_Allgather and MPI_Alltoall of 1 int per rank of the other group on
- *     it, both freed. */
+ *     it; its v and w collectives, with counts by the rank in group B (b = world rank - 1,
+ *     its b + 1 ints; world rank 0 alone in group A is the root, MPI_ROOT, of the rooted
+ *     ones): MPI_Gatherv (b + 1 ints from each), MPI_Scatterv (b + 1 ints to each),
+ *     MPI_Allgatherv (1 int from world rank 0, b + 1 from each of B), MPI_Alltoallv (b + 1
+ *     ints from world rank 0 to each of B, 1 int back), MPI_Alltoallw (2 ints from world
+ *     rank 0 to each of B, b + 1 back), MPI_Reduce_scatter (a vector of 3 ints from every
+ *     rank: world rank 0 gets all 3, each of B one); both freed. */
 #include <mpi.h>
 #include <stdio.h>
 
@@ -123,6 +129,30 @@ int main(int argc, char **argv)
     bad |= rank == 0 ? three[0] != 1 || three[2] != 3 : three[0] != 0;
     MPI_Alltoall(outs, 1, MPI_INT, three, 1, MPI_INT, uneven);
     bad |= rank == 0 ? three[0] != 1 || three[2] != 3 : three[0] != 0;
+    /* The v and w collectives between world rank 0 (group A, alone) and ranks 1 to 3. */
+    int a = rank == 0, b = rank - 1, six[6] = {-1, -1, -1, -1, -1, -1};
+    int cnt[3] = {1, 2, 3}, dsp[3] = {0, 1, 3}, ones[3] = {1, 1, 1}, seq3[3] = {0, 1, 2};
+    int tens[6] = {10, 20, 21, 30, 31, 32}, mine3[3] = {rank, rank, rank}, zero = 0;
+    MPI_Gatherv(mine3, a ? 0 : b + 1, MPI_INT, six, cnt, dsp, MPI_INT, a ? MPI_ROOT : 0,
+                uneven);
+    bad |= a && (six[0] != 1 || six[1] != 2 || six[5] != 3);
+    MPI_Scatterv(tens, cnt, dsp, MPI_INT, three, a ? 0 : b + 1, MPI_INT, a ? MPI_ROOT : 0,
+                 uneven);
+    bad |= !a && three[0] != 10 * (b + 1);
+    MPI_Allgatherv(mine3, a ? 1 : b + 1, MPI_INT, six, a ? cnt : ones, a ? dsp : &zero,
+                   MPI_INT, uneven);
+    bad |= a ? six[0] != 1 || six[5] != 3 : six[0] != 0;
+    MPI_Alltoallv(tens, a ? cnt : ones, a ? dsp : &zero, MPI_INT, six, a ? ones : &cnt[b],
+                  a ? seq3 : &zero, MPI_INT, uneven);
+    bad |= a ? six[0] != 10 || six[2] != 10 : six[0] != 10 * (b + 1);
+    int twos[3] = {2, 2, 2}, sdb[3] = {0, 8, 16}, rdb[3] = {0, 4, 12};
+    MPI_Datatype ints[3] = {MPI_INT, MPI_INT, MPI_INT};
+    MPI_Alltoallw(tens, a ? twos : &cnt[b], a ? sdb : &zero, ints, six, a ? cnt : twos,
+                  a ? rdb : &zero, ints, uneven);
+    bad |= a ? six[0] != 10 || six[1] != 10 : six[0] != tens[2 * b] || six[1] != tens[2 * b + 1];
+    int vec[3] = {a ? 1 : rank, a ? 2 : rank, a ? 3 : rank};
+    MPI_Reduce_scatter(vec, six, a ? &cnt[2] : ones, MPI_INT, MPI_SUM, uneven);
+    bad |= a ? six[0] != 6 || six[2] != 6 : six[0] != b + 1;
     MPI_Comm_free(&uneven);
     MPI_Comm_free(&lone);
 
