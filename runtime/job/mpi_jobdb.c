@@ -12,7 +12,8 @@
  *    of its rows' size, not the union's), merged by path with instr_jdb_summary_combine
  *    (sums, minima, maxima, sums of squares); rank 0 alone lays them out union-sized.
  * 4. Rank 0 creates the file; down the tree every rank learns its rows' offset (rows offset
- *    + the row bytes of the ranks before it, an exclusive prefix sum by subtrees), opens the
+ *    + the row bytes of the ranks before it, an exclusive prefix sum by subtrees) and, in the
+ *    same message, its offset in the pruned section (mpi_jobdb_pruned.c), opens the
  *    file and writes its rows and its own rank index record there with pwrite, rank 0 the
  *    header, definitions and summary; each syncs its writes (fdatasync). Once every rank's
  *    writes are done (a reduction up and down the tree), rank 0 writes the file size last: a
@@ -403,13 +404,14 @@ static void summary_pack(void *ctx, const void **b, uint64_t *len)
 }
 
 /* Step 4's numbers, down the tree from rank 0: whether the file is written, its rows' bytes,
- * and where this rank's subtree's rows begin. */
+ * and where this rank's subtree's rows begin; the same of the pruned section's rows. */
 struct sub_place {
     uint64_t ok, total, offset;
+    uint64_t pruned_on, pruned_total, pruned_offset;
 };
 
-static struct sub_place place_subtrees(const struct summary_ctx *c, struct sub_place mine,
-                                       uint64_t my_bytes, MPI_Comm comm)
+static struct sub_place place_subtrees(const struct summary_ctx *c, const instr_mpi_pruned *pr,
+                                       struct sub_place mine, uint64_t my_bytes, MPI_Comm comm)
 {
     if (c->rank != 0) {
         uint64_t len = 0;
@@ -423,10 +425,12 @@ static struct sub_place place_subtrees(const struct summary_ctx *c, struct sub_p
     struct sub_place to[32];
     const void *bufs[32];
     uint64_t lens[32];
-    uint64_t at = mine.offset + my_bytes;
+    uint64_t at = mine.offset + my_bytes, pruned_at = mine.pruned_offset + pr->bytes;
     for (int i = 0; i < c->nchild; i++) {
-        to[i] = (struct sub_place){mine.ok, mine.total, at};
+        to[i] = (struct sub_place){mine.ok, mine.total, at, mine.pruned_on, mine.pruned_total,
+                                   pruned_at};
         at += c->child_info[i].bytes;
+        pruned_at += pr->child_bytes[i];
         bufs[i] = &to[i];
         lens[i] = sizeof to[i];
     }
@@ -579,14 +583,11 @@ int instr_mpi_jobdb_write(MPI_Comm comm, int rank, int size, const char *dir)
     }
     instr_mem_free(sparse);
     /* the pruned section: its set from rank 0's summary, every rank's rows of it and their
-     * offsets (mpi_jobdb_pruned.c); the rows area moves behind it. Its time counts to the
-     * summary step of INSTR_VERBOSE=2. */
+     * bytes up (mpi_jobdb_pruned.c); their offsets come down with the rows' (step 4). Its
+     * time counts to the summary step of INSTR_VERBOSE=2. */
     instr_mpi_pruned pr;
     instr_jdb_pruned_layout pl = {0, 0, 0, 0, 0, 0};
-    instr_mpi_jobdb_pruned(&pr, sum, &u, present ? &rows : &none, rank, size, comm, TAG_DEFS);
-    if (pr.on)
-        instr_jdb_pruned_place(&lay, (uint32_t)size, pr.nset, pr.total,
-                               INSTR_JDB_PRUNED_THRESHOLD, &pl);
+    instr_mpi_jobdb_pruned_up(&pr, sum, &u, present ? &rows : &none, rank, size, comm, TAG_DEFS);
     double t_summary = PMPI_Wtime();
     c[4] = cpu_now();
     /* 4: the file, created by rank 0 before the offsets go down the tree, so that every
@@ -606,9 +607,16 @@ int instr_mpi_jobdb_write(MPI_Comm comm, int rank, int size, const char *dir)
         say("job database %s is not written: out of memory for the summary of %u call paths",
             path, u.npath);
     }
-    /* offsets down the tree (an exclusive prefix sum of the row bytes by subtrees) */
-    struct sub_place place = {rank != 0 || fd >= 0, sc.info.bytes, 0};
-    place = place_subtrees(&sc, place, my_bytes, comm);
+    /* offsets down the tree (an exclusive prefix sum of the row bytes by subtrees), the
+     * rows area's and the pruned section's; the rows area moves behind the section */
+    struct sub_place place = {rank != 0 || fd >= 0, sc.info.bytes, 0, pr.subtree_ok,
+                              pr.subtree_bytes, 0};
+    place = place_subtrees(&sc, &pr, place, my_bytes, comm);
+    instr_mpi_jobdb_pruned_placed(&pr, place.pruned_on != 0, place.pruned_total,
+                                  place.pruned_offset);
+    if (pr.on)
+        instr_jdb_pruned_place(&lay, (uint32_t)size, pr.nset, pr.total,
+                               INSTR_JDB_PRUNED_THRESHOLD, &pl);
     uint64_t off = place.offset, total = place.total, duration = sc.info.duration;
     unsigned char *presence = sc.presence;
     if (!place.ok)
@@ -647,8 +655,6 @@ int instr_mpi_jobdb_write(MPI_Comm comm, int rank, int size, const char *dir)
         {pr.on ? pl.rows + pr.offset : 0, pr.rows.v, pbytes},
         {pr.on ? pl.set : 0, pr.set, rank == 0 && pr.on ? 4ull * pr.nset : 0},
     };
-    if (pr.lost)
-        failed = EIO;
     for (size_t i = 0; i < sizeof parts / sizeof parts[0] && !failed; i++)
         failed = write_at(fd, parts[i].p, parts[i].n, parts[i].at);
     /* Every rank's rows on storage before the size field says the file is whole. */

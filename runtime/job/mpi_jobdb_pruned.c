@@ -1,12 +1,13 @@
 /* mpi_jobdb_pruned.c — the pruned section's steps of the MPI job database writer
- * (mpi_jobdb_pruned.h): three passes of small messages over the job's binomial tree
- * (mpi_tree.h), after the summary and before the file's offsets:
+ * (mpi_jobdb_pruned.h): two passes of small messages over the job's binomial tree
+ * (mpi_tree.h), after the summary:
  * 1. rank 0 makes the set from the summary (instr_jdb_pruned_set) and broadcasts it: a word
  *    ok, a word nset, the path ids;
  * 2. each rank takes its rows of the set (its rows are sorted, the set ascending: one merge)
- *    and the bytes of each subtree's go up, with whether every rank could;
- * 3. rank 0 decides (on: every rank could) and every rank learns its offset down the tree:
- *    its subtree's start, then its own rows, then its children's subtrees in rank order. */
+ *    and the bytes of each subtree's go up, with whether every rank could.
+ * Rank 0 decides (on: every rank could), and the decision and every rank's offset (its
+ * subtree's start, then its own rows, then its children's subtrees in rank order) go down
+ * with the rows area's offsets (mpi_jobdb.c): instr_mpi_jobdb_pruned_placed. */
 #include "mpi_jobdb_pruned.h"
 #include "mpi_tree.h"
 #include "../util/pages.h"
@@ -40,9 +41,9 @@ static void up_pack(void *ctx, const void **b, uint64_t *len)
     *len = sizeof c->msg;
 }
 
-void instr_mpi_jobdb_pruned(instr_mpi_pruned *pr, const uint64_t *sum, const instr_jdb_defs *u,
-                            const instr_jdb_rows *rows, int rank, int size, MPI_Comm comm,
-                            int tag)
+void instr_mpi_jobdb_pruned_up(instr_mpi_pruned *pr, const uint64_t *sum, const instr_jdb_defs *u,
+                               const instr_jdb_rows *rows, int rank, int size, MPI_Comm comm,
+                               int tag)
 {
     memset(pr, 0, sizeof *pr);
     pr->rows.ncols = rows->ncols;
@@ -72,41 +73,29 @@ void instr_mpi_jobdb_pruned(instr_mpi_pruned *pr, const uint64_t *sum, const ins
     uint64_t mine = ok ? pr->rows.n * instr_jdb_row_bytes(rows->ncols) : 0;
     struct up_ctx uc = {mine, (uint64_t)ok, {0}, 0, {0, 0}};
     instr_job_tree_reduce(rank, size, comm, tag, up_merge, up_pack, &uc);
-    /* 3: the decision and the offsets down */
-    uint64_t place[3] = {uc.ok, uc.bytes, 0}; /* on, total, this subtree's start */
-    if (rank != 0) {
-        uint64_t n = 0;
-        void *b = instr_job_tree_recv(&n, instr_job_tree_parent(rank), tag, comm);
-        if (b && n == sizeof place)
-            memcpy(place, b, sizeof place);
-        else
-            place[0] = 0, pr->lost = 1;
-        instr_mem_free(b);
-    }
-    int child[32], nc = instr_job_tree_children(rank, size, child);
-    uint64_t to[32][3], lens[32], at = place[2] + mine;
-    const void *bufs[32];
-    for (int i = 0; i < nc; i++) {
-        to[i][0] = place[0];
-        to[i][1] = place[1];
-        to[i][2] = at;
-        at += uc.child_bytes[i];
-        bufs[i] = to[i];
-        lens[i] = sizeof to[i];
-    }
-    instr_job_tree_send_many(bufs, lens, child, nc, tag, comm);
-    pr->on = place[0] != 0 && ok; /* rank 0's on needs every rank's ok */
+    pr->msg = msg;
+    pr->ok = ok;
+    pr->bytes = mine;
+    pr->subtree_ok = uc.ok;
+    pr->subtree_bytes = uc.bytes;
+    memcpy(pr->child_bytes, uc.child_bytes, sizeof pr->child_bytes);
+}
+
+void instr_mpi_jobdb_pruned_placed(instr_mpi_pruned *pr, int on, uint64_t total, uint64_t offset)
+{
+    pr->on = on && pr->ok; /* rank 0's on needs every rank's ok */
     if (!pr->on) {
-        instr_mem_free(msg);
+        uint32_t ncols = pr->rows.ncols;
+        instr_mem_free(pr->msg);
+        pr->msg = NULL;
         instr_jdb_rows_free(&pr->rows);
-        pr->rows.ncols = rows->ncols;
+        pr->rows.ncols = ncols;
         return;
     }
-    pr->msg = msg;
-    pr->nset = msg[1];
-    pr->set = msg + 2;
-    pr->total = place[1];
-    pr->offset = place[2];
+    pr->nset = pr->msg[1];
+    pr->set = pr->msg + 2;
+    pr->total = total;
+    pr->offset = offset;
 }
 
 void instr_mpi_jobdb_pruned_free(instr_mpi_pruned *pr)
