@@ -620,6 +620,51 @@ def trace_coll_ends(out):
     return dict(ends)
 
 
+def job_probes(p, run_dir):
+    """A 4-rank probe job's experiment directory and each rank's mpiprobe.txt lines, once
+    mpirun p ended well and the program printed "ok" and nothing "wrong"."""
+    err = p.stderr.decode(errors="replace")
+    expect(p.returncode == 0, "mpirun: %s" % err[-2000:])
+    expect(p.stdout.decode() == "ok\n" and "wrong" not in err, "stdout %r %r" % (p.stdout, err))
+    job = experiment(run_dir)
+    probes = []
+    for r in range(4):
+        with open(os.path.join(job, "rank-%d" % r, "mpiprobe.txt")) as f:
+            probes.append(f.read().splitlines())
+    return job, probes
+
+
+def world_defs(r, halves=True):
+    """The definitions a 4-rank probe job starts with on rank r: the world, the rank's self
+    and, with halves, its half of the world by MPI_Comm_split, whose making is a collective
+    on the world (op 17, CREATE_HANDLE: version 4) after the new communicator's definition."""
+    h = r % 2
+    d = ["def group 0 0,1,2,3",
+         "def comm 0 MPI_COMM_WORLD group=0 size=4 rank=%d leader=-1 seq=0" % r,
+         "def group 1 %d" % r,
+         "def comm 1 MPI_COMM_SELF group=1 size=1 rank=0 leader=-1 seq=1"]
+    if halves:
+        d += ["def group 2 %s" % ("0,2" if h == 0 else "1,3"),
+              "def comm 2 MPI_Comm_split (comm %d.2, 2 ranks) group=2 size=2 rank=%d leader=%d "
+              "seq=2" % (h, r // 2, h), "coll_end 17 0"]
+    return d
+
+
+def expect_probe(r, got, want):
+    expect(got == want, "rank %d mpiprobe.txt:\n%s\nexpected:\n%s"
+           % (r, "\n".join(got), "\n".join(want)))
+
+
+def job_trace(job):
+    """otf2-print -A -Werror's listing of the job's trace, which it must read without a
+    warning."""
+    t = subprocess.run(["otf2-print", "-A", "-Werror", os.path.join(job, "traces.otf2")],
+                       capture_output=True, text=True)
+    expect(t.returncode == 0 and "warning" not in t.stderr.lower(),
+           "otf2-print: %d %s" % (t.returncode, t.stderr[-2000:]))
+    return t.stdout
+
+
 def case_mpi_events():
     """4 ranks, interface version 3 (progs/mpi_events.c, the mpiprobe test double next to the
     version 2 probe): the MPI definitions (communicators, groups, a window) and the events of
@@ -635,27 +680,13 @@ def case_mpi_events():
     # definitions of the window, the same with either component.
     env = env_for("mpiprobe,probe2", {"INSTR_ENABLE_TRACING": "1", "OMPI_MCA_osc": "pt2pt"})
     p, run_dir = run_mpi_job(exe, env)
-    err = p.stderr.decode(errors="replace")
-    expect(p.returncode == 0, "mpirun: %s" % err[-2000:])
-    expect(p.stdout.decode() == "ok\n" and "wrong" not in err, "stdout %r %r" % (p.stdout, err))
-    job = experiment(run_dir)
-    for r in range(4):
+    job, probes = job_probes(p, run_dir)
+    for r, got in enumerate(probes):
         right, left, h = (r + 1) % 4, (r + 3) % 4, r % 2
-        with open(os.path.join(job, "rank-%d" % r, "mpiprobe.txt")) as f:
-            got = f.read().splitlines()
-        half = "0,2" if h == 0 else "1,3"
         bcast_sent = 32 if r == 0 else 0
-        want = [
-            "def group 0 0,1,2,3",
-            "def comm 0 MPI_COMM_WORLD group=0 size=4 rank=%d leader=-1 seq=0" % r,
-            "def group 1 %d" % r,
-            "def comm 1 MPI_COMM_SELF group=1 size=1 rank=0 leader=-1 seq=1",
-            "def group 2 %s" % half,
-            "def comm 2 MPI_Comm_split (comm %d.2, 2 ranks) group=2 size=2 rank=%d leader=%d "
-            "seq=2" % (h, r // 2, h),
-            # version 4: a communicator made, a collective (op 17, CREATE_HANDLE) on the one
-            # it was made from, after the new one's definition
-            "coll_end 17 0",
+        # version 4: a communicator made, a collective (op 17, CREATE_HANDLE) on the one it
+        # was made from, after the new one's definition
+        want = world_defs(r) + [
             "def comm 3 MPI_Comm_dup (comm 0.3, 4 ranks) group=0 size=4 rank=%d leader=0 seq=3"
             % r, "coll_end 17 0",
             # MPI_Comm_idup: a non-blocking one (request 1), ended where MPI_Test completed it;
@@ -686,8 +717,7 @@ def case_mpi_events():
                  "coll_end 18 0", "coll_end 18 0",
                  # MPI_Comm_free of the idup, the dup, the half: op 18, DESTROY_HANDLE
                  "coll_end 18 4", "coll_end 18 3", "coll_end 18 2", "bad_defs 0"]
-        expect(got == want, "rank %d mpiprobe.txt:\n%s\nexpected:\n%s"
-               % (r, "\n".join(got), "\n".join(want)))
+        expect_probe(r, got, want)
         # The version 2 probe: loaded, the blocking collective only (not the version 4
         # collectives of communicator creation and MPI_Comm_free), its communicator by
         # Fortran handle (the program wrote MPI_Comm_c2f of its half into half-<rank>.txt).
@@ -698,12 +728,9 @@ def case_mpi_events():
         expect(ev == ["coll_begin", "coll_end 11 -1 %d" % handle],
                "rank %d version 2 probe's MPI events %r (the half's handle %d)"
                % (r, ev, handle))
-    trace = os.path.join(job, "traces.otf2")
-    t = subprocess.run(["otf2-print", "-A", "-Werror", trace], capture_output=True, text=True)
-    expect(t.returncode == 0 and "warning" not in t.stderr.lower(),
-           "otf2-print: %d %s" % (t.returncode, t.stderr[-2000:]))
+    listing = job_trace(job)
     counts = collections.Counter()
-    for line in t.stdout.splitlines():
+    for line in listing.splitlines():
         m = re.match(r"^(\w+)\s+(\d+)\s+\d+", line)
         if m and m.group(1).startswith(("MPI_", "NON_BLOCKING")):
             counts[(m.group(1), int(m.group(2)) >> 32)] += 1
@@ -715,7 +742,7 @@ def case_mpi_events():
     want_counts = {(k, r): v for k, v in per_rank.items() for r in range(4)}
     expect(dict(counts) == want_counts, "trace's MPI events per rank %r, expected %r"
            % (dict(counts), want_counts))
-    ends = trace_coll_ends(t.stdout)
+    ends = trace_coll_ends(listing)
     for r in range(4):
         half = "MPI_Comm_split (comm %d.2, 2 ranks)" % (r % 2)
         idup = "MPI_Comm_idup (comm %s, 2 ranks)" % ("0.4" if r % 2 == 0 else "1.3")
@@ -740,7 +767,7 @@ def case_mpi_events():
                % (r, ends.get(r), want))
     # Communicators with their parents: the one each was made from
     comms = re.findall(r'^COMM\s+\d+\s+Name: "([^"]*)" <\d+>, Group: "[^"]*" <\d+>, '
-                       r'Parent: (?:"([^"]*)" <\d+>|UNDEFINED)', t.stdout, re.M)
+                       r'Parent: (?:"([^"]*)" <\d+>|UNDEFINED)', listing, re.M)
     expect(sorted(comms) == sorted([("MPI_COMM_WORLD", ""), ("MPI_COMM_SELF", ""),
                                     ("MPI_Comm_split (comm 0.2, 2 ranks)", "MPI_COMM_WORLD"),
                                     ("MPI_Comm_split (comm 1.2, 2 ranks)", "MPI_COMM_WORLD"),
@@ -750,7 +777,7 @@ def case_mpi_events():
                                     ("MPI_Comm_idup (comm 1.3, 2 ranks)",
                                      "MPI_Comm_split (comm 1.2, 2 ranks)")]),
            "trace's communicators and parents %r:\n%s" % (comms, "\n".join(
-               l for l in t.stdout.splitlines() if l.startswith("COMM"))))
+               l for l in listing.splitlines() if l.startswith("COMM"))))
     # The MPI trace's general checks (tests/mpi/check_trace.py) too: among them, collective
     # ends per operation as many as the calls (CREATE_HANDLE: of the communicators' and
     # windows' creation, DESTROY_HANDLE: of MPI_Comm_free and MPI_Win_free), the visits
@@ -761,7 +788,7 @@ def case_mpi_events():
     problems = check_trace.check(job, 4, visits, 16)
     expect(not problems, "check_trace.py: %s" % problems)
     wins = re.findall(r'^RMA_WIN\s+\d+\s+Name: "([^"]*)" <\d+>, Communicator: "([^"]*)" <\d+>',
-                      t.stdout, re.M)
+                      listing, re.M)
     expect(sorted(wins) == [("MPI_Win_allocate (win 0.1, 4 ranks)", "MPI_COMM_WORLD"),
                             ("MPI_Win_create (win 0.0, 2 ranks)",
                              "MPI_Comm_split (comm 0.2, 2 ranks)"),
@@ -769,7 +796,7 @@ def case_mpi_events():
                              "MPI_Comm_split (comm 1.2, 2 ranks)"),
                             ("MPI_Win_create_dynamic (win 0.2, 4 ranks)", "MPI_COMM_WORLD")],
            "trace's RMA windows %r:\n%s" % (wins, "\n".join(
-               l for l in t.stdout.splitlines() if l.startswith("RMA_WIN"))))
+               l for l in listing.splitlines() if l.startswith("RMA_WIN"))))
 
 
 def inter_colls(r):
@@ -858,15 +885,10 @@ def case_mpi_intercomm():
     exe = build_mpi_program("mpi_intercomm")
     env = env_for("mpiprobe", {"INSTR_ENABLE_TRACING": "1"})
     p, run_dir = run_mpi_job(exe, env)
-    err = p.stderr.decode(errors="replace")
-    expect(p.returncode == 0, "mpirun: %s" % err[-2000:])
-    expect(p.stdout.decode() == "ok\n" and "wrong" not in err, "stdout %r %r" % (p.stdout, err))
-    job = experiment(run_dir)
-    for r in range(4):
+    job, probes = job_probes(p, run_dir)
+    for r, got in enumerate(probes):
         h, l = r % 2, r // 2
-        half, other = ("0,2", "1,3") if h == 0 else ("1,3", "0,2")
-        with open(os.path.join(job, "rank-%d" % r, "mpiprobe.txt")) as f:
-            got = f.read().splitlines()
+        other = "1,3" if h == 0 else "0,2"
 
         def inter(comm, how):
             return ("def comm %d %s (intercomm 0.%d, 2+2 ranks) group=2 size=2 rank=%d "
@@ -874,14 +896,7 @@ def case_mpi_intercomm():
         # half 0's rank 0 is the root (MPI_ROOT), its other rank passes MPI_PROC_NULL
         bcast = {0: "root=-2 sent=16 recvd=0", 2: "root=-3 sent=0 recvd=0"}.get(
             r, "root=0 sent=0 recvd=8")
-        want = [
-            "def group 0 0,1,2,3",
-            "def comm 0 MPI_COMM_WORLD group=0 size=4 rank=%d leader=-1 seq=0" % r,
-            "def group 1 %d" % r,
-            "def comm 1 MPI_COMM_SELF group=1 size=1 rank=0 leader=-1 seq=1",
-            "def group 2 %s" % half,
-            "def comm 2 MPI_Comm_split (comm %d.2, 2 ranks) group=2 size=2 rank=%d leader=%d "
-            "seq=2" % (h, l, h), "coll_end 17 0",
+        want = world_defs(r) + [
             "def group 3 %s" % other,
             # collective over the local communicator
             inter(3, "MPI_Intercomm_create"), "coll_end 17 2",
@@ -907,15 +922,11 @@ def case_mpi_intercomm():
             "coll_end 11 9 sent=16 recvd=16",
         ] + uneven_lines(r) + ["coll_end 18 %d" % c for c in (9, 8, 7, 6, 5, 4, 3, 2)] + [
             "bad_defs 0"]
-        expect(got == want, "rank %d mpiprobe.txt:\n%s\nexpected:\n%s"
-               % (r, "\n".join(got), "\n".join(want)))
-    trace = os.path.join(job, "traces.otf2")
-    t = subprocess.run(["otf2-print", "-A", "-Werror", trace], capture_output=True, text=True)
-    expect(t.returncode == 0 and "warning" not in t.stderr.lower(),
-           "otf2-print: %d %s" % (t.returncode, t.stderr[-2000:]))
-    open(os.path.join(run_dir, "otf2-print.txt"), "w").write(t.stdout)
+        expect_probe(r, got, want)
+    listing = job_trace(job)
+    open(os.path.join(run_dir, "otf2-print.txt"), "w").write(listing)
     counts = collections.Counter()
-    for line in t.stdout.splitlines():
+    for line in listing.splitlines():
         m = re.match(r"^(\w+)\s+(\d+)\s+\d+", line)
         if m and m.group(1).startswith(("MPI_", "NON_BLOCKING")):
             counts[(m.group(1), int(m.group(2)) >> 32)] += 1
@@ -932,7 +943,7 @@ def case_mpi_intercomm():
     expect(dict(counts) == want_counts, "trace's MPI events per rank %r, expected %r"
            % (dict(counts), want_counts))
     # The collectives in order: operation, communicator, root, bytes as the plugin had them.
-    ends = trace_coll_ends(t.stdout)
+    ends = trace_coll_ends(listing)
     ops = {0: "BARRIER", 1: "BCAST", 2: "GATHER", 3: "GATHERV", 4: "SCATTER", 5: "SCATTERV",
            6: "ALLGATHER", 7: "ALLGATHERV", 8: "ALLTOALL", 9: "ALLTOALLV", 10: "ALLTOALLW",
            11: "ALLREDUCE", 12: "REDUCE", 13: "REDUCE_SCATTER"}
@@ -977,9 +988,9 @@ def case_mpi_intercomm():
     # The inter-communicators: InterComm definitions, group A (the halves' leader, world rank
     # 0, is in it) and group B by their members' world ranks.
     groups = {int(m.group(1)): [int(x) for x in re.findall(r"(\d+) \(\"", m.group(2))]
-              for m in re.finditer(r"^GROUP\s+(\d+)\s+Name: .*?Members?:?(.*)$", t.stdout, re.M)}
+              for m in re.finditer(r"^GROUP\s+(\d+)\s+Name: .*?Members?:?(.*)$", listing, re.M)}
     inters = re.findall(r'^INTER_COMM\s+\d+\s+name: "([^"]*)" <\d+>, Group A: "[^"]*" <(\d+)>, '
-                        r'Group B: "[^"]*" <(\d+)>', t.stdout, re.M)
+                        r'Group B: "[^"]*" <(\d+)>', listing, re.M)
     expect(sorted((n, groups.get(int(a)), groups.get(int(b))) for n, a, b in inters) ==
            sorted([("%s (intercomm 0.%d, 2+2 ranks)" % (how, c), [0, 2], [1, 3]) for c, how in
                    [(3, "MPI_Intercomm_create"), (4, "MPI_Comm_dup"), (5, "MPI_Comm_split"),
@@ -987,13 +998,13 @@ def case_mpi_intercomm():
                   [("MPI_Intercomm_create (intercomm 0.11, 1+3 ranks)", [0], [1, 2, 3])]),
            "trace's inter-communicators %r (groups %r)" % (inters, groups))
     comms = re.findall(r'^COMM\s+\d+\s+Name: "([^"]*)" <\d+>, Group: "[^"]*" <(\d+)>',
-                       t.stdout, re.M)
+                       listing, re.M)
     merged = [groups.get(int(g)) for n, g in comms if n.startswith("MPI_Intercomm_merge")]
     expect(merged == [[0, 2, 1, 3]], "trace's merged communicator %r" % comms)
     # Parents: the halves' is MPI_COMM_WORLD, the merged one's the inter-communicator
     # (InterComm definitions have none: OTF2 gives them a common communicator instead)
     parents = dict(re.findall(r'^COMM\s+\d+\s+Name: "([^"]*)" <\d+>, Group: "[^"]*" <\d+>, '
-                              r'Parent: (?:"([^"]*)" <\d+>|UNDEFINED)', t.stdout, re.M))
+                              r'Parent: (?:"([^"]*)" <\d+>|UNDEFINED)', listing, re.M))
     expect(parents == {"MPI_COMM_WORLD": "", "MPI_COMM_SELF": "",
                        "MPI_Comm_split (comm 0.2, 2 ranks)": "MPI_COMM_WORLD",
                        "MPI_Comm_split (comm 1.2, 2 ranks)": "MPI_COMM_WORLD",
@@ -1005,13 +1016,13 @@ def case_mpi_intercomm():
     # Point-to-point records name the partner by its rank in the remote group: otf2-print
     # resolves it through the InterComm to the partner's location (world rank r ^ 1).
     p2p = re.findall(r"^MPI_I?(?:SEND|RECV)\s+(\d+)\s+\d+\s+(?:Receiver|Sender): (\d+) "
-                     r"\(\"[^\"]*\" <(\d+)>\)", t.stdout, re.M)
+                     r"\(\"[^\"]*\" <(\d+)>\)", listing, re.M)
     expect(len(p2p) == 32 and all(int(rk) == int(loc) // 2 ** 32 // 2 and
                                   int(peer) // 2 ** 32 == (int(loc) // 2 ** 32) ^ 1
                                   for loc, rk, peer in p2p),
            "trace's point-to-point partners %r" % p2p)
     roots = sorted((int(loc) // 2 ** 32, root) for loc, root in re.findall(
-        r"^MPI_COLLECTIVE_END\s+(\d+)\s+\d+\s+Operation: BCAST, .*?Root: (\w+)", t.stdout,
+        r"^MPI_COLLECTIVE_END\s+(\d+)\s+\d+\s+Operation: BCAST, .*?Root: (\w+)", listing,
         re.M))
     expect(roots == [(0, "SELF"), (1, "0"), (2, "THIS_GROUP"), (3, "0")],
            "trace's broadcast roots %r" % roots)
@@ -1028,25 +1039,13 @@ def case_mpi_dynamic():
     exe = build_mpi_program("mpi_dynamic")
     env = env_for("mpiprobe", {"INSTR_ENABLE_TRACING": "1"})
     p, run_dir = run_mpi_job(exe, env)
-    err = p.stderr.decode(errors="replace")
-    expect(p.returncode == 0, "mpirun: %s" % err[-2000:])
-    expect(p.stdout.decode() == "ok\n" and "wrong" not in err, "stdout %r %r" % (p.stdout, err))
-    job = experiment(run_dir)
+    job, probes = job_probes(p, run_dir)
     port = 1024  # MPI_MAX_PORT_NAME of Open MPI
-    for r in range(4):
+    for r, got in enumerate(probes):
         h, l = r % 2, r // 2
-        half, other = ("0,2", "1,3") if h == 0 else ("1,3", "0,2")
-        with open(os.path.join(job, "rank-%d" % r, "mpiprobe.txt")) as f:
-            got = f.read().splitlines()
+        other = "1,3" if h == 0 else "0,2"
         how = "MPI_Comm_accept" if h == 0 else "MPI_Comm_connect"
-        want = [
-            "def group 0 0,1,2,3",
-            "def comm 0 MPI_COMM_WORLD group=0 size=4 rank=%d leader=-1 seq=0" % r,
-            "def group 1 %d" % r,
-            "def comm 1 MPI_COMM_SELF group=1 size=1 rank=0 leader=-1 seq=1",
-            "def group 2 %s" % half,
-            "def comm 2 MPI_Comm_split (comm %d.2, 2 ranks) group=2 size=2 rank=%d leader=%d "
-            "seq=2" % (h, l, h), "coll_end 17 0",
+        want = world_defs(r) + [
             "coll_end 1 0 root=0 sent=%d recvd=%d" % (4 * port if r == 0 else 0, port),
             "def group 3 %s" % other,
             # half 0 (world rank 0's) is group A: its rank 0 leads, with its counter 3
@@ -1066,13 +1065,9 @@ def case_mpi_dynamic():
                      "rank=0 leader=0 seq=4 remote=4", "coll_end 17 1",
                      "coll_end 11 4 sent=4 recvd=4", "coll_end 18 4"]
         want += ["coll_end 18 2", "bad_defs 0"]
-        expect(got == want, "rank %d mpiprobe.txt:\n%s\nexpected:\n%s"
-               % (r, "\n".join(got), "\n".join(want)))
-    trace = os.path.join(job, "traces.otf2")
-    t = subprocess.run(["otf2-print", "-A", "-Werror", trace], capture_output=True, text=True)
-    expect(t.returncode == 0 and "warning" not in t.stderr.lower(),
-           "otf2-print: %d %s" % (t.returncode, t.stderr[-2000:]))
-    ends = trace_coll_ends(t.stdout)
+        expect_probe(r, got, want)
+    listing = job_trace(job)
+    ends = trace_coll_ends(listing)
     # the trace's definition is group A's: named after half 0's MPI_Comm_accept
     ic = "MPI_Comm_accept (intercomm 0.3, 2+2 ranks)"
     for r in range(4):
@@ -1092,15 +1087,15 @@ def case_mpi_dynamic():
         expect(ends.get(r) == want, "rank %d trace's collectives:\n%s\nexpected:\n%s"
                % (r, "\n".join(map(str, ends.get(r, []))), "\n".join(map(str, want))))
     groups = {int(m.group(1)): [int(x) for x in re.findall(r"(\d+) \(\"", m.group(2))]
-              for m in re.finditer(r"^GROUP\s+(\d+)\s+Name: .*?Members?:?(.*)$", t.stdout, re.M)}
+              for m in re.finditer(r"^GROUP\s+(\d+)\s+Name: .*?Members?:?(.*)$", listing, re.M)}
     inters = re.findall(r'^INTER_COMM\s+\d+\s+name: "([^"]*)" <\d+>, Group A: "[^"]*" <(\d+)>, '
-                        r'Group B: "[^"]*" <(\d+)>', t.stdout, re.M)
+                        r'Group B: "[^"]*" <(\d+)>', listing, re.M)
     expect(sorted((n, groups.get(int(a)), groups.get(int(b))) for n, a, b in inters) ==
            [(ic, [0, 2], [1, 3]), ("MPI_Comm_join (intercomm 0.4, 1+1 ranks)", [0], [1])],
            "trace's inter-communicators %r (groups %r)"
            % (inters, groups))
     p2p = re.findall(r"^MPI_(?:SEND|RECV)\s+(\d+)\s+\d+\s+(?:Receiver|Sender): (\d+) "
-                     r"\(\"[^\"]*\" <(\d+)>\)", t.stdout, re.M)
+                     r"\(\"[^\"]*\" <(\d+)>\)", listing, re.M)
     expect(len(p2p) == 8 and all(int(rk) == int(loc) // 2 ** 32 // 2 and
                                  int(peer) // 2 ** 32 == (int(loc) // 2 ** 32) ^ 1
                                  for loc, rk, peer in p2p),
@@ -1127,34 +1122,21 @@ def case_mpi_spawn():
     run_dir = fresh_dir(os.path.join(A.work, A.case, "run"))
     p = subprocess.run(cmd + [exe, child], cwd=run_dir, env=clean_env(env),
                        capture_output=True, timeout=240)
-    err = p.stderr.decode(errors="replace")
-    expect(p.returncode == 0, "mpirun: %s" % err[-2000:])
-    expect(p.stdout.decode() == "ok\n" and "wrong" not in err, "stdout %r %r" % (p.stdout, err))
-    job = experiment(run_dir)
+    job, probes = job_probes(p, run_dir)
     none = 2 ** 64 - 1
-    for r in range(4):
-        with open(os.path.join(job, "rank-%d" % r, "mpiprobe.txt")) as f:
-            got = f.read().splitlines()
+    for r, got in enumerate(probes):
 
         def bcast(sent):  # from world rank 0 to the spawned processes
             return "root=-2 sent=%d recvd=0" % sent if r == 0 else "root=-3 sent=0 recvd=0"
-        want = [
-            "def group 0 0,1,2,3",
-            "def comm 0 MPI_COMM_WORLD group=0 size=4 rank=%d leader=-1 seq=0" % r,
-            "def group 1 %d" % r,
-            "def comm 1 MPI_COMM_SELF group=1 size=1 rank=0 leader=-1 seq=1",
+        want = world_defs(r, halves=False) + [
             # MPI_Comm_spawn: 1 process, MPI_Comm_spawn_multiple: 2
             "coll_end 17 0", "coll_end 1 %d %s" % (none, bcast(8)),
             "coll_end 18 %d" % none,
             "coll_end 17 0", "coll_end 1 %d %s" % (none, bcast(16)),
             "coll_end 18 %d" % none, "bad_defs 0"]
-        expect(got == want, "rank %d mpiprobe.txt:\n%s\nexpected:\n%s"
-               % (r, "\n".join(got), "\n".join(want)))
-    trace = os.path.join(job, "traces.otf2")
-    t = subprocess.run(["otf2-print", "-A", "-Werror", trace], capture_output=True, text=True)
-    expect(t.returncode == 0 and "warning" not in t.stderr.lower(),
-           "otf2-print: %d %s" % (t.returncode, t.stderr[-2000:]))
-    ends = trace_coll_ends(t.stdout)
+        expect_probe(r, got, want)
+    listing = job_trace(job)
+    ends = trace_coll_ends(listing)
     want = {r: [("CREATE_HANDLE", "MPI_COMM_WORLD", "NONE", 0, 0)] * 2 for r in range(4)}
     expect(ends == want, "trace's collectives %r, expected %r" % (ends, want))
 
