@@ -665,6 +665,26 @@ def job_trace(job):
     return t.stdout
 
 
+def expect_trace_colls(r, ends, want):
+    expect(ends.get(r) == want, "rank %d trace's collectives:\n%s\nexpected:\n%s"
+           % (r, "\n".join(map(str, ends.get(r, []))), "\n".join(map(str, want))))
+
+
+def trace_groups(listing):
+    """{group id: its members' world ranks} of an otf2-print listing."""
+    return {int(m.group(1)): [int(x) for x in re.findall(r"(\d+) \(\"", m.group(2))]
+            for m in re.finditer(r"^GROUP\s+(\d+)\s+Name: .*?Members?:?(.*)$", listing, re.M)}
+
+
+def trace_intercomms(listing):
+    """[(name, group A's members, group B's members)] of the listing's InterComm
+    definitions, sorted."""
+    groups = trace_groups(listing)
+    inters = re.findall(r'^INTER_COMM\s+\d+\s+name: "([^"]*)" <\d+>, Group A: "[^"]*" <(\d+)>, '
+                        r'Group B: "[^"]*" <(\d+)>', listing, re.M)
+    return sorted((n, groups.get(int(a)), groups.get(int(b))) for n, a, b in inters)
+
+
 def case_mpi_events():
     """4 ranks, interface version 3 (progs/mpi_events.c, the mpiprobe test double next to the
     version 2 probe): the MPI definitions (communicators, groups, a window) and the events of
@@ -763,8 +783,7 @@ def case_mpi_events():
                 ("DESTROY_HANDLE", idup, "NONE", 0, 0),
                 ("DESTROY_HANDLE", "MPI_Comm_dup (comm 0.3, 4 ranks)", "NONE", 0, 0),
                 ("DESTROY_HANDLE", half, "NONE", 0, 0)]
-        expect(ends.get(r) == want, "rank %d trace's collectives %r, expected %r"
-               % (r, ends.get(r), want))
+        expect_trace_colls(r, ends, want)
     # Communicators with their parents: the one each was made from
     comms = re.findall(r'^COMM\s+\d+\s+Name: "([^"]*)" <\d+>, Group: "[^"]*" <\d+>, '
                        r'Parent: (?:"([^"]*)" <\d+>|UNDEFINED)', listing, re.M)
@@ -983,20 +1002,17 @@ def case_mpi_intercomm():
                  [merged, ic_of(8, "MPI_Comm_idup"), ic_of(7, "MPI_Comm_idup"),
                   ic_of(6, "MPI_Comm_create"), ic_of(5, "MPI_Comm_split"),
                   ic_of(4, "MPI_Comm_dup"), ic, half]]
-        expect(ends.get(r) == want, "rank %d trace's collectives:\n%s\nexpected:\n%s"
-               % (r, "\n".join(map(str, ends.get(r, []))), "\n".join(map(str, want))))
+        expect_trace_colls(r, ends, want)
     # The inter-communicators: InterComm definitions, group A (the halves' leader, world rank
     # 0, is in it) and group B by their members' world ranks.
-    groups = {int(m.group(1)): [int(x) for x in re.findall(r"(\d+) \(\"", m.group(2))]
-              for m in re.finditer(r"^GROUP\s+(\d+)\s+Name: .*?Members?:?(.*)$", listing, re.M)}
-    inters = re.findall(r'^INTER_COMM\s+\d+\s+name: "([^"]*)" <\d+>, Group A: "[^"]*" <(\d+)>, '
-                        r'Group B: "[^"]*" <(\d+)>', listing, re.M)
-    expect(sorted((n, groups.get(int(a)), groups.get(int(b))) for n, a, b in inters) ==
-           sorted([("%s (intercomm 0.%d, 2+2 ranks)" % (how, c), [0, 2], [1, 3]) for c, how in
-                   [(3, "MPI_Intercomm_create"), (4, "MPI_Comm_dup"), (5, "MPI_Comm_split"),
-                    (6, "MPI_Comm_create"), (7, "MPI_Comm_idup"), (8, "MPI_Comm_idup")]] +
-                  [("MPI_Intercomm_create (intercomm 0.11, 1+3 ranks)", [0], [1, 2, 3])]),
-           "trace's inter-communicators %r (groups %r)" % (inters, groups))
+    inters = trace_intercomms(listing)
+    expect(inters == sorted(
+        [("%s (intercomm 0.%d, 2+2 ranks)" % (how, c), [0, 2], [1, 3]) for c, how in
+         [(3, "MPI_Intercomm_create"), (4, "MPI_Comm_dup"), (5, "MPI_Comm_split"),
+          (6, "MPI_Comm_create"), (7, "MPI_Comm_idup"), (8, "MPI_Comm_idup")]] +
+        [("MPI_Intercomm_create (intercomm 0.11, 1+3 ranks)", [0], [1, 2, 3])]),
+           "trace's inter-communicators %r" % inters)
+    groups = trace_groups(listing)
     comms = re.findall(r'^COMM\s+\d+\s+Name: "([^"]*)" <\d+>, Group: "[^"]*" <(\d+)>',
                        listing, re.M)
     merged = [groups.get(int(g)) for n, g in comms if n.startswith("MPI_Intercomm_merge")]
@@ -1084,16 +1100,11 @@ def case_mpi_dynamic():
                      ("ALLREDUCE", joined, "NONE", 4, 4),
                      ("DESTROY_HANDLE", joined, "NONE", 0, 0)]
         want += [("DESTROY_HANDLE", half, "NONE", 0, 0)]
-        expect(ends.get(r) == want, "rank %d trace's collectives:\n%s\nexpected:\n%s"
-               % (r, "\n".join(map(str, ends.get(r, []))), "\n".join(map(str, want))))
-    groups = {int(m.group(1)): [int(x) for x in re.findall(r"(\d+) \(\"", m.group(2))]
-              for m in re.finditer(r"^GROUP\s+(\d+)\s+Name: .*?Members?:?(.*)$", listing, re.M)}
-    inters = re.findall(r'^INTER_COMM\s+\d+\s+name: "([^"]*)" <\d+>, Group A: "[^"]*" <(\d+)>, '
-                        r'Group B: "[^"]*" <(\d+)>', listing, re.M)
-    expect(sorted((n, groups.get(int(a)), groups.get(int(b))) for n, a, b in inters) ==
-           [(ic, [0, 2], [1, 3]), ("MPI_Comm_join (intercomm 0.4, 1+1 ranks)", [0], [1])],
-           "trace's inter-communicators %r (groups %r)"
-           % (inters, groups))
+        expect_trace_colls(r, ends, want)
+    inters = trace_intercomms(listing)
+    expect(inters == [(ic, [0, 2], [1, 3]),
+                      ("MPI_Comm_join (intercomm 0.4, 1+1 ranks)", [0], [1])],
+           "trace's inter-communicators %r" % inters)
     p2p = re.findall(r"^MPI_(?:SEND|RECV)\s+(\d+)\s+\d+\s+(?:Receiver|Sender): (\d+) "
                      r"\(\"[^\"]*\" <(\d+)>\)", listing, re.M)
     expect(len(p2p) == 8 and all(int(rk) == int(loc) // 2 ** 32 // 2 and
