@@ -277,45 +277,41 @@ void instr_mpi_coll_reduce(int rc, int op, int count, const int *rcounts, MPI_Da
     finish(rc, op, comm, op == INSTR_COLL_REDUCE ? root : -1, sent, recvd, request);
 }
 
-instr_mpi_handle_t instr_mpi_comm_coll_begin(MPI_Comm comm, int on_new)
+/* A communicator's or window's creation or free begun on the communicator whose trace ref
+ * and plugins' definition these are (on_new: to be ended over the new communicator). */
+static instr_mpi_handle_t handle_begin(uint32_t ref, uint64_t def, int on_new)
 {
     instr_mpi_handle_t h = {UINT32_MAX, UINT64_MAX, 0, on_new};
-    if (comm == MPI_COMM_NULL)
-        return h;
-    if (instr_mpi_plugin_events & INSTR_EXT_PLUGINS_HANDLE) {
-        h.def = instr_mpi_comm_def(comm);
-        h.on |= 2;
-        instr_ext_plugins_mpi_coll_begin(1);
-    }
-    /* An untraced communicator (one reaching outside the job: MPI_Comm_spawn's) gets
-     * neither record. */
-    if (__atomic_load_n(&instr_mpi_tracing, __ATOMIC_RELAXED) &&
-        (h.ref = instr_mpi_comm_ref(comm)) != UINT32_MAX) {
-        h.on |= 1;
-        instr_mpi_trace_coll_begin();
-    }
-    return h;
-}
-
-instr_mpi_handle_t instr_mpi_win_coll_begin(MPI_Win win)
-{
-    instr_mpi_handle_t h = {UINT32_MAX, UINT64_MAX, 0, 0};
-    if (win == MPI_WIN_NULL)
-        return h;
-    uint32_t ref;
-    uint64_t def;
-    instr_mpi_win_comm(win, &ref, &def);
     if (instr_mpi_plugin_events & INSTR_EXT_PLUGINS_HANDLE) {
         h.def = def;
         h.on |= 2;
         instr_ext_plugins_mpi_coll_begin(1);
     }
+    /* An untraced communicator (one reaching outside the job: MPI_Comm_spawn's) gets
+     * neither record. */
     if (__atomic_load_n(&instr_mpi_tracing, __ATOMIC_RELAXED) && ref != UINT32_MAX) {
         h.ref = ref;
         h.on |= 1;
         instr_mpi_trace_coll_begin();
     }
     return h;
+}
+
+instr_mpi_handle_t instr_mpi_comm_coll_begin(MPI_Comm comm, int on_new)
+{
+    if (comm == MPI_COMM_NULL)
+        return (instr_mpi_handle_t){UINT32_MAX, UINT64_MAX, 0, on_new};
+    return handle_begin(instr_mpi_comm_ref(comm), instr_mpi_comm_def(comm), on_new);
+}
+
+instr_mpi_handle_t instr_mpi_win_coll_begin(MPI_Win win)
+{
+    uint32_t ref;
+    uint64_t def;
+    if (win == MPI_WIN_NULL)
+        return (instr_mpi_handle_t){UINT32_MAX, UINT64_MAX, 0, 0};
+    instr_mpi_win_comm(win, &ref, &def);
+    return handle_begin(ref, def, 0);
 }
 
 void instr_mpi_comm_coll_end(const instr_mpi_handle_t *h, int op, MPI_Comm made)
